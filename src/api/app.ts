@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import rateLimit from '@fastify/rate-limit'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Redis } from 'ioredis'
+import { sql } from 'kysely'
+import type { ApiDeps } from './deps.js'
+import { errorHandler, notFoundHandler } from './errors.js'
+import { guard } from './guard.js'
+import { SHARED_SCHEMAS } from './schemas.js'
+import { adminRoutes } from './routes/admin.js'
+import { domainRoutes } from './routes/domains.js'
+import { jobRoutes } from './routes/jobs.js'
+import { pageRoutes } from './routes/pages.js'
+import { usageRoutes } from './routes/usage.js'
+
+const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
+
+export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const { config } = deps
+  const app = Fastify({
+    logger: opts.logger ?? { level: config.logLevel },
+    bodyLimit: 1024 * 1024,
+    // The trace id is the request id: echoed when the client sends a sane one, and
+    // logged as `traceId` on every line of the request.
+    genReqId: (req) => {
+      const supplied = req.headers['x-trace-id']
+      return typeof supplied === 'string' && TRACE_ID.test(supplied) ? supplied : randomUUID()
+    },
+    requestIdLogLabel: 'traceId',
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } }
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.addHook('onRequest', async (req, reply) => { reply.header('X-Trace-Id', req.id) })
+  app.setErrorHandler(errorHandler)
+  app.setNotFoundHandler(notFoundHandler)
+
+  // An empty body with Content-Type: application/json is no body, so `curl -X POST -H
+  // 'content-type: application/json'` works on the endpoints that take none.
+  const jsonParser = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') { done(null, undefined); return }
+    jsonParser(req, body as string, done)
+  })
+
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sitewatch API',
+        version: '1.0.0',
+        description: 'Website change monitoring: register a competitor\'s domain, Sitewatch discovers its important pages, ' +
+          'crawls them every day and reports typed, scored changes. Every /api request needs `Authorization: Bearer <API_KEY>`. ' +
+          'Rate limits count per organisation: 100 requests per minute, and 10 per hour for the heavy endpoints (discover, crawl).'
+      },
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key, sw_live_…' } } },
+      security: [{ apiKey: [] }],
+      tags: [
+        { name: 'domains', description: 'Monitored domains' },
+        { name: 'pages', description: 'Pages of a domain' },
+        { name: 'jobs', description: 'Discovery and crawl jobs' },
+        { name: 'usage', description: 'Plan and quotas' }
+      ]
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    hideUntagged: true
+  })
+  await app.register(swaggerUi, { routePrefix: '/swagger' })
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined
+  if (redis) app.addHook('onClose', async () => { redis.disconnect() })
+  await app.register(rateLimit, { global: false, ...(redis ? { redis, nameSpace: 'sitewatch-rl-' } : {}) })
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ data: { status: 'ok' } }))
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await sql`SELECT 1`.execute(deps.db)
+      return { data: { status: 'ready' } }
+    } catch {
+      return await reply.code(503).send({ error: 'database unavailable', code: 'UNAVAILABLE' })
+    }
+  })
+
+  await app.register(async (api) => {
+    await guard(api, { db: deps.db, standardPerMinute: config.rateLimitStandardPerMinute, heavyPerHour: config.rateLimitHeavyPerHour })
+    api.setNotFoundHandler(notFoundHandler)
+    await api.register(domainRoutes, deps)
+    await api.register(pageRoutes, deps)
+    await api.register(jobRoutes, deps)
+    await api.register(usageRoutes, deps)
+  }, { prefix: '/api' })
+
+  if (config.adminToken) {
+    const adminToken = config.adminToken
+    await app.register(async (admin) => {
+      admin.setNotFoundHandler(notFoundHandler)
+      await admin.register(adminRoutes, { ...deps, adminToken })
+    }, { prefix: '/admin' })
+  }
+
+  return app
+}

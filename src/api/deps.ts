@@ -1,0 +1,10 @@
+import type { Config } from '../config.js'
+import type { JobQueue } from '../jobs/queue.js'
+import type { Db } from '../store/db.js'
+
+/** What route plugins are given. */
+export interface ApiDeps {
+  db: Db
+  queue: JobQueue
+  config: Config
+}

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { AppError } from '../errors.js'
+import { PLANS } from '../plans/plans.js'
+import { findPrincipal, type Principal } from '../store/orgs.js'
+import type { Db } from '../store/db.js'
+
+declare module 'fastify' {
+  interface FastifyRequest { principal: Principal | null }
+  interface FastifyContextConfig { tier?: 'standard' | 'heavy' }
+}
+
+export interface GuardOptions {
+  db: Db
+  standardPerMinute: number
+  heavyPerHour: number
+}
+
+/**
+ * The gate of every /api request, in order: who is calling (API key → organisation),
+ * how many calls that caller has left in the route's tier, and whether the caller may
+ * call at all. Rate limits count per organisation, or per address without a valid
+ * key, so even refused requests are counted and carry the X-RateLimit-* headers.
+ */
+export async function guard (app: FastifyInstance, opts: GuardOptions) {
+  app.decorateRequest('principal', null)
+
+  const callerKey = (req: FastifyRequest) => req.principal ? `org:${req.principal.org.id}` : `ip:${req.ip}`
+  const limiters = {
+    standard: app.createRateLimit({ max: opts.standardPerMinute, timeWindow: 60_000, keyGenerator: req => `std:${callerKey(req)}` }),
+    heavy: app.createRateLimit({ max: opts.heavyPerHour, timeWindow: 3_600_000, keyGenerator: req => `heavy:${callerKey(req)}` })
+  }
+
+  app.addHook('onRequest', async (req) => {
+    const header = req.headers.authorization
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+    if (match && match[1].length <= 200) req.principal = (await findPrincipal(opts.db, match[1])) ?? null
+  })
+
+  app.addHook('onRequest', async (req, reply) => {
+    const tier = req.routeOptions.config?.tier ?? 'standard'
+    const limit = await limiters[tier](req)
+    if (limit.isAllowed) return
+    // @fastify/rate-limit counts seconds to go; the contract wants the Unix time of the reset.
+    const resetAt = Math.ceil((Date.now() + limit.ttl) / 1000)
+    reply.header('X-RateLimit-Limit', limit.max)
+    reply.header('X-RateLimit-Remaining', limit.remaining)
+    reply.header('X-RateLimit-Reset', resetAt)
+    if (limit.isExceeded) {
+      reply.header('Retry-After', Math.max(1, limit.ttlInSeconds))
+      throw new AppError('RATE_LIMITED', `Rate limit of ${limit.max} requests per ${tier === 'heavy' ? 'hour' : 'minute'} exceeded; retry in ${limit.ttlInSeconds} s`,
+        { limit: limit.max, retryAfter: Math.max(1, limit.ttlInSeconds), tier })
+    }
+  })
+
+  app.addHook('onRequest', async (req) => {
+    if (!req.principal) {
+      throw new AppError('UNAUTHORIZED', req.headers.authorization ? 'Invalid API key' : 'Missing API key: send Authorization: Bearer <API_KEY>')
+    }
+    if (!PLANS[req.principal.org.plan].features.apiAccess) {
+      throw new AppError('FORBIDDEN', `The ${req.principal.org.plan} plan does not include API access`)
+    }
+  })
+}

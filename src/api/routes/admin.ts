@@ -1,0 +1,55 @@
+import { timingSafeEqual, createHash } from 'node:crypto'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { AppError, notFound } from '../../errors.js'
+import { createOrg, issueKey, revokeKey, updateOrg } from '../../store/orgs.js'
+import type { OrgRow } from '../../plans/usage.js'
+import type { ApiDeps } from '../deps.js'
+
+const PlanSchema = Type.Union([Type.Literal('trial'), Type.Literal('starter'), Type.Literal('pro'), Type.Literal('enterprise')])
+const Id = Type.Object({ id: Type.String({ format: 'uuid' }) })
+
+const orgView = (o: OrgRow) => ({ id: o.id, name: o.name, plan: o.plan, trialEndsAt: o.trial_ends_at, createdAt: o.created_at })
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+
+/** Tenant management for operators; only mounted when ADMIN_TOKEN is set, and not in the public description. */
+export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: string }> = async (app, { db, adminToken }) => {
+  const expected = digest(adminToken)
+  app.addHook('onRequest', async (req) => {
+    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')
+    if (!m || !timingSafeEqual(digest(m[1]), expected)) throw new AppError('UNAUTHORIZED', 'Invalid or missing admin token')
+  })
+
+  app.post('/orgs', {
+    schema: { body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), plan: PlanSchema }) }
+  }, async (req, reply) => {
+    const { org, apiKey } = await createOrg(db, req.body.name.trim(), req.body.plan)
+    return await reply.code(201).send({ data: { org: orgView(org), apiKey } })
+  })
+
+  app.patch('/orgs/:id', {
+    schema: {
+      params: Id,
+      body: Type.Object({ plan: Type.Optional(PlanSchema), trialEndsAt: Type.Optional(Type.String({ format: 'date-time' })) })
+    }
+  }, async (req) => {
+    const org = await updateOrg(db, req.params.id, {
+      plan: req.body.plan,
+      trialEndsAt: req.body.trialEndsAt ? new Date(req.body.trialEndsAt) : undefined
+    })
+    if (!org) throw notFound('Organisation')
+    return { data: orgView(org) }
+  })
+
+  app.post('/orgs/:id/keys', { schema: { params: Id } }, async (req, reply) => {
+    const org = await db.selectFrom('orgs').select('id').where('id', '=', req.params.id).executeTakeFirst()
+    if (!org) throw notFound('Organisation')
+    return await reply.code(201).send({ data: await issueKey(db, org.id) })
+  })
+
+  app.delete('/keys/:id', { schema: { params: Id } }, async (req) => {
+    if (!await revokeKey(db, req.params.id)) throw notFound('API key')
+    return { data: { revoked: true, id: req.params.id } }
+  })
+}

@@ -1,0 +1,20 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { currentPeriod, describeUsage } from '../../plans/usage.js'
+import type { ApiDeps } from '../deps.js'
+import { responses, Usage } from '../schemas.js'
+
+export const usageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
+  app.get('/usage', {
+    schema: {
+      tags: ['usage'],
+      summary: 'Plan, usage and remaining quota',
+      description: 'Unlimited values (enterprise) are null. Research credits are reported; no endpoint consumes them yet.',
+      response: responses(200, Type.Ref(Usage), [])
+    }
+  }, async (req) => {
+    const org = req.principal!.org
+    const now = new Date()
+    return { data: describeUsage(org, await currentPeriod(db, org, now), now) }
+  })
+}

@@ -1,0 +1,213 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import { CHANGE_TYPES, PAGE_TYPES, SEVERITIES } from '../store/schema.js'
+import { JOB_STATES } from '../store/jobs.js'
+
+// One TypeBox schema per shape of the contract. Each validates requests, types the
+// handlers and becomes a component of /openapi.json.
+
+const literals = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
+  Type.Union(values.map(v => Type.Literal(v)), opts)
+
+const Uuid = Type.String({ format: 'uuid' })
+const DateTime = Type.String({ format: 'date-time' })
+const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()])
+const Decimal = Type.String({ pattern: '^(0|1)\\.\\d{2}$', description: 'a decimal from 0.00 to 1.00, as a string', examples: ['0.85'] })
+
+export const PageTypeSchema = literals(PAGE_TYPES, { description: 'pricing, features, terms, security, api_docs, changelog or other' })
+export const DomainStatusSchema = literals(['discovering', 'active', 'paused', 'error'] as const)
+export const JobStateSchema = literals(JOB_STATES)
+
+export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false })
+
+export const DiffData = Type.Object({
+  before: Type.String({ description: 'the removed text (bounded in size)' }),
+  after: Type.String({ description: 'the added text (bounded in size)' }),
+  stats: Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), changes: Type.Integer() }),
+  hunks: Type.Array(Type.Object({
+    oldStart: Type.Integer(),
+    oldLines: Type.Integer(),
+    newStart: Type.Integer(),
+    newLines: Type.Integer(),
+    lines: Type.Array(Type.Object({ type: literals(['context', 'deletion', 'addition'] as const), content: Type.String() }))
+  }), { description: 'always present; empty only when the change has no line diff' })
+}, { $id: 'DiffData', title: 'DiffData' })
+
+export const Change = Type.Object({
+  id: Uuid,
+  pageId: Uuid,
+  domainId: Uuid,
+  orgId: Uuid,
+  changeType: literals(CHANGE_TYPES),
+  severity: literals(SEVERITIES),
+  confidence: Decimal,
+  summary: Type.String(),
+  diffData: Type.Ref(DiffData),
+  snapshotBeforeId: Uuid,
+  snapshotAfterId: Uuid,
+  acknowledgedAt: Nullable(DateTime),
+  acknowledgedBy: Nullable(Type.String({ description: 'id of the API key that acknowledged the change' })),
+  createdAt: DateTime
+}, { $id: 'Change', title: 'Change' })
+
+const domainBase = {
+  id: Uuid,
+  orgId: Uuid,
+  domain: Type.String({ description: 'hostname' }),
+  displayName: Nullable(Type.String()),
+  status: DomainStatusSchema,
+  checkFrequencyHours: Type.Integer(),
+  createdAt: DateTime,
+  updatedAt: DateTime
+}
+const crawlTimes = {
+  lastCrawledAt: Nullable(DateTime),
+  nextCrawlAt: Nullable(DateTime)
+}
+
+export const CreatedDomain = Type.Object({ ...domainBase, discoveryJobId: Type.String() }, { $id: 'CreatedDomain', title: 'CreatedDomain' })
+
+export const DomainListItem = Type.Object({
+  ...domainBase,
+  ...crawlTimes,
+  pages: Type.Array(Type.Object({ id: Uuid, url: Type.String(), pageType: PageTypeSchema, status: Type.String() }))
+}, { $id: 'DomainListItem', title: 'DomainListItem' })
+
+export const DomainDetails = Type.Object({
+  ...domainBase,
+  ...crawlTimes,
+  pages: Type.Array(Type.Object({
+    id: Uuid,
+    domainId: Uuid,
+    url: Type.String(),
+    pageType: PageTypeSchema,
+    status: Type.String(),
+    monitoringEnabled: Type.Boolean(),
+    lastCheckAt: Nullable(DateTime),
+    lastChangeAt: Nullable(DateTime)
+  })),
+  recentChanges: Type.Array(Type.Ref(Change), { description: 'the 20 newest changes of the domain, newest first' })
+}, { $id: 'DomainDetails', title: 'DomainDetails' })
+
+const pageBase = {
+  id: Uuid,
+  domainId: Uuid,
+  url: Type.String(),
+  urlHash: Type.String({ description: 'SHA-256 of the normalised URL, hex' }),
+  pageType: PageTypeSchema,
+  status: Type.String({ description: 'active, or error after three failed crawls in a row' }),
+  monitoringEnabled: Type.Boolean(),
+  priority: Type.Integer(),
+  lastCheckAt: Nullable(DateTime),
+  lastChangeAt: Nullable(DateTime),
+  errorCount: Type.Integer(),
+  lastError: Nullable(Type.String()),
+  metadata: Type.Object({}, { additionalProperties: true }),
+  createdAt: DateTime
+}
+
+export const CreatedPage = Type.Object(pageBase, { $id: 'CreatedPage', title: 'CreatedPage' })
+export const Page = Type.Object({ ...pageBase, pageTypeConfidence: Decimal }, { $id: 'Page', title: 'Page' })
+
+const jobBase = {
+  id: Type.String(),
+  name: literals(['crawl.page', 'discover.pages'] as const),
+  type: literals(['crawl', 'discover'] as const),
+  url: Nullable(Type.String()),
+  domainId: Uuid,
+  pageId: Nullable(Uuid),
+  state: JobStateSchema,
+  progress: Type.Integer({ minimum: 0, maximum: 100 }),
+  attemptsMade: Type.Integer(),
+  createdAt: DateTime,
+  processedAt: Nullable(DateTime),
+  finishedAt: Nullable(DateTime),
+  failedReason: Nullable(Type.String())
+}
+export const JobListItem = Type.Object(jobBase, { $id: 'JobListItem', title: 'JobListItem' })
+export const Job = Type.Object({
+  ...jobBase,
+  maxAttempts: Type.Integer(),
+  returnValue: Nullable(Type.Object({}, {
+    additionalProperties: true,
+    description: 'for discovery: pagesDiscovered and pagesAdded; for a crawl: changed, changesDetected, snapshotId'
+  }))
+}, { $id: 'Job', title: 'Job' })
+
+export const QueueStats = Type.Object({
+  waiting: Type.Integer(), active: Type.Integer(), completed: Type.Integer(), failed: Type.Integer(), delayed: Type.Integer(), total: Type.Integer()
+}, { $id: 'QueueStats', title: 'QueueStats' })
+
+const Quota = Type.Object({
+  used: Type.Integer(),
+  limit: Nullable(Type.Integer({ description: 'null when unlimited' })),
+  remaining: Nullable(Type.Integer({ description: 'null when unlimited' }))
+})
+export const Usage = Type.Object({
+  plan: literals(['trial', 'starter', 'pro', 'enterprise'] as const),
+  billingCycle: literals(['monthly', 'trial'] as const),
+  period: Type.Object({ start: DateTime, end: DateTime }),
+  limits: Type.Object({
+    domains: Quota,
+    accessiblePagesPerDomain: Nullable(Type.Integer({ description: 'null when unlimited' })),
+    manualRechecks: Quota,
+    researchCredits: Quota
+  }),
+  features: Type.Object({ slackIntegration: Type.Boolean(), apiAccess: Type.Boolean(), customAlertRules: Type.Boolean() }),
+  trial: Nullable(Type.Object({ expiresAt: DateTime, daysRemaining: Type.Integer(), isExpired: Type.Boolean() }))
+}, { $id: 'Usage', title: 'Usage' })
+
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: 'a human-readable message' }),
+  code: Type.String({ description: 'VALIDATION_ERROR, QUOTA_EXCEEDED, TRIAL_EXPIRED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED or INTERNAL_ERROR' }),
+  details: Type.Optional(Type.Object({}, {
+    additionalProperties: true,
+    description: '400: field (the offending field) and issues; 402: resource (domains, pages or manualRechecks), used and limit; 429: limit and retryAfter'
+  }))
+}, { $id: 'Error', title: 'Error' })
+
+export const AuthErrorBody = Type.Object({
+  error: Type.Object({ code: Type.Literal('UNAUTHORIZED'), message: Type.String() })
+}, { $id: 'AuthError', title: 'AuthError' })
+
+export const ListMeta = Type.Object({ total: Type.Integer(), page: Type.Integer(), pageSize: Type.Integer() }, { $id: 'ListMeta', title: 'ListMeta' })
+
+export const SHARED_SCHEMAS = [DiffData, Change, CreatedDomain, DomainListItem, DomainDetails, CreatedPage, Page, JobListItem, Job,
+  QueueStats, Usage, ErrorBody, AuthErrorBody, ListMeta]
+
+// Headers every /api response carries, for the OpenAPI description.
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { description: 'requests allowed in the window of this endpoint\'s tier', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'requests left in the window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
+  'X-Trace-Id': { description: 'the request\'s trace id (echoed when supplied)', schema: { type: 'string' } }
+}
+
+const errorDescriptions: Record<number, string> = {
+  400: 'VALIDATION_ERROR: an invalid body, query or path value; details.field names it',
+  401: 'missing or invalid API key (nested envelope)',
+  402: 'QUOTA_EXCEEDED or TRIAL_EXPIRED',
+  403: 'FORBIDDEN: the plan has no API access',
+  404: 'NOT_FOUND: missing, or owned by another organisation',
+  409: 'CONFLICT: already exists',
+  429: 'RATE_LIMITED: see Retry-After',
+  500: 'INTERNAL_ERROR'
+}
+
+const withHeaders = (schema: TSchema, description: string, extra: Record<string, unknown> = {}) =>
+  ({ ...schema, description, headers: { ...rateLimitHeaders, ...extra } })
+
+/** Response map for a route: its success body plus every error it can return. */
+export function responses (status: 200 | 201, data: TSchema, errors: number[], opts: { list?: boolean, description?: string } = {}) {
+  const success = Type.Object(opts.list ? { data, meta: Type.Ref(ListMeta) } : { data })
+  const map: Record<number, unknown> = { [status]: withHeaders(success, opts.description ?? 'success') }
+  for (const code of [...new Set([400, 401, 403, 429, 500, ...errors])].sort((a, b) => a - b)) {
+    const body = code === 401 ? Type.Ref(AuthErrorBody) : Type.Ref(ErrorBody)
+    map[code] = withHeaders(body, errorDescriptions[code], code === 429 ? { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'integer' } } } : {})
+  }
+  return map
+}
+
+export const Pagination = (defaultSize: number, maxSize: number) => Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number' }),
+  pageSize: Type.Integer({ minimum: 1, maximum: maxSize, default: defaultSize })
+}, { additionalProperties: false })

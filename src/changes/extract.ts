@@ -1,0 +1,118 @@
+import { Parser } from 'htmlparser2'
+
+// HTML → structured text, one line per block: headings as "# …" (one # per level),
+// list items as "- …", table rows as "| a | b |", other blocks as plain text. What a
+// reader never sees, or sees on every page alike, is dropped.
+
+export interface ExtractedPage {
+  title: string
+  /** The page's text, one block per line. */
+  lines: string[]
+  headings: string[]
+  links: Array<{ url: string, text: string }>
+}
+
+const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'embed', 'canvas',
+  'nav', 'footer', 'select', 'option', 'button', 'input', 'textarea', 'dialog', 'map', 'audio', 'video'])
+const BLOCK_TAGS = new Set(['p', 'div', 'section', 'article', 'main', 'header', 'aside', 'ul', 'ol', 'dl', 'dt', 'dd', 'li',
+  'table', 'thead', 'tbody', 'tfoot', 'tr', 'blockquote', 'pre', 'figure', 'figcaption', 'caption', 'address', 'br', 'hr',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'form', 'fieldset', 'legend', 'details', 'summary', 'label', 'body', 'html'])
+const HEADING = /^h([1-6])$/
+const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog', 'dialog'])
+// Cookie and consent banners, by the class or id names their vendors use.
+const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
+const HIDDEN_STYLE = /(display\s*:\s*none|visibility\s*:\s*hidden)/i
+const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/g
+const SPACE = /[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g
+
+const MAX_LINES = 20_000
+const MAX_LINE = 2_000
+
+export const clean = (s: string) => s.replace(INVISIBLE, '').replace(SPACE, ' ').trim()
+
+function isSkipped (name: string, attrs: Record<string, string>): boolean {
+  if (SKIP_TAGS.has(name)) return true
+  if ('hidden' in attrs || attrs['aria-hidden'] === 'true') return true
+  if (attrs.role && SKIP_ROLES.has(attrs.role)) return true
+  if (attrs.style && HIDDEN_STYLE.test(attrs.style)) return true
+  if ((attrs.id && BANNER.test(attrs.id)) || (attrs.class && BANNER.test(attrs.class))) return true
+  if (name === 'link' || name === 'meta') return true
+  return false
+}
+
+export function extractPage (html: string, opts: { links?: boolean } = {}): ExtractedPage {
+  const lines: string[] = []
+  const headings: string[] = []
+  const links: ExtractedPage['links'] = []
+  let title = ''
+  let inTitle = false
+  let skipDepth = 0
+  let depth = 0
+  let text = ''
+  // What kind of line the text being collected will become.
+  const kinds: string[] = []
+  let row: string[] | null = null
+  let cell: string | null = null
+  let link: { href: string, text: string } | null = null
+
+  const flush = () => {
+    const t = clean(text)
+    text = ''
+    if (!t || lines.length >= MAX_LINES) return
+    if (cell !== null) { cell += (cell ? ' ' : '') + t; return }
+    const kind = kinds[kinds.length - 1]
+    const line = kind?.startsWith('h') ? `${'#'.repeat(Number(kind.slice(1)))} ${t}` : kind === 'li' ? `- ${t}` : t
+    if (kind?.startsWith('h')) headings.push(t)
+    lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)
+  }
+
+  const parser = new Parser({
+    onopentag (name, attrs) {
+      depth++
+      // Links count wherever they stand: the footer is where terms and privacy live.
+      if (name === 'a' && opts.links && attrs.href) link = { href: attrs.href, text: '' }
+      if (skipDepth > 0) return
+      if (name === 'title' && !title) { inTitle = true; return }
+      if (isSkipped(name, attrs)) { skipDepth = depth; return }
+      if (!BLOCK_TAGS.has(name) && name !== 'td' && name !== 'th') return
+      flush()
+      const h = HEADING.exec(name)
+      if (h) kinds.push(`h${h[1]}`)
+      else if (name === 'li' || name === 'dt' || name === 'dd') kinds.push('li')
+      else if (name === 'tr') row = []
+      else if ((name === 'td' || name === 'th') && row) cell = ''
+    },
+    ontext (data) {
+      if (inTitle) { title += data; return }
+      if (link) link.text += data
+      if (skipDepth > 0) return
+      text += data
+    },
+    onclosetag (name) {
+      if (name === 'a' && link) {
+        links.push({ url: link.href, text: clean(link.text) })
+        link = null
+      }
+      if (skipDepth > 0) {
+        if (depth === skipDepth) skipDepth = 0
+        depth--
+        return
+      }
+      depth--
+      if (name === 'title') { inTitle = false; return }
+      if (!BLOCK_TAGS.has(name) && name !== 'td' && name !== 'th') return
+      flush()
+      if (HEADING.test(name) || name === 'li' || name === 'dt' || name === 'dd') kinds.pop()
+      else if ((name === 'td' || name === 'th') && row && cell !== null) { row.push(cell); cell = null }
+      else if (name === 'tr' && row) {
+        const cells = row
+        row = null
+        if (cells.some(c => c) && lines.length < MAX_LINES) lines.push(`| ${cells.join(' | ')} |`)
+      }
+    }
+  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true })
+  parser.write(html)
+  parser.end()
+  flush()
+  return { title: clean(title), lines, headings, links }
+}

@@ -1,0 +1,83 @@
+// Every setting comes from the environment; README.md lists each with its default.
+
+export type Role = 'all' | 'api' | 'worker'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  databaseUrl: string | undefined
+  redisUrl: string | undefined
+  adminToken: string | undefined
+  role: Role
+  logLevel: string
+  crawlHostMap: Map<string, URL>
+  crawlAllowPrivateNetworks: boolean
+  rateLimitStandardPerMinute: number
+  rateLimitHeavyPerHour: number
+  jobRetryDelaySeconds: number
+  jobExpireSeconds: number
+  jobPollingSeconds: number
+  jobMaintenanceSeconds: number
+  workerConcurrency: number
+  schedulerTickSeconds: number
+  crawlTimeoutMs: number
+  crawlMaxBytes: number
+  crawlPerHostConcurrency: number
+  crawlPerHostDelayMs: number
+  discoveryMaxFetches: number
+  publicBaseUrl: string | undefined
+}
+
+function int (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`)
+  return n
+}
+
+/** `a.test=http://127.0.0.1:8081,b.test=http://127.0.0.1:8082`, like curl's --connect-to. */
+export function parseHostMap (raw: string | undefined): Map<string, URL> {
+  const map = new Map<string, URL>()
+  for (const entry of (raw ?? '').split(',').map(s => s.trim()).filter(Boolean)) {
+    const eq = entry.indexOf('=')
+    if (eq <= 0) throw new Error(`CRAWL_HOST_MAP entry "${entry}" must be host=origin`)
+    const host = entry.slice(0, eq).trim().toLowerCase()
+    const origin = new URL(entry.slice(eq + 1).trim())
+    if (origin.protocol !== 'http:' && origin.protocol !== 'https:') throw new Error(`CRAWL_HOST_MAP origin for ${host} must be http(s)`)
+    map.set(host, origin)
+  }
+  return map
+}
+
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const role = (env.ROLE ?? 'all') as Role
+  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`ROLE must be all, api or worker, got "${role}"`)
+  return {
+    port: int(env, 'PORT', 3000),
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: env.DATA_DIR ?? './data',
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    adminToken: env.ADMIN_TOKEN || undefined,
+    role,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    crawlHostMap: parseHostMap(env.CRAWL_HOST_MAP),
+    crawlAllowPrivateNetworks: env.CRAWL_ALLOW_PRIVATE_NETWORKS === 'true',
+    rateLimitStandardPerMinute: int(env, 'RATE_LIMIT_STANDARD_PER_MINUTE', 100, 1),
+    rateLimitHeavyPerHour: int(env, 'RATE_LIMIT_HEAVY_PER_HOUR', 10, 1),
+    jobRetryDelaySeconds: int(env, 'JOB_RETRY_DELAY_SECONDS', 30, 1),
+    jobExpireSeconds: int(env, 'JOB_EXPIRE_SECONDS', 300, 1),
+    jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 2, 0.5),
+    jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 60, 1),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    schedulerTickSeconds: int(env, 'SCHEDULER_TICK_SECONDS', 60, 1),
+    crawlTimeoutMs: int(env, 'CRAWL_TIMEOUT_MS', 15000, 100),
+    crawlMaxBytes: int(env, 'CRAWL_MAX_BYTES', 5 * 1024 * 1024, 1024),
+    crawlPerHostConcurrency: int(env, 'CRAWL_PER_HOST_CONCURRENCY', 4, 1),
+    crawlPerHostDelayMs: int(env, 'CRAWL_PER_HOST_DELAY_MS', 250, 0),
+    discoveryMaxFetches: int(env, 'DISCOVERY_MAX_FETCHES', 60, 1),
+    publicBaseUrl: env.PUBLIC_BASE_URL || undefined
+  }
+}

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto'
+import { parse as parseDomain } from 'tldts'
+
+// Query parameters that identify a visit, not a page.
+const TRACKING_PARAM = /^(utm_[a-z_]+|gclid|gbraid|wbraid|fbclid|msclkid|dclid|yclid|mc_cid|mc_eid|_ga|_gl|_hsenc|_hsmi|hsa_[a-z]+|mkt_tok|igshid|ref_src|oly_[a-z]+|vero_[a-z]+|trk|trkCampaign|sc_campaign|s_kwcid|cb|cachebuster|_)$/i
+
+/**
+ * The one form of a URL we compare and store: lower-case host, no default port, no
+ * fragment, no tracking or cache-busting parameters, sorted query, no trailing slash
+ * (except the root). Returns null for anything that is not an absolute http(s) URL.
+ */
+export function normalizeUrl (input: string, base?: string | URL): string | null {
+  let url: URL
+  try { url = new URL(input.trim(), base) } catch { return null }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+  if (url.username || url.password) return null
+  url.hash = ''
+  url.hostname = url.hostname.toLowerCase().replace(/\.$/, '')
+  if ((url.protocol === 'http:' && url.port === '80') || (url.protocol === 'https:' && url.port === '443')) url.port = ''
+  const kept = [...url.searchParams.entries()].filter(([k]) => !TRACKING_PARAM.test(k))
+  kept.sort(([a, av], [b, bv]) => a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0)
+  url.search = kept.length > 0 ? new URLSearchParams(kept).toString() : ''
+  url.pathname = url.pathname.replace(/\/{2,}/g, '/')
+  if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.replace(/\/+$/, '')
+  return url.toString()
+}
+
+export function hashUrl (normalized: string): string {
+  return createHash('sha256').update(normalized).digest('hex')
+}
+
+/** True when `host` is `domain` itself or one of its subdomains (www, docs, …). */
+export function belongsToDomain (host: string, domain: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '')
+  return h === domain || h.endsWith(`.${domain}`)
+}
+
+const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/
+
+/**
+ * Checks a domain as a client typed it. Returns the stored form or an error message.
+ * We reject rather than strip schemes and paths, so a client learns what we watch.
+ */
+export function parseDomainInput (raw: string, mappedHosts: ReadonlySet<string>): { hostname: string } | { error: string } {
+  const hostname = raw.trim().toLowerCase()
+  if (hostname === '') return { error: 'domain must not be empty' }
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(hostname)) return { error: 'domain must be a bare hostname, without a scheme such as https://' }
+  if (/[/?#@:\s]/.test(hostname)) return { error: 'domain must be a bare hostname, without a path, port, query or credentials' }
+  if (hostname.endsWith('.')) return { error: 'domain must not end with a dot' }
+  if (!HOSTNAME.test(hostname)) return { error: `"${raw.trim()}" is not a valid hostname` }
+  if (mappedHosts.has(hostname)) return { hostname }
+  const info = parseDomain(hostname)
+  if (info.isIp) return { error: 'domain must be a hostname, not an IP address' }
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return { error: 'localhost cannot be monitored' }
+  if (!info.domain || !info.publicSuffix || !info.isIcann) return { error: `"${hostname}" has no public suffix` }
+  return { hostname }
+}

@@ -1,0 +1,78 @@
+import PgBoss from 'pg-boss'
+import { sql } from 'kysely'
+import type { Config } from '../config.js'
+import { txSqlExecutor, type Store, type Tx } from '../store/db.js'
+
+export const QUEUE = {
+  discover: 'discover.pages',
+  crawl: 'crawl.page',
+  tick: 'schedule.tick',
+  retention: 'retention.sweep'
+} as const
+
+export const MAX_ATTEMPTS = 3
+
+export interface DiscoverJobData { orgId: string, domainId: string }
+export interface CrawlJobData { orgId: string, domainId: string, pageId: string, url: string }
+
+/**
+ * The pg-boss queue on the service's own database. Jobs are always sent inside the
+ * caller's transaction, together with a `jobs` row that ties them to a tenant, so a
+ * rolled-back request leaves no job behind and a committed one never loses its job.
+ */
+export class JobQueue {
+  private constructor (readonly boss: PgBoss) {}
+
+  static async start (store: Store, config: Config, opts: { maintenance: boolean }): Promise<JobQueue> {
+    const boss = new PgBoss({
+      ...store.queueConnection,
+      schema: 'pgboss',
+      supervise: opts.maintenance,
+      schedule: opts.maintenance,
+      maintenanceIntervalSeconds: config.jobMaintenanceSeconds,
+      monitorStateIntervalSeconds: undefined,
+      // Finished jobs stay visible through /api/jobs for a week.
+      archiveCompletedAfterSeconds: 7 * 24 * 3600,
+      archiveFailedAfterSeconds: 7 * 24 * 3600,
+      deleteAfterDays: 7
+    } as PgBoss.ConstructorOptions)
+    boss.on('error', (err) => { console.error(JSON.stringify({ level: 50, msg: 'job queue error', err: String(err?.message ?? err) })) })
+    await boss.start()
+    const jobQueue = { name: '', retryLimit: MAX_ATTEMPTS - 1, retryDelay: config.jobRetryDelaySeconds, retryBackoff: true, expireInSeconds: config.jobExpireSeconds }
+    await boss.createQueue(QUEUE.discover, { ...jobQueue, name: QUEUE.discover })
+    await boss.createQueue(QUEUE.crawl, { ...jobQueue, name: QUEUE.crawl })
+    await boss.createQueue(QUEUE.tick, { name: QUEUE.tick, retryLimit: 0, expireInSeconds: 600 })
+    await boss.createQueue(QUEUE.retention, { name: QUEUE.retention, retryLimit: 2, expireInSeconds: 3600 })
+    return new JobQueue(boss)
+  }
+
+  async enqueueDiscovery (tx: Tx, data: DiscoverJobData): Promise<string> {
+    const id = await this.boss.send(QUEUE.discover, data, { db: txSqlExecutor(tx) })
+    if (!id) throw new Error('the queue refused a discovery job')
+    await tx.insertInto('jobs').values({ id, org_id: data.orgId, domain_id: data.domainId, name: QUEUE.discover }).execute()
+    return id
+  }
+
+  /**
+   * Queues a crawl unless one is already waiting or running for the page; returns the
+   * new job's id, or null. The page row lock serialises concurrent callers.
+   */
+  async enqueueCrawl (tx: Tx, data: CrawlJobData): Promise<string | null> {
+    const page = await tx.selectFrom('pages').select('id').where('id', '=', data.pageId).forUpdate().executeTakeFirst()
+    if (!page) return null
+    const pending = await sql<{ id: string }>`
+      SELECT j.id FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ${QUEUE.crawl}
+      WHERE j.page_id = ${data.pageId} AND q.state IN ('created', 'retry', 'active') LIMIT 1`.execute(tx)
+    if (pending.rows.length > 0) return null
+    const id = await this.boss.send(QUEUE.crawl, data, { db: txSqlExecutor(tx) })
+    if (!id) throw new Error('the queue refused a crawl job')
+    await tx.insertInto('jobs').values({
+      id, org_id: data.orgId, domain_id: data.domainId, page_id: data.pageId, url: data.url, name: QUEUE.crawl
+    }).execute()
+    return id
+  }
+
+  async stop (): Promise<void> {
+    await this.boss.stop({ graceful: true, timeout: 8000, close: true, wait: true })
+  }
+}

@@ -1,0 +1,140 @@
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+
+// One list of migrations for PGlite and PostgreSQL. Each is a list of single
+// statements because PGlite's parameterised protocol takes one statement at a time.
+const migrations: Record<string, string[]> = {
+  '0001_initial': [
+    `CREATE TABLE orgs (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      name text NOT NULL,
+      plan text NOT NULL CHECK (plan IN ('trial', 'starter', 'pro', 'enterprise')),
+      trial_ends_at timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE TABLE api_keys (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      key_hash text NOT NULL UNIQUE,
+      key_prefix text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      revoked_at timestamptz
+    )`,
+    `CREATE INDEX api_keys_org ON api_keys (org_id)`,
+    `CREATE TABLE billing_periods (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      plan text NOT NULL,
+      starts_at timestamptz NOT NULL,
+      ends_at timestamptz NOT NULL,
+      domains_used integer NOT NULL DEFAULT 0,
+      pages_used integer NOT NULL DEFAULT 0,
+      manual_rechecks_used integer NOT NULL DEFAULT 0,
+      research_credits_used integer NOT NULL DEFAULT 0,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      UNIQUE (org_id, starts_at)
+    )`,
+    `CREATE TABLE domains (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      hostname text NOT NULL,
+      display_name text,
+      status text NOT NULL DEFAULT 'discovering' CHECK (status IN ('discovering', 'active', 'paused', 'error')),
+      check_frequency_hours integer NOT NULL DEFAULT 24,
+      paused_reason text CHECK (paused_reason IN ('trial_expired', 'manual')),
+      pages_added integer NOT NULL DEFAULT 0,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      UNIQUE (org_id, hostname)
+    )`,
+    `CREATE TABLE pages (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      domain_id uuid NOT NULL REFERENCES domains (id) ON DELETE CASCADE,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      url text NOT NULL,
+      url_hash text NOT NULL,
+      page_type text NOT NULL DEFAULT 'other'
+        CHECK (page_type IN ('pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other')),
+      page_type_confidence numeric(3, 2) NOT NULL DEFAULT 1.00,
+      status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'error')),
+      monitoring_enabled boolean NOT NULL DEFAULT true,
+      priority integer NOT NULL DEFAULT 5,
+      last_check_at timestamptz,
+      last_change_at timestamptz,
+      next_crawl_at timestamptz NOT NULL DEFAULT now(),
+      error_count integer NOT NULL DEFAULT 0,
+      consecutive_failures integer NOT NULL DEFAULT 0,
+      last_error text,
+      etag text,
+      last_modified text,
+      metadata jsonb NOT NULL DEFAULT '{}'::jsonb,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      UNIQUE (domain_id, url_hash)
+    )`,
+    `CREATE INDEX pages_due ON pages (next_crawl_at) WHERE monitoring_enabled`,
+    `CREATE TABLE snapshots (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      page_id uuid NOT NULL REFERENCES pages (id) ON DELETE CASCADE,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      content_hash text NOT NULL,
+      content text NOT NULL,
+      raw_html_gzip bytea,
+      http_status integer NOT NULL,
+      content_type text,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE INDEX snapshots_page_time ON snapshots (page_id, created_at DESC)`,
+    `CREATE INDEX snapshots_org_time ON snapshots (org_id, created_at)`,
+    `CREATE TABLE changes (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      page_id uuid NOT NULL REFERENCES pages (id) ON DELETE CASCADE,
+      domain_id uuid NOT NULL REFERENCES domains (id) ON DELETE CASCADE,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      change_type text NOT NULL CHECK (change_type IN ('price_change', 'feature_added', 'feature_removed', 'terms_update',
+        'section_added', 'section_removed', 'content_change')),
+      severity text NOT NULL CHECK (severity IN ('critical', 'high', 'medium', 'low')),
+      confidence numeric(3, 2) NOT NULL,
+      summary text NOT NULL,
+      diff_data jsonb NOT NULL,
+      snapshot_before_id uuid NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+      snapshot_after_id uuid NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+      acknowledged_at timestamptz,
+      acknowledged_by uuid,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE INDEX changes_domain_time ON changes (domain_id, created_at DESC)`,
+    `CREATE INDEX changes_org_time ON changes (org_id, created_at DESC)`,
+    `CREATE INDEX changes_page ON changes (page_id)`,
+    // The queue (pg-boss) knows nothing of tenants; this row ties a queued job to its
+    // organisation, domain and page, and carries the progress the contract shows.
+    `CREATE TABLE jobs (
+      id uuid PRIMARY KEY,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      domain_id uuid NOT NULL,
+      page_id uuid,
+      name text NOT NULL CHECK (name IN ('crawl.page', 'discover.pages')),
+      url text,
+      progress integer NOT NULL DEFAULT 0,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE INDEX jobs_org_time ON jobs (org_id, created_at DESC)`,
+    `CREATE INDEX jobs_page ON jobs (page_id) WHERE page_id IS NOT NULL`
+  ]
+}
+
+class StaticProvider implements MigrationProvider {
+  async getMigrations (): Promise<Record<string, Migration>> {
+    return Object.fromEntries(Object.entries(migrations).map(([name, statements]) => [name, {
+      async up (db: Kysely<any>) {
+        for (const statement of statements) await sql.raw(statement).execute(db)
+      }
+    }]))
+  }
+}
+
+export async function migrate (db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider() })
+  const { error, results } = await migrator.migrateToLatest()
+  const failed = results?.find(r => r.status === 'Error')
+  if (error) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`)
+}

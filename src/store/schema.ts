@@ -1,0 +1,149 @@
+import type { ColumnType, Generated } from 'kysely'
+
+// Row types of the tables created in migrations.ts.
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>
+type Decimal = ColumnType<string, string | number | undefined, string | number>
+type Json<T> = ColumnType<T, string | undefined, string>
+
+export type PlanName = 'trial' | 'starter' | 'pro' | 'enterprise'
+export type DomainStatus = 'discovering' | 'active' | 'paused' | 'error'
+export type PageType = 'pricing' | 'features' | 'terms' | 'security' | 'api_docs' | 'changelog' | 'other'
+export type PageStatus = 'active' | 'error'
+export type ChangeType = 'price_change' | 'feature_added' | 'feature_removed' | 'terms_update' |
+  'section_added' | 'section_removed' | 'content_change'
+export type Severity = 'critical' | 'high' | 'medium' | 'low'
+export type JobName = 'crawl.page' | 'discover.pages'
+
+export const PAGE_TYPES: readonly PageType[] = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other']
+export const CHANGE_TYPES: readonly ChangeType[] = ['price_change', 'feature_added', 'feature_removed', 'terms_update',
+  'section_added', 'section_removed', 'content_change']
+export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low']
+
+export interface DiffLine { type: 'context' | 'deletion' | 'addition', content: string }
+export interface DiffHunk { oldStart: number, oldLines: number, newStart: number, newLines: number, lines: DiffLine[] }
+export interface DiffData {
+  before: string
+  after: string
+  stats: { additions: number, deletions: number, changes: number }
+  hunks: DiffHunk[]
+}
+
+export interface OrgsTable {
+  id: Generated<string>
+  name: string
+  plan: PlanName
+  trial_ends_at: Timestamp | null
+  created_at: CreatedAt
+  updated_at: Timestamp
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>
+  org_id: string
+  key_hash: string
+  key_prefix: string
+  created_at: CreatedAt
+  revoked_at: Timestamp | null
+}
+
+export interface BillingPeriodsTable {
+  id: Generated<string>
+  org_id: string
+  plan: PlanName
+  starts_at: Timestamp
+  ends_at: Timestamp
+  domains_used: Generated<number>
+  pages_used: Generated<number>
+  manual_rechecks_used: Generated<number>
+  research_credits_used: Generated<number>
+  created_at: CreatedAt
+}
+
+export interface DomainsTable {
+  id: Generated<string>
+  org_id: string
+  hostname: string
+  display_name: string | null
+  status: Generated<DomainStatus>
+  check_frequency_hours: Generated<number>
+  paused_reason: 'trial_expired' | 'manual' | null
+  pages_added: Generated<number>
+  created_at: CreatedAt
+  updated_at: Timestamp
+}
+
+export interface PagesTable {
+  id: Generated<string>
+  domain_id: string
+  org_id: string
+  url: string
+  url_hash: string
+  page_type: Generated<PageType>
+  page_type_confidence: Decimal
+  status: Generated<PageStatus>
+  monitoring_enabled: Generated<boolean>
+  priority: Generated<number>
+  last_check_at: Timestamp | null
+  last_change_at: Timestamp | null
+  next_crawl_at: Timestamp
+  error_count: Generated<number>
+  consecutive_failures: Generated<number>
+  last_error: string | null
+  etag: string | null
+  last_modified: string | null
+  metadata: Json<Record<string, unknown>>
+  created_at: CreatedAt
+}
+
+export interface SnapshotsTable {
+  id: Generated<string>
+  page_id: string
+  org_id: string
+  content_hash: string
+  content: string
+  raw_html_gzip: Uint8Array | null
+  http_status: number
+  content_type: string | null
+  created_at: CreatedAt
+}
+
+export interface ChangesTable {
+  id: Generated<string>
+  page_id: string
+  domain_id: string
+  org_id: string
+  change_type: ChangeType
+  severity: Severity
+  confidence: Decimal
+  summary: string
+  diff_data: Json<DiffData>
+  snapshot_before_id: string
+  snapshot_after_id: string
+  acknowledged_at: Timestamp | null
+  acknowledged_by: string | null
+  created_at: CreatedAt
+}
+
+export interface JobsTable {
+  id: string
+  org_id: string
+  domain_id: string
+  page_id: string | null
+  name: JobName
+  url: string | null
+  progress: Generated<number>
+  created_at: CreatedAt
+}
+
+export interface Database {
+  orgs: OrgsTable
+  api_keys: ApiKeysTable
+  billing_periods: BillingPeriodsTable
+  domains: DomainsTable
+  pages: PagesTable
+  snapshots: SnapshotsTable
+  changes: ChangesTable
+  jobs: JobsTable
+}
