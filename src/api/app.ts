@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -29,7 +29,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
       const supplied = req.headers['x-trace-id']
       return typeof supplied === 'string' && TRACE_ID.test(supplied) ? supplied : randomUUID()
     },
-    requestIdLogLabel: 'traceId',
+    logController: new LogController({ requestIdLogLabel: 'traceId' }),
     trustProxy: process.env.TRUST_PROXY === 'true',
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } }
   }).withTypeProvider<TypeBoxTypeProvider>()

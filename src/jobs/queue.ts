@@ -30,7 +30,6 @@ export class JobQueue {
       supervise: opts.maintenance,
       schedule: opts.maintenance,
       maintenanceIntervalSeconds: config.jobMaintenanceSeconds,
-      monitorStateIntervalSeconds: undefined,
       // Finished jobs stay visible through /api/jobs for a week.
       archiveCompletedAfterSeconds: 7 * 24 * 3600,
       archiveFailedAfterSeconds: 7 * 24 * 3600,

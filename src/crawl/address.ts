@@ -1,0 +1,20 @@
+import ipaddr from 'ipaddr.js'
+
+/**
+ * True only for globally routable unicast addresses. Loopback, private, link-local
+ * (cloud metadata at 169.254.169.254 included), CGNAT, multicast, reserved,
+ * documentation, NAT64/6to4/Teredo wrappers and IPv4-mapped IPv6 forms of any of
+ * these are all refused.
+ */
+export function isPublicAddress (ip: string): boolean {
+  if (!ipaddr.isValid(ip)) return false
+  let addr = ipaddr.parse(ip)
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address()
+  if (addr.range() !== 'unicast') return false
+  // Ranges ipaddr.js files under unicast that are not reachable on the public Internet.
+  if (addr.kind() === 'ipv4') {
+    const special = ['192.0.0.0/24', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '0.0.0.0/8', '240.0.0.0/4']
+    return !special.some(cidr => addr.match(ipaddr.parseCIDR(cidr) as [ipaddr.IPv4, number]))
+  }
+  return (addr as ipaddr.IPv6).toNormalizedString().startsWith('2') || (addr as ipaddr.IPv6).toNormalizedString().startsWith('3')
+}

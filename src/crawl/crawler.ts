@@ -1,0 +1,67 @@
+import type { Config } from '../config.js'
+import { FetchError } from './errors.js'
+import { createFetcher, decodeHtml, type Fetcher, type FetchRequest } from './fetch.js'
+import { HostLimiter } from './polite.js'
+import { RobotsCache } from './robots.js'
+
+export interface FetchedPage {
+  url: string
+  status: number
+  notModified: boolean
+  html: string
+  raw: Buffer
+  contentType: string
+  etag: string | null
+  lastModified: string | null
+}
+
+const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain)?$/i
+
+/**
+ * Every request the service makes to a watched site goes through here: robots.txt
+ * first, then the per-host limiter, then the SSRF-guarded fetcher.
+ */
+export class Crawler {
+  readonly fetcher: Fetcher
+  readonly robots: RobotsCache
+  readonly limiter: HostLimiter
+
+  constructor (config: Pick<Config, 'crawlHostMap' | 'crawlAllowPrivateNetworks' | 'crawlTimeoutMs' | 'crawlMaxBytes' | 'crawlPerHostConcurrency' | 'crawlPerHostDelayMs'>) {
+    this.fetcher = createFetcher({
+      hostMap: config.crawlHostMap,
+      allowPrivateNetworks: config.crawlAllowPrivateNetworks,
+      timeoutMs: config.crawlTimeoutMs,
+      maxBytes: config.crawlMaxBytes
+    })
+    this.robots = new RobotsCache(this.fetcher)
+    this.limiter = new HostLimiter(config.crawlPerHostConcurrency, config.crawlPerHostDelayMs)
+  }
+
+  /** Fetches one HTML page politely; HTTP errors and non-HTML bodies throw FetchError. */
+  async fetchPage (url: string, req: FetchRequest = {}): Promise<FetchedPage> {
+    if (!await this.robots.isAllowed(url)) throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`, { permanent: true })
+    const host = new URL(url).host
+    const res = await this.limiter.run(host, () => this.fetcher.fetch(url, req))
+    if ((res.status === 429 || res.status === 503) && res.retryAfterMs !== undefined) this.limiter.backoff(host, res.retryAfterMs)
+    if (res.notModified) {
+      return { url: res.url, status: 304, notModified: true, html: '', raw: res.body, contentType: res.contentType, etag: res.etag, lastModified: res.lastModified }
+    }
+    if (res.status >= 400) {
+      throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`, { status: res.status, retryAfterMs: res.retryAfterMs, permanent: res.status === 404 || res.status === 410 })
+    }
+    const mime = res.contentType.split(';')[0].trim()
+    if (!HTML_TYPES.test(mime)) throw new FetchError('NOT_HTML', `${res.url} is ${mime}, not an HTML page`, { permanent: true })
+    return {
+      url: res.url,
+      status: res.status,
+      notModified: false,
+      html: decodeHtml(res.body, res.contentType),
+      raw: res.body,
+      contentType: res.contentType,
+      etag: res.etag,
+      lastModified: res.lastModified
+    }
+  }
+
+  async close (): Promise<void> { await this.fetcher.close() }
+}

@@ -1,0 +1,216 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { isIP } from 'node:net'
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
+import type { Readable } from 'node:stream'
+import { Agent, request, type Dispatcher } from 'undici'
+import { isPublicAddress } from './address.js'
+import { FetchError } from './errors.js'
+
+export const USER_AGENT = 'SitewatchBot/1.0 (+https://sitewatch.dev/bot; website change monitoring)'
+export const ROBOTS_AGENT = 'SitewatchBot'
+
+export interface FetcherOptions {
+  hostMap: ReadonlyMap<string, URL>
+  allowPrivateNetworks: boolean
+  timeoutMs: number
+  maxBytes: number
+  maxRedirects?: number
+}
+
+export interface FetchRequest {
+  etag?: string | null
+  lastModified?: string | null
+  accept?: string
+  maxBytes?: number
+  /** Streams the (decompressed) body here instead of buffering it: for sitemaps of any size. */
+  onData?: (chunk: Buffer) => void
+}
+
+export interface FetchResult {
+  /** The final URL, after redirects, with its real host. */
+  url: string
+  status: number
+  notModified: boolean
+  contentType: string
+  body: Buffer
+  etag: string | null
+  lastModified: string | null
+  retryAfterMs: number | undefined
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
+
+/**
+ * DNS resolution that refuses non-public answers. The socket connects to the very
+ * address checked here, so a second, different DNS answer cannot slip past.
+ */
+function guardedLookup (hostname: string, options: { all?: boolean, family?: number }, callback: LookupCallback): void {
+  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+    if (err) { callback(err, []); return }
+    const refused = addresses.find(a => !isPublicAddress(a.address))
+    if (refused || addresses.length === 0) {
+      const e = new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`) as NodeJS.ErrnoException
+      e.code = 'EBLOCKEDADDRESS'
+      callback(e, [])
+      return
+    }
+    if (options.all) callback(null, addresses)
+    else callback(null, addresses[0].address, addresses[0].family)
+  })
+}
+
+export interface Fetcher {
+  fetch (url: string, req?: FetchRequest): Promise<FetchResult>
+  close (): Promise<void>
+}
+
+export function createFetcher (opts: FetcherOptions): Fetcher {
+  const timeouts = { headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs, keepAliveTimeout: 4000 }
+  const guarded = new Agent({ ...timeouts, connect: { timeout: opts.timeoutMs, lookup: guardedLookup as any } })
+  // Mapped hosts (CRAWL_HOST_MAP) and, when allowed, private networks skip the address check.
+  const open = new Agent({ ...timeouts, connect: { timeout: opts.timeoutMs } })
+  const maxRedirects = opts.maxRedirects ?? 5
+
+  async function once (target: URL, req: FetchRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData & { realUrl: URL }> {
+    const mapped = opts.hostMap.get(target.hostname)
+    let requestUrl = target
+    let dispatcher: Dispatcher = guarded
+    if (mapped) {
+      requestUrl = new URL(target.pathname + target.search, mapped)
+      dispatcher = open
+    } else if (opts.allowPrivateNetworks) {
+      dispatcher = open
+    } else if (isIP(target.hostname.replace(/^\[|\]$/g, '')) && !isPublicAddress(target.hostname.replace(/^\[|\]$/g, ''))) {
+      throw new FetchError('BLOCKED_ADDRESS', `${target.hostname} is not a public address`, { permanent: true })
+    }
+    const headers: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      accept: req.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
+      'accept-encoding': 'gzip, deflate, br',
+      'accept-language': 'en'
+    }
+    if (mapped) headers.host = target.host
+    if (req.etag) headers['if-none-match'] = req.etag
+    if (req.lastModified) headers['if-modified-since'] = req.lastModified
+    try {
+      const res = await request(requestUrl, { method: 'GET', headers, dispatcher, signal })
+      return Object.assign(res, { realUrl: target })
+    } catch (err) {
+      throw toFetchError(err, target)
+    }
+  }
+
+  return {
+    async fetch (url, req = {}) {
+      let target: URL
+      try { target = new URL(url) } catch { throw new FetchError('BAD_URL', `not a URL: ${url}`, { permanent: true }) }
+      const signal = AbortSignal.timeout(opts.timeoutMs * 2)
+      for (let hop = 0; ; hop++) {
+        if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`, { permanent: true })
+        const res = await once(target, req, signal)
+        if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304) {
+          const location = res.headers.location
+          await res.body.dump().catch(() => {})
+          if (typeof location !== 'string') throw new FetchError('HTTP_STATUS', `HTTP ${res.statusCode} without a Location`, { status: res.statusCode })
+          if (hop >= maxRedirects) throw new FetchError('TOO_MANY_REDIRECTS', `more than ${maxRedirects} redirects from ${url}`)
+          try { target = new URL(location, target) } catch { throw new FetchError('BAD_URL', `bad redirect Location: ${location}`) }
+          continue
+        }
+        const header = (name: string) => { const v = res.headers[name]; return Array.isArray(v) ? v[0] : v ?? null }
+        const retryAfter = parseRetryAfter(header('retry-after'))
+        if (res.statusCode === 304) {
+          await res.body.dump().catch(() => {})
+          return { url: target.toString(), status: 304, notModified: true, contentType: header('content-type') ?? '', body: Buffer.alloc(0), etag: header('etag'), lastModified: header('last-modified'), retryAfterMs: retryAfter }
+        }
+        const body = await readBody(res.body, header('content-encoding'), req.maxBytes ?? opts.maxBytes, target, req.onData)
+        return {
+          url: target.toString(),
+          status: res.statusCode,
+          notModified: false,
+          contentType: header('content-type') ?? '',
+          body,
+          etag: header('etag'),
+          lastModified: header('last-modified'),
+          retryAfterMs: retryAfter
+        }
+      }
+    },
+    async close () {
+      await Promise.all([guarded.close(), open.close()])
+    }
+  }
+}
+
+function parseRetryAfter (value: string | null): number | undefined {
+  if (!value) return undefined
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
+}
+
+async function readBody (body: Readable, encoding: string | null, maxBytes: number, url: URL, onData?: (chunk: Buffer) => void): Promise<Buffer> {
+  const enc = (encoding ?? '').trim().toLowerCase()
+  const decoder = enc === 'gzip' || enc === 'x-gzip' ? createGunzip() : enc === 'deflate' ? createInflate() : enc === 'br' ? createBrotliDecompress() : null
+  const stream: Readable = decoder ? body.pipe(decoder) : body
+  if (decoder) body.on('error', (e) => decoder.destroy(e))
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).length
+      // Counted after decompression, so a small compressed bomb is caught too.
+      if (size > maxBytes) {
+        body.destroy()
+        decoder?.destroy()
+        throw new FetchError('TOO_LARGE', `${url.toString()} is larger than ${Math.round(maxBytes / 1024)} KB`)
+      }
+      if (onData) onData(chunk as Buffer)
+      else chunks.push(chunk as Buffer)
+    }
+  } catch (err) {
+    if (err instanceof FetchError) throw err
+    throw toFetchError(err, url)
+  }
+  return Buffer.concat(chunks)
+}
+
+function toFetchError (err: unknown, url: URL): FetchError {
+  if (err instanceof FetchError) return err
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
+  const code = e.code ?? e.cause?.code ?? ''
+  const name = e.name ?? ''
+  if (code === 'EBLOCKEDADDRESS' || e.cause?.code === 'EBLOCKEDADDRESS') {
+    return new FetchError('BLOCKED_ADDRESS', (e.cause?.message ?? e.message), { permanent: true })
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new FetchError('DNS', `${url.hostname} does not resolve`)
+  if (name === 'TimeoutError' || name === 'AbortError' || /TIMEOUT/.test(code)) return new FetchError('TIMEOUT', `${url.toString()} timed out`)
+  return new FetchError('NETWORK', `${url.toString()}: ${e.message || code || 'network error'}`)
+}
+
+/**
+ * The page's text in its real charset: the BOM, the header, then `<meta charset>`, then
+ * UTF-8. A label that is unknown, or that leaves replacement characters where another
+ * candidate decodes cleanly (a server that lies about its charset), loses to the next.
+ */
+export function decodeHtml (body: Buffer, contentType: string): string {
+  const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentType)?.[1]
+  const head = body.subarray(0, 4096).toString('latin1')
+  const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1]
+  const bom = body[0] === 0xEF && body[1] === 0xBB && body[2] === 0xBF ? 'utf-8' : undefined
+  let best: { text: string, bad: number } | undefined
+  for (const label of [bom, fromHeader, fromMeta, 'utf-8', 'windows-1252']) {
+    if (!label) continue
+    let text: string
+    try { text = new TextDecoder(label.toLowerCase()).decode(body) } catch { continue }
+    const bad = countReplacements(text)
+    if (bad === 0) return text
+    if (!best || bad < best.bad) best = { text, bad }
+  }
+  return best?.text ?? body.toString('utf8')
+}
+
+function countReplacements (s: string): number {
+  let n = 0
+  for (let i = s.indexOf('\uFFFD'); i !== -1; i = s.indexOf('\uFFFD', i + 1)) n++
+  return n
+}

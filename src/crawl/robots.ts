@@ -1,0 +1,58 @@
+import robotsParserCjs from 'robots-parser'
+import { ROBOTS_AGENT, type Fetcher } from './fetch.js'
+import { FetchError } from './errors.js'
+
+export interface Robots {
+  isAllowed (url: string, ua?: string): boolean | undefined
+  getSitemaps (): string[]
+  getCrawlDelay (ua?: string): number | undefined
+}
+// A CommonJS module whose types describe an ES default export.
+const robotsParser = robotsParserCjs as unknown as (url: string, robotstxt: string) => Robots
+
+const TTL_MS = 60 * 60 * 1000
+const ERROR_TTL_MS = 5 * 60 * 1000
+const MAX_ROBOTS_BYTES = 512 * 1024
+const MAX_ENTRIES = 5_000
+
+/** robots.txt per origin, cached an hour. A missing or unreadable file allows everything. */
+export class RobotsCache {
+  private readonly cache = new Map<string, { robots: Robots, expires: number }>()
+  private readonly inflight = new Map<string, Promise<Robots>>()
+
+  constructor (private readonly fetcher: Fetcher) {}
+
+  async get (pageUrl: string): Promise<Robots> {
+    const origin = new URL(pageUrl).origin
+    const hit = this.cache.get(origin)
+    if (hit && hit.expires > Date.now()) return hit.robots
+    let pending = this.inflight.get(origin)
+    if (!pending) {
+      pending = this.load(origin).finally(() => this.inflight.delete(origin))
+      this.inflight.set(origin, pending)
+    }
+    return await pending
+  }
+
+  async isAllowed (pageUrl: string): Promise<boolean> {
+    return (await this.get(pageUrl)).isAllowed(pageUrl, ROBOTS_AGENT) !== false
+  }
+
+  private async load (origin: string): Promise<Robots> {
+    const url = `${origin}/robots.txt`
+    let robots: Robots
+    let ttl = TTL_MS
+    try {
+      const res = await this.fetcher.fetch(url, { accept: 'text/plain,*/*;q=0.5', maxBytes: MAX_ROBOTS_BYTES })
+      robots = robotsParser(url, res.status >= 200 && res.status < 300 ? res.body.toString('utf8') : '')
+      if (res.status >= 500) ttl = ERROR_TTL_MS
+    } catch (err) {
+      if (err instanceof FetchError && err.code === 'BLOCKED_ADDRESS') throw err
+      robots = robotsParser(url, '')
+      ttl = ERROR_TTL_MS
+    }
+    if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!)
+    this.cache.set(origin, { robots, expires: Date.now() + ttl })
+    return robots
+  }
+}

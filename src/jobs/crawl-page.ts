@@ -1,0 +1,140 @@
+import { gzipSync } from 'node:zlib'
+import { sql } from 'kysely'
+import { compareContent, readPage } from '../changes/detect.js'
+import type { Crawler } from '../crawl/crawler.js'
+import { FetchError } from '../crawl/errors.js'
+import type { Db, Tx } from '../store/db.js'
+import { setJobProgress } from '../store/jobs.js'
+import type { ChangeDetected, PipelineEvents } from './events.js'
+import type { CrawlJobData } from './queue.js'
+import { nextCrawlAt } from './schedule.js'
+
+export interface CrawlDeps { db: Db, crawler: Crawler, events: PipelineEvents }
+
+export interface CrawlResult {
+  changed: boolean
+  changesDetected: number
+  snapshotId: string | null
+  notModified?: boolean
+  baseline?: boolean
+  skipped?: string
+}
+
+const FAILURES_BEFORE_ERROR = 3
+
+/**
+ * One crawl of one page, in three stages: fetch, read (extract + mask noise), record.
+ * A snapshot is recorded only when the page's content really changed; the first
+ * crawl records the baseline and no change.
+ */
+export async function crawlPage (deps: CrawlDeps, jobId: string, data: CrawlJobData): Promise<CrawlResult> {
+  const { db } = deps
+  const page = await db.selectFrom('pages').innerJoin('domains', 'domains.id', 'pages.domain_id')
+    .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified',
+      'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours'])
+    .where('pages.id', '=', data.pageId).executeTakeFirst()
+  if (!page) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'page no longer exists' }
+  if (!page.monitoring_enabled) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'monitoring disabled' }
+
+  const previous = await db.selectFrom('snapshots').select(['id', 'content', 'content_hash'])
+    .where('page_id', '=', page.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
+  await setJobProgress(db, jobId, 10)
+
+  const now = () => new Date()
+  const next = (at: Date) => nextCrawlAt(page.id, at, page.check_frequency_hours)
+  let fetched
+  try {
+    fetched = await deps.crawler.fetchPage(page.url, previous ? { etag: page.etag, lastModified: page.last_modified } : {})
+  } catch (err) {
+    await recordFailure(db, page, err, now(), next(now()))
+    throw err
+  }
+  await setJobProgress(db, jobId, 60)
+
+  const checkedAt = now()
+  const healthy = {
+    last_check_at: checkedAt,
+    next_crawl_at: next(checkedAt),
+    consecutive_failures: 0,
+    status: 'active' as const,
+    last_error: null,
+    etag: fetched.etag,
+    last_modified: fetched.lastModified
+  }
+  if (fetched.notModified && previous) {
+    await markHealthy(db, page.id, page.domain_id, healthy)
+    return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true }
+  }
+
+  const read = readPage(fetched.html)
+  if (previous && previous.content_hash === read.hash) {
+    await markHealthy(db, page.id, page.domain_id, healthy)
+    return { changed: false, changesDetected: 0, snapshotId: previous.id }
+  }
+
+  const detected = previous ? compareContent(previous.content, read, page.page_type) : []
+  const events: ChangeDetected[] = []
+  const snapshotId = await db.transaction().execute(async (tx) => {
+    const snapshot = await tx.insertInto('snapshots').values({
+      page_id: page.id,
+      org_id: page.org_id,
+      content_hash: read.hash,
+      content: read.text,
+      raw_html_gzip: gzipSync(fetched.raw),
+      http_status: fetched.status,
+      content_type: fetched.contentType || null,
+      created_at: checkedAt
+    }).returning('id').executeTakeFirstOrThrow()
+    if (previous && detected.length > 0) {
+      const rows = await tx.insertInto('changes').values(detected.map(c => ({
+        page_id: page.id,
+        domain_id: page.domain_id,
+        org_id: page.org_id,
+        change_type: c.changeType,
+        severity: c.severity,
+        confidence: c.confidence.toFixed(2),
+        summary: c.summary,
+        diff_data: JSON.stringify(c.diffData),
+        snapshot_before_id: previous.id,
+        snapshot_after_id: snapshot.id,
+        created_at: checkedAt
+      }))).returning(['id', 'change_type', 'severity', 'summary']).execute()
+      for (const r of rows) {
+        events.push({ changeId: r.id, orgId: page.org_id, domainId: page.domain_id, pageId: page.id, url: page.url, changeType: r.change_type, severity: r.severity, summary: r.summary })
+      }
+    }
+    await markHealthy(tx, page.id, page.domain_id, { ...healthy, ...(events.length > 0 ? { last_change_at: checkedAt } : {}) })
+    return snapshot.id
+  })
+  for (const e of events) deps.events.emit('change.detected', e)
+  return { changed: previous !== undefined, changesDetected: events.length, snapshotId, ...(previous ? {} : { baseline: true }) }
+}
+
+async function markHealthy (db: Db | Tx, pageId: string, domainId: string, fields: Record<string, unknown>): Promise<void> {
+  await db.updateTable('pages').set(fields).where('id', '=', pageId).execute()
+  await db.updateTable('domains').set({ status: 'active', updated_at: new Date() })
+    .where('id', '=', domainId).where('status', '=', 'error').execute()
+}
+
+/**
+ * Counts a failed attempt on the page. Three in a row put the page in `error`; when
+ * every monitored page of the domain is in error, so is the domain.
+ */
+async function recordFailure (db: Db, page: { id: string, domain_id: string }, err: unknown, at: Date, nextAt: Date): Promise<void> {
+  const message = err instanceof FetchError ? err.message : `crawl failed: ${(err as Error)?.message ?? String(err)}`
+  await db.transaction().execute(async (tx) => {
+    await tx.updateTable('pages').set({
+      error_count: sql`error_count + 1`,
+      consecutive_failures: sql`consecutive_failures + 1`,
+      last_error: message.slice(0, 1000),
+      last_check_at: at,
+      next_crawl_at: nextAt,
+      status: sql`CASE WHEN consecutive_failures + 1 >= ${FAILURES_BEFORE_ERROR} THEN 'error' ELSE status END`
+    }).where('id', '=', page.id).execute()
+    await sql`
+      UPDATE domains SET status = 'error', updated_at = ${at}
+      WHERE id = ${page.domain_id} AND status = 'active'
+        AND NOT EXISTS (SELECT 1 FROM pages WHERE domain_id = ${page.domain_id} AND monitoring_enabled AND status <> 'error')
+        AND EXISTS (SELECT 1 FROM pages WHERE domain_id = ${page.domain_id} AND monitoring_enabled)`.execute(tx)
+  })
+}

@@ -1,0 +1,38 @@
+import { sql } from 'kysely'
+import type { Db } from '../store/db.js'
+import { nextCrawlAt } from './schedule.js'
+import type { JobQueue } from './queue.js'
+
+const BATCH = 500
+
+/**
+ * One turn of the scheduler (every minute, through the queue's cron so one process
+ * runs it however many there are): pause the domains of expired trials, then queue a
+ * crawl for every monitored page of an active domain that is due.
+ */
+export async function runSchedulerTick (db: Db, queue: JobQueue, now = new Date()): Promise<{ queued: number, paused: number }> {
+  const paused = await db.updateTable('domains')
+    .set({ status: 'paused', paused_reason: 'trial_expired', updated_at: now })
+    .where('status', '<>', 'paused')
+    .where('org_id', 'in', db.selectFrom('orgs').select('id').where('plan', '=', 'trial').where('trial_ends_at', '<=', now))
+    .executeTakeFirst()
+  let queued = 0
+  for (;;) {
+    const n = await db.transaction().execute(async (tx) => {
+      const due = await sql<{ id: string, url: string, domain_id: string, org_id: string, hours: number }>`
+        SELECT p.id, p.url, p.domain_id, p.org_id, d.check_frequency_hours AS hours
+        FROM pages p JOIN domains d ON d.id = p.domain_id
+        WHERE p.monitoring_enabled AND d.status IN ('active', 'error') AND p.next_crawl_at <= ${now}
+        ORDER BY p.next_crawl_at LIMIT ${BATCH}
+        FOR UPDATE OF p SKIP LOCKED`.execute(tx)
+      for (const p of due.rows) {
+        const id = await queue.enqueueCrawl(tx, { orgId: p.org_id, domainId: p.domain_id, pageId: p.id, url: p.url })
+        if (id) queued++
+        await tx.updateTable('pages').set({ next_crawl_at: nextCrawlAt(p.id, now, p.hours) }).where('id', '=', p.id).execute()
+      }
+      return due.rows.length
+    })
+    if (n < BATCH) break
+  }
+  return { queued, paused: Number(paused.numUpdatedRows) }
+}

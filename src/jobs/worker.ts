@@ -1,0 +1,76 @@
+import type PgBoss from 'pg-boss'
+import type { Config } from '../config.js'
+import type { Crawler } from '../crawl/crawler.js'
+import type { Db } from '../store/db.js'
+import { crawlPage } from './crawl-page.js'
+import { discoverDomainPages, discoveryGaveUp } from './discover-pages.js'
+import type { PipelineEvents } from './events.js'
+import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from './queue.js'
+import { runRetention } from './retention.js'
+import { runSchedulerTick } from './scheduler.js'
+
+export interface WorkerDeps {
+  db: Db
+  queue: JobQueue
+  crawler: Crawler
+  events: PipelineEvents
+  config: Config
+  log: { info: (o: object, msg: string) => void, warn: (o: object, msg: string) => void, error: (o: object, msg: string) => void }
+}
+
+type Job<T> = PgBoss.JobWithMetadata<T>
+
+/**
+ * Runs each fetched job on its own and settles it on its own (complete or fail), so
+ * one bad page never fails its batch; pg-boss then retries failures with backoff.
+ */
+async function settle<T> (deps: WorkerDeps, name: string, job: Job<T>, run: () => Promise<object>, onGiveUp?: () => Promise<void>) {
+  const { boss } = deps.queue
+  try {
+    const output = await run()
+    await boss.complete(name, job.id, output)
+  } catch (err) {
+    const message = (err as Error)?.message ?? String(err)
+    const last = job.retryCount >= job.retryLimit
+    deps.log.warn({ jobId: job.id, queue: name, attempt: job.retryCount + 1, last }, `job attempt failed: ${message}`)
+    await boss.fail(name, job.id, { message })
+    if (last) {
+      await onGiveUp?.().catch((e) => { deps.log.error({ err: e, jobId: job.id }, 'after-failure step failed') })
+      const data = job.data as { orgId: string, domainId: string, pageId?: string }
+      deps.events.emit('job.failed', { jobId: job.id, name, orgId: data.orgId, domainId: data.domainId, pageId: data.pageId ?? null, reason: message })
+    }
+  }
+}
+
+export async function startWorkers (deps: WorkerDeps): Promise<void> {
+  const { boss } = deps.queue
+  const { config } = deps
+  const polling = { pollingIntervalSeconds: config.jobPollingSeconds, includeMetadata: true as const }
+  // pg-boss 10 runs a batch to its end before fetching more: several small workers
+  // keep slow pages from holding up the rest.
+  const crawlWorkers = Math.min(8, config.workerConcurrency)
+  const batchSize = Math.max(1, Math.ceil(config.workerConcurrency / crawlWorkers))
+  for (let i = 0; i < crawlWorkers; i++) {
+    await boss.work<CrawlJobData>(QUEUE.crawl, { ...polling, batchSize }, async (jobs) => {
+      await Promise.all(jobs.map(job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data))))
+    })
+  }
+  const discoverDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
+  await boss.work<DiscoverJobData>(QUEUE.discover, { ...polling, batchSize: 2 }, async (jobs) => {
+    await Promise.all(jobs.map(job => settle(deps, QUEUE.discover, job,
+      () => discoverDomainPages(discoverDeps, job.id, job.data),
+      () => discoveryGaveUp(discoverDeps, job.data))))
+  })
+  await boss.work(QUEUE.tick, { ...polling, batchSize: 1 }, async () => {
+    const r = await runSchedulerTick(deps.db, deps.queue)
+    if (r.queued > 0 || r.paused > 0) deps.log.info(r, 'scheduler tick')
+    return r
+  })
+  await boss.work(QUEUE.retention, { ...polling, batchSize: 1 }, async () => {
+    const r = await runRetention(deps.db)
+    deps.log.info(r, 'retention sweep')
+    return r
+  })
+  await boss.schedule(QUEUE.tick, '* * * * *')
+  await boss.schedule(QUEUE.retention, '17 3 * * *')
+}
