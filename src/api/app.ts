@@ -58,6 +58,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
           'crawls them every day and reports typed, scored changes. Every /api request needs `Authorization: Bearer <API_KEY>`. ' +
           'Rate limits count per organisation: 100 requests per minute, and 10 per hour for the heavy endpoints (discover, crawl).'
       },
+      servers: [{ url: config.publicBaseUrl ?? '/', description: config.publicBaseUrl ? 'this deployment' : 'the server that served this document' }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key, sw_live_…' } } },
       security: [{ apiKey: [] }],
       tags: [

@@ -10,26 +10,28 @@ export function sendError (reply: FastifyReply, err: AppError): FastifyReply {
   return reply.code(err.statusCode).send({ error: err.message, code: err.code, ...(err.details ? { details: err.details } : {}) })
 }
 
-function fieldOf (e: FastifyError): string {
-  const v = e.validation?.[0]
-  if (!v) return 'body'
-  const missing = (v.params as { missingProperty?: string })?.missingProperty
-  const extra = (v.params as { additionalProperty?: string })?.additionalProperty
-  const path = v.instancePath.replace(/^\//, '').replace(/\//g, '.')
-  const leaf = missing ?? extra
+/** The offending field, as a client named it: `domain`, `page`, `id`; and where it was. */
+function fieldOf (e: FastifyError): { field: string, location: string } {
   const base = e.validationContext ?? 'body'
-  return [base === 'querystring' ? 'query' : base, path, leaf].filter(Boolean).join('.')
+  const location = base === 'querystring' ? 'query' : base
+  const v = e.validation?.[0]
+  if (!v) return { field: location, location }
+  const params = v.params as { missingProperty?: string, additionalProperty?: string }
+  const path = v.instancePath.replace(/^\//, '').replace(/\//g, '.')
+  const field = [path, params?.missingProperty ?? params?.additionalProperty].filter(Boolean).join('.')
+  return { field: field || location, location }
 }
 
 export function translate (err: FastifyError | AppError | Error): AppError {
   if (err instanceof AppError) return err
   const e = err as FastifyError
   if (e.validation) {
-    const field = fieldOf(e)
+    const { field, location } = fieldOf(e)
     const first = e.validation[0]
-    const detail = first ? `${field} ${first.message ?? 'is invalid'}` : e.message
+    const detail = first ? `${location === 'body' ? '' : `${location} parameter `}${field} ${first.message ?? 'is invalid'}` : e.message
     return new AppError('VALIDATION_ERROR', detail, {
       field,
+      location,
       issues: e.validation.map(v => ({ path: v.instancePath || '/', message: v.message }))
     })
   }

@@ -161,7 +161,7 @@ export const ErrorBody = Type.Object({
   code: Type.String({ description: 'VALIDATION_ERROR, QUOTA_EXCEEDED, TRIAL_EXPIRED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED or INTERNAL_ERROR' }),
   details: Type.Optional(Type.Object({}, {
     additionalProperties: true,
-    description: '400: field (the offending field) and issues; 402: resource (domains, pages or manualRechecks), used and limit; 429: limit and retryAfter'
+    description: '400: field (the offending field), location (body, query or params) and issues; 402: resource (domains, pages or manualRechecks), used and limit; 429: limit and retryAfter'
   }))
 }, { $id: 'Error', title: 'Error' })
 
@@ -176,10 +176,10 @@ export const SHARED_SCHEMAS = [DiffData, Change, CreatedDomain, DomainListItem, 
 
 // Headers every /api response carries, for the OpenAPI description.
 const rateLimitHeaders = {
-  'X-RateLimit-Limit': { description: 'requests allowed in the window of this endpoint\'s tier', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'requests left in the window', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
-  'X-Trace-Id': { description: 'the request\'s trace id (echoed when supplied)', schema: { type: 'string' } }
+  'X-RateLimit-Limit': { type: 'integer', description: 'requests allowed in the window of this endpoint\'s tier' },
+  'X-RateLimit-Remaining': { type: 'integer', description: 'requests left in the window' },
+  'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) when the window resets' },
+  'X-Trace-Id': { type: 'string', description: 'the request\'s trace id (echoed when supplied and sane, else generated)' }
 }
 
 const errorDescriptions: Record<number, string> = {
@@ -202,7 +202,7 @@ export function responses (status: 200 | 201, data: TSchema, errors: number[], o
   const map: Record<number, unknown> = { [status]: withHeaders(success, opts.description ?? 'success') }
   for (const code of [...new Set([400, 401, 403, 429, 500, ...errors])].sort((a, b) => a - b)) {
     const body = code === 401 ? Type.Ref(AuthErrorBody) : Type.Ref(ErrorBody)
-    map[code] = withHeaders(body, errorDescriptions[code], code === 429 ? { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'integer' } } } : {})
+    map[code] = withHeaders(body, errorDescriptions[code], code === 429 ? { 'Retry-After': { type: 'integer', description: 'seconds until the window resets' } } : {})
   }
   return map
 }

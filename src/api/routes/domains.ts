@@ -12,6 +12,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
 
   app.get('/domains', {
     schema: {
+      operationId: 'listDomains',
       tags: ['domains'],
       summary: 'List domains',
       description: 'Newest first. Pages with `page` (1-based) and `pageSize` (default 20, at most 100).',
@@ -26,6 +27,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
 
   app.post('/domains', {
     schema: {
+      operationId: 'createDomain',
       tags: ['domains'],
       summary: 'Add a domain',
       description: 'Queues a page discovery job and takes one unit of the domains quota. `domain` is a bare hostname: it is ' +
@@ -59,6 +61,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
 
   app.get('/domains/:id', {
     schema: {
+      operationId: 'getDomain',
       tags: ['domains'],
       summary: 'Domain details with its pages and recent changes',
       params: IdParams,
@@ -72,6 +75,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
 
   app.delete('/domains/:id', {
     schema: {
+      operationId: 'deleteDomain',
       tags: ['domains'],
       summary: 'Delete a domain with its pages, snapshots and changes',
       description: 'Quota is not restored.',
@@ -88,6 +92,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
   app.post('/domains/:id/discover', {
     config: { tier: 'heavy' },
     schema: {
+      operationId: 'discoverDomain',
       tags: ['domains'],
       summary: 'Re-run page discovery',
       description: 'Heavy rate tier (10 per hour).',
@@ -106,6 +111,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
   app.post('/domains/:id/crawl', {
     config: { tier: 'heavy' },
     schema: {
+      operationId: 'crawlDomain',
       tags: ['domains'],
       summary: 'Crawl all monitored pages now',
       description: 'Heavy rate tier (10 per hour). Takes one manual recheck from the quota. Queues one crawl per page with ' +

@@ -8,6 +8,7 @@ import { Job, JobListItem, JobStateSchema, QueueStats, responses } from '../sche
 export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
   app.get('/jobs', {
     schema: {
+      operationId: 'listJobs',
       tags: ['jobs'],
       summary: 'List recent jobs',
       description: 'The organisation\'s jobs of the last 7 days, newest first. `limit` 1..100 (default 20), optional `page`.',
@@ -26,6 +27,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
 
   app.get('/jobs/stats', {
     schema: {
+      operationId: 'getJobStats',
       tags: ['jobs'],
       summary: 'Queue statistics of the organisation\'s jobs',
       response: responses(200, Type.Ref(QueueStats), [])
@@ -34,6 +36,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
 
   app.get('/jobs/:id', {
     schema: {
+      operationId: 'getJob',
       tags: ['jobs'],
       summary: 'One job',
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),

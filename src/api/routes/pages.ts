@@ -11,6 +11,7 @@ import { CreatedPage, IdParams, Page, PageTypeSchema, Pagination, responses } fr
 export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue }) => {
   app.get('/domains/:id/pages', {
     schema: {
+      operationId: 'listPages',
       tags: ['pages'],
       summary: 'List the pages of a domain',
       description: 'Oldest first. Pages with `page` (1-based) and `pageSize` (default 100, at most 500).',
@@ -28,6 +29,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
 
   app.post('/domains/:id/pages', {
     schema: {
+      operationId: 'createPage',
       tags: ['pages'],
       summary: 'Add a page by hand',
       description: 'The URL\'s host must be the domain or one of its subdomains. The URL is normalised (fragment and ' +

@@ -7,6 +7,7 @@ import { responses, Usage } from '../schemas.js'
 export const usageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
   app.get('/usage', {
     schema: {
+      operationId: 'getUsage',
       tags: ['usage'],
       summary: 'Plan, usage and remaining quota',
       description: 'Unlimited values (enterprise) are null. Research credits are reported; no endpoint consumes them yet.',

@@ -1,0 +1,18 @@
+// Writes the service's OpenAPI description to a file, for linting and client generation.
+import { writeFileSync } from 'node:fs'
+import { buildApp } from '../src/api/app.js'
+import { loadConfig } from '../src/config.js'
+import { JobQueue } from '../src/jobs/queue.js'
+import { openStore } from '../src/store/db.js'
+
+const out = process.argv[2] ?? 'openapi.json'
+const config = loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 'silent', REDIS_URL: '' })
+const store = await openStore({ dataDir: 'memory://' })
+const queue = await JobQueue.start(store, config, { maintenance: false })
+const app = await buildApp({ db: store.db, queue, config }, { logger: false })
+await app.ready()
+writeFileSync(out, JSON.stringify(app.swagger(), null, 2))
+await app.close()
+await queue.stop()
+await store.close()
+console.log(`wrote ${out}`)

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { loadConfig } from '../../src/config.js'
+import { startService, type Service } from '../../src/service.js'
+import { ApiClient } from './client.js'
+
+// Tests run on PGlite in memory by default; with TEST_DATABASE_URL (CI) each service
+// gets a fresh database on that PostgreSQL server, and with TEST_REDIS_URL the rate
+// limits go through Redis.
+
+export const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
+export const onRedis = Boolean(process.env.TEST_REDIS_URL)
+
+async function createDatabase (): Promise<{ url: string, drop: () => Promise<void> }> {
+  const admin = process.env.TEST_DATABASE_URL!
+  const name = `sw_test_${randomBytes(6).toString('hex')}`
+  const client = new pg.Client({ connectionString: admin })
+  await client.connect()
+  await client.query(`CREATE DATABASE ${name}`)
+  await client.end()
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    }
+  }
+}
+
+export interface TestService {
+  service: Service
+  url: string
+  /** The bootstrap organisation's key. */
+  key: string
+  api: ApiClient
+  stop (): Promise<void>
+}
+
+export const FAST_JOBS = {
+  JOB_POLLING_SECONDS: '0.5',
+  JOB_RETRY_DELAY_SECONDS: '1',
+  CRAWL_PER_HOST_DELAY_MS: '0',
+  CRAWL_TIMEOUT_MS: '2000'
+}
+
+export async function startTestService (env: Record<string, string | undefined> = {}, opts: { databaseUrl?: string } = {}): Promise<TestService> {
+  const db = opts.databaseUrl ? undefined : onPostgres ? await createDatabase() : undefined
+  const config = loadConfig({
+    DATA_DIR: 'memory://',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    ...FAST_JOBS,
+    ...(opts.databaseUrl ?? db ? { DATABASE_URL: opts.databaseUrl ?? db!.url } : {}),
+    ...(onRedis ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    ...env
+  })
+  let key = ''
+  const service = await startService(config, { logger: false, onBootstrapKey: (k) => { key = k } })
+  const url = service.url ?? ''
+  return {
+    service,
+    url,
+    key,
+    api: new ApiClient(url, key),
+    async stop () {
+      await service.stop()
+      await db?.drop()
+    }
+  }
+}
+
+/** Polls until `check` returns a value other than undefined, or fails after `ms`. */
+export async function eventually<T> (check: () => Promise<T | undefined>, ms = 20_000, what = 'condition'): Promise<T> {
+  const until = Date.now() + ms
+  let last: unknown
+  while (Date.now() < until) {
+    try {
+      const v = await check()
+      if (v !== undefined) return v
+    } catch (err) { last = err }
+    await new Promise(r => setTimeout(r, 150))
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`)
+}
