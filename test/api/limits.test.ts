@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { consume } from '../../src/plans/usage.js'
+import { createOrg } from '../../src/store/orgs.js'
+import { onPostgres, onRedis, startTestService, type TestService } from '../helpers/service.js'
+
+const HOSTS = Array.from({ length: 30 }, (_, i) => `site${i}.test=http://127.0.0.1:9`).join(',') + ',race.test=http://127.0.0.1:9'
+
+describe('quotas', () => {
+  let t: TestService
+  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS, RATE_LIMIT_HEAVY_PER_HOUR: '1000' }) })
+  after(async () => { await t.stop() })
+
+  it('the domain after the plan\'s last is 402 QUOTA_EXCEEDED, and deleting a domain does not give the slot back', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 25; i++) {
+      const res = await t.api.post('/api/domains', { domain: `site${i}.test` })
+      assert.equal(res.status, 201, `domain ${i}`)
+      ids.push(res.body.data.id)
+    }
+    const over = await t.api.post('/api/domains', { domain: 'site25.test' })
+    assert.equal(over.status, 402)
+    assert.equal(over.body.code, 'QUOTA_EXCEEDED')
+    assert.deepEqual(over.body.details, { resource: 'domains', used: 25, limit: 25 })
+    assert.equal((await t.api.delete(`/api/domains/${ids[0]}`)).status, 200)
+    const still = await t.api.post('/api/domains', { domain: 'site26.test' })
+    assert.equal(still.status, 402)
+    const usage = (await t.api.get('/api/usage')).body.data.limits.domains
+    assert.deepEqual(usage, { used: 25, limit: 25, remaining: 0 })
+    assert.equal((await t.api.get('/api/domains')).body.meta.total, 24)
+  })
+
+  it('the 11th manual recheck of a trial period is 402 with details', async () => {
+    const domain = (await t.api.get('/api/domains')).body.data[0]
+    for (let i = 0; i < 10; i++) assert.equal((await t.api.post(`/api/domains/${domain.id}/crawl`)).status, 200)
+    const over = await t.api.post(`/api/domains/${domain.id}/crawl`)
+    assert.equal(over.status, 402)
+    assert.deepEqual(over.body.details, { resource: 'manualRechecks', used: 10, limit: 10 })
+  })
+
+  it('a plan limited to 5 domains refuses the 6th (starter, through the quota the API uses)', async () => {
+    const { org } = await createOrg(t.service.store.db, 'Starter Co', 'starter')
+    for (let i = 0; i < 5; i++) await t.service.store.db.transaction().execute(tx => consume(tx, org, 'domains'))
+    await assert.rejects(t.service.store.db.transaction().execute(tx => consume(tx, org, 'domains')),
+      (err: any) => err.code === 'QUOTA_EXCEEDED' && err.statusCode === 402 && err.details.used === 5 && err.details.limit === 5)
+  })
+})
+
+describe('concurrency', () => {
+  let t: TestService
+  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS }) })
+  after(async () => { await t.stop() })
+
+  it('20 parallel POSTs of the same domain give one 201 and nineteen 409', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, () => t.api.post('/api/domains', { domain: 'race.test' })))
+    const codes = results.map(r => r.status).sort()
+    assert.deepEqual(codes, [201, ...Array(19).fill(409)])
+    assert.equal((await t.api.get('/api/usage')).body.data.limits.domains.used, 1)
+    const rows = await t.service.store.db.selectFrom('domains').select('id').where('hostname', '=', 'race.test').execute()
+    assert.equal(rows.length, 1)
+    const jobs = (await t.api.get('/api/jobs?limit=100')).body.data.filter((j: any) => j.name === 'discover.pages')
+    assert.equal(jobs.length, 1, 'the losers left no discovery job behind')
+  })
+})
+
+describe('rate limits', () => {
+  let t: TestService
+  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS }) })
+  after(async () => { await t.stop() })
+
+  it('the 101st standard request in a minute is 429 RATE_LIMITED with Retry-After', async () => {
+    for (let i = 0; i < 100; i++) {
+      const res = await t.api.get('/api/usage')
+      assert.equal(res.status, 200, `request ${i + 1}`)
+      assert.equal(res.headers.get('x-ratelimit-remaining'), String(99 - i))
+    }
+    const limited = await t.api.get('/api/usage')
+    assert.equal(limited.status, 429)
+    assert.equal(limited.body.code, 'RATE_LIMITED')
+    const retryAfter = Number(limited.headers.get('retry-after'))
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`)
+    assert.equal(limited.headers.get('x-ratelimit-remaining'), '0')
+    assert.equal(limited.headers.get('x-ratelimit-limit'), '100')
+    // Another organisation has its own bucket; requests without a key count per address.
+    const { apiKey } = await createOrg(t.service.store.db, 'Other', 'pro')
+    assert.equal((await t.api.withKey(apiKey).get('/api/usage')).status, 200)
+    assert.equal((await t.api.get('/api/usage', { key: null })).status, 401)
+  })
+
+  it('the 11th heavy request in an hour is 429, in a bucket of its own', async () => {
+    const { apiKey } = await createOrg(t.service.store.db, 'Heavy', 'pro')
+    const api = t.api.withKey(apiKey)
+    const domain = (await api.post('/api/domains', { domain: 'site1.test' })).body.data
+    for (let i = 0; i < 10; i++) {
+      const res = await api.post(`/api/domains/${domain.id}/${i % 2 ? 'crawl' : 'discover'}`)
+      assert.notEqual(res.status, 429, `heavy request ${i + 1}`)
+      assert.equal(res.headers.get('x-ratelimit-limit'), '10')
+    }
+    const limited = await api.post(`/api/domains/${domain.id}/discover`)
+    assert.equal(limited.status, 429)
+    const retryAfter = Number(limited.headers.get('retry-after'))
+    assert.ok(retryAfter > 60 && retryAfter <= 3600, `Retry-After ${retryAfter}`)
+    const reset = Number(limited.headers.get('x-ratelimit-reset'))
+    assert.ok(Math.abs(reset - (Date.now() / 1000 + retryAfter)) <= 2)
+    assert.equal((await api.get('/api/domains')).status, 200, 'the standard bucket is untouched')
+  })
+
+  it('two API processes sharing Redis allow 100 per minute in total', { skip: !(onRedis && onPostgres) && 'needs TEST_REDIS_URL and TEST_DATABASE_URL' }, async () => {
+    const { apiKey } = await createOrg(t.service.store.db, 'Shared', 'pro')
+    const second = await startTestService({ ROLE: 'api', CRAWL_HOST_MAP: HOSTS }, { databaseUrl: t.service.config.databaseUrl })
+    try {
+      const a = t.api.withKey(apiKey)
+      const b = second.api.withKey(apiKey)
+      const statuses: number[] = []
+      for (let i = 0; i < 101; i++) statuses.push((await (i % 2 ? b : a).get('/api/usage')).status)
+      assert.equal(statuses.filter(s => s === 200).length, 100)
+      assert.equal(statuses[100], 429)
+    } finally {
+      await second.stop()
+    }
+  })
+})
