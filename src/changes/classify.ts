@@ -220,18 +220,53 @@ function fold (changes: DetectedChange[], type: 'content_change' | 'terms_update
   return [...changes.filter(c => c.changeType !== type), merged]
 }
 
+/**
+ * Splits a hunk into its blocks (runs of deletions and additions between unchanged
+ * lines), each with up to `context` unchanged lines around it and its own line numbers,
+ * so two prices a few lines apart are two changes.
+ */
+export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
+  const numbered = []
+  let o = hunk.oldStart
+  let n = hunk.newStart
+  for (const line of hunk.lines) {
+    numbered.push({ line, old: o, new: n })
+    if (line.type !== 'addition') o++
+    if (line.type !== 'deletion') n++
+  }
+  const blocks: DiffHunk[] = []
+  let i = 0
+  while (i < numbered.length) {
+    if (numbered[i].line.type === 'context') { i++; continue }
+    let end = i
+    while (end < numbered.length && numbered[end].line.type !== 'context') end++
+    const from = Math.max(0, i - context)
+    let to = end
+    while (to < numbered.length && to < end + context && numbered[to].line.type === 'context') to++
+    const slice = numbered.slice(from, to)
+    blocks.push({
+      oldStart: slice[0].old,
+      oldLines: slice.filter(x => x.line.type !== 'addition').length,
+      newStart: slice[0].new,
+      newLines: slice.filter(x => x.line.type !== 'deletion').length,
+      lines: slice.map(x => x.line)
+    })
+    i = end
+  }
+  return blocks
+}
+
 export function classifyChanges (diff: DiffData, pageType: PageType, afterLines: readonly string[]): DetectedChange[] {
-  const parts: HunkParts[] = diff.hunks.map(hunk => ({
-    hunk,
-    removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
-    added: hunk.lines.filter(l => l.type === 'addition').map(l => l.content),
-    section: (() => {
-      const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
-      const contextBefore = hunk.lines.slice(0, Math.max(0, firstChange)).filter(l => l.type === 'context').length
-      const s = sectionOf(afterLines, hunk.newStart - 2 + contextBefore)
-      return s
-    })()
-  }))
+  const parts: HunkParts[] = diff.hunks.flatMap(h => splitHunk(h)).map(hunk => {
+    const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
+    return {
+      hunk,
+      removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
+      added: hunk.lines.filter(l => l.type === 'addition').map(l => l.content),
+      // The heading above the block's first changed line, in the page as it now reads.
+      section: sectionOf(afterLines, hunk.newStart - 2 + firstChange)
+    }
+  })
   const changes = parts.map(p => classifyHunk(p, pageType))
   const legalTitle = LEGAL_TITLE[pageType]
   for (const c of changes) {

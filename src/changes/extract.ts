@@ -48,6 +48,10 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   let inTitle = false
   let skipDepth = 0
   let depth = 0
+  // A <header> straight under <body> is the
+  // site's masthead; one inside <main>, <article> or <section> belongs to the content.
+  let contentDepth = 0
+  let bodyDepth = 0
   let text = ''
   // What kind of line the text being collected will become.
   const kinds: string[] = []
@@ -73,7 +77,9 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       if (name === 'a' && opts.links && attrs.href) link = { href: attrs.href, text: '' }
       if (skipDepth > 0) return
       if (name === 'title' && !title) { inTitle = true; return }
-      if (isSkipped(name, attrs)) { skipDepth = depth; return }
+      if (name === 'body') bodyDepth = depth
+      if (isSkipped(name, attrs) || (name === 'header' && contentDepth === 0 && depth === bodyDepth + 1)) { skipDepth = depth; return }
+      if (name === 'main' || name === 'article' || name === 'section') contentDepth++
       if (!BLOCK_TAGS.has(name) && name !== 'td' && name !== 'th') return
       flush()
       const h = HEADING.exec(name)
@@ -100,6 +106,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       }
       depth--
       if (name === 'title') { inTitle = false; return }
+      if (name === 'main' || name === 'article' || name === 'section') contentDepth--
       if (!BLOCK_TAGS.has(name) && name !== 'td' && name !== 'th') return
       flush()
       if (HEADING.test(name) || name === 'li' || name === 'dt' || name === 'dd') kinds.pop()

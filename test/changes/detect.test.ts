@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { compareContent, readPage } from '../../src/changes/detect.js'
+import { extractPage } from '../../src/changes/extract.js'
+import type { PageType } from '../../src/store/schema.js'
+import { featuresMain, layout, pricingMain, termsMain } from '../helpers/fixtures.js'
+
+function changes (before: string, after: string, pageType: PageType) {
+  const a = readPage(before)
+  const b = readPage(after)
+  return { sameHash: a.hash === b.hash, changes: compareContent(a.text, b, pageType) }
+}
+
+describe('change classification on realistic pages', () => {
+  it('price_change: a price rise is high, with old and new price in the summary and the diff', () => {
+    const { changes: [c], sameHash } = changes(layout('Pricing', pricingMain('$49')), layout('Pricing', pricingMain('$59')), 'pricing')
+    assert.equal(sameHash, false)
+    assert.equal(c.changeType, 'price_change')
+    assert.equal(c.severity, 'high')
+    assert.equal(c.summary, 'Pro: $49/month → $59/month')
+    assert.ok(c.confidence >= 0.9)
+    assert.equal(c.diffData.before, '$49/month')
+    assert.equal(c.diffData.after, '$59/month')
+    assert.deepEqual(c.diffData.stats, { additions: 1, deletions: 1, changes: 1 })
+    const lines = c.diffData.hunks[0].lines
+    assert.deepEqual(lines.filter(l => l.type !== 'context'), [{ type: 'deletion', content: '$49/month' }, { type: 'addition', content: '$59/month' }])
+    assert.ok(lines.some(l => l.type === 'context' && l.content === '## Pro'))
+  })
+
+  it('price_change: a rise of a quarter or more is critical; a cut is medium', () => {
+    assert.equal(changes(layout('P', pricingMain('$49')), layout('P', pricingMain('$79')), 'pricing').changes[0].severity, 'critical')
+    const cut = changes(layout('P', pricingMain('$49', '$99')), layout('P', pricingMain('$49', '$89')), 'pricing').changes[0]
+    assert.equal(cut.severity, 'medium')
+    assert.equal(cut.summary, 'Business: $99/month → $89/month')
+  })
+
+  it('price_change: a price in a table row is labelled by its row', () => {
+    const table = (p: string) => layout('Compare', `<h1>Compare plans</h1><table><tr><th>Plan</th><th>Price</th></tr><tr><td>Team</td><td>${p} per user/month</td></tr></table>`)
+    const [c] = changes(table('€12'), table('€15'), 'pricing').changes
+    assert.equal(c.changeType, 'price_change')
+    assert.match(c.summary, /^Team: €12 per user\/month → €15 per user\/month$/)
+  })
+
+  it('feature_added and feature_removed: an item of a plan\'s list appears or goes away', () => {
+    const added = changes(layout('P', pricingMain()), layout('P', pricingMain('$49', '$99', ['10 users', 'SSO', 'Priority support', 'Audit logs'])), 'pricing').changes
+    assert.equal(added.length, 1)
+    assert.equal(added[0].changeType, 'feature_added')
+    assert.equal(added[0].severity, 'medium')
+    assert.equal(added[0].summary, 'Pro: feature added: "Audit logs"')
+    const removed = changes(layout('P', pricingMain()), layout('P', pricingMain('$49', '$99', ['10 users', 'Priority support'])), 'pricing').changes
+    assert.equal(removed[0].changeType, 'feature_removed')
+    assert.equal(removed[0].severity, 'high')
+    assert.equal(removed[0].summary, 'Pro: feature removed: "SSO"')
+    assert.equal(removed[0].diffData.before, '- SSO')
+  })
+
+  it('section_added and section_removed: a heading with its content', () => {
+    const withIntegrations = featuresMain + '<h2>Integrations</h2><ul><li>Slack</li><li>GitHub</li></ul>'
+    const [added] = changes(layout('F', featuresMain), layout('F', withIntegrations), 'features').changes
+    assert.equal(added.changeType, 'section_added')
+    assert.match(added.summary, /New section "Integrations"/)
+    const withoutAnalytics = featuresMain.replace('<h2>Analytics</h2><ul><li>Dashboards</li><li>Custom reports</li></ul>', '')
+    const [removed] = changes(layout('F', featuresMain), layout('F', withoutAnalytics), 'features').changes
+    assert.equal(removed.changeType, 'section_removed')
+    assert.equal(removed.severity, 'high')
+    assert.match(removed.summary, /Section "Analytics" removed/)
+  })
+
+  it('terms_update: legal text changed on a terms page; liability wording is high', () => {
+    const [c] = changes(layout('Terms', termsMain()), layout('Terms', termsMain('Our total liability is limited to $100.')), 'terms').changes
+    assert.equal(c.changeType, 'terms_update')
+    assert.equal(c.severity, 'high')
+    assert.match(c.summary, /^Terms: Changed in "2\. Liability"/)
+    assert.match(c.diffData.after, /\$100/)
+    const minor = changes(layout('Terms', termsMain()), layout('Terms', termsMain().replace('laws of Delaware', 'laws of the State of Delaware')), 'terms').changes[0]
+    assert.equal(minor.changeType, 'terms_update')
+    assert.equal(minor.severity, 'low')
+  })
+
+  it('content_change: a reworded sentence is low', () => {
+    const home = (tagline: string) => layout('Acme', `<h1>Acme</h1><p>${tagline}</p><p>Trusted by 2,000 teams.</p>`)
+    const [c] = changes(home('The platform for modern teams.'), home('The platform for fast-moving teams.'), 'other').changes
+    assert.equal(c.changeType, 'content_change')
+    assert.equal(c.severity, 'low')
+    assert.equal(c.summary, 'Changed in "Acme": "The platform for modern teams." → "The platform for fast-moving teams."')
+  })
+
+  it('several edits in one crawl: prices stay distinct, plain edits fold into one change', () => {
+    const before = layout('P', pricingMain('$49', '$99') + '<h2>FAQ</h2><p>Can I cancel? Yes.</p><p>Refunds within 14 days.</p><p>a</p><p>b</p><p>c</p><p>Questions? Email us.</p>')
+    const after = layout('P', pricingMain('$59', '$119') + '<h2>FAQ</h2><p>Can I cancel? Anytime.</p><p>Refunds within 14 days.</p><p>a</p><p>b</p><p>c</p><p>Questions? Chat with us.</p>')
+    const found = changes(before, after, 'pricing').changes
+    const prices = found.filter(c => c.changeType === 'price_change')
+    const edits = found.filter(c => c.changeType === 'content_change')
+    assert.equal(prices.length, 2)
+    assert.equal(edits.length, 1)
+    assert.match(edits[0].summary, /^2 edits/)
+    assert.equal(edits[0].diffData.hunks.length, 2)
+  })
+})
+
+describe('noise gives no change at all', () => {
+  const page = (v: { ago?: string, year?: number, build?: string, nonce?: string, request?: string, clock?: string, stamp?: string, attrs?: boolean, churn?: boolean, cookie?: string, hidden?: string, script?: string, utm?: string }) =>
+    layout('Pricing — Acme', `
+<h1>Plans and pricing</h1>
+<p>Prices updated ${v.ago ?? '3 minutes ago'}. Last refreshed ${v.stamp ?? '2025-03-01T10:00:00Z'} at ${v.clock ?? '10:04:12 UTC'}.</p>
+${v.attrs ? '<section id="pro" class="plan card" data-x="1">' : '<section class="plan card" data-x="1" id="pro">'}
+${v.churn ? '<div><div><h2><span>Pro</span></h2></div></div><p class="price big"><span>$49</span><span>/month</span></p>' : '<h2>Pro</h2><p class="price">$49/month</p>'}
+<ul><li>10&nbsp;users</li><li>SSO</li></ul></section>
+<p>© ${v.year ?? 2024} Acme Inc. Build ${v.build ?? '8f3a9c2d1e4b'} · request id: ${v.request ?? 'req_8KxQ2m9ZtLw4'}</p>
+<div class="cookie-banner">${v.cookie ?? 'We use cookies.'}</div>
+<div hidden>${v.hidden ?? 'token abc'}</div><div style="display: none">${v.hidden ?? 'x'}</div>
+<script>window.csrf="${v.nonce ?? 'aaaa1111bbbb2222'}";${v.script ?? ''}</script>
+<a href="/signup?utm_source=${v.utm ?? 'home'}&cb=${v.nonce ?? '1'}">Start free trial</a>`, { nonce: v.nonce })
+
+  const base = page({})
+  const cases: Array<[string, string]> = [
+    ['relative times ("updated 3 minutes ago")', page({ ago: '2 hours ago' })],
+    ['clock times and ISO timestamps', page({ clock: '23:59:01 UTC', stamp: '2025-03-02T11:30:00Z' })],
+    ['a copyright year rolling over', page({ year: 2025 })],
+    ['build ids', page({ build: 'a1b2c3d4e5f6a7b8' })],
+    ['request ids and session tokens', page({ request: 'req_Zq81LmP0xYt2' })],
+    ['rotating nonces, CSRF tokens and cache-busters', page({ nonce: 'zzzz9999yyyy8888' })],
+    ['script content', page({ script: 'track({id: 42})' })],
+    ['tracking parameters in links', page({ utm: 'newsletter' })],
+    ['reordered attributes', page({ attrs: true })],
+    ['markup churn that leaves the text alone', page({ churn: true })],
+    ['cookie banner text', page({ cookie: 'We and our 812 partners use cookies.' })],
+    ['hidden elements', page({ hidden: 'another hidden value' })]
+  ]
+  for (const [what, after] of cases) {
+    it(what, () => {
+      const r = changes(base, after, 'pricing')
+      assert.equal(r.sameHash, true, 'the content hash does not move')
+      assert.deepEqual(r.changes, [])
+    })
+  }
+
+  it('whitespace and entity differences', () => {
+    const a = layout('T', '<p>Fast &amp; simple   pricing</p>')
+    const b = layout('T', '<p>Fast &#38; simple\n\tpricing</p>')
+    assert.equal(changes(a, b, 'other').sameHash, true)
+  })
+
+  it('but a real change next to noise is still reported, shown as the page reads', () => {
+    const r = changes(base, page({ ago: '1 hour ago' }).replace('<li>SSO</li>', '<li>SSO</li><li>SCIM</li>'), 'pricing')
+    assert.equal(r.changes.length, 1)
+    assert.equal(r.changes[0].changeType, 'feature_added')
+    const lines = r.changes[0].diffData.hunks[0].lines
+    assert.ok(lines.some(l => l.type === 'context' && l.content.includes('Build 8f3a9c2d1e4b')), 'context lines show the real text')
+    assert.ok(!lines.some(l => /\{(ago|hex|id|time|token|datetime|year)\}/.test(l.content)), 'no mask placeholder leaks into the diff')
+  })
+})
+
+describe('extraction', () => {
+  it('keeps headings, list items, table rows and paragraphs recognisable and drops chrome', () => {
+    const page = extractPage(layout('Pricing', pricingMain()))
+    assert.equal(page.title, 'Pricing')
+    assert.deepEqual(page.lines.slice(0, 6), ['# Plans and pricing', 'Simple pricing that grows with your team.', '## Starter', '$19/month', '- 1 user', '- Email support'])
+    assert.ok(!page.lines.some(l => /cookies|Terms of Service|Acme Inc/.test(l)), 'nav, footer and cookie banner are gone')
+  })
+})
