@@ -201,12 +201,21 @@ export function decodeHtml (body: Buffer, contentType: string): string {
   for (const label of [bom, fromHeader, fromMeta, 'utf-8', 'windows-1252']) {
     if (!label) continue
     let text: string
-    try { text = new TextDecoder(label.toLowerCase()).decode(body) } catch { continue }
+    let decoder: TextDecoder
+    try { decoder = new TextDecoder(label.toLowerCase()) } catch { continue }
+    text = decoder.decode(body)
+    if (decoder.encoding === 'windows-1252') text = fixWindows1252(text)
     const bad = countReplacements(text)
     if (bad === 0) return text
     if (!best || bad < best.bad) best = { text, bad }
   }
   return best?.text ?? body.toString('utf8')
+}
+
+// The WHATWG windows-1252 table for 0x80–0x9F, which Node 20's decoder leaves as C1 controls.
+const CP1252 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ'
+function fixWindows1252 (s: string): string {
+  return s.replace(/[\u0080-\u009F]/g, c => CP1252[c.charCodeAt(0) - 0x80])
 }
 
 function countReplacements (s: string): number {

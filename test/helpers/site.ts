@@ -11,6 +11,8 @@ export type Route = string | { status?: number, headers?: Record<string, string>
 export class TestSite {
   readonly routes = new Map<string, Route>()
   readonly hits: string[] = []
+  /** Answers paths that have no route of their own. */
+  fallback: ((path: string) => Route | undefined) | undefined
   private server = createServer((req, res) => this.handle(req, res))
   origin = ''
 
@@ -29,7 +31,7 @@ export class TestSite {
   private handle (req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '/').split('?')[0]
     this.hits.push(path)
-    const route = this.routes.get(path)
+    const route = this.routes.get(path) ?? this.fallback?.(path)
     if (route === undefined) { res.writeHead(404, { 'content-type': 'text/html' }); res.end('<h1>Not found</h1>'); return }
     if (typeof route === 'function') { route(req, res); return }
     const r = typeof route === 'string' ? { body: route, headers: { 'content-type': 'text/html; charset=utf-8' } } : route
