@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { acmeHostMap, startAcmeSite } from '../helpers/fixtures.js'
-import { eventually, startTestService, type TestService } from '../helpers/service.js'
+import { CONTRACT_RATE_LIMITS, eventually, startTestService, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
@@ -14,7 +14,7 @@ describe('the API contract, endpoint by endpoint', () => {
     site = await startAcmeSite()
     site.page('/about/team', '<html><body><h1>Team</h1><p>Us.</p></body></html>')
     site.page('/guide', '<html><body><h1>Guide</h1><p>How to.</p></body></html>')
-    t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site) })
+    t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), ...CONTRACT_RATE_LIMITS })
   })
   after(async () => { await t.stop(); await site.close() })
 

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { consume } from '../../src/plans/usage.js'
 import { createOrg } from '../../src/store/orgs.js'
-import { onPostgres, onRedis, startTestService, type TestService } from '../helpers/service.js'
+import { CONTRACT_RATE_LIMITS, onPostgres, onRedis, startTestService, type TestService } from '../helpers/service.js'
 
 const HOSTS = Array.from({ length: 30 }, (_, i) => `site${i}.test=http://127.0.0.1:9`).join(',') + ',race.test=http://127.0.0.1:9'
 
 describe('quotas', () => {
   let t: TestService
-  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS, RATE_LIMIT_HEAVY_PER_HOUR: '1000' }) })
+  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS }) })
   after(async () => { await t.stop() })
 
   it('the domain after the plan\'s last is 402 QUOTA_EXCEEDED, and deleting a domain does not give the slot back', async () => {
@@ -65,7 +65,7 @@ describe('concurrency', () => {
 
 describe('rate limits', () => {
   let t: TestService
-  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS }) })
+  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS, ...CONTRACT_RATE_LIMITS }) })
   after(async () => { await t.stop() })
 
   it('the 101st standard request in a minute is 429 RATE_LIMITED with Retry-After', async () => {
@@ -107,7 +107,7 @@ describe('rate limits', () => {
 
   it('two API processes sharing Redis allow 100 per minute in total', { skip: !(onRedis && onPostgres) && 'needs TEST_REDIS_URL and TEST_DATABASE_URL' }, async () => {
     const { apiKey } = await createOrg(t.service.store.db, 'Shared', 'pro')
-    const second = await startTestService({ ROLE: 'api', CRAWL_HOST_MAP: HOSTS }, { databaseUrl: t.service.config.databaseUrl })
+    const second = await startTestService({ ROLE: 'api', CRAWL_HOST_MAP: HOSTS, ...CONTRACT_RATE_LIMITS }, { databaseUrl: t.service.config.databaseUrl })
     try {
       const a = t.api.withKey(apiKey)
       const b = second.api.withKey(apiKey)

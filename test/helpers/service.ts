@@ -40,7 +40,12 @@ export interface TestService {
   stop (): Promise<void>
 }
 
+// Tests poll the API, so limits are lifted unless a test sets the contract's own.
+export const CONTRACT_RATE_LIMITS = { RATE_LIMIT_STANDARD_PER_MINUTE: '100', RATE_LIMIT_HEAVY_PER_HOUR: '10' }
+
 export const FAST_JOBS = {
+  RATE_LIMIT_STANDARD_PER_MINUTE: '100000',
+  RATE_LIMIT_HEAVY_PER_HOUR: '100000',
   JOB_POLLING_SECONDS: '0.5',
   JOB_RETRY_DELAY_SECONDS: '1',
   CRAWL_PER_HOST_DELAY_MS: '0',

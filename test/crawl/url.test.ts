@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { classifyPageType } from '../../src/crawl/page-type.js'
+import { belongsToDomain, normalizeUrl, parseDomainInput } from '../../src/crawl/url.js'
+import { nextCrawlAt } from '../../src/jobs/schedule.js'
+
+describe('URL normalisation', () => {
+  const same = [
+    ['HTTPS://Acme.TEST:443/Pricing/?utm_source=x&b=2&a=1#plans', 'https://acme.test/Pricing?a=1&b=2'],
+    ['http://acme.test:80/', 'http://acme.test/'],
+    ['https://acme.test//docs//api/', 'https://acme.test/docs/api'],
+    ['https://acme.test/?gclid=1&fbclid=2', 'https://acme.test/'],
+    ['https://acme.test./a', 'https://acme.test/a']
+  ]
+  for (const [input, expected] of same) it(`${input} → ${expected}`, () => { assert.equal(normalizeUrl(input), expected) })
+  it('rejects what is not an http(s) URL', () => {
+    for (const bad of ['javascript:alert(1)', 'mailto:a@b.c', 'ftp://acme.test/', 'not a url', 'https://user:pw@acme.test/']) assert.equal(normalizeUrl(bad), null, bad)
+  })
+  it('resolves relative links against a base', () => {
+    assert.equal(normalizeUrl('../terms', 'https://acme.test/legal/privacy'), 'https://acme.test/terms')
+  })
+  it('subdomains belong to the domain, look-alikes do not', () => {
+    assert.equal(belongsToDomain('docs.acme.test', 'acme.test'), true)
+    assert.equal(belongsToDomain('ACME.test', 'acme.test'), true)
+    assert.equal(belongsToDomain('notacme.test', 'acme.test'), false)
+    assert.equal(belongsToDomain('acme.test.evil.com', 'acme.test'), false)
+  })
+  it('domain input: public suffix required unless mapped', () => {
+    assert.deepEqual(parseDomainInput(' Example.COM ', new Set()), { hostname: 'example.com' })
+    assert.deepEqual(parseDomainInput('shop.example.co.uk', new Set()), { hostname: 'shop.example.co.uk' })
+    assert.ok('error' in parseDomainInput('acme.test', new Set()))
+    assert.deepEqual(parseDomainInput('acme.test', new Set(['acme.test'])), { hostname: 'acme.test' })
+    assert.ok('error' in parseDomainInput('co.uk', new Set()))
+  })
+})
+
+describe('page types', () => {
+  const cases: Array<[string, string, string?, string?]> = [
+    ['https://acme.test/pricing', 'pricing'],
+    ['https://acme.test/plans', 'pricing'],
+    ['https://acme.test/features', 'features'],
+    ['https://acme.test/legal/terms-of-service', 'terms'],
+    ['https://acme.test/privacy', 'terms'],
+    ['https://acme.test/trust', 'security'],
+    ['https://docs.acme.test/reference', 'api_docs'],
+    ['https://acme.test/developers/api', 'api_docs'],
+    ['https://acme.test/changelog', 'changelog'],
+    ['https://acme.test/release-notes', 'changelog'],
+    ['https://acme.test/about', 'other'],
+    ['https://acme.test/p/123', 'pricing', 'See our plans', 'Plans and pricing']
+  ]
+  for (const [url, type, linkText, title] of cases) {
+    it(`${url}${linkText ? ` ("${linkText}")` : ''} is ${type}`, () => {
+      const r = classifyPageType({ url, linkText, title })
+      assert.equal(r.pageType, type)
+      assert.ok(r.confidence > 0 && r.confidence <= 0.99)
+    })
+  }
+  it('more agreeing evidence means more confidence', () => {
+    const urlOnly = classifyPageType({ url: 'https://acme.test/pricing' }).confidence
+    const all = classifyPageType({ url: 'https://acme.test/pricing', linkText: 'Pricing', title: 'Pricing — Acme', headings: ['Plans and pricing'], text: '$19/month $49/month $99/month billed monthly per user' }).confidence
+    assert.ok(all > urlOnly, `${all} > ${urlOnly}`)
+  })
+})
+
+describe('crawl schedule', () => {
+  it('spreads pages over the period and keeps each page on its slot', () => {
+    const now = new Date('2026-01-01T00:00:00Z')
+    const slots = new Set<number>()
+    for (let i = 0; i < 200; i++) {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+      const next = nextCrawlAt(id, now, 24)
+      const delta = next.getTime() - now.getTime()
+      assert.ok(delta >= 12 * 3_600_000 && delta < 36 * 3_600_000)
+      assert.equal(nextCrawlAt(id, next, 24).getTime() - next.getTime(), 24 * 3_600_000, 'then exactly one period apart')
+      slots.add(Math.floor((next.getTime() % 86_400_000) / 3_600_000))
+    }
+    assert.ok(slots.size >= 20, `200 pages fall in ${slots.size} of 24 hours`)
+  })
+})
