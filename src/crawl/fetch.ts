@@ -135,8 +135,9 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
         }
       }
     },
+    // Requests still in flight at shutdown are abandoned: their jobs were handed back.
     async close () {
-      await Promise.all([guarded.close(), open.close()])
+      await Promise.all([guarded.destroy(), open.destroy()])
     }
   }
 }

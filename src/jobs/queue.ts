@@ -72,6 +72,8 @@ export class JobQueue {
   }
 
   async stop (): Promise<void> {
-    await this.boss.stop({ graceful: true, timeout: 8000, close: true, wait: true })
+    // Jobs in flight get 5 s to finish; the rest are handed back (failed, so retried),
+    // leaving time to close the database within the 10 s a stop may take.
+    await this.boss.stop({ graceful: true, timeout: 5000, close: true, wait: true })
   }
 }

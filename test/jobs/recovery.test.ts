@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { ApiClient } from '../helpers/client.js'
+import { eventually, onPostgres } from '../helpers/service.js'
+import { TestSite } from '../helpers/site.js'
+
+// The service as a real process, killed and restarted on the same data: a job whose
+// worker died is picked up again, and SIGTERM hands jobs back and exits 0 in time.
+
+async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  await new Promise(resolve => server.close(resolve))
+  return port
+}
+
+class ServiceProcess {
+  child!: ChildProcess
+  output = ''
+  constructor (readonly env: Record<string, string>) {}
+
+  async start (): Promise<void> {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    this.child.stdout!.on('data', (d) => { this.output += d })
+    this.child.stderr!.on('data', (d) => { this.output += d })
+    await eventually(async () => {
+      const res = await fetch(`http://127.0.0.1:${this.env.PORT}/readyz`).catch(() => undefined)
+      return res?.ok ? true : undefined
+    }, 30_000, 'the service to start')
+  }
+
+  get key (): string { return /sw_live_[A-Za-z0-9_-]+/.exec(this.output)?.[0] ?? '' }
+
+  async stop (signal: NodeJS.Signals): Promise<{ code: number | null, ms: number }> {
+    const started = Date.now()
+    const exited = new Promise<number | null>(resolve => this.child.once('exit', code => resolve(code)))
+    this.child.kill(signal)
+    return { code: await exited, ms: Date.now() - started }
+  }
+}
+
+describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded database only' }, () => {
+  let site: TestSite
+  let dataDir: string
+  let env: Record<string, string>
+  let hang = true
+  const held: Array<() => void> = []
+  before(async () => {
+    site = await new TestSite().start()
+    site.page('/', '<html><body><h1>Slowco</h1></body></html>')
+    site.set('/slow', (_req, res) => {
+      const answer = () => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<h1>Slow page</h1><p>Finally.</p>') }
+      if (hang) held.push(answer)
+      else answer()
+    })
+    dataDir = mkdtempSync(join(tmpdir(), 'sitewatch-recovery-'))
+    env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      CRAWL_HOST_MAP: `slow.test=${site.origin}`,
+      CRAWL_TIMEOUT_MS: '60000',
+      CRAWL_PER_HOST_DELAY_MS: '0',
+      JOB_EXPIRE_SECONDS: '3',
+      JOB_MAINTENANCE_SECONDS: '1',
+      JOB_POLLING_SECONDS: '0.5',
+      JOB_RETRY_DELAY_SECONDS: '1',
+      DATABASE_URL: ''
+    }
+  })
+  after(async () => {
+    for (const answer of held) answer()
+    await site.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('a job whose worker was killed is picked up again after a restart; SIGTERM exits 0 within 10 s', async () => {
+    const first = new ServiceProcess(env)
+    await first.start()
+    const api = new ApiClient(`http://127.0.0.1:${env.PORT}`, first.key)
+    const domain = (await api.post('/api/domains', { domain: 'slow.test' })).body.data
+    const page = (await api.post(`/api/domains/${domain.id}/pages`, { url: 'https://slow.test/slow' })).body.data
+    const jobId = await eventually(async () => {
+      const jobs = (await api.get('/api/jobs?status=active')).body.data
+      return jobs.find((j: any) => j.pageId === page.id)?.id
+    }, 20_000, 'the crawl to be running')
+
+    const killed = await first.stop('SIGKILL')
+    assert.equal(killed.code, null, 'killed, not exited')
+
+    const second = new ServiceProcess(env)
+    await second.start()
+    const job = await eventually(async () => {
+      const j = (await api.get(`/api/jobs/${jobId}`)).body.data
+      return j.state === 'active' && j.attemptsMade === 2 ? j : undefined
+    }, 30_000, 'the expired job to be retried by the new process')
+    assert.equal(job.id, jobId)
+
+    // SIGTERM while that retry hangs: the process hands the job back and exits cleanly.
+    const stopped = await second.stop('SIGTERM')
+    assert.equal(stopped.code, 0, second.output.slice(-2000))
+    assert.ok(stopped.ms < 10_000, `stopped in ${stopped.ms} ms`)
+
+    hang = false
+    const third = new ServiceProcess(env)
+    await third.start()
+    const done = await eventually(async () => {
+      const j = (await api.get(`/api/jobs/${jobId}`)).body.data
+      return j.state === 'completed' ? j : undefined
+    }, 30_000, 'the job to complete after the restart')
+    assert.equal(done.attemptsMade, 3)
+    const pages = (await api.get(`/api/domains/${domain.id}/pages`)).body.data
+    assert.ok(pages.find((p: any) => p.id === page.id).lastCheckAt, 'nothing was lost: the page was crawled')
+    assert.equal((await third.stop('SIGTERM')).code, 0)
+  })
+})
