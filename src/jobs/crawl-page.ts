@@ -4,7 +4,6 @@ import { compareContent, readPage } from '../changes/detect.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import type { Db, Tx } from '../store/db.js'
-import { setJobProgress } from '../store/jobs.js'
 import type { ChangeDetected, PipelineEvents } from './events.js'
 import type { CrawlJobData } from './queue.js'
 import { nextCrawlAt } from './schedule.js'
@@ -27,31 +26,35 @@ const FAILURES_BEFORE_ERROR = 3
  * A snapshot is recorded only when the page's content really changed; the first
  * crawl records the baseline and no change.
  */
-export async function crawlPage (deps: CrawlDeps, jobId: string, data: CrawlJobData): Promise<CrawlResult> {
+export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJobData): Promise<CrawlResult> {
   const { db } = deps
+  // The page, its domain's state and the latest snapshot's hash in one round trip; the
+  // previous text is read only when the content really moved.
   const page = await db.selectFrom('pages').innerJoin('domains', 'domains.id', 'pages.domain_id')
     .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified',
-      'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours'])
+      'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours', 'domains.status as domain_status'])
+    .select(eb => [
+      eb.selectFrom('snapshots').select('snapshots.id').whereRef('snapshots.page_id', '=', 'pages.id')
+        .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('previous_id'),
+      eb.selectFrom('snapshots').select('snapshots.content_hash').whereRef('snapshots.page_id', '=', 'pages.id')
+        .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('previous_hash')
+    ])
     .where('pages.id', '=', data.pageId).executeTakeFirst()
   if (!page) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'page no longer exists' }
   if (!page.monitoring_enabled) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'monitoring disabled' }
+  const previous = page.previous_id ? { id: page.previous_id, hash: page.previous_hash } : undefined
 
-  const previous = await db.selectFrom('snapshots').select(['id', 'content', 'content_hash'])
-    .where('page_id', '=', page.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
-  await setJobProgress(db, jobId, 10)
-
-  const now = () => new Date()
   const next = (at: Date) => nextCrawlAt(page.id, at, page.check_frequency_hours)
   let fetched
   try {
     fetched = await deps.crawler.fetchPage(page.url, previous ? { etag: page.etag, lastModified: page.last_modified } : {})
   } catch (err) {
-    await recordFailure(db, page, err, now(), next(now()))
+    const at = new Date()
+    await recordFailure(db, page, err, at, next(at))
     throw err
   }
-  await setJobProgress(db, jobId, 60)
 
-  const checkedAt = now()
+  const checkedAt = new Date()
   const healthy = {
     last_check_at: checkedAt,
     next_crawl_at: next(checkedAt),
@@ -61,18 +64,23 @@ export async function crawlPage (deps: CrawlDeps, jobId: string, data: CrawlJobD
     etag: fetched.etag,
     last_modified: fetched.lastModified
   }
+  const domainWasInError = page.domain_status === 'error'
   if (fetched.notModified && previous) {
-    await markHealthy(db, page.id, page.domain_id, healthy)
+    await markHealthy(db, page.id, page.domain_id, healthy, domainWasInError)
     return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true }
   }
 
   const read = readPage(fetched.html)
-  if (previous && previous.content_hash === read.hash) {
-    await markHealthy(db, page.id, page.domain_id, healthy)
+  if (previous && previous.hash === read.hash) {
+    await markHealthy(db, page.id, page.domain_id, healthy, domainWasInError)
     return { changed: false, changesDetected: 0, snapshotId: previous.id }
   }
 
-  const detected = previous ? compareContent(previous.content, read, page.page_type) : []
+  let detected: ReturnType<typeof compareContent> = []
+  if (previous) {
+    const before = await db.selectFrom('snapshots').select('content').where('id', '=', previous.id).executeTakeFirstOrThrow()
+    detected = compareContent(before.content, read, page.page_type)
+  }
   const events: ChangeDetected[] = []
   const snapshotId = await db.transaction().execute(async (tx) => {
     const snapshot = await tx.insertInto('snapshots').values({
@@ -80,7 +88,7 @@ export async function crawlPage (deps: CrawlDeps, jobId: string, data: CrawlJobD
       org_id: page.org_id,
       content_hash: read.hash,
       content: read.text,
-      raw_html_gzip: gzipSync(fetched.raw),
+      raw_html_gzip: gzipSync(fetched.raw, { level: 1 }),
       http_status: fetched.status,
       content_type: fetched.contentType || null,
       created_at: checkedAt
@@ -103,17 +111,19 @@ export async function crawlPage (deps: CrawlDeps, jobId: string, data: CrawlJobD
         events.push({ changeId: r.id, orgId: page.org_id, domainId: page.domain_id, pageId: page.id, url: page.url, changeType: r.change_type, severity: r.severity, summary: r.summary })
       }
     }
-    await markHealthy(tx, page.id, page.domain_id, { ...healthy, ...(events.length > 0 ? { last_change_at: checkedAt } : {}) })
+    await markHealthy(tx, page.id, page.domain_id, { ...healthy, ...(events.length > 0 ? { last_change_at: checkedAt } : {}) }, domainWasInError)
     return snapshot.id
   })
   for (const e of events) deps.events.emit('change.detected', e)
   return { changed: previous !== undefined, changesDetected: events.length, snapshotId, ...(previous ? {} : { baseline: true }) }
 }
 
-async function markHealthy (db: Db | Tx, pageId: string, domainId: string, fields: Record<string, unknown>): Promise<void> {
+async function markHealthy (db: Db | Tx, pageId: string, domainId: string, fields: Record<string, unknown>, domainWasInError: boolean): Promise<void> {
   await db.updateTable('pages').set(fields).where('id', '=', pageId).execute()
-  await db.updateTable('domains').set({ status: 'active', updated_at: new Date() })
-    .where('id', '=', domainId).where('status', '=', 'error').execute()
+  if (domainWasInError) {
+    await db.updateTable('domains').set({ status: 'active', updated_at: new Date() })
+      .where('id', '=', domainId).where('status', '=', 'error').execute()
+  }
 }
 
 /**

@@ -51,8 +51,12 @@ export async function startWorkers (deps: WorkerDeps): Promise<void> {
   const crawlWorkers = Math.min(8, config.workerConcurrency)
   const batchSize = Math.max(1, Math.ceil(config.workerConcurrency / crawlWorkers))
   for (let i = 0; i < crawlWorkers; i++) {
-    await boss.work<CrawlJobData>(QUEUE.crawl, { ...polling, batchSize }, async (jobs) => {
+    let workerId: string | undefined
+    workerId = await boss.work<CrawlJobData>(QUEUE.crawl, { ...polling, batchSize }, async (jobs) => {
       await Promise.all(jobs.map(job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data))))
+      // pg-boss waits a polling interval after every batch; a full batch means more
+      // work is waiting, so fetch again at once.
+      if (jobs.length === batchSize && workerId) boss.notifyWorker(workerId)
     })
   }
   const discoverDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
