@@ -2,7 +2,9 @@
 // discovers and crawls every page, mutates a tenth of them (and moves the noise of all),
 // crawls again, and prints throughput, per-page analysis time and peak memory; then the
 // same on PostgreSQL when one answers. BENCH_PAGES (default 1000) sets the site's size.
+import { fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -11,7 +13,7 @@ import { compareContent, readPage } from '../src/changes/detect.js'
 import { loadConfig } from '../src/config.js'
 import { startService, type Service } from '../src/service.js'
 import { createOrg } from '../src/store/orgs.js'
-import { BenchSite, pageHtml } from './site.js'
+import { pageHtml } from './site.js'
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000)
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -54,8 +56,23 @@ async function pendingJobs (service: Service): Promise<number> {
   return r.rows[0].n
 }
 
+/** The generated site, served by a child process. */
+async function startSite (): Promise<{ origin: string, mutate: (noise: number[], real: number[]) => Promise<void>, close: () => void }> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./site-server.js', import.meta.url)), { env: { ...process.env, BENCH_PAGES: String(PAGES) } })
+  const origin = await new Promise<string>(resolve => child.once('message', (m: any) => resolve(m.origin)))
+  return {
+    origin,
+    mutate: async (noise, real) => {
+      const done = new Promise(resolve => child.once('message', resolve))
+      child.send({ noise, real })
+      await done
+    },
+    close: () => { child.disconnect() }
+  }
+}
+
 async function scenario (label: string, databaseUrl: string | undefined): Promise<void> {
-  const site = await new BenchSite(PAGES).start()
+  const site = await startSite()
   const dataDir = mkdtempSync(join(tmpdir(), 'sitewatch-bench-'))
   peakRss = process.memoryUsage().rss
   const config = loadConfig({
@@ -107,16 +124,16 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     // The issue's scenario: a tenth of the pages change (half for real, half only in
     // their noise); the rest are untouched and answer conditional requests with 304.
     const real = range(0, 20)
-    site.mutate(range(10, 20), real)
+    await site.mutate(range(10, 20), real)
     await recrawl('second crawl (a tenth mutated: half real, half noise; target >= 300/s)', real.length + (real.includes(0) ? 1 : 0))
     // Harder: every page's noise moves (no 304s), and another tenth changes for real.
     const real2 = range(5, 10)
-    site.mutate(range(0, 1).filter(i => !real2.includes(i)), real2)
+    await site.mutate(range(0, 1).filter(i => !real2.includes(i)), real2)
     await recrawl('third crawl (every page\'s noise moved, a tenth real)', real2.length)
-    console.log(`peak memory (RSS, whole process incl. test site): ${fmt(peakRss / 1024 / 1024, 0)} MB`)
+    console.log(`peak memory (RSS of the service process: API, workers and ${databaseUrl ? 'database client' : 'the embedded database'}): ${fmt(peakRss / 1024 / 1024, 0)} MB`)
   } finally {
     await service.stop()
-    await site.close()
+    site.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
@@ -147,14 +164,26 @@ async function freshDatabase (): Promise<{ url: string, drop: () => Promise<void
   }
 }
 
-analysisBenchmark()
-await scenario('embedded database (PGlite)', undefined)
-if (process.env.BENCH_SKIP_POSTGRES) {
-  console.log('\n(PostgreSQL skipped: BENCH_SKIP_POSTGRES is set)')
-} else if (await postgresAnswers()) {
-  const db = await freshDatabase()
-  try { await scenario(`PostgreSQL (${PG_URL})`, db.url) } finally { await db.drop() }
+/** Each scenario runs in a fresh process, so its memory figure is its own. */
+async function inChild (args: string[]): Promise<void> {
+  const child = fork(fileURLToPath(import.meta.url), args, { stdio: 'inherit' })
+  const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`scenario ${args.join(' ')} exited with ${code}`)
+}
+
+const [mode, target] = process.argv.slice(2)
+if (mode === '--scenario') {
+  await scenario(target === 'pglite' ? 'embedded database (PGlite)' : `PostgreSQL (${PG_URL})`, target === 'pglite' ? undefined : target)
 } else {
-  console.log(`\n(PostgreSQL at ${PG_URL} does not answer: set BENCH_DATABASE_URL to benchmark it)`)
+  analysisBenchmark()
+  await inChild(['--scenario', 'pglite'])
+  if (process.env.BENCH_SKIP_POSTGRES) {
+    console.log('\n(PostgreSQL skipped: BENCH_SKIP_POSTGRES is set)')
+  } else if (await postgresAnswers()) {
+    const db = await freshDatabase()
+    try { await inChild(['--scenario', db.url]) } finally { await db.drop() }
+  } else {
+    console.log(`\n(PostgreSQL at ${PG_URL} does not answer: set BENCH_DATABASE_URL to benchmark it)`)
+  }
 }
 clearInterval(sampler)

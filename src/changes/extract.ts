@@ -17,7 +17,8 @@ const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'if
 const BLOCK_TAGS = new Set(['p', 'div', 'section', 'article', 'main', 'header', 'aside', 'ul', 'ol', 'dl', 'dt', 'dd', 'li',
   'table', 'thead', 'tbody', 'tfoot', 'tr', 'blockquote', 'pre', 'figure', 'figcaption', 'caption', 'address', 'br', 'hr',
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'form', 'fieldset', 'legend', 'details', 'summary', 'label', 'body', 'html'])
-const HEADING = /^h([1-6])$/
+const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 }
+const ITEM_TAGS = new Set(['li', 'dt', 'dd'])
 const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog', 'dialog'])
 // Cookie and consent banners, by the class or id names their vendors use.
 const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
@@ -28,7 +29,11 @@ const SPACE = /[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g
 const MAX_LINES = 20_000
 const MAX_LINE = 2_000
 
-export const clean = (s: string) => s.replace(INVISIBLE, '').replace(SPACE, ' ').trim()
+const NEEDS_INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/
+export function clean (s: string): string {
+  const visible = NEEDS_INVISIBLE.test(s) ? s.replace(INVISIBLE, '') : s
+  return visible.replace(SPACE, ' ').trim()
+}
 
 function isSkipped (name: string, attrs: Record<string, string>): boolean {
   if (SKIP_TAGS.has(name)) return true
@@ -53,20 +58,21 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   let contentDepth = 0
   let bodyDepth = 0
   let text = ''
-  // What kind of line the text being collected will become.
-  const kinds: string[] = []
+  // What kind of line the text being collected will become: a heading level, or 0 for a list item.
+  const kinds: number[] = []
   let row: string[] | null = null
   let cell: string | null = null
   let link: { href: string, text: string } | null = null
 
   const flush = () => {
+    if (text.length === 0) return
     const t = clean(text)
     text = ''
     if (!t || lines.length >= MAX_LINES) return
     if (cell !== null) { cell += (cell ? ' ' : '') + t; return }
     const kind = kinds[kinds.length - 1]
-    const line = kind?.startsWith('h') ? `${'#'.repeat(Number(kind.slice(1)))} ${t}` : kind === 'li' ? `- ${t}` : t
-    if (kind?.startsWith('h')) headings.push(t)
+    const line = kind === undefined ? t : kind === 0 ? `- ${t}` : `${'#'.repeat(kind)} ${t}`
+    if (kind !== undefined && kind > 0) headings.push(t)
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)
   }
 
@@ -82,9 +88,9 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       if (name === 'main' || name === 'article' || name === 'section') contentDepth++
       if (!BLOCK_TAGS.has(name) && name !== 'td' && name !== 'th') return
       flush()
-      const h = HEADING.exec(name)
-      if (h) kinds.push(`h${h[1]}`)
-      else if (name === 'li' || name === 'dt' || name === 'dd') kinds.push('li')
+      const level = HEADING_LEVEL[name]
+      if (level) kinds.push(level)
+      else if (ITEM_TAGS.has(name)) kinds.push(0)
       else if (name === 'tr') row = []
       else if ((name === 'td' || name === 'th') && row) cell = ''
     },
@@ -92,6 +98,8 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       if (inTitle) { title += data; return }
       if (link) link.text += data
       if (skipDepth > 0) return
+      // Whitespace between blocks is nothing; between inline words it is a space.
+      if (text.length === 0 && data.trim().length === 0) return
       text += data
     },
     onclosetag (name) {
@@ -109,7 +117,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       if (name === 'main' || name === 'article' || name === 'section') contentDepth--
       if (!BLOCK_TAGS.has(name) && name !== 'td' && name !== 'th') return
       flush()
-      if (HEADING.test(name) || name === 'li' || name === 'dt' || name === 'dd') kinds.pop()
+      if (HEADING_LEVEL[name] || ITEM_TAGS.has(name)) kinds.pop()
       else if ((name === 'td' || name === 'th') && row && cell !== null) { row.push(cell); cell = null }
       else if (name === 'tr' && row) {
         const cells = row

@@ -4,21 +4,30 @@ import { createHash } from 'node:crypto'
 // timestamps, copyright years, build ids, session tokens. Masked before pages are
 // compared, so such movement never becomes a change. Dates in prose ("effective
 // March 3") are kept: on a terms page they are news.
-const RULES: Array<[RegExp, string]> = [
+// Rules for lines with a digit in them (nearly all noise has one), then the few without.
+const DIGIT_RULES: Array<[RegExp, string | ((m: string) => string)]> = [
   [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, '{datetime}'],
-  [/\b(?:just now|moments? ago|(?:a|an|one|a few|\d+)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mos?|months?|y|yrs?|years?) ago)\b/gi, '{ago}'],
+  [/\b(?:a|an|one|a few|\d+)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mos?|months?|y|yrs?|years?) ago\b/gi, '{ago}'],
   [/\b(?:today|yesterday) at \d{1,2}:\d{2}\s*(?:[ap]\.?m\.?)?/gi, '{ago}'],
   [/\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:UTC|GMT|[A-Z]{2,4}T))?(?![\d:])/gi, '{time}'],
   [/((?:©|\(c\)|copyright)\s*)(?:\d{4}\s*[-–]\s*)?\d{4}/gi, '$1{year}'],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{id}'],
   [/\b(build|commit|request id|trace id|session|nonce|csrf(?: token)?|token)(\s*(?:id)?\s*[:#=]?\s*)[\w.+/=-]{4,}/gi, '$1$2{id}'],
-  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b/gi, '{hex}'],
-  [/\b(?=[\w-]*\d)(?=[\w-]*[a-z])(?=[\w-]*[A-Z])[\w-]{20,}\b/g, '{token}']
+  // Long hex runs with letters and digits (hashes, build ids), and long mixed-case
+  // tokens with digits (session ids, nonces): checked in code, not with look-aheads.
+  [/\b[0-9a-f]{12,}\b/gi, m => /\d/.test(m) && /[a-f]/i.test(m) ? '{hex}' : m],
+  [/\b[\w-]{20,}\b/g, m => /\d/.test(m) && /[a-z]/.test(m) && /[A-Z]/.test(m) ? '{token}' : m]
 ]
+const WORD_RULES: Array<[RegExp, string]> = [
+  [/\b(?:just now|moments? ago|(?:a|an|one|a few)\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?) ago)\b/gi, '{ago}']
+]
+const HAS_DIGIT = /\d/
+const MAY_BE_WORD_NOISE = /ago\b|just now/i
 
 export function maskNoise (line: string): string {
   let out = line
-  for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement)
+  if (HAS_DIGIT.test(out)) for (const [pattern, replacement] of DIGIT_RULES) out = out.replace(pattern, replacement as string)
+  if (MAY_BE_WORD_NOISE.test(out)) for (const [pattern, replacement] of WORD_RULES) out = out.replace(pattern, replacement)
   return out
 }
 

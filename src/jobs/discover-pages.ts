@@ -33,7 +33,7 @@ export async function discoverDomainPages (deps: DiscoverDeps, jobId: string, da
   })
   const added = await deps.db.transaction().execute(async (tx) => {
     const rows = await addPages(tx, org, domain.id, found.candidates)
-    for (const p of rows) await deps.queue.enqueueCrawl(tx, { orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })
+    await deps.queue.enqueueCrawls(tx, rows.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })))
     await tx.updateTable('domains').set({ status: 'active', updated_at: new Date() })
       .where('id', '=', domain.id).where('status', '=', 'discovering').execute()
     return rows.length
@@ -51,7 +51,7 @@ export async function discoveryGaveUp (deps: DiscoverDeps, data: DiscoverJobData
   const { domain, org } = loaded
   await deps.db.transaction().execute(async (tx) => {
     const rows = await addPages(tx, org, domain.id, [{ url: `https://${domain.hostname}/`, pageType: 'other', confidence: 0.5 }])
-    for (const p of rows) await deps.queue.enqueueCrawl(tx, { orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })
+    await deps.queue.enqueueCrawls(tx, rows.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })))
     await tx.updateTable('domains').set({ status: 'active', updated_at: new Date() })
       .where('id', '=', domain.id).where('status', '=', 'discovering').execute()
   })

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import PgBoss from 'pg-boss'
 import { sql } from 'kysely'
 import type { Config } from '../config.js'
@@ -53,22 +54,28 @@ export class JobQueue {
   }
 
   /**
-   * Queues a crawl unless one is already waiting or running for the page; returns the
-   * new job's id, or null. The page row lock serialises concurrent callers.
+   * Queues a crawl for each page that has none waiting or running, in the caller's
+   * transaction, whatever the number of pages in a handful of statements. Returns the
+   * new jobs' ids by page. The page rows' locks serialise concurrent callers.
    */
-  async enqueueCrawl (tx: Tx, data: CrawlJobData): Promise<string | null> {
-    const page = await tx.selectFrom('pages').select('id').where('id', '=', data.pageId).forUpdate().executeTakeFirst()
-    if (!page) return null
-    const pending = await sql<{ id: string }>`
-      SELECT j.id FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ${QUEUE.crawl}
-      WHERE j.page_id = ${data.pageId} AND q.state IN ('created', 'retry', 'active') LIMIT 1`.execute(tx)
-    if (pending.rows.length > 0) return null
-    const id = await this.boss.send(QUEUE.crawl, data, { db: txSqlExecutor(tx) })
-    if (!id) throw new Error('the queue refused a crawl job')
-    await tx.insertInto('jobs').values({
-      id, org_id: data.orgId, domain_id: data.domainId, page_id: data.pageId, url: data.url, name: QUEUE.crawl
-    }).execute()
-    return id
+  async enqueueCrawls (tx: Tx, pages: readonly CrawlJobData[]): Promise<Map<string, string>> {
+    const queued = new Map<string, string>()
+    if (pages.length === 0) return queued
+    const ids = pages.map(p => p.pageId)
+    const present = await tx.selectFrom('pages').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute()
+    const exists = new Set(present.map(r => r.id))
+    const pending = await sql<{ page_id: string }>`
+      SELECT j.page_id FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ${QUEUE.crawl}
+      WHERE j.page_id = ANY(${ids}::uuid[]) AND q.state IN ('created', 'retry', 'active')`.execute(tx)
+    const busy = new Set(pending.rows.map(r => r.page_id))
+    const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
+    if (fresh.length === 0) return queued
+    for (const p of fresh) queued.set(p.pageId, randomUUID())
+    await this.boss.insert(fresh.map(p => ({ id: queued.get(p.pageId)!, name: QUEUE.crawl, data: p })), { db: txSqlExecutor(tx) })
+    await tx.insertInto('jobs').values(fresh.map(p => ({
+      id: queued.get(p.pageId)!, org_id: p.orgId, domain_id: p.domainId, page_id: p.pageId, url: p.url, name: QUEUE.crawl
+    }))).execute()
+    return queued
   }
 
   async stop (): Promise<void> {

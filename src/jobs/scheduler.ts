@@ -25,10 +25,15 @@ export async function runSchedulerTick (db: Db, queue: JobQueue, now = new Date(
         WHERE p.monitoring_enabled AND d.status IN ('active', 'error') AND p.next_crawl_at <= ${now}
         ORDER BY p.next_crawl_at LIMIT ${BATCH}
         FOR UPDATE OF p SKIP LOCKED`.execute(tx)
-      for (const p of due.rows) {
-        const id = await queue.enqueueCrawl(tx, { orgId: p.org_id, domainId: p.domain_id, pageId: p.id, url: p.url })
-        if (id) queued++
-        await tx.updateTable('pages').set({ next_crawl_at: nextCrawlAt(p.id, now, p.hours) }).where('id', '=', p.id).execute()
+      const jobs = await queue.enqueueCrawls(tx, due.rows.map(p => ({ orgId: p.org_id, domainId: p.domain_id, pageId: p.id, url: p.url })))
+      queued += jobs.size
+      if (due.rows.length > 0) {
+        // Each page moves to its next slot: one statement for the batch.
+        const next = due.rows.map(p => ({ id: p.id, at: nextCrawlAt(p.id, now, p.hours).toISOString() }))
+        await sql`
+          UPDATE pages SET next_crawl_at = n.at::timestamptz
+          FROM jsonb_to_recordset(${JSON.stringify(next)}::jsonb) AS n(id uuid, at text)
+          WHERE pages.id = n.id`.execute(tx)
       }
       return due.rows.length
     })

@@ -29,7 +29,7 @@ pg.types.setTypeParser(20, (v: string) => Number(v))
 
 export async function openStore (opts: { databaseUrl?: string, dataDir: string }): Promise<Store> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 })
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 30 })
     // An idle connection that the server drops (restart, failover) must not crash the
     // process: the pool replaces it on the next query.
     pool.on('error', (err) => { console.error(JSON.stringify({ level: 40, msg: 'idle database connection lost', err: err.message })) })

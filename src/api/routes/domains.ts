@@ -129,12 +129,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       await consume(tx, org, 'manualRechecks')
       const pages = await tx.selectFrom('pages').select(['id', 'url']).where('domain_id', '=', domain.id)
         .where('monitoring_enabled', '=', true).orderBy('priority', 'desc').orderBy('created_at').execute()
-      const ids: string[] = []
-      for (const p of pages) {
-        const id = await queue.enqueueCrawl(tx, { orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })
-        if (id) ids.push(id)
-      }
-      return { jobIds: ids, pending: pages.length - ids.length }
+      const queued = await queue.enqueueCrawls(tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })))
+      return { jobIds: pages.flatMap(p => queued.get(p.id) ?? []), pending: pages.length - queued.size }
     })
     const message = jobIds.length === 0 && pending === 0
       ? `No pages to crawl for ${domain.hostname}: no page has monitoring enabled`

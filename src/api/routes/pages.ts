@@ -55,7 +55,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     try {
       const page = await db.transaction().execute(async (tx) => {
         const row = await addPage(tx, org, domain, { url, pageType: req.body.pageType ?? 'other', confidence: 1 })
-        await queue.enqueueCrawl(tx, { orgId: org.id, domainId: domain.id, pageId: row.id, url: row.url })
+        await queue.enqueueCrawls(tx, [{ orgId: org.id, domainId: domain.id, pageId: row.id, url: row.url }])
         return row
       })
       return await reply.code(201).send({ data: pageView(page) })
