@@ -84,13 +84,14 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     CRAWL_HOST_MAP: `bench.test=${site.origin}`,
     CRAWL_PER_HOST_CONCURRENCY: '64',
     CRAWL_PER_HOST_DELAY_MS: '0',
-    WORKER_CONCURRENCY: '64',
+    WORKER_CONCURRENCY: process.env.BENCH_CONCURRENCY ?? '64',
     JOB_POLLING_SECONDS: '0.5',
     DISCOVERY_MAX_FETCHES: '20',
     RATE_LIMIT_STANDARD_PER_MINUTE: '100000',
     RATE_LIMIT_HEAVY_PER_HOUR: '100000'
   })
   const service = await startService(config, { logger: false, onBootstrapKey: () => {} })
+  console.log(`(service started: RSS ${fmt(process.memoryUsage().rss / 1024 / 1024, 0)} MB)`)
   try {
     const { apiKey } = await createOrg(service.store.db, `bench-${Date.now()}`, 'enterprise')
     const call = async (method: string, path: string, body?: unknown) => {
