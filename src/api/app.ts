@@ -11,6 +11,7 @@ import { errorHandler, notFoundHandler } from './errors.js'
 import { guard } from './guard.js'
 import { SHARED_SCHEMAS } from './schemas.js'
 import { adminRoutes } from './routes/admin.js'
+import { changeRoutes } from './routes/changes.js'
 import { domainRoutes } from './routes/domains.js'
 import { jobRoutes } from './routes/jobs.js'
 import { pageRoutes } from './routes/pages.js'
@@ -65,7 +66,8 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
         { name: 'domains', description: 'Monitored domains' },
         { name: 'pages', description: 'Pages of a domain' },
         { name: 'jobs', description: 'Discovery and crawl jobs' },
-        { name: 'usage', description: 'Plan and quotas' }
+        { name: 'usage', description: 'Plan and quotas' },
+        { name: 'changes', description: 'Detected changes across domains' }
       ]
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -95,6 +97,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     await api.register(pageRoutes, deps)
     await api.register(jobRoutes, deps)
     await api.register(usageRoutes, deps)
+    await api.register(changeRoutes, deps)
   }, { prefix: '/api' })
 
   if (config.adminToken) {

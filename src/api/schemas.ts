@@ -105,8 +105,17 @@ const pageBase = {
   createdAt: DateTime
 }
 
+export const NoiseRules = Type.Object({
+  ignoreSelectors: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 20, description: 'CSS selectors whose elements are left out' })),
+  restrictSelectors: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 20, description: 'CSS selectors: when set, only their elements are compared' })),
+  ignorePatterns: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+    maxItems: 20,
+    description: 'regular expressions (JavaScript syntax, case-insensitive); matching text is treated as noise. Nested quantifiers such as (a+)+ are refused.'
+  }))
+}, { $id: 'NoiseRules', title: 'NoiseRules', additionalProperties: false, description: 'Applied before the diff, from the next crawl on' })
+
 export const CreatedPage = Type.Object(pageBase, { $id: 'CreatedPage', title: 'CreatedPage' })
-export const Page = Type.Object({ ...pageBase, pageTypeConfidence: Decimal }, { $id: 'Page', title: 'Page' })
+export const Page = Type.Object({ ...pageBase, pageTypeConfidence: Decimal, noiseRules: Type.Ref(NoiseRules) }, { $id: 'Page', title: 'Page' })
 
 const jobBase = {
   id: Type.String(),
@@ -169,9 +178,14 @@ export const AuthErrorBody = Type.Object({
   error: Type.Object({ code: Type.Literal('UNAUTHORIZED'), message: Type.String() })
 }, { $id: 'AuthError', title: 'AuthError' })
 
-export const ListMeta = Type.Object({ total: Type.Integer(), page: Type.Integer(), pageSize: Type.Integer() }, { $id: 'ListMeta', title: 'ListMeta' })
+export const ListMeta = Type.Object({
+  total: Type.Integer(),
+  page: Type.Integer(),
+  pageSize: Type.Integer(),
+  totalCapped: Type.Optional(Type.Boolean({ description: 'changes only: true when more than 10,000 match and total stops counting at 10,000' }))
+}, { $id: 'ListMeta', title: 'ListMeta' })
 
-export const SHARED_SCHEMAS = [DiffData, Change, CreatedDomain, DomainListItem, DomainDetails, CreatedPage, Page, JobListItem, Job,
+export const SHARED_SCHEMAS = [DiffData, Change, CreatedDomain, DomainListItem, DomainDetails, NoiseRules, CreatedPage, Page, JobListItem, Job,
   QueueStats, Usage, ErrorBody, AuthErrorBody, ListMeta]
 
 // Headers every /api response carries, for the OpenAPI description.
@@ -207,7 +221,11 @@ export function responses (status: 200 | 201, data: TSchema, errors: number[], o
   return map
 }
 
-export const Pagination = (defaultSize: number, maxSize: number) => Type.Object({
+export const paginationFields = (defaultSize: number, maxSize: number) => ({
   page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number' }),
   pageSize: Type.Integer({ minimum: 1, maximum: maxSize, default: defaultSize })
-}, { additionalProperties: false })
+})
+
+export const Pagination = (defaultSize: number, maxSize: number) => Type.Object(paginationFields(defaultSize, maxSize), { additionalProperties: false })
+
+export { literals, Uuid, DateTime }

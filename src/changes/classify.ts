@@ -240,7 +240,8 @@ export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
     if (numbered[i].line.type === 'context') { i++; continue }
     let end = i
     while (end < numbered.length && numbered[end].line.type !== 'context') end++
-    const from = Math.max(0, i - context)
+    let from = i
+    while (from > 0 && i - from < context && numbered[from - 1].line.type === 'context') from--
     let to = end
     while (to < numbered.length && to < end + context && numbered[to].line.type === 'context') to++
     const slice = numbered.slice(from, to)

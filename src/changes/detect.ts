@@ -1,8 +1,9 @@
-import type { PageType } from '../store/schema.js'
+import type { NoiseRules, PageType } from '../store/schema.js'
 import { classifyChanges, type DetectedChange } from './classify.js'
 import { buildDiff } from './diff.js'
 import { extractPage } from './extract.js'
 import { comparableLines, contentHash } from './noise.js'
+import { applySelectors, hasSelectors, patternMasker } from './rules.js'
 
 export interface PageContent {
   title: string
@@ -12,17 +13,23 @@ export interface PageContent {
   hash: string
 }
 
-export function readPage (html: string): PageContent & { lines: string[] } {
-  const page = extractPage(html)
-  return { title: page.title, lines: page.lines, text: page.lines.join('\n'), hash: contentHash(comparableLines(page.lines)) }
+export function readPage (html: string, rules?: NoiseRules): PageContent & { lines: string[] } {
+  const page = extractPage(hasSelectors(rules) ? applySelectors(html, rules!) : html)
+  return { title: page.title, lines: page.lines, text: page.lines.join('\n'), hash: contentHash(comparable(page.lines, rules)) }
+}
+
+function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
+  const own = patternMasker(rules)
+  const masked = comparableLines(lines)
+  return own ? masked.map(own) : masked
 }
 
 /** The changes between the text of the last snapshot and a new page read. Pure: no I/O. */
-export function compareContent (previousText: string, current: { lines: string[] }, pageType: PageType): DetectedChange[] {
+export function compareContent (previousText: string, current: { lines: string[] }, pageType: PageType, rules?: NoiseRules): DetectedChange[] {
   const beforeLines = previousText === '' ? [] : previousText.split('\n')
   const diff = buildDiff(
-    { lines: beforeLines, comparable: comparableLines(beforeLines) },
-    { lines: current.lines, comparable: comparableLines(current.lines) }
+    { lines: beforeLines, comparable: comparable(beforeLines, rules) },
+    { lines: current.lines, comparable: comparable(current.lines, rules) }
   )
   if (diff.hunks.length === 0) return []
   return classifyChanges(diff, pageType, current.lines)

@@ -31,7 +31,7 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
   // The page, its domain's state and the latest snapshot's hash in one round trip; the
   // previous text is read only when the content really moved.
   const page = await db.selectFrom('pages').innerJoin('domains', 'domains.id', 'pages.domain_id')
-    .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified',
+    .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified', 'pages.noise_rules', 'pages.rebaseline',
       'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours', 'domains.status as domain_status'])
     .select(eb => [
       eb.selectFrom('snapshots').select('snapshots.id').whereRef('snapshots.page_id', '=', 'pages.id')
@@ -42,7 +42,8 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
     .where('pages.id', '=', data.pageId).executeTakeFirst()
   if (!page) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'page no longer exists' }
   if (!page.monitoring_enabled) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'monitoring disabled' }
-  const previous = page.previous_id ? { id: page.previous_id, hash: page.previous_hash } : undefined
+  // After the noise rules change, the next snapshot is a new baseline: the old one was read under other rules.
+  const previous = page.previous_id && !page.rebaseline ? { id: page.previous_id, hash: page.previous_hash } : undefined
 
   const next = (at: Date) => nextCrawlAt(page.id, at, page.check_frequency_hours)
   let fetched
@@ -62,7 +63,8 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
     status: 'active' as const,
     last_error: null,
     etag: fetched.etag,
-    last_modified: fetched.lastModified
+    last_modified: fetched.lastModified,
+    rebaseline: false
   }
   const domainWasInError = page.domain_status === 'error'
   if (fetched.notModified && previous) {
@@ -70,7 +72,7 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
     return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true }
   }
 
-  const read = readPage(fetched.html)
+  const read = readPage(fetched.html, page.noise_rules)
   if (previous && previous.hash === read.hash) {
     await markHealthy(db, page.id, page.domain_id, healthy, domainWasInError)
     return { changed: false, changesDetected: 0, snapshotId: previous.id }
@@ -79,7 +81,7 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
   let detected: ReturnType<typeof compareContent> = []
   if (previous) {
     const before = await db.selectFrom('snapshots').select('content').where('id', '=', previous.id).executeTakeFirstOrThrow()
-    detected = compareContent(before.content, read, page.page_type)
+    detected = compareContent(before.content, read, page.page_type, page.noise_rules)
   }
   const events: ChangeDetected[] = []
   const snapshotId = await db.transaction().execute(async (tx) => {

@@ -1,10 +1,10 @@
 import { sql, type Selectable } from 'kysely'
 import type { Executor } from './db.js'
-import type { ChangesTable, DomainsTable, PagesTable } from './schema.js'
+import { CHANGE_COLUMNS, changeView } from './changes.js'
+import type { DomainsTable, PagesTable } from './schema.js'
 
 export type DomainRow = Selectable<DomainsTable>
 export type PageRow = Selectable<PagesTable>
-export type ChangeRow = Selectable<ChangesTable>
 
 // Rows to the contract's camelCase shapes. The API's response schemas pick which
 // fields each endpoint shows.
@@ -39,26 +39,8 @@ export function pageView (p: PageRow) {
     errorCount: p.error_count,
     lastError: p.last_error,
     metadata: p.metadata,
+    noiseRules: p.noise_rules ?? {},
     createdAt: p.created_at
-  }
-}
-
-export function changeView (c: ChangeRow) {
-  return {
-    id: c.id,
-    pageId: c.page_id,
-    domainId: c.domain_id,
-    orgId: c.org_id,
-    changeType: c.change_type,
-    severity: c.severity,
-    confidence: Number(c.confidence).toFixed(2),
-    summary: c.summary,
-    diffData: c.diff_data,
-    snapshotBeforeId: c.snapshot_before_id,
-    snapshotAfterId: c.snapshot_after_id,
-    acknowledgedAt: c.acknowledged_at,
-    acknowledgedBy: c.acknowledged_by,
-    createdAt: c.created_at
   }
 }
 
@@ -79,10 +61,11 @@ async function crawlTimes (db: Executor, domainIds: string[]) {
   return new Map(rows.map(r => [r.domain_id, { last: r.last, next: r.next }]))
 }
 
-export async function listDomains (db: Executor, orgId: string, page: number, pageSize: number) {
+export async function listDomains (db: Executor, orgId: string, page: number, pageSize: number, onlyId?: string) {
+  let q = db.selectFrom('domains').selectAll().where('org_id', '=', orgId)
+  if (onlyId) q = q.where('id', '=', onlyId)
   const [domains, count] = await Promise.all([
-    db.selectFrom('domains').selectAll().where('org_id', '=', orgId)
-      .orderBy('created_at', 'desc').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
+    q.orderBy('created_at', 'desc').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
     db.selectFrom('domains').select(sql<number>`count(*)::int`.as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow()
   ])
   const ids = domains.map(d => d.id)
@@ -104,13 +87,18 @@ export async function listDomains (db: Executor, orgId: string, page: number, pa
   }
 }
 
+/** One domain in the list's shape (with page summaries and crawl times). */
+export async function getDomainListItem (db: Executor, orgId: string, id: string) {
+  return (await listDomains(db, orgId, 1, 1, id)).items[0]
+}
+
 export const RECENT_CHANGES = 20
 
 export async function getDomainDetails (db: Executor, domain: DomainRow) {
   const [times, pages, changes] = await Promise.all([
     crawlTimes(db, [domain.id]),
     db.selectFrom('pages').selectAll().where('domain_id', '=', domain.id).orderBy('created_at').orderBy('id').execute(),
-    db.selectFrom('changes').selectAll().where('domain_id', '=', domain.id)
+    db.selectFrom('changes').select([...CHANGE_COLUMNS]).where('domain_id', '=', domain.id)
       .orderBy('created_at', 'desc').orderBy('id').limit(RECENT_CHANGES).execute()
   ])
   return {

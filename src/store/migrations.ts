@@ -119,6 +119,61 @@ const migrations: Record<string, string[]> = {
     )`,
     `CREATE INDEX jobs_org_time ON jobs (org_id, created_at DESC)`,
     `CREATE INDEX jobs_page ON jobs (page_id) WHERE page_id IS NOT NULL`
+  ],
+  '0002_changes_alerts_rules': [
+    // Full-text search over a change's summary and changed text, kept by PostgreSQL itself.
+    // Slashes and currency signs split words, so "59" finds "$59/month".
+    `ALTER TABLE changes ADD COLUMN search tsvector GENERATED ALWAYS AS (
+      to_tsvector('english', regexp_replace(
+        summary || ' ' || coalesce(diff_data->>'before', '') || ' ' || coalesce(diff_data->>'after', ''),
+        '[/$€£¥]', ' ', 'g'))
+    ) STORED`,
+    `CREATE INDEX changes_search ON changes USING gin (search)`,
+    `CREATE INDEX changes_org_severity_time ON changes (org_id, severity, created_at DESC)`,
+    `CREATE INDEX changes_org_type_time ON changes (org_id, change_type, created_at DESC)`,
+    `CREATE INDEX changes_org_unacked_time ON changes (org_id, created_at DESC) WHERE acknowledged_at IS NULL`,
+    // Changes not yet handed to alerting: the outbox the dispatcher sweeps.
+    `ALTER TABLE changes ADD COLUMN alerted_at timestamptz`,
+    `CREATE INDEX changes_unalerted ON changes (created_at) WHERE alerted_at IS NULL`,
+    `ALTER TABLE pages ADD COLUMN noise_rules jsonb NOT NULL DEFAULT '{}'::jsonb`,
+    // Set when the noise rules change: the next crawl records a new baseline, not a change.
+    `ALTER TABLE pages ADD COLUMN rebaseline boolean NOT NULL DEFAULT false`,
+    `ALTER TABLE orgs ADD COLUMN last_digest_at timestamptz`,
+    `CREATE TABLE webhook_endpoints (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      kind text NOT NULL CHECK (kind IN ('webhook', 'slack')),
+      url text NOT NULL,
+      secret text NOT NULL,
+      description text,
+      enabled boolean NOT NULL DEFAULT true,
+      events text[] NOT NULL,
+      min_severity text NOT NULL DEFAULT 'low' CHECK (min_severity IN ('critical', 'high', 'medium', 'low')),
+      change_types text[],
+      domain_ids uuid[],
+      page_types text[],
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE INDEX webhook_endpoints_org ON webhook_endpoints (org_id)`,
+    `CREATE TABLE webhook_deliveries (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      event_type text NOT NULL,
+      event_id text NOT NULL,
+      payload jsonb NOT NULL,
+      status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+      attempts integer NOT NULL DEFAULT 0,
+      response_status integer,
+      duration_ms integer,
+      error text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      last_attempt_at timestamptz,
+      delivered_at timestamptz,
+      UNIQUE (endpoint_id, event_type, event_id)
+    )`,
+    `CREATE INDEX webhook_deliveries_endpoint_time ON webhook_deliveries (endpoint_id, created_at DESC)`
   ]
 }
 

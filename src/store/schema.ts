@@ -35,6 +35,7 @@ export interface OrgsTable {
   name: string
   plan: PlanName
   trial_ends_at: Timestamp | null
+  last_digest_at: Timestamp | null
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -94,6 +95,8 @@ export interface PagesTable {
   etag: string | null
   last_modified: string | null
   metadata: Json<Record<string, unknown>>
+  noise_rules: Json<NoiseRules>
+  rebaseline: Generated<boolean>
   created_at: CreatedAt
 }
 
@@ -123,6 +126,7 @@ export interface ChangesTable {
   snapshot_after_id: string
   acknowledged_at: Timestamp | null
   acknowledged_by: string | null
+  alerted_at: Timestamp | null
   created_at: CreatedAt
 }
 
@@ -137,6 +141,52 @@ export interface JobsTable {
   created_at: CreatedAt
 }
 
+export interface NoiseRules {
+  /** CSS selectors whose elements are left out before extraction. */
+  ignoreSelectors?: string[]
+  /** CSS selectors: when set, only their elements are read. */
+  restrictSelectors?: string[]
+  /** Regular expressions; matching text is masked like built-in noise. */
+  ignorePatterns?: string[]
+}
+
+export type AlertEvent = 'change.detected' | 'job.failed'
+export const ALERT_EVENTS: readonly AlertEvent[] = ['change.detected', 'job.failed']
+
+export interface WebhookEndpointsTable {
+  id: Generated<string>
+  org_id: string
+  kind: 'webhook' | 'slack'
+  url: string
+  secret: string
+  description: string | null
+  enabled: Generated<boolean>
+  events: AlertEvent[]
+  min_severity: Generated<Severity>
+  change_types: ChangeType[] | null
+  domain_ids: string[] | null
+  page_types: PageType[] | null
+  created_at: CreatedAt
+  updated_at: Timestamp
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>
+  endpoint_id: string
+  org_id: string
+  event_type: string
+  event_id: string
+  payload: Json<Record<string, unknown>>
+  status: Generated<'pending' | 'delivered' | 'failed'>
+  attempts: Generated<number>
+  response_status: number | null
+  duration_ms: number | null
+  error: string | null
+  created_at: CreatedAt
+  last_attempt_at: Timestamp | null
+  delivered_at: Timestamp | null
+}
+
 export interface Database {
   orgs: OrgsTable
   api_keys: ApiKeysTable
@@ -146,4 +196,6 @@ export interface Database {
   snapshots: SnapshotsTable
   changes: ChangesTable
   jobs: JobsTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
 }

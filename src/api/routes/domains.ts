@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { AppError, isUniqueViolation, notFound } from '../../errors.js'
 import { assertCanCreate, consume } from '../../plans/usage.js'
 import { parseDomainInput } from '../../crawl/url.js'
-import { domainView, findDomain, getDomainDetails, listDomains } from '../../store/domains.js'
+import { domainView, findDomain, getDomainDetails, getDomainListItem, listDomains } from '../../store/domains.js'
 import type { ApiDeps } from '../deps.js'
 import { CreatedDomain, DomainDetails, DomainListItem, IdParams, Pagination, responses } from '../schemas.js'
 
@@ -71,6 +71,38 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     const domain = await findDomain(db, req.principal!.org.id, req.params.id)
     if (!domain) throw notFound('Domain')
     return { data: await getDomainDetails(db, domain) }
+  })
+
+  app.patch('/domains/:id', {
+    schema: {
+      operationId: 'updateDomain',
+      tags: ['domains'],
+      summary: 'Rename, pause or resume a domain',
+      description: '`paused: true` stops its scheduled crawls (status paused); `paused: false` resumes them (status active), and ' +
+        'pages that fell due meanwhile are crawled at the next scheduler turn. A domain paused because its trial expired ' +
+        'resumes only with a plan (402 TRIAL_EXPIRED).',
+      params: IdParams,
+      body: Type.Object({
+        displayName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+        paused: Type.Optional(Type.Boolean())
+      }, { additionalProperties: false, minProperties: 1 }),
+      response: responses(200, Type.Ref(DomainListItem), [402, 404])
+    }
+  }, async (req) => {
+    const org = req.principal!.org
+    const domain = await findDomain(db, org.id, req.params.id)
+    if (!domain) throw notFound('Domain')
+    const { displayName, paused } = req.body
+    if (paused === false && domain.status === 'paused') assertCanCreate(org)
+    const pausing = paused === true && domain.status !== 'paused'
+    const resuming = paused === false && domain.status === 'paused'
+    await db.updateTable('domains').set({
+      updated_at: new Date(),
+      ...(displayName !== undefined ? { display_name: displayName?.trim() || null } : {}),
+      ...(pausing ? { status: 'paused', paused_reason: 'manual' } : {}),
+      ...(resuming ? { status: 'active', paused_reason: null } : {})
+    }).where('id', '=', domain.id).execute()
+    return { data: await getDomainListItem(db, org.id, domain.id) }
   })
 
   app.delete('/domains/:id', {

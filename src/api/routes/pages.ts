@@ -3,10 +3,14 @@ import { Type } from '@sinclair/typebox'
 import { AppError, isUniqueViolation, notFound } from '../../errors.js'
 import { assertCanCreate } from '../../plans/usage.js'
 import { belongsToDomain, normalizeUrl } from '../../crawl/url.js'
-import { findDomain, listPages, pageView } from '../../store/domains.js'
+import { findDomain, listPages, pageView, type PageRow } from '../../store/domains.js'
+import type { NoiseRules as NoiseRulesValue } from '../../store/schema.js'
 import { addPage } from '../../store/pages.js'
 import type { ApiDeps } from '../deps.js'
-import { CreatedPage, IdParams, Page, PageTypeSchema, Pagination, responses } from '../schemas.js'
+import { checkNoiseRules } from '../../changes/rules.js'
+import { CreatedPage, IdParams, NoiseRules, Page, PageTypeSchema, Pagination, responses, Uuid } from '../schemas.js'
+
+const PageParams = Type.Object({ id: Uuid, pageId: Uuid }, { additionalProperties: false })
 
 export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue }) => {
   app.get('/domains/:id/pages', {
@@ -63,5 +67,61 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
       if (isUniqueViolation(err)) throw new AppError('CONFLICT', `${url} is already monitored for ${domain.hostname}`)
       throw err
     }
+  })
+
+  const findPage = async (orgId: string, domainId: string, pageId: string) => {
+    const page = await db.selectFrom('pages').selectAll().where('id', '=', pageId).where('domain_id', '=', domainId).where('org_id', '=', orgId).executeTakeFirst()
+    if (!page) throw notFound('Page')
+    return page
+  }
+
+  app.patch('/domains/:id/pages/:pageId', {
+    schema: {
+      operationId: 'updatePage',
+      tags: ['pages'],
+      summary: 'Update a page: monitoring, type, priority and noise rules',
+      description: 'Pages with monitoring disabled are skipped by the scheduler and by the crawl endpoint. New noise rules take ' +
+        'effect on the next crawl, which records a new baseline (no change) read under them.',
+      params: PageParams,
+      body: Type.Object({
+        monitoringEnabled: Type.Optional(Type.Boolean()),
+        pageType: Type.Optional(PageTypeSchema),
+        priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: '1 (lowest) to 10; higher pages are crawled first' })),
+        noiseRules: Type.Optional(Type.Ref(NoiseRules))
+      }, { additionalProperties: false, minProperties: 1 }),
+      response: responses(200, Type.Ref(Page), [404])
+    }
+  }, async (req) => {
+    const org = req.principal!.org
+    await findPage(org.id, req.params.id, req.params.pageId)
+    const { monitoringEnabled, pageType, priority, noiseRules } = req.body as {
+      monitoringEnabled?: boolean, pageType?: PageRow['page_type'], priority?: number, noiseRules?: NoiseRulesValue
+    }
+    if (noiseRules) {
+      const problems = checkNoiseRules(noiseRules)
+      if (problems.length > 0) throw new AppError('VALIDATION_ERROR', problems[0].message, { field: problems[0].field, issues: problems })
+    }
+    const row = await db.updateTable('pages').set({
+      ...(monitoringEnabled !== undefined ? { monitoring_enabled: monitoringEnabled } : {}),
+      ...(pageType !== undefined ? { page_type: pageType, page_type_confidence: '1.00' } : {}),
+      ...(priority !== undefined ? { priority } : {}),
+      ...(noiseRules !== undefined ? { noise_rules: JSON.stringify(noiseRules), rebaseline: true } : {})
+    }).where('id', '=', req.params.pageId).returningAll().executeTakeFirstOrThrow()
+    return { data: pageView(row) }
+  })
+
+  app.delete('/domains/:id/pages/:pageId', {
+    schema: {
+      operationId: 'deletePage',
+      tags: ['pages'],
+      summary: 'Delete a page with its snapshots and changes',
+      description: 'The page allowance it took is not given back.',
+      params: PageParams,
+      response: responses(200, Type.Object({ deleted: Type.Boolean(), message: Type.String() }), [404])
+    }
+  }, async (req) => {
+    const page = await findPage(req.principal!.org.id, req.params.id, req.params.pageId)
+    await db.deleteFrom('pages').where('id', '=', page.id).execute()
+    return { data: { deleted: true, message: `Page ${page.url} deleted with its snapshots and changes` } }
   })
 }

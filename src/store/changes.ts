@@ -1,0 +1,85 @@
+import { sql, type Expression, type Selectable, type SqlBool } from 'kysely'
+import type { Executor } from './db.js'
+import type { ChangesTable, ChangeType, PageType, Severity } from './schema.js'
+
+export type ChangeRow = Selectable<ChangesTable>
+
+export function changeView (c: ChangeRow) {
+  return {
+    id: c.id,
+    pageId: c.page_id,
+    domainId: c.domain_id,
+    orgId: c.org_id,
+    changeType: c.change_type,
+    severity: c.severity,
+    confidence: Number(c.confidence).toFixed(2),
+    summary: c.summary,
+    diffData: c.diff_data,
+    snapshotBeforeId: c.snapshot_before_id,
+    snapshotAfterId: c.snapshot_after_id,
+    acknowledgedAt: c.acknowledged_at,
+    acknowledgedBy: c.acknowledged_by,
+    createdAt: c.created_at
+  }
+}
+
+
+
+export interface ChangeFilters {
+  severity?: Severity[]
+  changeType?: ChangeType[]
+  pageType?: PageType[]
+  domainId?: string
+  pageId?: string
+  since?: Date
+  until?: Date
+  acknowledged?: boolean
+  q?: string
+}
+
+/** The columns of a Change (the search vector stays in the database). */
+export const CHANGE_COLUMNS = ['id', 'page_id', 'domain_id', 'org_id', 'change_type', 'severity', 'confidence', 'summary', 'diff_data',
+  'snapshot_before_id', 'snapshot_after_id', 'acknowledged_at', 'acknowledged_by', 'alerted_at', 'created_at'] as const
+
+/** Counting stops here: past it a list says "at least" (`meta.totalCapped`). */
+export const COUNT_CAP = 10_000
+
+export async function listChanges (db: Executor, orgId: string, f: ChangeFilters, page: number, pageSize: number) {
+  const base = db.selectFrom('changes as c').where('c.org_id', '=', orgId).where(eb => {
+    const conds: Array<Expression<SqlBool>> = []
+    if (f.severity?.length) conds.push(eb('c.severity', 'in', f.severity))
+    if (f.changeType?.length) conds.push(eb('c.change_type', 'in', f.changeType))
+    if (f.domainId) conds.push(eb('c.domain_id', '=', f.domainId))
+    if (f.pageId) conds.push(eb('c.page_id', '=', f.pageId))
+    if (f.since) conds.push(eb('c.created_at', '>=', f.since))
+    if (f.until) conds.push(eb('c.created_at', '<', f.until))
+    if (f.acknowledged !== undefined) conds.push(eb('c.acknowledged_at', f.acknowledged ? 'is not' : 'is', null))
+    if (f.q) conds.push(sql<SqlBool>`c.search @@ websearch_to_tsquery('english', ${f.q})`)
+    if (f.pageType?.length) {
+      conds.push(eb.exists(eb.selectFrom('pages as p').select('p.id').whereRef('p.id', '=', 'c.page_id').where('p.page_type', 'in', f.pageType)))
+    }
+    return eb.and(conds)
+  })
+  const [rows, counted] = await Promise.all([
+    base.select(CHANGE_COLUMNS.map(c => `c.${c}` as const)).orderBy('c.created_at', 'desc').orderBy('c.id', 'desc')
+      .limit(pageSize).offset((page - 1) * pageSize).execute(),
+    db.selectFrom(base.select(sql`1`.as('one')).limit(COUNT_CAP + 1).as('capped')).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()
+  ])
+  return { items: rows.map(changeView), total: Math.min(counted.n, COUNT_CAP), capped: counted.n > COUNT_CAP }
+}
+
+export async function getChange (db: Executor, orgId: string, id: string) {
+  const row = await db.selectFrom('changes').select([...CHANGE_COLUMNS]).where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst()
+  return row ? changeView(row) : undefined
+}
+
+/** Idempotent: a second acknowledgement keeps the first one's time and key. */
+export async function setAcknowledged (db: Executor, orgId: string, id: string, keyId: string | null) {
+  const row = await db.updateTable('changes')
+    .set(keyId
+      ? { acknowledged_at: sql`coalesce(acknowledged_at, now())`, acknowledged_by: sql`coalesce(acknowledged_by, ${keyId}::uuid)` }
+      : { acknowledged_at: null, acknowledged_by: null })
+    .where('id', '=', id).where('org_id', '=', orgId)
+    .returning([...CHANGE_COLUMNS]).executeTakeFirst()
+  return row ? changeView(row) : undefined
+}

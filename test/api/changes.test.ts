@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createOrg } from '../../src/store/orgs.js'
+import { acmeHostMap, featuresMain, layout, pricingMain, startAcmeSite, termsMain } from '../helpers/fixtures.js'
+import { eventually, startTestService, type TestService } from '../helpers/service.js'
+import type { TestSite } from '../helpers/site.js'
+
+async function crawlAndWait (t: TestService, domainId: string) {
+  const crawl = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
+  for (const id of crawl.jobIds) {
+    await eventually(async () => {
+      const j = (await t.api.get(`/api/jobs/${id}`)).body.data
+      return j.state === 'completed' || j.state === 'failed' ? j : undefined
+    }, 30_000, `crawl ${id}`)
+  }
+}
+
+async function settle (t: TestService) {
+  await eventually(async () => {
+    const s = (await t.api.get('/api/jobs/stats')).body.data
+    return s.waiting + s.active + s.delayed === 0 ? true : undefined
+  }, 30_000, 'queue to drain')
+}
+
+describe('the changes API, acknowledgement and page controls', () => {
+  let site: TestSite
+  let t: TestService
+  let domainId = ''
+  let pages: any[] = []
+  const page = (path: string) => pages.find(p => p.url === `https://acme.test${path}`)
+
+  before(async () => {
+    site = await startAcmeSite()
+    t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site) })
+    domainId = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data.id
+    await settle(t)
+    pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data
+    // One crawl that changes three pages in three ways.
+    site.page('/pricing', layout('Pricing — Acme', pricingMain('$59', '$99', ['10 users', 'Priority support'])))
+    site.page('/legal/terms', layout('Terms of Service — Acme', termsMain('We are not liable for anything, and you waive any class action.')))
+    site.page('/features', layout('Features — Acme', featuresMain.replace('Everything you need to ship faster.', 'Everything you need to ship much faster.')))
+    await crawlAndWait(t, domainId)
+  })
+  after(async () => { await t.stop(); await site.close() })
+
+  it('GET /api/changes lists every change newest first with the full Change shape', async () => {
+    const res = await t.api.get('/api/changes')
+    assert.equal(res.status, 200)
+    const types = res.body.data.map((c: any) => c.changeType).sort()
+    assert.deepEqual(types, ['content_change', 'feature_removed', 'price_change', 'terms_update'])
+    assert.deepEqual(res.body.meta, { total: 4, page: 1, pageSize: 20 })
+    const times = res.body.data.map((c: any) => c.createdAt)
+    assert.deepEqual(times, [...times].sort().reverse())
+  })
+
+  it('filters: severity and changeType (several values, repeated or comma-separated), pageType, domainId, pageId, dates, acknowledged', async () => {
+    const ids = async (qs: string) => (await t.api.get(`/api/changes?${qs}`)).body.data.map((c: any) => c.changeType).sort()
+    assert.deepEqual(await ids('severity=high'), ['feature_removed', 'price_change', 'terms_update'])
+    assert.deepEqual(await ids('severity=low'), ['content_change'])
+    assert.deepEqual(await ids('changeType=price_change&changeType=terms_update'), ['price_change', 'terms_update'])
+    assert.deepEqual(await ids('changeType=price_change,feature_removed'), ['feature_removed', 'price_change'])
+    assert.deepEqual(await ids('pageType=terms'), ['terms_update'])
+    assert.deepEqual(await ids('pageType=pricing,features'), ['content_change', 'feature_removed', 'price_change'])
+    assert.deepEqual(await ids(`pageId=${page('/pricing').id}`), ['feature_removed', 'price_change'])
+    assert.equal((await ids(`domainId=${domainId}`)).length, 4)
+    assert.deepEqual(await ids('domainId=00000000-0000-4000-8000-000000000000'), [])
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString()
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString()
+    assert.equal((await ids(`since=${hourAgo}&until=${inAnHour}`)).length, 4)
+    assert.equal((await ids(`since=${inAnHour}`)).length, 0)
+    assert.equal((await ids(`until=${hourAgo}`)).length, 0)
+    assert.equal((await ids('acknowledged=true')).length, 0)
+    assert.equal((await ids('acknowledged=false')).length, 4)
+    assert.deepEqual(await ids(`severity=high&pageType=pricing&pageId=${page('/pricing').id}&acknowledged=false`), ['feature_removed', 'price_change'])
+    for (const bad of ['severity=urgent', 'changeType=rewrite', 'pageType=blog', 'since=yesterday', 'domainId=x', 'acknowledged=maybe', 'pageSize=101', 'q=']) {
+      const res = await t.api.get(`/api/changes?${bad}`)
+      assert.equal(res.status, 400, bad)
+      assert.equal(res.body.code, 'VALIDATION_ERROR')
+    }
+  })
+
+  it('q: full-text search in summaries and in the changed text', async () => {
+    const ids = async (q: string) => (await t.api.get(`/api/changes?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.changeType).sort()
+    assert.deepEqual(await ids('$59'), ['price_change'])
+    assert.deepEqual(await ids('59'), ['price_change'])
+    assert.deepEqual(await ids('pro'), ['feature_removed', 'price_change'])
+    assert.deepEqual(await ids('class action'), ['terms_update'], 'words of the changed text, stemmed')
+    assert.deepEqual(await ids('"much faster"'), ['content_change'])
+    assert.deepEqual(await ids('SSO -price'), ['feature_removed'])
+    assert.deepEqual(await ids('nothing-like-this'), [])
+    assert.deepEqual((await t.api.get(`/api/changes?q=pro&severity=high&changeType=price_change`)).body.data.map((c: any) => c.changeType), ['price_change'])
+  })
+
+  it('GET /api/changes/:id, and acknowledgement that is idempotent and can be undone', async () => {
+    const change = (await t.api.get('/api/changes?changeType=price_change')).body.data[0]
+    const one = await t.api.get(`/api/changes/${change.id}`)
+    assert.deepEqual(one.body.data, change)
+    const ack = await t.api.post(`/api/changes/${change.id}/acknowledge`)
+    assert.equal(ack.status, 200)
+    assert.ok(ack.body.data.acknowledgedAt)
+    const keyId = (await t.service.store.db.selectFrom('api_keys').select('id').executeTakeFirstOrThrow()).id
+    assert.equal(ack.body.data.acknowledgedBy, keyId)
+    const again = await t.api.post(`/api/changes/${change.id}/acknowledge`)
+    assert.equal(again.body.data.acknowledgedAt, ack.body.data.acknowledgedAt, 'idempotent')
+    assert.deepEqual((await t.api.get('/api/changes?acknowledged=true')).body.data.map((c: any) => c.id), [change.id])
+    const undo = await t.api.delete(`/api/changes/${change.id}/acknowledge`)
+    assert.equal(undo.body.data.acknowledgedAt, null)
+    assert.equal(undo.body.data.acknowledgedBy, null)
+    assert.equal((await t.api.delete(`/api/changes/${change.id}/acknowledge`)).status, 200)
+    for (const res of [await t.api.get('/api/changes/00000000-0000-4000-8000-000000000000'),
+      await t.api.post('/api/changes/00000000-0000-4000-8000-000000000000/acknowledge')]) assert.equal(res.status, 404)
+    assert.equal((await t.api.get('/api/changes/nope')).status, 400)
+  })
+
+  it('another organisation sees none of it: lists are empty, ids are 404', async () => {
+    const { apiKey } = await createOrg(t.service.store.db, 'Other', 'pro')
+    const other = t.api.withKey(apiKey)
+    const change = (await t.api.get('/api/changes')).body.data[0]
+    assert.deepEqual((await other.get('/api/changes')).body.meta.total, 0)
+    assert.equal((await other.get(`/api/changes?domainId=${domainId}`)).body.data.length, 0)
+    assert.equal((await other.get(`/api/changes/${change.id}`)).status, 404)
+    assert.equal((await other.post(`/api/changes/${change.id}/acknowledge`)).status, 404)
+    assert.equal((await other.delete(`/api/changes/${change.id}/acknowledge`)).status, 404)
+    assert.equal((await other.request('PATCH', `/api/domains/${domainId}`, { body: { paused: true } })).status, 404)
+    assert.equal((await other.request('PATCH', `/api/domains/${domainId}/pages/${page('/pricing').id}`, { body: { priority: 9 } })).status, 404)
+    assert.equal((await other.delete(`/api/domains/${domainId}/pages/${page('/pricing').id}`)).status, 404)
+    assert.equal((await t.api.get('/api/changes/' + change.id)).body.data.acknowledgedAt, null)
+  })
+
+  it('an ignore rule turns a page\'s noisy change into no change', async () => {
+    const about = page('/about')
+    const withBanner = (n: number) => layout('About — Acme', `<h1>About us</h1><p>We are a small team.</p><div class="visitors">${n} people are looking at this page</div><p class="stock">Seats left: ${n}</p>`)
+    const count = async () => (await t.api.get(`/api/changes?pageId=${about.id}`)).body.meta.total
+    site.page('/about', withBanner(3))
+    await crawlAndWait(t, domainId)
+    const start = await count()
+    site.page('/about', withBanner(4))
+    await crawlAndWait(t, domainId)
+    assert.equal(await count(), start + 1, 'without rules the visitor count is a change')
+    const res = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${about.id}`, { body: { noiseRules: { ignoreSelectors: ['.visitors'], ignorePatterns: ['Seats left: \\d+'] } } })
+    assert.equal(res.status, 200)
+    assert.deepEqual(res.body.data.noiseRules, { ignoreSelectors: ['.visitors'], ignorePatterns: ['Seats left: \\d+'] })
+    await crawlAndWait(t, domainId) // the new baseline, read under the rules
+    site.page('/about', withBanner(9))
+    await crawlAndWait(t, domainId)
+    assert.equal(await count(), start + 1, 'with the rules, no new change')
+    site.page('/about', withBanner(9).replace('small team', 'small, remote team'))
+    await crawlAndWait(t, domainId)
+    const changes = (await t.api.get(`/api/changes?pageId=${about.id}`)).body.data
+    assert.equal(changes.length, start + 2, 'a real edit still counts')
+    assert.match(changes[0].summary, /remote team/)
+  })
+
+  it('a restrict rule limits changes to its selector', async () => {
+    const pricing = page('/pricing')
+    await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: { noiseRules: { restrictSelectors: ['section.plan'] } } })
+    await crawlAndWait(t, domainId)
+    const before = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.meta.total
+    site.page('/pricing', layout('Pricing — Acme', pricingMain('$59', '$99', ['10 users', 'Priority support']).replace('Simple pricing that grows with your team.', 'Pricing for teams of every size.')))
+    await crawlAndWait(t, domainId)
+    assert.equal((await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.meta.total, before, 'text outside the plans is ignored')
+    site.page('/pricing', layout('Pricing — Acme', pricingMain('$69', '$99', ['10 users', 'Priority support']).replace('Simple pricing that grows with your team.', 'Pricing for teams of every size.')))
+    await crawlAndWait(t, domainId)
+    const latest = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.data[0]
+    assert.equal(latest.changeType, 'price_change')
+    assert.equal(latest.summary, 'Pro: $59/month → $69/month')
+  })
+
+  it('noise rules are validated', async () => {
+    const pricing = page('/pricing')
+    for (const noiseRules of [{ ignoreSelectors: ['div[[['] }, { ignorePatterns: ['(unclosed'] }, { ignorePatterns: ['(a+)+$'] }]) {
+      const res = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: { noiseRules } })
+      assert.equal(res.status, 400, JSON.stringify(noiseRules))
+      assert.equal(res.body.code, 'VALIDATION_ERROR')
+    }
+    assert.equal((await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: {} })).status, 400)
+  })
+
+  it('pages: monitoring off skips the crawl endpoint; type and priority change; delete removes the page', async () => {
+    const blog = page('/blog')
+    const off = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${blog.id}`, { body: { monitoringEnabled: false, pageType: 'changelog', priority: 9 } })
+    assert.equal(off.status, 200)
+    assert.equal(off.body.data.monitoringEnabled, false)
+    assert.equal(off.body.data.pageType, 'changelog')
+    assert.equal(off.body.data.priority, 9)
+    assert.equal(off.body.data.pageTypeConfidence, '1.00')
+    const crawl = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
+    assert.equal(crawl.queued, pages.length - 1)
+    await settle(t)
+    const del = await t.api.delete(`/api/domains/${domainId}/pages/${blog.id}`)
+    assert.equal(del.status, 200)
+    assert.equal(del.body.data.deleted, true)
+    assert.equal((await t.api.delete(`/api/domains/${domainId}/pages/${blog.id}`)).status, 404)
+    assert.equal((await t.api.get(`/api/domains/${domainId}/pages`)).body.meta.total, pages.length - 1)
+  })
+
+  it('domains: rename, pause (scheduler skips it) and resume', async () => {
+    const { runSchedulerTick } = await import('../../src/jobs/scheduler.js')
+    const renamed = await t.api.request('PATCH', `/api/domains/${domainId}`, { body: { displayName: 'Acme Corp' } })
+    assert.equal(renamed.status, 200)
+    assert.equal(renamed.body.data.displayName, 'Acme Corp')
+    const paused = await t.api.request('PATCH', `/api/domains/${domainId}`, { body: { paused: true } })
+    assert.equal(paused.body.data.status, 'paused')
+    assert.equal(paused.body.data.nextCrawlAt, null)
+    const later = new Date(Date.now() + 48 * 3_600_000)
+    assert.equal((await runSchedulerTick(t.service.store.db, t.service.queue, later)).queued, 0)
+    const resumed = await t.api.request('PATCH', `/api/domains/${domainId}`, { body: { paused: false } })
+    assert.equal(resumed.body.data.status, 'active')
+    assert.ok((await runSchedulerTick(t.service.store.db, t.service.queue, later)).queued > 0)
+    const bad = await t.api.request('PATCH', `/api/domains/${domainId}`, { body: { paused: 'yes' } })
+    assert.equal(bad.status, 400)
+  })
+})
