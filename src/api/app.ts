@@ -12,6 +12,7 @@ import { guard } from './guard.js'
 import { SHARED_SCHEMAS } from './schemas.js'
 import { adminRoutes } from './routes/admin.js'
 import { changeRoutes } from './routes/changes.js'
+import { WEBHOOK_SCHEMAS, webhookRoutes } from './routes/webhooks.js'
 import { domainRoutes } from './routes/domains.js'
 import { jobRoutes } from './routes/jobs.js'
 import { pageRoutes } from './routes/pages.js'
@@ -47,7 +48,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     jsonParser(req, body as string, done)
   })
 
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
+  for (const schema of [...SHARED_SCHEMAS, ...WEBHOOK_SCHEMAS]) app.addSchema(schema)
 
   await app.register(swagger, {
     openapi: {
@@ -67,7 +68,8 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
         { name: 'pages', description: 'Pages of a domain' },
         { name: 'jobs', description: 'Discovery and crawl jobs' },
         { name: 'usage', description: 'Plan and quotas' },
-        { name: 'changes', description: 'Detected changes across domains' }
+        { name: 'changes', description: 'Detected changes across domains' },
+        { name: 'alerts', description: 'Webhook and Slack destinations for change and job events' }
       ]
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -98,6 +100,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     await api.register(jobRoutes, deps)
     await api.register(usageRoutes, deps)
     await api.register(changeRoutes, deps)
+    await api.register(webhookRoutes, deps)
   }, { prefix: '/api' })
 
   if (config.adminToken) {

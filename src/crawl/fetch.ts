@@ -59,8 +59,12 @@ function guardedLookup (hostname: string, options: { all?: boolean, family?: num
   })
 }
 
+export interface PostResult { status: number, body: string, durationMs: number }
+
 export interface Fetcher {
   fetch (url: string, req?: FetchRequest): Promise<FetchResult>
+  /** One POST, not redirected, through the same address checks (for webhooks). */
+  post (url: string, body: string, headers: Record<string, string>): Promise<PostResult>
   close (): Promise<void>
 }
 
@@ -71,7 +75,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
   const open = new Agent({ ...timeouts, connect: { timeout: opts.timeoutMs } })
   const maxRedirects = opts.maxRedirects ?? 5
 
-  async function once (target: URL, req: FetchRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData & { realUrl: URL }> {
+  async function once (target: URL, req: FetchRequest & { method?: 'GET' | 'POST', body?: string, extraHeaders?: Record<string, string> }, signal: AbortSignal): Promise<Dispatcher.ResponseData & { realUrl: URL }> {
     const mapped = opts.hostMap.get(target.hostname)
     let requestUrl = target
     let dispatcher: Dispatcher = guarded
@@ -92,8 +96,9 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
     if (mapped) headers.host = target.host
     if (req.etag) headers['if-none-match'] = req.etag
     if (req.lastModified) headers['if-modified-since'] = req.lastModified
+    Object.assign(headers, req.extraHeaders)
     try {
-      const res = await request(requestUrl, { method: 'GET', headers, dispatcher, signal })
+      const res = await request(requestUrl, { method: req.method ?? 'GET', headers, body: req.body, dispatcher, signal })
       return Object.assign(res, { realUrl: target })
     } catch (err) {
       throw toFetchError(err, target)
@@ -134,6 +139,16 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
           retryAfterMs: retryAfter
         }
       }
+    },
+    async post (url, body, headers) {
+      let target: URL
+      try { target = new URL(url) } catch { throw new FetchError('BAD_URL', `not a URL: ${url}`, { permanent: true }) }
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`, { permanent: true })
+      const started = performance.now()
+      const res = await once(target, { method: 'POST', body, extraHeaders: { 'content-type': 'application/json', accept: '*/*', ...headers } }, AbortSignal.timeout(opts.timeoutMs))
+      let text = ''
+      try { text = (await readBody(res.body, null, 4096, target).catch(() => Buffer.alloc(0))).toString('utf8') } catch { /* the status is what counts */ }
+      return { status: res.statusCode, body: text, durationMs: Math.round(performance.now() - started) }
     },
     // Requests still in flight at shutdown are abandoned: their jobs were handed back.
     async close () {

@@ -8,8 +8,14 @@ export const QUEUE = {
   discover: 'discover.pages',
   crawl: 'crawl.page',
   tick: 'schedule.tick',
-  retention: 'retention.sweep'
+  retention: 'retention.sweep',
+  dispatch: 'alerts.dispatch',
+  deliver: 'webhook.deliver',
+  digest: 'alerts.digest'
 } as const
+
+/** Webhook deliveries get more attempts than crawls: a receiver may be down for a while. */
+export const DELIVERY_ATTEMPTS = 6
 
 export const MAX_ATTEMPTS = 3
 
@@ -43,6 +49,11 @@ export class JobQueue {
     await boss.createQueue(QUEUE.crawl, { ...jobQueue, name: QUEUE.crawl })
     await boss.createQueue(QUEUE.tick, { name: QUEUE.tick, retryLimit: 0, expireInSeconds: 600 })
     await boss.createQueue(QUEUE.retention, { name: QUEUE.retention, retryLimit: 2, expireInSeconds: 3600 })
+    await boss.createQueue(QUEUE.dispatch, { name: QUEUE.dispatch, retryLimit: 3, retryDelay: config.jobRetryDelaySeconds, retryBackoff: true, expireInSeconds: 300 })
+    await boss.createQueue(QUEUE.deliver, {
+      name: QUEUE.deliver, retryLimit: DELIVERY_ATTEMPTS - 1, retryDelay: config.jobRetryDelaySeconds, retryBackoff: true, expireInSeconds: 120
+    })
+    await boss.createQueue(QUEUE.digest, { name: QUEUE.digest, retryLimit: 2, expireInSeconds: 600 })
     return new JobQueue(boss)
   }
 

@@ -7,6 +7,8 @@ import { discoverDomainPages, discoveryGaveUp } from './discover-pages.js'
 import type { PipelineEvents } from './events.js'
 import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from './queue.js'
 import { runRetention } from './retention.js'
+import { deliver } from '../alerts/deliver.js'
+import { dispatchChanges, runDigest } from '../alerts/dispatch.js'
 import { runSchedulerTick } from './scheduler.js'
 
 export interface WorkerDeps {
@@ -67,14 +69,25 @@ export async function startWorkers (deps: WorkerDeps): Promise<void> {
   })
   await boss.work(QUEUE.tick, { ...polling, batchSize: 1 }, async () => {
     const r = await runSchedulerTick(deps.db, deps.queue)
-    if (r.queued > 0 || r.paused > 0) deps.log.info(r, 'scheduler tick')
-    return r
+    // The outbox sweep: changes whose realtime dispatch was lost (a crash) go out now.
+    const alerted = await dispatchChanges(deps.db, deps.queue)
+    if (r.queued > 0 || r.paused > 0 || alerted > 0) deps.log.info({ ...r, alerted }, 'scheduler tick')
+    return { ...r, alerted }
   })
   await boss.work(QUEUE.retention, { ...polling, batchSize: 1 }, async () => {
     const r = await runRetention(deps.db)
     deps.log.info(r, 'retention sweep')
     return r
   })
+  await boss.work<{ changeIds?: string[] }>(QUEUE.dispatch, { ...polling, batchSize: 4 }, async (jobs) => {
+    for (const job of jobs) await dispatchChanges(deps.db, deps.queue, job.data.changeIds)
+  })
+  await boss.work<{ deliveryId: string }>(QUEUE.deliver, { ...polling, batchSize: 8 }, async (jobs) => {
+    const deliverDeps = { db: deps.db, fetcher: deps.crawler.fetcher, publicBaseUrl: config.publicBaseUrl }
+    await Promise.all(jobs.map(job => settle(deps, QUEUE.deliver, job, () => deliver(deliverDeps, job.data.deliveryId, job.retryCount >= job.retryLimit))))
+  })
+  await boss.work(QUEUE.digest, { ...polling, batchSize: 1 }, async () => ({ sent: await runDigest(deps.db, deps.queue) }))
+  await boss.schedule(QUEUE.digest, '0 8 * * *')
   await boss.schedule(QUEUE.tick, '* * * * *')
   await boss.schedule(QUEUE.retention, '17 3 * * *')
 }

@@ -1,0 +1,79 @@
+import { sql } from 'kysely'
+import type { Fetcher } from '../crawl/fetch.js'
+import type { Db } from '../store/db.js'
+import { SIGNATURE_HEADER, sign } from './signature.js'
+
+export interface DeliverDeps { db: Db, fetcher: Fetcher, publicBaseUrl: string | undefined }
+
+const SEVERITY_MARK: Record<string, string> = { critical: ':rotating_light:', high: ':warning:', medium: ':large_orange_diamond:', low: ':white_circle:' }
+
+/** The Slack message for an event: who, where, what, how bad, and a link to the diff. */
+export function slackMessage (eventType: string, payload: any, publicBaseUrl: string | undefined): { text: string, blocks: unknown[] } {
+  const base = publicBaseUrl?.replace(/\/$/, '') ?? ''
+  if (eventType === 'change.detected') {
+    const c = payload.change
+    const link = `${base}/api/changes/${c.id}`
+    const text = `${SEVERITY_MARK[c.severity] ?? ''} ${payload.domain.displayName ?? payload.domain.domain}: ${c.summary}`.trim()
+    return {
+      text,
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: `*${payload.domain.displayName ?? payload.domain.domain}* · <${payload.page.url}|${payload.page.url}>\n${c.summary}` } },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: `*${c.changeType}* · severity *${c.severity}* · confidence ${c.confidence} · <${link}|diff>` }] }
+      ]
+    }
+  }
+  if (eventType === 'changes.digest') {
+    const lines = (payload.changes as any[]).map(c => `• ${SEVERITY_MARK[c.severity] ?? ''} *${c.domain}* (${c.changeType}): ${c.summary} <${base}/api/changes/${c.id}|diff>`)
+    return { text: `${payload.total} change${payload.total === 1 ? '' : 's'} since ${payload.period.from}`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 2900) } }] }
+  }
+  if (eventType === 'job.failed') {
+    const text = `:x: ${payload.domain?.domain ?? ''} ${payload.job.name} failed: ${payload.job.failedReason}`
+    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }
+  }
+  return { text: 'Sitewatch test message: this Slack destination works.', blocks: [] }
+}
+
+/**
+ * One attempt at one delivery. Records the attempt (status code, time, error); a non-2xx
+ * answer or a network failure throws so the queue retries with backoff. A delivery
+ * already made is never made again.
+ */
+export async function deliver (deps: DeliverDeps, deliveryId: string, lastAttempt: boolean): Promise<{ delivered: boolean, status?: number, skipped?: string }> {
+  const row = await deps.db.selectFrom('webhook_deliveries as w').innerJoin('webhook_endpoints as e', 'e.id', 'w.endpoint_id')
+    .select(['w.id', 'w.event_type', 'w.status', 'w.payload', 'w.created_at', 'e.url', 'e.kind', 'e.secret', 'e.enabled'])
+    .where('w.id', '=', deliveryId).executeTakeFirst()
+  if (!row) return { delivered: false, skipped: 'endpoint deleted' }
+  if (row.status === 'delivered') return { delivered: true, skipped: 'already delivered' }
+  if (!row.enabled) return { delivered: false, skipped: 'endpoint disabled' }
+
+  const body = row.kind === 'slack'
+    ? JSON.stringify(slackMessage(row.event_type, row.payload, deps.publicBaseUrl))
+    : JSON.stringify({ id: row.id, type: row.event_type, createdAt: row.created_at.toISOString(), data: row.payload })
+  const headers: Record<string, string> = row.kind === 'slack'
+    ? {}
+    : { 'X-Sitewatch-Event': row.event_type, 'X-Sitewatch-Delivery': row.id, [SIGNATURE_HEADER]: sign(row.secret, body) }
+
+  let status: number | undefined
+  let durationMs: number | undefined
+  let error: string | null = null
+  try {
+    const res = await deps.fetcher.post(row.url, body, headers)
+    status = res.status
+    durationMs = res.durationMs
+    if (status < 200 || status >= 300) error = `HTTP ${status}${res.body ? `: ${res.body.slice(0, 200)}` : ''}`
+  } catch (err) {
+    error = (err as Error).message
+  }
+  const delivered = error === null
+  await deps.db.updateTable('webhook_deliveries').set({
+    attempts: sql`attempts + 1`,
+    last_attempt_at: new Date(),
+    response_status: status ?? null,
+    duration_ms: durationMs ?? null,
+    error,
+    status: delivered ? 'delivered' : lastAttempt ? 'failed' : 'pending',
+    ...(delivered ? { delivered_at: new Date() } : {})
+  }).where('id', '=', deliveryId).execute()
+  if (!delivered) throw new Error(`delivery to ${new URL(row.url).host} failed: ${error}`)
+  return { delivered, status }
+}

@@ -1,0 +1,29 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+
+// Deliveries carry `X-Sitewatch-Signature: t=<unix seconds>,v1=<hex>` where v1 is
+// HMAC-SHA256 of `${t}.${raw body}` under the endpoint's secret. A receiver recomputes
+// it over the raw bytes it got, compares in constant time, and refuses a t more than
+// five minutes from its own clock (a replay).
+
+export const SIGNATURE_HEADER = 'X-Sitewatch-Signature'
+export const TOLERANCE_SECONDS = 300
+
+export function newSecret (): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`
+}
+
+export function sign (secret: string, body: string, at = Math.floor(Date.now() / 1000)): string {
+  const mac = createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')
+  return `t=${at},v1=${mac}`
+}
+
+/** The receiver's side of the recipe. */
+export function verify (secret: string, body: string, header: string | undefined, now = Math.floor(Date.now() / 1000)): boolean {
+  if (!header) return false
+  const parts = Object.fromEntries(header.split(',').map(kv => kv.split('=', 2) as [string, string]))
+  const at = Number(parts.t)
+  if (!Number.isInteger(at) || Math.abs(now - at) > TOLERANCE_SECONDS || !parts.v1) return false
+  const expected = Buffer.from(createHmac('sha256', secret).update(`${at}.${body}`).digest('hex'))
+  const given = Buffer.from(parts.v1)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
