@@ -13,6 +13,7 @@ import { compareContent, readPage } from '../src/changes/detect.js'
 import { loadConfig } from '../src/config.js'
 import { startService, type Service } from '../src/service.js'
 import { createOrg } from '../src/store/orgs.js'
+import { changesBenchmark } from './changes.js'
 import { pageHtml } from './site.js'
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000)
@@ -173,7 +174,9 @@ async function inChild (args: string[]): Promise<void> {
 }
 
 const [mode, target] = process.argv.slice(2)
-if (mode === '--scenario') {
+if (mode === '--changes') {
+  await changesBenchmark(target)
+} else if (mode === '--scenario') {
   await scenario(target === 'pglite' ? 'embedded database (PGlite)' : `PostgreSQL (${PG_URL})`, target === 'pglite' ? undefined : target)
 } else {
   analysisBenchmark()
@@ -183,6 +186,10 @@ if (mode === '--scenario') {
   } else if (await postgresAnswers()) {
     const db = await freshDatabase()
     try { await inChild(['--scenario', db.url]) } finally { await db.drop() }
+    if (!process.env.BENCH_SKIP_CHANGES) {
+      const big = await freshDatabase()
+      try { await inChild(['--changes', big.url]) } finally { await big.drop() }
+    }
   } else {
     console.log(`\n(PostgreSQL at ${PG_URL} does not answer: set BENCH_DATABASE_URL to benchmark it)`)
   }

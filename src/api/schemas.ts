@@ -182,7 +182,7 @@ export const ListMeta = Type.Object({
   total: Type.Integer(),
   page: Type.Integer(),
   pageSize: Type.Integer(),
-  totalCapped: Type.Optional(Type.Boolean({ description: 'changes only: true when more than 10,000 match and total stops counting at 10,000' }))
+  totalCapped: Type.Optional(Type.Boolean({ description: 'changes only: true when total is a lower bound (more than 1,000 match, or counting ran out of its time budget)' }))
 }, { $id: 'ListMeta', title: 'ListMeta' })
 
 export const SHARED_SCHEMAS = [DiffData, Change, CreatedDomain, DomainListItem, DomainDetails, NoiseRules, CreatedPage, Page, JobListItem, Job,

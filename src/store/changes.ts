@@ -41,8 +41,9 @@ export interface ChangeFilters {
 export const CHANGE_COLUMNS = ['id', 'page_id', 'domain_id', 'org_id', 'change_type', 'severity', 'confidence', 'summary', 'diff_data',
   'snapshot_before_id', 'snapshot_after_id', 'acknowledged_at', 'acknowledged_by', 'alerted_at', 'created_at'] as const
 
-/** Counting stops here: past it a list says "at least" (`meta.totalCapped`). */
-export const COUNT_CAP = 10_000
+/** Counting stops here, so that a count over millions of changes stays cheap: past it a list says "at least" (`meta.totalCapped`). */
+export const COUNT_CAP = 1_000
+const COUNT_BUDGET_MS = 15
 
 export async function listChanges (db: Executor, orgId: string, f: ChangeFilters, page: number, pageSize: number) {
   const base = db.selectFrom('changes as c').where('c.org_id', '=', orgId).where(eb => {
@@ -60,12 +61,23 @@ export async function listChanges (db: Executor, orgId: string, f: ChangeFilters
     }
     return eb.and(conds)
   })
-  const [rows, counted] = await Promise.all([
-    base.select(CHANGE_COLUMNS.map(c => `c.${c}` as const)).orderBy('c.created_at', 'desc').orderBy('c.id', 'desc')
-      .limit(pageSize).offset((page - 1) * pageSize).execute(),
-    db.selectFrom(base.select(sql`1`.as('one')).limit(COUNT_CAP + 1).as('capped')).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()
-  ])
-  return { items: rows.map(changeView), total: Math.min(counted.n, COUNT_CAP), capped: counted.n > COUNT_CAP }
+  const offset = (page - 1) * pageSize
+  const rows = await base.select(CHANGE_COLUMNS.map(c => `c.${c}` as const)).orderBy('c.created_at', 'desc').orderBy('c.id', 'desc')
+    .limit(pageSize).offset(offset).execute()
+  const items = rows.map(changeView)
+  if (rows.length < pageSize && (rows.length > 0 || page === 1)) return { items, total: offset + rows.length, capped: false }
+  // The count has a time budget: on a filter that matches little of millions of rows it
+  // would be the slowest part of the request. Out of budget, total is a lower bound.
+  try {
+    const counted = await db.transaction().execute(async (tx) => {
+      await sql`SET LOCAL statement_timeout = ${sql.lit(COUNT_BUDGET_MS)}`.execute(tx)
+      return await tx.selectFrom(base.select(sql`1`.as('one')).limit(COUNT_CAP + 1).as('capped')).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()
+    })
+    return { items, total: Math.min(counted.n, COUNT_CAP), capped: counted.n > COUNT_CAP }
+  } catch (err) {
+    if ((err as { code?: string }).code !== '57014') throw err
+    return { items, total: offset + rows.length + (rows.length === pageSize ? 1 : 0), capped: true }
+  }
 }
 
 export async function getChange (db: Executor, orgId: string, id: string) {

@@ -25,7 +25,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       description: 'Every change of the organisation, newest first. `severity`, `changeType` and `pageType` take several values, ' +
         'repeated or comma-separated. `since` (inclusive) and `until` (exclusive) bound createdAt. `q` is a full-text search ' +
         '(PostgreSQL websearch syntax: words, "quoted phrases", -excluded) in summaries and changed text. `meta.total` counts ' +
-        'up to 10,000 (then `meta.totalCapped` is true).',
+        'up to 1,000, within a small time budget; when `meta.totalCapped` is true, total is a lower bound ("at least").',
       querystring: Type.Object({
         ...paginationFields(20, 100),
         severity: Type.Optional(Type.Array(literals(SEVERITIES), { maxItems: 4 })),
