@@ -27,6 +27,7 @@ export interface Config {
   crawlPerHostDelayMs: number
   discoveryMaxFetches: number
   publicBaseUrl: string | undefined
+  trustProxy: boolean
 }
 
 function int (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -78,6 +79,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     crawlPerHostConcurrency: int(env, 'CRAWL_PER_HOST_CONCURRENCY', 4, 1),
     crawlPerHostDelayMs: int(env, 'CRAWL_PER_HOST_DELAY_MS', 250, 0),
     discoveryMaxFetches: int(env, 'DISCOVERY_MAX_FETCHES', 60, 1),
-    publicBaseUrl: env.PUBLIC_BASE_URL || undefined
+    publicBaseUrl: env.PUBLIC_BASE_URL || undefined,
+    trustProxy: env.TRUST_PROXY === 'true'
   }
 }

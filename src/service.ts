@@ -4,8 +4,8 @@ import { buildApp } from './api/app.js'
 import type { Config } from './config.js'
 import { Crawler } from './crawl/crawler.js'
 import { PipelineEvents } from './jobs/events.js'
-import { JobQueue, QUEUE } from './jobs/queue.js'
-import { dispatchJobFailed } from './alerts/dispatch.js'
+import { JobQueue } from './jobs/queue.js'
+import { attachAlerts } from './alerts/listeners.js'
 import { startWorkers } from './jobs/worker.js'
 import { openStore, type Store } from './store/db.js'
 import { bootstrapDefaultOrg } from './store/orgs.js'
@@ -35,14 +35,7 @@ export async function startService (config: Config, opts: { logger?: boolean | o
   const events = new PipelineEvents()
   events.on('change.detected', e => { log.info({ event: 'change.detected', ...e }, `change detected: ${e.summary}`) })
   events.on('job.failed', e => { log.warn({ event: 'job.failed', ...e }, `job failed: ${e.reason}`) })
-  // Alerts listen to the pipeline; a lost event is caught by the scheduler's outbox sweep.
-  events.on('change.detected', e => {
-    queue.boss.send(QUEUE.dispatch, { changeIds: [e.changeId] }).catch(err => { log.error({ err }, 'could not queue alert dispatch') })
-  })
-  events.on('job.failed', e => {
-    if (e.name !== QUEUE.crawl && e.name !== QUEUE.discover) return
-    dispatchJobFailed(store.db, queue, e).catch(err => { log.error({ err }, 'could not queue job.failed alerts') })
-  })
+  attachAlerts(events, store.db, queue, log)
   const crawler = new Crawler(config)
 
   const bootstrap = await bootstrapDefaultOrg(store.db)

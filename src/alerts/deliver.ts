@@ -44,7 +44,10 @@ export async function deliver (deps: DeliverDeps, deliveryId: string, lastAttemp
     .where('w.id', '=', deliveryId).executeTakeFirst()
   if (!row) return { delivered: false, skipped: 'endpoint deleted' }
   if (row.status === 'delivered') return { delivered: true, skipped: 'already delivered' }
-  if (!row.enabled) return { delivered: false, skipped: 'endpoint disabled' }
+  if (!row.enabled) {
+    await deps.db.updateTable('webhook_deliveries').set({ status: 'failed', error: 'endpoint disabled' }).where('id', '=', deliveryId).execute()
+    return { delivered: false, skipped: 'endpoint disabled' }
+  }
 
   const body = row.kind === 'slack'
     ? JSON.stringify(slackMessage(row.event_type, row.payload, deps.publicBaseUrl))

@@ -32,7 +32,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
       return typeof supplied === 'string' && TRACE_ID.test(supplied) ? supplied : randomUUID()
     },
     logController: new LogController({ requestIdLogLabel: 'traceId' }),
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: config.trustProxy,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 

@@ -7,7 +7,8 @@ const DAY = 86_400_000
 /**
  * Deletes changes and snapshots older than each plan's history retention. A page's
  * latest snapshot (the baseline of its next comparison) and snapshots that a kept
- * change still points to are kept. Job records older than the queue's own retention go too.
+ * change still points to are kept. Job records older than the queue's own retention, and
+ * webhook deliveries older than 30 days, go too.
  */
 export async function runRetention (db: Db, now = new Date()): Promise<{ changes: number, snapshots: number }> {
   let changes = 0
@@ -27,5 +28,6 @@ export async function runRetention (db: Db, now = new Date()): Promise<{ changes
     snapshots += Number(s.numAffectedRows ?? 0)
   }
   await db.deleteFrom('jobs').where('created_at', '<', new Date(now.getTime() - 8 * DAY)).execute()
+  await db.deleteFrom('webhook_deliveries').where('created_at', '<', new Date(now.getTime() - 30 * DAY)).execute()
   return { changes, snapshots }
 }

@@ -6,9 +6,9 @@ import { crawlPage } from './crawl-page.js'
 import { discoverDomainPages, discoveryGaveUp } from './discover-pages.js'
 import type { PipelineEvents } from './events.js'
 import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from './queue.js'
-import { runRetention } from './retention.js'
 import { deliver } from '../alerts/deliver.js'
 import { dispatchChanges, runDigest } from '../alerts/dispatch.js'
+import { runRetention } from './retention.js'
 import { runSchedulerTick } from './scheduler.js'
 
 export interface WorkerDeps {

@@ -134,6 +134,8 @@ const migrations: Record<string, string[]> = {
     `CREATE INDEX changes_org_unacked_time ON changes (org_id, created_at DESC) WHERE acknowledged_at IS NULL`,
     // Changes not yet handed to alerting: the outbox the dispatcher sweeps.
     `ALTER TABLE changes ADD COLUMN alerted_at timestamptz`,
+    // Changes from before alerting existed are not news: they are not sent.
+    `UPDATE changes SET alerted_at = created_at`,
     `CREATE INDEX changes_unalerted ON changes (created_at) WHERE alerted_at IS NULL`,
     `ALTER TABLE pages ADD COLUMN noise_rules jsonb NOT NULL DEFAULT '{}'::jsonb`,
     // Set when the noise rules change: the next crawl records a new baseline, not a change.

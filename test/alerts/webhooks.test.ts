@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import { runDigest } from '../../src/alerts/dispatch.js'
 import { createOrg } from '../../src/store/orgs.js'
 import { acmeHostMap, layout, pricingMain, startAcmeSite } from '../helpers/fixtures.js'
-import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
+import { drainJobs, eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
 
 interface Received { path: string, headers: IncomingMessage['headers'], body: string, answered: number }
@@ -50,12 +50,7 @@ function verifySignature (secret: string, rawBody: string, header: string | unde
   return timingSafeEqual(expected, Buffer.from(match[2], 'hex'))
 }
 
-async function waitForCrawls (t: TestService, api = t.api) {
-  await eventually(async () => {
-    const s = (await api.get('/api/jobs/stats')).body.data
-    return s.waiting + s.active + s.delayed === 0 ? true : undefined
-  }, 30_000, 'crawls')
-}
+const waitForCrawls = async (t: TestService, api = t.api) => { await drainJobs(api) }
 
 describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
   let site: TestSite

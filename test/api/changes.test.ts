@@ -2,25 +2,15 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createOrg } from '../../src/store/orgs.js'
 import { acmeHostMap, featuresMain, layout, pricingMain, startAcmeSite, termsMain } from '../helpers/fixtures.js'
-import { eventually, startTestService, type TestService } from '../helpers/service.js'
+import { drainJobs, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
 
 async function crawlAndWait (t: TestService, domainId: string) {
   const crawl = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
-  for (const id of crawl.jobIds) {
-    await eventually(async () => {
-      const j = (await t.api.get(`/api/jobs/${id}`)).body.data
-      return j.state === 'completed' || j.state === 'failed' ? j : undefined
-    }, 30_000, `crawl ${id}`)
-  }
+  for (const id of crawl.jobIds) await waitForJob(t.api, id)
 }
 
-async function settle (t: TestService) {
-  await eventually(async () => {
-    const s = (await t.api.get('/api/jobs/stats')).body.data
-    return s.waiting + s.active + s.delayed === 0 ? true : undefined
-  }, 30_000, 'queue to drain')
-}
+const settle = async (t: TestService) => { await drainJobs(t.api) }
 
 describe('the changes API, acknowledgement and page controls', () => {
   let site: TestSite
@@ -209,5 +199,25 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.ok((await runSchedulerTick(t.service.store.db, t.service.queue, later)).queued > 0)
     const bad = await t.api.request('PATCH', `/api/domains/${domainId}`, { body: { paused: 'yes' } })
     assert.equal(bad.status, 400)
+  })
+
+  it('meta.total counts up to 1,000; past that totalCapped says it is a lower bound', async () => {
+    const db = t.service.store.db
+    const { sql } = await import('kysely')
+    const pricing = page('/pricing')
+    const snap = await db.selectFrom('snapshots').select('id').where('page_id', '=', pricing.id).executeTakeFirstOrThrow()
+    await sql`
+      INSERT INTO changes (page_id, domain_id, org_id, change_type, severity, confidence, summary, diff_data, snapshot_before_id, snapshot_after_id, created_at, alerted_at)
+      SELECT ${pricing.id}::uuid, ${domainId}::uuid, org_id, 'content_change', 'low', 0.70, 'Bulk edit ' || g, '{"before":"","after":"","stats":{"additions":0,"deletions":0,"changes":0},"hunks":[]}'::jsonb,
+        ${snap.id}::uuid, ${snap.id}::uuid, now() - g * interval '1 second', now()
+      FROM generate_series(1, 1005) AS g, (SELECT org_id FROM domains WHERE id = ${domainId}::uuid) d`.execute(db)
+    const all = await t.api.get('/api/changes?pageSize=5')
+    assert.deepEqual(all.body.meta, { total: 1000, page: 1, pageSize: 5, totalCapped: true })
+    const few = await t.api.get('/api/changes?changeType=price_change')
+    assert.equal(few.body.meta.totalCapped, undefined)
+    assert.equal(few.body.meta.total, few.body.data.length)
+    const last = await t.api.get('/api/changes?pageSize=100&page=11')
+    assert.ok(last.body.data.length > 0)
+    assert.equal(last.body.meta.total, 1000 + last.body.data.length, 'on the last page the count is exact again')
   })
 })

@@ -92,3 +92,19 @@ export async function eventually<T> (check: () => Promise<T | undefined>, ms = 2
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`)
 }
+
+/** Waits until a job has finished (completed or failed) and returns it. */
+export async function waitForJob (api: ApiClient, id: string, ms = 30_000): Promise<any> {
+  return await eventually(async () => {
+    const job = (await api.get(`/api/jobs/${id}`)).body.data
+    return job.state === 'completed' || job.state === 'failed' ? job : undefined
+  }, ms, `job ${id}`)
+}
+
+/** Waits until none of the caller's jobs is waiting, running or due for a retry. */
+export async function drainJobs (api: ApiClient, ms = 40_000): Promise<void> {
+  await eventually(async () => {
+    const s = (await api.get('/api/jobs/stats')).body.data
+    return s.waiting + s.active + s.delayed === 0 ? true : undefined
+  }, ms, 'the queue to drain')
+}

@@ -3,22 +3,11 @@ import { after, before, describe, it } from 'node:test'
 import { runRetention } from '../../src/jobs/retention.js'
 import { runSchedulerTick } from '../../src/jobs/scheduler.js'
 import { acmeHostMap, layout, pricingMain, startAcmeSite } from '../helpers/fixtures.js'
-import { eventually, startTestService, type TestService } from '../helpers/service.js'
+import { drainJobs, eventually, startTestService, waitForJob as waitFor, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
 
-async function waitForJob (t: TestService, id: string, states = ['completed', 'failed']) {
-  return await eventually(async () => {
-    const job = (await t.api.get(`/api/jobs/${id}`)).body.data
-    return states.includes(job.state) ? job : undefined
-  }, 30_000, `job ${id}`)
-}
-
-async function drain (t: TestService) {
-  await eventually(async () => {
-    const s = (await t.api.get('/api/jobs/stats')).body.data
-    return s.waiting + s.active + s.delayed === 0 ? true : undefined
-  }, 40_000, 'the queue to drain')
-}
+const waitForJob = async (t: TestService, id: string) => await waitFor(t.api, id)
+const drain = async (t: TestService) => { await drainJobs(t.api) }
 
 describe('discovery and crawling against a local site', () => {
   let site: TestSite
