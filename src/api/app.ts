@@ -79,7 +79,8 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined
   if (redis) app.addHook('onClose', async () => { redis.disconnect() })
-  await app.register(rateLimit, { global: false, ...(redis ? { redis, nameSpace: 'sitewatch-rl-' } : {}) })
+  // A Redis outage lets requests through rather than failing them.
+  await app.register(rateLimit, { global: false, skipOnError: true, ...(redis ? { redis, nameSpace: 'sitewatch-rl-' } : {}) })
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get('/healthz', { schema: { hide: true } }, async () => ({ data: { status: 'ok' } }))
