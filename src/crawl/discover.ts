@@ -33,6 +33,8 @@ interface Candidate { url: string, linkText?: string, fetched?: boolean, score: 
 export async function discoverPages (crawler: Crawler, hostname: string, limits: DiscoveryLimits): Promise<DiscoveryResult> {
   const seen = new Set<string>()
   const candidates = new Map<string, Candidate>()
+  // Untyped, unread candidates in arrival order: the first to give way on a huge site.
+  const evictable: string[] = []
   let fetches = 0
   const progress = async (p: number) => { await limits.onProgress?.(p) }
 
@@ -51,11 +53,16 @@ export async function discoverPages (crawler: Crawler, hostname: string, limits:
     if (candidates.size >= MAX_CANDIDATES) {
       // Keep memory flat on huge sites: only a typed URL may displace an untyped one.
       if (c.pageType === 'other') return undefined
-      const weakest = [...candidates.values()].find(x => x.pageType === 'other' && !x.fetched)
+      let weakest: Candidate | undefined
+      while (evictable.length > 0 && !weakest) {
+        const x = candidates.get(evictable.shift()!)
+        if (x && x.pageType === 'other' && !x.fetched) weakest = x
+      }
       if (!weakest) return undefined
       candidates.delete(weakest.url)
     }
     candidates.set(url, c)
+    if (c.pageType === 'other') evictable.push(url)
     return c
   }
 

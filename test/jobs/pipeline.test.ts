@@ -200,3 +200,69 @@ describe('discovery at scale and within the plan cap', () => {
     assert.equal((await t.api.get('/api/usage')).body.data.limits.domains.used, 1)
   })
 })
+
+describe('discovery of a site with 100,000 URLs in its sitemaps', () => {
+  let site: TestSite
+  let t: TestService
+  before(async () => {
+    site = await startAcmeSite()
+    const urls = (from: number, kind: string) => Array.from({ length: 50_000 }, (_, i) => `<url><loc>https://acme.test/${kind}/${from + i}</loc></url>`).join('')
+    site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\nSitemap: https://acme.test/big-index.xml\n', headers: { 'content-type': 'text/plain' } })
+    site.set('/big-index.xml', { body: '<?xml version="1.0"?><sitemapindex><sitemap><loc>https://acme.test/big-1.xml</loc></sitemap><sitemap><loc>https://acme.test/big-2.xml</loc></sitemap></sitemapindex>', headers: { 'content-type': 'application/xml' } })
+    site.set('/big-1.xml', { body: `<?xml version="1.0"?><urlset>${urls(0, 'blog')}</urlset>`, headers: { 'content-type': 'application/xml' } })
+    site.set('/big-2.xml', { body: `<?xml version="1.0"?><urlset>${urls(0, 'docs')}</urlset>`, headers: { 'content-type': 'application/xml' } })
+    site.fallback = (path) => /^\/(blog|docs)\/\d+$/.test(path) ? `<html><body><h1>${path}</h1><p>Text.</p></body></html>` : undefined
+    t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), WORKER_CONCURRENCY: '32', DISCOVERY_MAX_FETCHES: '30' })
+  })
+  after(async () => { await t.stop(); await site.close() })
+
+  it('reads them all, keeps the typed pages, and stays within the cap', async () => {
+    const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
+    const job = await waitForJob(t, created.discoveryJobId)
+    assert.equal(job.state, 'completed', job.failedReason)
+    assert.ok(job.returnValue.pagesDiscovered >= 100_000, `discovered ${job.returnValue.pagesDiscovered}`)
+    assert.equal(job.returnValue.pagesAdded, 500)
+    const pages = []
+    for (let page = 1; page <= 2; page++) pages.push(...(await t.api.get(`/api/domains/${created.id}/pages?pageSize=500&page=${page}`)).body.data)
+    assert.ok(pages.filter(p => p.pageType === 'other').length <= 1, 'typed pages (docs → api_docs) fill the cap before blog posts')
+    assert.ok(pages.some(p => p.url === 'https://acme.test/pricing'))
+  })
+})
+
+describe('hostile pages end in a recorded error or a correct snapshot, never a hung job', () => {
+  let site: TestSite
+  let t: TestService
+  before(async () => {
+    site = await startAcmeSite()
+    site.set('/hang', () => { /* never answers */ })
+    site.set('/huge', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(Buffer.alloc(10 * 1024 * 1024, 'a')) })
+    site.set('/loop', { status: 302, headers: { location: '/loop2' } })
+    site.set('/loop2', { status: 302, headers: { location: '/loop' } })
+    site.set('/latin', { body: Buffer.from('<meta charset="windows-1252"><h1>Tarifs</h1><p>Caf\xe9 \x80 5</p>', 'latin1'), headers: { 'content-type': 'text/html; charset=utf-8' } })
+    t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), CRAWL_TIMEOUT_MS: '1000' })
+  })
+  after(async () => { await t.stop(); await site.close() })
+
+  it('timeouts, 10 MB bodies and redirect loops fail with their reason on the page; a lying charset is read right', async () => {
+    const domain = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
+    await drainJobs(t.api)
+    const expected: Record<string, RegExp> = { '/hang': /timed out/, '/huge': /larger than/, '/loop': /more than 5 redirects/ }
+    const added: Record<string, string> = {}
+    for (const path of [...Object.keys(expected), '/latin']) {
+      added[path] = (await t.api.post(`/api/domains/${domain.id}/pages`, { url: `https://acme.test${path}` })).body.data.id
+    }
+    await drainJobs(t.api, 60_000)
+    for (const [path, reason] of Object.entries(expected)) {
+      const page = await eventually(async () => {
+        const p = (await t.api.get(`/api/domains/${domain.id}/pages`)).body.data.find((x: any) => x.id === added[path])
+        return p.errorCount === 3 ? p : undefined
+      }, 20_000, `three recorded failures of ${path}`)
+      assert.match(page.lastError, reason, path)
+      assert.equal(page.status, 'error', path)
+    }
+    await eventually(async () => (await t.api.get('/api/jobs?status=failed&limit=100')).body.data.length === 3 ? true : undefined, 10_000, 'three failed jobs')
+    const latin = await t.service.store.db.selectFrom('snapshots').select('content').where('page_id', '=', added['/latin']).executeTakeFirstOrThrow()
+    assert.match(latin.content, /Café € 5/)
+    assert.equal((await t.api.get(`/api/domains/${domain.id}`)).body.data.status, 'active', 'the domain lives on: other pages are fine')
+  })
+})
