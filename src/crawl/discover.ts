@@ -130,6 +130,10 @@ export async function discoverPages (crawler: Crawler, hostname: string, limits:
   }
   await progress(90)
 
+  // Pages robots.txt forbids are never added, read or not.
+  for (const c of [...candidates.values()]) {
+    if (!await crawler.robots.isAllowed(c.url).catch(() => false)) candidates.delete(c.url)
+  }
   const ranked = [...candidates.values()].sort((a, b) => {
     if (a.url === homepage) return b.pageType === 'other' ? -1 : 1
     if (b.url === homepage) return a.pageType === 'other' ? 1 : -1
