@@ -48,25 +48,28 @@ export async function startWorkers (deps: WorkerDeps): Promise<void> {
   const { boss } = deps.queue
   const { config } = deps
   const polling = { pollingIntervalSeconds: config.jobPollingSeconds, includeMetadata: true as const }
-  // pg-boss 10 runs a batch to its end before fetching more: several small workers
-  // keep slow pages from holding up the rest.
-  const crawlWorkers = Math.min(8, config.workerConcurrency)
-  const batchSize = Math.max(1, Math.ceil(config.workerConcurrency / crawlWorkers))
-  for (let i = 0; i < crawlWorkers; i++) {
+  // One job per fetch, and as many pg-boss workers as jobs may run at once. With batches,
+  // pg-boss completes the whole batch when its handler returns, and by then a job of the
+  // batch that failed quickly may already be running its retry in another worker: it
+  // would be marked completed under that retry's feet.
+  const single = { ...polling, batchSize: 1 }
+  async function workOneAtATime<T> (name: string, run: (job: Job<T>) => Promise<void>): Promise<void> {
     let workerId: string | undefined
-    workerId = await boss.work<CrawlJobData>(QUEUE.crawl, { ...polling, batchSize }, async (jobs) => {
-      await Promise.all(jobs.map(job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data))))
-      // pg-boss waits a polling interval after every batch; a full batch means more
-      // work is waiting, so fetch again at once.
-      if (jobs.length === batchSize && workerId) boss.notifyWorker(workerId)
+    workerId = await boss.work<T>(name, single, async ([job]) => {
+      await run(job)
+      // pg-boss waits a polling interval after every fetch; one that found work fetches again at once.
+      if (workerId) boss.notifyWorker(workerId)
     })
   }
+  for (let i = 0; i < config.workerConcurrency; i++) {
+    await workOneAtATime<CrawlJobData>(QUEUE.crawl, job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data)))
+  }
   const discoverDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
-  await boss.work<DiscoverJobData>(QUEUE.discover, { ...polling, batchSize: 2 }, async (jobs) => {
-    await Promise.all(jobs.map(job => settle(deps, QUEUE.discover, job,
+  for (let i = 0; i < 2; i++) {
+    await workOneAtATime<DiscoverJobData>(QUEUE.discover, job => settle(deps, QUEUE.discover, job,
       () => discoverDomainPages(discoverDeps, job.id, job.data),
-      () => discoveryGaveUp(discoverDeps, job.data))))
-  })
+      () => discoveryGaveUp(discoverDeps, job.data)))
+  }
   await boss.work(QUEUE.tick, { ...polling, batchSize: 1 }, async () => {
     const r = await runSchedulerTick(deps.db, deps.queue)
     // The outbox sweep: changes whose realtime dispatch was lost (a crash) go out now.
@@ -82,10 +85,11 @@ export async function startWorkers (deps: WorkerDeps): Promise<void> {
   await boss.work<{ changeIds?: string[] }>(QUEUE.dispatch, { ...polling, batchSize: 4 }, async (jobs) => {
     for (const job of jobs) await dispatchChanges(deps.db, deps.queue, job.data.changeIds)
   })
-  await boss.work<{ deliveryId: string }>(QUEUE.deliver, { ...polling, batchSize: 8 }, async (jobs) => {
-    const deliverDeps = { db: deps.db, fetcher: deps.crawler.fetcher, publicBaseUrl: config.publicBaseUrl }
-    await Promise.all(jobs.map(job => settle(deps, QUEUE.deliver, job, () => deliver(deliverDeps, job.data.deliveryId, job.retryCount >= job.retryLimit))))
-  })
+  const deliverDeps = { db: deps.db, fetcher: deps.crawler.fetcher, publicBaseUrl: config.publicBaseUrl }
+  for (let i = 0; i < 4; i++) {
+    await workOneAtATime<{ deliveryId: string }>(QUEUE.deliver, job => settle(deps, QUEUE.deliver, job,
+      () => deliver(deliverDeps, job.data.deliveryId, job.retryCount >= job.retryLimit)))
+  }
   await boss.work(QUEUE.digest, { ...polling, batchSize: 1 }, async () => ({ sent: await runDigest(deps.db, deps.queue) }))
   await boss.schedule(QUEUE.digest, '0 8 * * *')
   await boss.schedule(QUEUE.tick, '* * * * *')
