@@ -43,7 +43,7 @@ export async function startService (config: Config, opts: { logger?: boolean | o
     process.stdout.write(`\nCreated organisation "default" (trial). Its API key, shown once:\n\n  ${key}\n\n`)
   }))(bootstrap.apiKey)
 
-  if (runsWorkers) await startWorkers({ db: store.db, queue, crawler, events, config, log })
+  const workers = runsWorkers ? await startWorkers({ db: store.db, queue, crawler, events, config, log }) : undefined
 
   let app: FastifyInstance | undefined
   let url: string | undefined
@@ -58,6 +58,7 @@ export async function startService (config: Config, opts: { logger?: boolean | o
     stop () {
       stopping ??= (async () => {
         await app?.close()
+        await workers?.stop(4000)
         await queue.stop()
         await crawler.close()
         await store.close()

@@ -90,8 +90,8 @@ export class JobQueue {
   }
 
   async stop (): Promise<void> {
-    // Jobs in flight get 5 s to finish; the rest are handed back (failed, so retried),
-    // leaving time to close the database within the 10 s a stop may take.
-    await this.boss.stop({ graceful: true, timeout: 5000, close: true, wait: true })
+    // The crawl, discovery and delivery workers have stopped by now (startWorkers' stop);
+    // the scheduler's own jobs get 3 s, leaving time to close the database within 10 s.
+    await this.boss.stop({ graceful: true, timeout: 3000, close: true, wait: true })
   }
 }

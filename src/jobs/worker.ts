@@ -9,6 +9,7 @@ import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from '.
 import { deliver } from '../alerts/deliver.js'
 import { dispatchChanges, runDigest } from '../alerts/dispatch.js'
 import { runRetention } from './retention.js'
+import { JobPuller } from './puller.js'
 import { runSchedulerTick } from './scheduler.js'
 
 export interface WorkerDeps {
@@ -44,32 +45,25 @@ async function settle<T> (deps: WorkerDeps, name: string, job: Job<T>, run: () =
   }
 }
 
-export async function startWorkers (deps: WorkerDeps): Promise<void> {
+export async function startWorkers (deps: WorkerDeps): Promise<{ stop (graceMs: number): Promise<void> }> {
   const { boss } = deps.queue
   const { config } = deps
   const polling = { pollingIntervalSeconds: config.jobPollingSeconds, includeMetadata: true as const }
-  // One job per fetch, and as many pg-boss workers as jobs may run at once. With batches,
-  // pg-boss completes the whole batch when its handler returns, and by then a job of the
-  // batch that failed quickly may already be running its retry in another worker: it
-  // would be marked completed under that retry's feet.
-  const single = { ...polling, batchSize: 1 }
-  async function workOneAtATime<T> (name: string, run: (job: Job<T>) => Promise<void>): Promise<void> {
-    let workerId: string | undefined
-    workerId = await boss.work<T>(name, single, async ([job]) => {
-      await run(job)
-      // pg-boss waits a polling interval after every fetch; one that found work fetches again at once.
-      if (workerId) boss.notifyWorker(workerId)
-    })
+  const pullers: Array<JobPuller<any>> = []
+  const pull = <T>(name: string, concurrency: number, run: (job: Job<T>) => Promise<void>) => {
+    const puller = new JobPuller<T>(boss, name, concurrency, config.jobPollingSeconds * 1000, run,
+      (err) => { deps.log.error({ err, queue: name }, 'job queue error') })
+    puller.start()
+    pullers.push(puller)
   }
-  for (let i = 0; i < config.workerConcurrency; i++) {
-    await workOneAtATime<CrawlJobData>(QUEUE.crawl, job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data)))
-  }
+  pull<CrawlJobData>(QUEUE.crawl, config.workerConcurrency, job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data)))
   const discoverDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
-  for (let i = 0; i < 2; i++) {
-    await workOneAtATime<DiscoverJobData>(QUEUE.discover, job => settle(deps, QUEUE.discover, job,
-      () => discoverDomainPages(discoverDeps, job.id, job.data),
-      () => discoveryGaveUp(discoverDeps, job.data)))
-  }
+  pull<DiscoverJobData>(QUEUE.discover, 2, job => settle(deps, QUEUE.discover, job,
+    () => discoverDomainPages(discoverDeps, job.id, job.data),
+    () => discoveryGaveUp(discoverDeps, job.data)))
+  const deliverDeps = { db: deps.db, fetcher: deps.crawler.fetcher, publicBaseUrl: config.publicBaseUrl }
+  pull<{ deliveryId: string }>(QUEUE.deliver, 8, job => settle(deps, QUEUE.deliver, job,
+    () => deliver(deliverDeps, job.data.deliveryId, job.retryCount >= job.retryLimit)))
   await boss.work(QUEUE.tick, { ...polling, batchSize: 1 }, async () => {
     const r = await runSchedulerTick(deps.db, deps.queue)
     // The outbox sweep: changes whose realtime dispatch was lost (a crash) go out now.
@@ -85,13 +79,12 @@ export async function startWorkers (deps: WorkerDeps): Promise<void> {
   await boss.work<{ changeIds?: string[] }>(QUEUE.dispatch, { ...polling, batchSize: 4 }, async (jobs) => {
     for (const job of jobs) await dispatchChanges(deps.db, deps.queue, job.data.changeIds)
   })
-  const deliverDeps = { db: deps.db, fetcher: deps.crawler.fetcher, publicBaseUrl: config.publicBaseUrl }
-  for (let i = 0; i < 4; i++) {
-    await workOneAtATime<{ deliveryId: string }>(QUEUE.deliver, job => settle(deps, QUEUE.deliver, job,
-      () => deliver(deliverDeps, job.data.deliveryId, job.retryCount >= job.retryLimit)))
-  }
   await boss.work(QUEUE.digest, { ...polling, batchSize: 1 }, async () => ({ sent: await runDigest(deps.db, deps.queue) }))
   await boss.schedule(QUEUE.digest, '0 8 * * *')
   await boss.schedule(QUEUE.tick, '* * * * *')
   await boss.schedule(QUEUE.retention, '17 3 * * *')
+  return {
+    /** Stops taking jobs; jobs in flight get `graceMs` to finish, the rest are handed back. */
+    async stop (graceMs: number) { await Promise.all(pullers.map(p => p.stop(graceMs))) }
+  }
 }
