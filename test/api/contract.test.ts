@@ -200,6 +200,8 @@ describe('the API contract, endpoint by endpoint', () => {
       return s.waiting + s.active + s.delayed === 0 ? true : undefined
     }, 30_000, 'queue to drain')
     const before = (await t.api.get('/api/usage')).body.data.limits.manualRechecks.used
+    // One slow page keeps its crawl running while the endpoint is called again.
+    site.set('/about/team', (_req, res) => { setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<h1>Team</h1><p>Us.</p>') }, 1500) })
     const res = await t.api.post(`/api/domains/${domainId}/crawl`)
     assert.equal(res.status, 200)
     const pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data
@@ -211,6 +213,7 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal(after, before + 1)
     const again = await t.api.post(`/api/domains/${domainId}/crawl`)
     assert.ok(again.body.data.queued < pages.length, 'pages with a waiting crawl are not queued twice')
+    assert.match(again.body.data.message, /already had a crawl waiting or running/)
     const unknown = await t.api.post('/api/domains/00000000-0000-4000-8000-000000000000/crawl')
     assert.equal(unknown.status, 404)
   })
