@@ -24,8 +24,8 @@ export interface WorkerDeps {
 type Job<T> = PgBoss.JobWithMetadata<T>
 
 /**
- * Runs each fetched job on its own and settles it on its own (complete or fail), so
- * one bad page never fails its batch; pg-boss then retries failures with backoff.
+ * Runs one job and settles it (complete, or fail so that pg-boss retries it with
+ * backoff); after the last attempt, runs `onGiveUp` and reports job.failed.
  */
 async function settle<T> (deps: WorkerDeps, name: string, job: Job<T>, run: () => Promise<object>, onGiveUp?: () => Promise<void>) {
   const { boss } = deps.queue
