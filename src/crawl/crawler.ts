@@ -39,7 +39,7 @@ export class Crawler {
 
   /** Fetches one HTML page politely; HTTP errors and non-HTML bodies throw FetchError. */
   async fetchPage (url: string, req: FetchRequest = {}): Promise<FetchedPage> {
-    if (!await this.robots.isAllowed(url)) throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`, { permanent: true })
+    if (!await this.robots.isAllowed(url)) throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     const host = new URL(url).host
     const res = await this.limiter.run(host, () => this.fetcher.fetch(url, req))
     if ((res.status === 429 || res.status === 503) && res.retryAfterMs !== undefined) this.limiter.backoff(host, res.retryAfterMs)
@@ -47,10 +47,10 @@ export class Crawler {
       return { url: res.url, status: 304, notModified: true, html: '', raw: res.body, contentType: res.contentType, etag: res.etag, lastModified: res.lastModified }
     }
     if (res.status >= 400) {
-      throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`, { status: res.status, retryAfterMs: res.retryAfterMs, permanent: res.status === 404 || res.status === 410 })
+      throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`)
     }
     const mime = res.contentType.split(';')[0].trim()
-    if (!HTML_TYPES.test(mime)) throw new FetchError('NOT_HTML', `${res.url} is ${mime}, not an HTML page`, { permanent: true })
+    if (!HTML_TYPES.test(mime)) throw new FetchError('NOT_HTML', `${res.url} is ${mime}, not an HTML page`)
     return {
       url: res.url,
       status: res.status,

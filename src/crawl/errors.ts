@@ -3,7 +3,7 @@ export type FetchErrorCode = 'BLOCKED_ADDRESS' | 'DNS' | 'TIMEOUT' | 'TOO_LARGE'
 
 /** Why a fetch did not give us a page; `message` is what a user sees in `lastError`. */
 export class FetchError extends Error {
-  constructor (readonly code: FetchErrorCode, message: string, readonly opts: { status?: number, retryAfterMs?: number, permanent?: boolean } = {}) {
+  constructor (readonly code: FetchErrorCode, message: string) {
     super(message)
   }
 }

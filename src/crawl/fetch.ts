@@ -85,7 +85,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
     } else if (opts.allowPrivateNetworks) {
       dispatcher = open
     } else if (isIP(target.hostname.replace(/^\[|\]$/g, '')) && !isPublicAddress(target.hostname.replace(/^\[|\]$/g, ''))) {
-      throw new FetchError('BLOCKED_ADDRESS', `${target.hostname} is not a public address`, { permanent: true })
+      throw new FetchError('BLOCKED_ADDRESS', `${target.hostname} is not a public address`)
     }
     const headers: Record<string, string> = {
       'user-agent': USER_AGENT,
@@ -108,15 +108,15 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
   return {
     async fetch (url, req = {}) {
       let target: URL
-      try { target = new URL(url) } catch { throw new FetchError('BAD_URL', `not a URL: ${url}`, { permanent: true }) }
+      try { target = new URL(url) } catch { throw new FetchError('BAD_URL', `not a URL: ${url}`) }
       const signal = AbortSignal.timeout(opts.timeoutMs * 2)
       for (let hop = 0; ; hop++) {
-        if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`, { permanent: true })
+        if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)
         const res = await once(target, req, signal)
         if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304) {
           const location = res.headers.location
           await res.body.dump().catch(() => {})
-          if (typeof location !== 'string') throw new FetchError('HTTP_STATUS', `HTTP ${res.statusCode} without a Location`, { status: res.statusCode })
+          if (typeof location !== 'string') throw new FetchError('HTTP_STATUS', `HTTP ${res.statusCode} without a Location`)
           if (hop >= maxRedirects) throw new FetchError('TOO_MANY_REDIRECTS', `more than ${maxRedirects} redirects from ${url}`)
           try { target = new URL(location, target) } catch { throw new FetchError('BAD_URL', `bad redirect Location: ${location}`) }
           continue
@@ -142,8 +142,8 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
     },
     async post (url, body, headers) {
       let target: URL
-      try { target = new URL(url) } catch { throw new FetchError('BAD_URL', `not a URL: ${url}`, { permanent: true }) }
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`, { permanent: true })
+      try { target = new URL(url) } catch { throw new FetchError('BAD_URL', `not a URL: ${url}`) }
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)
       const started = performance.now()
       const res = await once(target, { method: 'POST', body, extraHeaders: { 'content-type': 'application/json', accept: '*/*', ...headers } }, AbortSignal.timeout(opts.timeoutMs))
       let text = ''
@@ -196,7 +196,7 @@ function toFetchError (err: unknown, url: URL): FetchError {
   const code = e.code ?? e.cause?.code ?? ''
   const name = e.name ?? ''
   if (code === 'EBLOCKEDADDRESS' || e.cause?.code === 'EBLOCKEDADDRESS') {
-    return new FetchError('BLOCKED_ADDRESS', (e.cause?.message ?? e.message), { permanent: true })
+    return new FetchError('BLOCKED_ADDRESS', (e.cause?.message ?? e.message))
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new FetchError('DNS', `${url.hostname} does not resolve`)
   if (name === 'TimeoutError' || name === 'AbortError' || /TIMEOUT/.test(code)) return new FetchError('TIMEOUT', `${url.toString()} timed out`)

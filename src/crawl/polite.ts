@@ -31,7 +31,7 @@ export class HostLimiter {
     try {
       const now = Date.now()
       const backoff = s.backoffUntil - now
-      if (backoff > MAX_WAIT_MS) throw new FetchError('HTTP_STATUS', `${host} asked us to retry in ${Math.ceil(backoff / 1000)} s`, { retryAfterMs: backoff })
+      if (backoff > MAX_WAIT_MS) throw new FetchError('HTTP_STATUS', `${host} asked us to retry in ${Math.ceil(backoff / 1000)} s`)
       const start = Math.max(now, s.nextStart, s.backoffUntil)
       s.nextStart = start + this.delayMs
       if (start > now) await sleep(start - now)

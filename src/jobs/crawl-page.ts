@@ -31,14 +31,12 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
   // The page, its domain's state and the latest snapshot's hash in one round trip; the
   // previous text is read only when the content really moved.
   const page = await db.selectFrom('pages').innerJoin('domains', 'domains.id', 'pages.domain_id')
+    .leftJoinLateral(eb => eb.selectFrom('snapshots').select(['snapshots.id', 'snapshots.content_hash'])
+      .whereRef('snapshots.page_id', '=', 'pages.id')
+      .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('latest'), join => join.onTrue())
     .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified', 'pages.noise_rules', 'pages.rebaseline',
-      'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours', 'domains.status as domain_status'])
-    .select(eb => [
-      eb.selectFrom('snapshots').select('snapshots.id').whereRef('snapshots.page_id', '=', 'pages.id')
-        .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('previous_id'),
-      eb.selectFrom('snapshots').select('snapshots.content_hash').whereRef('snapshots.page_id', '=', 'pages.id')
-        .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('previous_hash')
-    ])
+      'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours', 'domains.status as domain_status',
+      'latest.id as previous_id', 'latest.content_hash as previous_hash'])
     .where('pages.id', '=', data.pageId).executeTakeFirst()
   if (!page) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'page no longer exists' }
   if (!page.monitoring_enabled) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'monitoring disabled' }

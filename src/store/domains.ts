@@ -35,7 +35,6 @@ export function pageView (p: PageRow) {
     priority: p.priority,
     lastCheckAt: p.last_check_at,
     lastChangeAt: p.last_change_at,
-    nextCrawlAt: p.next_crawl_at,
     errorCount: p.error_count,
     lastError: p.last_error,
     metadata: p.metadata,
