@@ -24,6 +24,12 @@ const fmt = (n: number, d = 1) => n.toFixed(d)
 
 let peakRss = 0
 const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss) }, 50)
+if (process.env.BENCH_MEMORY_TRACE) {
+  setInterval(() => {
+    const m = process.memoryUsage()
+    console.log(`  [memory] rss ${fmt(m.rss / 1048576, 0)} heap ${fmt(m.heapUsed / 1048576, 0)}/${fmt(m.heapTotal / 1048576, 0)} external ${fmt(m.external / 1048576, 0)} buffers ${fmt(m.arrayBuffers / 1048576, 0)} MB`)
+  }, 1000).unref()
+}
 
 function analysisBenchmark (): void {
   const times: number[] = []

@@ -4,6 +4,7 @@ import { compareContent, readPage } from '../changes/detect.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import type { Db, Tx } from '../store/db.js'
+import type { PageCheck } from './crawl-writes.js'
 import type { ChangeDetected, PipelineEvents } from './events.js'
 import type { CrawlJobData } from './queue.js'
 import { nextCrawlAt } from './schedule.js'
@@ -17,6 +18,8 @@ export interface CrawlResult {
   notModified?: boolean
   baseline?: boolean
   skipped?: string
+  /** For the caller to write with the job's completion: the check of a page in which nothing moved. */
+  pageCheck?: PageCheck
 }
 
 const FAILURES_BEFORE_ERROR = 3
@@ -65,15 +68,20 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
     rebaseline: false
   }
   const domainWasInError = page.domain_status === 'error'
+  // Most checks end here, with nothing new: the page's check is written by the caller,
+  // with the job's completion (see CrawlWrites).
+  const unchanged = async (): Promise<Pick<CrawlResult, 'pageCheck'>> => {
+    if (!domainWasInError) return { pageCheck: { pageId: page.id, checkedAt, nextCrawlAt: healthy.next_crawl_at, etag: fetched.etag, lastModified: fetched.lastModified } }
+    await markHealthy(db, page.id, page.domain_id, healthy, true)
+    return {}
+  }
   if (fetched.notModified && previous) {
-    await markHealthy(db, page.id, page.domain_id, healthy, domainWasInError)
-    return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true }
+    return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true, ...await unchanged() }
   }
 
   const read = readPage(fetched.html, page.noise_rules)
   if (previous && previous.hash === read.hash) {
-    await markHealthy(db, page.id, page.domain_id, healthy, domainWasInError)
-    return { changed: false, changesDetected: 0, snapshotId: previous.id }
+    return { changed: false, changesDetected: 0, snapshotId: previous.id, ...await unchanged() }
   }
 
   let detected: ReturnType<typeof compareContent> = []

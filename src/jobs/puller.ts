@@ -30,7 +30,7 @@ export class JobPuller<T> {
 
   private async loop (): Promise<void> {
     // Fetch in handfuls, not one by one: each fetch is a query.
-    const handful = Math.max(1, Math.floor(this.concurrency / 4))
+    const handful = Math.max(1, Math.floor(this.concurrency / 2))
     while (!this.stopping) {
       const free = this.concurrency - this.inflight.size
       if (free < handful && this.inflight.size > 0) {

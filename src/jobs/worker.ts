@@ -2,7 +2,8 @@ import type PgBoss from 'pg-boss'
 import type { Config } from '../config.js'
 import type { Crawler } from '../crawl/crawler.js'
 import type { Db } from '../store/db.js'
-import { crawlPage } from './crawl-page.js'
+import { crawlPage, type CrawlResult } from './crawl-page.js'
+import { CrawlWrites } from './crawl-writes.js'
 import { discoverDomainPages, discoveryGaveUp } from './discover-pages.js'
 import type { PipelineEvents } from './events.js'
 import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from './queue.js'
@@ -27,11 +28,11 @@ type Job<T> = PgBoss.JobWithMetadata<T>
  * Runs one job and settles it (complete, or fail so that pg-boss retries it with
  * backoff); after the last attempt, runs `onGiveUp` and reports job.failed.
  */
-async function settle<T> (deps: WorkerDeps, name: string, job: Job<T>, run: () => Promise<object>, onGiveUp?: () => Promise<void>) {
+async function settle<T, O extends object> (deps: WorkerDeps, name: string, job: Job<T>, run: () => Promise<O>, onGiveUp?: () => Promise<void>,
+  complete = async (output: O) => { await deps.queue.boss.complete(name, job.id, output) }) {
   const { boss } = deps.queue
   try {
-    const output = await run()
-    await boss.complete(name, job.id, output)
+    await complete(await run())
   } catch (err) {
     const message = (err as Error)?.message ?? String(err)
     const last = job.retryCount >= job.retryLimit
@@ -56,7 +57,9 @@ export async function startWorkers (deps: WorkerDeps): Promise<{ stop (graceMs: 
     puller.start()
     pullers.push(puller)
   }
-  pull<CrawlJobData>(QUEUE.crawl, config.workerConcurrency, job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data)))
+  const writes = new CrawlWrites(deps.db)
+  pull<CrawlJobData>(QUEUE.crawl, config.workerConcurrency, job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data),
+    undefined, async ({ pageCheck, ...output }: CrawlResult) => { await writes.finished(job.id, output, pageCheck) }))
   const discoverDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
   pull<DiscoverJobData>(QUEUE.discover, 2, job => settle(deps, QUEUE.discover, job,
     () => discoverDomainPages(discoverDeps, job.id, job.data),

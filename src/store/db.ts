@@ -1,8 +1,11 @@
-import { mkdirSync } from 'node:fs'
-import { PGlite } from '@electric-sql/pglite'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { CompiledQuery, Kysely, PostgresDialect, type Transaction } from 'kysely'
 import pg from 'pg'
 import { PGliteDialect } from './pglite-dialect.js'
+import { PGliteThread } from './pglite-thread.js'
 import { migrate } from './migrations.js'
 import type { Database } from './schema.js'
 
@@ -42,8 +45,12 @@ export async function openStore (opts: { databaseUrl?: string, dataDir: string }
       close: async () => { await db.destroy() }
     }
   }
-  if (opts.dataDir !== 'memory://') mkdirSync(opts.dataDir, { recursive: true })
-  const pglite = await PGlite.create(opts.dataDir === 'memory://' ? undefined : opts.dataDir)
+  const inMemory = opts.dataDir === 'memory://'
+  if (!inMemory) {
+    mkdirSync(opts.dataDir, { recursive: true })
+    if (!existsSync(join(opts.dataDir, 'PG_VERSION'))) await initDataDir(opts.dataDir)
+  }
+  const pglite = await PGliteThread.open({ dataDir: inMemory ? undefined : opts.dataDir, postgresqlconf: PGLITE_CONF })
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
   await migrate(db)
   return {
@@ -60,6 +67,36 @@ export async function openStore (opts: { databaseUrl?: string, dataDir: string }
     },
     close: async () => { await db.destroy() }
   }
+}
+
+// PGlite's defaults are a server's: 128 MB of shared buffers inside the process's own
+// WASM memory. The files are in the OS page cache anyway, so a small buffer pool costs
+// little speed and keeps the service's memory small.
+const PGLITE_CONF = [
+  'max_connections = 10',
+  'shared_buffers = 16MB',
+  'wal_buffers = 1MB',
+  'max_wal_size = 1GB',
+  'min_wal_size = 80MB',
+  "datestyle = 'iso, mdy'",
+  "timezone = 'Etc/GMT0'",
+  "log_timezone = 'Etc/GMT0'",
+  'lc_messages = C',
+  'lc_monetary = C',
+  'lc_numeric = C',
+  'lc_time = C',
+  "default_text_search_config = 'pg_catalog.english'"
+]
+
+/**
+ * Creates a new data directory in a short-lived child process: PGlite's initdb grows
+ * the WASM memory of the process that runs it to ~600 MB, which a process never gives
+ * back. The service then opens the directory at its normal size.
+ */
+async function initDataDir (dataDir: string): Promise<void> {
+  const pglite = import.meta.resolve('@electric-sql/pglite')
+  const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); await (await PGlite.create(${JSON.stringify(dataDir)})).close()`
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script])
 }
 
 /** pg-boss's `db` option over an open transaction, so a job is enqueued atomically with its rows. */

@@ -1,27 +1,22 @@
-import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite'
 import {
-  CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
-  type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult
+  PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
+  type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult
 } from 'kysely'
+import type { PGliteThread } from './pglite-thread.js'
 
 // PGlite is one session. Its own transaction() holds a mutex that every other
 // query()/exec() waits on, so a Kysely transaction must run inside it: a raw BEGIN
 // on the shared session (as generic dialects do) would let the job queue's polling
 // queries run inside our transaction.
 
-type Queryable = Pick<PGliteTransaction, 'query'>
-
 class PGliteConnection implements DatabaseConnection {
   /** Set while a transaction is open; queries then go to it. */
-  tx: Queryable | undefined
-  private endTx: ((commit: boolean) => void) | undefined
-  private txDone: Promise<unknown> | undefined
+  private tx: number | undefined
 
-  constructor (private readonly pg: PGlite) {}
+  constructor (private readonly pg: PGliteThread) {}
 
   async executeQuery<R> (query: CompiledQuery): Promise<QueryResult<R>> {
-    const target: Queryable = this.tx ?? this.pg
-    const result = await target.query<R>(query.sql, [...query.parameters])
+    const result = await this.pg.query<R>(query.sql, [...query.parameters], this.tx)
     return {
       rows: result.rows,
       ...(result.affectedRows !== undefined ? { numAffectedRows: BigInt(result.affectedRows) } : {})
@@ -32,29 +27,17 @@ class PGliteConnection implements DatabaseConnection {
     yield await this.executeQuery<R>(query)
   }
 
-  async begin (): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.txDone = this.pg.transaction(async (tx) => {
-        this.tx = tx
-        resolve()
-        const commit = await new Promise<boolean>(res => { this.endTx = res })
-        if (!commit) await tx.rollback()
-      }).catch((err) => { reject(err) })
-    })
-  }
+  async begin (): Promise<void> { this.tx = await this.pg.begin() }
 
   async end (commit: boolean): Promise<void> {
-    const done = this.txDone
-    this.endTx?.(commit)
+    const tx = this.tx
     this.tx = undefined
-    this.endTx = undefined
-    this.txDone = undefined
-    await done
+    if (tx !== undefined) await this.pg.end(tx, commit)
   }
 }
 
 class PGliteDriver implements Driver {
-  constructor (private readonly pg: PGlite) {}
+  constructor (private readonly pg: PGliteThread) {}
   async init (): Promise<void> {}
   // Each acquisition gets its own connection object; PGlite's mutex does the queuing.
   async acquireConnection (): Promise<DatabaseConnection> { return new PGliteConnection(this.pg) }
@@ -62,11 +45,11 @@ class PGliteDriver implements Driver {
   async commitTransaction (conn: DatabaseConnection): Promise<void> { await (conn as PGliteConnection).end(true) }
   async rollbackTransaction (conn: DatabaseConnection): Promise<void> { await (conn as PGliteConnection).end(false) }
   async releaseConnection (): Promise<void> {}
-  async destroy (): Promise<void> { if (!this.pg.closed) await this.pg.close() }
+  async destroy (): Promise<void> { await this.pg.close() }
 }
 
 export class PGliteDialect implements Dialect {
-  constructor (private readonly pg: PGlite) {}
+  constructor (private readonly pg: PGliteThread) {}
   createAdapter () { return new PostgresAdapter() }
   createDriver () { return new PGliteDriver(this.pg) }
   createQueryCompiler () { return new PostgresQueryCompiler() }

@@ -1,0 +1,97 @@
+import { Worker } from 'node:worker_threads'
+
+// PGlite runs PostgreSQL compiled to WASM on the thread that calls it. On the main
+// thread it took half of the CPU the service had for crawling (parsing HTML, serving
+// the API), so it runs on a worker thread of its own: the database gets the second core,
+// as a PostgreSQL server would. Queries and their rows cross as structured clones.
+
+export interface ThreadResult<R = any> { rows: R[], affectedRows?: number }
+
+/** What crosses from the worker when a query fails: the message and PostgreSQL's fields (code, detail, …). */
+export type ThreadError = { message: string } & Record<string, string | number | undefined>
+
+export type Request =
+  | { id: number, op: 'query', sql: string, params: unknown[], tx?: number }
+  | { id: number, op: 'exec', sql: string, tx?: number }
+  | { id: number, op: 'begin' }
+  | { id: number, op: 'end', tx: number, commit: boolean }
+  | { id: number, op: 'close' }
+
+export type Reply = { id: number, ok: true, value?: unknown } | { id: number, ok: false, error: ThreadError }
+
+export interface PGliteThreadOptions { dataDir?: string, postgresqlconf: string[] }
+
+/** The main thread's end: PGlite's query, exec and transaction, answered by the worker. */
+export class PGliteThread {
+  private readonly pending = new Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>()
+  private nextId = 1
+  private failure: Error | undefined
+  closed = false
+
+  private constructor (private readonly worker: Worker) {
+    worker.on('message', (reply: Reply) => {
+      const waiting = this.pending.get(reply.id)
+      if (!waiting) return
+      this.pending.delete(reply.id)
+      if (reply.ok) waiting.resolve(reply.value)
+      else waiting.reject(Object.assign(new Error(reply.error.message), reply.error))
+    })
+    const fail = (err: Error) => {
+      this.failure ??= err
+      this.closed = true
+      for (const p of this.pending.values()) p.reject(new Error(err.message, { cause: err }))
+      this.pending.clear()
+    }
+    worker.on('error', fail)
+    worker.on('exit', (code) => { fail(new Error(`the database thread exited (code ${code})`)) })
+  }
+
+  static async open (options: PGliteThreadOptions): Promise<PGliteThread> {
+    // Under tsx (tests, dev) this module is TypeScript and so is its worker, which
+    // needs tsx registered in its own thread first.
+    const worker = import.meta.url.endsWith('.ts')
+      ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(tsx => { tsx.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}) })`,
+        { eval: true, workerData: options })
+      : new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: options })
+    const thread = new PGliteThread(worker)
+    await thread.call({ op: 'query', sql: 'SELECT 1', params: [] })
+    return thread
+  }
+
+  private async call<T> (request: DistributiveOmit<Request, 'id'>): Promise<T> {
+    if (this.failure) throw this.failure
+    const id = this.nextId++
+    // The worker's stack says nothing useful; a failure gets the caller's.
+    const caller = new Error()
+    return await new Promise<T>((resolve, reject) => {
+      this.pending.set(id, {
+        resolve,
+        reject: (err) => { err.stack = `${err.name}: ${err.message}\n${caller.stack?.split('\n').slice(2).join('\n') ?? ''}`; reject(err) }
+      })
+      this.worker.postMessage({ ...request, id })
+    })
+  }
+
+  async query<R> (sql: string, params: unknown[] = [], tx?: number): Promise<ThreadResult<R>> {
+    return await this.call({ op: 'query', sql, params, tx })
+  }
+
+  /** Several statements in one text, without parameters; one result per statement. */
+  async exec (sql: string, tx?: number): Promise<ThreadResult[]> {
+    return await this.call({ op: 'exec', sql, tx })
+  }
+
+  /** Opens a transaction; until it ends, only queries that name it run. */
+  async begin (): Promise<number> { return await this.call({ op: 'begin' }) }
+
+  async end (tx: number, commit: boolean): Promise<void> { await this.call({ op: 'end', tx, commit }) }
+
+  async close (): Promise<void> {
+    if (this.closed) return
+    await this.call({ op: 'close' })
+    this.closed = true
+    await this.worker.terminate()
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never

@@ -1,0 +1,78 @@
+import { parentPort, workerData } from 'node:worker_threads'
+import { PGlite, type Transaction } from '@electric-sql/pglite'
+import type { PGliteThreadOptions, Reply, Request, ThreadError } from './pglite-thread.js'
+
+// The worker's end of pglite-thread.ts: owns the PGlite instance and runs what the
+// main thread asks, in the order asked; PGlite's own mutex keeps a transaction's
+// queries apart from everyone else's.
+
+const options = workerData as PGliteThreadOptions
+const db = await PGlite.create(options.dataDir, { postgresqlconf: options.postgresqlconf })
+const port = parentPort!
+
+/** Open transactions: the handle their queries go to and the resolver that ends them. */
+const open = new Map<number, { tx: Transaction, finish: (commit: boolean) => void, done: Promise<void> }>()
+
+function asThreadError (err: unknown): ThreadError {
+  const e = err as Record<string, unknown>
+  const fields: ThreadError = { message: String(e?.message ?? err) }
+  for (const key of ['code', 'detail', 'hint', 'constraint', 'table', 'column', 'schema', 'severity', 'position', 'where']) {
+    const v = e?.[key]
+    if (typeof v === 'string' || typeof v === 'number') fields[key] = v
+  }
+  return fields
+}
+
+function target (tx: number | undefined): Pick<Transaction, 'query' | 'exec'> {
+  if (tx === undefined) return db
+  const t = open.get(tx)
+  if (!t) throw new Error(`transaction ${tx} is not open`)
+  return t.tx
+}
+
+async function begin (id: number): Promise<number> {
+  return await new Promise<number>((resolve, reject) => {
+    let finish!: (commit: boolean) => void
+    const ended = new Promise<boolean>(res => { finish = res })
+    const done = db.transaction(async (tx) => {
+      open.set(id, { tx, finish, done })
+      resolve(id)
+      if (!await ended) await tx.rollback()
+    }).then(() => {}, (err) => { reject(err); throw err })
+    // An `end` awaits `done`; until one does, a failure here must not go unhandled.
+    done.catch(() => {})
+  })
+}
+
+async function handle (req: Request): Promise<unknown> {
+  switch (req.op) {
+    case 'query': {
+      const r = await target(req.tx).query(req.sql, req.params)
+      return { rows: r.rows, affectedRows: r.affectedRows }
+    }
+    case 'exec': {
+      const results = await target(req.tx).exec(req.sql)
+      return results.map(r => ({ rows: r.rows, affectedRows: r.affectedRows }))
+    }
+    case 'begin': return await begin(req.id)
+    case 'end': {
+      const t = open.get(req.tx)
+      if (!t) throw new Error(`transaction ${req.tx} is not open`)
+      open.delete(req.tx)
+      t.finish(req.commit)
+      await t.done
+      return undefined
+    }
+    case 'close': {
+      await db.close()
+      return undefined
+    }
+  }
+}
+
+port.on('message', (req: Request) => {
+  handle(req).then(
+    (value) => { port.postMessage({ id: req.id, ok: true, value } satisfies Reply) },
+    (err) => { port.postMessage({ id: req.id, ok: false, error: asThreadError(err) } satisfies Reply) }
+  )
+})
