@@ -108,13 +108,13 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     console.log(`\n== ${label}: ${PAGES} pages`)
     const t0 = performance.now()
     const domain = (await call('POST', '/api/domains', { domain: 'bench.test' })).data
-    // Discovery keeps at most 5,000 candidates, so a bigger site is monitored in part.
+    // Discovery keeps at most 10,000 candidates, so a bigger site is monitored in part.
     await waitFor(service, 'discovery and baseline crawls', async () => {
       const r = await sql<{ snaps: number, pages: number }>`SELECT (SELECT count(*)::int FROM snapshots) AS snaps, (SELECT count(*)::int FROM pages) AS pages`.execute(service.store.db)
       return r.rows[0].pages > 0 && r.rows[0].snaps >= r.rows[0].pages && await pendingJobs(service) === 0
     })
     const monitored = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pages`.execute(service.store.db)).rows[0].n
-    if (monitored < PAGES) console.log(`(discovery added ${monitored} of the ${PAGES} pages: it keeps at most 5,000 candidates)`)
+    if (monitored < PAGES) console.log(`(discovery added ${monitored} of the ${PAGES} pages: it keeps at most 10,000 candidates)`)
     const first = (performance.now() - t0) / 1000
     console.log(`discover + first crawl (baselines): ${fmt(first)} s, ${fmt(monitored / first)} pages/s`)
 

@@ -15,7 +15,9 @@ export interface PageContent {
 
 export function readPage (html: string, rules?: NoiseRules): PageContent & { lines: string[] } {
   const page = extractPage(hasSelectors(rules) ? applySelectors(html, rules!) : html)
-  return { title: page.title, lines: page.lines, text: page.lines.join('\n'), hash: contentHash(comparable(page.lines, rules)) }
+  const { title, lines } = page
+  // Most reads end in "nothing moved", so the text (one more page-sized string) is only joined when asked for.
+  return { title, lines, get text () { return lines.join('\n') }, hash: contentHash(comparable(lines, rules)) }
 }
 
 function comparable (lines: readonly string[], rules?: NoiseRules): string[] {

@@ -12,7 +12,7 @@ export const WELL_KNOWN_PATHS = ['/pricing', '/plans', '/features', '/product', 
 
 const NOT_A_PAGE = /\.(pdf|jpe?g|png|gif|webp|svg|ico|css|js|mjs|json|xml|gz|zip|tar|mp4|mp3|woff2?|ttf|eot|txt|csv|rss|atom)$/i
 const MAX_SITEMAPS = 25
-const MAX_CANDIDATES = 5_000
+const MAX_CANDIDATES = 10_000
 
 export interface DiscoveryLimits {
   maxFetches: number

@@ -3,6 +3,7 @@ import PgBoss from 'pg-boss'
 import { sql } from 'kysely'
 import type { Config } from '../config.js'
 import { txSqlExecutor, type Store, type Tx } from '../store/db.js'
+import { ROWS_PER_STATEMENT } from '../store/pages.js'
 
 export const QUEUE = {
   discover: 'discover.pages',
@@ -66,12 +67,19 @@ export class JobQueue {
 
   /**
    * Queues a crawl for each page that has none waiting or running, in the caller's
-   * transaction, whatever the number of pages in a handful of statements. Returns the
-   * new jobs' ids by page. The page rows' locks serialise concurrent callers.
+   * transaction, in four statements per thousand pages. Returns the new jobs' ids by
+   * page. The page rows' locks, taken in id order, serialise concurrent callers.
    */
   async enqueueCrawls (tx: Tx, pages: readonly CrawlJobData[]): Promise<Map<string, string>> {
     const queued = new Map<string, string>()
-    if (pages.length === 0) return queued
+    const inLockOrder = [...pages].sort((a, b) => a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0)
+    for (let i = 0; i < inLockOrder.length; i += ROWS_PER_STATEMENT) {
+      await this.enqueueSomeCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued)
+    }
+    return queued
+  }
+
+  private async enqueueSomeCrawls (tx: Tx, pages: readonly CrawlJobData[], queued: Map<string, string>): Promise<void> {
     const ids = pages.map(p => p.pageId)
     const present = await tx.selectFrom('pages').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute()
     const exists = new Set(present.map(r => r.id))
@@ -80,13 +88,12 @@ export class JobQueue {
       WHERE j.page_id = ANY(${ids}::uuid[]) AND q.state IN ('created', 'retry', 'active')`.execute(tx)
     const busy = new Set(pending.rows.map(r => r.page_id))
     const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
-    if (fresh.length === 0) return queued
+    if (fresh.length === 0) return
     for (const p of fresh) queued.set(p.pageId, randomUUID())
     await this.boss.insert(fresh.map(p => ({ id: queued.get(p.pageId)!, name: QUEUE.crawl, data: p })), { db: txSqlExecutor(tx) })
     await tx.insertInto('jobs').values(fresh.map(p => ({
       id: queued.get(p.pageId)!, org_id: p.orgId, domain_id: p.domainId, page_id: p.pageId, url: p.url, name: QUEUE.crawl
     }))).execute()
-    return queued
   }
 
   async stop (): Promise<void> {

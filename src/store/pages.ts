@@ -22,7 +22,18 @@ export async function addPages (tx: Tx, org: OrgRow, domainId: string, candidate
   const existing = new Set((await tx.selectFrom('pages').select('url_hash').where('domain_id', '=', domainId).execute()).map(r => r.url_hash))
   const fresh = candidates.filter(c => !existing.has(hashUrl(c.url))).slice(0, room)
   if (fresh.length === 0) return []
-  const rows = await tx.insertInto('pages').values(fresh.map(c => ({
+  const rows: PageRow[] = []
+  // In chunks: one statement takes at most 65,535 parameters.
+  for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) rows.push(...await insertPages(tx, org, domainId, fresh.slice(i, i + ROWS_PER_STATEMENT), now))
+  await tx.updateTable('domains').set({ pages_added: sql`pages_added + ${rows.length}` }).where('id', '=', domainId).execute()
+  await countPages(tx, org, rows.length, now)
+  return rows
+}
+
+export const ROWS_PER_STATEMENT = 1000
+
+async function insertPages (tx: Tx, org: OrgRow, domainId: string, fresh: PageCandidate[], now: Date): Promise<PageRow[]> {
+  return await tx.insertInto('pages').values(fresh.map(c => ({
     domain_id: domainId,
     org_id: org.id,
     url: c.url,
@@ -33,9 +44,6 @@ export async function addPages (tx: Tx, org: OrgRow, domainId: string, candidate
     next_crawl_at: now,
     created_at: now
   }))).onConflict(oc => oc.columns(['domain_id', 'url_hash']).doNothing()).returningAll().execute()
-  await tx.updateTable('domains').set({ pages_added: sql`pages_added + ${rows.length}` }).where('id', '=', domainId).execute()
-  await countPages(tx, org, rows.length, now)
-  return rows
 }
 
 /** One page by hand: 409 when present, 402 when the domain's cap is used up. */
