@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/changes/detect.js'
-import { extractPage } from '../../src/changes/extract.js'
+import { clean, extractPage } from '../../src/changes/extract.js'
 import type { PageType } from '../../src/store/schema.js'
 import { featuresMain, layout, pricingMain, termsMain } from '../helpers/fixtures.js'
 
@@ -157,5 +157,16 @@ describe('extraction', () => {
     assert.equal(page.title, 'Pricing')
     assert.deepEqual(page.lines.slice(0, 6), ['# Plans and pricing', 'Simple pricing that grows with your team.', '## Starter', '$19/month', '- 1 user', '- Email support'])
     assert.ok(!page.lines.some(l => /cookies|Terms of Service|Acme Inc/.test(l)), 'nav, footer and cookie banner are gone')
+  })
+
+  it('cleans white space and invisible characters the same whether or not the text needed it', () => {
+    // The slow path, spelled out: clean() skips it for text that is already clean.
+    const slow = (s: string) => s.replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '').replace(/[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g, ' ').trim()
+    const samples = ['Pro plan', '', ' ', 'a', ' lead', 'trail ', 'two  spaces', 'tab\there', 'line\nbreak', 'no\u00A0break', 'thin\u2009space',
+      'zero\u200Bwidth', 'soft\u00ADhyphen', '\uFEFFbom', 'ideo\u3000space', 'para\u2029sep', 'é ü — € 49', 'x \u200B y', '\u200B']
+    for (const s of samples) {
+      assert.equal(clean(s), slow(s), JSON.stringify(s))
+      assert.equal(clean(clean(s)), clean(s), 'clean text stays as it is')
+    }
   })
 })
