@@ -8,7 +8,8 @@ export interface FetchedPage {
   url: string
   status: number
   notModified: boolean
-  html: string
+  /** The page's text in its real charset (decoded on each read). */
+  readonly html: string
   raw: Buffer
   contentType: string
   etag: string | null
@@ -55,7 +56,8 @@ export class Crawler {
       url: res.url,
       status: res.status,
       notModified: false,
-      html: decodeHtml(res.body, res.contentType),
+      // Decoded when read: the crawl hands the raw bytes to its analysis threads instead.
+      get html () { return decodeHtml(res.body, res.contentType) },
       raw: res.body,
       contentType: res.contentType,
       etag: res.etag,

@@ -1,15 +1,17 @@
-import { gzipSync } from 'node:zlib'
+import DataLoader from 'dataloader'
 import { sql } from 'kysely'
-import { compareContent, readPage } from '../changes/detect.js'
+import type { DetectedChange } from '../changes/classify.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import type { Db, Tx } from '../store/db.js'
+import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import type { PageCheck } from './crawl-writes.js'
 import type { ChangeDetected, PipelineEvents } from './events.js'
+import type { PageAnalysis } from './analysis.js'
 import type { CrawlJobData } from './queue.js'
 import { nextCrawlAt } from './schedule.js'
 
-export interface CrawlDeps { db: Db, crawler: Crawler, events: PipelineEvents }
+export interface CrawlDeps { db: Db, crawler: Crawler, events: PipelineEvents, targets: CrawlTargetLoader, analysis: PageAnalysis }
 
 export interface CrawlResult {
   changed: boolean
@@ -25,22 +27,35 @@ export interface CrawlResult {
 const FAILURES_BEFORE_ERROR = 3
 
 /**
+ * What a crawl needs to know of its page: the page, its domain's state and the latest
+ * snapshot's hash. The crawls that start together (a worker takes jobs in handfuls)
+ * load theirs in one query: one by one, these reads were most of the embedded
+ * database's queue. The previous text is read only when the content really moved.
+ */
+export function crawlTargetLoader (db: Db) {
+  return new DataLoader(async (ids: readonly string[]) => {
+    const rows = await db.selectFrom('pages').innerJoin('domains', 'domains.id', 'pages.domain_id')
+      .leftJoinLateral(eb => eb.selectFrom('snapshots').select(['snapshots.id', 'snapshots.content_hash'])
+        .whereRef('snapshots.page_id', '=', 'pages.id')
+        .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('latest'), join => join.onTrue())
+      .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified', 'pages.noise_rules', 'pages.rebaseline',
+        'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours', 'domains.status as domain_status',
+        'latest.id as previous_id', 'latest.content_hash as previous_hash'])
+      .where('pages.id', 'in', ids).execute()
+    const byId = new Map(rows.map(r => [r.id, r]))
+    return ids.map(id => byId.get(id))
+  }, { cache: false, maxBatchSize: ROWS_PER_STATEMENT })
+}
+export type CrawlTargetLoader = ReturnType<typeof crawlTargetLoader>
+
+/**
  * One crawl of one page, in three stages: fetch, read (extract + mask noise), record.
  * A snapshot is recorded only when the page's content really changed; the first
  * crawl records the baseline and no change.
  */
 export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJobData): Promise<CrawlResult> {
   const { db } = deps
-  // The page, its domain's state and the latest snapshot's hash in one round trip; the
-  // previous text is read only when the content really moved.
-  const page = await db.selectFrom('pages').innerJoin('domains', 'domains.id', 'pages.domain_id')
-    .leftJoinLateral(eb => eb.selectFrom('snapshots').select(['snapshots.id', 'snapshots.content_hash'])
-      .whereRef('snapshots.page_id', '=', 'pages.id')
-      .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('latest'), join => join.onTrue())
-    .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified', 'pages.noise_rules', 'pages.rebaseline',
-      'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours', 'domains.status as domain_status',
-      'latest.id as previous_id', 'latest.content_hash as previous_hash'])
-    .where('pages.id', '=', data.pageId).executeTakeFirst()
+  const page = await deps.targets.load(data.pageId)
   if (!page) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'page no longer exists' }
   if (!page.monitoring_enabled) return { changed: false, changesDetected: 0, snapshotId: null, skipped: 'monitoring disabled' }
   // After the noise rules change, the next snapshot is a new baseline: the old one was read under other rules.
@@ -79,15 +94,16 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
     return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true, ...await unchanged() }
   }
 
-  const read = readPage(fetched.html, page.noise_rules)
-  if (previous && previous.hash === read.hash) {
-    return { changed: false, changesDetected: 0, snapshotId: previous.id, ...await unchanged() }
+  const read = await deps.analysis.read({ raw: fetched.raw, contentType: fetched.contentType, rules: page.noise_rules, previousHash: previous?.hash })
+  if (!read.snapshot) {
+    return { changed: false, changesDetected: 0, snapshotId: previous!.id, ...await unchanged() }
   }
+  const { text, rawGzip } = read.snapshot
 
-  let detected: ReturnType<typeof compareContent> = []
+  let detected: DetectedChange[] = []
   if (previous) {
     const before = await db.selectFrom('snapshots').select('content').where('id', '=', previous.id).executeTakeFirstOrThrow()
-    detected = compareContent(before.content, read, page.page_type, page.noise_rules)
+    detected = await deps.analysis.compare(before.content, text, page.page_type, page.noise_rules)
   }
   const events: ChangeDetected[] = []
   const snapshotId = await db.transaction().execute(async (tx) => {
@@ -95,8 +111,8 @@ export async function crawlPage (deps: CrawlDeps, _jobId: string, data: CrawlJob
       page_id: page.id,
       org_id: page.org_id,
       content_hash: read.hash,
-      content: read.text,
-      raw_html_gzip: gzipSync(fetched.raw, { level: 1 }),
+      content: text,
+      raw_html_gzip: Buffer.from(rawGzip.buffer, rawGzip.byteOffset, rawGzip.byteLength),
       http_status: fetched.status,
       content_type: fetched.contentType || null,
       created_at: checkedAt

@@ -2,7 +2,8 @@ import type PgBoss from 'pg-boss'
 import type { Config } from '../config.js'
 import type { Crawler } from '../crawl/crawler.js'
 import type { Db } from '../store/db.js'
-import { crawlPage, type CrawlResult } from './crawl-page.js'
+import { PageAnalysis } from './analysis.js'
+import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-page.js'
 import { CrawlWrites } from './crawl-writes.js'
 import { discoverDomainPages, discoveryGaveUp } from './discover-pages.js'
 import type { PipelineEvents } from './events.js'
@@ -58,7 +59,9 @@ export async function startWorkers (deps: WorkerDeps): Promise<{ stop (graceMs: 
     pullers.push(puller)
   }
   const writes = new CrawlWrites(deps.db)
-  pull<CrawlJobData>(QUEUE.crawl, config.workerConcurrency, job => settle(deps, QUEUE.crawl, job, () => crawlPage(deps, job.id, job.data),
+  const analysis = new PageAnalysis()
+  const crawlDeps = { ...deps, targets: crawlTargetLoader(deps.db), analysis }
+  pull<CrawlJobData>(QUEUE.crawl, config.workerConcurrency, job => settle(deps, QUEUE.crawl, job, () => crawlPage(crawlDeps, job.id, job.data),
     undefined, async ({ pageCheck, ...output }: CrawlResult) => { await writes.finished(job.id, output, pageCheck) }))
   const discoverDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
   pull<DiscoverJobData>(QUEUE.discover, 2, job => settle(deps, QUEUE.discover, job,
@@ -88,6 +91,9 @@ export async function startWorkers (deps: WorkerDeps): Promise<{ stop (graceMs: 
   await boss.schedule(QUEUE.retention, '17 3 * * *')
   return {
     /** Stops taking jobs; jobs in flight get `graceMs` to finish, the rest are handed back. */
-    async stop (graceMs: number) { await Promise.all(pullers.map(p => p.stop(graceMs))) }
+    async stop (graceMs: number) {
+      await Promise.all(pullers.map(p => p.stop(graceMs)))
+      await analysis.close()
+    }
   }
 }

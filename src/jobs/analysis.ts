@@ -1,0 +1,40 @@
+import { availableParallelism } from 'node:os'
+import { Piscina } from 'piscina'
+import type { DetectedChange } from '../changes/classify.js'
+import type { NoiseRules, PageType } from '../store/schema.js'
+import type { CompareTask, PageReading, ReadTask } from './analysis-worker.js'
+
+export type { PageReading }
+
+/**
+ * Reading and comparing pages (decode, parse, extract, mask noise, hash, diff,
+ * classify, compress) is nearly all of a crawl's CPU. On worker threads it runs beside
+ * the event loop, which stays free to keep requests and database round trips moving;
+ * a page that exhausts a thread's memory fails its own job and nothing else.
+ */
+export class PageAnalysis {
+  private readonly pool: Piscina
+
+  constructor (threads = Math.max(1, Math.min(4, availableParallelism() - 1))) {
+    // Under tsx (tests, dev) the worker is TypeScript, and its thread needs tsx registered first.
+    const worker = import.meta.url.endsWith('.ts') ? './analysis-worker-tsx.mjs' : './analysis-worker.js'
+    this.pool = new Piscina({
+      filename: new URL(worker, import.meta.url).href,
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: 256 }
+    })
+  }
+
+  /** The page's reading; its text and compressed HTML only when its hash is not `previousHash`. */
+  async read (task: ReadTask): Promise<PageReading> {
+    return await this.pool.run(task, { name: 'read' })
+  }
+
+  async compare (previousText: string, currentText: string, pageType: PageType, rules?: NoiseRules | null): Promise<DetectedChange[]> {
+    return await this.pool.run({ previousText, currentText, pageType, rules } satisfies CompareTask, { name: 'compare' })
+  }
+
+  async close (): Promise<void> { await this.pool.destroy() }
+}
