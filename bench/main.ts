@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { sql } from 'kysely'
 import { compareContent, readPage } from '../src/changes/detect.js'
@@ -123,13 +124,19 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     const recrawl = async (label: string, expectChanged: number) => {
       const before = await changedBy()
       const started = performance.now()
+      const cpuBefore = process.cpuUsage()
+      const loopBefore = performance.eventLoopUtilization()
       const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
+      const queuedIn = (performance.now() - started) / 1000
       await waitFor(service, label, async () => await pendingJobs(service) === 0)
       const seconds = (performance.now() - started) / 1000
+      const cpu = process.cpuUsage(cpuBefore)
+      const loop = performance.eventLoopUtilization(loopBefore)
       const changed = await changedBy() - before
       const failed = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'crawl.page' AND state = 'failed'`.execute(service.store.db)).rows[0].n
       console.log(`${label}: ${crawl.queued} pages in ${fmt(seconds)} s = ${fmt(crawl.queued / seconds)} page checks/s end to end`)
       console.log(`  pages with a reported change: ${changed} (expected ${expectChanged}); noise-only pages reported: ${Math.max(0, changed - expectChanged)}; failed jobs: ${failed}`)
+      console.log(`  ${fmt(queuedIn, 2)} s to queue the crawls; CPU: ${fmt((cpu.user + cpu.system) / 1e6 / seconds, 2)} cores busy, the service's main thread ${fmt(loop.utilization * 100, 0)}% busy`)
     }
 
     // The issue's scenario: a tenth of the pages change (half for real, half only in
