@@ -12,13 +12,26 @@ export interface ExtractedPage {
   links: Array<{ url: string, text: string }>
 }
 
-const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'embed', 'canvas',
-  'nav', 'footer', 'select', 'option', 'button', 'input', 'textarea', 'dialog', 'map', 'audio', 'video'])
-const BLOCK_TAGS = new Set(['p', 'div', 'section', 'article', 'main', 'header', 'aside', 'ul', 'ol', 'dl', 'dt', 'dd', 'li',
-  'table', 'thead', 'tbody', 'tfoot', 'tr', 'blockquote', 'pre', 'figure', 'figcaption', 'caption', 'address', 'br', 'hr',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'form', 'fieldset', 'legend', 'details', 'summary', 'label', 'body', 'html'])
-const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 }
-const ITEM_TAGS = new Set(['li', 'dt', 'dd'])
+// What a tag is to extraction, looked up once per tag: tag names come from the parser as
+// new strings, and one Map lookup (which caches the string's hash) beats several object
+// and Set lookups. A heading keeps its level in the low bits.
+const HEADING = 7
+const SKIP = 8
+const BLOCK = 16
+const ITEM = 32
+const CELL = 64
+const ROW = 128
+const CONTENT = 256
+const TAGS = new Map<string, number>([
+  ...['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'embed', 'canvas', 'nav', 'footer', 'select',
+    'option', 'button', 'input', 'textarea', 'dialog', 'map', 'audio', 'video', 'link', 'meta'].map(t => [t, SKIP] as const),
+  ...['p', 'div', 'header', 'aside', 'ul', 'ol', 'dl', 'table', 'thead', 'tbody', 'tfoot', 'blockquote', 'pre', 'figure',
+    'figcaption', 'caption', 'address', 'br', 'hr', 'form', 'fieldset', 'legend', 'details', 'summary', 'label', 'body', 'html'].map(t => [t, BLOCK] as const),
+  ...['section', 'article', 'main'].map(t => [t, BLOCK | CONTENT] as const),
+  ...['li', 'dt', 'dd'].map(t => [t, BLOCK | ITEM] as const),
+  ...[1, 2, 3, 4, 5, 6].map(level => [`h${level}`, BLOCK | level] as const),
+  ['tr', BLOCK | ROW], ['td', CELL], ['th', CELL]
+])
 const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog', 'dialog'])
 // Cookie and consent banners, by the class or id names their vendors use.
 const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
@@ -57,13 +70,12 @@ export function clean (s: string): string {
   return visible.replace(SPACE, ' ').trim()
 }
 
-function isSkipped (name: string, attrs: Record<string, string>): boolean {
-  if (SKIP_TAGS.has(name)) return true
+function isSkipped (tag: number, attrs: Record<string, string>): boolean {
+  if (tag & SKIP) return true
   if ('hidden' in attrs || attrs['aria-hidden'] === 'true') return true
   if (attrs.role && SKIP_ROLES.has(attrs.role)) return true
   if (attrs.style && HIDDEN_STYLE.test(attrs.style)) return true
   if ((attrs.id && BANNER.test(attrs.id)) || (attrs.class && BANNER.test(attrs.class))) return true
-  if (name === 'link' || name === 'meta') return true
   return false
 }
 
@@ -106,15 +118,15 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       if (skipDepth > 0) return
       if (name === 'title' && !title) { inTitle = true; return }
       if (name === 'body') bodyDepth = depth
-      if (isSkipped(name, attrs) || (name === 'header' && contentDepth === 0 && depth === bodyDepth + 1)) { skipDepth = depth; return }
-      if (name === 'main' || name === 'article' || name === 'section') contentDepth++
-      if (!BLOCK_TAGS.has(name) && name !== 'td' && name !== 'th') return
+      const tag = TAGS.get(name) ?? 0
+      if (isSkipped(tag, attrs) || (name === 'header' && contentDepth === 0 && depth === bodyDepth + 1)) { skipDepth = depth; return }
+      if (tag & CONTENT) contentDepth++
+      if (!(tag & (BLOCK | CELL))) return
       flush()
-      const level = HEADING_LEVEL[name]
-      if (level) kinds.push(level)
-      else if (ITEM_TAGS.has(name)) kinds.push(0)
-      else if (name === 'tr') row = []
-      else if ((name === 'td' || name === 'th') && row) cell = ''
+      if (tag & HEADING) kinds.push(tag & HEADING)
+      else if (tag & ITEM) kinds.push(0)
+      else if (tag & ROW) row = []
+      else if ((tag & CELL) && row) cell = ''
     },
     ontext (data) {
       if (inTitle) { title += data; return }
@@ -136,12 +148,13 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       }
       depth--
       if (name === 'title') { inTitle = false; return }
-      if (name === 'main' || name === 'article' || name === 'section') contentDepth--
-      if (!BLOCK_TAGS.has(name) && name !== 'td' && name !== 'th') return
+      const tag = TAGS.get(name) ?? 0
+      if (tag & CONTENT) contentDepth--
+      if (!(tag & (BLOCK | CELL))) return
       flush()
-      if (HEADING_LEVEL[name] || ITEM_TAGS.has(name)) kinds.pop()
-      else if ((name === 'td' || name === 'th') && row && cell !== null) { row.push(cell); cell = null }
-      else if (name === 'tr' && row) {
+      if (tag & (HEADING | ITEM)) kinds.pop()
+      else if ((tag & CELL) && row && cell !== null) { row.push(cell); cell = null }
+      else if ((tag & ROW) && row) {
         const cells = row
         row = null
         if (cells.some(c => c) && lines.length < MAX_LINES) lines.push(`| ${cells.join(' | ')} |`)
