@@ -37,6 +37,7 @@ export async function queueDeliveries (tx: Tx, queue: JobQueue, deliveries: NewD
     .returning('id').execute()
   if (rows.length > 0) {
     await queue.boss.insert(rows.map(r => ({ name: QUEUE.deliver, data: { deliveryId: r.id } })), { db: txSqlExecutor(tx) })
+    queue.sentWithin(tx, QUEUE.deliver)
   }
   return rows.map(r => r.id)
 }
@@ -56,7 +57,7 @@ async function endpointsFor (tx: Tx, orgIds: string[], event: string): Promise<E
 export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: string[]): Promise<number> {
   let handled = 0
   for (;;) {
-    const n = await db.transaction().execute(async (tx) => {
+    const n = await queue.transaction(db, async (tx) => {
       let q = tx.selectFrom('changes as c')
         .innerJoin('pages as p', 'p.id', 'c.page_id')
         .innerJoin('domains as d', 'd.id', 'c.domain_id')
@@ -99,7 +100,7 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
 
 /** A job that failed for good, to the endpoints that asked for job.failed. */
 export async function dispatchJobFailed (db: Db, queue: JobQueue, e: JobFailed): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+  await queue.transaction(db, async (tx) => {
     const endpoints = (await endpointsFor(tx, [e.orgId], 'job.failed')).filter(x => !x.domain_ids || x.domain_ids.includes(e.domainId))
     const domain = await tx.selectFrom('domains').select(['hostname']).where('id', '=', e.domainId).executeTakeFirst()
     await queueDeliveries(tx, queue, endpoints.map(x => ({
@@ -122,7 +123,7 @@ export async function runDigest (db: Db, queue: JobQueue, now = new Date()): Pro
   let sent = 0
   for (const org of orgs) {
     const from = org.last_digest_at ?? org.created_at
-    await db.transaction().execute(async (tx) => {
+    await queue.transaction(db, async (tx) => {
       const changes = await tx.selectFrom('changes as c').innerJoin('pages as p', 'p.id', 'c.page_id').innerJoin('domains as d', 'd.id', 'c.domain_id')
         .select(['c.id', 'c.severity', 'c.change_type', 'c.summary', 'c.domain_id', 'c.created_at', 'p.page_type', 'p.url', 'd.hostname'])
         .where('c.org_id', '=', org.id).where('c.created_at', '>', from).where('c.created_at', '<=', now)

@@ -31,7 +31,7 @@ export async function discoverDomainPages (deps: DiscoverDeps, jobId: string, da
     maxFetches: deps.maxFetches,
     onProgress: p => setJobProgress(deps.db, jobId, p)
   })
-  const added = await deps.db.transaction().execute(async (tx) => {
+  const added = await deps.queue.transaction(deps.db, async (tx) => {
     const rows = await addPages(tx, org, domain.id, found.candidates)
     await deps.queue.enqueueCrawls(tx, rows.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })))
     await tx.updateTable('domains').set({ status: 'active', updated_at: new Date() })
@@ -49,7 +49,7 @@ export async function discoveryGaveUp (deps: DiscoverDeps, data: DiscoverJobData
   const loaded = await loadDomain(deps.db, data.domainId)
   if (!loaded) return
   const { domain, org } = loaded
-  await deps.db.transaction().execute(async (tx) => {
+  await deps.queue.transaction(deps.db, async (tx) => {
     const rows = await addPages(tx, org, domain.id, [{ url: `https://${domain.hostname}/`, pageType: 'other', confidence: 0.5 }])
     await deps.queue.enqueueCrawls(tx, rows.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })))
     await tx.updateTable('domains').set({ status: 'active', updated_at: new Date() })

@@ -13,6 +13,8 @@ export class JobPuller<T> {
   private readonly inflight = new Map<string, Promise<void>>()
   private stopping = false
   private idle: AbortController | undefined
+  /** Jobs were committed since the last fetch began: that fetch may have come too early to see them. */
+  private woken = false
   private loopDone: Promise<void> | undefined
 
   constructor (
@@ -38,12 +40,14 @@ export class JobPuller<T> {
         continue
       }
       let jobs: Array<Job<T>> = []
+      this.woken = false
       try {
         jobs = await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true }) ?? []
       } catch (err) {
         this.onError(err)
       }
       if (jobs.length === 0) {
+        if (this.woken) continue
         this.idle = new AbortController()
         await sleep(this.pollMs, undefined, { signal: this.idle.signal }).catch(() => {})
         this.idle = undefined
@@ -54,6 +58,12 @@ export class JobPuller<T> {
         this.inflight.set(job.id, done)
       }
     }
+  }
+
+  /** Looks for jobs now if it is waiting for its next poll (new jobs were just committed). */
+  wake (): void {
+    this.woken = true
+    this.idle?.abort()
   }
 
   /** Stops fetching, gives jobs in flight `graceMs` to finish, and hands the rest back (failed, so retried). */

@@ -18,7 +18,7 @@ export async function runSchedulerTick (db: Db, queue: JobQueue, now = new Date(
     .executeTakeFirst()
   let queued = 0
   for (;;) {
-    const n = await db.transaction().execute(async (tx) => {
+    const n = await queue.transaction(db, async (tx) => {
       const due = await sql<{ id: string, url: string, domain_id: string, org_id: string, hours: number }>`
         SELECT p.id, p.url, p.domain_id, p.org_id, d.check_frequency_hours AS hours
         FROM pages p JOIN domains d ON d.id = p.domain_id

@@ -52,11 +52,13 @@ export async function startWorkers (deps: WorkerDeps): Promise<{ stop (graceMs: 
   const { config } = deps
   const polling = { pollingIntervalSeconds: config.jobPollingSeconds, includeMetadata: true as const }
   const pullers: Array<JobPuller<any>> = []
+  const unsubscribe: Array<() => void> = []
   const pull = <T>(name: string, concurrency: number, run: (job: Job<T>) => Promise<void>) => {
     const puller = new JobPuller<T>(boss, name, concurrency, config.jobPollingSeconds * 1000, run,
       (err) => { deps.log.error({ err, queue: name }, 'job queue error') })
     puller.start()
     pullers.push(puller)
+    unsubscribe.push(deps.queue.onCommitted(name, () => { puller.wake() }))
   }
   const writes = new CrawlWrites(deps.db)
   const analysis = new PageAnalysis()
@@ -92,6 +94,7 @@ export async function startWorkers (deps: WorkerDeps): Promise<{ stop (graceMs: 
   return {
     /** Stops taking jobs; jobs in flight get `graceMs` to finish, the rest are handed back. */
     async stop (graceMs: number) {
+      for (const off of unsubscribe) off()
       await Promise.all(pullers.map(p => p.stop(graceMs)))
       await analysis.close()
     }

@@ -171,6 +171,30 @@ describe('discovery and crawling against a local site', () => {
   })
 })
 
+describe('jobs start once they are committed, not at the next poll', () => {
+  let site: TestSite
+  let t: TestService
+  before(async () => {
+    site = await startAcmeSite()
+    // Idle workers would look for jobs only every two minutes: longer than any wait below.
+    t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), JOB_POLLING_SECONDS: '120' })
+  })
+  after(async () => { await t.stop(); await site.close() })
+
+  it('a new domain\'s discovery, the crawls it queues and a crawl asked for run at once', async () => {
+    const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
+    assert.equal((await waitForJob(t, created.discoveryJobId)).state, 'completed')
+    await drain(t)
+    const pages = (await t.api.get(`/api/domains/${created.id}/pages`)).body.data
+    assert.ok(pages.length > 5 && pages.every((p: any) => p.lastCheckAt !== null), 'every discovered page was crawled')
+    const crawl = (await t.api.post(`/api/domains/${created.id}/crawl`)).body.data
+    assert.equal(crawl.queued, pages.length)
+    const job = await waitForJob(t, crawl.jobIds[0])
+    assert.equal(job.state, 'completed', job.failedReason)
+    await drain(t)
+  })
+})
+
 describe('discovery at scale and within the plan cap', () => {
   let site: TestSite
   let t: TestService

@@ -44,7 +44,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error, { field: 'domain' })
     const org = req.principal!.org
     try {
-      const created = await db.transaction().execute(async (tx) => {
+      const created = await queue.transaction(db, async (tx) => {
         const domain = await tx.insertInto('domains')
           .values({ org_id: org.id, hostname: parsed.hostname, display_name: req.body.displayName?.trim() || null })
           .returningAll().executeTakeFirstOrThrow()
@@ -136,7 +136,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     const domain = await findDomain(db, org.id, req.params.id)
     if (!domain) throw notFound('Domain')
     assertCanCreate(org)
-    const discoveryJobId = await db.transaction().execute(tx => queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id }))
+    const discoveryJobId = await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id }))
     return { data: { domain: domain.hostname, discoveryJobId, message: `Discovery queued for ${domain.hostname}` } }
   })
 
@@ -157,7 +157,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     const org = req.principal!.org
     const domain = await findDomain(db, org.id, req.params.id)
     if (!domain) throw notFound('Domain')
-    const { jobIds, pending } = await db.transaction().execute(async (tx) => {
+    const { jobIds, pending } = await queue.transaction(db, async (tx) => {
       await consume(tx, org, 'manualRechecks')
       const pages = await tx.selectFrom('pages').select(['id', 'url']).where('domain_id', '=', domain.id)
         .where('monitoring_enabled', '=', true).orderBy('priority', 'desc').orderBy('created_at').execute()

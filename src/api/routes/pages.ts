@@ -57,7 +57,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     }
     assertCanCreate(org)
     try {
-      const page = await db.transaction().execute(async (tx) => {
+      const page = await queue.transaction(db, async (tx) => {
         const row = await addPage(tx, org, domain, { url, pageType: req.body.pageType ?? 'other', confidence: 1 })
         await queue.enqueueCrawls(tx, [{ orgId: org.id, domainId: domain.id, pageId: row.id, url: row.url }])
         return row

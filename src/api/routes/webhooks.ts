@@ -244,7 +244,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { d
     const org = req.principal!.org
     const endpoint = await findEndpoint(org.id, req.params.id)
     const id = randomUUID()
-    const [deliveryId] = await db.transaction().execute(tx => queueDeliveries(tx, queue, [{
+    const [deliveryId] = await queue.transaction(db, tx => queueDeliveries(tx, queue, [{
       endpoint_id: endpoint.id, org_id: org.id, event_type: 'webhook.test', event_id: id, payload: { message: 'Sitewatch test event', endpointId: endpoint.id }
     }]))
     const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirstOrThrow()
