@@ -74,12 +74,7 @@ export class BenchSite {
       const m = /^\/p\/(\d+)$/.exec(path)
       const i = path === '/' ? 0 : m ? Number(m[1]) : -1
       if (i < 0 || i >= this.pages) { res.writeHead(404); res.end(); return }
-      let page = this.cache.get(i)
-      if (!page) {
-        const body = pageHtml(i, this.noise.get(i) ?? 0, this.mutated.has(i))
-        page = { body, etag: `"${createHash('md5').update(body).digest('hex')}"` }
-        this.cache.set(i, page)
-      }
+      const page = this.page(i)
       if (req.headers['if-none-match'] === page.etag) { res.writeHead(304, { etag: page.etag }); res.end(); return }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag: page.etag })
       res.end(page.body)
@@ -92,10 +87,25 @@ export class BenchSite {
     return this
   }
 
-  /** Moves the noise of these pages; `real` ones also change for real (a price). */
+  private page (i: number): { body: string, etag: string } {
+    let page = this.cache.get(i)
+    if (!page) {
+      const body = pageHtml(i, this.noise.get(i) ?? 0, this.mutated.has(i))
+      page = { body, etag: `"${createHash('md5').update(body).digest('hex')}"` }
+      this.cache.set(i, page)
+    }
+    return page
+  }
+
+  /**
+   * Moves the noise of these pages; `real` ones also change for real (a price). The new
+   * pages are built here, before the crawl that reads them: a real site's CPU is not ours.
+   */
   mutate (noiseOnly: Iterable<number>, real: Iterable<number>): void {
-    for (const i of noiseOnly) { this.noise.set(i, (this.noise.get(i) ?? 0) + 1); this.cache.delete(i) }
-    for (const i of real) { this.noise.set(i, (this.noise.get(i) ?? 0) + 1); this.mutated.add(i); this.cache.delete(i) }
+    const moved = new Set<number>()
+    for (const i of noiseOnly) { this.noise.set(i, (this.noise.get(i) ?? 0) + 1); moved.add(i) }
+    for (const i of real) { this.noise.set(i, (this.noise.get(i) ?? 0) + 1); this.mutated.add(i); moved.add(i) }
+    for (const i of moved) { this.cache.delete(i); this.page(i) }
   }
 
   async close (): Promise<void> {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 // Every setting comes from the environment; README.md lists each with its default.
 
 export type Role = 'all' | 'api' | 'worker'
@@ -20,6 +21,8 @@ export interface Config {
   jobPollingSeconds: number
   jobMaintenanceSeconds: number
   workerConcurrency: number
+  /** Worker threads that read and compare crawled pages. */
+  analysisThreads: number
   schedulerTickSeconds: number
   crawlTimeoutMs: number
   crawlMaxBytes: number
@@ -73,6 +76,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 2, 0.5),
     jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 60, 1),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    // A thread per core, up to four: the event loop mostly waits on the network and the database.
+    analysisThreads: Math.floor(int(env, 'ANALYSIS_THREADS', Math.min(4, availableParallelism()), 1)),
     schedulerTickSeconds: int(env, 'SCHEDULER_TICK_SECONDS', 60, 1),
     crawlTimeoutMs: int(env, 'CRAWL_TIMEOUT_MS', 15000, 100),
     crawlMaxBytes: int(env, 'CRAWL_MAX_BYTES', 5 * 1024 * 1024, 1024),

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os'
 import { Piscina } from 'piscina'
 import type { DetectedChange } from '../changes/classify.js'
 import type { NoiseRules, PageType } from '../store/schema.js'
@@ -15,7 +14,7 @@ export type { PageReading }
 export class PageAnalysis {
   private readonly pool: Piscina
 
-  constructor (threads = Math.max(1, Math.min(4, availableParallelism() - 1))) {
+  constructor (threads: number) {
     // Under tsx (tests, dev) the worker is TypeScript, and its thread needs tsx registered first.
     const worker = import.meta.url.endsWith('.ts') ? './analysis-worker-tsx.mjs' : './analysis-worker.js'
     this.pool = new Piscina({

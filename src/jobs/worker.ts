@@ -61,7 +61,7 @@ export async function startWorkers (deps: WorkerDeps): Promise<{ stop (graceMs: 
     unsubscribe.push(deps.queue.onCommitted(name, () => { puller.wake() }))
   }
   const writes = new CrawlWrites(deps.db)
-  const analysis = new PageAnalysis()
+  const analysis = new PageAnalysis(config.analysisThreads)
   const crawlDeps = { ...deps, targets: crawlTargetLoader(deps.db), analysis }
   pull<CrawlJobData>(QUEUE.crawl, config.workerConcurrency, job => settle(deps, QUEUE.crawl, job, () => crawlPage(crawlDeps, job.id, job.data),
     undefined, async ({ pageCheck, ...output }: CrawlResult) => { await writes.finished(job.id, output, pageCheck) }))
