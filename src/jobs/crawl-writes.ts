@@ -58,23 +58,25 @@ export class CrawlWrites {
   }
 
   private async write (batch: Finished[]): Promise<void> {
-    const pageRows = JSON.stringify(batch.flatMap(({ check: c }) => c
-      ? [{ page_id: c.pageId, checked_at: c.checkedAt.toISOString(), next_at: c.nextCrawlAt.toISOString(), etag: c.etag, last_modified: c.lastModified }]
-      : []))
+    const checks = batch.flatMap(({ check: c }) => c ? [c] : [])
+    const pageRows = JSON.stringify(checks.map(c =>
+      ({ page_id: c.pageId, checked_at: c.checkedAt.toISOString(), next_at: c.nextCrawlAt.toISOString(), etag: c.etag, last_modified: c.lastModified })))
     const jobRows = JSON.stringify(batch.map(c => ({ job_id: c.jobId, output: c.output })))
     // One statement, so one round trip and atomic without a transaction. The job update
-    // is pg-boss 10's completeJobs with an output per job.
+    // is pg-boss 10's completeJobs with an output per job. The id lists let each update
+    // find its rows by primary key: joined on the JSON rows alone, the planner scanned
+    // every page and every crawl job the queue keeps (a week of them), once per batch.
     await sql`
       WITH checked AS (
         UPDATE pages p SET last_check_at = c.checked_at, next_crawl_at = c.next_at, consecutive_failures = 0,
           status = 'active', last_error = NULL, etag = c.etag, last_modified = c.last_modified, rebaseline = false
         FROM jsonb_to_recordset(${pageRows}::jsonb) AS c (page_id uuid, checked_at timestamptz, next_at timestamptz, etag text, last_modified text)
-        WHERE p.id = c.page_id
+        WHERE p.id = ANY(${checks.map(c => c.pageId)}::uuid[]) AND p.id = c.page_id
         RETURNING p.id
       ), completed AS (
         UPDATE pgboss.job j SET completed_on = now(), state = 'completed', output = d.output
         FROM jsonb_to_recordset(${jobRows}::jsonb) AS d (job_id uuid, output jsonb)
-        WHERE j.name = ${QUEUE.crawl} AND j.id = d.job_id AND j.state = 'active'
+        WHERE j.name = ${QUEUE.crawl} AND j.id = ANY(${batch.map(c => c.jobId)}::uuid[]) AND j.id = d.job_id AND j.state = 'active'
         RETURNING j.id
       )
       SELECT (SELECT count(*) FROM checked) AS checked, (SELECT count(*) FROM completed) AS completed`.execute(this.db)

@@ -28,12 +28,12 @@ export async function runSchedulerTick (db: Db, queue: JobQueue, now = new Date(
       const jobs = await queue.enqueueCrawls(tx, due.rows.map(p => ({ orgId: p.org_id, domainId: p.domain_id, pageId: p.id, url: p.url })))
       queued += jobs.size
       if (due.rows.length > 0) {
-        // Each page moves to its next slot: one statement for the batch.
+        // Each page moves to its next slot: one statement for the batch, its pages found by primary key.
         const next = due.rows.map(p => ({ id: p.id, at: nextCrawlAt(p.id, now, p.hours).toISOString() }))
         await sql`
           UPDATE pages SET next_crawl_at = n.at::timestamptz
           FROM jsonb_to_recordset(${JSON.stringify(next)}::jsonb) AS n(id uuid, at text)
-          WHERE pages.id = n.id`.execute(tx)
+          WHERE pages.id = ANY(${due.rows.map(p => p.id)}::uuid[]) AND pages.id = n.id`.execute(tx)
       }
       return due.rows.length
     })
