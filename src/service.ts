@@ -43,7 +43,7 @@ export async function startService (config: Config, opts: { logger?: boolean | o
     process.stdout.write(`\nCreated organisation "default" (trial). Its API key, shown once:\n\n  ${key}\n\n`)
   }))(bootstrap.apiKey)
 
-  const workers = runsWorkers ? await startWorkers({ db: store.db, queue, crawler, events, config, log }) : undefined
+  const workers = runsWorkers ? await startWorkers({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log }) : undefined
 
   let app: FastifyInstance | undefined
   let url: string | undefined

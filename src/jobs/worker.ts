@@ -16,6 +16,8 @@ import { runSchedulerTick } from './scheduler.js'
 
 export interface WorkerDeps {
   db: Db
+  /** The store's vacuum (see Store): run after each retention sweep. */
+  vacuum: () => Promise<void>
   queue: JobQueue
   crawler: Crawler
   events: PipelineEvents
@@ -81,6 +83,7 @@ export async function startWorkers (deps: WorkerDeps): Promise<{ stop (graceMs: 
   })
   await boss.work(QUEUE.retention, { ...polling, batchSize: 1 }, async () => {
     const r = await runRetention(deps.db)
+    await deps.vacuum()
     deps.log.info(r, 'retention sweep')
     return r
   })

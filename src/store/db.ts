@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { CompiledQuery, Kysely, PostgresDialect, type Transaction } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely'
 import pg from 'pg'
 import { PGliteDialect } from './pglite-dialect.js'
 import { PGliteThread } from './pglite-thread.js'
@@ -24,6 +24,12 @@ export interface Store {
   kind: 'pglite' | 'postgres'
   /** For pg-boss: on PGlite it must share our one session; on PostgreSQL it opens its own pool. */
   queueConnection: { db: SqlExecutor } | { connectionString: string }
+  /**
+   * Makes the space of deleted rows reusable and refreshes the planner's statistics.
+   * PostgreSQL's autovacuum does this; PGlite has no background processes, and without
+   * it every snapshot the retention sweep deletes would stay on disk for good.
+   */
+  vacuum (): Promise<void>
   close (): Promise<void>
 }
 
@@ -42,6 +48,7 @@ export async function openStore (opts: { databaseUrl?: string, dataDir: string }
       db,
       kind: 'postgres',
       queueConnection: { connectionString: opts.databaseUrl },
+      vacuum: async () => {},
       close: async () => { await db.destroy() }
     }
   }
@@ -65,6 +72,7 @@ export async function openStore (opts: { databaseUrl?: string, dataDir: string }
         }
       }
     },
+    vacuum: async () => { await sql`VACUUM (ANALYZE)`.execute(db) },
     close: async () => { await db.destroy() }
   }
 }
