@@ -8,7 +8,7 @@ export interface FetchedPage {
   url: string
   status: number
   notModified: boolean
-  /** The page's text in its real charset (decoded on each read). */
+  /** The page's text in its real charset (decoded on first read). */
   readonly html: string
   raw: Buffer
   contentType: string
@@ -52,12 +52,13 @@ export class Crawler {
     }
     const mime = res.contentType.split(';')[0].trim()
     if (!HTML_TYPES.test(mime)) throw new FetchError('NOT_HTML', `${res.url} is ${mime}, not an HTML page`)
+    let html: string | undefined
     return {
       url: res.url,
       status: res.status,
       notModified: false,
-      // Decoded when read: the crawl hands the raw bytes to its analysis threads instead.
-      get html () { return decodeHtml(res.body, res.contentType) },
+      // Decoded when first read: the crawl hands the raw bytes to its analysis threads instead.
+      get html () { return (html ??= decodeHtml(res.body, res.contentType)) },
       raw: res.body,
       contentType: res.contentType,
       etag: res.etag,

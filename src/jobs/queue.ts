@@ -34,9 +34,7 @@ export class JobQueue {
   private readonly sentIn = new WeakMap<Tx, Set<string>>()
   private readonly committed = new EventEmitter()
 
-  private constructor (readonly boss: PgBoss) {
-    this.committed.setMaxListeners(0)
-  }
+  private constructor (readonly boss: PgBoss) {}
 
   /**
    * Runs `work` in a transaction. Once it commits, this process's workers of the queues
