@@ -3,19 +3,17 @@
 // crawls again, and prints throughput, per-page analysis time and peak memory; then the
 // same on PostgreSQL when one answers. BENCH_PAGES (default 1000) sets the site's size.
 import { fork, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { sql } from 'kysely'
-import { compareContent, readPage } from '../src/changes/detect.js'
+import { request } from 'undici'
 import { loadConfig } from '../src/config.js'
 import { startService, type Service } from '../src/service.js'
 import { createOrg } from '../src/store/orgs.js'
-import { changesBenchmark } from './changes.js'
-import { pageHtml } from './site.js'
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000)
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -32,7 +30,10 @@ if (process.env.BENCH_MEMORY_TRACE) {
   }, 1000).unref()
 }
 
-function analysisBenchmark (): void {
+async function analysisBenchmark (): Promise<void> {
+  // Loaded here, not in the scenarios' processes, whose memory is the service's.
+  const { compareContent, readPage } = await import('../src/changes/detect.js')
+  const { pageHtml } = await import('./site.js')
   const times: number[] = []
   const sizes: number[] = []
   for (let i = 0; i < 200; i++) {
@@ -66,7 +67,7 @@ async function pendingJobs (service: Service): Promise<number> {
 
 /** The generated site, served by a child process. */
 async function startSite (): Promise<{ origin: string, mutate: (noise: number[], real: number[]) => Promise<void>, close: () => void }> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./site-server.js', import.meta.url)), { env: { ...process.env, BENCH_PAGES: String(PAGES) } })
+  const child: ChildProcess = fork(fileURLToPath(new URL('./site-server.js', import.meta.url)), { env: { ...process.env, BENCH_PAGES: String(PAGES) }, execArgv: [] })
   const origin = await new Promise<string>(resolve => child.once('message', (m: any) => resolve(m.origin)))
   return {
     origin,
@@ -96,15 +97,18 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     JOB_POLLING_SECONDS: '0.5',
     DISCOVERY_MAX_FETCHES: '20',
     RATE_LIMIT_STANDARD_PER_MINUTE: '100000',
-    RATE_LIMIT_HEAVY_PER_HOUR: '100000'
+    RATE_LIMIT_HEAVY_PER_HOUR: '100000',
+    ...(process.env.ANALYSIS_THREADS ? { ANALYSIS_THREADS: process.env.ANALYSIS_THREADS } : {})
   })
   const service = await startService(config, { logger: false, onBootstrapKey: () => {} })
   console.log(`(service started: RSS ${fmt(process.memoryUsage().rss / 1024 / 1024, 0)} MB)`)
   try {
     const { apiKey } = await createOrg(service.store.db, `bench-${Date.now()}`, 'enterprise')
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-      return await res.json() as any
+    // undici's request, which the service has loaded anyway: Node's own fetch would add
+    // its ~10 MB to the memory measured.
+    const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+      const res = await request(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+      return await res.body.json() as any
     }
     console.log(`\n== ${label}: ${PAGES} pages`)
     const t0 = performance.now()
@@ -187,20 +191,26 @@ async function freshDatabase (): Promise<{ url: string, drop: () => Promise<void
   }
 }
 
+// The service runs with the V8 flags of `npm start` (its heap sizes), as it does in use.
+const START_FLAGS = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).scripts.start as string)
+  .split(/\s+/).filter(arg => arg.startsWith('--'))
+
 /** Each scenario runs in a fresh process, so its memory figure is its own. */
 async function inChild (args: string[]): Promise<void> {
-  const child = fork(fileURLToPath(import.meta.url), args, { stdio: 'inherit' })
+  const child = fork(fileURLToPath(import.meta.url), args, { stdio: 'inherit', execArgv: args[0] === '--scenario' ? START_FLAGS : [] })
   const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
   if (code !== 0) throw new Error(`scenario ${args.join(' ')} exited with ${code}`)
 }
 
 const [mode, target] = process.argv.slice(2)
 if (mode === '--changes') {
+  const { changesBenchmark } = await import('./changes.js')
   await changesBenchmark(target)
 } else if (mode === '--scenario') {
   await scenario(target === 'pglite' ? 'embedded database (PGlite)' : `PostgreSQL (${PG_URL})`, target === 'pglite' ? undefined : target)
 } else {
-  analysisBenchmark()
+  await analysisBenchmark()
+  console.log(`\n(the service runs as npm start runs it: node ${START_FLAGS.join(' ')})`)
   await inChild(['--scenario', 'pglite'])
   if (process.env.BENCH_SKIP_POSTGRES) {
     console.log('\n(PostgreSQL skipped: BENCH_SKIP_POSTGRES is set)')

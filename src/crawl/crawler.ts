@@ -1,6 +1,7 @@
 import type { Config } from '../config.js'
 import { FetchError } from './errors.js'
-import { createFetcher, decodeHtml, type Fetcher, type FetchRequest } from './fetch.js'
+import { decodeHtml } from './charset.js'
+import { createFetcher, type Fetcher, type FetchRequest } from './fetch.js'
 import { HostLimiter } from './polite.js'
 import { RobotsCache } from './robots.js'
 

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import { compareContent, readPage } from '../changes/detect.js'
-import { decodeHtml } from '../crawl/fetch.js'
+import { decodeHtml } from '../crawl/charset.js'
 import type { NoiseRules, PageType } from '../store/schema.js'
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.

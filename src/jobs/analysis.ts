@@ -23,9 +23,9 @@ export class PageAnalysis {
       maxThreads: threads,
       idleTimeout: 60_000,
       // Enough old space for a 5 MB page compared with its last version; a small young
-      // generation (V8's default is 48 MB) keeps each thread about 35 MB smaller, and it
+      // generation (V8's default is 48 MB) keeps each thread about 40 MB smaller, and it
       // was not measurably slower.
-      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 }
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 4 }
     })
   }
 
