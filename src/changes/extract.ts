@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2'
+import { walkElements, type Attributes } from './elements.js'
 
 // HTML → structured text, one line per block: headings as "# …" (one # per level),
 // list items as "- …", table rows as "| a | b |", other blocks as plain text. What a
@@ -32,6 +32,8 @@ const TAGS = new Map<string, number>([
   ...[1, 2, 3, 4, 5, 6].map(level => [`h${level}`, BLOCK | level] as const),
   ['tr', BLOCK | ROW], ['td', CELL], ['th', CELL]
 ])
+// The attributes extraction reads; the walk leaves the rest unread.
+const ATTRIBUTES = new Set(['hidden', 'aria-hidden', 'role', 'style', 'id', 'class', 'href'])
 const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog', 'dialog'])
 // Cookie and consent banners, by the class or id names their vendors use.
 const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
@@ -43,34 +45,18 @@ const MAX_LINES = 20_000
 const MAX_LINE = 2_000
 
 const NEEDS_INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/
-/**
- * Whether text is already as clean() leaves it: words apart by one plain space, none at
- * the ends, no other white space and nothing invisible. Most text is; a scan of its
- * characters is cheaper than the regular expressions that clean it.
- */
-function isClean (s: string): boolean {
-  let space = true
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c === 32) {
-      if (space) return false
-      space = true
-    } else {
-      if (c < 32 || (c >= 0xA0 && (c === 0xA0 || c === 0xAD || c === 0x1680 || (c >= 0x2000 && c <= 0x200D) ||
-        c === 0x2028 || c === 0x2029 || c === 0x202F || c === 0x205F || c === 0x2060 || c === 0x3000 || c === 0xFEFF))) return false
-      space = false
-    }
-  }
-  return !space || s.length === 0
-}
+// What clean() would change: white space other than single plain spaces between words,
+// spaces at the ends, control characters, invisible ones. Most text has none, and one
+// test of this (machine code) is cheaper than the replacements, or a loop in JavaScript.
+const UNCLEAN = /[\x00-\x1f\xa0\xad\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]| {2}|^ | $/
 
 export function clean (s: string): string {
-  if (isClean(s)) return s
+  if (!UNCLEAN.test(s)) return s
   const visible = NEEDS_INVISIBLE.test(s) ? s.replace(INVISIBLE, '') : s
   return visible.replace(SPACE, ' ').trim()
 }
 
-function isSkipped (tag: number, attrs: Record<string, string>): boolean {
+function isSkipped (tag: number, attrs: Attributes): boolean {
   if (tag & SKIP) return true
   if ('hidden' in attrs || attrs['aria-hidden'] === 'true') return true
   if (attrs.role && SKIP_ROLES.has(attrs.role)) return true
@@ -110,8 +96,8 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)
   }
 
-  const parser = new Parser({
-    onopentag (name, attrs) {
+  walkElements(html, {
+    open (name, attrs) {
       depth++
       // Links count wherever they stand: the footer is where terms and privacy live.
       if (name === 'a' && opts.links && attrs.href) link = { href: attrs.href, text: '' }
@@ -128,7 +114,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       else if (tag & ROW) row = []
       else if ((tag & CELL) && row) cell = ''
     },
-    ontext (data) {
+    text (data) {
       if (inTitle) { title += data; return }
       if (link) link.text += data
       if (skipDepth > 0) return
@@ -136,7 +122,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       if (text.length === 0 && data.trim().length === 0) return
       text += data
     },
-    onclosetag (name) {
+    close (name) {
       if (name === 'a' && link) {
         links.push({ url: link.href, text: clean(link.text) })
         link = null
@@ -160,9 +146,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
         if (cells.some(c => c) && lines.length < MAX_LINES) lines.push(`| ${cells.join(' | ')} |`)
       }
     }
-  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true })
-  parser.write(html)
-  parser.end()
+  }, ATTRIBUTES)
   flush()
   return { title: clean(title), lines, headings, links }
 }
