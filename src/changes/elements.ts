@@ -6,7 +6,7 @@ import { Tokenizer } from 'htmlparser2'
 // an outer element close everything inside it, `</p>` and `</br>` on their own, and
 // self-closing tags. The Parser's own bookkeeping (a stack it shifts and unshifts, five
 // set lookups per tag, every attribute's value) was a third of a page's extraction time;
-// here each tag costs a slice and a lookup, and only the attributes asked for are read.
+// here a tag costs a slice and two lookups, and only the attributes asked for are read.
 
 export type Attributes = Readonly<Record<string, string>>
 
