@@ -26,7 +26,7 @@ const WORD_RULES: Array<[RegExp, string]> = [
 const HAS_DIGIT = /\d/
 const MAY_BE_WORD_NOISE = /ago\b|just now/i
 // Most lines have neither: one test sends them back untouched.
-const MAY_BE_NOISE = /\d|ago\b|just now/i
+const MAY_BE_NOISE = new RegExp(`${HAS_DIGIT.source}|${MAY_BE_WORD_NOISE.source}`, 'i')
 
 export function maskNoise (line: string): string {
   if (!MAY_BE_NOISE.test(line)) return line

@@ -47,11 +47,11 @@ export class PGliteThread {
   }
 
   static async open (options: PGliteThreadOptions): Promise<PGliteThread> {
-    // Under tsx (tests, dev) this module is TypeScript and so is its worker, which
-    // needs tsx registered in its own thread first.
     // The thread's own JavaScript only passes queries and rows along: a small young
     // generation does (V8's default grows to 48 MB).
     const limits = { workerData: options, resourceLimits: { maxYoungGenerationSizeMb: 4 } }
+    // Under tsx (tests, dev) this module is TypeScript and so is its worker, which
+    // needs tsx registered in its own thread first.
     const worker = import.meta.url.endsWith('.ts')
       ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(tsx => { tsx.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}) })`,
         { eval: true, ...limits })
