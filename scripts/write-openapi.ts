@@ -8,7 +8,7 @@ import { openStore } from '../src/store/db.js'
 const out = process.argv[2] ?? 'openapi.json'
 const config = loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 'silent', REDIS_URL: '' })
 const store = await openStore({ dataDir: 'memory://' })
-const queue = await JobQueue.start(store, config, { maintenance: false })
+const queue = await JobQueue.start(store, config, { runsWorkers: false })
 const app = await buildApp({ db: store.db, queue, config }, { logger: false })
 await app.ready()
 writeFileSync(out, JSON.stringify(app.swagger(), null, 2))

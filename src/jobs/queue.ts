@@ -5,6 +5,7 @@ import { sql } from 'kysely'
 import type { Config } from '../config.js'
 import { txSqlExecutor, type Db, type Store, type Tx } from '../store/db.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
+import { JOBS_CHANNEL, JobsListener } from './jobs-listener.js'
 
 export const QUEUE = {
   discover: 'discover.pages',
@@ -40,18 +41,32 @@ export class JobQueue {
   private readonly committed = new EventEmitter()
   private crawlsSinceAnalyze = 0
   private analyzing: Promise<void> | undefined
+  private listener: JobsListener | undefined
 
-  private constructor (readonly boss: PgBoss, private readonly db: Db, private readonly crawlTable: string) {}
+  private constructor (
+    readonly boss: PgBoss,
+    private readonly db: Db,
+    private readonly crawlTable: string,
+    /** Other processes may share the database (PostgreSQL): tell them of new jobs. */
+    private readonly notifies: boolean
+  ) {}
 
   /**
-   * Runs `work` in a transaction. Once it commits, this process's workers of the queues
-   * it sent jobs to look for them at once instead of at their next poll: a crawl asked
-   * for starts now, not up to JOB_POLLING_SECONDS later. (Workers in other processes
-   * still find the jobs by polling.)
+   * Runs `work` in a transaction. Once it commits, the workers of the queues it sent
+   * jobs to look for them at once instead of at their next poll: a crawl asked for starts
+   * now, not up to JOB_POLLING_SECONDS later. This process's workers hear of it from an
+   * event; on PostgreSQL, other processes' from a NOTIFY in the same transaction, which
+   * PostgreSQL delivers when, and only if, it commits.
    */
   async transaction<T> (db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
     let used: Tx | undefined
-    const result = await db.transaction().execute(async (tx) => { used = tx; return await work(tx) })
+    const result = await db.transaction().execute(async (tx) => {
+      used = tx
+      const value = await work(tx)
+      const sent = this.sentIn.get(tx)
+      if (this.notifies && sent) await sql`SELECT pg_notify(${JOBS_CHANNEL}, name) FROM unnest(${[...sent]}::text[]) AS name`.execute(tx)
+      return value
+    })
     for (const name of this.sentIn.get(used!) ?? []) this.committed.emit(name)
     this.crawlsSinceAnalyze += this.crawlsIn.get(used!) ?? 0
     if (this.crawlsSinceAnalyze >= ANALYZE_AFTER_JOBS && !this.analyzing) {
@@ -92,12 +107,12 @@ export class JobQueue {
     this.sentIn.set(tx, names)
   }
 
-  static async start (store: Store, config: Config, opts: { maintenance: boolean }): Promise<JobQueue> {
+  static async start (store: Store, config: Config, opts: { runsWorkers: boolean }): Promise<JobQueue> {
     const boss = new PgBoss({
       ...store.queueConnection,
       schema: 'pgboss',
-      supervise: opts.maintenance,
-      schedule: opts.maintenance,
+      supervise: opts.runsWorkers,
+      schedule: opts.runsWorkers,
       maintenanceIntervalSeconds: config.jobMaintenanceSeconds,
       // Finished jobs stay visible through /api/jobs for a week.
       archiveCompletedAfterSeconds: 7 * 24 * 3600,
@@ -119,7 +134,14 @@ export class JobQueue {
     await createFetchIndex(store.db)
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
     const crawlTable = await sql<{ partition_name: string }>`SELECT partition_name FROM pgboss.queue WHERE name = ${QUEUE.crawl}`.execute(store.db)
-    return new JobQueue(boss, store.db, crawlTable.rows[0].partition_name)
+    const queue = new JobQueue(boss, store.db, crawlTable.rows[0].partition_name, 'connectionString' in store.queueConnection)
+    if (opts.runsWorkers && 'connectionString' in store.queueConnection) {
+      queue.listener = new JobsListener(store.queueConnection.connectionString, (name) => { queue.committed.emit(name) }, (err) => {
+        console.error(JSON.stringify({ level: 40, msg: 'listening for new jobs failed; workers poll until it is back', err: String((err as Error)?.message ?? err) }))
+      })
+      await queue.listener.start()
+    }
+    return queue
   }
 
   async enqueueDiscovery (tx: Tx, data: DiscoverJobData): Promise<string> {
@@ -166,6 +188,7 @@ export class JobQueue {
   async stop (): Promise<void> {
     // The crawl, discovery and delivery workers have stopped by now (startWorkers' stop);
     // the scheduler's own jobs get 3 s, leaving time to close the database within 10 s.
+    await this.listener?.stop()
     await this.boss.stop({ graceful: true, timeout: 3000, close: true, wait: true })
     await this.analyzing
   }

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
 import { CompiledQuery, sql } from 'kysely'
+import { JOBS_CHANNEL } from '../../src/jobs/jobs-listener.js'
 import { ANALYZE_AFTER_JOBS, QUEUE } from '../../src/jobs/queue.js'
-import { onPostgres, startTestService, type TestService } from '../helpers/service.js'
+import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
 // pg-boss's own fetch statement, so that the plan checked is the one its fetch() runs.
 const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as { fetchNextJob: (schema: string) => (opts: { includeMetadata: boolean }) => string }
@@ -57,5 +58,48 @@ describe('fetching crawl jobs from a long queue', () => {
 
     const jobs = await t.service.queue.boss.fetch(QUEUE.crawl, { batchSize: 32 }) ?? []
     assert.equal(jobs.length, 32)
+  })
+})
+
+describe('jobs queued by one process wake the workers of another', { skip: !onPostgres && 'PGlite serves one process' }, () => {
+  // Both poll once a minute: only the notification can start the job within seconds.
+  const env = { JOB_POLLING_SECONDS: '60', CRAWL_HOST_MAP: 'wake.test=http://127.0.0.1:9,wake2.test=http://127.0.0.1:9' }
+  let api: TestService
+  let worker: TestService
+  before(async () => {
+    api = await startTestService({ ...env, ROLE: 'api' })
+    worker = await startTestService({ ...env, ROLE: 'worker' }, { databaseUrl: api.service.config.databaseUrl })
+    // The workers' first fetch, made as they start, is over: from now on they sleep.
+    await new Promise(resolve => setTimeout(resolve, 1000))
+  })
+  after(async () => {
+    await worker.stop()
+    await api.stop()
+  })
+
+  it('a discovery queued through an API process starts at once in a worker process', async () => {
+    const added = await api.api.post('/api/domains', { domain: 'wake.test' })
+    assert.equal(added.status, 201)
+    const job = await eventually(async () => {
+      const j = (await api.api.get(`/api/jobs/${added.body.data.discoveryJobId}`)).body.data
+      return j.state === 'waiting' ? undefined : j
+    }, 10_000, 'the worker to take the discovery job')
+    assert.notEqual(job.state, 'waiting')
+  })
+
+  it('and still do after the listening connection was cut', async () => {
+    const listening = sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`LISTEN ${JOBS_CHANNEL}`}`
+    const [cut] = (await listening.execute(api.service.store.db)).rows
+    await sql`SELECT pg_terminate_backend(${cut.pid})`.execute(api.service.store.db)
+    await eventually(async () => {
+      const rows = (await listening.execute(api.service.store.db)).rows
+      return rows.length === 1 && rows[0].pid !== cut.pid ? true : undefined
+    }, 10_000, 'the listener to connect again')
+    const added = await api.api.post('/api/domains', { domain: 'wake2.test' })
+    assert.equal(added.status, 201)
+    await eventually(async () => {
+      const j = (await api.api.get(`/api/jobs/${added.body.data.discoveryJobId}`)).body.data
+      return j.state === 'waiting' ? undefined : j
+    }, 10_000, 'the worker to take the discovery job')
   })
 })
