@@ -37,7 +37,7 @@ export async function queueDeliveries (tx: Tx, queue: JobQueue, deliveries: NewD
     .returning('id').execute()
   if (rows.length > 0) {
     await queue.boss.insert(rows.map(r => ({ name: QUEUE.deliver, data: { deliveryId: r.id } })), { db: txSqlExecutor(tx) })
-    queue.sentWithin(tx, QUEUE.deliver)
+    queue.sentWithin(tx, QUEUE.deliver, rows.length)
   }
   return rows.map(r => r.id)
 }

@@ -34,10 +34,8 @@ export interface CrawlJobData { orgId: string, domainId: string, pageId: string,
  * rolled-back request leaves no job behind and a committed one never loses its job.
  */
 export class JobQueue {
-  /** The queues each open transaction has sent jobs to. */
-  private readonly sentIn = new WeakMap<Tx, Set<string>>()
-  /** Crawl jobs each open transaction has queued. */
-  private readonly crawlsIn = new WeakMap<Tx, number>()
+  /** How many jobs each open transaction has sent, by queue. */
+  private readonly sentIn = new WeakMap<Tx, Map<string, number>>()
   private readonly committed = new EventEmitter()
   private crawlsSinceAnalyze = 0
   private analyzing: Promise<void> | undefined
@@ -59,16 +57,15 @@ export class JobQueue {
    * PostgreSQL delivers when, and only if, it commits.
    */
   async transaction<T> (db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-    let used: Tx | undefined
+    let sent = new Map<string, number>()
     const result = await db.transaction().execute(async (tx) => {
-      used = tx
       const value = await work(tx)
-      const sent = this.sentIn.get(tx)
-      if (this.notifies && sent) await sql`SELECT pg_notify(${JOBS_CHANNEL}, name) FROM unnest(${[...sent]}::text[]) AS name`.execute(tx)
+      sent = this.sentIn.get(tx) ?? sent
+      if (this.notifies && sent.size > 0) await sql`SELECT pg_notify(${JOBS_CHANNEL}, name) FROM unnest(${[...sent.keys()]}::text[]) AS name`.execute(tx)
       return value
     })
-    for (const name of this.sentIn.get(used!) ?? []) this.committed.emit(name)
-    this.crawlsSinceAnalyze += this.crawlsIn.get(used!) ?? 0
+    for (const name of sent.keys()) this.committed.emit(name)
+    this.crawlsSinceAnalyze += sent.get(QUEUE.crawl) ?? 0
     if (this.crawlsSinceAnalyze >= ANALYZE_AFTER_JOBS && !this.analyzing) {
       this.crawlsSinceAnalyze = 0
       this.analyzing = this.refreshFetchStatistics()
@@ -100,11 +97,11 @@ export class JobQueue {
     return () => { this.committed.off(name, listener) }
   }
 
-  /** Notes that `tx` sent jobs to queue `name`: its workers are woken when it commits (see transaction()). */
-  sentWithin (tx: Tx, name: string): void {
-    const names = this.sentIn.get(tx) ?? new Set<string>()
-    names.add(name)
-    this.sentIn.set(tx, names)
+  /** Notes that `tx` sent `jobs` jobs to queue `name`: its workers are woken when it commits (see transaction()). */
+  sentWithin (tx: Tx, name: string, jobs: number): void {
+    const sent = this.sentIn.get(tx) ?? new Map<string, number>()
+    sent.set(name, (sent.get(name) ?? 0) + jobs)
+    this.sentIn.set(tx, sent)
   }
 
   static async start (store: Store, config: Config, opts: { runsWorkers: boolean }): Promise<JobQueue> {
@@ -134,9 +131,10 @@ export class JobQueue {
     await createFetchIndex(store.db)
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
     const crawlTable = await sql<{ partition_name: string }>`SELECT partition_name FROM pgboss.queue WHERE name = ${QUEUE.crawl}`.execute(store.db)
-    const queue = new JobQueue(boss, store.db, crawlTable.rows[0].partition_name, 'connectionString' in store.queueConnection)
-    if (opts.runsWorkers && 'connectionString' in store.queueConnection) {
-      queue.listener = new JobsListener(store.queueConnection.connectionString, (name) => { queue.committed.emit(name) }, (err) => {
+    const shared = 'connectionString' in store.queueConnection ? store.queueConnection.connectionString : undefined
+    const queue = new JobQueue(boss, store.db, crawlTable.rows[0].partition_name, shared !== undefined)
+    if (opts.runsWorkers && shared !== undefined) {
+      queue.listener = new JobsListener(shared, (name) => { queue.committed.emit(name) }, (err) => {
         console.error(JSON.stringify({ level: 40, msg: 'listening for new jobs failed; workers poll until it is back', err: String((err as Error)?.message ?? err) }))
       })
       await queue.listener.start()
@@ -147,7 +145,7 @@ export class JobQueue {
   async enqueueDiscovery (tx: Tx, data: DiscoverJobData): Promise<string> {
     const id = await this.boss.send(QUEUE.discover, data, { db: txSqlExecutor(tx) })
     if (!id) throw new Error('the queue refused a discovery job')
-    this.sentWithin(tx, QUEUE.discover)
+    this.sentWithin(tx, QUEUE.discover, 1)
     await tx.insertInto('jobs').values({ id, org_id: data.orgId, domain_id: data.domainId, name: QUEUE.discover }).execute()
     return id
   }
@@ -178,8 +176,7 @@ export class JobQueue {
     if (fresh.length === 0) return
     for (const p of fresh) queued.set(p.pageId, randomUUID())
     await this.boss.insert(fresh.map(p => ({ id: queued.get(p.pageId)!, name: QUEUE.crawl, data: p })), { db: txSqlExecutor(tx) })
-    this.sentWithin(tx, QUEUE.crawl)
-    this.crawlsIn.set(tx, (this.crawlsIn.get(tx) ?? 0) + fresh.length)
+    this.sentWithin(tx, QUEUE.crawl, fresh.length)
     await tx.insertInto('jobs').values(fresh.map(p => ({
       id: queued.get(p.pageId)!, org_id: p.orgId, domain_id: p.domainId, page_id: p.pageId, url: p.url, name: QUEUE.crawl
     }))).execute()
