@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { domainToASCII } from 'node:url'
 import { parse as parseDomain } from 'tldts'
 
 // Query parameters that identify a visit, not a page.
@@ -40,13 +41,17 @@ const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63
 /**
  * Checks a domain as a client typed it. Returns the stored form or an error message.
  * We reject rather than strip schemes and paths, so a client learns what we watch.
+ * An internationalised name is stored in its ASCII form (bücher.de → xn--bcher-kva.de),
+ * the host that URLs, DNS and the crawler see.
  */
 export function parseDomainInput (raw: string, mappedHosts: ReadonlySet<string>): { hostname: string } | { error: string } {
-  const hostname = raw.trim().toLowerCase()
-  if (hostname === '') return { error: 'domain must not be empty' }
-  if (/^[a-z][a-z0-9+.-]*:\/\//.test(hostname)) return { error: 'domain must be a bare hostname, without a scheme such as https://' }
-  if (/[/?#@:\s]/.test(hostname)) return { error: 'domain must be a bare hostname, without a path, port, query or credentials' }
-  if (hostname.endsWith('.')) return { error: 'domain must not end with a dot' }
+  const typed = raw.trim().toLowerCase()
+  if (typed === '') return { error: 'domain must not be empty' }
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(typed)) return { error: 'domain must be a bare hostname, without a scheme such as https://' }
+  if (/[/?#@:\s]/.test(typed)) return { error: 'domain must be a bare hostname, without a path, port, query or credentials' }
+  if (typed.endsWith('.')) return { error: 'domain must not end with a dot' }
+  // ASCII input is left as typed (domainToASCII lets through names HOSTNAME refuses).
+  const hostname = /^[\x00-\x7f]*$/.test(typed) ? typed : domainToASCII(typed)
   if (!HOSTNAME.test(hostname)) return { error: `"${raw.trim()}" is not a valid hostname` }
   if (mappedHosts.has(hostname)) return { hostname }
   const info = parseDomain(hostname)

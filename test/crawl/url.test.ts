@@ -32,6 +32,14 @@ describe('URL normalisation', () => {
     assert.deepEqual(parseDomainInput('acme.test', new Set(['acme.test'])), { hostname: 'acme.test' })
     assert.ok('error' in parseDomainInput('co.uk', new Set()))
   })
+  it('domain input: an internationalised name is kept in its ASCII form; a name no DNS could hold is refused', () => {
+    assert.deepEqual(parseDomainInput('Bücher.de', new Set()), { hostname: 'xn--bcher-kva.de' })
+    assert.deepEqual(parseDomainInput('例え.jp', new Set()), { hostname: 'xn--r8jz45g.jp' })
+    assert.deepEqual(parseDomainInput('xn--bcher-kva.de', new Set()), { hostname: 'xn--bcher-kva.de' })
+    for (const bad of ['a..b.com', 'bü..cher.de', '-a.com', 'a_b.com', 'bücher.de\u0000', `${'ü'.repeat(64)}.de`]) {
+      assert.ok('error' in parseDomainInput(bad, new Set()), bad)
+    }
+  })
 })
 
 describe('page types', () => {
