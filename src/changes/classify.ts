@@ -30,7 +30,7 @@ export function findMoney (line: string): Money[] {
   return out
 }
 
-const LEGAL = /\b(liabilit|arbitrat|indemn|terminat|governing law|jurisdiction|warrant|personal (?:data|information)|data (?:processing|retention|protection)|third[- ]part|sell|share|consent|refund|fees?|auto-?renew|cancel|subprocessor|breach|class action|waive)/i
+const LEGAL = /\b(liabilit|arbitrat|indemn|terminat|governing law|jurisdiction|warrant|personal (?:data|information)|data (?:processing|retention|protection)|third[- ]part|(?:re)?sell|share|prohibit|restrict|sublicens|consent|refund|fees?|auto-?renew|cancel|subprocessor|breach|class action|waive)/i
 const HEADING = /^(#{1,6}) (.*)$/
 
 const isHeading = (l: string) => HEADING.test(l)

@@ -66,7 +66,7 @@ describe('change classification on realistic pages', () => {
     assert.match(removed.summary, /Section "Analytics" removed/)
   })
 
-  it('terms_update: legal text changed on a terms page; liability wording is high', () => {
+  it('terms_update: legal text changed on a terms page; liability or resale wording is high', () => {
     const [c] = changes(layout('Terms', termsMain()), layout('Terms', termsMain('Our total liability is limited to $100.')), 'terms').changes
     assert.equal(c.changeType, 'terms_update')
     assert.equal(c.severity, 'high')
@@ -75,6 +75,9 @@ describe('change classification on realistic pages', () => {
     const minor = changes(layout('Terms', termsMain()), layout('Terms', termsMain().replace('laws of Delaware', 'laws of the State of Delaware')), 'terms').changes[0]
     assert.equal(minor.changeType, 'terms_update')
     assert.equal(minor.severity, 'low')
+    const restriction = changes(layout('Terms', termsMain()), layout('Terms', termsMain().replace('agree to these terms.', 'agree to these terms. You may not resell the service.')), 'terms').changes[0]
+    assert.equal(restriction.changeType, 'terms_update')
+    assert.equal(restriction.severity, 'high')
   })
 
   it('content_change: a reworded sentence is low', () => {
