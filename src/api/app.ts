@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import { AjvCompiler, type BuildCompilerFromPool, type Options as AjvOptions } from '@fastify/ajv-compiler'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -20,6 +21,21 @@ import { usageRoutes } from './routes/usage.js'
 
 const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
 
+/**
+ * Query strings, paths and headers are text, so their values are coerced to the schema's
+ * types ("?page=2", "?severity=high,critical"); a JSON body has types of its own, and a
+ * value of the wrong one ("priority": "5", "displayName": 123) is a 400, not a guess.
+ */
+function strictBodies (): BuildCompilerFromPool {
+  const compilers = AjvCompiler()
+  return (externalSchemas, options) => {
+    const coercing = compilers(externalSchemas, options)
+    const exact = compilers(externalSchemas, { plugins: options?.plugins, onCreate: options?.onCreate, customOptions: { ...options?.customOptions as AjvOptions, coerceTypes: false } })
+    // Fastify calls the compiler with the route's definition, not a bare schema as the types say.
+    return (route) => (route as unknown as { httpPart?: string }).httpPart === 'body' ? exact(route) : coercing(route)
+  }
+}
+
 export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps
   const app = Fastify({
@@ -33,7 +49,8 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     },
     logController: new LogController({ requestIdLogLabel: 'traceId' }),
     trustProxy: config.trustProxy,
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } }
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: strictBodies() } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.addHook('onRequest', async (req, reply) => { reply.header('X-Trace-Id', req.id) })
@@ -58,7 +75,8 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
         version: '1.0.0',
         description: 'Website change monitoring: register a competitor\'s domain, Sitewatch discovers its important pages, ' +
           'crawls them every day and reports typed, scored changes. Every /api request needs `Authorization: Bearer <API_KEY>`. ' +
-          'Rate limits count per organisation: 100 requests per minute, and 10 per hour for the heavy endpoints (discover, crawl).'
+          'Rate limits count per organisation: 100 requests per minute, and 10 per hour for the heavy endpoints (discover, crawl). ' +
+          'Values in a JSON body must have the types the schema gives (no coercion: `"priority": "5"` is a 400); query parameters are read as their types.'
       },
       servers: [{ url: config.publicBaseUrl ?? '/', description: config.publicBaseUrl ? 'this deployment' : 'the server that served this document' }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key, sw_live_…' } } },

@@ -74,6 +74,19 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal(big.body.code, 'VALIDATION_ERROR')
   })
 
+  it('POST /api/domains: a body value of the wrong JSON type is 400 naming the field, not coerced, and adds nothing', async () => {
+    const before = (await t.api.get('/api/domains')).body.meta.total
+    for (const [body, field] of [[{ domain: 'typed.com', displayName: 123 }, 'displayName'], [{ domain: null }, 'domain'],
+      [{ domain: ['typed.com'] }, 'domain'], [{ domain: true }, 'domain']] as const) {
+      const res = await t.api.post('/api/domains', body)
+      assert.equal(res.status, 400, JSON.stringify(body))
+      assert.equal(res.body.code, 'VALIDATION_ERROR')
+      assert.equal(res.body.details.field, field)
+      assert.match(res.body.error, /must be string/)
+    }
+    assert.equal((await t.api.get('/api/domains')).body.meta.total, before)
+  })
+
   it('the discovery job runs: GET /api/jobs/:id shows it completed with pagesDiscovered and pagesAdded', async () => {
     const job = await eventually(async () => {
       const r = await t.api.get(`/api/jobs/${discoveryJobId}`)
