@@ -221,8 +221,13 @@ export function responses (status: 200 | 201, data: TSchema, errors: number[], o
   return map
 }
 
+// A bound, so that no page number makes an offset PostgreSQL cannot hold.
+const MAX_PAGE = 1_000_000
+
+export const PageNumber = Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: '1-based page number' })
+
 export const paginationFields = (defaultSize: number, maxSize: number) => ({
-  page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number' }),
+  page: PageNumber,
   pageSize: Type.Integer({ minimum: 1, maximum: maxSize, default: defaultSize })
 })
 

@@ -122,7 +122,10 @@ describe('the API contract, endpoint by endpoint', () => {
     const paged = await t.api.get('/api/domains?page=2&pageSize=5')
     assert.deepEqual(paged.body.meta, { total: 1, page: 2, pageSize: 5 })
     assert.deepEqual(paged.body.data, [])
-    for (const q of ['page=0', 'pageSize=101', 'page=abc', 'pageSize=-1']) {
+    const last = await t.api.get('/api/domains?page=1000000&pageSize=100')
+    assert.equal(last.status, 200)
+    assert.deepEqual(last.body.data, [])
+    for (const q of ['page=0', 'pageSize=101', 'page=abc', 'pageSize=-1', 'page=1000001', 'page=99999999999999999999']) {
       const bad = await t.api.get(`/api/domains?${q}`)
       assert.equal(bad.status, 400, q)
       assert.equal(bad.body.code, 'VALIDATION_ERROR')
@@ -255,7 +258,7 @@ describe('the API contract, endpoint by endpoint', () => {
     const completed = await t.api.get('/api/jobs?status=completed&limit=100')
     assert.ok(completed.body.data.length > 0)
     assert.ok(completed.body.data.every((x: any) => x.state === 'completed' && x.progress === 100))
-    for (const q of ['limit=0', 'limit=101', 'status=done', 'limit=x']) {
+    for (const q of ['limit=0', 'limit=101', 'status=done', 'limit=x', 'page=99999999999999999999']) {
       const bad = await t.api.get(`/api/jobs?${q}`)
       assert.equal(bad.status, 400, q)
       assert.equal(bad.body.code, 'VALIDATION_ERROR')

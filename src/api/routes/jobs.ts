@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { notFound } from '../../errors.js'
 import { getJob, jobStats, listJobs } from '../../store/jobs.js'
 import type { ApiDeps } from '../deps.js'
-import { Job, JobListItem, JobStateSchema, QueueStats, responses } from '../schemas.js'
+import { Job, JobListItem, JobStateSchema, PageNumber, QueueStats, responses } from '../schemas.js'
 
 export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
   app.get('/jobs', {
@@ -14,7 +14,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
       description: 'The organisation\'s jobs of the last 7 days, newest first. `limit` 1..100 (default 20), optional `page`.',
       querystring: Type.Object({
         limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-        page: Type.Integer({ minimum: 1, default: 1 }),
+        page: PageNumber,
         status: Type.Optional(JobStateSchema)
       }, { additionalProperties: false }),
       response: responses(200, Type.Array(Type.Ref(JobListItem)), [], { list: true })
