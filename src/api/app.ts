@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Redis } from 'ioredis'
 import { sql } from 'kysely'
 import type { ApiDeps } from './deps.js'
+import { AppError } from '../errors.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { guard } from './guard.js'
 import { SHARED_SCHEMAS } from './schemas.js'
@@ -36,6 +37,19 @@ function strictBodies (): BuildCompilerFromPool {
   }
 }
 
+/** The dotted path of the first string in `value` that holds U+0000 (keys included), if any. */
+function fieldWithNul (value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined
+  if (typeof value !== 'object' || value === null) return undefined
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key
+    if (key.includes('\0')) return at
+    const found = fieldWithNul(item, at)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
 export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps
   const app = Fastify({
@@ -54,6 +68,15 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.addHook('onRequest', async (req, reply) => { reply.header('X-Trace-Id', req.id) })
+  // PostgreSQL's text and jsonb cannot hold U+0000: refused here, or the insert fails as a 500.
+  app.addHook('preValidation', async (req) => {
+    for (const [location, value] of [['query', req.query], ['body', req.body]] as const) {
+      const path = fieldWithNul(value)
+      if (path === undefined) continue
+      const field = path || location
+      throw new AppError('VALIDATION_ERROR', `${location === 'query' ? 'query parameter ' : ''}${field} must not contain a NUL character (\\u0000)`, { field, location })
+    }
+  })
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
 

@@ -87,6 +87,24 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal((await t.api.get('/api/domains')).body.meta.total, before)
   })
 
+  it('a NUL character, which PostgreSQL cannot store, is 400 naming the field wherever it is sent', async () => {
+    const before = (await t.api.get('/api/domains')).body.meta.total
+    const cases = [
+      ['POST', '/api/domains', { domain: 'nul.com', displayName: 'a\u0000b' }, 'displayName', 'body'],
+      ['POST', '/api/webhooks', { url: 'https://example.org/hook', description: '\u0000' }, 'description', 'body'],
+      ['PATCH', `/api/domains/${domainId}`, { displayName: '\u0000' }, 'displayName', 'body'],
+      ['GET', '/api/changes?q=a%00b', undefined, 'q', 'query']
+    ] as const
+    for (const [method, path, body, field, location] of cases) {
+      const res = await t.api.request(method, path, body ? { body } : {})
+      assert.equal(res.status, 400, `${method} ${path}`)
+      assert.equal(res.body.code, 'VALIDATION_ERROR')
+      assert.deepEqual([res.body.details.field, res.body.details.location], [field, location])
+    }
+    assert.equal((await t.api.get('/api/domains')).body.meta.total, before)
+    assert.equal((await t.api.get('/api/webhooks')).body.data.length, 0)
+  })
+
   it('the discovery job runs: GET /api/jobs/:id shows it completed with pagesDiscovered and pagesAdded', async () => {
     const job = await eventually(async () => {
       const r = await t.api.get(`/api/jobs/${discoveryJobId}`)
