@@ -38,17 +38,19 @@ const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog'
 // Cookie and consent banners, by the class or id names their vendors use.
 const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
 const HIDDEN_STYLE = /(display\s*:\s*none|visibility\s*:\s*hidden)/i
-const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/g
+// Control characters other than white space (NUL above all, which PostgreSQL's text
+// cannot hold) show as nothing in a browser.
+const INVISIBLE = /[\x00-\x08\x0e-\x1f\x7f\u200B-\u200D\u2060\uFEFF\u00AD]/g
 const SPACE = /[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g
 
 const MAX_LINES = 20_000
 const MAX_LINE = 2_000
 
-const NEEDS_INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/
+const NEEDS_INVISIBLE = /[\x00-\x08\x0e-\x1f\x7f\u00AD\u200B-\u200D\u2060\uFEFF]/
 // What clean() would change: white space other than single plain spaces between words,
 // spaces at the ends, control characters, invisible ones. Most text has none, and one
 // test of this (machine code) is cheaper than the replacements, or a loop in JavaScript.
-const UNCLEAN = /[\x00-\x1f\xa0\xad\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]| {2}|^ | $/
+const UNCLEAN = /[\x00-\x1f\x7f\xa0\xad\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]| {2}|^ | $/
 
 export function clean (s: string): string {
   if (!UNCLEAN.test(s)) return s

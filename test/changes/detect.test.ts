@@ -164,12 +164,14 @@ describe('extraction', () => {
 
   it('cleans white space and invisible characters the same whether or not the text needed it', () => {
     // The slow path, spelled out: clean() skips it for text that is already clean.
-    const slow = (s: string) => s.replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, '').replace(/[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g, ' ').trim()
+    const slow = (s: string) => s.replace(/[\x00-\x08\x0e-\x1f\x7f\u200B-\u200D\u2060\uFEFF\u00AD]/g, '').replace(/[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g, ' ').trim()
     const samples = ['Pro plan', '', ' ', 'a', ' lead', 'trail ', 'two  spaces', 'tab\there', 'line\nbreak', 'no\u00A0break', 'thin\u2009space',
-      'zero\u200Bwidth', 'soft\u00ADhyphen', '\uFEFFbom', 'ideo\u3000space', 'para\u2029sep', 'é ü — € 49', 'x \u200B y', '\u200B']
+      'zero\u200Bwidth', 'soft\u00ADhyphen', '\uFEFFbom', 'ideo\u3000space', 'para\u2029sep', 'é ü — € 49', 'x \u200B y', '\u200B',
+      'nul\u0000byte', 'bell\u0007', '\u007fdel', 'x \u0000 y']
     for (const s of samples) {
       assert.equal(clean(s), slow(s), JSON.stringify(s))
       assert.equal(clean(clean(s)), clean(s), 'clean text stays as it is')
     }
+    assert.equal(clean('Pri\u0000cing'), 'Pricing')
   })
 })

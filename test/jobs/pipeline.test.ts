@@ -262,17 +262,18 @@ describe('hostile pages end in a recorded error or a correct snapshot, never a h
     site.set('/huge', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(Buffer.alloc(10 * 1024 * 1024, 'a')) })
     site.set('/loop', { status: 302, headers: { location: '/loop2' } })
     site.set('/loop2', { status: 302, headers: { location: '/loop' } })
+    site.set('/nul', { body: '<title>Plans\u0000</title><h1>Pri\u0000cing</h1><ul><li>SSO\u0000\u0007 included</li></ul>', headers: { 'content-type': 'text/html' } })
     site.set('/latin', { body: Buffer.from('<meta charset="windows-1252"><h1>Tarifs</h1><p>Caf\xe9 \x80 5</p>', 'latin1'), headers: { 'content-type': 'text/html; charset=utf-8' } })
     t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), CRAWL_TIMEOUT_MS: '1000' })
   })
   after(async () => { await t.stop(); await site.close() })
 
-  it('timeouts, 10 MB bodies and redirect loops fail with their reason on the page; a lying charset is read right', async () => {
+  it('timeouts, 10 MB bodies and redirect loops fail with their reason on the page; a lying charset and NUL bytes are read right', async () => {
     const domain = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
     await drainJobs(t.api)
     const expected: Record<string, RegExp> = { '/hang': /timed out/, '/huge': /larger than/, '/loop': /more than 5 redirects/ }
     const added: Record<string, string> = {}
-    for (const path of [...Object.keys(expected), '/latin']) {
+    for (const path of [...Object.keys(expected), '/latin', '/nul']) {
       added[path] = (await t.api.post(`/api/domains/${domain.id}/pages`, { url: `https://acme.test${path}` })).body.data.id
     }
     await drainJobs(t.api, 60_000)
@@ -287,6 +288,9 @@ describe('hostile pages end in a recorded error or a correct snapshot, never a h
     await eventually(async () => (await t.api.get('/api/jobs?status=failed&limit=100')).body.data.length === 3 ? true : undefined, 10_000, 'three failed jobs')
     const latin = await t.service.store.db.selectFrom('snapshots').select('content').where('page_id', '=', added['/latin']).executeTakeFirstOrThrow()
     assert.match(latin.content, /Café € 5/)
+    // PostgreSQL's text cannot hold U+0000: a page with NUL bytes is read as a browser shows it.
+    const nul = await t.service.store.db.selectFrom('snapshots').select('content').where('page_id', '=', added['/nul']).executeTakeFirstOrThrow()
+    assert.equal(nul.content, '# Pricing\n- SSO included')
     assert.equal((await t.api.get(`/api/domains/${domain.id}`)).body.data.status, 'active', 'the domain lives on: other pages are fine')
   })
 })
