@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
-import { AjvCompiler, type BuildCompilerFromPool, type Options as AjvOptions } from '@fastify/ajv-compiler'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -8,9 +7,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Redis } from 'ioredis'
 import { sql } from 'kysely'
 import type { ApiDeps } from './deps.js'
-import { AppError } from '../errors.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { guard } from './guard.js'
+import { addInputChecks, validatorCompilers } from './input.js'
 import { SHARED_SCHEMAS } from './schemas.js'
 import { adminRoutes } from './routes/admin.js'
 import { changeRoutes } from './routes/changes.js'
@@ -21,34 +20,6 @@ import { pageRoutes } from './routes/pages.js'
 import { usageRoutes } from './routes/usage.js'
 
 const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
-
-/**
- * Query strings, paths and headers are text, so their values are coerced to the schema's
- * types ("?page=2", "?severity=high,critical"); a JSON body has types of its own, and a
- * value of the wrong one ("priority": "5", "displayName": 123) is a 400, not a guess.
- */
-function strictBodies (): BuildCompilerFromPool {
-  const compilers = AjvCompiler()
-  return (externalSchemas, options) => {
-    const coercing = compilers(externalSchemas, options)
-    const exact = compilers(externalSchemas, { plugins: options?.plugins, onCreate: options?.onCreate, customOptions: { ...options?.customOptions as AjvOptions, coerceTypes: false } })
-    // Fastify calls the compiler with the route's definition, not a bare schema as the types say.
-    return (route) => (route as unknown as { httpPart?: string }).httpPart === 'body' ? exact(route) : coercing(route)
-  }
-}
-
-/** The dotted path of the first string in `value` that holds U+0000 (keys included), if any. */
-function fieldWithNul (value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\0') ? path : undefined
-  if (typeof value !== 'object' || value === null) return undefined
-  for (const [key, item] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key
-    if (key.includes('\0')) return at
-    const found = fieldWithNul(item, at)
-    if (found !== undefined) return found
-  }
-  return undefined
-}
 
 export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const { config } = deps
@@ -64,19 +35,13 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     logController: new LogController({ requestIdLogLabel: 'traceId' }),
     trustProxy: config.trustProxy,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
-    schemaController: { compilersFactory: { buildValidator: strictBodies() } }
+    // The ids in paths are UUIDs: a longer value is a 400 from their schema, not find-my-way's bare 414.
+    maxParamLength: 16 * 1024,
+    schemaController: { compilersFactory: { buildValidator: validatorCompilers() } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.addHook('onRequest', async (req, reply) => { reply.header('X-Trace-Id', req.id) })
-  // PostgreSQL's text and jsonb cannot hold U+0000: refused here, or the insert fails as a 500.
-  app.addHook('preValidation', async (req) => {
-    for (const [location, value] of [['query', req.query], ['body', req.body]] as const) {
-      const path = fieldWithNul(value)
-      if (path === undefined) continue
-      const field = path || location
-      throw new AppError('VALIDATION_ERROR', `${location === 'query' ? 'query parameter ' : ''}${field} must not contain a NUL character (\\u0000)`, { field, location })
-    }
-  })
+  addInputChecks(app)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
 

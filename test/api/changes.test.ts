@@ -164,6 +164,13 @@ describe('the changes API, acknowledgement and page controls', () => {
       assert.equal(res.body.code, 'VALIDATION_ERROR')
     }
     assert.equal((await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: {} })).status, 400)
+    // Unknown fields are ignored, and then nothing is left to set.
+    for (const path of [`/api/domains/${domainId}/pages/${pricing.id}`, `/api/domains/${domainId}`]) {
+      const onlyUnknown = await t.api.request('PATCH', path, { body: { colour: 'blue' } })
+      assert.equal(onlyUnknown.status, 400, path)
+      assert.equal(onlyUnknown.body.details.field, 'body')
+      assert.match(onlyUnknown.body.error, /at least one of/)
+    }
   })
 
   it('pages: monitoring off skips the crawl endpoint; type and priority change; delete removes the page', async () => {
