@@ -36,7 +36,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     trustProxy: config.trustProxy,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
     // The ids in paths are UUIDs: a longer value is a 400 from their schema, not find-my-way's bare 414.
-    maxParamLength: 16 * 1024,
+    routerOptions: { maxParamLength: 16 * 1024 },
     schemaController: { compilersFactory: { buildValidator: validatorCompilers() } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
