@@ -50,8 +50,8 @@ export function parseDomainInput (raw: string, mappedHosts: ReadonlySet<string>)
   if (/^[a-z][a-z0-9+.-]*:\/\//.test(typed)) return { error: 'domain must be a bare hostname, without a scheme such as https://' }
   if (/[/?#@:\s]/.test(typed)) return { error: 'domain must be a bare hostname, without a path, port, query or credentials' }
   if (typed.endsWith('.')) return { error: 'domain must not end with a dot' }
-  // ASCII input is left as typed (domainToASCII lets through names HOSTNAME refuses).
-  const hostname = /^[\x00-\x7f]*$/.test(typed) ? typed : domainToASCII(typed)
+  // '' when the name is not valid IDNA (an xn-- label that decodes to nothing, say).
+  const hostname = domainToASCII(typed)
   if (!HOSTNAME.test(hostname)) return { error: `"${raw.trim()}" is not a valid hostname` }
   if (mappedHosts.has(hostname)) return { hostname }
   const info = parseDomain(hostname)

@@ -31,8 +31,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       tags: ['domains'],
       summary: 'Add a domain',
       description: 'Queues a page discovery job and takes one unit of the domains quota. `domain` is a bare hostname: it is ' +
-        'trimmed and lower-cased, and an internationalised name is stored in its ASCII form (bücher.de → xn--bcher-kva.de); a scheme, path, port or trailing dot is rejected (400), as are IP addresses, localhost ' +
-        'and hosts without a public suffix.',
+        'trimmed and lower-cased, and an internationalised name is stored in its ASCII form (bücher.de → xn--bcher-kva.de); ' +
+        'a scheme, path, port or trailing dot is rejected (400), as are IP addresses, localhost and hosts without a public suffix.',
       body: Type.Object({
         domain: Type.String({ minLength: 1, maxLength: 253, description: 'hostname, e.g. example.com' }),
         displayName: Type.Optional(Type.String({ maxLength: 200 }))
