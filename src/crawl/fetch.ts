@@ -8,6 +8,8 @@ import { FetchError } from './errors.js'
 
 export const USER_AGENT = 'SitewatchBot/1.0 (+https://sitewatch.dev/bot; website change monitoring)'
 export const ROBOTS_AGENT = 'SitewatchBot'
+const MAX_VALIDATOR = 512
+const MAX_CONTENT_TYPE = 255
 
 export interface FetcherOptions {
   hostMap: ReadonlyMap<string, URL>
@@ -122,20 +124,24 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
           continue
         }
         const header = (name: string) => { const v = res.headers[name]; return Array.isArray(v) ? v[0] : v ?? null }
+        // Validators are stored on the page to be sent back; one longer than any real
+        // server's is dropped (the next request is unconditional) rather than kept.
+        const validator = (name: string) => { const v = header(name); return v !== null && v.length <= MAX_VALIDATOR ? v : null }
+        const contentType = (header('content-type') ?? '').slice(0, MAX_CONTENT_TYPE)
         const retryAfter = parseRetryAfter(header('retry-after'))
         if (res.statusCode === 304) {
           await res.body.dump().catch(() => {})
-          return { url: target.toString(), status: 304, notModified: true, contentType: header('content-type') ?? '', body: Buffer.alloc(0), etag: header('etag'), lastModified: header('last-modified'), retryAfterMs: retryAfter }
+          return { url: target.toString(), status: 304, notModified: true, contentType, body: Buffer.alloc(0), etag: validator('etag'), lastModified: validator('last-modified'), retryAfterMs: retryAfter }
         }
         const body = await readBody(res.body, header('content-encoding'), req.maxBytes ?? opts.maxBytes, target, req.onData)
         return {
           url: target.toString(),
           status: res.statusCode,
           notModified: false,
-          contentType: header('content-type') ?? '',
+          contentType,
           body,
-          etag: header('etag'),
-          lastModified: header('last-modified'),
+          etag: validator('etag'),
+          lastModified: validator('last-modified'),
           retryAfterMs: retryAfter
         }
       }

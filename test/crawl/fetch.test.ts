@@ -90,6 +90,8 @@ describe('fetching: hostile and broken sites', () => {
     site.set('/latin1-lying', { body: Buffer.from('<meta charset="windows-1252"><p>Caf\xe9 cr\xe8me \x80 5</p>', 'latin1'), headers: { 'content-type': 'text/html; charset=utf-8' } })
     site.set('/sjis', { body: Buffer.from([...Buffer.from('<meta charset="shift_jis"><p>'), 0x93, 0xfa, 0x96, 0x7b, ...Buffer.from('</p>')]), headers: { 'content-type': 'text/html' } })
     site.set('/unknown-charset', { body: Buffer.from('<p>naïve</p>', 'utf8'), headers: { 'content-type': 'text/html; charset=x-no-such-thing' } })
+    site.set('/validators', { body: '<p>x</p>', headers: { etag: '"v1"', 'last-modified': 'Mon, 02 Nov 2026 10:00:00 GMT' } })
+    site.set('/huge-validators', { body: '<p>x</p>', headers: { etag: `"${'e'.repeat(8000)}"`, 'last-modified': 'x'.repeat(600), 'content-type': `text/html; ${'p=1; '.repeat(200)}` } })
     site.set('/retry-later', { status: 503, headers: { 'retry-after': '120' }, body: 'busy' })
     fetcher = createFetcher({ hostMap: new Map([[host, new URL(site.origin)]]), allowPrivateNetworks: false, timeoutMs: 500, maxBytes: 1024 * 1024 })
   })
@@ -115,6 +117,17 @@ describe('fetching: hostile and broken sites', () => {
 
   it('a redirect loop stops after 5 redirects', async () => {
     await assert.rejects(fetcher.fetch(`http://${host}/loop-a`), expectFetchError('TOO_MANY_REDIRECTS'))
+  })
+
+  it('ETag and Last-Modified are kept for the next request, unless they are longer than any real server sends', async () => {
+    const normal = await fetcher.fetch(`http://${host}/validators`)
+    assert.equal(normal.etag, '"v1"')
+    assert.equal(normal.lastModified, 'Mon, 02 Nov 2026 10:00:00 GMT')
+    const huge = await fetcher.fetch(`http://${host}/huge-validators`)
+    assert.equal(huge.etag, null)
+    assert.equal(huge.lastModified, null)
+    assert.equal(huge.contentType.length, 255)
+    assert.equal(huge.body.toString(), '<p>x</p>')
   })
 
   it('gzip is decoded', async () => {
