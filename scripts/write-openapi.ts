@@ -1,5 +1,6 @@
 // Writes the service's OpenAPI description to a file, for linting and client generation.
 import { writeFileSync } from 'node:fs'
+import pino from 'pino'
 import { buildApp } from '../src/api/app.js'
 import { loadConfig } from '../src/config.js'
 import { JobQueue } from '../src/jobs/queue.js'
@@ -8,7 +9,7 @@ import { openStore } from '../src/store/db.js'
 const out = process.argv[2] ?? 'openapi.json'
 const config = loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 'silent', REDIS_URL: '' })
 const store = await openStore({ dataDir: 'memory://' })
-const queue = await JobQueue.start(store, config, { runsWorkers: false })
+const queue = await JobQueue.start(store, config, { runsWorkers: false, log: pino({ level: 'silent' }) })
 const app = await buildApp({ db: store.db, queue, config }, { logger: false })
 await app.ready()
 writeFileSync(out, JSON.stringify(app.swagger(), null, 2))

@@ -31,7 +31,7 @@ export async function startService (config: Config, opts: { logger?: boolean | o
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   const runsWorkers = config.role !== 'api'
   const servesApi = config.role !== 'worker'
-  const queue = await JobQueue.start(store, config, { runsWorkers })
+  const queue = await JobQueue.start(store, config, { runsWorkers, log })
   const events = new PipelineEvents()
   events.on('change.detected', e => { log.info({ event: 'change.detected', ...e }, `change detected: ${e.summary}`) })
   events.on('job.failed', e => { log.warn({ event: 'job.failed', ...e }, `job failed: ${e.reason}`) })

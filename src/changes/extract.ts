@@ -46,7 +46,7 @@ const SPACE = /[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g
 const MAX_LINES = 20_000
 const MAX_LINE = 2_000
 
-const NEEDS_INVISIBLE = /[\x00-\x08\x0e-\x1f\x7f\u00AD\u200B-\u200D\u2060\uFEFF]/
+const NEEDS_INVISIBLE = new RegExp(INVISIBLE.source)
 // What clean() would change: white space other than single plain spaces between words,
 // spaces at the ends, control characters, invisible ones. Most text has none, and one
 // test of this (machine code) is cheaper than the replacements, or a loop in JavaScript.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import PgBoss from 'pg-boss'
 import { sql } from 'kysely'
+import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import { txSqlExecutor, type Db, type Store, type Tx } from '../store/db.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
@@ -44,6 +45,7 @@ export class JobQueue {
   private constructor (
     readonly boss: PgBoss,
     private readonly db: Db,
+    private readonly log: Logger,
     private readonly crawlTable: string,
     /** Other processes may share the database (PostgreSQL): tell them of new jobs. */
     private readonly notifies: boolean
@@ -69,7 +71,7 @@ export class JobQueue {
     if (this.crawlsSinceAnalyze >= ANALYZE_AFTER_JOBS && !this.analyzing) {
       this.crawlsSinceAnalyze = 0
       this.analyzing = this.refreshFetchStatistics()
-        .catch((err) => { console.error(JSON.stringify({ level: 40, msg: 'could not refresh the job queue\'s statistics', err: String(err?.message ?? err) })) })
+        .catch((err) => { this.log.warn({ err }, 'could not refresh the job queue\'s statistics') })
         .finally(() => { this.analyzing = undefined })
     }
     return result
@@ -104,7 +106,8 @@ export class JobQueue {
     this.sentIn.set(tx, sent)
   }
 
-  static async start (store: Store, config: Config, opts: { runsWorkers: boolean }): Promise<JobQueue> {
+  static async start (store: Store, config: Config, opts: { runsWorkers: boolean, log: Logger }): Promise<JobQueue> {
+    const { log } = opts
     const boss = new PgBoss({
       ...store.queueConnection,
       schema: 'pgboss',
@@ -116,7 +119,7 @@ export class JobQueue {
       archiveFailedAfterSeconds: 7 * 24 * 3600,
       deleteAfterDays: 7
     } as PgBoss.ConstructorOptions)
-    boss.on('error', (err) => { console.error(JSON.stringify({ level: 50, msg: 'job queue error', err: String(err?.message ?? err) })) })
+    boss.on('error', (err) => { log.error({ err }, 'job queue error') })
     await boss.start()
     const jobQueue = { name: '', retryLimit: MAX_ATTEMPTS - 1, retryDelay: config.jobRetryDelaySeconds, retryBackoff: true, expireInSeconds: config.jobExpireSeconds }
     await boss.createQueue(QUEUE.discover, { ...jobQueue, name: QUEUE.discover })
@@ -132,10 +135,10 @@ export class JobQueue {
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
     const crawlTable = await sql<{ partition_name: string }>`SELECT partition_name FROM pgboss.queue WHERE name = ${QUEUE.crawl}`.execute(store.db)
     const shared = 'connectionString' in store.queueConnection ? store.queueConnection.connectionString : undefined
-    const queue = new JobQueue(boss, store.db, crawlTable.rows[0].partition_name, shared !== undefined)
+    const queue = new JobQueue(boss, store.db, log, crawlTable.rows[0].partition_name, shared !== undefined)
     if (opts.runsWorkers && shared !== undefined) {
       queue.listener = new JobsListener(shared, (name) => { queue.committed.emit(name) }, (err) => {
-        console.error(JSON.stringify({ level: 40, msg: 'listening for new jobs failed; workers poll until it is back', err: String((err as Error)?.message ?? err) }))
+        log.warn({ err }, 'listening for new jobs failed; workers poll until it is back')
       })
       await queue.listener.start()
     }
