@@ -3,7 +3,7 @@
 import { sql } from 'kysely'
 import { loadConfig } from '../src/config.js'
 import { startService } from '../src/service.js'
-import { createOrg } from '../src/store/orgs.js'
+import { createOrg } from '../src/services/orgs.js'
 
 const percentile = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))] }
 

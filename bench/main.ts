@@ -13,7 +13,7 @@ import { sql } from 'kysely'
 import { request } from 'undici'
 import { loadConfig } from '../src/config.js'
 import { startService, type Service } from '../src/service.js'
-import { createOrg } from '../src/store/orgs.js'
+import { createOrg } from '../src/services/orgs.js'
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000)
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'

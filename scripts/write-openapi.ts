@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import pino from 'pino'
 import { buildApp } from '../src/api/app.js'
 import { loadConfig } from '../src/config.js'
-import { JobQueue } from '../src/jobs/queue.js'
+import { JobQueue } from '../src/queue/queue.js'
 import { openStore } from '../src/store/db.js'
 
 const out = process.argv[2] ?? 'openapi.json'

@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
+import { attachAlerts } from './alerts/subscribers.js'
+import { startAlertWorkers } from './alerts/workers.js'
 import { buildApp } from './api/app.js'
 import type { Config } from './config.js'
 import { Crawler } from './crawl/crawler.js'
-import { PipelineEvents } from './jobs/events.js'
-import { JobQueue } from './jobs/queue.js'
-import { attachAlerts } from './alerts/listeners.js'
-import { startWorkers } from './jobs/worker.js'
+import { PipelineEvents } from './pipeline/events.js'
+import { startPipeline } from './pipeline/workers.js'
+import { JobQueue } from './queue/queue.js'
+import { bootstrapDefaultOrg } from './services/orgs.js'
 import { openStore, type Store } from './store/db.js'
-import { bootstrapDefaultOrg } from './store/orgs.js'
 
 export interface Service {
   config: Config
@@ -22,13 +23,24 @@ export interface Service {
   stop (): Promise<void>
 }
 
+export interface ServiceOptions {
+  logger?: boolean | object
+  listen?: boolean
+  onBootstrapKey?: (key: string) => void
+}
+
 /**
- * Wires the parts for one process: the store (migrated), the queue, the API when the
- * role serves it, the workers and scheduler when the role runs them.
+ * The composition root: wires the parts for one process. The store (migrated), the
+ * queue, the pipeline's events with their subscribers (logs, alerts); the API when the
+ * role serves it; the pipeline's and alerting's workers when the role runs them.
  */
-export async function startService (config: Config, opts: { logger?: boolean | object, listen?: boolean, onBootstrapKey?: (key: string) => void } = {}): Promise<Service> {
+export async function startService (config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const log = pino(typeof opts.logger === 'object' ? opts.logger : { level: opts.logger === false ? 'silent' : config.logLevel })
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onConnectionLost: (err) => { log.warn({ err: err.message }, 'idle database connection lost') }
+  })
   const runsWorkers = config.role !== 'api'
   const servesApi = config.role !== 'worker'
   const queue = await JobQueue.start(store, config, { runsWorkers, log })
@@ -39,11 +51,17 @@ export async function startService (config: Config, opts: { logger?: boolean | o
   const crawler = new Crawler(config)
 
   const bootstrap = await bootstrapDefaultOrg(store.db)
-  if (bootstrap) (opts.onBootstrapKey ?? ((key: string) => {
-    process.stdout.write(`\nCreated organisation "default" (trial). Its API key, shown once:\n\n  ${key}\n\n`)
-  }))(bootstrap.apiKey)
+  if (bootstrap) {
+    (opts.onBootstrapKey ?? ((key: string) => {
+      process.stdout.write(`\nCreated organisation "default" (trial). Its API key, shown once:\n\n  ${key}\n\n`)
+    }))(bootstrap.apiKey)
+  }
 
-  const workers = runsWorkers ? await startWorkers({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log }) : undefined
+  let pipeline: { close (): Promise<void> } | undefined
+  if (runsWorkers) {
+    pipeline = await startPipeline({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log })
+    await startAlertWorkers({ db: store.db, queue, fetcher: crawler.fetcher, publicBaseUrl: config.publicBaseUrl, log })
+  }
 
   let app: FastifyInstance | undefined
   let url: string | undefined
@@ -54,11 +72,19 @@ export async function startService (config: Config, opts: { logger?: boolean | o
 
   let stopping: Promise<void> | undefined
   return {
-    config, store, queue, events, crawler, app, url,
+    config,
+    store,
+    queue,
+    events,
+    crawler,
+    app,
+    url,
     stop () {
       stopping ??= (async () => {
         await app?.close()
-        await workers?.stop(4000)
+        // Jobs in flight get 4 s to finish; the rest are handed back to the queue.
+        await queue.stopPulling(4000)
+        await pipeline?.close()
         await queue.stop()
         await crawler.close()
         await store.close()

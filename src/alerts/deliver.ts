@@ -1,6 +1,6 @@
-import { sql } from 'kysely'
 import type { Fetcher } from '../crawl/fetch.js'
 import type { Db } from '../store/db.js'
+import { findDeliveryToSend, markDeliveryFailed, recordAttempt } from '../store/webhooks.js'
 import { SIGNATURE_HEADER, sign } from './signature.js'
 
 export interface DeliverDeps { db: Db, fetcher: Fetcher, publicBaseUrl: string | undefined }
@@ -39,13 +39,11 @@ export function slackMessage (eventType: string, payload: any, publicBaseUrl: st
  * already made is never made again.
  */
 export async function deliver (deps: DeliverDeps, deliveryId: string, lastAttempt: boolean): Promise<{ delivered: boolean, status?: number, skipped?: string }> {
-  const row = await deps.db.selectFrom('webhook_deliveries as w').innerJoin('webhook_endpoints as e', 'e.id', 'w.endpoint_id')
-    .select(['w.id', 'w.event_type', 'w.status', 'w.payload', 'w.created_at', 'e.url', 'e.kind', 'e.secret', 'e.enabled'])
-    .where('w.id', '=', deliveryId).executeTakeFirst()
+  const row = await findDeliveryToSend(deps.db, deliveryId)
   if (!row) return { delivered: false, skipped: 'endpoint deleted' }
   if (row.status === 'delivered') return { delivered: true, skipped: 'already delivered' }
   if (!row.enabled) {
-    await deps.db.updateTable('webhook_deliveries').set({ status: 'failed', error: 'endpoint disabled' }).where('id', '=', deliveryId).execute()
+    await markDeliveryFailed(deps.db, deliveryId, 'endpoint disabled')
     return { delivered: false, skipped: 'endpoint disabled' }
   }
 
@@ -68,15 +66,7 @@ export async function deliver (deps: DeliverDeps, deliveryId: string, lastAttemp
     error = (err as Error).message
   }
   const delivered = error === null
-  await deps.db.updateTable('webhook_deliveries').set({
-    attempts: sql`attempts + 1`,
-    last_attempt_at: new Date(),
-    response_status: status ?? null,
-    duration_ms: durationMs ?? null,
-    error,
-    status: delivered ? 'delivered' : lastAttempt ? 'failed' : 'pending',
-    ...(delivered ? { delivered_at: new Date() } : {})
-  }).where('id', '=', deliveryId).execute()
+  await recordAttempt(deps.db, deliveryId, { status, durationMs, error, lastAttempt })
   if (!delivered) throw new Error(`delivery to ${new URL(row.url).host} failed: ${error}`)
   return { delivered, status }
 }

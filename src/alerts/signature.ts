@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, timingSafeEqual } from 'node:crypto'
 
 // Deliveries carry `X-Sitewatch-Signature: t=<unix seconds>,v1=<hex>` where v1 is
 // HMAC-SHA256 of `${t}.${raw body}` under the endpoint's secret. A receiver recomputes
@@ -8,9 +8,6 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 export const SIGNATURE_HEADER = 'X-Sitewatch-Signature'
 export const TOLERANCE_SECONDS = 300
 
-export function newSecret (): string {
-  return `whsec_${randomBytes(24).toString('base64url')}`
-}
 
 export function sign (secret: string, body: string, at = Math.floor(Date.now() / 1000)): string {
   const mac = createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')

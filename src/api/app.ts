@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Redis } from 'ioredis'
-import { sql } from 'kysely'
+import { ping } from '../store/db.js'
 import type { ApiDeps } from './deps.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { guard } from './guard.js'
@@ -13,7 +13,7 @@ import { addInputChecks, validatorCompilers } from './input.js'
 import { SHARED_SCHEMAS } from './schemas.js'
 import { adminRoutes } from './routes/admin.js'
 import { changeRoutes } from './routes/changes.js'
-import { WEBHOOK_SCHEMAS, webhookRoutes } from './routes/webhooks.js'
+import { webhookRoutes } from './routes/webhooks.js'
 import { domainRoutes } from './routes/domains.js'
 import { jobRoutes } from './routes/jobs.js'
 import { pageRoutes } from './routes/pages.js'
@@ -53,7 +53,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     jsonParser(req, body as string, done)
   })
 
-  for (const schema of [...SHARED_SCHEMAS, ...WEBHOOK_SCHEMAS]) app.addSchema(schema)
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
 
   await app.register(swagger, {
     openapi: {
@@ -92,7 +92,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
   app.get('/healthz', { schema: { hide: true } }, async () => ({ data: { status: 'ok' } }))
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     try {
-      await sql`SELECT 1`.execute(deps.db)
+      await ping(deps.db)
       return { data: { status: 'ready' } }
     } catch {
       return await reply.code(503).send({ error: 'database unavailable', code: 'UNAVAILABLE' })

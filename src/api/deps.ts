@@ -1,5 +1,5 @@
 import type { Config } from '../config.js'
-import type { JobQueue } from '../jobs/queue.js'
+import type { JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
 
 /** What route plugins are given. */

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from '../errors.js'
+import { AppError } from '../domain/errors.js'
 
 // Every error leaves in the contract's envelope: {error, code, details?}, or the nested
 // {error: {code, message}} for 401. Bodies Fastify or a plugin would write (malformed

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { AppError } from '../errors.js'
-import { PLANS } from '../plans/plans.js'
+import { AppError } from '../domain/errors.js'
+import { PLANS } from '../domain/plans.js'
 import { findPrincipal, type Principal } from '../store/orgs.js'
 import type { Db } from '../store/db.js'
 

@@ -1,44 +1,31 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { CHANGE_TYPES, PAGE_TYPES, SEVERITIES } from '../store/schema.js'
-import { JOB_STATES } from '../store/jobs.js'
+import { UsageSchema } from '../domain/plans.js'
+import {
+  AlertEventSchema, ChangeTypeSchema, DELIVERY_STATUSES, DiffDataSchema, DomainStatusSchema, EndpointKindSchema,
+  JobNameSchema, JobStateSchema, literals, NoiseRulesSchema, Nullable, PageTypeSchema, SeveritySchema
+} from '../domain/vocabulary.js'
 
 // One TypeBox schema per shape of the contract. Each validates requests, types the
-// handlers and becomes a component of /openapi.json.
-
-const literals = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
-  Type.Union(values.map(v => Type.Literal(v)), opts)
+// handlers and becomes a component of /openapi.json. The vocabulary's own schemas
+// (page types, severities, noise rules, …) come from src/domain.
 
 const Uuid = Type.String({ format: 'uuid' })
 const DateTime = Type.String({ format: 'date-time' })
-const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()])
-const Decimal = Type.String({ pattern: '^(0|1)\\.\\d{2}$', description: 'a decimal from 0.00 to 1.00, as a string', examples: ['0.85'] })
-
-export const PageTypeSchema = literals(PAGE_TYPES, { description: 'pricing, features, terms, security, api_docs, changelog or other' })
-export const DomainStatusSchema = literals(['discovering', 'active', 'paused', 'error'] as const)
-export const JobStateSchema = literals(JOB_STATES)
+const Decimal = Type.String({
+  pattern: '^(0|1)\\.\\d{2}$', description: 'a decimal from 0.00 to 1.00, as a string', examples: ['0.85']
+})
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false })
 
-export const DiffData = Type.Object({
-  before: Type.String({ description: 'the removed text (bounded in size)' }),
-  after: Type.String({ description: 'the added text (bounded in size)' }),
-  stats: Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), changes: Type.Integer() }),
-  hunks: Type.Array(Type.Object({
-    oldStart: Type.Integer(),
-    oldLines: Type.Integer(),
-    newStart: Type.Integer(),
-    newLines: Type.Integer(),
-    lines: Type.Array(Type.Object({ type: literals(['context', 'deletion', 'addition'] as const), content: Type.String() }))
-  }), { description: 'always present; empty only when the change has no line diff' })
-}, { $id: 'DiffData', title: 'DiffData' })
+export const DiffData = DiffDataSchema
 
 export const Change = Type.Object({
   id: Uuid,
   pageId: Uuid,
   domainId: Uuid,
   orgId: Uuid,
-  changeType: literals(CHANGE_TYPES),
-  severity: literals(SEVERITIES),
+  changeType: ChangeTypeSchema,
+  severity: SeveritySchema,
   confidence: Decimal,
   summary: Type.String(),
   diffData: Type.Ref(DiffData),
@@ -105,21 +92,14 @@ const pageBase = {
   createdAt: DateTime
 }
 
-export const NoiseRules = Type.Object({
-  ignoreSelectors: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 20, description: 'CSS selectors whose elements are left out' })),
-  restrictSelectors: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 20, description: 'CSS selectors: when set, only their elements are compared' })),
-  ignorePatterns: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
-    maxItems: 20,
-    description: 'regular expressions (JavaScript syntax, case-insensitive); matching text is treated as noise. Nested quantifiers such as (a+)+ are refused.'
-  }))
-}, { $id: 'NoiseRules', title: 'NoiseRules', additionalProperties: false, description: 'Applied before the diff, from the next crawl on' })
+export const NoiseRules = NoiseRulesSchema
 
 export const CreatedPage = Type.Object(pageBase, { $id: 'CreatedPage', title: 'CreatedPage' })
 export const Page = Type.Object({ ...pageBase, pageTypeConfidence: Decimal, noiseRules: Type.Ref(NoiseRules) }, { $id: 'Page', title: 'Page' })
 
 const jobBase = {
   id: Type.String(),
-  name: literals(['crawl.page', 'discover.pages'] as const),
+  name: JobNameSchema,
   type: literals(['crawl', 'discover'] as const),
   url: Nullable(Type.String()),
   domainId: Uuid,
@@ -146,24 +126,7 @@ export const QueueStats = Type.Object({
   waiting: Type.Integer(), active: Type.Integer(), completed: Type.Integer(), failed: Type.Integer(), delayed: Type.Integer(), total: Type.Integer()
 }, { $id: 'QueueStats', title: 'QueueStats' })
 
-const Quota = Type.Object({
-  used: Type.Integer(),
-  limit: Nullable(Type.Integer({ description: 'null when unlimited' })),
-  remaining: Nullable(Type.Integer({ description: 'null when unlimited' }))
-})
-export const Usage = Type.Object({
-  plan: literals(['trial', 'starter', 'pro', 'enterprise'] as const),
-  billingCycle: literals(['monthly', 'trial'] as const),
-  period: Type.Object({ start: DateTime, end: DateTime }),
-  limits: Type.Object({
-    domains: Quota,
-    accessiblePagesPerDomain: Nullable(Type.Integer({ description: 'null when unlimited' })),
-    manualRechecks: Quota,
-    researchCredits: Quota
-  }),
-  features: Type.Object({ slackIntegration: Type.Boolean(), apiAccess: Type.Boolean(), customAlertRules: Type.Boolean() }),
-  trial: Nullable(Type.Object({ expiresAt: DateTime, daysRemaining: Type.Integer(), isExpired: Type.Boolean() }))
-}, { $id: 'Usage', title: 'Usage' })
+export const Usage = UsageSchema
 
 export const ErrorBody = Type.Object({
   error: Type.String({ description: 'a human-readable message' }),
@@ -185,8 +148,44 @@ export const ListMeta = Type.Object({
   totalCapped: Type.Optional(Type.Boolean({ description: 'changes only: true when total is a lower bound (more than 1,000 match, or counting ran out of its time budget)' }))
 }, { $id: 'ListMeta', title: 'ListMeta' })
 
-export const SHARED_SCHEMAS = [DiffData, Change, CreatedDomain, DomainListItem, DomainDetails, NoiseRules, CreatedPage, Page, JobListItem, Job,
-  QueueStats, Usage, ErrorBody, AuthErrorBody, ListMeta]
+export const WebhookEndpoint = Type.Object({
+  id: Uuid,
+  kind: EndpointKindSchema,
+  url: Type.String(),
+  description: Nullable(Type.String()),
+  enabled: Type.Boolean(),
+  events: Type.Array(AlertEventSchema),
+  minSeverity: SeveritySchema,
+  changeTypes: Nullable(Type.Array(ChangeTypeSchema)),
+  domainIds: Nullable(Type.Array(Uuid)),
+  pageTypes: Nullable(Type.Array(PageTypeSchema)),
+  createdAt: DateTime,
+  updatedAt: DateTime
+}, { $id: 'WebhookEndpoint', title: 'WebhookEndpoint' })
+
+export const CreatedWebhookEndpoint = Type.Object({
+  ...WebhookEndpoint.properties,
+  secret: Type.String({ description: 'the signing secret, shown only here' })
+}, { $id: 'CreatedWebhookEndpoint', title: 'CreatedWebhookEndpoint' })
+
+export const WebhookDelivery = Type.Object({
+  id: Uuid,
+  endpointId: Uuid,
+  eventType: Type.String({ description: 'change.detected, job.failed, changes.digest or webhook.test' }),
+  eventId: Type.String(),
+  status: literals(DELIVERY_STATUSES),
+  attempts: Type.Integer(),
+  responseStatus: Nullable(Type.Integer()),
+  durationMs: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  createdAt: DateTime,
+  lastAttemptAt: Nullable(DateTime),
+  deliveredAt: Nullable(DateTime)
+}, { $id: 'WebhookDelivery', title: 'WebhookDelivery' })
+
+export const SHARED_SCHEMAS = [DiffData, Change, CreatedDomain, DomainListItem, DomainDetails, NoiseRules, CreatedPage, Page,
+  JobListItem, Job, QueueStats, Usage, ErrorBody, AuthErrorBody, ListMeta, WebhookEndpoint, CreatedWebhookEndpoint,
+  WebhookDelivery]
 
 // Headers every /api response carries, for the OpenAPI description.
 const rateLimitHeaders = {
@@ -233,4 +232,4 @@ export const paginationFields = (defaultSize: number, maxSize: number) => ({
 
 export const Pagination = (defaultSize: number, maxSize: number) => Type.Object(paginationFields(defaultSize, maxSize), { additionalProperties: false })
 
-export { literals, Uuid, DateTime }
+export { DomainStatusSchema, JobStateSchema, literals, PageTypeSchema, Uuid, DateTime }

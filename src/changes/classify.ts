@@ -1,4 +1,4 @@
-import type { ChangeType, DiffData, DiffHunk, PageType, Severity } from '../store/schema.js'
+import type { ChangeType, DiffData, DiffHunk, PageType, Severity } from '../domain/vocabulary.js'
 
 // A crawl's diff → the changes a person would name: each hunk is read on its own
 // (a price, a feature, a section), then the plain content and legal edits of one

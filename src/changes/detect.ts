@@ -1,9 +1,9 @@
-import type { NoiseRules, PageType } from '../store/schema.js'
+import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 import { classifyChanges, type DetectedChange } from './classify.js'
 import { buildDiff } from './diff.js'
 import { extractPage } from './extract.js'
 import { comparableLines, contentHash } from './noise.js'
-import { applySelectors, hasSelectors, patternMasker } from './rules.js'
+import { applySelectors, hasSelectors, patternMasker } from './noise-rules.js'
 
 export interface PageContent {
   title: string

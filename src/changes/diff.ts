@@ -1,5 +1,5 @@
 import { structuredPatch } from 'diff'
-import type { DiffData, DiffHunk } from '../store/schema.js'
+import type { DiffData, DiffHunk } from '../domain/vocabulary.js'
 
 const MAX_SIDE = 8_000
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.js'
-import { PLAN_NAMES } from '../plans/plans.js'
+import { PLAN_NAMES, type PlanName } from '../domain/vocabulary.js'
+import { createOrg, updateOrg } from '../services/orgs.js'
 import { openStore } from '../store/db.js'
-import { createOrg, issueKey, revokeKey, updateOrg } from '../store/orgs.js'
-import type { PlanName } from '../store/schema.js'
+import { issueKey, listOrgs, revokeKey } from '../store/orgs.js'
 
 const USAGE = `sitewatch — operator commands (reads DATABASE_URL or DATA_DIR)
 
@@ -22,7 +22,7 @@ function fail (message: string): never {
 }
 
 const plan = (p: string | undefined): PlanName => {
-  if (!p || !PLAN_NAMES.includes(p as PlanName)) fail(`plan must be one of ${PLAN_NAMES.join(', ')}`)
+  if (!p || !(PLAN_NAMES as readonly string[]).includes(p)) fail(`plan must be one of ${PLAN_NAMES.join(', ')}`)
   return p as PlanName
 }
 
@@ -35,7 +35,7 @@ const [noun, verb, a, b] = positionals
 const print = (o: unknown) => process.stdout.write(`${JSON.stringify(o, null, 2)}\n`)
 try {
   if (noun === 'org' && verb === 'list') {
-    print(await store.db.selectFrom('orgs').select(['id', 'name', 'plan', 'trial_ends_at', 'created_at']).orderBy('created_at').execute())
+    print(await listOrgs(store.db))
   } else if (noun === 'org' && verb === 'create') {
     if (!a) fail('org create needs a name')
     const { org, apiKey, keyId } = await createOrg(store.db, a, plan(values.plan ?? 'trial'))

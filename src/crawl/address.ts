@@ -1,3 +1,5 @@
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 
 /**
@@ -17,4 +19,18 @@ export function isPublicAddress (ip: string): boolean {
     return !special.some(cidr => addr.match(ipaddr.parseCIDR(cidr) as [ipaddr.IPv4, number]))
   }
   return (addr as ipaddr.IPv6).toNormalizedString().startsWith('2') || (addr as ipaddr.IPv6).toNormalizedString().startsWith('3')
+}
+
+/**
+ * Whether a URL's host resolves only to public addresses now, for refusing a private
+ * destination when a client names it (the fetcher checks again at every connection).
+ * Hosts in the crawl host map, and every host when private networks are allowed, pass.
+ */
+export async function pointsToPublicAddress (url: URL, opts: { hostMap: ReadonlyMap<string, URL>, allowPrivateNetworks: boolean }):
+Promise<boolean> {
+  if (opts.hostMap.has(url.hostname) || opts.allowPrivateNetworks) return true
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (host === 'localhost') return false
+  const addresses = isIP(host) ? [host] : await lookup(host, { all: true }).then(r => r.map(a => a.address), () => [])
+  return !addresses.some(a => !isPublicAddress(a))
 }

@@ -1,4 +1,4 @@
-import type { PageType } from '../store/schema.js'
+import type { PageType } from '../domain/vocabulary.js'
 
 type Typed = Exclude<PageType, 'other'>
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { domainToASCII } from 'node:url'
 import { parse as parseDomain } from 'tldts'
 
@@ -24,10 +23,6 @@ export function normalizeUrl (input: string, base?: string | URL): string | null
   url.pathname = url.pathname.replace(/\/{2,}/g, '/')
   if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.replace(/\/+$/, '')
   return url.toString()
-}
-
-export function hashUrl (normalized: string): string {
-  return createHash('sha256').update(normalized).digest('hex')
 }
 
 /** True when `host` is `domain` itself or one of its subdomains (www, docs, …). */

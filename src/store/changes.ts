@@ -1,6 +1,10 @@
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely'
-import type { Executor } from './db.js'
-import type { ChangesTable, ChangeType, PageType, Severity } from './schema.js'
+import type { ChangeType, DiffData, PageType, PlanName, Severity } from '../domain/vocabulary.js'
+import type { Db, Tx } from './db.js'
+import type { ChangesTable } from './schema.js'
+
+// Snapshots (what a page read, each time it moved) and changes (what moved between two).
+// Changes not yet alerted (alerted_at null) are the alerts' outbox.
 
 export type ChangeRow = Selectable<ChangesTable>
 
@@ -23,8 +27,6 @@ export function changeView (c: ChangeRow) {
   }
 }
 
-
-
 export interface ChangeFilters {
   severity?: Severity[]
   changeType?: ChangeType[]
@@ -45,7 +47,7 @@ export const CHANGE_COLUMNS = ['id', 'page_id', 'domain_id', 'org_id', 'change_t
 export const COUNT_CAP = 1_000
 const COUNT_BUDGET_MS = 15
 
-export async function listChanges (db: Executor, orgId: string, f: ChangeFilters, page: number, pageSize: number) {
+export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page: number, pageSize: number) {
   const base = db.selectFrom('changes as c').where('c.org_id', '=', orgId).where(eb => {
     const conds: Array<Expression<SqlBool>> = []
     if (f.severity?.length) conds.push(eb('c.severity', 'in', f.severity))
@@ -80,13 +82,13 @@ export async function listChanges (db: Executor, orgId: string, f: ChangeFilters
   }
 }
 
-export async function getChange (db: Executor, orgId: string, id: string) {
+export async function getChange (db: Db, orgId: string, id: string) {
   const row = await db.selectFrom('changes').select([...CHANGE_COLUMNS]).where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst()
   return row ? changeView(row) : undefined
 }
 
 /** Idempotent: a second acknowledgement keeps the first one's time and key. */
-export async function setAcknowledged (db: Executor, orgId: string, id: string, keyId: string | null) {
+export async function setAcknowledged (db: Db, orgId: string, id: string, keyId: string | null) {
   const row = await db.updateTable('changes')
     .set(keyId
       ? { acknowledged_at: sql`coalesce(acknowledged_at, now())`, acknowledged_by: sql`coalesce(acknowledged_by, ${keyId}::uuid)` }
@@ -94,4 +96,86 @@ export async function setAcknowledged (db: Executor, orgId: string, id: string, 
     .where('id', '=', id).where('org_id', '=', orgId)
     .returning([...CHANGE_COLUMNS]).executeTakeFirst()
   return row ? changeView(row) : undefined
+}
+
+/** The text of a snapshot, the "before" of the next comparison. */
+export async function snapshotText (db: Db, id: string): Promise<string> {
+  return (await db.selectFrom('snapshots').select('content').where('id', '=', id).executeTakeFirstOrThrow()).content
+}
+
+export interface NewSnapshot {
+  pageId: string
+  orgId: string
+  hash: string
+  text: string
+  rawGzip: Uint8Array
+  httpStatus: number
+  contentType: string | null
+  at: Date
+}
+
+export interface NewChange { changeType: ChangeType, severity: Severity, confidence: number, summary: string, diffData: DiffData }
+
+/**
+ * Records a page's new snapshot and the changes found against the previous one.
+ * Returns the snapshot's id and the changes' rows.
+ */
+export async function recordSnapshot (tx: Tx, s: NewSnapshot, against?: { snapshotId: string, domainId: string, changes: NewChange[] }) {
+  const snapshot = await tx.insertInto('snapshots').values({
+    page_id: s.pageId,
+    org_id: s.orgId,
+    content_hash: s.hash,
+    content: s.text,
+    raw_html_gzip: Buffer.from(s.rawGzip.buffer, s.rawGzip.byteOffset, s.rawGzip.byteLength),
+    http_status: s.httpStatus,
+    content_type: s.contentType,
+    created_at: s.at
+  }).returning('id').executeTakeFirstOrThrow()
+  if (!against || against.changes.length === 0) return { snapshotId: snapshot.id, changes: [] }
+  const changes = await tx.insertInto('changes').values(against.changes.map(c => ({
+    page_id: s.pageId,
+    domain_id: against.domainId,
+    org_id: s.orgId,
+    change_type: c.changeType,
+    severity: c.severity,
+    confidence: c.confidence.toFixed(2),
+    summary: c.summary,
+    diff_data: JSON.stringify(c.diffData),
+    snapshot_before_id: against.snapshotId,
+    snapshot_after_id: snapshot.id,
+    created_at: s.at
+  }))).returning(['id', 'change_type', 'severity', 'summary']).execute()
+  return { snapshotId: snapshot.id, changes }
+}
+
+/**
+ * Up to `limit` changes not yet alerted, oldest first, with their page, domain and
+ * plan, locked (skipping those another dispatcher holds): all of them, or the given ones.
+ */
+export async function takeUnalerted (tx: Tx, limit: number, ids?: string[]) {
+  let q = tx.selectFrom('changes as c')
+    .innerJoin('pages as p', 'p.id', 'c.page_id')
+    .innerJoin('domains as d', 'd.id', 'c.domain_id')
+    .innerJoin('orgs as o', 'o.id', 'c.org_id')
+    .select(CHANGE_COLUMNS.map(col => `c.${col}` as const))
+    .select(['p.url as page_url', 'p.page_type as page_type', 'd.hostname', 'd.display_name', 'o.plan'])
+    .where('c.alerted_at', 'is', null)
+    .orderBy('c.created_at').limit(limit)
+  if (ids) q = q.where('c.id', 'in', ids.length > 0 ? ids : ['00000000-0000-0000-0000-000000000000'])
+  return await q.forUpdate('c').skipLocked().execute()
+}
+export type UnalertedChange = Awaited<ReturnType<typeof takeUnalerted>>[number] & { plan: PlanName }
+
+export async function markAlerted (tx: Db, ids: string[], at = new Date()): Promise<void> {
+  if (ids.length === 0) return
+  await tx.updateTable('changes').set({ alerted_at: at }).where('id', 'in', ids).execute()
+}
+
+/** An organisation's changes in (from, to], newest first, with their page and domain. */
+export async function changesBetween (db: Db, orgId: string, from: Date, to: Date) {
+  return await db.selectFrom('changes as c').innerJoin('pages as p', 'p.id', 'c.page_id')
+    .innerJoin('domains as d', 'd.id', 'c.domain_id')
+    .select(['c.id', 'c.severity', 'c.change_type', 'c.summary', 'c.domain_id', 'c.created_at', 'p.page_type', 'p.url', 'd.hostname'])
+    .where('c.org_id', '=', orgId).where('c.created_at', '>', from).where('c.created_at', '<=', to)
+    .orderBy('c.created_at', 'desc').execute()
 }

@@ -10,9 +10,8 @@ import { migrate } from './migrations.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
+/** An open transaction. A Tx is also a Db, so store functions that take a Db run in either. */
 export type Tx = Transaction<Database>
-/** A database handle or an open transaction: queries that take it run in either. */
-export type Executor = Kysely<Database>
 
 /** The shape pg-boss 10 accepts as its `db` option. */
 export interface SqlExecutor {
@@ -36,12 +35,18 @@ export interface Store {
 // pg returns int8 and numeric as strings; we only use int8 for counts, which fit a number.
 pg.types.setTypeParser(20, (v: string) => Number(v))
 
-export async function openStore (opts: { databaseUrl?: string, dataDir: string }): Promise<Store> {
+export interface StoreOptions {
+  databaseUrl?: string
+  dataDir: string
+  /** Told of an idle PostgreSQL connection the server dropped; the pool replaces it on the next query. */
+  onConnectionLost?: (err: Error) => void
+}
+
+export async function openStore (opts: StoreOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 30 })
-    // An idle connection that the server drops (restart, failover) must not crash the
-    // process: the pool replaces it on the next query.
-    pool.on('error', (err) => { console.error(JSON.stringify({ level: 40, msg: 'idle database connection lost', err: err.message })) })
+    // An idle connection that the server drops (restart, failover) must not crash the process.
+    pool.on('error', (err) => { opts.onConnectionLost?.(err) })
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     await migrate(db)
     return {
@@ -115,4 +120,14 @@ export function txSqlExecutor (tx: Tx): SqlExecutor {
       return { rows: result.rows as any[] }
     }
   }
+}
+
+/** PostgreSQL's unique_violation, from pg or PGlite. */
+export function isUniqueViolation (err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505'
+}
+
+/** Whether the database answers (/readyz). */
+export async function ping (db: Db): Promise<void> {
+  await sql`SELECT 1`.execute(db)
 }

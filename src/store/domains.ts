@@ -1,13 +1,14 @@
 import { sql, type Selectable } from 'kysely'
-import type { Executor } from './db.js'
+import type { Org } from '../domain/plans.js'
 import { CHANGE_COLUMNS, changeView } from './changes.js'
-import type { DomainsTable, PagesTable } from './schema.js'
+import type { Db } from './db.js'
+import { pageView } from './pages.js'
+import type { DomainsTable } from './schema.js'
+
+// Domains. Rows leave as the contract's camelCase shapes (…View); the API's response
+// schemas pick which fields each endpoint shows.
 
 export type DomainRow = Selectable<DomainsTable>
-export type PageRow = Selectable<PagesTable>
-
-// Rows to the contract's camelCase shapes. The API's response schemas pick which
-// fields each endpoint shows.
 
 export function domainView (d: DomainRow) {
   return {
@@ -22,33 +23,12 @@ export function domainView (d: DomainRow) {
   }
 }
 
-export function pageView (p: PageRow) {
-  return {
-    id: p.id,
-    domainId: p.domain_id,
-    url: p.url,
-    urlHash: p.url_hash,
-    pageType: p.page_type,
-    pageTypeConfidence: Number(p.page_type_confidence).toFixed(2),
-    status: p.status,
-    monitoringEnabled: p.monitoring_enabled,
-    priority: p.priority,
-    lastCheckAt: p.last_check_at,
-    lastChangeAt: p.last_change_at,
-    errorCount: p.error_count,
-    lastError: p.last_error,
-    metadata: p.metadata,
-    noiseRules: p.noise_rules ?? {},
-    createdAt: p.created_at
-  }
-}
-
-export async function findDomain (db: Executor, orgId: string, id: string): Promise<DomainRow | undefined> {
+export async function findDomain (db: Db, orgId: string, id: string): Promise<DomainRow | undefined> {
   return await db.selectFrom('domains').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst()
 }
 
 /** When pages were last crawled and are next due; null before the first crawl or while not scheduled. */
-async function crawlTimes (db: Executor, domainIds: string[]) {
+async function crawlTimes (db: Db, domainIds: string[]) {
   if (domainIds.length === 0) return new Map<string, { last: Date | null, next: Date | null }>()
   const rows = await db.selectFrom('pages as p').innerJoin('domains as d', 'd.id', 'p.domain_id')
     .select([
@@ -60,7 +40,7 @@ async function crawlTimes (db: Executor, domainIds: string[]) {
   return new Map(rows.map(r => [r.domain_id, { last: r.last, next: r.next }]))
 }
 
-export async function listDomains (db: Executor, orgId: string, page: number, pageSize: number, onlyId?: string) {
+export async function listDomains (db: Db, orgId: string, page: number, pageSize: number, onlyId?: string) {
   let q = db.selectFrom('domains').selectAll().where('org_id', '=', orgId)
   if (onlyId) q = q.where('id', '=', onlyId)
   const [domains, count] = await Promise.all([
@@ -87,13 +67,13 @@ export async function listDomains (db: Executor, orgId: string, page: number, pa
 }
 
 /** One domain in the list's shape (with page summaries and crawl times). */
-export async function getDomainListItem (db: Executor, orgId: string, id: string) {
+export async function getDomainListItem (db: Db, orgId: string, id: string) {
   return (await listDomains(db, orgId, 1, 1, id)).items[0]
 }
 
 export const RECENT_CHANGES = 20
 
-export async function getDomainDetails (db: Executor, domain: DomainRow) {
+export async function getDomainDetails (db: Db, domain: DomainRow) {
   const [times, pages, changes] = await Promise.all([
     crawlTimes(db, [domain.id]),
     db.selectFrom('pages').selectAll().where('domain_id', '=', domain.id).orderBy('created_at').orderBy('id').execute(),
@@ -109,11 +89,84 @@ export async function getDomainDetails (db: Executor, domain: DomainRow) {
   }
 }
 
-export async function listPages (db: Executor, domainId: string, page: number, pageSize: number) {
-  const [rows, count] = await Promise.all([
-    db.selectFrom('pages').selectAll().where('domain_id', '=', domainId)
-      .orderBy('created_at').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
-    db.selectFrom('pages').select(sql<number>`count(*)::int`.as('n')).where('domain_id', '=', domainId).executeTakeFirstOrThrow()
-  ])
-  return { total: count.n, items: rows.map(pageView) }
+export async function insertDomain (tx: Db, orgId: string, hostname: string, displayName: string | null): Promise<DomainRow> {
+  return await tx.insertInto('domains').values({ org_id: orgId, hostname, display_name: displayName })
+    .returningAll().executeTakeFirstOrThrow()
+}
+
+export interface DomainChanges { displayName?: string | null, pause?: boolean, resume?: boolean }
+
+export async function updateDomain (db: Db, id: string, change: DomainChanges, now = new Date()): Promise<void> {
+  await db.updateTable('domains').set({
+    updated_at: now,
+    ...(change.displayName !== undefined ? { display_name: change.displayName } : {}),
+    ...(change.pause ? { status: 'paused', paused_reason: 'manual' } : {}),
+    ...(change.resume ? { status: 'active', paused_reason: null } : {})
+  }).where('id', '=', id).execute()
+}
+
+/** Deletes a domain with its pages, snapshots and changes (the foreign keys cascade); its hostname, if it was there. */
+export async function deleteDomain (db: Db, orgId: string, id: string): Promise<string | undefined> {
+  const row = await db.deleteFrom('domains').where('id', '=', id).where('org_id', '=', orgId)
+    .returning('hostname').executeTakeFirst()
+  return row?.hostname
+}
+
+/** A domain with the organisation that owns it, for a job that only has the domain's id. */
+export async function findDomainWithOrg (db: Db, domainId: string): Promise<{ domain: Pick<DomainRow, 'id' | 'hostname' | 'status'>, org: Org } | undefined> {
+  const row = await db.selectFrom('domains').innerJoin('orgs', 'orgs.id', 'domains.org_id')
+    .select(['domains.id as domain_id', 'domains.hostname', 'domains.status',
+      'orgs.id', 'orgs.name', 'orgs.plan', 'orgs.trial_ends_at', 'orgs.created_at'])
+    .where('domains.id', '=', domainId).executeTakeFirst()
+  if (!row) return undefined
+  const { domain_id: id, hostname, status, ...org } = row
+  return { domain: { id, hostname, status }, org }
+}
+
+/** A domain leaves `discovering` once its pages are known (or discovery gave up). */
+export async function markDiscovered (tx: Db, domainId: string, now = new Date()): Promise<void> {
+  await tx.updateTable('domains').set({ status: 'active', updated_at: now })
+    .where('id', '=', domainId).where('status', '=', 'discovering').execute()
+}
+
+/** A domain in `error` is active again once one of its pages is crawled. */
+export async function markRecovered (tx: Db, domainId: string, now = new Date()): Promise<void> {
+  await tx.updateTable('domains').set({ status: 'active', updated_at: now })
+    .where('id', '=', domainId).where('status', '=', 'error').execute()
+}
+
+/** An active domain goes to `error` when every one of its monitored pages is in error. */
+export async function markFailedIfNoPageWorks (tx: Db, domainId: string, now: Date): Promise<void> {
+  await sql`
+    UPDATE domains SET status = 'error', updated_at = ${now}
+    WHERE id = ${domainId} AND status = 'active'
+      AND NOT EXISTS (SELECT 1 FROM pages WHERE domain_id = ${domainId} AND monitoring_enabled AND status <> 'error')
+      AND EXISTS (SELECT 1 FROM pages WHERE domain_id = ${domainId} AND monitoring_enabled)`.execute(tx)
+}
+
+/** Pauses the domains of organisations whose trial has ended; how many. */
+export async function pauseExpiredTrials (db: Db, now: Date): Promise<number> {
+  const r = await db.updateTable('domains')
+    .set({ status: 'paused', paused_reason: 'trial_expired', updated_at: now })
+    .where('status', '<>', 'paused')
+    .where('org_id', 'in', db.selectFrom('orgs').select('id').where('plan', '=', 'trial').where('trial_ends_at', '<=', now))
+    .executeTakeFirst()
+  return Number(r.numUpdatedRows)
+}
+
+/** Wakes the domains that an expired trial paused (the organisation has a plan, or a longer trial). */
+export async function resumeTrialPaused (tx: Db, orgId: string, now: Date): Promise<void> {
+  await tx.updateTable('domains').set({ status: 'active', paused_reason: null, updated_at: now })
+    .where('org_id', '=', orgId).where('paused_reason', '=', 'trial_expired').execute()
+}
+
+/** How many of `ids` are domains of the organisation. */
+export async function countOwnedDomains (db: Db, orgId: string, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0
+  const rows = await db.selectFrom('domains').select('id').where('org_id', '=', orgId).where('id', 'in', ids).execute()
+  return rows.length
+}
+
+export async function domainHostname (db: Db, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('domains').select('hostname').where('id', '=', id).executeTakeFirst())?.hostname
 }

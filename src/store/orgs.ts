@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { Db, Executor } from './db.js'
-import type { PlanName } from './schema.js'
-import { startPeriod, type OrgRow } from '../plans/usage.js'
-import { trialEnd } from '../plans/plans.js'
+import type { Org } from '../domain/plans.js'
+import type { PlanName } from '../domain/vocabulary.js'
+import type { Db } from './db.js'
+
+// Organisations and their API keys.
 
 // API keys: `sw_live_` + 43 URL-safe characters (256 bits), recognisable by secret
 // scanners. Only the SHA-256 is stored: the key is random, so a slow hash adds nothing.
@@ -15,7 +16,7 @@ export function hashApiKey (key: string): string {
   return createHash('sha256').update(key).digest('hex')
 }
 
-export async function issueKey (db: Executor, orgId: string): Promise<{ id: string, apiKey: string }> {
+export async function issueKey (db: Db, orgId: string): Promise<{ id: string, apiKey: string }> {
   const apiKey = newApiKey()
   const row = await db.insertInto('api_keys')
     .values({ org_id: orgId, key_hash: hashApiKey(apiKey), key_prefix: apiKey.slice(0, 12) })
@@ -23,31 +24,43 @@ export async function issueKey (db: Executor, orgId: string): Promise<{ id: stri
   return { id: row.id, apiKey }
 }
 
-export async function revokeKey (db: Executor, keyId: string): Promise<boolean> {
+export async function revokeKey (db: Db, keyId: string): Promise<boolean> {
   const r = await db.updateTable('api_keys').set({ revoked_at: new Date() })
     .where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst()
   return Number(r.numUpdatedRows) > 0
 }
 
-export async function createOrg (db: Db, name: string, plan: PlanName, now = new Date()):
-Promise<{ org: OrgRow, apiKey: string, keyId: string }> {
-  return await db.transaction().execute(async (tx) => {
-    const org = await tx.insertInto('orgs')
-      .values({ name, plan, trial_ends_at: plan === 'trial' ? trialEnd(now) : null, created_at: now })
-      .returningAll().executeTakeFirstOrThrow() as OrgRow
-    await startPeriod(tx, org, now)
-    const key = await issueKey(tx, org.id)
-    return { org, apiKey: key.apiKey, keyId: key.id }
-  })
+export async function insertOrg (tx: Db, org: { name: string, plan: PlanName, trialEndsAt: Date | null, now: Date }):
+Promise<Org> {
+  return await tx.insertInto('orgs')
+    .values({ name: org.name, plan: org.plan, trial_ends_at: org.trialEndsAt, created_at: org.now })
+    .returningAll().executeTakeFirstOrThrow() as Org
 }
 
-export async function findOrg (db: Executor, id: string): Promise<OrgRow | undefined> {
-  return await db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst() as OrgRow | undefined
+export async function findOrg (db: Db, id: string, opts: { forUpdate?: boolean } = {}): Promise<Org | undefined> {
+  let q = db.selectFrom('orgs').select(['id', 'name', 'plan', 'trial_ends_at', 'created_at']).where('id', '=', id)
+  if (opts.forUpdate) q = q.forUpdate()
+  return await q.executeTakeFirst()
 }
 
-export interface Principal { org: OrgRow, keyId: string }
+export async function listOrgs (db: Db): Promise<Org[]> {
+  return await db.selectFrom('orgs').select(['id', 'name', 'plan', 'trial_ends_at', 'created_at'])
+    .orderBy('created_at').execute()
+}
 
-export async function findPrincipal (db: Executor, apiKey: string): Promise<Principal | undefined> {
+export async function anyOrgExists (db: Db): Promise<boolean> {
+  return (await db.selectFrom('orgs').select('id').limit(1).executeTakeFirst()) !== undefined
+}
+
+export async function setOrgPlan (tx: Db, id: string, plan: PlanName, trialEndsAt: Date | null, now: Date): Promise<Org> {
+  return await tx.updateTable('orgs').set({ plan, trial_ends_at: trialEndsAt, updated_at: now })
+    .where('id', '=', id).returning(['id', 'name', 'plan', 'trial_ends_at', 'created_at']).executeTakeFirstOrThrow()
+}
+
+/** Who is calling: the organisation of an API key that has not been revoked. */
+export interface Principal { org: Org, keyId: string }
+
+export async function findPrincipal (db: Db, apiKey: string): Promise<Principal | undefined> {
   const row = await db.selectFrom('api_keys')
     .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
     .select(['api_keys.id as key_id', 'orgs.id', 'orgs.name', 'orgs.plan', 'orgs.trial_ends_at', 'orgs.created_at'])
@@ -56,45 +69,15 @@ export async function findPrincipal (db: Executor, apiKey: string): Promise<Prin
     .executeTakeFirst()
   if (!row) return undefined
   const { key_id: keyId, ...org } = row
-  return { org: org as OrgRow, keyId }
+  return { org, keyId }
 }
 
-/**
- * Changing the plan starts a new billing period with fresh counters;
- * `trialEndsAt` lets support extend or end a trial.
- */
-export async function updateOrg (db: Db, id: string, patch: { plan?: PlanName, trialEndsAt?: Date }, now = new Date()):
-Promise<OrgRow | undefined> {
-  return await db.transaction().execute(async (tx) => {
-    const org = await tx.selectFrom('orgs').selectAll().where('id', '=', id).forUpdate().executeTakeFirst() as OrgRow | undefined
-    if (!org) return undefined
-    const plan = patch.plan ?? org.plan
-    let trialEndsAt = patch.trialEndsAt ?? org.trial_ends_at
-    if (patch.plan !== undefined && patch.plan !== org.plan) {
-      if (plan === 'trial' && !patch.trialEndsAt) trialEndsAt = trialEnd(now)
-      await startPeriod(tx, { id, plan }, now)
-    } else if (plan === 'trial' && patch.trialEndsAt) {
-      await tx.updateTable('billing_periods').set({ ends_at: patch.trialEndsAt })
-        .where('org_id', '=', id).where('plan', '=', 'trial')
-        .where('starts_at', '=', tx.selectFrom('billing_periods').select(b => b.fn.max('starts_at').as('s')).where('org_id', '=', id))
-        .execute()
-    }
-    const updated = await tx.updateTable('orgs')
-      .set({ plan, trial_ends_at: plan === 'trial' ? trialEndsAt : null, updated_at: now })
-      .where('id', '=', id).returningAll().executeTakeFirstOrThrow() as OrgRow
-    // An extended trial wakes the domains its expiry paused.
-    if (plan !== 'trial' || (trialEndsAt && trialEndsAt > now)) {
-      await tx.updateTable('domains').set({ status: 'active', paused_reason: null, updated_at: now })
-        .where('org_id', '=', id).where('paused_reason', '=', 'trial_expired').execute()
-    }
-    return updated
-  })
+/** The organisations whose alerts come as a daily digest, with when their last one went. */
+export async function digestOrgs (db: Db, plans: PlanName[]) {
+  if (plans.length === 0) return []
+  return await db.selectFrom('orgs').select(['id', 'created_at', 'last_digest_at']).where('plan', 'in', plans).execute()
 }
 
-/** The first start on an empty database creates "default" on the trial plan. */
-export async function bootstrapDefaultOrg (db: Db): Promise<{ apiKey: string, org: OrgRow } | undefined> {
-  const existing = await db.selectFrom('orgs').select('id').limit(1).executeTakeFirst()
-  if (existing) return undefined
-  const { org, apiKey } = await createOrg(db, 'default', 'trial')
-  return { org, apiKey }
+export async function setLastDigest (tx: Db, orgId: string, at: Date): Promise<void> {
+  await tx.updateTable('orgs').set({ last_digest_at: at }).where('id', '=', orgId).execute()
 }

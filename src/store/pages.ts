@@ -1,38 +1,80 @@
-import { sql } from 'kysely'
-import { AppError } from '../errors.js'
-import { PLANS } from '../plans/plans.js'
-import { countPages, type OrgRow } from '../plans/usage.js'
-import { hashUrl } from '../crawl/url.js'
-import type { Tx } from './db.js'
-import type { DomainRow, PageRow } from './domains.js'
-import type { PageType } from './schema.js'
+import { createHash } from 'node:crypto'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
+import { PLANS, type Org } from '../domain/plans.js'
+import type { NoiseRules, PageCandidate, PageType } from '../domain/vocabulary.js'
+import type { Db, Tx } from './db.js'
+import { countPages } from './billing.js'
+import type { PagesTable } from './schema.js'
 
-export interface PageCandidate { url: string, pageType: PageType, confidence: number, priority?: number }
+// Pages: what is watched, how it was last checked, and when it is next due.
+
+export type PageRow = Selectable<PagesTable>
+
+/** One statement takes at most 65,535 parameters: rows are written this many at a time. */
+export const ROWS_PER_STATEMENT = 1000
+
+/** Pages are keyed by the SHA-256 of their normalised URL (unique per domain). */
+export function hashUrl (normalized: string): string {
+  return createHash('sha256').update(normalized).digest('hex')
+}
+
+export function pageView (p: PageRow) {
+  return {
+    id: p.id,
+    domainId: p.domain_id,
+    url: p.url,
+    urlHash: p.url_hash,
+    pageType: p.page_type,
+    pageTypeConfidence: Number(p.page_type_confidence).toFixed(2),
+    status: p.status,
+    monitoringEnabled: p.monitoring_enabled,
+    priority: p.priority,
+    lastCheckAt: p.last_check_at,
+    lastChangeAt: p.last_change_at,
+    errorCount: p.error_count,
+    lastError: p.last_error,
+    metadata: p.metadata,
+    noiseRules: p.noise_rules ?? {},
+    createdAt: p.created_at
+  }
+}
+
+export async function listPages (db: Db, domainId: string, page: number, pageSize: number) {
+  const [rows, count] = await Promise.all([
+    db.selectFrom('pages').selectAll().where('domain_id', '=', domainId)
+      .orderBy('created_at').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
+    db.selectFrom('pages').select(sql<number>`count(*)::int`.as('n')).where('domain_id', '=', domainId)
+      .executeTakeFirstOrThrow()
+  ])
+  return { total: count.n, items: rows.map(pageView) }
+}
 
 /**
  * Adds pages to a domain within its plan's cap (pages added are consumed, never given
  * back). Candidates must be normalised and ordered most valuable first; those past the
  * cap or already present are skipped. Returns the inserted rows.
  */
-export async function addPages (tx: Tx, org: OrgRow, domainId: string, candidates: PageCandidate[], now = new Date()): Promise<PageRow[]> {
-  const domain = await tx.selectFrom('domains').selectAll().where('id', '=', domainId).forUpdate().executeTakeFirst()
+export async function addPages (tx: Tx, org: Org, domainId: string, candidates: PageCandidate[], now = new Date()):
+Promise<PageRow[]> {
+  const domain = await tx.selectFrom('domains').select('pages_added').where('id', '=', domainId).forUpdate()
+    .executeTakeFirst()
   if (!domain || candidates.length === 0) return []
   const cap = PLANS[org.plan].pagesPerDomain
   const room = cap === null ? candidates.length : Math.max(0, cap - domain.pages_added)
-  const existing = new Set((await tx.selectFrom('pages').select('url_hash').where('domain_id', '=', domainId).execute()).map(r => r.url_hash))
+  const existing = new Set((await tx.selectFrom('pages').select('url_hash').where('domain_id', '=', domainId).execute())
+    .map(r => r.url_hash))
   const fresh = candidates.filter(c => !existing.has(hashUrl(c.url))).slice(0, room)
   if (fresh.length === 0) return []
   const rows: PageRow[] = []
-  // In chunks: one statement takes at most 65,535 parameters.
-  for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) rows.push(...await insertPages(tx, org, domainId, fresh.slice(i, i + ROWS_PER_STATEMENT), now))
+  for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
+    rows.push(...await insertPages(tx, org, domainId, fresh.slice(i, i + ROWS_PER_STATEMENT), now))
+  }
   await tx.updateTable('domains').set({ pages_added: sql`pages_added + ${rows.length}` }).where('id', '=', domainId).execute()
   await countPages(tx, org, rows.length, now)
   return rows
 }
 
-export const ROWS_PER_STATEMENT = 1000
-
-async function insertPages (tx: Tx, org: OrgRow, domainId: string, fresh: PageCandidate[], now: Date): Promise<PageRow[]> {
+async function insertPages (tx: Tx, org: Org, domainId: string, fresh: PageCandidate[], now: Date): Promise<PageRow[]> {
   return await tx.insertInto('pages').values(fresh.map(c => ({
     domain_id: domainId,
     org_id: org.id,
@@ -46,17 +88,143 @@ async function insertPages (tx: Tx, org: OrgRow, domainId: string, fresh: PageCa
   }))).onConflict(oc => oc.columns(['domain_id', 'url_hash']).doNothing()).returningAll().execute()
 }
 
-/** One page by hand: 409 when present, 402 when the domain's cap is used up. */
-export async function addPage (tx: Tx, org: OrgRow, domain: DomainRow, candidate: PageCandidate, now = new Date()): Promise<PageRow> {
-  const hash = hashUrl(candidate.url)
-  const dup = await tx.selectFrom('pages').select('id').where('domain_id', '=', domain.id).where('url_hash', '=', hash).executeTakeFirst()
-  if (dup) throw new AppError('CONFLICT', `${candidate.url} is already monitored for ${domain.hostname}`)
-  const [row] = await addPages(tx, org, domain.id, [candidate], now)
-  if (row) return row
-  const locked = await tx.selectFrom('domains').select('pages_added').where('id', '=', domain.id).executeTakeFirstOrThrow()
-  const again = await tx.selectFrom('pages').select('id').where('domain_id', '=', domain.id).where('url_hash', '=', hash).executeTakeFirst()
-  if (again) throw new AppError('CONFLICT', `${candidate.url} is already monitored for ${domain.hostname}`)
-  const limit = PLANS[org.plan].pagesPerDomain
-  throw new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} pages per domain`,
-    { resource: 'pages', used: locked.pages_added, limit })
+export async function pageExists (db: Db, domainId: string, url: string): Promise<boolean> {
+  const row = await db.selectFrom('pages').select('id').where('domain_id', '=', domainId).where('url_hash', '=', hashUrl(url))
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** How many pages the domain has taken of its plan's allowance. */
+export async function pagesAdded (db: Db, domainId: string): Promise<number> {
+  return (await db.selectFrom('domains').select('pages_added').where('id', '=', domainId).executeTakeFirstOrThrow()).pages_added
+}
+
+export async function findPage (db: Db, orgId: string, domainId: string, pageId: string): Promise<PageRow | undefined> {
+  return await db.selectFrom('pages').selectAll()
+    .where('id', '=', pageId).where('domain_id', '=', domainId).where('org_id', '=', orgId).executeTakeFirst()
+}
+
+export interface PageSettings { monitoringEnabled?: boolean, pageType?: PageType, priority?: number, noiseRules?: NoiseRules }
+
+/** A client's settings; a type set by hand is certain, and new noise rules make the next crawl a new baseline. */
+export async function updatePage (db: Db, id: string, s: PageSettings): Promise<PageRow> {
+  return await db.updateTable('pages').set({
+    ...(s.monitoringEnabled !== undefined ? { monitoring_enabled: s.monitoringEnabled } : {}),
+    ...(s.pageType !== undefined ? { page_type: s.pageType, page_type_confidence: '1.00' } : {}),
+    ...(s.priority !== undefined ? { priority: s.priority } : {}),
+    ...(s.noiseRules !== undefined ? { noise_rules: JSON.stringify(s.noiseRules), rebaseline: true } : {})
+  }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function deletePage (db: Db, id: string): Promise<void> {
+  await db.deleteFrom('pages').where('id', '=', id).execute()
+}
+
+/** The pages of a domain with monitoring on, most important first. */
+export async function monitoredPages (db: Db, domainId: string) {
+  return await db.selectFrom('pages').select(['id', 'url', 'domain_id', 'org_id']).where('domain_id', '=', domainId)
+    .where('monitoring_enabled', '=', true).orderBy('priority', 'desc').orderBy('created_at').execute()
+}
+
+/**
+ * Locks the rows of the pages in `ids` that still exist, in id order (so that
+ * concurrent lockers cannot deadlock), and returns their ids.
+ */
+export async function lockPages (tx: Tx, ids: string[]): Promise<Set<string>> {
+  const rows = await tx.selectFrom('pages').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute()
+  return new Set(rows.map(r => r.id))
+}
+
+/** What a crawl needs to know of its page: the page, its domain's state and its latest snapshot. */
+export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
+  return await db.selectFrom('pages').innerJoin('domains', 'domains.id', 'pages.domain_id')
+    .leftJoinLateral(eb => eb.selectFrom('snapshots').select(['snapshots.id', 'snapshots.content_hash'])
+      .whereRef('snapshots.page_id', '=', 'pages.id')
+      .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('latest'), join => join.onTrue())
+    .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified',
+      'pages.noise_rules', 'pages.rebaseline', 'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours',
+      'domains.status as domain_status', 'latest.id as previous_id', 'latest.content_hash as previous_hash'])
+    .where('pages.id', 'in', ids).execute()
+}
+export type CrawlTarget = Awaited<ReturnType<typeof loadCrawlTargets>>[number]
+
+/** A healthy check of a page: when, when next, and the validators for the next one. */
+export interface PageCheck {
+  pageId: string
+  checkedAt: Date
+  nextCrawlAt: Date
+  etag: string | null
+  lastModified: string | null
+}
+
+/** Records a healthy check; `changedAt` when it found a change. */
+export async function recordCheck (db: Db, check: PageCheck, changedAt?: Date): Promise<void> {
+  await db.updateTable('pages').set({
+    last_check_at: check.checkedAt,
+    next_crawl_at: check.nextCrawlAt,
+    consecutive_failures: 0,
+    status: 'active',
+    last_error: null,
+    etag: check.etag,
+    last_modified: check.lastModified,
+    rebaseline: false,
+    ...(changedAt ? { last_change_at: changedAt } : {})
+  }).where('id', '=', check.pageId).execute()
+}
+
+/**
+ * The UPDATE of many healthy checks in one statement, for a caller that writes it
+ * together with other rows (see queue/completions.ts). The id list lets it find its
+ * rows by primary key: joined on the JSON rows alone, the planner scanned every page.
+ */
+export function recordChecksStatement (checks: PageCheck[]): RawBuilder<unknown> {
+  const rows = JSON.stringify(checks.map(c => ({
+    page_id: c.pageId, checked_at: c.checkedAt.toISOString(), next_at: c.nextCrawlAt.toISOString(), etag: c.etag, last_modified: c.lastModified
+  })))
+  return sql`
+    UPDATE pages p SET last_check_at = c.checked_at, next_crawl_at = c.next_at, consecutive_failures = 0,
+      status = 'active', last_error = NULL, etag = c.etag, last_modified = c.last_modified, rebaseline = false
+    FROM jsonb_to_recordset(${rows}::jsonb)
+      AS c (page_id uuid, checked_at timestamptz, next_at timestamptz, etag text, last_modified text)
+    WHERE p.id = ANY(${checks.map(c => c.pageId)}::uuid[]) AND p.id = c.page_id
+    RETURNING p.id`
+}
+
+/** Consecutive failures that put a page in `error`. */
+export const FAILURES_BEFORE_ERROR = 3
+
+/** Counts a failed check; the page goes to `error` after FAILURES_BEFORE_ERROR in a row. */
+export async function recordFailure (tx: Db, pageId: string, message: string, at: Date, nextAt: Date): Promise<void> {
+  await tx.updateTable('pages').set({
+    error_count: sql`error_count + 1`,
+    consecutive_failures: sql`consecutive_failures + 1`,
+    last_error: message.slice(0, 1000),
+    last_check_at: at,
+    next_crawl_at: nextAt,
+    status: sql`CASE WHEN consecutive_failures + 1 >= ${FAILURES_BEFORE_ERROR} THEN 'error' ELSE status END`
+  }).where('id', '=', pageId).execute()
+}
+
+/**
+ * Up to `limit` monitored pages of active domains that are due, locked (skipping
+ * those another scheduler holds), oldest due first.
+ */
+export async function takeDuePages (tx: Tx, now: Date, limit: number) {
+  const due = await sql<{ id: string, url: string, domain_id: string, org_id: string, hours: number }>`
+    SELECT p.id, p.url, p.domain_id, p.org_id, d.check_frequency_hours AS hours
+    FROM pages p JOIN domains d ON d.id = p.domain_id
+    WHERE p.monitoring_enabled AND d.status IN ('active', 'error') AND p.next_crawl_at <= ${now}
+    ORDER BY p.next_crawl_at LIMIT ${limit}
+    FOR UPDATE OF p SKIP LOCKED`.execute(tx)
+  return due.rows
+}
+
+/** Moves each page to its next crawl time: one statement, its pages found by primary key. */
+export async function setNextCrawls (tx: Db, next: Array<{ id: string, at: Date }>): Promise<void> {
+  if (next.length === 0) return
+  const rows = JSON.stringify(next.map(n => ({ id: n.id, at: n.at.toISOString() })))
+  await sql`
+    UPDATE pages SET next_crawl_at = n.at::timestamptz
+    FROM jsonb_to_recordset(${rows}::jsonb) AS n(id uuid, at text)
+    WHERE pages.id = ANY(${next.map(n => n.id)}::uuid[]) AND pages.id = n.id`.execute(tx)
 }

@@ -1,4 +1,8 @@
 import type { ColumnType, Generated } from 'kysely'
+import type {
+  AlertEvent, ChangeType, DeliveryStatus, DiffData, DomainStatus, EndpointKind, JobName, NoiseRules, PageStatus, PageType,
+  PausedReason, PlanName, Severity
+} from '../domain/vocabulary.js'
 
 // Row types of the tables created in migrations.ts.
 
@@ -6,29 +10,6 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>
 type Decimal = ColumnType<string, string | number | undefined, string | number>
 type Json<T> = ColumnType<T, string | undefined, string>
-
-export type PlanName = 'trial' | 'starter' | 'pro' | 'enterprise'
-export type DomainStatus = 'discovering' | 'active' | 'paused' | 'error'
-export type PageType = 'pricing' | 'features' | 'terms' | 'security' | 'api_docs' | 'changelog' | 'other'
-export type PageStatus = 'active' | 'error'
-export type ChangeType = 'price_change' | 'feature_added' | 'feature_removed' | 'terms_update' |
-  'section_added' | 'section_removed' | 'content_change'
-export type Severity = 'critical' | 'high' | 'medium' | 'low'
-export type JobName = 'crawl.page' | 'discover.pages'
-
-export const PAGE_TYPES: readonly PageType[] = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other']
-export const CHANGE_TYPES: readonly ChangeType[] = ['price_change', 'feature_added', 'feature_removed', 'terms_update',
-  'section_added', 'section_removed', 'content_change']
-export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low']
-
-export interface DiffLine { type: 'context' | 'deletion' | 'addition', content: string }
-export interface DiffHunk { oldStart: number, oldLines: number, newStart: number, newLines: number, lines: DiffLine[] }
-export interface DiffData {
-  before: string
-  after: string
-  stats: { additions: number, deletions: number, changes: number }
-  hunks: DiffHunk[]
-}
 
 export interface OrgsTable {
   id: Generated<string>
@@ -69,7 +50,7 @@ export interface DomainsTable {
   display_name: string | null
   status: Generated<DomainStatus>
   check_frequency_hours: Generated<number>
-  paused_reason: 'trial_expired' | 'manual' | null
+  paused_reason: PausedReason | null
   pages_added: Generated<number>
   created_at: CreatedAt
   updated_at: Timestamp
@@ -141,22 +122,10 @@ export interface JobsTable {
   created_at: CreatedAt
 }
 
-export interface NoiseRules {
-  /** CSS selectors whose elements are left out before extraction. */
-  ignoreSelectors?: string[]
-  /** CSS selectors: when set, only their elements are read. */
-  restrictSelectors?: string[]
-  /** Regular expressions; matching text is masked like built-in noise. */
-  ignorePatterns?: string[]
-}
-
-export type AlertEvent = 'change.detected' | 'job.failed'
-export const ALERT_EVENTS: readonly AlertEvent[] = ['change.detected', 'job.failed']
-
 export interface WebhookEndpointsTable {
   id: Generated<string>
   org_id: string
-  kind: 'webhook' | 'slack'
+  kind: EndpointKind
   url: string
   secret: string
   description: string | null
@@ -177,7 +146,7 @@ export interface WebhookDeliveriesTable {
   event_type: string
   event_id: string
   payload: Json<Record<string, unknown>>
-  status: Generated<'pending' | 'delivered' | 'failed'>
+  status: Generated<DeliveryStatus>
   attempts: Generated<number>
   response_status: number | null
   duration_ms: number | null

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createOrg } from '../../src/store/orgs.js'
+import { createOrg } from '../../src/services/orgs.js'
 import { acmeHostMap, featuresMain, layout, pricingMain, startAcmeSite, termsMain } from '../helpers/fixtures.js'
 import { drainJobs, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
@@ -192,7 +192,7 @@ describe('the changes API, acknowledgement and page controls', () => {
   })
 
   it('domains: rename, pause (scheduler skips it) and resume', async () => {
-    const { runSchedulerTick } = await import('../../src/jobs/scheduler.js')
+    const { runSchedulerTick } = await import('../../src/pipeline/scheduler-tick.js')
     const renamed = await t.api.request('PATCH', `/api/domains/${domainId}`, { body: { displayName: 'Acme Corp' } })
     assert.equal(renamed.status, 200)
     assert.equal(renamed.body.data.displayName, 'Acme Corp')

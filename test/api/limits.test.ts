@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { consume } from '../../src/plans/usage.js'
-import { createOrg } from '../../src/store/orgs.js'
+import { takeQuota } from '../../src/services/quota.js'
+import { createOrg } from '../../src/services/orgs.js'
 import { CONTRACT_RATE_LIMITS, onPostgres, onRedis, startTestService, type TestService } from '../helpers/service.js'
 
 const HOSTS = Array.from({ length: 30 }, (_, i) => `site${i}.test=http://127.0.0.1:9`).join(',') + ',race.test=http://127.0.0.1:9'
@@ -40,8 +40,8 @@ describe('quotas', () => {
 
   it('a plan limited to 5 domains refuses the 6th (starter, through the quota the API uses)', async () => {
     const { org } = await createOrg(t.service.store.db, 'Starter Co', 'starter')
-    for (let i = 0; i < 5; i++) await t.service.store.db.transaction().execute(tx => consume(tx, org, 'domains'))
-    await assert.rejects(t.service.store.db.transaction().execute(tx => consume(tx, org, 'domains')),
+    for (let i = 0; i < 5; i++) await t.service.store.db.transaction().execute(tx => takeQuota(tx, org, 'domains'))
+    await assert.rejects(t.service.store.db.transaction().execute(tx => takeQuota(tx, org, 'domains')),
       (err: any) => err.code === 'QUOTA_EXCEEDED' && err.statusCode === 402 && err.details.used === 5 && err.details.limit === 5)
   })
 })

@@ -99,7 +99,7 @@ describe('organisations, keys and isolation', () => {
       assert.equal(res.status, 402)
       assert.equal(res.body.code, 'TRIAL_EXPIRED')
     }
-    const { runSchedulerTick } = await import('../../src/jobs/scheduler.js')
+    const { runSchedulerTick } = await import('../../src/pipeline/scheduler-tick.js')
     await runSchedulerTick(t.service.store.db, t.service.queue)
     assert.equal((await api.get(`/api/domains/${domain.id}`)).body.data.status, 'paused')
     // Support extends the trial: creation works again and the domain wakes up.

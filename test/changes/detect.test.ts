@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/changes/detect.js'
 import { clean, extractPage } from '../../src/changes/extract.js'
-import type { PageType } from '../../src/store/schema.js'
+import type { PageType } from '../../src/domain/vocabulary.js'
 import { featuresMain, layout, pricingMain, termsMain } from '../helpers/fixtures.js'
 
 function changes (before: string, after: string, pageType: PageType) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { classifyPageType } from '../../src/crawl/page-type.js'
 import { belongsToDomain, normalizeUrl, parseDomainInput } from '../../src/crawl/url.js'
-import { nextCrawlAt } from '../../src/jobs/schedule.js'
+import { nextCrawlAt } from '../../src/pipeline/crawl-slots.js'
 
 describe('URL normalisation', () => {
   const same = [

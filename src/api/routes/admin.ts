@@ -1,15 +1,16 @@
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { AppError, notFound } from '../../errors.js'
-import { createOrg, issueKey, revokeKey, updateOrg } from '../../store/orgs.js'
-import type { OrgRow } from '../../plans/usage.js'
+import { AppError, notFound } from '../../domain/errors.js'
+import type { Org } from '../../domain/plans.js'
+import { PlanNameSchema as PlanSchema } from '../../domain/vocabulary.js'
+import { createOrg, updateOrg } from '../../services/orgs.js'
+import { findOrg, issueKey, revokeKey } from '../../store/orgs.js'
 import type { ApiDeps } from '../deps.js'
 
-const PlanSchema = Type.Union([Type.Literal('trial'), Type.Literal('starter'), Type.Literal('pro'), Type.Literal('enterprise')])
 const Id = Type.Object({ id: Type.String({ format: 'uuid' }) })
 
-const orgView = (o: OrgRow) => ({ id: o.id, name: o.name, plan: o.plan, trialEndsAt: o.trial_ends_at, createdAt: o.created_at })
+const orgView = (o: Org) => ({ id: o.id, name: o.name, plan: o.plan, trialEndsAt: o.trial_ends_at, createdAt: o.created_at })
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
@@ -43,7 +44,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: stri
   })
 
   app.post('/orgs/:id/keys', { schema: { params: Id } }, async (req, reply) => {
-    const org = await db.selectFrom('orgs').select('id').where('id', '=', req.params.id).executeTakeFirst()
+    const org = await findOrg(db, req.params.id)
     if (!org) throw notFound('Organisation')
     return await reply.code(201).send({ data: await issueKey(db, org.id) })
   })

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { notFound } from '../../errors.js'
+import { notFound } from '../../domain/errors.js'
 import { getChange, listChanges, setAcknowledged } from '../../store/changes.js'
-import { CHANGE_TYPES, SEVERITIES } from '../../store/schema.js'
+import { CHANGE_TYPES, SEVERITIES } from '../../domain/vocabulary.js'
 import type { ApiDeps } from '../deps.js'
 import { Change, DateTime, IdParams, PageTypeSchema, literals, paginationFields, responses, Uuid } from '../schemas.js'
 

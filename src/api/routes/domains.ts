@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { AppError, isUniqueViolation, notFound } from '../../errors.js'
-import { assertCanCreate, consume } from '../../plans/usage.js'
 import { parseDomainInput } from '../../crawl/url.js'
-import { domainView, findDomain, getDomainDetails, getDomainListItem, listDomains } from '../../store/domains.js'
+import { AppError } from '../../domain/errors.js'
+import { changeDomain, crawlNow, createDomain, rediscover, removeDomain, requireDomain } from '../../services/domains.js'
+import { getDomainDetails, getDomainListItem, listDomains } from '../../store/domains.js'
 import type { ApiDeps } from '../deps.js'
 import { CreatedDomain, DomainDetails, DomainListItem, IdParams, Pagination, responses } from '../schemas.js'
 
 export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, config }) => {
+  const ctx = { db, queue }
   const mappedHosts = new Set(config.crawlHostMap.keys())
 
   app.get('/domains', {
@@ -42,21 +43,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
   }, async (req, reply) => {
     const parsed = parseDomainInput(req.body.domain, mappedHosts)
     if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error, { field: 'domain' })
-    const org = req.principal!.org
-    try {
-      const created = await queue.transaction(db, async (tx) => {
-        const domain = await tx.insertInto('domains')
-          .values({ org_id: org.id, hostname: parsed.hostname, display_name: req.body.displayName?.trim() || null })
-          .returningAll().executeTakeFirstOrThrow()
-        await consume(tx, org, 'domains')
-        const discoveryJobId = await queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
-        return { ...domainView(domain), discoveryJobId }
-      })
-      return await reply.code(201).send({ data: created })
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError('CONFLICT', `Domain ${parsed.hostname} already exists for this organisation`)
-      throw err
-    }
+    const created = await createDomain(ctx, req.principal!.org, parsed.hostname, req.body.displayName?.trim() || null)
+    return await reply.code(201).send({ data: created })
   })
 
   app.get('/domains/:id', {
@@ -68,8 +56,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       response: responses(200, Type.Ref(DomainDetails), [404])
     }
   }, async (req) => {
-    const domain = await findDomain(db, req.principal!.org.id, req.params.id)
-    if (!domain) throw notFound('Domain')
+    const domain = await requireDomain(ctx, req.principal!.org.id, req.params.id)
     return { data: await getDomainDetails(db, domain) }
   })
 
@@ -90,19 +77,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     }
   }, async (req) => {
     const org = req.principal!.org
-    const domain = await findDomain(db, org.id, req.params.id)
-    if (!domain) throw notFound('Domain')
-    const { displayName, paused } = req.body
-    if (paused === false && domain.status === 'paused') assertCanCreate(org)
-    const pausing = paused === true && domain.status !== 'paused'
-    const resuming = paused === false && domain.status === 'paused'
-    await db.updateTable('domains').set({
-      updated_at: new Date(),
-      ...(displayName !== undefined ? { display_name: displayName?.trim() || null } : {}),
-      ...(pausing ? { status: 'paused', paused_reason: 'manual' } : {}),
-      ...(resuming ? { status: 'active', paused_reason: null } : {})
-    }).where('id', '=', domain.id).execute()
-    return { data: await getDomainListItem(db, org.id, domain.id) }
+    await changeDomain(ctx, org, req.params.id, req.body)
+    return { data: await getDomainListItem(db, org.id, req.params.id) }
   })
 
   app.delete('/domains/:id', {
@@ -115,10 +91,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       response: responses(200, Type.Object({ deleted: Type.Boolean(), message: Type.String() }), [404])
     }
   }, async (req) => {
-    const deleted = await db.deleteFrom('domains').where('id', '=', req.params.id).where('org_id', '=', req.principal!.org.id)
-      .returning('hostname').executeTakeFirst()
-    if (!deleted) throw notFound('Domain')
-    return { data: { deleted: true, message: `Domain ${deleted.hostname} deleted with its pages, snapshots and changes` } }
+    const hostname = await removeDomain(ctx, req.principal!.org.id, req.params.id)
+    return { data: { deleted: true, message: `Domain ${hostname} deleted with its pages, snapshots and changes` } }
   })
 
   app.post('/domains/:id/discover', {
@@ -132,11 +106,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       response: responses(200, Type.Object({ domain: Type.String(), discoveryJobId: Type.String(), message: Type.String() }), [402, 404])
     }
   }, async (req) => {
-    const org = req.principal!.org
-    const domain = await findDomain(db, org.id, req.params.id)
-    if (!domain) throw notFound('Domain')
-    assertCanCreate(org)
-    const discoveryJobId = await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id }))
+    const { domain, discoveryJobId } = await rediscover(ctx, req.principal!.org, req.params.id)
     return { data: { domain: domain.hostname, discoveryJobId, message: `Discovery queued for ${domain.hostname}` } }
   })
 
@@ -154,16 +124,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       }), [402, 404])
     }
   }, async (req) => {
-    const org = req.principal!.org
-    const domain = await findDomain(db, org.id, req.params.id)
-    if (!domain) throw notFound('Domain')
-    const { jobIds, pending } = await queue.transaction(db, async (tx) => {
-      await consume(tx, org, 'manualRechecks')
-      const pages = await tx.selectFrom('pages').select(['id', 'url']).where('domain_id', '=', domain.id)
-        .where('monitoring_enabled', '=', true).orderBy('priority', 'desc').orderBy('created_at').execute()
-      const queued = await queue.enqueueCrawls(tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url })))
-      return { jobIds: pages.flatMap(p => queued.get(p.id) ?? []), pending: pages.length - queued.size }
-    })
+    const { domain, jobIds, pending } = await crawlNow(ctx, req.principal!.org, req.params.id)
     const message = jobIds.length === 0 && pending === 0
       ? `No pages to crawl for ${domain.hostname}: no page has monitoring enabled`
       : `Queued ${jobIds.length} crawl job${jobIds.length === 1 ? '' : 's'} for ${domain.hostname}` +

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { notFound } from '../../errors.js'
-import { getJob, jobStats, listJobs } from '../../store/jobs.js'
+import { notFound } from '../../domain/errors.js'
+import { getJob, jobStats, listJobs } from '../../queue/job-records.js'
 import type { ApiDeps } from '../deps.js'
 import { Job, JobListItem, JobStateSchema, PageNumber, QueueStats, responses } from '../schemas.js'
 

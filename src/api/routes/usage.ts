@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { currentPeriod, describeUsage } from '../../plans/usage.js'
+import { describeUsage } from '../../domain/plans.js'
+import { currentPeriod } from '../../store/billing.js'
 import type { ApiDeps } from '../deps.js'
 import { responses, Usage } from '../schemas.js'
 

@@ -1,0 +1,80 @@
+// The import rules of src/ (README, "Architecture"). Layers, top to bottom; a folder may
+// import its own files and the layers below it, never one above:
+//
+//   main.ts, cli/          entry points
+//   service.ts             the composition root
+//   api/                   HTTP: app, guard, errors, input checks, one routes file per resource
+//   alerts/                subscribers to the pipeline's events: dispatch, delivery, digest
+//   pipeline/              job handlers and analysis threads; they emit the pipeline's events
+//   services/              use cases: they own transactions and quota rules
+//   queue/                 pg-boss: enqueue in a transaction, pullers, wake-up, completions
+//   store/                 every statement on our tables, and the migrations
+//   crawl/  changes/       fetching and discovery; reading and comparing pages (no database)
+//   domain/  config.ts     the vocabulary and plan rules; settings (import nothing of ours)
+const layer = (from, allowed, comment) => ({
+  name: `${from}-imports-only-below`,
+  comment,
+  severity: 'error',
+  from: { path: `^src/${from}` },
+  to: { path: '^src/', pathNot: [`^src/${from}`, ...allowed.map(a => `^src/${a}`)] }
+})
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'no import cycles, between files or folders',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true }
+    },
+    layer('domain/', [], 'the vocabulary imports nothing of ours'),
+    layer('config\\.ts$', [], 'settings import nothing of ours'),
+    layer('changes/', ['domain/'], 'reading and comparing pages is pure: the vocabulary only'),
+    layer('crawl/', ['changes/', 'domain/', 'config\\.ts$'], 'crawling knows no database'),
+    layer('store/', ['domain/'], 'the store knows only the vocabulary'),
+    layer('queue/', ['store/', 'domain/', 'config\\.ts$'], 'the queue knows no handler'),
+    layer('services/', ['queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'], 'use cases sit under their callers'),
+    layer('pipeline/', ['services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+      'the pipeline never calls alerts or the API: it emits events'),
+    layer('alerts/', ['pipeline/events\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
+      'alerts subscribe to the pipeline\'s events and know nothing else of it'),
+    layer('api/', ['alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+      'routes reach the database through services and store modules; the signature recipe is documented from alerts'),
+    {
+      name: 'database-drivers-in-store-and-queue',
+      comment: 'only store/ and queue/ speak to the database (SQL itself is kept there by the lint rule in eslint.config.js)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/store/', '^src/queue/'] },
+      to: { path: 'node_modules/(kysely|pg|pg-boss|@electric-sql/pglite)/' }
+    },
+    {
+      name: 'only-the-root-starts-the-service',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/main\\.ts$'] },
+      to: { path: ['^src/service\\.ts$', '^src/main\\.ts$', '^src/cli/'] }
+    },
+    {
+      name: 'no-orphans',
+      comment: 'a file nothing imports is dead code (entry points and thread scripts excepted)',
+      severity: 'error',
+      from: {
+        orphan: true,
+        path: '^src/',
+        pathNot: ['^src/main\\.ts$', '^src/cli/main\\.ts$', '^src/pipeline/analysis-thread(-tsx\\.mjs|\\.ts)$', '\\.d\\.ts$']
+      },
+      to: {}
+    }
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    reporterOptions: {
+      // The picture of the layers (npm run graph:arch): one box per folder of src/.
+      archi: { collapsePattern: '^src/[^/]+', theme: { graph: { rankdir: 'TB', splines: 'ortho' } } }
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import neostandard from 'neostandard'
+
+// Query building on a Kysely handle, and sql`…` templates: the statements themselves.
+const SQL = [
+  {
+    selector: 'CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)$/]',
+    message: 'SQL lives in src/store (our tables) or src/queue (the job queue\'s): call a function there.'
+  },
+  {
+    selector: 'TaggedTemplateExpression[tag.name="sql"]',
+    message: 'SQL lives in src/store (our tables) or src/queue (the job queue\'s): call a function there.'
+  }
+]
+
+// The house style: neostandard (standard's rules for TypeScript and ESM), lines up to 120.
+export default [
+  ...neostandard({ ts: true, ignores: ['dist/**', '.build/**', 'data/**', 'docs/**', 'openapi.generated.json'] }),
+  {
+    rules: {
+      '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }]
+    }
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/store/**', 'src/queue/**'],
+    rules: { 'no-restricted-syntax': ['error', ...SQL] }
+  }
+]

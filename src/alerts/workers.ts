@@ -1,0 +1,30 @@
+import type { Logger } from 'pino'
+import type { Fetcher } from '../crawl/fetch.js'
+import { QUEUE, type JobQueue } from '../queue/queue.js'
+import type { Db } from '../store/db.js'
+import { deliver } from './deliver.js'
+import { runDigest } from './digest.js'
+import { dispatchChanges } from './dispatch.js'
+
+export interface AlertDeps { db: Db, queue: JobQueue, fetcher: Fetcher, publicBaseUrl: string | undefined, log: Logger }
+
+/**
+ * Registers alerting's handlers with the queue: deliveries, dispatch of new changes
+ * (and, every minute, the sweep of the changes outbox: a dispatch job with no ids),
+ * and the daily digest.
+ */
+export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
+  const { db, queue } = deps
+  queue.pull<{ deliveryId: string }, object>(QUEUE.deliver, 8, {
+    run: async job => await deliver(deps, job.data.deliveryId, job.retryCount >= job.retryLimit)
+  })
+  await queue.work<{ changeIds?: string[] } | null>(QUEUE.dispatch, 4, async (jobs) => {
+    for (const job of jobs) {
+      const alerted = await dispatchChanges(db, queue, job.data?.changeIds)
+      if (!job.data?.changeIds && alerted > 0) deps.log.info({ alerted }, 'changes outbox swept')
+    }
+  })
+  await queue.work(QUEUE.digest, 1, async () => ({ sent: await runDigest(db, queue) }))
+  await queue.schedule(QUEUE.dispatch, '* * * * *')
+  await queue.schedule(QUEUE.digest, '0 8 * * *')
+}

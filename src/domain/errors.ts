@@ -1,0 +1,28 @@
+// Errors that carry their HTTP meaning; the API's error handler turns them into the
+// contract's envelope. Code outside src/api throws these so it needs no HTTP knowledge.
+
+export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'QUOTA_EXCEEDED' | 'TRIAL_EXPIRED' | 'FORBIDDEN' |
+  'NOT_FOUND' | 'CONFLICT' | 'RATE_LIMITED' | 'INTERNAL_ERROR'
+
+const STATUS: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  QUOTA_EXCEEDED: 402,
+  TRIAL_EXPIRED: 402,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500
+}
+
+export class AppError extends Error {
+  readonly statusCode: number
+  constructor (readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) {
+    super(message)
+    this.statusCode = STATUS[code]
+  }
+}
+
+export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`)
+export const validation = (field: string, message: string) => new AppError('VALIDATION_ERROR', message, { field })

@@ -1,0 +1,110 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+// The words of the contract, each said once: a const array (for code that lists or
+// checks them), its TypeBox schema (which validates requests and documents
+// /openapi.json) and its type. Nothing of ours is imported here; every layer imports it.
+
+/** A schema that is one of `values`. */
+export const literals = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
+  Type.Union(values.map(v => Type.Literal(v)), opts)
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** A point in time: a Date in our code, an ISO 8601 string on the wire. */
+export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time' })
+
+export const PAGE_TYPES = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other'] as const
+export const PageTypeSchema = literals(PAGE_TYPES, {
+  description: 'pricing, features, terms, security, api_docs, changelog or other'
+})
+export type PageType = Static<typeof PageTypeSchema>
+
+export const CHANGE_TYPES = ['price_change', 'feature_added', 'feature_removed', 'terms_update',
+  'section_added', 'section_removed', 'content_change'] as const
+export const ChangeTypeSchema = literals(CHANGE_TYPES)
+export type ChangeType = Static<typeof ChangeTypeSchema>
+
+/** Most severe first. */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const
+export const SeveritySchema = literals(SEVERITIES)
+export type Severity = Static<typeof SeveritySchema>
+
+/** Severities in order, low 0 to critical 3: `SEVERITY_RANK[a] >= SEVERITY_RANK[b]` reads "a is at least b". */
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { low: 0, medium: 1, high: 2, critical: 3 }
+
+export const PLAN_NAMES = ['trial', 'starter', 'pro', 'enterprise'] as const
+export const PlanNameSchema = literals(PLAN_NAMES)
+export type PlanName = Static<typeof PlanNameSchema>
+
+export const DOMAIN_STATUSES = ['discovering', 'active', 'paused', 'error'] as const
+export const DomainStatusSchema = literals(DOMAIN_STATUSES)
+export type DomainStatus = Static<typeof DomainStatusSchema>
+
+/** Why a domain is paused: its organisation's trial ran out, or someone paused it. */
+export type PausedReason = 'trial_expired' | 'manual'
+
+export const PAGE_STATUSES = ['active', 'error'] as const
+export type PageStatus = typeof PAGE_STATUSES[number]
+
+/** The jobs a client sees (GET /api/jobs). */
+export const JOB_NAMES = ['crawl.page', 'discover.pages'] as const
+export const JobNameSchema = literals(JOB_NAMES)
+export type JobName = Static<typeof JobNameSchema>
+
+export const JOB_STATES = ['waiting', 'active', 'completed', 'failed', 'delayed'] as const
+export const JobStateSchema = literals(JOB_STATES)
+export type JobState = Static<typeof JobStateSchema>
+
+export const ALERT_EVENTS = ['change.detected', 'job.failed'] as const
+export const AlertEventSchema = literals(ALERT_EVENTS)
+export type AlertEvent = Static<typeof AlertEventSchema>
+
+export const ENDPOINT_KINDS = ['webhook', 'slack'] as const
+export const EndpointKindSchema = literals(ENDPOINT_KINDS)
+export type EndpointKind = Static<typeof EndpointKindSchema>
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+export type DeliveryStatus = typeof DELIVERY_STATUSES[number]
+
+export const NoiseRulesSchema = Type.Object({
+  ignoreSelectors: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+    maxItems: 20, description: 'CSS selectors whose elements are left out'
+  })),
+  restrictSelectors: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+    maxItems: 20, description: 'CSS selectors: when set, only their elements are compared'
+  })),
+  ignorePatterns: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+    maxItems: 20,
+    description: 'regular expressions (JavaScript syntax, case-insensitive); matching text is treated as noise. ' +
+      'Nested quantifiers such as (a+)+ are refused.'
+  }))
+}, {
+  $id: 'NoiseRules',
+  title: 'NoiseRules',
+  additionalProperties: false,
+  description: 'Applied before the diff, from the next crawl on'
+})
+/** A page's own noise rules: selectors to leave out or keep, patterns to mask. */
+export type NoiseRules = Static<typeof NoiseRulesSchema>
+
+export const DIFF_LINE_TYPES = ['context', 'deletion', 'addition'] as const
+
+export const DiffDataSchema = Type.Object({
+  before: Type.String({ description: 'the removed text (bounded in size)' }),
+  after: Type.String({ description: 'the added text (bounded in size)' }),
+  stats: Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), changes: Type.Integer() }),
+  hunks: Type.Array(Type.Object({
+    oldStart: Type.Integer(),
+    oldLines: Type.Integer(),
+    newStart: Type.Integer(),
+    newLines: Type.Integer(),
+    lines: Type.Array(Type.Object({ type: literals(DIFF_LINE_TYPES), content: Type.String() }))
+  }), { description: 'always present; empty only when the change has no line diff' })
+}, { $id: 'DiffData', title: 'DiffData' })
+/** A change's diff: jsdiff's structuredPatch hunks, with the text as the page shows it. */
+export type DiffData = Static<typeof DiffDataSchema>
+export type DiffHunk = DiffData['hunks'][number]
+export type DiffLine = DiffHunk['lines'][number]
+
+/** A page worth watching, as discovery or a client proposes it (URL normalised). */
+export interface PageCandidate { url: string, pageType: PageType, confidence: number, priority?: number }

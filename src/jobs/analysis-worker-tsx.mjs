@@ -1,5 +1,0 @@
-// The analysis thread under tsx (tests, dev): registers tsx in the thread, then loads
-// the TypeScript worker. Built code loads analysis-worker.js directly.
-const { register } = await import('tsx/esm/api')
-register()
-export const { read, compare } = await import('./analysis-worker.ts')

@@ -1,0 +1,42 @@
+import { Piscina } from 'piscina'
+import type { DetectedChange } from '../changes/classify.js'
+import type { NoiseRules, PageType } from '../domain/vocabulary.js'
+import type { CompareTask, PageReading, ReadTask } from './analysis-thread.js'
+
+export type { PageReading }
+
+/**
+ * Reading and comparing pages (decode, parse, extract, mask noise, hash, diff,
+ * classify, compress) is nearly all of a crawl's CPU. On worker threads it runs beside
+ * the event loop, which stays free to keep requests and database round trips moving;
+ * a page that exhausts a thread's memory fails its own job and nothing else.
+ */
+export class PageAnalysis {
+  private readonly pool: Piscina
+
+  constructor (threads: number) {
+    // Under tsx (tests, dev) the worker is TypeScript, and its thread needs tsx registered first.
+    const worker = import.meta.url.endsWith('.ts') ? './analysis-thread-tsx.mjs' : './analysis-thread.js'
+    this.pool = new Piscina({
+      filename: new URL(worker, import.meta.url).href,
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      // Enough old space for a 5 MB page compared with its last version; a small young
+      // generation (V8's default is 48 MB) keeps each thread about 40 MB smaller, and it
+      // was not measurably slower.
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 4 }
+    })
+  }
+
+  /** The page's reading; its text and compressed HTML only when its hash is not `previousHash`. */
+  async read (task: ReadTask): Promise<PageReading> {
+    return await this.pool.run(task, { name: 'read' })
+  }
+
+  async compare (previousText: string, currentText: string, pageType: PageType, rules?: NoiseRules | null): Promise<DetectedChange[]> {
+    return await this.pool.run({ previousText, currentText, pageType, rules } satisfies CompareTask, { name: 'compare' })
+  }
+
+  async close (): Promise<void> { await this.pool.destroy() }
+}

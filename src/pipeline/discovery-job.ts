@@ -1,0 +1,38 @@
+import type { Crawler } from '../crawl/crawler.js'
+import { discoverPages } from '../crawl/discovery.js'
+import type { DiscoverJobData, JobQueue } from '../queue/queue.js'
+import { setJobProgress } from '../queue/job-records.js'
+import type { Db } from '../store/db.js'
+import { findDomainWithOrg } from '../store/domains.js'
+import { addDiscoveredPages } from '../services/pages.js'
+
+export interface DiscoveryDeps { db: Db, crawler: Crawler, queue: JobQueue, maxFetches: number }
+
+export interface DiscoveryResult { pagesDiscovered: number, pagesAdded: number, skipped?: string }
+
+/**
+ * Discovers a domain's pages and adds the most valuable within the plan's cap, each
+ * with its baseline crawl queued; the domain becomes active.
+ */
+export async function runDiscovery (deps: DiscoveryDeps, jobId: string, data: DiscoverJobData): Promise<DiscoveryResult> {
+  const loaded = await findDomainWithOrg(deps.db, data.domainId)
+  if (!loaded) return { pagesDiscovered: 0, pagesAdded: 0, skipped: 'domain no longer exists' }
+  const { domain, org } = loaded
+  const found = await discoverPages(deps.crawler, domain.hostname, {
+    maxFetches: deps.maxFetches,
+    onProgress: p => setJobProgress(deps.db, jobId, p)
+  })
+  const added = await addDiscoveredPages(deps, org, domain.id, found.candidates)
+  return { pagesDiscovered: found.pagesDiscovered, pagesAdded: added }
+}
+
+/**
+ * After the last failed attempt the domain still gets its home page, and leaves
+ * `discovering`: active with the home page to watch.
+ */
+export async function discoveryGaveUp (deps: DiscoveryDeps, data: DiscoverJobData): Promise<void> {
+  const loaded = await findDomainWithOrg(deps.db, data.domainId)
+  if (!loaded) return
+  const { domain, org } = loaded
+  await addDiscoveredPages(deps, org, domain.id, [{ url: `https://${domain.hostname}/`, pageType: 'other', confidence: 0.5 }])
+}

@@ -1,0 +1,33 @@
+import { EventEmitter } from 'node:events'
+import type { ChangeType, Severity } from '../domain/vocabulary.js'
+
+export interface ChangeDetected {
+  changeId: string
+  orgId: string
+  domainId: string
+  pageId: string
+  url: string
+  changeType: ChangeType
+  severity: Severity
+  summary: string
+}
+
+export interface JobFailed {
+  jobId: string
+  name: string
+  orgId: string
+  domainId: string
+  pageId: string | null
+  reason: string
+}
+
+interface PipelineEventMap {
+  'change.detected': [ChangeDetected]
+  'job.failed': [JobFailed]
+}
+
+/**
+ * What the pipeline reports after each commit. Side effects (alerts, webhooks,
+ * metrics) subscribe here; the pipeline never calls them itself.
+ */
+export class PipelineEvents extends EventEmitter<PipelineEventMap> {}

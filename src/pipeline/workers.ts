@@ -1,0 +1,77 @@
+import type { Logger } from 'pino'
+import type { Config } from '../config.js'
+import type { Crawler } from '../crawl/crawler.js'
+import { BatchedCompletions } from '../queue/completions.js'
+import { deleteJobRecordsBefore } from '../queue/job-records.js'
+import type { Job } from '../queue/puller.js'
+import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from '../queue/queue.js'
+import type { Db } from '../store/db.js'
+import { recordChecksStatement, type PageCheck } from '../store/pages.js'
+import { deleteExpired } from '../store/retention.js'
+import { PageAnalysis } from './analysis.js'
+import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
+import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
+import type { PipelineEvents } from './events.js'
+import { runSchedulerTick } from './scheduler-tick.js'
+
+export interface PipelineDeps {
+  db: Db
+  /** The store's vacuum (see Store): run after each retention sweep. */
+  vacuum: () => Promise<void>
+  queue: JobQueue
+  crawler: Crawler
+  events: PipelineEvents
+  config: Config
+  log: Logger
+}
+
+/** pg-boss keeps a finished job a week; our record of it a day longer. */
+const JOB_RECORD_DAYS = 8
+
+/**
+ * Registers the pipeline's handlers with the queue: crawls, discoveries, the
+ * scheduler's tick and the retention sweep. A crawl or discovery that fails for good
+ * is announced as job.failed. Returns what must be closed when the workers stop.
+ */
+export async function startPipeline (deps: PipelineDeps): Promise<{ close (): Promise<void> }> {
+  const { queue, config } = deps
+  const gaveUp = (job: Job<{ orgId: string, domainId: string, pageId?: string }>, reason: string) => {
+    const { orgId, domainId, pageId } = job.data
+    deps.events.emit('job.failed', { jobId: job.id, name: job.name, orgId, domainId, pageId: pageId ?? null, reason })
+  }
+
+  const analysis = new PageAnalysis(config.analysisThreads)
+  const completions = new BatchedCompletions<PageCheck>(deps.db, QUEUE.crawl, recordChecksStatement)
+  const crawlDeps = { ...deps, targets: crawlTargetLoader(deps.db), analysis }
+  queue.pull<CrawlJobData, CrawlResult>(QUEUE.crawl, config.workerConcurrency, {
+    run: async job => await crawlPage(crawlDeps, job.data),
+    complete: async (job, { pageCheck, ...output }) => { await completions.complete(job.id, output, pageCheck) },
+    onGiveUp: async (job, reason) => { gaveUp(job, reason) }
+  })
+
+  const discoveryDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
+  queue.pull<DiscoverJobData, object>(QUEUE.discover, 2, {
+    run: async job => await runDiscovery(discoveryDeps, job.id, job.data),
+    onGiveUp: async (job, reason) => {
+      await discoveryGaveUp(discoveryDeps, job.data)
+        .catch((err) => { deps.log.error({ err, jobId: job.id }, 'after-failure step failed') })
+      gaveUp(job, reason)
+    }
+  })
+
+  await queue.work(QUEUE.tick, 1, async () => {
+    const r = await runSchedulerTick(deps.db, queue)
+    if (r.queued > 0 || r.paused > 0) deps.log.info(r, 'scheduler tick')
+    return r
+  })
+  await queue.work(QUEUE.retention, 1, async () => {
+    const r = await deleteExpired(deps.db)
+    await deleteJobRecordsBefore(deps.db, new Date(Date.now() - JOB_RECORD_DAYS * 86_400_000))
+    await deps.vacuum()
+    deps.log.info(r, 'retention sweep')
+    return r
+  })
+  await queue.schedule(QUEUE.tick, '* * * * *')
+  await queue.schedule(QUEUE.retention, '17 3 * * *')
+  return { close: async () => { await analysis.close() } }
+}

@@ -1,0 +1,113 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type PgBoss from 'pg-boss'
+import type { Logger } from 'pino'
+
+export type Job<T> = PgBoss.JobWithMetadata<T>
+
+/** What a queue's worker does with each job. */
+export interface JobHandler<T, O extends object> {
+  /** Does the job; what it returns is the job's output. Throwing fails the attempt (retried with backoff). */
+  run: (job: Job<T>) => Promise<O>
+  /** Completes the job with its output; pg-boss's complete() unless the handler writes it otherwise. */
+  complete?: (job: Job<T>, output: O) => Promise<void>
+  /** After the last attempt failed: what is left to do, and whom to tell. */
+  onGiveUp?: (job: Job<T>, reason: string) => Promise<void>
+}
+
+/**
+ * Keeps up to `concurrency` jobs of one queue running, fetching more from pg-boss as
+ * soon as a slot frees, and leaves completing or failing each job to `run`. (pg-boss's
+ * own batch workers wait for a whole batch and then complete all of it, which can mark
+ * a job completed while its retry is already running elsewhere.)
+ */
+export class JobPuller<T, O extends object = object> {
+  private readonly inflight = new Map<string, Promise<void>>()
+  private stopping = false
+  private idle: AbortController | undefined
+  /** Jobs were committed since the last fetch began: that fetch may have come too early to see them. */
+  private woken = false
+  private loopDone: Promise<void> | undefined
+
+  constructor (
+    private readonly boss: PgBoss,
+    private readonly name: string,
+    private readonly concurrency: number,
+    private readonly pollMs: number,
+    private readonly handler: JobHandler<T, O>,
+    private readonly log: Logger
+  ) {}
+
+  private onError (err: unknown): void {
+    this.log.error({ err, queue: this.name }, 'job queue error')
+  }
+
+  /**
+   * Runs one job and settles it: complete, or fail so that pg-boss retries it with
+   * backoff; after the last attempt, the handler's onGiveUp.
+   */
+  private async settle (job: Job<T>): Promise<void> {
+    const { handler } = this
+    try {
+      const output = await handler.run(job)
+      await (handler.complete ? handler.complete(job, output) : this.boss.complete(this.name, job.id, output))
+    } catch (err) {
+      const message = (err as Error)?.message ?? String(err)
+      const last = job.retryCount >= job.retryLimit
+      this.log.warn({ jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last }, `job attempt failed: ${message}`)
+      await this.boss.fail(this.name, job.id, { message })
+      if (last) {
+        await handler.onGiveUp?.(job, message).catch((e) => { this.log.error({ err: e, jobId: job.id }, 'after-failure step failed') })
+      }
+    }
+  }
+
+  start (): void {
+    this.loopDone = this.loop()
+  }
+
+  private async loop (): Promise<void> {
+    // Fetch in handfuls, not one by one: each fetch is a query.
+    const handful = Math.max(1, Math.floor(this.concurrency / 2))
+    while (!this.stopping) {
+      const free = this.concurrency - this.inflight.size
+      if (free < handful && this.inflight.size > 0) {
+        await Promise.race(this.inflight.values())
+        continue
+      }
+      let jobs: Array<Job<T>> = []
+      this.woken = false
+      try {
+        jobs = await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true }) ?? []
+      } catch (err) {
+        this.onError(err)
+      }
+      if (jobs.length === 0) {
+        if (this.woken) continue
+        this.idle = new AbortController()
+        await sleep(this.pollMs, undefined, { signal: this.idle.signal }).catch(() => {})
+        this.idle = undefined
+        continue
+      }
+      for (const job of jobs) {
+        const done = this.settle(job).catch((err) => { this.onError(err) }).finally(() => { this.inflight.delete(job.id) })
+        this.inflight.set(job.id, done)
+      }
+    }
+  }
+
+  /** Looks for jobs now if it is waiting for its next poll (new jobs were just committed). */
+  wake (): void {
+    this.woken = true
+    this.idle?.abort()
+  }
+
+  /** Stops fetching, gives jobs in flight `graceMs` to finish, and hands the rest back (failed, so retried). */
+  async stop (graceMs: number): Promise<void> {
+    this.stopping = true
+    this.idle?.abort()
+    await this.loopDone
+    if (this.inflight.size > 0) await Promise.race([Promise.allSettled(this.inflight.values()), sleep(graceMs)])
+    const left = [...this.inflight.keys()]
+    await Promise.all(left.map(id => this.boss.fail(this.name, id, { message: 'worker shut down while the job was running' })))
+  }
+}

@@ -1,0 +1,81 @@
+import { AppError, notFound } from '../domain/errors.js'
+import { assertCanCreate, type Org } from '../domain/plans.js'
+import { crawlJobOf } from '../queue/queue.js'
+import { isUniqueViolation } from '../store/db.js'
+import { deleteDomain, domainView, findDomain, insertDomain, updateDomain, type DomainRow } from '../store/domains.js'
+import { monitoredPages } from '../store/pages.js'
+import type { ServiceContext } from './context.js'
+import { takeQuota } from './quota.js'
+
+/** The domain, if the organisation has it; 404 otherwise. */
+export async function requireDomain (ctx: ServiceContext, orgId: string, id: string): Promise<DomainRow> {
+  const domain = await findDomain(ctx.db, orgId, id)
+  if (!domain) throw notFound('Domain')
+  return domain
+}
+
+/**
+ * Adds a domain: takes one unit of the domains quota and queues its discovery, in one
+ * transaction. `hostname` must already be checked (see crawl/url.ts parseDomainInput).
+ */
+export async function createDomain (ctx: ServiceContext, org: Org, hostname: string, displayName: string | null) {
+  try {
+    return await ctx.queue.transaction(ctx.db, async (tx) => {
+      const domain = await insertDomain(tx, org.id, hostname, displayName)
+      await takeQuota(tx, org, 'domains')
+      const discoveryJobId = await ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
+      return { ...domainView(domain), discoveryJobId }
+    })
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('CONFLICT', `Domain ${hostname} already exists for this organisation`)
+    throw err
+  }
+}
+
+/**
+ * Renames, pauses or resumes a domain. A domain paused because its trial expired
+ * resumes only with a plan (402 TRIAL_EXPIRED).
+ */
+export async function changeDomain (ctx: ServiceContext, org: Org, id: string,
+  change: { displayName?: string | null, paused?: boolean }): Promise<void> {
+  const domain = await requireDomain(ctx, org.id, id)
+  const { displayName, paused } = change
+  if (paused === false && domain.status === 'paused') assertCanCreate(org)
+  await updateDomain(ctx.db, domain.id, {
+    displayName: displayName === undefined ? undefined : (displayName?.trim() || null),
+    pause: paused === true && domain.status !== 'paused',
+    resume: paused === false && domain.status === 'paused'
+  })
+}
+
+/** Deletes a domain with its pages, snapshots and changes; its hostname. Quota is not restored. */
+export async function removeDomain (ctx: ServiceContext, orgId: string, id: string): Promise<string> {
+  const hostname = await deleteDomain(ctx.db, orgId, id)
+  if (hostname === undefined) throw notFound('Domain')
+  return hostname
+}
+
+/** Queues a new discovery of the domain's pages; its job's id. */
+export async function rediscover (ctx: ServiceContext, org: Org, id: string) {
+  const domain = await requireDomain(ctx, org.id, id)
+  assertCanCreate(org)
+  const discoveryJobId = await ctx.queue.transaction(ctx.db, tx =>
+    ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id }))
+  return { domain, discoveryJobId }
+}
+
+/**
+ * Crawls every monitored page of the domain now: takes one manual recheck and queues a
+ * crawl for each page that has none waiting or running. `jobIds` lists the new jobs,
+ * `pending` counts the pages that already had one.
+ */
+export async function crawlNow (ctx: ServiceContext, org: Org, id: string) {
+  const domain = await requireDomain(ctx, org.id, id)
+  const { jobIds, pending } = await ctx.queue.transaction(ctx.db, async (tx) => {
+    await takeQuota(tx, org, 'manualRechecks')
+    const pages = await monitoredPages(tx, domain.id)
+    const queued = await ctx.queue.enqueueCrawls(tx, pages.map(crawlJobOf))
+    return { jobIds: pages.flatMap(p => queued.get(p.id) ?? []), pending: pages.length - queued.size }
+  })
+  return { domain, jobIds, pending }
+}

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { after, describe, it } from 'node:test'
+import { gunzipSync } from 'node:zlib'
+import { compareContent, readPage } from '../../src/changes/detect.js'
+import { PageAnalysis } from '../../src/pipeline/analysis.js'
+import { layout, pricingMain } from '../helpers/fixtures.js'
+
+// The pool runs the same pure functions as detect.ts on worker threads: what comes back
+// across the thread boundary must equal what they give on the main thread.
+describe('page analysis on worker threads', () => {
+  const analysis = new PageAnalysis(2)
+  after(async () => { await analysis.close() })
+
+  const html = layout('Pricing — Acme', pricingMain('$49'))
+  const raw = Buffer.from(html)
+
+  it('reads a page as readPage does, with its text and compressed HTML for a new snapshot', async () => {
+    const expected = readPage(html)
+    const reading = await analysis.read({ raw, contentType: 'text/html; charset=utf-8' })
+    assert.equal(reading.title, expected.title)
+    assert.equal(reading.hash, expected.hash)
+    assert.equal(reading.snapshot?.text, expected.text)
+    assert.equal(gunzipSync(reading.snapshot.rawGzip).toString(), html)
+  })
+
+  it('sends no text back when the hash has not moved', async () => {
+    const reading = await analysis.read({ raw, contentType: 'text/html', previousHash: readPage(html).hash })
+    assert.equal(reading.snapshot, undefined)
+    assert.equal(reading.hash, readPage(html).hash)
+  })
+
+  it('decodes the page in its real charset', async () => {
+    const latin1 = Buffer.from(layout('Preise', '<h1>Preise</h1><p>Größe: 49 € pro Monat</p>').replace('utf-8', 'iso-8859-1'), 'latin1')
+    const reading = await analysis.read({ raw: latin1, contentType: 'text/html' })
+    assert.match(reading.snapshot!.text, /Größe/)
+  })
+
+  it('compares as compareContent does, noise rules included', async () => {
+    const before = readPage(html)
+    const after = readPage(layout('Pricing — Acme', pricingMain('$59')))
+    const changes = await analysis.compare(before.text, after.text, 'pricing')
+    assert.deepEqual(changes, compareContent(before.text, after, 'pricing'))
+    assert.equal(changes[0].summary, 'Pro: $49/month → $59/month')
+    const ignored = await analysis.compare(before.text, after.text, 'pricing', { ignorePatterns: ['\\$\\d+/month'] })
+    assert.deepEqual(ignored, [])
+  })
+
+  it('a page that fails to read rejects its own task, and the pool goes on', async () => {
+    await assert.rejects(analysis.read({ raw: 'not bytes' as unknown as Uint8Array, contentType: 'text/html' }))
+    assert.equal((await analysis.read({ raw, contentType: 'text/html' })).title, 'Pricing — Acme')
+  })
+})
