@@ -35,16 +35,19 @@ module.exports = {
     layer('crawl/', ['changes/', 'domain/', 'config\\.ts$'], 'crawling knows no database'),
     layer('store/', ['domain/'], 'the store knows only the vocabulary'),
     layer('queue/', ['store/', 'domain/', 'config\\.ts$'], 'the queue knows no handler'),
-    layer('services/', ['queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'], 'use cases sit under their callers'),
+    layer('services/', ['queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+      'use cases sit under their callers'),
     layer('pipeline/', ['services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
       'the pipeline never calls alerts or the API: it emits events'),
-    layer('alerts/', ['pipeline/events\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
+    layer('alerts/',
+      ['pipeline/events\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
       'alerts subscribe to the pipeline\'s events and know nothing else of it'),
-    layer('api/', ['alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+    layer('api/',
+      ['alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
       'routes reach the database through services and store modules; the signature recipe is documented from alerts'),
     {
       name: 'database-drivers-in-store-and-queue',
-      comment: 'only store/ and queue/ speak to the database (SQL itself is kept there by the lint rule in eslint.config.js)',
+      comment: 'only store/ and queue/ speak to the database (eslint.config.js keeps SQL itself there)',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/store/', '^src/queue/'] },
       to: { path: 'node_modules/(kysely|pg|pg-boss|@electric-sql/pglite)/' }
@@ -62,7 +65,7 @@ module.exports = {
       from: {
         orphan: true,
         path: '^src/',
-        pathNot: ['^src/main\\.ts$', '^src/cli/main\\.ts$', '^src/pipeline/analysis-thread(-tsx\\.mjs|\\.ts)$', '\\.d\\.ts$']
+        pathNot: ['^src/main\\.ts$', '^src/cli/main\\.ts$', '^src/pipeline/analysis-thread(-tsx\\.mjs|\\.ts)$']
       },
       to: {}
     }

@@ -5,31 +5,83 @@ import { loadConfig } from '../src/config.js'
 import { startService } from '../src/service.js'
 import { createOrg } from '../src/services/orgs.js'
 
-const percentile = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))] }
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))]
+}
 
 export async function changesBenchmark (databaseUrl: string): Promise<void> {
   const total = Number(process.env.BENCH_CHANGES ?? 1_000_000)
   const config = loadConfig({
-    DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ROLE: 'api',
-    RATE_LIMIT_STANDARD_PER_MINUTE: '1000000', RATE_LIMIT_HEAVY_PER_HOUR: '1000000'
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    ROLE: 'api',
+    RATE_LIMIT_STANDARD_PER_MINUTE: '1000000',
+    RATE_LIMIT_HEAVY_PER_HOUR: '1000000'
   })
   const service = await startService(config, { logger: false, onBootstrapKey: () => {} })
   try {
     const db = service.store.db
     const { org, apiKey } = await createOrg(db, 'changes-bench', 'enterprise')
-    const domains = await db.insertInto('domains').values(Array.from({ length: 20 }, (_, i) => ({ org_id: org.id, hostname: `site${i}.example.com`, status: 'active' as const })))
-      .returning('id').execute()
+    const domains = await db
+      .insertInto('domains')
+      .values(
+        Array.from({ length: 20 }, (_, i) => ({
+          org_id: org.id,
+          hostname: `site${i}.example.com`,
+          status: 'active' as const
+        }))
+      )
+      .returning('id')
+      .execute()
     const types = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other'] as const
-    const pages = await db.insertInto('pages').values(domains.flatMap((d, i) => types.map((type, k) => ({
-      org_id: org.id, domain_id: d.id, url: `https://site${i}.example.com/${type}`, url_hash: `${i}-${k}`, page_type: type
-    })))).returning(['id', 'domain_id']).execute()
-    const snapshot = await db.insertInto('snapshots').values({ org_id: org.id, page_id: pages[0].id, content_hash: 'x', content: 'x', http_status: 200 })
-      .returning('id').executeTakeFirstOrThrow()
+    const pages = await db
+      .insertInto('pages')
+      .values(
+        domains.flatMap((d, i) =>
+          types.map((type, k) => ({
+            org_id: org.id,
+            domain_id: d.id,
+            url: `https://site${i}.example.com/${type}`,
+            url_hash: `${i}-${k}`,
+            page_type: type
+          }))
+        )
+      )
+      .returning(['id', 'domain_id'])
+      .execute()
+    const snapshot = await db
+      .insertInto('snapshots')
+      .values({ org_id: org.id, page_id: pages[0].id, content_hash: 'x', content: 'x', http_status: 200 })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     console.log(`\n== GET /api/changes at ${total.toLocaleString('en')} changes (PostgreSQL)`)
     const started = performance.now()
     // Generated in the database: summaries drawn from a small vocabulary, times over a year.
-    const words = ['pricing', 'enterprise', 'seats', 'annual', 'discount', 'security', 'SSO', 'audit', 'export', 'webhooks', 'liability', 'privacy',
-      'retention', 'limits', 'storage', 'analytics', 'support', 'SLA', 'region', 'encryption']
+    const words = [
+      'pricing',
+      'enterprise',
+      'seats',
+      'annual',
+      'discount',
+      'security',
+      'SSO',
+      'audit',
+      'export',
+      'webhooks',
+      'liability',
+      'privacy',
+      'retention',
+      'limits',
+      'storage',
+      'analytics',
+      'support',
+      'SLA',
+      'region',
+      'encryption'
+    ]
     const batch = 100_000
     for (let offset = 0; offset < total; offset += batch) {
       await sql`
@@ -44,7 +96,9 @@ export async function changesBenchmark (databaseUrl: string): Promise<void> {
           ${snapshot.id}::uuid, ${snapshot.id}::uuid,
           now() - (g || ' minutes')::interval * 0.5, now()
         FROM generate_series(${offset}::int, ${Math.min(total, offset + batch) - 1}::int) AS g
-        JOIN LATERAL (SELECT id, domain_id FROM pages WHERE org_id = ${org.id}::uuid ORDER BY id OFFSET (g % ${pages.length}::int) LIMIT 1) p ON true`.execute(db)
+        JOIN LATERAL (SELECT id, domain_id FROM pages WHERE org_id = ${org.id}::uuid ORDER BY id OFFSET (g % ${pages.length}::int) LIMIT 1) p ON true`.execute(
+        db
+      )
     }
     await sql`ANALYZE changes`.execute(db)
     console.log(`  loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`)
@@ -52,15 +106,18 @@ export async function changesBenchmark (databaseUrl: string): Promise<void> {
     const call = async (qs: string) => {
       const t0 = performance.now()
       const res = await fetch(`${service.url}/api/changes${qs}`, { headers: { authorization: `Bearer ${apiKey}` } })
-      const body = await res.json() as any
+      const body = (await res.json()) as any
       if (res.status !== 200) throw new Error(`${qs}: ${res.status} ${JSON.stringify(body)}`)
       return { ms: performance.now() - t0, n: body.data.length }
     }
     const cases: Array<[string, string]> = [
       ['newest 20, no filter', ''],
       ['severity=high,critical & changeType=price_change', '?severity=high,critical&changeType=price_change'],
-      ['pageType=pricing & acknowledged=false & since', `?pageType=pricing&acknowledged=false&since=${new Date(Date.now() - 30 * 86_400_000).toISOString()}`],
-      [`domainId & severity=critical`, `?domainId=${domains[3].id}&severity=critical`],
+      [
+        'pageType=pricing & acknowledged=false & since',
+        `?pageType=pricing&acknowledged=false&since=${new Date(Date.now() - 30 * 86_400_000).toISOString()}`
+      ],
+      ['domainId & severity=critical', `?domainId=${domains[3].id}&severity=critical`],
       ['q=encryption', '?q=encryption'],
       ['q="audit export" & severity=high', '?q=%22audit%20export%22&severity=high'],
       ['page 50 of the newest', '?page=50&pageSize=20']
@@ -69,8 +126,15 @@ export async function changesBenchmark (databaseUrl: string): Promise<void> {
       for (let i = 0; i < 5; i++) await call(qs)
       const times: number[] = []
       let n = 0
-      for (let i = 0; i < 100; i++) { const r = await call(qs); times.push(r.ms); n = r.n }
-      console.log(`  ${label.padEnd(52)} median ${percentile(times, 0.5).toFixed(1)} ms   p99 ${percentile(times, 0.99).toFixed(1)} ms   (${n} rows)`)
+      for (let i = 0; i < 100; i++) {
+        const r = await call(qs)
+        times.push(r.ms)
+        n = r.n
+      }
+      console.log(
+        `  ${label.padEnd(52)} median ${percentile(times, 0.5).toFixed(1)} ms   p99 ` +
+        `${percentile(times, 0.99).toFixed(1)} ms   (${n} rows)`
+      )
     }
     console.log('  (target: p99 < 50 ms)')
   } finally {

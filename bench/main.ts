@@ -1,3 +1,4 @@
+// Longer than 300 lines on purpose: the whole benchmark and its report, read top to bottom.
 // npm run bench — crawl benchmark. Serves a generated site locally, registers it,
 // discovers and crawls every page, mutates a tenth of them (and moves the noise of all),
 // crawls again, and prints throughput, per-page analysis time and peak memory; then the
@@ -18,15 +19,24 @@ import { createOrg } from '../src/services/orgs.js'
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000)
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
-const percentile = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))] }
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))]
+}
 const fmt = (n: number, d = 1) => n.toFixed(d)
 
 let peakRss = 0
-const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss) }, 50)
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss)
+}, 50)
 if (process.env.BENCH_MEMORY_TRACE) {
   setInterval(() => {
     const m = process.memoryUsage()
-    console.log(`  [memory] rss ${fmt(m.rss / 1048576, 0)} heap ${fmt(m.heapUsed / 1048576, 0)}/${fmt(m.heapTotal / 1048576, 0)} external ${fmt(m.external / 1048576, 0)} buffers ${fmt(m.arrayBuffers / 1048576, 0)} MB`)
+    console.log(
+      `  [memory] rss ${fmt(m.rss / 1048576, 0)} heap ` +
+      `${fmt(m.heapUsed / 1048576, 0)}/${fmt(m.heapTotal / 1048576, 0)} external ${fmt(m.external / 1048576, 0)} ` +
+      `buffers ${fmt(m.arrayBuffers / 1048576, 0)} MB`
+    )
   }, 1000).unref()
 }
 
@@ -47,27 +57,46 @@ async function analysisBenchmark (): Promise<void> {
     sizes.push(after.length)
   }
   const around100k = times.filter((_, i) => sizes[i] >= 85_000 && sizes[i] <= 115_000)
-  console.log(`extraction + diff + classification, per page (200 pages of ${fmt(Math.min(...sizes) / 1024, 0)}–${fmt(Math.max(...sizes) / 1024, 0)} KB):`)
-  console.log(`  all pages:      median ${fmt(percentile(times, 0.5), 2)} ms   p95 ${fmt(percentile(times, 0.95), 2)} ms`)
-  console.log(`  ~100 KB pages:  median ${fmt(percentile(around100k, 0.5), 2)} ms   p95 ${fmt(percentile(around100k, 0.95), 2)} ms   (target: median < 5 ms)`)
+  console.log(
+    'extraction + diff + classification, per page (200 pages of ' +
+    `${fmt(Math.min(...sizes) / 1024, 0)}–${fmt(Math.max(...sizes) / 1024, 0)} KB):`
+  )
+  console.log(
+    `  all pages:      median ${fmt(percentile(times, 0.5), 2)} ms   p95 ${fmt(percentile(times, 0.95), 2)} ms`
+  )
+  console.log(
+    `  ~100 KB pages:  median ${fmt(percentile(around100k, 0.5), 2)} ms   p95 ` +
+    `${fmt(percentile(around100k, 0.95), 2)} ms   (target: median < 5 ms)`
+  )
 }
 
 async function waitFor (service: Service, what: string, done: () => Promise<boolean>, everyMs = 100): Promise<void> {
   const until = Date.now() + 30 * 60_000
   while (!(await done())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(r => setTimeout(r, everyMs))
+    await new Promise(resolve => setTimeout(resolve, everyMs))
   }
 }
 
 async function pendingJobs (service: Service): Promise<number> {
-  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('crawl.page', 'discover.pages') AND state IN ('created', 'retry', 'active')`.execute(service.store.db)
+  const r = await sql<{
+    n: number
+  }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('crawl.page', 'discover.pages') AND state IN ('created', 'retry', 'active')`.execute(
+    service.store.db
+  )
   return r.rows[0].n
 }
 
 /** The generated site, served by a child process. */
-async function startSite (): Promise<{ origin: string, mutate: (noise: number[], real: number[]) => Promise<void>, close: () => void }> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./site-server.js', import.meta.url)), { env: { ...process.env, BENCH_PAGES: String(PAGES) }, execArgv: [] })
+async function startSite (): Promise<{
+  origin: string
+  mutate: (noise: number[], real: number[]) => Promise<void>
+  close: () => void
+}> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./site-server.js', import.meta.url)), {
+    env: { ...process.env, BENCH_PAGES: String(PAGES) },
+    execArgv: []
+  })
   const origin = await new Promise<string>(resolve => child.once('message', (m: any) => resolve(m.origin)))
   return {
     origin,
@@ -76,7 +105,9 @@ async function startSite (): Promise<{ origin: string, mutate: (noise: number[],
       child.send({ noise, real })
       await done
     },
-    close: () => { child.disconnect() }
+    close: () => {
+      child.disconnect()
+    }
   }
 }
 
@@ -107,24 +138,42 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     // undici's request, which the service has loaded anyway: Node's own fetch would add
     // its ~10 MB to the memory measured.
     const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-      const res = await request(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-      return await res.body.json() as any
+      const res = await request(`${service.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined
+      })
+      return (await res.body.json()) as any
     }
     console.log(`\n== ${label}: ${PAGES} pages`)
     const t0 = performance.now()
     const domain = (await call('POST', '/api/domains', { domain: 'bench.test' })).data
     // Discovery keeps at most 10,000 candidates, so a bigger site is monitored in part.
     await waitFor(service, 'discovery and baseline crawls', async () => {
-      const r = await sql<{ snaps: number, pages: number }>`SELECT (SELECT count(*)::int FROM snapshots) AS snaps, (SELECT count(*)::int FROM pages) AS pages`.execute(service.store.db)
-      return r.rows[0].pages > 0 && r.rows[0].snaps >= r.rows[0].pages && await pendingJobs(service) === 0
+      const r = await sql<{
+        snaps: number
+        pages: number
+      }>`SELECT (SELECT count(*)::int FROM snapshots) AS snaps, (SELECT count(*)::int FROM pages) AS pages`.execute(
+        service.store.db
+      )
+      return r.rows[0].pages > 0 && r.rows[0].snaps >= r.rows[0].pages && (await pendingJobs(service)) === 0
     })
-    const monitored = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pages`.execute(service.store.db)).rows[0].n
-    if (monitored < PAGES) console.log(`(discovery added ${monitored} of the ${PAGES} pages: it keeps at most 10,000 candidates)`)
+    const monitored = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pages`.execute(service.store.db)).rows[0]
+      .n
+    if (monitored < PAGES) {
+      console.log(`(discovery added ${monitored} of the ${PAGES} pages: it keeps at most 10,000 candidates)`)
+    }
     const first = (performance.now() - t0) / 1000
     console.log(`discover + first crawl (baselines): ${fmt(first)} s, ${fmt(monitored / first)} pages/s`)
 
-    const range = (from: number, step: number) => Array.from({ length: Math.ceil((PAGES - from) / step) }, (_, k) => from + k * step).filter(i => i < PAGES)
-    const changedBy = async () => (await sql<{ pages: number }>`SELECT count(DISTINCT page_id)::int AS pages FROM changes`.execute(service.store.db)).rows[0].pages
+    const range = (from: number, step: number) =>
+      Array.from({ length: Math.ceil((PAGES - from) / step) }, (_, k) => from + k * step).filter(i => i < PAGES)
+    const changedBy = async () =>
+      (
+        await sql<{ pages: number }>`SELECT count(DISTINCT page_id)::int AS pages FROM changes`.execute(
+          service.store.db
+        )
+      ).rows[0].pages
     const recrawl = async (label: string, expectChanged: number) => {
       const before = await changedBy()
       const startedAt = Date.now()
@@ -135,29 +184,58 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       const queuedIn = (performance.now() - started) / 1000
       // Polled slowly, so that the benchmark's own queries barely load the database; the
       // crawl ends when its last job completed, as the queue recorded it.
-      await waitFor(service, label, async () => await pendingJobs(service) === 0, 500)
+      await waitFor(service, label, async () => (await pendingJobs(service)) === 0, 500)
       const waited = (performance.now() - started) / 1000
       const cpu = process.cpuUsage(cpuBefore)
       const loop = performance.eventLoopUtilization(loopBefore)
-      const ended = (await sql<{ at: Date }>`SELECT max(completed_on) AS at FROM pgboss.job WHERE name = 'crawl.page' AND id = ANY(${crawl.jobIds}::uuid[])`.execute(service.store.db)).rows[0].at
+      const ended = (
+        await sql<{
+          at: Date
+        }>`SELECT max(completed_on) AS at FROM pgboss.job WHERE name = 'crawl.page' AND id = ANY(${crawl.jobIds}::uuid[])`.execute(
+          service.store.db
+        )
+      ).rows[0].at
       const seconds = (new Date(ended).getTime() - startedAt) / 1000
-      const changed = await changedBy() - before
-      const failed = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'crawl.page' AND state = 'failed'`.execute(service.store.db)).rows[0].n
-      console.log(`${label}: ${crawl.queued} pages in ${fmt(seconds)} s = ${fmt(crawl.queued / seconds)} page checks/s end to end`)
-      console.log(`  pages with a reported change: ${changed} (expected ${expectChanged}); noise-only pages reported: ${Math.max(0, changed - expectChanged)}; failed jobs: ${failed}`)
-      console.log(`  ${fmt(queuedIn, 2)} s to queue the crawls; CPU: ${fmt((cpu.user + cpu.system) / 1e6 / waited, 2)} cores busy, the service's main thread ${fmt(loop.utilization * 100, 0)}% busy`)
+      const changed = (await changedBy()) - before
+      const failed = (
+        await sql<{
+          n: number
+        }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'crawl.page' AND state = 'failed'`.execute(
+          service.store.db
+        )
+      ).rows[0].n
+      console.log(
+        `${label}: ${crawl.queued} pages in ${fmt(seconds)} s = ${fmt(crawl.queued / seconds)} page checks/s end to end`
+      )
+      console.log(
+        `  pages with a reported change: ${changed} (expected ${expectChanged}); noise-only pages reported: ` +
+        `${Math.max(0, changed - expectChanged)}; failed jobs: ${failed}`
+      )
+      console.log(
+        `  ${fmt(queuedIn, 2)} s to queue the crawls; CPU: ${fmt((cpu.user + cpu.system) / 1e6 / waited, 2)} cores ` +
+        `busy, the service's main thread ${fmt(loop.utilization * 100, 0)}% busy`
+      )
     }
 
     // The issue's scenario: a tenth of the pages change (half for real, half only in
     // their noise); the rest are untouched and answer conditional requests with 304.
     const real = range(0, 20)
     await site.mutate(range(10, 20), real)
-    await recrawl('second crawl (a tenth mutated: half real, half noise; target >= 300/s)', real.length + (real.includes(0) ? 1 : 0))
+    await recrawl(
+      'second crawl (a tenth mutated: half real, half noise; target >= 300/s)',
+      real.length + (real.includes(0) ? 1 : 0)
+    )
     // Harder: every page's noise moves (no 304s), and another tenth changes for real.
     const real2 = range(5, 10)
-    await site.mutate(range(0, 1).filter(i => !real2.includes(i)), real2)
-    await recrawl('third crawl (every page\'s noise moved, a tenth real)', real2.length)
-    console.log(`peak memory (RSS of the service process: API, workers and ${databaseUrl ? 'database client' : 'the embedded database'}): ${fmt(peakRss / 1024 / 1024, 0)} MB`)
+    await site.mutate(
+      range(0, 1).filter(i => !real2.includes(i)),
+      real2
+    )
+    await recrawl("third crawl (every page's noise moved, a tenth real)", real2.length)
+    console.log(
+      'peak memory (RSS of the service process: API, workers and ' +
+      `${databaseUrl ? 'database client' : 'the embedded database'}): ${fmt(peakRss / 1024 / 1024, 0)} MB`
+    )
   } finally {
     await service.stop()
     site.close()
@@ -167,10 +245,16 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
 
 async function postgresAnswers (): Promise<boolean> {
   const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 })
-  try { await c.connect(); await c.end(); return true } catch { return false }
+  try {
+    await c.connect()
+    await c.end()
+    return true
+  } catch {
+    return false
+  }
 }
 
-async function freshDatabase (): Promise<{ url: string, drop: () => Promise<void> }> {
+async function freshDatabase (): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `sw_bench_${Date.now()}`
   const admin = new pg.Client({ connectionString: PG_URL })
   await admin.connect()
@@ -192,12 +276,18 @@ async function freshDatabase (): Promise<{ url: string, drop: () => Promise<void
 }
 
 // The service runs with the V8 flags of `npm start` (its heap sizes), as it does in use.
-const START_FLAGS = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).scripts.start as string)
-  .split(/\s+/).filter(arg => arg.startsWith('--'))
+const START_FLAGS = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).scripts.start as string
+)
+  .split(/\s+/)
+  .filter(arg => arg.startsWith('--'))
 
 /** Each scenario runs in a fresh process, so its memory figure is its own. */
 async function inChild (args: string[]): Promise<void> {
-  const child = fork(fileURLToPath(import.meta.url), args, { stdio: 'inherit', execArgv: args[0] === '--scenario' ? START_FLAGS : [] })
+  const child = fork(fileURLToPath(import.meta.url), args, {
+    stdio: 'inherit',
+    execArgv: args[0] === '--scenario' ? START_FLAGS : []
+  })
   const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
   if (code !== 0) throw new Error(`scenario ${args.join(' ')} exited with ${code}`)
 }
@@ -207,7 +297,10 @@ if (mode === '--changes') {
   const { changesBenchmark } = await import('./changes.js')
   await changesBenchmark(target)
 } else if (mode === '--scenario') {
-  await scenario(target === 'pglite' ? 'embedded database (PGlite)' : `PostgreSQL (${PG_URL})`, target === 'pglite' ? undefined : target)
+  await scenario(
+    target === 'pglite' ? 'embedded database (PGlite)' : `PostgreSQL (${PG_URL})`,
+    target === 'pglite' ? undefined : target
+  )
 } else {
   await analysisBenchmark()
   console.log(`\n(the service runs as npm start runs it: node ${START_FLAGS.join(' ')})`)
@@ -216,10 +309,18 @@ if (mode === '--changes') {
     console.log('\n(PostgreSQL skipped: BENCH_SKIP_POSTGRES is set)')
   } else if (await postgresAnswers()) {
     const db = await freshDatabase()
-    try { await inChild(['--scenario', db.url]) } finally { await db.drop() }
+    try {
+      await inChild(['--scenario', db.url])
+    } finally {
+      await db.drop()
+    }
     if (!process.env.BENCH_SKIP_CHANGES) {
       const big = await freshDatabase()
-      try { await inChild(['--changes', big.url]) } finally { await big.drop() }
+      try {
+        await inChild(['--changes', big.url])
+      } finally {
+        await big.drop()
+      }
     }
   } else {
     console.log(`\n(PostgreSQL at ${PG_URL} does not answer: set BENCH_DATABASE_URL to benchmark it)`)

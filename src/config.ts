@@ -44,12 +44,17 @@ function int (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): 
 /** `a.test=http://127.0.0.1:8081,b.test=http://127.0.0.1:8082`, like curl's --connect-to. */
 export function parseHostMap (raw: string | undefined): Map<string, URL> {
   const map = new Map<string, URL>()
-  for (const entry of (raw ?? '').split(',').map(s => s.trim()).filter(Boolean)) {
+  for (const entry of (raw ?? '')
+    .split(',')
+    .map(s => s.trim())
+    .filter(Boolean)) {
     const eq = entry.indexOf('=')
     if (eq <= 0) throw new Error(`CRAWL_HOST_MAP entry "${entry}" must be host=origin`)
     const host = entry.slice(0, eq).trim().toLowerCase()
     const origin = new URL(entry.slice(eq + 1).trim())
-    if (origin.protocol !== 'http:' && origin.protocol !== 'https:') throw new Error(`CRAWL_HOST_MAP origin for ${host} must be http(s)`)
+    if (origin.protocol !== 'http:' && origin.protocol !== 'https:') {
+      throw new Error(`CRAWL_HOST_MAP origin for ${host} must be http(s)`)
+    }
     map.set(host, origin)
   }
   return map

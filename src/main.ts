@@ -12,8 +12,16 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (stopping) return
     stopping = true
-    const force = setTimeout(() => { process.exit(1) }, 10_000)
+    const force = setTimeout(() => {
+      process.exit(1)
+    }, 10_000)
     force.unref()
-    service.stop().then(() => process.exit(0), (err) => { console.error(err); process.exit(1) })
+    service.stop().then(
+      () => process.exit(0),
+      err => {
+        console.error(err)
+        process.exit(1)
+      }
+    )
   })
 }

@@ -20,7 +20,7 @@ export interface Service {
   app: FastifyInstance | undefined
   /** Where the API listens, once started. */
   url: string | undefined
-  stop (): Promise<void>
+  stop(): Promise<void>
 }
 
 export interface ServiceOptions {
@@ -35,29 +35,40 @@ export interface ServiceOptions {
  * role serves it; the pipeline's and alerting's workers when the role runs them.
  */
 export async function startService (config: Config, opts: ServiceOptions = {}): Promise<Service> {
-  const log = pino(typeof opts.logger === 'object' ? opts.logger : { level: opts.logger === false ? 'silent' : config.logLevel })
+  const log = pino(
+    typeof opts.logger === 'object' ? opts.logger : { level: opts.logger === false ? 'silent' : config.logLevel }
+  )
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    onConnectionLost: (err) => { log.warn({ err: err.message }, 'idle database connection lost') }
+    onConnectionLost: err => {
+      log.warn({ err: err.message }, 'idle database connection lost')
+    }
   })
   const runsWorkers = config.role !== 'api'
   const servesApi = config.role !== 'worker'
   const queue = await JobQueue.start(store, config, { runsWorkers, log })
   const events = new PipelineEvents()
-  events.on('change.detected', e => { log.info({ event: 'change.detected', ...e }, `change detected: ${e.summary}`) })
-  events.on('job.failed', e => { log.warn({ event: 'job.failed', ...e }, `job failed: ${e.reason}`) })
+  events.on('change.detected', e => {
+    log.info({ event: 'change.detected', ...e }, `change detected: ${e.summary}`)
+  })
+  events.on('job.failed', e => {
+    log.warn({ event: 'job.failed', ...e }, `job failed: ${e.reason}`)
+  })
   attachAlerts(events, store.db, queue, log)
   const crawler = new Crawler(config)
 
   const bootstrap = await bootstrapDefaultOrg(store.db)
   if (bootstrap) {
-    (opts.onBootstrapKey ?? ((key: string) => {
-      process.stdout.write(`\nCreated organisation "default" (trial). Its API key, shown once:\n\n  ${key}\n\n`)
-    }))(bootstrap.apiKey)
+    ;(
+      opts.onBootstrapKey ??
+      ((key: string) => {
+        process.stdout.write(`\nCreated organisation "default" (trial). Its API key, shown once:\n\n  ${key}\n\n`)
+      })
+    )(bootstrap.apiKey)
   }
 
-  let pipeline: { close (): Promise<void> } | undefined
+  let pipeline: { close(): Promise<void> } | undefined
   if (runsWorkers) {
     pipeline = await startPipeline({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log })
     await startAlertWorkers({ db: store.db, queue, fetcher: crawler.fetcher, publicBaseUrl: config.publicBaseUrl, log })

@@ -3,28 +3,64 @@ import type { Db } from '../store/db.js'
 import { findDeliveryToSend, markDeliveryFailed, recordAttempt } from '../store/webhooks.js'
 import { SIGNATURE_HEADER, sign } from './signature.js'
 
-export interface DeliverDeps { db: Db, fetcher: Fetcher, publicBaseUrl: string | undefined }
+export interface DeliverDeps {
+  db: Db
+  fetcher: Fetcher
+  publicBaseUrl: string | undefined
+}
 
-const SEVERITY_MARK: Record<string, string> = { critical: ':rotating_light:', high: ':warning:', medium: ':large_orange_diamond:', low: ':white_circle:' }
+const SEVERITY_MARK: Record<string, string> = {
+  critical: ':rotating_light:',
+  high: ':warning:',
+  medium: ':large_orange_diamond:',
+  low: ':white_circle:'
+}
 
 /** The Slack message for an event: who, where, what, how bad, and a link to the diff. */
-export function slackMessage (eventType: string, payload: any, publicBaseUrl: string | undefined): { text: string, blocks: unknown[] } {
+export function slackMessage (
+  eventType: string,
+  payload: any,
+  publicBaseUrl: string | undefined
+): { text: string; blocks: unknown[] } {
   const base = publicBaseUrl?.replace(/\/$/, '') ?? ''
   if (eventType === 'change.detected') {
     const c = payload.change
     const link = `${base}/api/changes/${c.id}`
-    const text = `${SEVERITY_MARK[c.severity] ?? ''} ${payload.domain.displayName ?? payload.domain.domain}: ${c.summary}`.trim()
+    const text =
+      `${SEVERITY_MARK[c.severity] ?? ''} ${payload.domain.displayName ?? payload.domain.domain}: ${c.summary}`.trim()
     return {
       text,
       blocks: [
-        { type: 'section', text: { type: 'mrkdwn', text: `*${payload.domain.displayName ?? payload.domain.domain}* · <${payload.page.url}|${payload.page.url}>\n${c.summary}` } },
-        { type: 'context', elements: [{ type: 'mrkdwn', text: `*${c.changeType}* · severity *${c.severity}* · confidence ${c.confidence} · <${link}|diff>` }] }
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text: `*${payload.domain.displayName ?? payload.domain.domain}* · ` +
+              `<${payload.page.url}|${payload.page.url}>\n${c.summary}`
+          }
+        },
+        {
+          type: 'context',
+          elements: [
+            {
+              type: 'mrkdwn',
+              text: `*${c.changeType}* · severity *${c.severity}* · confidence ${c.confidence} · <${link}|diff>`
+            }
+          ]
+        }
       ]
     }
   }
   if (eventType === 'changes.digest') {
-    const lines = (payload.changes as any[]).map(c => `• ${SEVERITY_MARK[c.severity] ?? ''} *${c.domain}* (${c.changeType}): ${c.summary} <${base}/api/changes/${c.id}|diff>`)
-    return { text: `${payload.total} change${payload.total === 1 ? '' : 's'} since ${payload.period.from}`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 2900) } }] }
+    const lines = (payload.changes as any[]).map(
+      c =>
+        `• ${SEVERITY_MARK[c.severity] ?? ''} *${c.domain}* (${c.changeType}): ${c.summary} ` +
+        `<${base}/api/changes/${c.id}|diff>`
+    )
+    return {
+      text: `${payload.total} change${payload.total === 1 ? '' : 's'} since ${payload.period.from}`,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 2900) } }]
+    }
   }
   if (eventType === 'job.failed') {
     const text = `:x: ${payload.domain?.domain ?? ''} ${payload.job.name} failed: ${payload.job.failedReason}`
@@ -38,7 +74,11 @@ export function slackMessage (eventType: string, payload: any, publicBaseUrl: st
  * answer or a network failure throws so the queue retries with backoff. A delivery
  * already made is never made again.
  */
-export async function deliver (deps: DeliverDeps, deliveryId: string, lastAttempt: boolean): Promise<{ delivered: boolean, status?: number, skipped?: string }> {
+export async function deliver (
+  deps: DeliverDeps,
+  deliveryId: string,
+  lastAttempt: boolean
+): Promise<{ delivered: boolean; status?: number; skipped?: string }> {
   const row = await findDeliveryToSend(deps.db, deliveryId)
   if (!row) return { delivered: false, skipped: 'endpoint deleted' }
   if (row.status === 'delivered') return { delivered: true, skipped: 'already delivered' }
@@ -47,12 +87,18 @@ export async function deliver (deps: DeliverDeps, deliveryId: string, lastAttemp
     return { delivered: false, skipped: 'endpoint disabled' }
   }
 
-  const body = row.kind === 'slack'
-    ? JSON.stringify(slackMessage(row.event_type, row.payload, deps.publicBaseUrl))
-    : JSON.stringify({ id: row.id, type: row.event_type, createdAt: row.created_at.toISOString(), data: row.payload })
-  const headers: Record<string, string> = row.kind === 'slack'
-    ? {}
-    : { 'X-Sitewatch-Event': row.event_type, 'X-Sitewatch-Delivery': row.id, [SIGNATURE_HEADER]: sign(row.secret, body) }
+  const body =
+    row.kind === 'slack'
+      ? JSON.stringify(slackMessage(row.event_type, row.payload, deps.publicBaseUrl))
+      : JSON.stringify({ id: row.id, type: row.event_type, createdAt: row.created_at.toISOString(), data: row.payload })
+  const headers: Record<string, string> =
+    row.kind === 'slack'
+      ? {}
+      : {
+          'X-Sitewatch-Event': row.event_type,
+          'X-Sitewatch-Delivery': row.id,
+          [SIGNATURE_HEADER]: sign(row.secret, body)
+        }
 
   let status: number | undefined
   let durationMs: number | undefined

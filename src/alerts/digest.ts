@@ -15,16 +15,24 @@ const DIGEST_LIMIT = 100
  * changes since the last digest. Returns how many messages were queued.
  */
 export async function runDigest (db: Db, queue: JobQueue, now = new Date()): Promise<number> {
-  const digestPlans = Object.values(PLANS).filter(p => p.alerts === 'digest').map(p => p.name)
+  const digestPlans = Object.values(PLANS)
+    .filter(p => p.alerts === 'digest')
+    .map(p => p.name)
   let sent = 0
   for (const org of await digestOrgs(db, digestPlans)) {
     const from = org.last_digest_at ?? org.created_at
-    await queue.transaction(db, async (tx) => {
+    await queue.transaction(db, async tx => {
       const changes = await changesBetween(tx, org.id, from, now)
       const deliveries: NewDelivery[] = []
       for (const e of await endpointsFor(tx, [org.id], 'change.detected')) {
         const wanted = changes.filter(c =>
-          endpointWants(e, { severity: c.severity, changeType: c.change_type, domainId: c.domain_id, pageType: c.page_type }))
+          endpointWants(e, {
+            severity: c.severity,
+            changeType: c.change_type,
+            domainId: c.domain_id,
+            pageType: c.page_type
+          })
+        )
         if (wanted.length === 0) continue
         deliveries.push({
           endpoint_id: e.id,
@@ -35,7 +43,13 @@ export async function runDigest (db: Db, queue: JobQueue, now = new Date()): Pro
             period: { from: from.toISOString(), to: now.toISOString() },
             total: wanted.length,
             changes: wanted.slice(0, DIGEST_LIMIT).map(c => ({
-              id: c.id, severity: c.severity, changeType: c.change_type, summary: c.summary, url: c.url, domain: c.hostname, createdAt: c.created_at
+              id: c.id,
+              severity: c.severity,
+              changeType: c.change_type,
+              summary: c.summary,
+              url: c.url,
+              domain: c.hostname,
+              createdAt: c.created_at
             }))
           }
         })

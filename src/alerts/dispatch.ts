@@ -15,15 +15,24 @@ import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webho
 
 const BATCH = 500
 
-export interface ChangeFacts { severity: Severity, changeType: ChangeType, domainId: string, pageType: PageType }
+export interface ChangeFacts {
+  severity: Severity
+  changeType: ChangeType
+  domainId: string
+  pageType: PageType
+}
 
 /** Whether an endpoint's filters let a change through. */
-export function endpointWants (e: Pick<EndpointRow, 'min_severity' | 'change_types' | 'domain_ids' | 'page_types'>, c: ChangeFacts):
-boolean {
-  return SEVERITY_RANK[c.severity] >= SEVERITY_RANK[e.min_severity] &&
+export function endpointWants (
+  e: Pick<EndpointRow, 'min_severity' | 'change_types' | 'domain_ids' | 'page_types'>,
+  c: ChangeFacts
+): boolean {
+  return (
+    SEVERITY_RANK[c.severity] >= SEVERITY_RANK[e.min_severity] &&
     (!e.change_types || e.change_types.includes(c.changeType)) &&
     (!e.domain_ids || e.domain_ids.includes(c.domainId)) &&
     (!e.page_types || e.page_types.includes(c.pageType))
+  )
 }
 
 /**
@@ -34,7 +43,7 @@ boolean {
 export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: string[]): Promise<number> {
   let handled = 0
   for (;;) {
-    const n = await queue.transaction(db, async (tx) => {
+    const n = await queue.transaction(db, async tx => {
       const rows = await takeUnalerted(tx, BATCH, changeIds)
       if (rows.length === 0) return 0
       const endpoints = await endpointsFor(tx, [...new Set(rows.map(r => r.org_id))], 'change.detected')
@@ -58,7 +67,10 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
         }
       }
       await queueDeliveries(tx, queue, deliveries)
-      await markAlerted(tx, rows.map(r => r.id))
+      await markAlerted(
+        tx,
+        rows.map(r => r.id)
+      )
       return rows.length
     })
     handled += n
@@ -68,18 +80,24 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
 
 /** A job that failed for good, to the endpoints that asked for job.failed. */
 export async function dispatchJobFailed (db: Db, queue: JobQueue, e: JobFailed): Promise<void> {
-  await queue.transaction(db, async (tx) => {
-    const endpoints = (await endpointsFor(tx, [e.orgId], 'job.failed')).filter(x => !x.domain_ids || x.domain_ids.includes(e.domainId))
+  await queue.transaction(db, async tx => {
+    const endpoints = (await endpointsFor(tx, [e.orgId], 'job.failed')).filter(
+      x => !x.domain_ids || x.domain_ids.includes(e.domainId)
+    )
     const hostname = await domainHostname(tx, e.domainId)
-    await queueDeliveries(tx, queue, endpoints.map(x => ({
-      endpoint_id: x.id,
-      org_id: e.orgId,
-      event_type: 'job.failed',
-      event_id: e.jobId,
-      payload: {
-        job: { id: e.jobId, name: e.name, domainId: e.domainId, pageId: e.pageId, failedReason: e.reason },
-        domain: hostname !== undefined ? { id: e.domainId, domain: hostname } : null
-      }
-    })))
+    await queueDeliveries(
+      tx,
+      queue,
+      endpoints.map(x => ({
+        endpoint_id: x.id,
+        org_id: e.orgId,
+        event_type: 'job.failed',
+        event_id: e.jobId,
+        payload: {
+          job: { id: e.jobId, name: e.name, domainId: e.domainId, pageId: e.pageId, failedReason: e.reason },
+          domain: hostname !== undefined ? { id: e.domainId, domain: hostname } : null
+        }
+      }))
+    )
   })
 }

@@ -8,14 +8,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 export const SIGNATURE_HEADER = 'X-Sitewatch-Signature'
 export const TOLERANCE_SECONDS = 300
 
-
 export function sign (secret: string, body: string, at = Math.floor(Date.now() / 1000)): string {
   const mac = createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')
   return `t=${at},v1=${mac}`
 }
 
 /** The receiver's side of the recipe. */
-export function verify (secret: string, body: string, header: string | undefined, now = Math.floor(Date.now() / 1000)): boolean {
+export function verify (
+  secret: string,
+  body: string,
+  header: string | undefined,
+  now = Math.floor(Date.now() / 1000)
+): boolean {
   if (!header) return false
   const parts = Object.fromEntries(header.split(',').map(kv => kv.split('=', 2) as [string, string]))
   const at = Number(parts.t)

@@ -10,10 +10,14 @@ import { dispatchJobFailed } from './dispatch.js'
  * sweep of the changes outbox (see startAlertWorkers) sends it within a minute.
  */
 export function attachAlerts (events: PipelineEvents, db: Db, queue: JobQueue, log: Logger): void {
-  events.on('change.detected', (e) => {
-    queue.send(QUEUE.dispatch, { changeIds: [e.changeId] }).catch((err) => { log.error({ err }, 'could not queue alert dispatch') })
+  events.on('change.detected', e => {
+    queue.send(QUEUE.dispatch, { changeIds: [e.changeId] }).catch(err => {
+      log.error({ err }, 'could not queue alert dispatch')
+    })
   })
-  events.on('job.failed', (e) => {
-    dispatchJobFailed(db, queue, e).catch((err) => { log.error({ err }, 'could not queue job.failed alerts') })
+  events.on('job.failed', e => {
+    dispatchJobFailed(db, queue, e).catch(err => {
+      log.error({ err }, 'could not queue job.failed alerts')
+    })
   })
 }

@@ -6,7 +6,13 @@ import { deliver } from './deliver.js'
 import { runDigest } from './digest.js'
 import { dispatchChanges } from './dispatch.js'
 
-export interface AlertDeps { db: Db, queue: JobQueue, fetcher: Fetcher, publicBaseUrl: string | undefined, log: Logger }
+export interface AlertDeps {
+  db: Db
+  queue: JobQueue
+  fetcher: Fetcher
+  publicBaseUrl: string | undefined
+  log: Logger
+}
 
 /**
  * Registers alerting's handlers with the queue: deliveries, dispatch of new changes
@@ -18,7 +24,7 @@ export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
   queue.pull<{ deliveryId: string }, object>(QUEUE.deliver, 8, {
     run: async job => await deliver(deps, job.data.deliveryId, job.retryCount >= job.retryLimit)
   })
-  await queue.work<{ changeIds?: string[] } | null>(QUEUE.dispatch, 4, async (jobs) => {
+  await queue.work<{ changeIds?: string[] } | null>(QUEUE.dispatch, 4, async jobs => {
     for (const job of jobs) {
       const alerted = await dispatchChanges(db, queue, job.data?.changeIds)
       if (!job.data?.changeIds && alerted > 0) deps.log.info({ alerted }, 'changes outbox swept')

@@ -28,7 +28,7 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     bodyLimit: 1024 * 1024,
     // The trace id is the request id: echoed when the client sends a sane one, and
     // logged as `traceId` on every line of the request.
-    genReqId: (req) => {
+    genReqId: req => {
       const supplied = req.headers['x-trace-id']
       return typeof supplied === 'string' && TRACE_ID.test(supplied) ? supplied : randomUUID()
     },
@@ -40,7 +40,9 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     schemaController: { compilersFactory: { buildValidator: validatorCompilers() } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  app.addHook('onRequest', async (req, reply) => { reply.header('X-Trace-Id', req.id) })
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Trace-Id', req.id)
+  })
   addInputChecks(app)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
@@ -49,7 +51,10 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
   // 'content-type: application/json'` works on the endpoints that take none.
   const jsonParser = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') { done(null, undefined); return }
+    if (typeof body === 'string' && body.trim() === '') {
+      done(null, undefined)
+      return
+    }
     jsonParser(req, body as string, done)
   })
 
@@ -61,13 +66,24 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
       info: {
         title: 'Sitewatch API',
         version: '1.0.0',
-        description: 'Website change monitoring: register a competitor\'s domain, Sitewatch discovers its important pages, ' +
-          'crawls them every day and reports typed, scored changes. Every /api request needs `Authorization: Bearer <API_KEY>`. ' +
-          'Rate limits count per organisation: 100 requests per minute, and 10 per hour for the heavy endpoints (discover, crawl). ' +
-          'Values in a JSON body must have the types the schema gives (no coercion: `"priority": "5"` is a 400); query parameters are read as their types.'
+        description:
+          "Website change monitoring: register a competitor's domain, Sitewatch discovers its important pages, " +
+          'crawls them every day and reports typed, scored changes. Every /api request needs `Authorization: ' +
+          'Bearer <API_KEY>`. ' +
+          'Rate limits count per organisation: 100 requests per minute, and 10 per hour for the heavy endpoints ' +
+          '(discover, crawl). ' +
+          'Values in a JSON body must have the types the schema gives (no coercion: `"priority": "5"` is a 400); ' +
+          'query parameters are read as their types.'
       },
-      servers: [{ url: config.publicBaseUrl ?? '/', description: config.publicBaseUrl ? 'this deployment' : 'the server that served this document' }],
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key, sw_live_…' } } },
+      servers: [
+        {
+          url: config.publicBaseUrl ?? '/',
+          description: config.publicBaseUrl ? 'this deployment' : 'the server that served this document'
+        }
+      ],
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key, sw_live_…' } }
+      },
       security: [{ apiKey: [] }],
       tags: [
         { name: 'domains', description: 'Monitored domains' },
@@ -83,10 +99,20 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
   })
   await app.register(swaggerUi, { routePrefix: '/swagger' })
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined
-  if (redis) app.addHook('onClose', async () => { redis.disconnect() })
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 2, enableOfflineQueue: true })
+    : undefined
+  if (redis) {
+    app.addHook('onClose', async () => {
+      redis.disconnect()
+    })
+  }
   // A Redis outage lets requests through rather than failing them.
-  await app.register(rateLimit, { global: false, skipOnError: true, ...(redis ? { redis, nameSpace: 'sitewatch-rl-' } : {}) })
+  await app.register(rateLimit, {
+    global: false,
+    skipOnError: true,
+    ...(redis ? { redis, nameSpace: 'sitewatch-rl-' } : {})
+  })
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get('/healthz', { schema: { hide: true } }, async () => ({ data: { status: 'ok' } }))
@@ -99,23 +125,33 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     }
   })
 
-  await app.register(async (api) => {
-    await guard(api, { db: deps.db, standardPerMinute: config.rateLimitStandardPerMinute, heavyPerHour: config.rateLimitHeavyPerHour })
-    api.setNotFoundHandler(notFoundHandler)
-    await api.register(domainRoutes, deps)
-    await api.register(pageRoutes, deps)
-    await api.register(jobRoutes, deps)
-    await api.register(usageRoutes, deps)
-    await api.register(changeRoutes, deps)
-    await api.register(webhookRoutes, deps)
-  }, { prefix: '/api' })
+  await app.register(
+    async api => {
+      await guard(api, {
+        db: deps.db,
+        standardPerMinute: config.rateLimitStandardPerMinute,
+        heavyPerHour: config.rateLimitHeavyPerHour
+      })
+      api.setNotFoundHandler(notFoundHandler)
+      await api.register(domainRoutes, deps)
+      await api.register(pageRoutes, deps)
+      await api.register(jobRoutes, deps)
+      await api.register(usageRoutes, deps)
+      await api.register(changeRoutes, deps)
+      await api.register(webhookRoutes, deps)
+    },
+    { prefix: '/api' }
+  )
 
   if (config.adminToken) {
     const adminToken = config.adminToken
-    await app.register(async (admin) => {
-      admin.setNotFoundHandler(notFoundHandler)
-      await admin.register(adminRoutes, { ...deps, adminToken })
-    }, { prefix: '/admin' })
+    await app.register(
+      async admin => {
+        admin.setNotFoundHandler(notFoundHandler)
+        await admin.register(adminRoutes, { ...deps, adminToken })
+      },
+      { prefix: '/admin' }
+    )
   }
 
   return app

@@ -7,16 +7,18 @@ import { AppError } from '../domain/errors.js'
 
 export function sendError (reply: FastifyReply, err: AppError): FastifyReply {
   if (err.statusCode === 401) return reply.code(401).send({ error: { code: 'UNAUTHORIZED', message: err.message } })
-  return reply.code(err.statusCode).send({ error: err.message, code: err.code, ...(err.details ? { details: err.details } : {}) })
+  return reply
+    .code(err.statusCode)
+    .send({ error: err.message, code: err.code, ...(err.details ? { details: err.details } : {}) })
 }
 
 /** The offending field, as a client named it: `domain`, `page`, `id`; and where it was. */
-function fieldOf (e: FastifyError): { field: string, location: string } {
+function fieldOf (e: FastifyError): { field: string; location: string } {
   const base = e.validationContext ?? 'body'
   const location = base === 'querystring' ? 'query' : base
   const v = e.validation?.[0]
   if (!v) return { field: location, location }
-  const params = v.params as { missingProperty?: string, additionalProperty?: string }
+  const params = v.params as { missingProperty?: string; additionalProperty?: string }
   const path = v.instancePath.replace(/^\//, '').replace(/\//g, '.')
   const field = [path, params?.missingProperty ?? params?.additionalProperty].filter(Boolean).join('.')
   return { field: field || location, location }
@@ -28,7 +30,9 @@ export function translate (err: FastifyError | AppError | Error): AppError {
   if (e.validation) {
     const { field, location } = fieldOf(e)
     const first = e.validation[0]
-    const detail = first ? `${location === 'body' ? '' : `${location} parameter `}${field} ${first.message ?? 'is invalid'}` : e.message
+    const detail = first
+      ? `${location === 'body' ? '' : `${location} parameter `}${field} ${first.message ?? 'is invalid'}`
+      : e.message
     return new AppError('VALIDATION_ERROR', detail, {
       field,
       location,
@@ -46,9 +50,13 @@ export function translate (err: FastifyError | AppError | Error): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('VALIDATION_ERROR', 'Content-Length does not match the body', { field: 'content-length' })
   }
-  if (err instanceof SyntaxError || e.statusCode === 400) return new AppError('VALIDATION_ERROR', 'request body is not valid JSON', { field: 'body' })
+  if (err instanceof SyntaxError || e.statusCode === 400) {
+    return new AppError('VALIDATION_ERROR', 'request body is not valid JSON', { field: 'body' })
+  }
   if (e.statusCode === 404) return new AppError('NOT_FOUND', 'route not found')
-  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) return new AppError('VALIDATION_ERROR', e.message, { field: 'request' })
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError('VALIDATION_ERROR', e.message, { field: 'request' })
+  }
   return new AppError('INTERNAL_ERROR', 'internal server error')
 }
 

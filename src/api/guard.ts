@@ -5,8 +5,12 @@ import { findPrincipal, type Principal } from '../store/orgs.js'
 import type { Db } from '../store/db.js'
 
 declare module 'fastify' {
-  interface FastifyRequest { principal: Principal | null }
-  interface FastifyContextConfig { tier?: 'standard' | 'heavy' }
+  interface FastifyRequest {
+    principal: Principal | null
+  }
+  interface FastifyContextConfig {
+    tier?: 'standard' | 'heavy'
+  }
 }
 
 export interface GuardOptions {
@@ -24,13 +28,21 @@ export interface GuardOptions {
 export async function guard (app: FastifyInstance, opts: GuardOptions) {
   app.decorateRequest('principal', null)
 
-  const callerKey = (req: FastifyRequest) => req.principal ? `org:${req.principal.org.id}` : `ip:${req.ip}`
+  const callerKey = (req: FastifyRequest) => (req.principal ? `org:${req.principal.org.id}` : `ip:${req.ip}`)
   const limiters = {
-    standard: app.createRateLimit({ max: opts.standardPerMinute, timeWindow: 60_000, keyGenerator: req => `std:${callerKey(req)}` }),
-    heavy: app.createRateLimit({ max: opts.heavyPerHour, timeWindow: 3_600_000, keyGenerator: req => `heavy:${callerKey(req)}` })
+    standard: app.createRateLimit({
+      max: opts.standardPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: req => `std:${callerKey(req)}`
+    }),
+    heavy: app.createRateLimit({
+      max: opts.heavyPerHour,
+      timeWindow: 3_600_000,
+      keyGenerator: req => `heavy:${callerKey(req)}`
+    })
   }
 
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async req => {
     const header = req.headers.authorization
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
     if (match && match[1].length <= 200) req.principal = (await findPrincipal(opts.db, match[1])) ?? null
@@ -47,14 +59,21 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
     reply.header('X-RateLimit-Reset', resetAt)
     if (limit.isExceeded) {
       reply.header('Retry-After', Math.max(1, limit.ttlInSeconds))
-      throw new AppError('RATE_LIMITED', `Rate limit of ${limit.max} requests per ${tier === 'heavy' ? 'hour' : 'minute'} exceeded; retry in ${limit.ttlInSeconds} s`,
-        { limit: limit.max, retryAfter: Math.max(1, limit.ttlInSeconds), tier })
+      throw new AppError(
+        'RATE_LIMITED',
+        `Rate limit of ${limit.max} requests per ${tier === 'heavy' ? 'hour' : 'minute'} exceeded; retry in ` +
+        `${limit.ttlInSeconds} s`,
+        { limit: limit.max, retryAfter: Math.max(1, limit.ttlInSeconds), tier }
+      )
     }
   })
 
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async req => {
     if (!req.principal) {
-      throw new AppError('UNAUTHORIZED', req.headers.authorization ? 'Invalid API key' : 'Missing API key: send Authorization: Bearer <API_KEY>')
+      throw new AppError(
+        'UNAUTHORIZED',
+        req.headers.authorization ? 'Invalid API key' : 'Missing API key: send Authorization: Bearer <API_KEY>'
+      )
     }
     if (!PLANS[req.principal.org.plan].features.apiAccess) {
       throw new AppError('FORBIDDEN', `The ${req.principal.org.plan} plan does not include API access`)

@@ -16,9 +16,16 @@ export function validatorCompilers (): BuildCompilerFromPool {
   const compilers = AjvCompiler()
   return (externalSchemas, options) => {
     const coercing = compilers(externalSchemas, options)
-    const exact = compilers(externalSchemas, { plugins: options?.plugins, onCreate: options?.onCreate, customOptions: { ...options?.customOptions as AjvOptions, coerceTypes: false } })
+    const exact = compilers(externalSchemas, {
+      plugins: options?.plugins,
+      onCreate: options?.onCreate,
+      customOptions: { ...(options?.customOptions as AjvOptions), coerceTypes: false }
+    })
     // Fastify calls the compiler with the route's definition, not a bare schema as the types say.
-    return (route) => (route as unknown as { httpPart?: string }).httpPart === 'body' ? exact(route) : finiteOnly(coercing(route) as unknown as Validate)
+    return route =>
+      (route as unknown as { httpPart?: string }).httpPart === 'body'
+        ? exact(route)
+        : finiteOnly(coercing(route) as unknown as Validate)
   }
 }
 
@@ -27,11 +34,22 @@ export function validatorCompilers (): BuildCompilerFromPool {
  * numbers: such a value would reach a handler (and PostgreSQL) as a page number.
  */
 function finiteOnly (validate: Validate): ReturnType<ReturnType<BuildCompilerFromPool>> {
-  const checked: Validate = (data) => {
-    if (!validate(data)) { checked.errors = validate.errors; return false }
+  const checked: Validate = data => {
+    if (!validate(data)) {
+      checked.errors = validate.errors
+      return false
+    }
     for (const [key, value] of Object.entries(data ?? {})) {
       if ([value].flat().some(v => typeof v === 'number' && !Number.isFinite(v))) {
-        checked.errors = [{ instancePath: `/${key}`, schemaPath: '', keyword: 'maximum', params: {}, message: 'must be a finite number' }]
+        checked.errors = [
+          {
+            instancePath: `/${key}`,
+            schemaPath: '',
+            keyword: 'maximum',
+            params: {},
+            message: 'must be a finite number'
+          }
+        ]
         return false
       }
     }
@@ -65,20 +83,34 @@ function fieldWithNul (value: unknown): string | undefined {
 /** Checks every route's input gets on top of its schema; on the root app, so they reach all routes. */
 export function addInputChecks (app: FastifyInstance): void {
   // PostgreSQL's text and jsonb cannot hold U+0000: refused here, or the insert fails as a 500.
-  app.addHook('preValidation', async (req) => {
-    for (const [location, value] of [['params', req.params], ['query', req.query], ['body', req.body]] as const) {
+  app.addHook('preValidation', async req => {
+    for (const [location, value] of [
+      ['params', req.params],
+      ['query', req.query],
+      ['body', req.body]
+    ] as const) {
       const path = fieldWithNul(value)
       if (path === undefined) continue
       const field = path || location
-      throw new AppError('VALIDATION_ERROR', `${location === 'body' ? '' : `${location === 'query' ? 'query' : 'path'} parameter `}${field} must not contain a NUL character (\\u0000)`, { field, location })
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `${location === 'body' ? '' : `${location === 'query' ? 'query' : 'path'} parameter `}${field} must not ` +
+        'contain a NUL character (\\u0000)',
+        { field, location }
+      )
     }
   })
   // Ajv checks a body's minProperties before it drops the fields the schema does not
   // name, so {"foo": 1} would reach an update with nothing to set.
-  app.addHook('preHandler', async (req) => {
-    const schema = req.routeOptions.schema?.body as { minProperties?: number, properties?: Record<string, unknown> } | undefined
+  app.addHook('preHandler', async req => {
+    const schema = req.routeOptions.schema?.body as
+      { minProperties?: number; properties?: Record<string, unknown> } | undefined
     if (!schema?.minProperties || typeof req.body !== 'object' || req.body === null) return
     if (Object.keys(req.body).length >= schema.minProperties) return
-    throw new AppError('VALIDATION_ERROR', `body must set at least one of ${Object.keys(schema.properties ?? {}).join(', ')} (other fields are ignored)`, { field: 'body', location: 'body' })
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `body must set at least one of ${Object.keys(schema.properties ?? {}).join(', ')} (other fields are ignored)`,
+      { field: 'body', location: 'body' }
+    )
   })
 }

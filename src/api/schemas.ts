@@ -1,8 +1,21 @@
+// Longer than 300 lines on purpose: every response shape of the contract in one file, so that
+// the components of /openapi.json and the $refs between them are read (and reviewed) together.
 import { Type, type TSchema } from '@sinclair/typebox'
 import { UsageSchema } from '../domain/plans.js'
 import {
-  AlertEventSchema, ChangeTypeSchema, DELIVERY_STATUSES, DiffDataSchema, DomainStatusSchema, EndpointKindSchema,
-  JobNameSchema, JobStateSchema, literals, NoiseRulesSchema, Nullable, PageTypeSchema, SeveritySchema
+  AlertEventSchema,
+  ChangeTypeSchema,
+  DELIVERY_STATUSES,
+  DiffDataSchema,
+  DomainStatusSchema,
+  EndpointKindSchema,
+  JobNameSchema,
+  JobStateSchema,
+  literals,
+  NoiseRulesSchema,
+  Nullable,
+  PageTypeSchema,
+  SeveritySchema
 } from '../domain/vocabulary.js'
 
 // One TypeBox schema per shape of the contract. Each validates requests, types the
@@ -12,29 +25,34 @@ import {
 const Uuid = Type.String({ format: 'uuid' })
 const DateTime = Type.String({ format: 'date-time' })
 const Decimal = Type.String({
-  pattern: '^(0|1)\\.\\d{2}$', description: 'a decimal from 0.00 to 1.00, as a string', examples: ['0.85']
+  pattern: '^(0|1)\\.\\d{2}$',
+  description: 'a decimal from 0.00 to 1.00, as a string',
+  examples: ['0.85']
 })
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false })
 
 export const DiffData = DiffDataSchema
 
-export const Change = Type.Object({
-  id: Uuid,
-  pageId: Uuid,
-  domainId: Uuid,
-  orgId: Uuid,
-  changeType: ChangeTypeSchema,
-  severity: SeveritySchema,
-  confidence: Decimal,
-  summary: Type.String(),
-  diffData: Type.Ref(DiffData),
-  snapshotBeforeId: Uuid,
-  snapshotAfterId: Uuid,
-  acknowledgedAt: Nullable(DateTime),
-  acknowledgedBy: Nullable(Type.String({ description: 'id of the API key that acknowledged the change' })),
-  createdAt: DateTime
-}, { $id: 'Change', title: 'Change' })
+export const Change = Type.Object(
+  {
+    id: Uuid,
+    pageId: Uuid,
+    domainId: Uuid,
+    orgId: Uuid,
+    changeType: ChangeTypeSchema,
+    severity: SeveritySchema,
+    confidence: Decimal,
+    summary: Type.String(),
+    diffData: Type.Ref(DiffData),
+    snapshotBeforeId: Uuid,
+    snapshotAfterId: Uuid,
+    acknowledgedAt: Nullable(DateTime),
+    acknowledgedBy: Nullable(Type.String({ description: 'id of the API key that acknowledged the change' })),
+    createdAt: DateTime
+  },
+  { $id: 'Change', title: 'Change' }
+)
 
 const domainBase = {
   id: Uuid,
@@ -51,29 +69,40 @@ const crawlTimes = {
   nextCrawlAt: Nullable(DateTime)
 }
 
-export const CreatedDomain = Type.Object({ ...domainBase, discoveryJobId: Type.String() }, { $id: 'CreatedDomain', title: 'CreatedDomain' })
+export const CreatedDomain = Type.Object(
+  { ...domainBase, discoveryJobId: Type.String() },
+  { $id: 'CreatedDomain', title: 'CreatedDomain' }
+)
 
-export const DomainListItem = Type.Object({
-  ...domainBase,
-  ...crawlTimes,
-  pages: Type.Array(Type.Object({ id: Uuid, url: Type.String(), pageType: PageTypeSchema, status: Type.String() }))
-}, { $id: 'DomainListItem', title: 'DomainListItem' })
+export const DomainListItem = Type.Object(
+  {
+    ...domainBase,
+    ...crawlTimes,
+    pages: Type.Array(Type.Object({ id: Uuid, url: Type.String(), pageType: PageTypeSchema, status: Type.String() }))
+  },
+  { $id: 'DomainListItem', title: 'DomainListItem' }
+)
 
-export const DomainDetails = Type.Object({
-  ...domainBase,
-  ...crawlTimes,
-  pages: Type.Array(Type.Object({
-    id: Uuid,
-    domainId: Uuid,
-    url: Type.String(),
-    pageType: PageTypeSchema,
-    status: Type.String(),
-    monitoringEnabled: Type.Boolean(),
-    lastCheckAt: Nullable(DateTime),
-    lastChangeAt: Nullable(DateTime)
-  })),
-  recentChanges: Type.Array(Type.Ref(Change), { description: 'the 20 newest changes of the domain, newest first' })
-}, { $id: 'DomainDetails', title: 'DomainDetails' })
+export const DomainDetails = Type.Object(
+  {
+    ...domainBase,
+    ...crawlTimes,
+    pages: Type.Array(
+      Type.Object({
+        id: Uuid,
+        domainId: Uuid,
+        url: Type.String(),
+        pageType: PageTypeSchema,
+        status: Type.String(),
+        monitoringEnabled: Type.Boolean(),
+        lastCheckAt: Nullable(DateTime),
+        lastChangeAt: Nullable(DateTime)
+      })
+    ),
+    recentChanges: Type.Array(Type.Ref(Change), { description: 'the 20 newest changes of the domain, newest first' })
+  },
+  { $id: 'DomainDetails', title: 'DomainDetails' }
+)
 
 const pageBase = {
   id: Uuid,
@@ -95,7 +124,10 @@ const pageBase = {
 export const NoiseRules = NoiseRulesSchema
 
 export const CreatedPage = Type.Object(pageBase, { $id: 'CreatedPage', title: 'CreatedPage' })
-export const Page = Type.Object({ ...pageBase, pageTypeConfidence: Decimal, noiseRules: Type.Ref(NoiseRules) }, { $id: 'Page', title: 'Page' })
+export const Page = Type.Object(
+  { ...pageBase, pageTypeConfidence: Decimal, noiseRules: Type.Ref(NoiseRules) },
+  { $id: 'Page', title: 'Page' }
+)
 
 const jobBase = {
   id: Type.String(),
@@ -113,86 +145,158 @@ const jobBase = {
   failedReason: Nullable(Type.String())
 }
 export const JobListItem = Type.Object(jobBase, { $id: 'JobListItem', title: 'JobListItem' })
-export const Job = Type.Object({
-  ...jobBase,
-  maxAttempts: Type.Integer(),
-  returnValue: Nullable(Type.Object({}, {
-    additionalProperties: true,
-    description: 'for discovery: pagesDiscovered and pagesAdded; for a crawl: changed, changesDetected, snapshotId'
-  }))
-}, { $id: 'Job', title: 'Job' })
+export const Job = Type.Object(
+  {
+    ...jobBase,
+    maxAttempts: Type.Integer(),
+    returnValue: Nullable(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'for discovery: pagesDiscovered and pagesAdded; for a crawl: changed, changesDetected, snapshotId'
+        }
+      )
+    )
+  },
+  { $id: 'Job', title: 'Job' }
+)
 
-export const QueueStats = Type.Object({
-  waiting: Type.Integer(), active: Type.Integer(), completed: Type.Integer(), failed: Type.Integer(), delayed: Type.Integer(), total: Type.Integer()
-}, { $id: 'QueueStats', title: 'QueueStats' })
+export const QueueStats = Type.Object(
+  {
+    waiting: Type.Integer(),
+    active: Type.Integer(),
+    completed: Type.Integer(),
+    failed: Type.Integer(),
+    delayed: Type.Integer(),
+    total: Type.Integer()
+  },
+  { $id: 'QueueStats', title: 'QueueStats' }
+)
 
 export const Usage = UsageSchema
 
-export const ErrorBody = Type.Object({
-  error: Type.String({ description: 'a human-readable message' }),
-  code: Type.String({ description: 'VALIDATION_ERROR, QUOTA_EXCEEDED, TRIAL_EXPIRED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED or INTERNAL_ERROR' }),
-  details: Type.Optional(Type.Object({}, {
-    additionalProperties: true,
-    description: '400: field (the offending field), location (body, query or params) and issues; 402: resource (domains, pages or manualRechecks), used and limit; 429: limit and retryAfter'
-  }))
-}, { $id: 'Error', title: 'Error' })
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'a human-readable message' }),
+    code: Type.String({
+      description:
+        'VALIDATION_ERROR, QUOTA_EXCEEDED, TRIAL_EXPIRED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED or ' +
+        'INTERNAL_ERROR'
+    }),
+    details: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            '400: field (the offending field), location (body, query or params) and issues; 402: resource ' +
+            '(domains, pages or manualRechecks), used and limit; 429: limit and retryAfter'
+        }
+      )
+    )
+  },
+  { $id: 'Error', title: 'Error' }
+)
 
-export const AuthErrorBody = Type.Object({
-  error: Type.Object({ code: Type.Literal('UNAUTHORIZED'), message: Type.String() })
-}, { $id: 'AuthError', title: 'AuthError' })
+export const AuthErrorBody = Type.Object(
+  {
+    error: Type.Object({ code: Type.Literal('UNAUTHORIZED'), message: Type.String() })
+  },
+  { $id: 'AuthError', title: 'AuthError' }
+)
 
-export const ListMeta = Type.Object({
-  total: Type.Integer(),
-  page: Type.Integer(),
-  pageSize: Type.Integer(),
-  totalCapped: Type.Optional(Type.Boolean({ description: 'changes only: true when total is a lower bound (more than 1,000 match, or counting ran out of its time budget)' }))
-}, { $id: 'ListMeta', title: 'ListMeta' })
+export const ListMeta = Type.Object(
+  {
+    total: Type.Integer(),
+    page: Type.Integer(),
+    pageSize: Type.Integer(),
+    totalCapped: Type.Optional(
+      Type.Boolean({
+        description:
+          'changes only: true when total is a lower bound (more than 1,000 match, or counting ran out of its time ' +
+          'budget)'
+      })
+    )
+  },
+  { $id: 'ListMeta', title: 'ListMeta' }
+)
 
-export const WebhookEndpoint = Type.Object({
-  id: Uuid,
-  kind: EndpointKindSchema,
-  url: Type.String(),
-  description: Nullable(Type.String()),
-  enabled: Type.Boolean(),
-  events: Type.Array(AlertEventSchema),
-  minSeverity: SeveritySchema,
-  changeTypes: Nullable(Type.Array(ChangeTypeSchema)),
-  domainIds: Nullable(Type.Array(Uuid)),
-  pageTypes: Nullable(Type.Array(PageTypeSchema)),
-  createdAt: DateTime,
-  updatedAt: DateTime
-}, { $id: 'WebhookEndpoint', title: 'WebhookEndpoint' })
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Uuid,
+    kind: EndpointKindSchema,
+    url: Type.String(),
+    description: Nullable(Type.String()),
+    enabled: Type.Boolean(),
+    events: Type.Array(AlertEventSchema),
+    minSeverity: SeveritySchema,
+    changeTypes: Nullable(Type.Array(ChangeTypeSchema)),
+    domainIds: Nullable(Type.Array(Uuid)),
+    pageTypes: Nullable(Type.Array(PageTypeSchema)),
+    createdAt: DateTime,
+    updatedAt: DateTime
+  },
+  { $id: 'WebhookEndpoint', title: 'WebhookEndpoint' }
+)
 
-export const CreatedWebhookEndpoint = Type.Object({
-  ...WebhookEndpoint.properties,
-  secret: Type.String({ description: 'the signing secret, shown only here' })
-}, { $id: 'CreatedWebhookEndpoint', title: 'CreatedWebhookEndpoint' })
+export const CreatedWebhookEndpoint = Type.Object(
+  {
+    ...WebhookEndpoint.properties,
+    secret: Type.String({ description: 'the signing secret, shown only here' })
+  },
+  { $id: 'CreatedWebhookEndpoint', title: 'CreatedWebhookEndpoint' }
+)
 
-export const WebhookDelivery = Type.Object({
-  id: Uuid,
-  endpointId: Uuid,
-  eventType: Type.String({ description: 'change.detected, job.failed, changes.digest or webhook.test' }),
-  eventId: Type.String(),
-  status: literals(DELIVERY_STATUSES),
-  attempts: Type.Integer(),
-  responseStatus: Nullable(Type.Integer()),
-  durationMs: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  createdAt: DateTime,
-  lastAttemptAt: Nullable(DateTime),
-  deliveredAt: Nullable(DateTime)
-}, { $id: 'WebhookDelivery', title: 'WebhookDelivery' })
+export const WebhookDelivery = Type.Object(
+  {
+    id: Uuid,
+    endpointId: Uuid,
+    eventType: Type.String({ description: 'change.detected, job.failed, changes.digest or webhook.test' }),
+    eventId: Type.String(),
+    status: literals(DELIVERY_STATUSES),
+    attempts: Type.Integer(),
+    responseStatus: Nullable(Type.Integer()),
+    durationMs: Nullable(Type.Integer()),
+    error: Nullable(Type.String()),
+    createdAt: DateTime,
+    lastAttemptAt: Nullable(DateTime),
+    deliveredAt: Nullable(DateTime)
+  },
+  { $id: 'WebhookDelivery', title: 'WebhookDelivery' }
+)
 
-export const SHARED_SCHEMAS = [DiffData, Change, CreatedDomain, DomainListItem, DomainDetails, NoiseRules, CreatedPage, Page,
-  JobListItem, Job, QueueStats, Usage, ErrorBody, AuthErrorBody, ListMeta, WebhookEndpoint, CreatedWebhookEndpoint,
-  WebhookDelivery]
+export const SHARED_SCHEMAS = [
+  DiffData,
+  Change,
+  CreatedDomain,
+  DomainListItem,
+  DomainDetails,
+  NoiseRules,
+  CreatedPage,
+  Page,
+  JobListItem,
+  Job,
+  QueueStats,
+  Usage,
+  ErrorBody,
+  AuthErrorBody,
+  ListMeta,
+  WebhookEndpoint,
+  CreatedWebhookEndpoint,
+  WebhookDelivery
+]
 
 // Headers every /api response carries, for the OpenAPI description.
 const rateLimitHeaders = {
-  'X-RateLimit-Limit': { type: 'integer', description: 'requests allowed in the window of this endpoint\'s tier' },
+  'X-RateLimit-Limit': { type: 'integer', description: "requests allowed in the window of this endpoint's tier" },
   'X-RateLimit-Remaining': { type: 'integer', description: 'requests left in the window' },
   'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) when the window resets' },
-  'X-Trace-Id': { type: 'string', description: 'the request\'s trace id (echoed when supplied and sane, else generated)' }
+  'X-Trace-Id': {
+    type: 'string',
+    description: "the request's trace id (echoed when supplied and sane, else generated)"
+  }
 }
 
 const errorDescriptions: Record<number, string> = {
@@ -206,16 +310,28 @@ const errorDescriptions: Record<number, string> = {
   500: 'INTERNAL_ERROR'
 }
 
-const withHeaders = (schema: TSchema, description: string, extra: Record<string, unknown> = {}) =>
-  ({ ...schema, description, headers: { ...rateLimitHeaders, ...extra } })
+const withHeaders = (schema: TSchema, description: string, extra: Record<string, unknown> = {}) => ({
+  ...schema,
+  description,
+  headers: { ...rateLimitHeaders, ...extra }
+})
 
 /** Response map for a route: its success body plus every error it can return. */
-export function responses (status: 200 | 201, data: TSchema, errors: number[], opts: { list?: boolean, description?: string } = {}) {
+export function responses (
+  status: 200 | 201,
+  data: TSchema,
+  errors: number[],
+  opts: { list?: boolean; description?: string } = {}
+) {
   const success = Type.Object(opts.list ? { data, meta: Type.Ref(ListMeta) } : { data })
   const map: Record<number, unknown> = { [status]: withHeaders(success, opts.description ?? 'success') }
   for (const code of [...new Set([400, 401, 403, 429, 500, ...errors])].sort((a, b) => a - b)) {
     const body = code === 401 ? Type.Ref(AuthErrorBody) : Type.Ref(ErrorBody)
-    map[code] = withHeaders(body, errorDescriptions[code], code === 429 ? { 'Retry-After': { type: 'integer', description: 'seconds until the window resets' } } : {})
+    map[code] = withHeaders(
+      body,
+      errorDescriptions[code],
+      code === 429 ? { 'Retry-After': { type: 'integer', description: 'seconds until the window resets' } } : {}
+    )
   }
   return map
 }
@@ -223,13 +339,19 @@ export function responses (status: 200 | 201, data: TSchema, errors: number[], o
 // A bound, so that no page number makes an offset PostgreSQL cannot hold.
 const MAX_PAGE = 1_000_000
 
-export const PageNumber = Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: '1-based page number' })
+export const PageNumber = Type.Integer({
+  minimum: 1,
+  maximum: MAX_PAGE,
+  default: 1,
+  description: '1-based page number'
+})
 
 export const paginationFields = (defaultSize: number, maxSize: number) => ({
   page: PageNumber,
   pageSize: Type.Integer({ minimum: 1, maximum: maxSize, default: defaultSize })
 })
 
-export const Pagination = (defaultSize: number, maxSize: number) => Type.Object(paginationFields(defaultSize, maxSize), { additionalProperties: false })
+export const Pagination = (defaultSize: number, maxSize: number) =>
+  Type.Object(paginationFields(defaultSize, maxSize), { additionalProperties: false })
 
 export { DomainStatusSchema, JobStateSchema, literals, PageTypeSchema, Uuid, DateTime }

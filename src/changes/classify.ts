@@ -1,3 +1,5 @@
+// Longer than 300 lines on purpose: the classifier's rules (prices, features, sections, terms)
+// decide together which one names a hunk; split up, their order of precedence would be hidden.
 import type { ChangeType, DiffData, DiffHunk, PageType, Severity } from '../domain/vocabulary.js'
 
 // A crawl's diff → the changes a person would name: each hunk is read on its own
@@ -12,9 +14,15 @@ export interface DetectedChange {
   diffData: DiffData
 }
 
-interface Money { raw: string, currency: string, amount: number, period: string }
+interface Money {
+  raw: string
+  currency: string
+  amount: number
+  period: string
+}
 
-const MONEY = /(?:([$€£¥₹]|US\$|A\$|C\$|CHF|USD|EUR|GBP)\s?(\d{1,3}(?:[,\s]\d{3})+|\d+)(?:[.,](\d{1,2}))?|(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\s?(€|USD|EUR|GBP|CHF))(?:\s*(?:\/|per|a|an)\s*(month|mo|year|yr|annum|user|seat|member|editor|host|week|day)\b(?:\s*(?:\/|per)\s*(month|mo|year|yr|user|seat))?)?/gi
+const MONEY =
+  /(?:([$€£¥₹]|US\$|A\$|C\$|CHF|USD|EUR|GBP)\s?(\d{1,3}(?:[,\s]\d{3})+|\d+)(?:[.,](\d{1,2}))?|(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\s?(€|USD|EUR|GBP|CHF))(?:\s*(?:\/|per|a|an)\s*(month|mo|year|yr|annum|user|seat|member|editor|host|week|day)\b(?:\s*(?:\/|per)\s*(month|mo|year|yr|user|seat))?)?/gi
 
 const PERIOD: Record<string, string> = { mo: 'month', yr: 'year', annum: 'year' }
 
@@ -24,19 +32,24 @@ export function findMoney (line: string): Money[] {
     const currency = (m[1] ?? m[6] ?? '').toUpperCase().replace('USD', '$').replace('EUR', '€').replace('GBP', '£')
     const whole = (m[2] ?? m[4] ?? '').replace(/[,\s]/g, '')
     const cents = m[3] ?? m[5] ?? ''
-    const period = [m[7], m[8]].filter(Boolean).map(p => PERIOD[p!.toLowerCase()] ?? p!.toLowerCase()).join('/')
+    const period = [m[7], m[8]]
+      .filter(Boolean)
+      .map(p => PERIOD[p!.toLowerCase()] ?? p!.toLowerCase())
+      .join('/')
     out.push({ raw: m[0].trim(), currency, amount: Number(`${whole}${cents ? `.${cents}` : ''}`), period })
   }
   return out
 }
 
-const LEGAL = /\b(liabilit|arbitrat|indemn|terminat|governing law|jurisdiction|warrant|personal (?:data|information)|data (?:processing|retention|protection)|third[- ]part|(?:re)?sell|share|prohibit|restrict|sublicens|consent|refund|fees?|auto-?renew|cancel|subprocessor|breach|class action|waive)/i
+const LEGAL =
+  /\b(liabilit|arbitrat|indemn|terminat|governing law|jurisdiction|warrant|personal (?:data|information)|data (?:processing|retention|protection)|third[- ]part|(?:re)?sell|share|prohibit|restrict|sublicens|consent|refund|fees?|auto-?renew|cancel|subprocessor|breach|class action|waive)/i
 const HEADING = /^(#{1,6}) (.*)$/
 
 const isHeading = (l: string) => HEADING.test(l)
 const isItem = (l: string) => l.startsWith('- ') || l.startsWith('| ')
 const headingText = (l: string) => HEADING.exec(l)?.[2] ?? l
-const itemText = (l: string) => l.startsWith('- ') ? l.slice(2) : l.startsWith('| ') ? l.slice(2, -2).split(' | ').filter(Boolean).join(', ') : l
+const itemText = (l: string) =>
+  l.startsWith('- ') ? l.slice(2) : l.startsWith('| ') ? l.slice(2, -2).split(' | ').filter(Boolean).join(', ') : l
 
 function snippet (s: string, max = 80): string {
   const t = s.replace(/^(#{1,6}|-|\|) /, '').replace(/ \|$/, '')
@@ -52,22 +65,36 @@ function sectionOf (lines: readonly string[], index: number): string | undefined
 function labelOf (line: string, money: Money): string {
   const cells = line.startsWith('| ') ? line.slice(2, -2).split(' | ') : null
   if (cells && cells.length > 1) return cells.find(c => !c.includes(money.raw) && findMoney(c).length === 0) ?? ''
-  return line.replace(money.raw, '').replace(/^(#{1,6}|-) /, '').replace(/[\s:–-]+$/, '').replace(/^[\s:–-]+/, '').trim()
+  return line
+    .replace(money.raw, '')
+    .replace(/^(#{1,6}|-) /, '')
+    .replace(/[\s:–-]+$/, '')
+    .replace(/^[\s:–-]+/, '')
+    .trim()
 }
 
-interface HunkParts { hunk: DiffHunk, removed: string[], added: string[], section?: string }
+interface HunkParts {
+  hunk: DiffHunk
+  removed: string[]
+  added: string[]
+  section?: string
+}
 
 function priceChange (p: HunkParts, pageType: PageType): DetectedChange | undefined {
   const before = p.removed.flatMap(l => findMoney(l).map(m => ({ m, line: l })))
   const after = p.added.flatMap(l => findMoney(l).map(m => ({ m, line: l })))
   const key = (m: Money) => `${m.currency}${m.amount}/${m.period}`
   if (before.length === 0 && after.length === 0) return undefined
-  if (before.length > 0 && after.length > 0 && before.map(x => key(x.m)).join() === after.map(x => key(x.m)).join()) return undefined
+  if (before.length > 0 && after.length > 0 && before.map(x => key(x.m)).join() === after.map(x => key(x.m)).join()) {
+    return undefined
+  }
   if ((before.length === 0 || after.length === 0) && pageType !== 'pricing') return undefined
   const pairs: string[] = []
   let severity: Severity = 'medium'
   const rank: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 }
-  const raise = (s: Severity) => { if (rank[s] > rank[severity]) severity = s }
+  const raise = (s: Severity) => {
+    if (rank[s] > rank[severity]) severity = s
+  }
   const n = Math.max(before.length, after.length)
   for (let i = 0; i < n; i++) {
     const b = before[i]
@@ -116,7 +143,8 @@ function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
       changeType: 'section_added',
       severity: pageType === 'pricing' || pageType === 'features' || legalPage ? 'medium' : 'low',
       confidence: 0.85,
-      summary: `New section "${headingText(addedHeadings[0])}"${addedHeadings.length > 1 ? ` and ${addedHeadings.length - 1} more` : ''} (${p.added.length} lines)`,
+      summary: `New section "${headingText(addedHeadings[0])}"` +
+        `${addedHeadings.length > 1 ? ` and ${addedHeadings.length - 1} more` : ''} (${p.added.length} lines)`,
       diffData: single(p)
     }
   }
@@ -125,7 +153,8 @@ function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
       changeType: 'section_removed',
       severity: pageType === 'pricing' || pageType === 'features' || legalPage ? 'high' : 'medium',
       confidence: 0.85,
-      summary: `Section "${headingText(removedHeadings[0])}" removed${removedHeadings.length > 1 ? ` with ${removedHeadings.length - 1} more` : ''} (${p.removed.length} lines)`,
+      summary: `Section "${headingText(removedHeadings[0])}" removed` +
+        `${removedHeadings.length > 1 ? ` with ${removedHeadings.length - 1} more` : ''} (${p.removed.length} lines)`,
       diffData: single(p)
     }
   }
@@ -138,7 +167,7 @@ function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
         changeType: 'feature_added',
         severity: 'medium',
         confidence: pageType === 'pricing' || pageType === 'features' ? 0.9 : 0.7,
-        summary: `${p.section ? `${p.section}: f` : 'F'}eature${names.length > 1 ? 's' : ''} added: ${names.join(', ')}`,
+        summary: `${featureLabel(p.section, names.length)} added: ${names.join(', ')}`,
         diffData: single(p)
       }
     }
@@ -148,7 +177,7 @@ function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
         changeType: 'feature_removed',
         severity: 'high',
         confidence: pageType === 'pricing' || pageType === 'features' ? 0.9 : 0.7,
-        summary: `${p.section ? `${p.section}: f` : 'F'}eature${names.length > 1 ? 's' : ''} removed: ${names.join(', ')}`,
+        summary: `${featureLabel(p.section, names.length)} removed: ${names.join(', ')}`,
         diffData: single(p)
       }
     }
@@ -176,9 +205,16 @@ function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
 }
 
 function describeEdit (p: HunkParts, where: string): string {
-  if (p.removed.length === 1 && p.added.length === 1) return `Changed${where}: "${snippet(p.removed[0], 60)}" → "${snippet(p.added[0], 60)}"`
-  if (p.removed.length === 0) return `Added${where}: "${snippet(p.added[0])}"${p.added.length > 1 ? ` and ${p.added.length - 1} more lines` : ''}`
-  if (p.added.length === 0) return `Removed${where}: "${snippet(p.removed[0])}"${p.removed.length > 1 ? ` and ${p.removed.length - 1} more lines` : ''}`
+  if (p.removed.length === 1 && p.added.length === 1) {
+    return `Changed${where}: "${snippet(p.removed[0], 60)}" → "${snippet(p.added[0], 60)}"`
+  }
+  if (p.removed.length === 0) {
+    return `Added${where}: "${snippet(p.added[0])}"${p.added.length > 1 ? ` and ${p.added.length - 1} more lines` : ''}`
+  }
+  if (p.added.length === 0) {
+    const more = p.removed.length > 1 ? ` and ${p.removed.length - 1} more lines` : ''
+    return `Removed${where}: "${snippet(p.removed[0])}"${more}`
+  }
   return `${p.removed.length + p.added.length} lines changed${where}, starting "${snippet(p.added[0])}"`
 }
 
@@ -194,21 +230,34 @@ function wordDelta (a: string, b: string): number {
 const LEGAL_TITLE: Partial<Record<PageType, string>> = { terms: 'Terms', security: 'Security policy' }
 
 /** Folds the plain edits of one kind into one change. */
-function fold (changes: DetectedChange[], type: 'content_change' | 'terms_update', pageType: PageType): DetectedChange[] {
+function fold (
+  changes: DetectedChange[],
+  type: 'content_change' | 'terms_update',
+  pageType: PageType
+): DetectedChange[] {
   const same = changes.filter(c => c.changeType === type)
   if (same.length <= 1) return changes
   const rank: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 }
-  const severity = same.reduce<Severity>((s, c) => rank[c.severity] > rank[s] ? c.severity : s, 'low')
+  const severity = same.reduce<Severity>((s, c) => (rank[c.severity] > rank[s] ? c.severity : s), 'low')
   const merged: DetectedChange = {
     changeType: type,
     severity: same.length > 5 && severity === 'low' ? 'medium' : severity,
     confidence: Math.min(...same.map(c => c.confidence)),
-    summary: type === 'terms_update'
-      ? `${LEGAL_TITLE[pageType] ?? 'Legal text'} updated in ${same.length} places: ${same[0].summary}`
-      : `${same.length} edits: ${same[0].summary}`,
+    summary:
+      type === 'terms_update'
+        ? `${LEGAL_TITLE[pageType] ?? 'Legal text'} updated in ${same.length} places: ${same[0].summary}`
+        : `${same.length} edits: ${same[0].summary}`,
     diffData: {
-      before: same.map(c => c.diffData.before).filter(Boolean).join('\n').slice(0, 8000),
-      after: same.map(c => c.diffData.after).filter(Boolean).join('\n').slice(0, 8000),
+      before: same
+        .map(c => c.diffData.before)
+        .filter(Boolean)
+        .join('\n')
+        .slice(0, 8000),
+      after: same
+        .map(c => c.diffData.after)
+        .filter(Boolean)
+        .join('\n')
+        .slice(0, 8000),
       stats: {
         additions: same.reduce((n, c) => n + c.diffData.stats.additions, 0),
         deletions: same.reduce((n, c) => n + c.diffData.stats.deletions, 0),
@@ -237,7 +286,10 @@ export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
   const blocks: DiffHunk[] = []
   let i = 0
   while (i < numbered.length) {
-    if (numbered[i].line.type === 'context') { i++; continue }
+    if (numbered[i].line.type === 'context') {
+      i++
+      continue
+    }
     let end = i
     while (end < numbered.length && numbered[end].line.type !== 'context') end++
     let from = i
@@ -258,20 +310,29 @@ export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
 }
 
 export function classifyChanges (diff: DiffData, pageType: PageType, afterLines: readonly string[]): DetectedChange[] {
-  const parts: HunkParts[] = diff.hunks.flatMap(h => splitHunk(h)).map(hunk => {
-    const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
-    return {
-      hunk,
-      removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
-      added: hunk.lines.filter(l => l.type === 'addition').map(l => l.content),
-      // The heading above the block's first changed line, in the page as it now reads.
-      section: sectionOf(afterLines, hunk.newStart - 2 + firstChange)
-    }
-  })
+  const parts: HunkParts[] = diff.hunks
+    .flatMap(h => splitHunk(h))
+    .map(hunk => {
+      const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
+      return {
+        hunk,
+        removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
+        added: hunk.lines.filter(l => l.type === 'addition').map(l => l.content),
+        // The heading above the block's first changed line, in the page as it now reads.
+        section: sectionOf(afterLines, hunk.newStart - 2 + firstChange)
+      }
+    })
   const changes = parts.map(p => classifyHunk(p, pageType))
   const legalTitle = LEGAL_TITLE[pageType]
   for (const c of changes) {
-    if (c.changeType === 'terms_update' && legalTitle && !c.summary.startsWith(legalTitle)) c.summary = `${legalTitle}: ${c.summary}`
+    if (c.changeType === 'terms_update' && legalTitle && !c.summary.startsWith(legalTitle)) {
+      c.summary = `${legalTitle}: ${c.summary}`
+    }
   }
   return fold(fold(changes, 'content_change', pageType), 'terms_update', pageType)
+}
+
+/** "Features", or "Pricing: features" inside a section. */
+function featureLabel (section: string | undefined | null, count: number): string {
+  return `${section ? `${section}: f` : 'F'}eature${count > 1 ? 's' : ''}`
 }

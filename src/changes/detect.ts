@@ -17,7 +17,14 @@ export function readPage (html: string, rules?: NoiseRules): PageContent & { lin
   const page = extractPage(hasSelectors(rules) ? applySelectors(html, rules!) : html)
   const { title, lines } = page
   // Most reads end in "nothing moved", so the text (one more page-sized string) is only joined when asked for.
-  return { title, lines, get text () { return lines.join('\n') }, hash: contentHash(comparable(lines, rules)) }
+  return {
+    title,
+    lines,
+    get text () {
+      return lines.join('\n')
+    },
+    hash: contentHash(comparable(lines, rules))
+  }
 }
 
 function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
@@ -27,7 +34,12 @@ function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
 }
 
 /** The changes between the text of the last snapshot and a new page read. Pure: no I/O. */
-export function compareContent (previousText: string, current: { lines: string[] }, pageType: PageType, rules?: NoiseRules): DetectedChange[] {
+export function compareContent (
+  previousText: string,
+  current: { lines: string[] },
+  pageType: PageType,
+  rules?: NoiseRules
+): DetectedChange[] {
   const beforeLines = previousText === '' ? [] : previousText.split('\n')
   const diff = buildDiff(
     { lines: beforeLines, comparable: comparable(beforeLines, rules) },

@@ -11,13 +11,32 @@ import { Tokenizer } from 'htmlparser2'
 export type Attributes = Readonly<Record<string, string>>
 
 export interface ElementHandler {
-  open (name: string, attributes: Attributes): void
-  text (data: string): void
-  close (name: string): void
+  open(name: string, attributes: Attributes): void
+  text(data: string): void
+  close(name: string): void
 }
 
-const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex',
-  'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr'])
+const VOID = new Set([
+  'area',
+  'base',
+  'basefont',
+  'br',
+  'col',
+  'command',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'isindex',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr'
+])
 
 // htmlparser2's table (Parser.js): an element opening closes these, while they are the innermost open.
 const P = new Set(['p'])
@@ -26,17 +45,54 @@ const DD_DT = new Set(['dd', 'dt'])
 const RT_RP = new Set(['rt', 'rp'])
 const TABLE_SECTION = new Set(['thead', 'tbody'])
 const IMPLIES_CLOSE = new Map<string, ReadonlySet<string>>([
-  ['tr', new Set(['tr', 'th', 'td'])], ['th', new Set(['th'])], ['td', new Set(['thead', 'th', 'td'])],
-  ['body', new Set(['head', 'link', 'script'])], ['li', new Set(['li'])],
-  ['option', new Set(['option'])], ['optgroup', new Set(['optgroup', 'option'])],
-  ['dd', DD_DT], ['dt', DD_DT], ['rt', RT_RP], ['rp', RT_RP], ['tbody', TABLE_SECTION], ['tfoot', TABLE_SECTION],
+  ['tr', new Set(['tr', 'th', 'td'])],
+  ['th', new Set(['th'])],
+  ['td', new Set(['thead', 'th', 'td'])],
+  ['body', new Set(['head', 'link', 'script'])],
+  ['li', new Set(['li'])],
+  ['option', new Set(['option'])],
+  ['optgroup', new Set(['optgroup', 'option'])],
+  ['dd', DD_DT],
+  ['dt', DD_DT],
+  ['rt', RT_RP],
+  ['rp', RT_RP],
+  ['tbody', TABLE_SECTION],
+  ['tfoot', TABLE_SECTION],
   ...['select', 'input', 'output', 'button', 'datalist', 'textarea'].map(t => [t, FORM] as const),
-  ...['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset',
-    'figcaption', 'figure', 'footer', 'form', 'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map(t => [t, P] as const)
+  ...[
+    'p',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'address',
+    'article',
+    'aside',
+    'blockquote',
+    'details',
+    'div',
+    'dl',
+    'fieldset',
+    'figcaption',
+    'figure',
+    'footer',
+    'form',
+    'header',
+    'hr',
+    'main',
+    'nav',
+    'ol',
+    'pre',
+    'section',
+    'table',
+    'ul'
+  ].map(t => [t, P] as const)
 ])
 
 const NO_ATTRIBUTES: Attributes = Object.freeze({})
-const character = (cp: number) => cp > 0x10FFFF ? '\uFFFD' : String.fromCodePoint(cp)
+const character = (cp: number) => (cp > 0x10ffff ? '\uFFFD' : String.fromCodePoint(cp))
 
 /** Walks `html`, calling `handler` for each element and text; attributes are those named in `wanted`. */
 export function walkElements (html: string, handler: ElementHandler, wanted: ReadonlySet<string>): void {
@@ -60,48 +116,68 @@ export function walkElements (html: string, handler: ElementHandler, wanted: Rea
     if (tagIsVoid) handler.close(tag)
   }
 
-  const tokenizer = new Tokenizer({ decodeEntities: true }, {
-    onopentagname (start, end) { begin(html.slice(start, end).toLowerCase()) },
-    onattribname (start, end) {
-      const name = html.slice(start, end).toLowerCase()
-      attribute = wanted.has(name) ? name : ''
-      value = ''
-    },
-    onattribdata (start, end) { if (attribute) value += html.slice(start, end) },
-    onattribentity (cp) { if (attribute) value += character(cp) },
-    onattribend () {
-      // The first of a repeated attribute counts, as in the browser.
-      if (attribute && !(attributes !== null && attribute in attributes)) (attributes ??= {})[attribute] = value
-      attribute = ''
-    },
-    onopentagend () { opened() },
-    onselfclosingtag () {
-      opened()
-      if (stack[stack.length - 1] === tag) handler.close(stack.pop()!)
-    },
-    onclosetag (start, end) {
-      const name = html.slice(start, end).toLowerCase()
-      if (VOID.has(name)) {
-        if (name === 'br') { handler.open('br', NO_ATTRIBUTES); handler.close('br') }
-        return
-      }
-      const at = stack.lastIndexOf(name)
-      if (at !== -1) {
-        while (stack.length > at) handler.close(stack.pop()!)
-      } else if (name === 'p') {
-        begin('p')
+  const tokenizer = new Tokenizer(
+    { decodeEntities: true },
+    {
+      onopentagname (start, end) {
+        begin(html.slice(start, end).toLowerCase())
+      },
+      onattribname (start, end) {
+        const name = html.slice(start, end).toLowerCase()
+        attribute = wanted.has(name) ? name : ''
+        value = ''
+      },
+      onattribdata (start, end) {
+        if (attribute) value += html.slice(start, end)
+      },
+      onattribentity (cp) {
+        if (attribute) value += character(cp)
+      },
+      onattribend () {
+        // The first of a repeated attribute counts, as in the browser.
+        if (attribute && !(attributes !== null && attribute in attributes)) (attributes ??= {})[attribute] = value
+        attribute = ''
+      },
+      onopentagend () {
         opened()
-        handler.close(stack.pop()!)
+      },
+      onselfclosingtag () {
+        opened()
+        if (stack[stack.length - 1] === tag) handler.close(stack.pop()!)
+      },
+      onclosetag (start, end) {
+        const name = html.slice(start, end).toLowerCase()
+        if (VOID.has(name)) {
+          if (name === 'br') {
+            handler.open('br', NO_ATTRIBUTES)
+            handler.close('br')
+          }
+          return
+        }
+        const at = stack.lastIndexOf(name)
+        if (at !== -1) {
+          while (stack.length > at) handler.close(stack.pop()!)
+        } else if (name === 'p') {
+          begin('p')
+          opened()
+          handler.close(stack.pop()!)
+        }
+      },
+      ontext (start, end) {
+        handler.text(html.slice(start, end))
+      },
+      ontextentity (cp) {
+        handler.text(character(cp))
+      },
+      oncdata () {},
+      oncomment () {},
+      ondeclaration () {},
+      onprocessinginstruction () {},
+      onend () {
+        while (stack.length > 0) handler.close(stack.pop()!)
       }
-    },
-    ontext (start, end) { handler.text(html.slice(start, end)) },
-    ontextentity (cp) { handler.text(character(cp)) },
-    oncdata () {},
-    oncomment () {},
-    ondeclaration () {},
-    onprocessinginstruction () {},
-    onend () { while (stack.length > 0) handler.close(stack.pop()!) }
-  })
+    }
+  )
   tokenizer.write(html)
   tokenizer.end()
 }

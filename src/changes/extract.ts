@@ -9,7 +9,7 @@ export interface ExtractedPage {
   /** The page's text, one block per line. */
   lines: string[]
   headings: string[]
-  links: Array<{ url: string, text: string }>
+  links: Array<{ url: string; text: string }>
 }
 
 // What a tag is to extraction, looked up once per tag: tag names come from the parser as
@@ -23,23 +23,76 @@ const CELL = 64
 const ROW = 128
 const CONTENT = 256
 const TAGS = new Map<string, number>([
-  ...['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'embed', 'canvas', 'nav', 'footer', 'select',
-    'option', 'button', 'input', 'textarea', 'dialog', 'map', 'audio', 'video', 'link', 'meta'].map(t => [t, SKIP] as const),
-  ...['p', 'div', 'header', 'aside', 'ul', 'ol', 'dl', 'table', 'thead', 'tbody', 'tfoot', 'blockquote', 'pre', 'figure',
-    'figcaption', 'caption', 'address', 'br', 'hr', 'form', 'fieldset', 'legend', 'details', 'summary', 'label', 'body', 'html'].map(t => [t, BLOCK] as const),
+  ...[
+    'script',
+    'style',
+    'noscript',
+    'template',
+    'svg',
+    'iframe',
+    'object',
+    'embed',
+    'canvas',
+    'nav',
+    'footer',
+    'select',
+    'option',
+    'button',
+    'input',
+    'textarea',
+    'dialog',
+    'map',
+    'audio',
+    'video',
+    'link',
+    'meta'
+  ].map(t => [t, SKIP] as const),
+  ...[
+    'p',
+    'div',
+    'header',
+    'aside',
+    'ul',
+    'ol',
+    'dl',
+    'table',
+    'thead',
+    'tbody',
+    'tfoot',
+    'blockquote',
+    'pre',
+    'figure',
+    'figcaption',
+    'caption',
+    'address',
+    'br',
+    'hr',
+    'form',
+    'fieldset',
+    'legend',
+    'details',
+    'summary',
+    'label',
+    'body',
+    'html'
+  ].map(t => [t, BLOCK] as const),
   ...['section', 'article', 'main'].map(t => [t, BLOCK | CONTENT] as const),
   ...['li', 'dt', 'dd'].map(t => [t, BLOCK | ITEM] as const),
   ...[1, 2, 3, 4, 5, 6].map(level => [`h${level}`, BLOCK | level] as const),
-  ['tr', BLOCK | ROW], ['td', CELL], ['th', CELL]
+  ['tr', BLOCK | ROW],
+  ['td', CELL],
+  ['th', CELL]
 ])
 // The attributes extraction reads; the walk leaves the rest unread.
 const ATTRIBUTES = new Set(['hidden', 'aria-hidden', 'role', 'style', 'id', 'class', 'href'])
 const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog', 'dialog'])
 // Cookie and consent banners, by the class or id names their vendors use.
-const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
+const BANNER =
+  /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
 const HIDDEN_STYLE = /(display\s*:\s*none|visibility\s*:\s*hidden)/i
 // Control characters other than white space (NUL above all, which PostgreSQL's text
 // cannot hold) show as nothing in a browser.
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const INVISIBLE = /[\x00-\x08\x0e-\x1f\x7f\u200B-\u200D\u2060\uFEFF\u00AD]/g
 const SPACE = /[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g
 
@@ -50,6 +103,7 @@ const NEEDS_INVISIBLE = new RegExp(INVISIBLE.source)
 // What clean() would change: white space other than single plain spaces between words,
 // spaces at the ends, control characters, invisible ones. Most text has none, and one
 // test of this (machine code) is cheaper than the replacements, or a loop in JavaScript.
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const UNCLEAN = /[\x00-\x1f\x7f\xa0\xad\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]| {2}|^ | $/
 
 export function clean (s: string): string {
@@ -84,71 +138,92 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   const kinds: number[] = []
   let row: string[] | null = null
   let cell: string | null = null
-  let link: { href: string, text: string } | null = null
+  let link: { href: string; text: string } | null = null
 
   const flush = () => {
     if (text.length === 0) return
     const t = clean(text)
     text = ''
     if (!t || lines.length >= MAX_LINES) return
-    if (cell !== null) { cell += (cell ? ' ' : '') + t; return }
+    if (cell !== null) {
+      cell += (cell ? ' ' : '') + t
+      return
+    }
     const kind = kinds[kinds.length - 1]
     const line = kind === undefined ? t : kind === 0 ? `- ${t}` : `${'#'.repeat(kind)} ${t}`
     if (kind !== undefined && kind > 0) headings.push(t)
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)
   }
 
-  walkElements(html, {
-    open (name, attrs) {
-      depth++
-      // Links count wherever they stand: the footer is where terms and privacy live.
-      if (name === 'a' && opts.links && attrs.href) link = { href: attrs.href, text: '' }
-      if (skipDepth > 0) return
-      if (name === 'title' && !title) { inTitle = true; return }
-      if (name === 'body') bodyDepth = depth
-      const tag = TAGS.get(name) ?? 0
-      if (isSkipped(tag, attrs) || (name === 'header' && contentDepth === 0 && depth === bodyDepth + 1)) { skipDepth = depth; return }
-      if (tag & CONTENT) contentDepth++
-      if (!(tag & (BLOCK | CELL))) return
-      flush()
-      if (tag & HEADING) kinds.push(tag & HEADING)
-      else if (tag & ITEM) kinds.push(0)
-      else if (tag & ROW) row = []
-      else if ((tag & CELL) && row) cell = ''
-    },
-    text (data) {
-      if (inTitle) { title += data; return }
-      if (link) link.text += data
-      if (skipDepth > 0) return
-      // Whitespace between blocks is nothing; between inline words it is a space.
-      if (text.length === 0 && data.trim().length === 0) return
-      text += data
-    },
-    close (name) {
-      if (name === 'a' && link) {
-        links.push({ url: link.href, text: clean(link.text) })
-        link = null
-      }
-      if (skipDepth > 0) {
-        if (depth === skipDepth) skipDepth = 0
+  walkElements(
+    html,
+    {
+      open (name, attrs) {
+        depth++
+        // Links count wherever they stand: the footer is where terms and privacy live.
+        if (name === 'a' && opts.links && attrs.href) link = { href: attrs.href, text: '' }
+        if (skipDepth > 0) return
+        if (name === 'title' && !title) {
+          inTitle = true
+          return
+        }
+        if (name === 'body') bodyDepth = depth
+        const tag = TAGS.get(name) ?? 0
+        if (isSkipped(tag, attrs) || (name === 'header' && contentDepth === 0 && depth === bodyDepth + 1)) {
+          skipDepth = depth
+          return
+        }
+        if (tag & CONTENT) contentDepth++
+        if (!(tag & (BLOCK | CELL))) return
+        flush()
+        if (tag & HEADING) kinds.push(tag & HEADING)
+        else if (tag & ITEM) kinds.push(0)
+        else if (tag & ROW) row = []
+        else if (tag & CELL && row) cell = ''
+      },
+      text (data) {
+        if (inTitle) {
+          title += data
+          return
+        }
+        if (link) link.text += data
+        if (skipDepth > 0) return
+        // Whitespace between blocks is nothing; between inline words it is a space.
+        if (text.length === 0 && data.trim().length === 0) return
+        text += data
+      },
+      close (name) {
+        if (name === 'a' && link) {
+          links.push({ url: link.href, text: clean(link.text) })
+          link = null
+        }
+        if (skipDepth > 0) {
+          if (depth === skipDepth) skipDepth = 0
+          depth--
+          return
+        }
         depth--
-        return
+        if (name === 'title') {
+          inTitle = false
+          return
+        }
+        const tag = TAGS.get(name) ?? 0
+        if (tag & CONTENT) contentDepth--
+        if (!(tag & (BLOCK | CELL))) return
+        flush()
+        if (tag & (HEADING | ITEM)) kinds.pop()
+        else if (tag & CELL && row && cell !== null) {
+          row.push(cell)
+          cell = null
+        } else if (tag & ROW && row) {
+          const cells = row
+          row = null
+          if (cells.some(c => c) && lines.length < MAX_LINES) lines.push(`| ${cells.join(' | ')} |`)
+        }
       }
-      depth--
-      if (name === 'title') { inTitle = false; return }
-      const tag = TAGS.get(name) ?? 0
-      if (tag & CONTENT) contentDepth--
-      if (!(tag & (BLOCK | CELL))) return
-      flush()
-      if (tag & (HEADING | ITEM)) kinds.pop()
-      else if ((tag & CELL) && row && cell !== null) { row.push(cell); cell = null }
-      else if ((tag & ROW) && row) {
-        const cells = row
-        row = null
-        if (cells.some(c => c) && lines.length < MAX_LINES) lines.push(`| ${cells.join(' | ')} |`)
-      }
-    }
-  }, ATTRIBUTES)
+    },
+    ATTRIBUTES
+  )
   flush()
   return { title: clean(title), lines, headings, links }
 }

@@ -12,16 +12,31 @@ import type { NoiseRules } from '../domain/vocabulary.js'
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}]\)\s*[+*{]/
 
 /** Problems with a client's rules, by field; empty when they are usable. */
-export function checkNoiseRules (rules: NoiseRules): Array<{ field: string, message: string }> {
-  const problems: Array<{ field: string, message: string }> = []
+export function checkNoiseRules (rules: NoiseRules): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = []
   for (const key of ['ignoreSelectors', 'restrictSelectors'] as const) {
     for (const selector of rules[key] ?? []) {
-      try { compile(selector) } catch { problems.push({ field: `noiseRules.${key}`, message: `"${selector}" is not a valid CSS selector` }) }
+      try {
+        compile(selector)
+      } catch {
+        problems.push({ field: `noiseRules.${key}`, message: `"${selector}" is not a valid CSS selector` })
+      }
     }
   }
   for (const pattern of rules.ignorePatterns ?? []) {
-    try { new RegExp(pattern, 'i') } catch { problems.push({ field: 'noiseRules.ignorePatterns', message: `"${pattern}" is not a valid regular expression` }); continue }
-    if (NESTED_QUANTIFIER.test(pattern)) problems.push({ field: 'noiseRules.ignorePatterns', message: `"${pattern}" nests quantifiers, which can take exponential time` })
+    try {
+      // eslint-disable-next-line no-new -- compiling it is the check
+      new RegExp(pattern, 'i')
+    } catch {
+      problems.push({ field: 'noiseRules.ignorePatterns', message: `"${pattern}" is not a valid regular expression` })
+      continue
+    }
+    if (NESTED_QUANTIFIER.test(pattern)) {
+      problems.push({
+        field: 'noiseRules.ignorePatterns',
+        message: `"${pattern}" nests quantifiers, which can take exponential time`
+      })
+    }
   }
   return problems
 }
@@ -46,5 +61,5 @@ export function applySelectors (html: string, rules: NoiseRules): string {
 export function patternMasker (rules: NoiseRules | undefined): ((line: string) => string) | undefined {
   const patterns = (rules?.ignorePatterns ?? []).map(p => new RegExp(p, 'gi'))
   if (patterns.length === 0) return undefined
-  return (line) => patterns.reduce((out, re) => out.replace(re, '{ignored}'), line)
+  return line => patterns.reduce((out, re) => out.replace(re, '{ignored}'), line)
 }

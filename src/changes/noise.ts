@@ -9,19 +9,30 @@ import { createHash } from 'node:crypto'
 type Rule = [gate: RegExp | null, pattern: RegExp, replacement: string | ((m: string) => string)]
 const DIGIT_RULES: Rule[] = [
   [/\d-\d/, /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, '{datetime}'],
-  [/ago/i, /\b(?:a|an|one|a few|\d+)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mos?|months?|y|yrs?|years?) ago\b/gi, '{ago}'],
+  [
+    /ago/i,
+    /\b(?:a|an|one|a few|\d+)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mos?|months?|y|yrs?|years?) ago\b/gi,
+    '{ago}'
+  ],
   [/ at /i, /\b(?:today|yesterday) at \d{1,2}:\d{2}\s*(?:[ap]\.?m\.?)?/gi, '{ago}'],
   [/:/, /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:UTC|GMT|[A-Z]{2,4}T))?(?![\d:])/gi, '{time}'],
   [/©|\(c\)|copyright/i, /((?:©|\(c\)|copyright)\s*)(?:\d{4}\s*[-–]\s*)?\d{4}/gi, '$1{year}'],
   [/-/, /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{id}'],
-  [/build|commit|request id|trace id|session|nonce|csrf|token/i, /\b(build|commit|request id|trace id|session|nonce|csrf(?: token)?|token)(\s*(?:id)?\s*[:#=]?\s*)[\w.+/=-]{4,}/gi, '$1$2{id}'],
+  [
+    /build|commit|request id|trace id|session|nonce|csrf|token/i,
+    /\b(build|commit|request id|trace id|session|nonce|csrf(?: token)?|token)(\s*(?:id)?\s*[:#=]?\s*)[\w.+/=-]{4,}/gi,
+    '$1$2{id}'
+  ],
   // Long hex runs with letters and digits (hashes, build ids), and long mixed-case
   // tokens with digits (session ids, nonces): checked in code, not with look-aheads.
-  [null, /\b[0-9a-f]{12,}\b/gi, m => /\d/.test(m) && /[a-f]/i.test(m) ? '{hex}' : m],
-  [null, /\b[\w-]{20,}\b/g, m => /\d/.test(m) && /[a-z]/.test(m) && /[A-Z]/.test(m) ? '{token}' : m]
+  [null, /\b[0-9a-f]{12,}\b/gi, m => (/\d/.test(m) && /[a-f]/i.test(m) ? '{hex}' : m)],
+  [null, /\b[\w-]{20,}\b/g, m => (/\d/.test(m) && /[a-z]/.test(m) && /[A-Z]/.test(m) ? '{token}' : m)]
 ]
 const WORD_RULES: Array<[RegExp, string]> = [
-  [/\b(?:just now|moments? ago|(?:a|an|one|a few)\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?) ago)\b/gi, '{ago}']
+  [
+    /\b(?:just now|moments? ago|(?:a|an|one|a few)\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?) ago)\b/gi,
+    '{ago}'
+  ]
 ]
 const HAS_DIGIT = /\d/
 const MAY_BE_WORD_NOISE = /ago\b|just now/i
@@ -32,9 +43,13 @@ export function maskNoise (line: string): string {
   if (!MAY_BE_NOISE.test(line)) return line
   let out = line
   if (HAS_DIGIT.test(out)) {
-    for (const [gate, pattern, replacement] of DIGIT_RULES) if (!gate || gate.test(out)) out = out.replace(pattern, replacement as string)
+    for (const [gate, pattern, replacement] of DIGIT_RULES) {
+      if (!gate || gate.test(out)) out = out.replace(pattern, replacement as string)
+    }
   }
-  if (MAY_BE_WORD_NOISE.test(out)) for (const [pattern, replacement] of WORD_RULES) out = out.replace(pattern, replacement)
+  if (MAY_BE_WORD_NOISE.test(out)) {
+    for (const [pattern, replacement] of WORD_RULES) out = out.replace(pattern, replacement)
+  }
   return out
 }
 

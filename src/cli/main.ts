@@ -26,8 +26,14 @@ const plan = (p: string | undefined): PlanName => {
   return p as PlanName
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { plan: { type: 'string' }, help: { type: 'boolean', short: 'h' } } })
-if (values.help || positionals.length === 0) { process.stdout.write(USAGE); process.exit(0) }
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { plan: { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+})
+if (values.help || positionals.length === 0) {
+  process.stdout.write(USAGE)
+  process.exit(0)
+}
 
 const config = loadConfig()
 const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
@@ -52,7 +58,7 @@ try {
     print(await issueKey(store.db, a))
   } else if (noun === 'key' && verb === 'revoke') {
     if (!a) fail('key revoke needs a key id')
-    if (!await revokeKey(store.db, a)) fail(`no active key ${a}`)
+    if (!(await revokeKey(store.db, a))) fail(`no active key ${a}`)
     print({ revoked: a })
   } else {
     fail(`unknown command: ${positionals.join(' ')}`)

@@ -11,14 +11,27 @@ import ipaddr from 'ipaddr.js'
 export function isPublicAddress (ip: string): boolean {
   if (!ipaddr.isValid(ip)) return false
   let addr = ipaddr.parse(ip)
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address()
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+    addr = (addr as ipaddr.IPv6).toIPv4Address()
+  }
   if (addr.range() !== 'unicast') return false
   // Ranges ipaddr.js files under unicast that are not reachable on the public Internet.
   if (addr.kind() === 'ipv4') {
-    const special = ['192.0.0.0/24', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '0.0.0.0/8', '240.0.0.0/4']
+    const special = [
+      '192.0.0.0/24',
+      '192.0.2.0/24',
+      '198.18.0.0/15',
+      '198.51.100.0/24',
+      '203.0.113.0/24',
+      '0.0.0.0/8',
+      '240.0.0.0/4'
+    ]
     return !special.some(cidr => addr.match(ipaddr.parseCIDR(cidr) as [ipaddr.IPv4, number]))
   }
-  return (addr as ipaddr.IPv6).toNormalizedString().startsWith('2') || (addr as ipaddr.IPv6).toNormalizedString().startsWith('3')
+  return (
+    (addr as ipaddr.IPv6).toNormalizedString().startsWith('2') ||
+    (addr as ipaddr.IPv6).toNormalizedString().startsWith('3')
+  )
 }
 
 /**
@@ -26,11 +39,18 @@ export function isPublicAddress (ip: string): boolean {
  * destination when a client names it (the fetcher checks again at every connection).
  * Hosts in the crawl host map, and every host when private networks are allowed, pass.
  */
-export async function pointsToPublicAddress (url: URL, opts: { hostMap: ReadonlyMap<string, URL>, allowPrivateNetworks: boolean }):
-Promise<boolean> {
+export async function pointsToPublicAddress (
+  url: URL,
+  opts: { hostMap: ReadonlyMap<string, URL>; allowPrivateNetworks: boolean }
+): Promise<boolean> {
   if (opts.hostMap.has(url.hostname) || opts.allowPrivateNetworks) return true
   const host = url.hostname.replace(/^\[|\]$/g, '')
   if (host === 'localhost') return false
-  const addresses = isIP(host) ? [host] : await lookup(host, { all: true }).then(r => r.map(a => a.address), () => [])
+  const addresses = isIP(host)
+    ? [host]
+    : await lookup(host, { all: true }).then(
+      r => r.map(a => a.address),
+      () => []
+    )
   return !addresses.some(a => !isPublicAddress(a))
 }

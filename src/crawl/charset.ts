@@ -10,13 +10,17 @@ export function decodeHtml (body: Buffer, contentType: string): string {
   const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentType)?.[1]
   const head = body.subarray(0, 4096).toString('latin1')
   const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1]
-  const bom = body[0] === 0xEF && body[1] === 0xBB && body[2] === 0xBF ? 'utf-8' : undefined
-  let best: { text: string, bad: number } | undefined
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 'utf-8' : undefined
+  let best: { text: string; bad: number } | undefined
   for (const label of [bom, fromHeader, fromMeta, 'utf-8', 'windows-1252']) {
     if (!label) continue
     let text: string
     let decoder: TextDecoder
-    try { decoder = new TextDecoder(label.toLowerCase()) } catch { continue }
+    try {
+      decoder = new TextDecoder(label.toLowerCase())
+    } catch {
+      continue
+    }
     text = decoder.decode(body)
     if (decoder.encoding === 'windows-1252') text = fixWindows1252(text)
     const bad = countReplacements(text)

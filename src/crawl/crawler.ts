@@ -28,7 +28,17 @@ export class Crawler {
   readonly robots: RobotsCache
   readonly limiter: HostLimiter
 
-  constructor (config: Pick<Config, 'crawlHostMap' | 'crawlAllowPrivateNetworks' | 'crawlTimeoutMs' | 'crawlMaxBytes' | 'crawlPerHostConcurrency' | 'crawlPerHostDelayMs'>) {
+  constructor (
+    config: Pick<
+      Config,
+      | 'crawlHostMap'
+      | 'crawlAllowPrivateNetworks'
+      | 'crawlTimeoutMs'
+      | 'crawlMaxBytes'
+      | 'crawlPerHostConcurrency'
+      | 'crawlPerHostDelayMs'
+    >
+  ) {
     this.fetcher = createFetcher({
       hostMap: config.crawlHostMap,
       allowPrivateNetworks: config.crawlAllowPrivateNetworks,
@@ -41,12 +51,25 @@ export class Crawler {
 
   /** Fetches one HTML page politely; HTTP errors and non-HTML bodies throw FetchError. */
   async fetchPage (url: string, req: FetchRequest = {}): Promise<FetchedPage> {
-    if (!await this.robots.isAllowed(url)) throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
+    if (!(await this.robots.isAllowed(url))) {
+      throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
+    }
     const host = new URL(url).host
     const res = await this.limiter.run(host, () => this.fetcher.fetch(url, req))
-    if ((res.status === 429 || res.status === 503) && res.retryAfterMs !== undefined) this.limiter.backoff(host, res.retryAfterMs)
+    if ((res.status === 429 || res.status === 503) && res.retryAfterMs !== undefined) {
+      this.limiter.backoff(host, res.retryAfterMs)
+    }
     if (res.notModified) {
-      return { url: res.url, status: 304, notModified: true, html: '', raw: res.body, contentType: res.contentType, etag: res.etag, lastModified: res.lastModified }
+      return {
+        url: res.url,
+        status: 304,
+        notModified: true,
+        html: '',
+        raw: res.body,
+        contentType: res.contentType,
+        etag: res.etag,
+        lastModified: res.lastModified
+      }
     }
     if (res.status >= 400) {
       throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`)
@@ -59,7 +82,9 @@ export class Crawler {
       status: res.status,
       notModified: false,
       // Decoded when first read: the crawl hands the raw bytes to its analysis threads instead.
-      get html () { return (html ??= decodeHtml(res.body, res.contentType)) },
+      get html () {
+        return (html ??= decodeHtml(res.body, res.contentType))
+      },
       raw: res.body,
       contentType: res.contentType,
       etag: res.etag,
@@ -67,5 +92,7 @@ export class Crawler {
     }
   }
 
-  async close (): Promise<void> { await this.fetcher.close() }
+  async close (): Promise<void> {
+    await this.fetcher.close()
+  }
 }

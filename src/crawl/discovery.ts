@@ -7,10 +7,25 @@ import { readSitemap } from './sitemap.js'
 import { belongsToDomain, normalizeUrl } from './url.js'
 
 // Paths where the pages that matter usually live, probed when nothing links to them.
-export const WELL_KNOWN_PATHS = ['/pricing', '/plans', '/features', '/product', '/terms', '/legal', '/privacy', '/security',
-  '/trust', '/docs', '/api', '/developers', '/changelog', '/releases']
+export const WELL_KNOWN_PATHS = [
+  '/pricing',
+  '/plans',
+  '/features',
+  '/product',
+  '/terms',
+  '/legal',
+  '/privacy',
+  '/security',
+  '/trust',
+  '/docs',
+  '/api',
+  '/developers',
+  '/changelog',
+  '/releases'
+]
 
-const NOT_A_PAGE = /\.(pdf|jpe?g|png|gif|webp|svg|ico|css|js|mjs|json|xml|gz|zip|tar|mp4|mp3|woff2?|ttf|eot|txt|csv|rss|atom)$/i
+const NOT_A_PAGE =
+  /\.(pdf|jpe?g|png|gif|webp|svg|ico|css|js|mjs|json|xml|gz|zip|tar|mp4|mp3|woff2?|ttf|eot|txt|csv|rss|atom)$/i
 const MAX_SITEMAPS = 25
 const MAX_CANDIDATES = 10_000
 
@@ -27,16 +42,29 @@ export interface DiscoveryResult {
   homepage: string
 }
 
-interface Candidate { url: string, linkText?: string, fetched?: boolean, score: number, pageType: PageCandidate['pageType'], confidence: number }
+interface Candidate {
+  url: string
+  linkText?: string
+  fetched?: boolean
+  score: number
+  pageType: PageCandidate['pageType']
+  confidence: number
+}
 
 /** Finds the pages of `hostname` worth watching: robots.txt, sitemaps, the home page's links, well-known paths. */
-export async function discoverPages (crawler: Crawler, hostname: string, limits: DiscoveryLimits): Promise<DiscoveryResult> {
+export async function discoverPages (
+  crawler: Crawler,
+  hostname: string,
+  limits: DiscoveryLimits
+): Promise<DiscoveryResult> {
   const seen = new Set<string>()
   const candidates = new Map<string, Candidate>()
   // Untyped, unread candidates in arrival order: the first to give way on a huge site.
   const evictable: string[] = []
   let fetches = 0
-  const progress = async (p: number) => { await limits.onProgress?.(p) }
+  const progress = async (p: number) => {
+    await limits.onProgress?.(p)
+  }
 
   const consider = (raw: string, linkText?: string): Candidate | undefined => {
     const url = normalizeUrl(raw)
@@ -89,7 +117,11 @@ export async function discoverPages (crawler: Crawler, hostname: string, limits:
 
   // 2. robots.txt's Sitemap lines, and /sitemap.xml, streamed, indexes followed.
   let robotsSitemaps: string[] = []
-  try { robotsSitemaps = (await crawler.robots.get(homepage)).getSitemaps() } catch { /* no robots.txt */ }
+  try {
+    robotsSitemaps = (await crawler.robots.get(homepage)).getSitemaps()
+  } catch {
+    /* no robots.txt */
+  }
   const queue = [...new Set([...robotsSitemaps, `${origin}/sitemap.xml`])]
   const visited = new Set<string>()
   while (queue.length > 0 && visited.size < MAX_SITEMAPS) {
@@ -97,10 +129,25 @@ export async function discoverPages (crawler: Crawler, hostname: string, limits:
     if (visited.has(sitemap)) continue
     visited.add(sitemap)
     let sitemapUrl: URL
-    try { sitemapUrl = new URL(sitemap) } catch { continue }
+    try {
+      sitemapUrl = new URL(sitemap)
+    } catch {
+      continue
+    }
     if (!belongsToDomain(sitemapUrl.hostname, hostname)) continue
     fetches++
-    await crawler.limiter.run(sitemapUrl.host, () => readSitemap(crawler.fetcher, sitemap, loc => { consider(loc) }, loc => { queue.push(loc) }))
+    await crawler.limiter.run(sitemapUrl.host, () =>
+      readSitemap(
+        crawler.fetcher,
+        sitemap,
+        loc => {
+          consider(loc)
+        },
+        loc => {
+          queue.push(loc)
+        }
+      )
+    )
   }
   await progress(45)
 
@@ -132,7 +179,7 @@ export async function discoverPages (crawler: Crawler, hostname: string, limits:
 
   // Pages robots.txt forbids are never added, read or not.
   for (const c of [...candidates.values()]) {
-    if (!await crawler.robots.isAllowed(c.url).catch(() => false)) candidates.delete(c.url)
+    if (!(await crawler.robots.isAllowed(c.url).catch(() => false))) candidates.delete(c.url)
   }
   const ranked = [...candidates.values()].sort((a, b) => {
     if (a.url === homepage) return b.pageType === 'other' ? -1 : 1
@@ -142,7 +189,12 @@ export async function discoverPages (crawler: Crawler, hostname: string, limits:
   return {
     pagesDiscovered: seen.size,
     homepage,
-    candidates: ranked.map(c => ({ url: c.url, pageType: c.pageType, confidence: c.confidence, priority: c.pageType === 'other' ? 5 : 7 }))
+    candidates: ranked.map(c => ({
+      url: c.url,
+      pageType: c.pageType,
+      confidence: c.confidence,
+      priority: c.pageType === 'other' ? 5 : 7
+    }))
   }
 }
 
@@ -153,7 +205,13 @@ function typed (url: string, linkText?: string) {
 
 function refine (c: Candidate, html: string): void {
   const page = extractPage(html)
-  const { pageType, confidence } = classifyPageType({ url: c.url, linkText: c.linkText, title: page.title, headings: page.headings, text: page.lines.join('\n') })
+  const { pageType, confidence } = classifyPageType({
+    url: c.url,
+    linkText: c.linkText,
+    title: page.title,
+    headings: page.headings,
+    text: page.lines.join('\n')
+  })
   Object.assign(c, { pageType, confidence, fetched: true, score: pageType === 'other' ? 0 : confidence })
 }
 

@@ -46,12 +46,17 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * DNS resolution that refuses non-public answers. The socket connects to the very
  * address checked here, so a second, different DNS answer cannot slip past.
  */
-function guardedLookup (hostname: string, options: { all?: boolean, family?: number }, callback: LookupCallback): void {
+function guardedLookup (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
   dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
-    if (err) { callback(err, []); return }
+    if (err) {
+      callback(err, [])
+      return
+    }
     const refused = addresses.find(a => !isPublicAddress(a.address))
     if (refused || addresses.length === 0) {
-      const e = new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`) as NodeJS.ErrnoException
+      const e = new Error(
+        `${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`
+      ) as NodeJS.ErrnoException
       e.code = 'EBLOCKEDADDRESS'
       callback(e, [])
       return
@@ -61,13 +66,17 @@ function guardedLookup (hostname: string, options: { all?: boolean, family?: num
   })
 }
 
-export interface PostResult { status: number, body: string, durationMs: number }
+export interface PostResult {
+  status: number
+  body: string
+  durationMs: number
+}
 
 export interface Fetcher {
-  fetch (url: string, req?: FetchRequest): Promise<FetchResult>
+  fetch(url: string, req?: FetchRequest): Promise<FetchResult>
   /** One POST, not redirected, through the same address checks (for webhooks). */
-  post (url: string, body: string, headers: Record<string, string>): Promise<PostResult>
-  close (): Promise<void>
+  post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>
+  close(): Promise<void>
 }
 
 export function createFetcher (opts: FetcherOptions): Fetcher {
@@ -77,7 +86,11 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
   const open = new Agent({ ...timeouts, connect: { timeout: opts.timeoutMs } })
   const maxRedirects = opts.maxRedirects ?? 5
 
-  async function once (target: URL, req: FetchRequest & { method?: 'GET' | 'POST', body?: string, extraHeaders?: Record<string, string> }, signal: AbortSignal): Promise<Dispatcher.ResponseData & { realUrl: URL }> {
+  async function once (
+    target: URL,
+    req: FetchRequest & { method?: 'GET' | 'POST'; body?: string; extraHeaders?: Record<string, string> },
+    signal: AbortSignal
+  ): Promise<Dispatcher.ResponseData & { realUrl: URL }> {
     const mapped = opts.hostMap.get(target.hostname)
     let requestUrl = target
     let dispatcher: Dispatcher = guarded
@@ -86,7 +99,10 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
       dispatcher = open
     } else if (opts.allowPrivateNetworks) {
       dispatcher = open
-    } else if (isIP(target.hostname.replace(/^\[|\]$/g, '')) && !isPublicAddress(target.hostname.replace(/^\[|\]$/g, ''))) {
+    } else if (
+      isIP(target.hostname.replace(/^\[|\]$/g, '')) &&
+      !isPublicAddress(target.hostname.replace(/^\[|\]$/g, ''))
+    ) {
       throw new FetchError('BLOCKED_ADDRESS', `${target.hostname} is not a public address`)
     }
     const headers: Record<string, string> = {
@@ -100,7 +116,13 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
     if (req.lastModified) headers['if-modified-since'] = req.lastModified
     Object.assign(headers, req.extraHeaders)
     try {
-      const res = await request(requestUrl, { method: req.method ?? 'GET', headers, body: req.body, dispatcher, signal })
+      const res = await request(requestUrl, {
+        method: req.method ?? 'GET',
+        headers,
+        body: req.body,
+        dispatcher,
+        signal
+      })
       return Object.assign(res, { realUrl: target })
     } catch (err) {
       throw toFetchError(err, target)
@@ -110,30 +132,65 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
   return {
     async fetch (url, req = {}) {
       let target: URL
-      try { target = new URL(url) } catch { throw new FetchError('BAD_URL', `not a URL: ${url}`) }
+      try {
+        target = new URL(url)
+      } catch {
+        throw new FetchError('BAD_URL', `not a URL: ${url}`)
+      }
       const signal = AbortSignal.timeout(opts.timeoutMs * 2)
       for (let hop = 0; ; hop++) {
-        if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)
+        if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+          throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)
+        }
         const res = await once(target, req, signal)
         if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304) {
           const location = res.headers.location
           await res.body.dump().catch(() => {})
-          if (typeof location !== 'string') throw new FetchError('HTTP_STATUS', `HTTP ${res.statusCode} without a Location`)
-          if (hop >= maxRedirects) throw new FetchError('TOO_MANY_REDIRECTS', `more than ${maxRedirects} redirects from ${url}`)
-          try { target = new URL(location, target) } catch { throw new FetchError('BAD_URL', `bad redirect Location: ${location}`) }
+          if (typeof location !== 'string') {
+            throw new FetchError('HTTP_STATUS', `HTTP ${res.statusCode} without a Location`)
+          }
+          if (hop >= maxRedirects) {
+            throw new FetchError('TOO_MANY_REDIRECTS', `more than ${maxRedirects} redirects from ${url}`)
+          }
+          try {
+            target = new URL(location, target)
+          } catch {
+            throw new FetchError('BAD_URL', `bad redirect Location: ${location}`)
+          }
           continue
         }
-        const header = (name: string) => { const v = res.headers[name]; return Array.isArray(v) ? v[0] : v ?? null }
+        const header = (name: string) => {
+          const v = res.headers[name]
+          return Array.isArray(v) ? v[0] : (v ?? null)
+        }
         // Validators are stored on the page to be sent back; one longer than any real
         // server's is dropped (the next request is unconditional) rather than kept.
-        const validator = (name: string) => { const v = header(name); return v !== null && v.length <= MAX_VALIDATOR ? v : null }
+        const validator = (name: string) => {
+          const v = header(name)
+          return v !== null && v.length <= MAX_VALIDATOR ? v : null
+        }
         const contentType = (header('content-type') ?? '').slice(0, MAX_CONTENT_TYPE)
         const retryAfter = parseRetryAfter(header('retry-after'))
         if (res.statusCode === 304) {
           await res.body.dump().catch(() => {})
-          return { url: target.toString(), status: 304, notModified: true, contentType, body: Buffer.alloc(0), etag: validator('etag'), lastModified: validator('last-modified'), retryAfterMs: retryAfter }
+          return {
+            url: target.toString(),
+            status: 304,
+            notModified: true,
+            contentType,
+            body: Buffer.alloc(0),
+            etag: validator('etag'),
+            lastModified: validator('last-modified'),
+            retryAfterMs: retryAfter
+          }
         }
-        const body = await readBody(res.body, header('content-encoding'), req.maxBytes ?? opts.maxBytes, target, req.onData)
+        const body = await readBody(
+          res.body,
+          header('content-encoding'),
+          req.maxBytes ?? opts.maxBytes,
+          target,
+          req.onData
+        )
         return {
           url: target.toString(),
           status: res.statusCode,
@@ -148,12 +205,26 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
     },
     async post (url, body, headers) {
       let target: URL
-      try { target = new URL(url) } catch { throw new FetchError('BAD_URL', `not a URL: ${url}`) }
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)
+      try {
+        target = new URL(url)
+      } catch {
+        throw new FetchError('BAD_URL', `not a URL: ${url}`)
+      }
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)
+      }
       const started = performance.now()
-      const res = await once(target, { method: 'POST', body, extraHeaders: { 'content-type': 'application/json', accept: '*/*', ...headers } }, AbortSignal.timeout(opts.timeoutMs))
+      const res = await once(
+        target,
+        { method: 'POST', body, extraHeaders: { 'content-type': 'application/json', accept: '*/*', ...headers } },
+        AbortSignal.timeout(opts.timeoutMs)
+      )
       let text = ''
-      try { text = (await readBody(res.body, null, 4096, target).catch(() => Buffer.alloc(0))).toString('utf8') } catch { /* the status is what counts */ }
+      try {
+        text = (await readBody(res.body, null, 4096, target).catch(() => Buffer.alloc(0))).toString('utf8')
+      } catch {
+        /* the status is what counts */
+      }
       return { status: res.statusCode, body: text, durationMs: Math.round(performance.now() - started) }
     },
     // Requests still in flight at shutdown are abandoned: their jobs were handed back.
@@ -170,11 +241,24 @@ function parseRetryAfter (value: string | null): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
 }
 
-async function readBody (body: Readable, encoding: string | null, maxBytes: number, url: URL, onData?: (chunk: Buffer) => void): Promise<Buffer> {
+async function readBody (
+  body: Readable,
+  encoding: string | null,
+  maxBytes: number,
+  url: URL,
+  onData?: (chunk: Buffer) => void
+): Promise<Buffer> {
   const enc = (encoding ?? '').trim().toLowerCase()
-  const decoder = enc === 'gzip' || enc === 'x-gzip' ? createGunzip() : enc === 'deflate' ? createInflate() : enc === 'br' ? createBrotliDecompress() : null
+  const decoder =
+    enc === 'gzip' || enc === 'x-gzip'
+      ? createGunzip()
+      : enc === 'deflate'
+        ? createInflate()
+        : enc === 'br'
+          ? createBrotliDecompress()
+          : null
   const stream: Readable = decoder ? body.pipe(decoder) : body
-  if (decoder) body.on('error', (e) => decoder.destroy(e))
+  if (decoder) body.on('error', e => decoder.destroy(e))
   const chunks: Buffer[] = []
   let size = 0
   try {
@@ -202,9 +286,11 @@ function toFetchError (err: unknown, url: URL): FetchError {
   const code = e.code ?? e.cause?.code ?? ''
   const name = e.name ?? ''
   if (code === 'EBLOCKEDADDRESS' || e.cause?.code === 'EBLOCKEDADDRESS') {
-    return new FetchError('BLOCKED_ADDRESS', (e.cause?.message ?? e.message))
+    return new FetchError('BLOCKED_ADDRESS', e.cause?.message ?? e.message)
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new FetchError('DNS', `${url.hostname} does not resolve`)
-  if (name === 'TimeoutError' || name === 'AbortError' || /TIMEOUT/.test(code)) return new FetchError('TIMEOUT', `${url.toString()} timed out`)
+  if (name === 'TimeoutError' || name === 'AbortError' || /TIMEOUT/.test(code)) {
+    return new FetchError('TIMEOUT', `${url.toString()} timed out`)
+  }
   return new FetchError('NETWORK', `${url.toString()}: ${e.message || code || 'network error'}`)
 }

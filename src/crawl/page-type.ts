@@ -6,19 +6,25 @@ type Typed = Exclude<PageType, 'other'>
 const NAMES: Record<Typed, RegExp> = {
   pricing: /\b(pricing|prices?|plans?|billing|subscriptions?|buy|upgrade|cost)\b/i,
   features: /\b(features?|products?|platform|capabilities|solutions?|compare|comparison|tour|why[- ]\w+)\b/i,
-  terms: /\b(terms|tos|legal|privacy|cookies?[- ]policy|eula|dpa|gdpr|ccpa|acceptable[- ]use|aup|sla|policies|policy|agreement|conditions|imprint|impressum)\b/i,
-  security: /\b(security|trust|compliance|soc ?2|iso ?27001|vulnerabilit\w*|responsible[- ]disclosure|bug[- ]bounty|security\.txt|subprocessors?)\b/i,
+  terms:
+    /\b(terms|tos|legal|privacy|cookies?[- ]policy|eula|dpa|gdpr|ccpa|acceptable[- ]use|aup|sla|policies|policy|agreement|conditions|imprint|impressum)\b/i,
+  security:
+    /\b(security|trust|compliance|soc ?2|iso ?27001|vulnerabilit\w*|responsible[- ]disclosure|bug[- ]bounty|security\.txt|subprocessors?)\b/i,
   api_docs: /\b(api|apis|docs|documentation|developers?|reference|sdks?|graphql|swagger|openapi|webhooks?|guides?)\b/i,
   changelog: /\b(changelog|change[- ]log|releases?|release[- ]notes|what'?s[- ]new|updates|product[- ]updates)\b/i
 }
 
 // What the text of each kind of page tends to say.
 const CONTENT: Record<Typed, RegExp> = {
-  pricing: /([$€£]\s?\d+|\/\s?(month|mo|year|yr)\b|per (user|seat|month)|billed (annually|monthly)|free trial|contact sales)/gi,
+  pricing:
+    /([$€£]\s?\d+|\/\s?(month|mo|year|yr)\b|per (user|seat|month)|billed (annually|monthly)|free trial|contact sales)/gi,
   features: /\b(feature|integrations?|workflow|collaborat\w+|automat\w+|dashboard|analytics)\b/gi,
-  terms: /\b(agreement|liabilit\w+|indemn\w+|governing law|warrant\w+|terminat\w+|hereby|shall|personal data|arbitration)\b/gi,
-  security: /\b(encrypt\w+|soc ?2|iso ?27001|penetration|vulnerabilit\w+|access control|audit|tls|aes-?256|incident)\b/gi,
-  api_docs: /\b(endpoint|request|response|curl|json|authentication|bearer|parameters?|status code|rate limit|GET \/|POST \/)\b/gi,
+  terms:
+    /\b(agreement|liabilit\w+|indemn\w+|governing law|warrant\w+|terminat\w+|hereby|shall|personal data|arbitration)\b/gi,
+  security:
+    /\b(encrypt\w+|soc ?2|iso ?27001|penetration|vulnerabilit\w+|access control|audit|tls|aes-?256|incident)\b/gi,
+  api_docs:
+    /\b(endpoint|request|response|curl|json|authentication|bearer|parameters?|status code|rate limit|GET \/|POST \/)\b/gi,
   changelog: /(\bv?\d+\.\d+(\.\d+)?\b|\b(released?|fixed|improved|added|deprecated|bug fixes?)\b)/gi
 }
 
@@ -37,9 +43,13 @@ const words = (s: string) => s.replace(/[-_/.]+/g, ' ')
  * when it names a kind: the URL path and host most, then title and headings, link text,
  * and what the text talks about. No evidence at all is `other`.
  */
-export function classifyPageType (signals: PageSignals): { pageType: PageType, confidence: number } {
+export function classifyPageType (signals: PageSignals): { pageType: PageType; confidence: number } {
   let url: URL | undefined
-  try { url = new URL(signals.url) } catch { /* scored without the URL */ }
+  try {
+    url = new URL(signals.url)
+  } catch {
+    /* scored without the URL */
+  }
   const path = url ? words(decodeURIComponent(url.pathname)) : ''
   const sub = url ? url.hostname.split('.')[0] : ''
   const scores = new Map<Typed, number>()
@@ -61,7 +71,12 @@ export function classifyPageType (signals: PageSignals): { pageType: PageType, c
   }
   let best: Typed | undefined
   let bestScore = 0
-  for (const [t, s] of scores) if (s > bestScore) { best = t; bestScore = s }
+  for (const [t, s] of scores) {
+    if (s > bestScore) {
+      best = t
+      bestScore = s
+    }
+  }
   if (!best || bestScore < 0.25) return { pageType: 'other', confidence: round(0.9 - bestScore) }
   // Ambiguity (two kinds scoring alike) lowers confidence.
   const second = Math.max(0, ...[...scores].filter(([t]) => t !== best).map(([, s]) => s))

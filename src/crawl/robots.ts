@@ -3,9 +3,9 @@ import { ROBOTS_AGENT, type Fetcher } from './fetch.js'
 import { FetchError } from './errors.js'
 
 export interface Robots {
-  isAllowed (url: string, ua?: string): boolean | undefined
-  getSitemaps (): string[]
-  getCrawlDelay (ua?: string): number | undefined
+  isAllowed(url: string, ua?: string): boolean | undefined
+  getSitemaps(): string[]
+  getCrawlDelay(ua?: string): number | undefined
 }
 // A CommonJS module whose types describe an ES default export.
 const robotsParser = robotsParserCjs as unknown as (url: string, robotstxt: string) => Robots
@@ -17,7 +17,7 @@ const MAX_ENTRIES = 5_000
 
 /** robots.txt per origin, cached an hour. A missing or unreadable file allows everything. */
 export class RobotsCache {
-  private readonly cache = new Map<string, { robots: Robots, expires: number }>()
+  private readonly cache = new Map<string, { robots: Robots; expires: number }>()
   private readonly inflight = new Map<string, Promise<Robots>>()
 
   constructor (private readonly fetcher: Fetcher) {}

@@ -10,22 +10,35 @@ const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
  * for each page and `onSitemap` for each child sitemap, so a site of any size is read
  * in constant memory. Returns false when the sitemap could not be read.
  */
-export async function readSitemap (fetcher: Fetcher, url: string, onUrl: (loc: string) => void, onSitemap: (loc: string) => void): Promise<boolean> {
+export async function readSitemap (
+  fetcher: Fetcher,
+  url: string,
+  onUrl: (loc: string) => void,
+  onSitemap: (loc: string) => void
+): Promise<boolean> {
   const path: string[] = []
   let loc = ''
-  const parser = new Parser({
-    onopentag (name) { path.push(name.toLowerCase().replace(/^.*:/, '')); if (path[path.length - 1] === 'loc') loc = '' },
-    ontext (text) { if (path[path.length - 1] === 'loc') loc += text },
-    onclosetag () {
-      const name = path.pop()
-      if (name !== 'loc') return
-      const parent = path[path.length - 1]
-      const value = loc.trim()
-      if (!value) return
-      if (parent === 'sitemap') onSitemap(value)
-      else if (parent === 'url') onUrl(value)
-    }
-  }, { xmlMode: true, decodeEntities: true })
+  const parser = new Parser(
+    {
+      onopentag (name) {
+        path.push(name.toLowerCase().replace(/^.*:/, ''))
+        if (path[path.length - 1] === 'loc') loc = ''
+      },
+      ontext (text) {
+        if (path[path.length - 1] === 'loc') loc += text
+      },
+      onclosetag () {
+        const name = path.pop()
+        if (name !== 'loc') return
+        const parent = path[path.length - 1]
+        const value = loc.trim()
+        if (!value) return
+        if (parent === 'sitemap') onSitemap(value)
+        else if (parent === 'url') onUrl(value)
+      }
+    },
+    { xmlMode: true, decodeEntities: true }
+  )
 
   // A .xml.gz file served as a gzip body (not as Content-Encoding) is unpacked here.
   let gunzip: ReturnType<typeof createGunzip> | undefined
@@ -42,14 +55,20 @@ export async function readSitemap (fetcher: Fetcher, url: string, onUrl: (loc: s
           if (chunk[0] === 0x1f && chunk[1] === 0x8b) {
             gunzip = createGunzip()
             gunzip.on('data', (d: Buffer) => parser.write(text.write(d)))
-            gunzipEnd = new Promise<void>((resolve) => { gunzip!.on('end', resolve); gunzip!.on('error', () => resolve()) })
+            gunzipEnd = new Promise<void>(resolve => {
+              gunzip!.on('end', resolve)
+              gunzip!.on('error', () => resolve())
+            })
           }
         }
         if (gunzip) gunzip.write(chunk)
         else parser.write(text.write(chunk))
       }
     })
-    if (gunzip) { gunzip.end(); await gunzipEnd }
+    if (gunzip) {
+      gunzip.end()
+      await gunzipEnd
+    }
     parser.end(text.end())
     return res.status >= 200 && res.status < 300
   } catch {

@@ -2,7 +2,8 @@ import { domainToASCII } from 'node:url'
 import { parse as parseDomain } from 'tldts'
 
 // Query parameters that identify a visit, not a page.
-const TRACKING_PARAM = /^(utm_[a-z_]+|gclid|gbraid|wbraid|fbclid|msclkid|dclid|yclid|mc_cid|mc_eid|_ga|_gl|_hsenc|_hsmi|hsa_[a-z]+|mkt_tok|igshid|ref_src|oly_[a-z]+|vero_[a-z]+|trk|trkCampaign|sc_campaign|s_kwcid|cb|cachebuster|_)$/i
+const TRACKING_PARAM =
+  /^(utm_[a-z_]+|gclid|gbraid|wbraid|fbclid|msclkid|dclid|yclid|mc_cid|mc_eid|_ga|_gl|_hsenc|_hsmi|hsa_[a-z]+|mkt_tok|igshid|ref_src|oly_[a-z]+|vero_[a-z]+|trk|trkCampaign|sc_campaign|s_kwcid|cb|cachebuster|_)$/i
 
 /**
  * The one form of a URL we compare and store: lower-case host, no default port, no
@@ -11,14 +12,20 @@ const TRACKING_PARAM = /^(utm_[a-z_]+|gclid|gbraid|wbraid|fbclid|msclkid|dclid|y
  */
 export function normalizeUrl (input: string, base?: string | URL): string | null {
   let url: URL
-  try { url = new URL(input.trim(), base) } catch { return null }
+  try {
+    url = new URL(input.trim(), base)
+  } catch {
+    return null
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
   if (url.username || url.password) return null
   url.hash = ''
   url.hostname = url.hostname.toLowerCase().replace(/\.$/, '')
-  if ((url.protocol === 'http:' && url.port === '80') || (url.protocol === 'https:' && url.port === '443')) url.port = ''
+  if ((url.protocol === 'http:' && url.port === '80') || (url.protocol === 'https:' && url.port === '443')) {
+    url.port = ''
+  }
   const kept = [...url.searchParams.entries()].filter(([k]) => !TRACKING_PARAM.test(k))
-  kept.sort(([a, av], [b, bv]) => a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0)
+  kept.sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
   url.search = kept.length > 0 ? new URLSearchParams(kept).toString() : ''
   url.pathname = url.pathname.replace(/\/{2,}/g, '/')
   if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.replace(/\/+$/, '')
@@ -39,11 +46,18 @@ const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63
  * An internationalised name is stored in its ASCII form (bücher.de → xn--bcher-kva.de),
  * the host that URLs, DNS and the crawler see.
  */
-export function parseDomainInput (raw: string, mappedHosts: ReadonlySet<string>): { hostname: string } | { error: string } {
+export function parseDomainInput (
+  raw: string,
+  mappedHosts: ReadonlySet<string>
+): { hostname: string } | { error: string } {
   const typed = raw.trim().toLowerCase()
   if (typed === '') return { error: 'domain must not be empty' }
-  if (/^[a-z][a-z0-9+.-]*:\/\//.test(typed)) return { error: 'domain must be a bare hostname, without a scheme such as https://' }
-  if (/[/?#@:\s]/.test(typed)) return { error: 'domain must be a bare hostname, without a path, port, query or credentials' }
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(typed)) {
+    return { error: 'domain must be a bare hostname, without a scheme such as https://' }
+  }
+  if (/[/?#@:\s]/.test(typed)) {
+    return { error: 'domain must be a bare hostname, without a path, port, query or credentials' }
+  }
   if (typed.endsWith('.')) return { error: 'domain must not end with a dot' }
   // '' when the name is not valid IDNA (an xn-- label that decodes to nothing, say).
   const hostname = domainToASCII(typed)

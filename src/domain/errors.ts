@@ -1,8 +1,16 @@
 // Errors that carry their HTTP meaning; the API's error handler turns them into the
 // contract's envelope. Code outside src/api throws these so it needs no HTTP knowledge.
 
-export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'QUOTA_EXCEEDED' | 'TRIAL_EXPIRED' | 'FORBIDDEN' |
-  'NOT_FOUND' | 'CONFLICT' | 'RATE_LIMITED' | 'INTERNAL_ERROR'
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'QUOTA_EXCEEDED'
+  | 'TRIAL_EXPIRED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR'
 
 const STATUS: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
@@ -18,7 +26,11 @@ const STATUS: Record<ErrorCode, number> = {
 
 export class AppError extends Error {
   readonly statusCode: number
-  constructor (readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) {
+  constructor (
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>
+  ) {
     super(message)
     this.statusCode = STATUS[code]
   }

@@ -12,28 +12,52 @@ export interface Plan {
   intelligencePages: number | null
   manualRechecksPerPeriod: number | null
   alerts: 'realtime' | 'digest' | 'custom'
-  features: { slackIntegration: boolean, apiAccess: boolean, customAlertRules: boolean }
+  features: { slackIntegration: boolean; apiAccess: boolean; customAlertRules: boolean }
 }
 
 export const PLANS: Record<PlanName, Plan> = {
   trial: {
-    name: 'trial', domains: 25, pagesPerDomain: 500, researchCreditsPerPeriod: 50, retentionDays: 180,
-    intelligencePages: 25, manualRechecksPerPeriod: 10, alerts: 'realtime',
+    name: 'trial',
+    domains: 25,
+    pagesPerDomain: 500,
+    researchCreditsPerPeriod: 50,
+    retentionDays: 180,
+    intelligencePages: 25,
+    manualRechecksPerPeriod: 10,
+    alerts: 'realtime',
     features: { slackIntegration: true, apiAccess: true, customAlertRules: false }
   },
   starter: {
-    name: 'starter', domains: 5, pagesPerDomain: 50, researchCreditsPerPeriod: 10, retentionDays: 30,
-    intelligencePages: 5, manualRechecksPerPeriod: 5, alerts: 'digest',
+    name: 'starter',
+    domains: 5,
+    pagesPerDomain: 50,
+    researchCreditsPerPeriod: 10,
+    retentionDays: 30,
+    intelligencePages: 5,
+    manualRechecksPerPeriod: 5,
+    alerts: 'digest',
     features: { slackIntegration: false, apiAccess: false, customAlertRules: false }
   },
   pro: {
-    name: 'pro', domains: 25, pagesPerDomain: 500, researchCreditsPerPeriod: 50, retentionDays: 180,
-    intelligencePages: 25, manualRechecksPerPeriod: 10, alerts: 'realtime',
+    name: 'pro',
+    domains: 25,
+    pagesPerDomain: 500,
+    researchCreditsPerPeriod: 50,
+    retentionDays: 180,
+    intelligencePages: 25,
+    manualRechecksPerPeriod: 10,
+    alerts: 'realtime',
     features: { slackIntegration: true, apiAccess: true, customAlertRules: false }
   },
   enterprise: {
-    name: 'enterprise', domains: null, pagesPerDomain: null, researchCreditsPerPeriod: null, retentionDays: null,
-    intelligencePages: null, manualRechecksPerPeriod: null, alerts: 'custom',
+    name: 'enterprise',
+    domains: null,
+    pagesPerDomain: null,
+    researchCreditsPerPeriod: null,
+    retentionDays: null,
+    intelligencePages: null,
+    manualRechecksPerPeriod: null,
+    alerts: 'custom',
     features: { slackIntegration: true, apiAccess: true, customAlertRules: true }
   }
 }
@@ -52,8 +76,11 @@ export function addMonths (start: Date, months: number): Date {
 }
 
 /** The period that contains `now`, counting whole months on from `anchor`. */
-export function periodContaining (anchor: Date, now: Date): { start: Date, end: Date } {
-  let months = Math.max(0, (now.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + now.getUTCMonth() - anchor.getUTCMonth() - 1)
+export function periodContaining (anchor: Date, now: Date): { start: Date; end: Date } {
+  let months = Math.max(
+    0,
+    (now.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + now.getUTCMonth() - anchor.getUTCMonth() - 1
+  )
   while (addMonths(anchor, months + 1) <= now) months++
   return { start: addMonths(anchor, months), end: addMonths(anchor, months + 1) }
 }
@@ -97,8 +124,11 @@ export function isTrialExpired (org: Org, now = new Date()): boolean {
 export function assertCanCreate (org: Org, now = new Date()): void {
   if (isTrialExpired(org, now)) {
     const endedAt = org.trial_ends_at!.toISOString()
-    throw new AppError('TRIAL_EXPIRED',
-      `The trial of organisation "${org.name}" ended at ${endedAt}; choose a plan to continue`, { trialEndsAt: endedAt })
+    throw new AppError(
+      'TRIAL_EXPIRED',
+      `The trial of organisation "${org.name}" ended at ${endedAt}; choose a plan to continue`,
+      { trialEndsAt: endedAt }
+    )
   }
 }
 
@@ -114,16 +144,22 @@ export function assertWithinQuota (org: Org, period: BillingPeriod, resource: Me
   const used = period[USAGE_COLUMN[resource]]
   if (limit !== null && used + amount > limit) {
     const what = resource === 'domains' ? 'domains' : 'manual rechecks'
-    throw new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} ${what} per billing period`,
-      { resource, used, limit })
+    throw new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} ${what} per billing period`, {
+      resource,
+      used,
+      limit
+    })
   }
 }
 
 /** The 402 QUOTA_EXCEEDED of a domain that already took every page its plan allows. */
 export function pageCapReached (org: Org, pagesAdded: number): AppError {
   const limit = PLANS[org.plan].pagesPerDomain
-  return new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} pages per domain`,
-    { resource: 'pages', used: pagesAdded, limit })
+  return new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} pages per domain`, {
+    resource: 'pages',
+    used: pagesAdded,
+    limit
+  })
 }
 
 const Quota = Type.Object({
@@ -132,28 +168,40 @@ const Quota = Type.Object({
   remaining: Nullable(Type.Integer({ description: 'null when unlimited' }))
 })
 
-export const UsageSchema = Type.Object({
-  plan: PlanNameSchema,
-  billingCycle: Type.Union([Type.Literal('monthly'), Type.Literal('trial')]),
-  period: Type.Object({ start: Timestamp, end: Timestamp }),
-  limits: Type.Object({
-    domains: Quota,
-    accessiblePagesPerDomain: Nullable(Type.Integer({ description: 'null when unlimited' })),
-    manualRechecks: Quota,
-    researchCredits: Quota
-  }),
-  features: Type.Object({ slackIntegration: Type.Boolean(), apiAccess: Type.Boolean(), customAlertRules: Type.Boolean() }),
-  trial: Nullable(Type.Object({
-    expiresAt: Timestamp,
-    daysRemaining: Type.Integer(),
-    isExpired: Type.Boolean()
-  }))
-}, { $id: 'Usage', title: 'Usage' })
+export const UsageSchema = Type.Object(
+  {
+    plan: PlanNameSchema,
+    billingCycle: Type.Union([Type.Literal('monthly'), Type.Literal('trial')]),
+    period: Type.Object({ start: Timestamp, end: Timestamp }),
+    limits: Type.Object({
+      domains: Quota,
+      accessiblePagesPerDomain: Nullable(Type.Integer({ description: 'null when unlimited' })),
+      manualRechecks: Quota,
+      researchCredits: Quota
+    }),
+    features: Type.Object({
+      slackIntegration: Type.Boolean(),
+      apiAccess: Type.Boolean(),
+      customAlertRules: Type.Boolean()
+    }),
+    trial: Nullable(
+      Type.Object({
+        expiresAt: Timestamp,
+        daysRemaining: Type.Integer(),
+        isExpired: Type.Boolean()
+      })
+    )
+  },
+  { $id: 'Usage', title: 'Usage' }
+)
 /** GET /api/usage: the plan, its period, and each quota used and left. */
 export type Usage = Static<typeof UsageSchema>
 
-const quota = (used: number, limit: number | null) =>
-  ({ used, limit, remaining: limit === null ? null : Math.max(0, limit - used) })
+const quota = (used: number, limit: number | null) => ({
+  used,
+  limit,
+  remaining: limit === null ? null : Math.max(0, limit - used)
+})
 
 export function describeUsage (org: Org, period: BillingPeriod, now = new Date()): Usage {
   const plan = PLANS[org.plan]

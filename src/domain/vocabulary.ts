@@ -6,7 +6,10 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
 /** A schema that is one of `values`. */
 export const literals = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
-  Type.Union(values.map(v => Type.Literal(v)), opts)
+  Type.Union(
+    values.map(v => Type.Literal(v)),
+    opts
+  )
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -19,8 +22,15 @@ export const PageTypeSchema = literals(PAGE_TYPES, {
 })
 export type PageType = Static<typeof PageTypeSchema>
 
-export const CHANGE_TYPES = ['price_change', 'feature_added', 'feature_removed', 'terms_update',
-  'section_added', 'section_removed', 'content_change'] as const
+export const CHANGE_TYPES = [
+  'price_change',
+  'feature_added',
+  'feature_removed',
+  'terms_update',
+  'section_added',
+  'section_removed',
+  'content_change'
+] as const
 export const ChangeTypeSchema = literals(CHANGE_TYPES)
 export type ChangeType = Static<typeof ChangeTypeSchema>
 
@@ -44,7 +54,7 @@ export type DomainStatus = Static<typeof DomainStatusSchema>
 export type PausedReason = 'trial_expired' | 'manual'
 
 export const PAGE_STATUSES = ['active', 'error'] as const
-export type PageStatus = typeof PAGE_STATUSES[number]
+export type PageStatus = (typeof PAGE_STATUSES)[number]
 
 /** The jobs a client sees (GET /api/jobs). */
 export const JOB_NAMES = ['crawl.page', 'discover.pages'] as const
@@ -64,47 +74,70 @@ export const EndpointKindSchema = literals(ENDPOINT_KINDS)
 export type EndpointKind = Static<typeof EndpointKindSchema>
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
-export type DeliveryStatus = typeof DELIVERY_STATUSES[number]
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
-export const NoiseRulesSchema = Type.Object({
-  ignoreSelectors: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
-    maxItems: 20, description: 'CSS selectors whose elements are left out'
-  })),
-  restrictSelectors: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
-    maxItems: 20, description: 'CSS selectors: when set, only their elements are compared'
-  })),
-  ignorePatterns: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
-    maxItems: 20,
-    description: 'regular expressions (JavaScript syntax, case-insensitive); matching text is treated as noise. ' +
-      'Nested quantifiers such as (a+)+ are refused.'
-  }))
-}, {
-  $id: 'NoiseRules',
-  title: 'NoiseRules',
-  additionalProperties: false,
-  description: 'Applied before the diff, from the next crawl on'
-})
+export const NoiseRulesSchema = Type.Object(
+  {
+    ignoreSelectors: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description: 'CSS selectors whose elements are left out'
+      })
+    ),
+    restrictSelectors: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description: 'CSS selectors: when set, only their elements are compared'
+      })
+    ),
+    ignorePatterns: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description:
+          'regular expressions (JavaScript syntax, case-insensitive); matching text is treated as noise. ' +
+          'Nested quantifiers such as (a+)+ are refused.'
+      })
+    )
+  },
+  {
+    $id: 'NoiseRules',
+    title: 'NoiseRules',
+    additionalProperties: false,
+    description: 'Applied before the diff, from the next crawl on'
+  }
+)
 /** A page's own noise rules: selectors to leave out or keep, patterns to mask. */
 export type NoiseRules = Static<typeof NoiseRulesSchema>
 
 export const DIFF_LINE_TYPES = ['context', 'deletion', 'addition'] as const
 
-export const DiffDataSchema = Type.Object({
-  before: Type.String({ description: 'the removed text (bounded in size)' }),
-  after: Type.String({ description: 'the added text (bounded in size)' }),
-  stats: Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), changes: Type.Integer() }),
-  hunks: Type.Array(Type.Object({
-    oldStart: Type.Integer(),
-    oldLines: Type.Integer(),
-    newStart: Type.Integer(),
-    newLines: Type.Integer(),
-    lines: Type.Array(Type.Object({ type: literals(DIFF_LINE_TYPES), content: Type.String() }))
-  }), { description: 'always present; empty only when the change has no line diff' })
-}, { $id: 'DiffData', title: 'DiffData' })
+export const DiffDataSchema = Type.Object(
+  {
+    before: Type.String({ description: 'the removed text (bounded in size)' }),
+    after: Type.String({ description: 'the added text (bounded in size)' }),
+    stats: Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), changes: Type.Integer() }),
+    hunks: Type.Array(
+      Type.Object({
+        oldStart: Type.Integer(),
+        oldLines: Type.Integer(),
+        newStart: Type.Integer(),
+        newLines: Type.Integer(),
+        lines: Type.Array(Type.Object({ type: literals(DIFF_LINE_TYPES), content: Type.String() }))
+      }),
+      { description: 'always present; empty only when the change has no line diff' }
+    )
+  },
+  { $id: 'DiffData', title: 'DiffData' }
+)
 /** A change's diff: jsdiff's structuredPatch hunks, with the text as the page shows it. */
 export type DiffData = Static<typeof DiffDataSchema>
 export type DiffHunk = DiffData['hunks'][number]
 export type DiffLine = DiffHunk['lines'][number]
 
 /** A page worth watching, as discovery or a client proposes it (URL normalised). */
-export interface PageCandidate { url: string, pageType: PageType, confidence: number, priority?: number }
+export interface PageCandidate {
+  url: string
+  pageType: PageType
+  confidence: number
+  priority?: number
+}

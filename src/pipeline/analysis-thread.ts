@@ -5,14 +5,19 @@ import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.
 
-export interface ReadTask { raw: Uint8Array, contentType: string, rules?: NoiseRules | null, previousHash?: string | null }
+export interface ReadTask {
+  raw: Uint8Array
+  contentType: string
+  rules?: NoiseRules | null
+  previousHash?: string | null
+}
 
 export interface PageReading {
   title: string
   /** Hash of the noise-masked text. */
   hash: string
   /** The extracted text and the gzipped raw page, for a new snapshot: only when the hash moved. */
-  snapshot?: { text: string, rawGzip: Uint8Array }
+  snapshot?: { text: string; rawGzip: Uint8Array }
 }
 
 export function read ({ raw, contentType, rules, previousHash }: ReadTask): PageReading {
@@ -22,8 +27,18 @@ export function read ({ raw, contentType, rules, previousHash }: ReadTask): Page
   return { title: page.title, hash: page.hash, snapshot: { text: page.text, rawGzip: gzipSync(body, { level: 1 }) } }
 }
 
-export interface CompareTask { previousText: string, currentText: string, pageType: PageType, rules?: NoiseRules | null }
+export interface CompareTask {
+  previousText: string
+  currentText: string
+  pageType: PageType
+  rules?: NoiseRules | null
+}
 
 export function compare ({ previousText, currentText, pageType, rules }: CompareTask) {
-  return compareContent(previousText, { lines: currentText === '' ? [] : currentText.split('\n') }, pageType, rules ?? undefined)
+  return compareContent(
+    previousText,
+    { lines: currentText === '' ? [] : currentText.split('\n') },
+    pageType,
+    rules ?? undefined
+  )
 }

@@ -34,9 +34,18 @@ export class PageAnalysis {
     return await this.pool.run(task, { name: 'read' })
   }
 
-  async compare (previousText: string, currentText: string, pageType: PageType, rules?: NoiseRules | null): Promise<DetectedChange[]> {
-    return await this.pool.run({ previousText, currentText, pageType, rules } satisfies CompareTask, { name: 'compare' })
+  async compare (
+    previousText: string,
+    currentText: string,
+    pageType: PageType,
+    rules?: NoiseRules | null
+  ): Promise<DetectedChange[]> {
+    return await this.pool.run({ previousText, currentText, pageType, rules } satisfies CompareTask, {
+      name: 'compare'
+    })
   }
 
-  async close (): Promise<void> { await this.pool.destroy() }
+  async close (): Promise<void> {
+    await this.pool.destroy()
+  }
 }

@@ -6,15 +6,28 @@ import type { Db } from '../store/db.js'
 import { findDomainWithOrg } from '../store/domains.js'
 import { addDiscoveredPages } from '../services/pages.js'
 
-export interface DiscoveryDeps { db: Db, crawler: Crawler, queue: JobQueue, maxFetches: number }
+export interface DiscoveryDeps {
+  db: Db
+  crawler: Crawler
+  queue: JobQueue
+  maxFetches: number
+}
 
-export interface DiscoveryResult { pagesDiscovered: number, pagesAdded: number, skipped?: string }
+export interface DiscoveryResult {
+  pagesDiscovered: number
+  pagesAdded: number
+  skipped?: string
+}
 
 /**
  * Discovers a domain's pages and adds the most valuable within the plan's cap, each
  * with its baseline crawl queued; the domain becomes active.
  */
-export async function runDiscovery (deps: DiscoveryDeps, jobId: string, data: DiscoverJobData): Promise<DiscoveryResult> {
+export async function runDiscovery (
+  deps: DiscoveryDeps,
+  jobId: string,
+  data: DiscoverJobData
+): Promise<DiscoveryResult> {
   const loaded = await findDomainWithOrg(deps.db, data.domainId)
   if (!loaded) return { pagesDiscovered: 0, pagesAdded: 0, skipped: 'domain no longer exists' }
   const { domain, org } = loaded
@@ -34,5 +47,7 @@ export async function discoveryGaveUp (deps: DiscoveryDeps, data: DiscoverJobDat
   const loaded = await findDomainWithOrg(deps.db, data.domainId)
   if (!loaded) return
   const { domain, org } = loaded
-  await addDiscoveredPages(deps, org, domain.id, [{ url: `https://${domain.hostname}/`, pageType: 'other', confidence: 0.5 }])
+  await addDiscoveredPages(deps, org, domain.id, [
+    { url: `https://${domain.hostname}/`, pageType: 'other', confidence: 0.5 }
+  ])
 }

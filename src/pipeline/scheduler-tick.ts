@@ -12,14 +12,21 @@ const BATCH = 500
  * crawl for every monitored page of an active domain that is due, and move each such
  * page to its next slot.
  */
-export async function runSchedulerTick (db: Db, queue: JobQueue, now = new Date()): Promise<{ queued: number, paused: number }> {
+export async function runSchedulerTick (
+  db: Db,
+  queue: JobQueue,
+  now = new Date()
+): Promise<{ queued: number; paused: number }> {
   const paused = await pauseExpiredTrials(db, now)
   let queued = 0
   for (;;) {
-    const n = await queue.transaction(db, async (tx) => {
+    const n = await queue.transaction(db, async tx => {
       const due = await takeDuePages(tx, now, BATCH)
       queued += (await queue.enqueueCrawls(tx, due.map(crawlJobOf))).size
-      await setNextCrawls(tx, due.map(p => ({ id: p.id, at: nextCrawlAt(p.id, now, p.hours) })))
+      await setNextCrawls(
+        tx,
+        due.map(p => ({ id: p.id, at: nextCrawlAt(p.id, now, p.hours) }))
+      )
       return due.length
     })
     if (n < BATCH) break

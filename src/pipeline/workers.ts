@@ -33,9 +33,9 @@ const JOB_RECORD_DAYS = 8
  * scheduler's tick and the retention sweep. A crawl or discovery that fails for good
  * is announced as job.failed. Returns what must be closed when the workers stop.
  */
-export async function startPipeline (deps: PipelineDeps): Promise<{ close (): Promise<void> }> {
+export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Promise<void> }> {
   const { queue, config } = deps
-  const gaveUp = (job: Job<{ orgId: string, domainId: string, pageId?: string }>, reason: string) => {
+  const gaveUp = (job: Job<{ orgId: string; domainId: string; pageId?: string }>, reason: string) => {
     const { orgId, domainId, pageId } = job.data
     deps.events.emit('job.failed', { jobId: job.id, name: job.name, orgId, domainId, pageId: pageId ?? null, reason })
   }
@@ -45,16 +45,21 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close (): Pr
   const crawlDeps = { ...deps, targets: crawlTargetLoader(deps.db), analysis }
   queue.pull<CrawlJobData, CrawlResult>(QUEUE.crawl, config.workerConcurrency, {
     run: async job => await crawlPage(crawlDeps, job.data),
-    complete: async (job, { pageCheck, ...output }) => { await completions.complete(job.id, output, pageCheck) },
-    onGiveUp: async (job, reason) => { gaveUp(job, reason) }
+    complete: async (job, { pageCheck, ...output }) => {
+      await completions.complete(job.id, output, pageCheck)
+    },
+    onGiveUp: async (job, reason) => {
+      gaveUp(job, reason)
+    }
   })
 
   const discoveryDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
   queue.pull<DiscoverJobData, object>(QUEUE.discover, 2, {
     run: async job => await runDiscovery(discoveryDeps, job.id, job.data),
     onGiveUp: async (job, reason) => {
-      await discoveryGaveUp(discoveryDeps, job.data)
-        .catch((err) => { deps.log.error({ err, jobId: job.id }, 'after-failure step failed') })
+      await discoveryGaveUp(discoveryDeps, job.data).catch(err => {
+        deps.log.error({ err, jobId: job.id }, 'after-failure step failed')
+      })
       gaveUp(job, reason)
     }
   })
@@ -73,5 +78,9 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close (): Pr
   })
   await queue.schedule(QUEUE.tick, '* * * * *')
   await queue.schedule(QUEUE.retention, '17 3 * * *')
-  return { close: async () => { await analysis.close() } }
+  return {
+    close: async () => {
+      await analysis.close()
+    }
+  }
 }

@@ -1,7 +1,13 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../store/db.js'
 
-interface Finished<W> { jobId: string, output: object, write?: W, resolve: () => void, reject: (err: unknown) => void }
+interface Finished<W> {
+  jobId: string
+  output: object
+  write?: W
+  resolve: () => void
+  reject: (err: unknown) => void
+}
 
 /** The UPDATE (or INSERT) that writes the rows of many finished jobs at once, RETURNING something. */
 export type BatchStatement<W> = (writes: W[]) => RawBuilder<unknown>
@@ -32,13 +38,19 @@ export class BatchedCompletions<W> {
    * handler's `write` if any; resolves once written.
    */
   async complete (jobId: string, output: object, write?: W): Promise<void> {
-    await new Promise<void>((resolve, reject) => { this.waiting.push({ jobId, output, write, resolve, reject }); this.schedule() })
+    await new Promise<void>((resolve, reject) => {
+      this.waiting.push({ jobId, output, write, resolve, reject })
+      this.schedule()
+    })
   }
 
   private schedule (): void {
     if (this.scheduled || this.writing) return
     this.scheduled = true
-    setImmediate(() => { this.scheduled = false; void this.writeAll() })
+    setImmediate(() => {
+      this.scheduled = false
+      void this.writeAll()
+    })
   }
 
   private async writeAll (): Promise<void> {
@@ -57,7 +69,7 @@ export class BatchedCompletions<W> {
   }
 
   private async write (batch: Array<Finished<W>>): Promise<void> {
-    const writes = batch.flatMap(({ write: w }) => w !== undefined ? [w] : [])
+    const writes = batch.flatMap(({ write: w }) => (w !== undefined ? [w] : []))
     const jobRows = JSON.stringify(batch.map(c => ({ job_id: c.jobId, output: c.output })))
     // One statement, so one round trip and atomic without a transaction. The job update
     // is pg-boss 10's completeJobs with an output per job, its rows found by primary key.
@@ -65,7 +77,8 @@ export class BatchedCompletions<W> {
       WITH written AS (${this.statement(writes)}), completed AS (
         UPDATE pgboss.job j SET completed_on = now(), state = 'completed', output = d.output
         FROM jsonb_to_recordset(${jobRows}::jsonb) AS d (job_id uuid, output jsonb)
-        WHERE j.name = ${this.queue} AND j.id = ANY(${batch.map(c => c.jobId)}::uuid[]) AND j.id = d.job_id AND j.state = 'active'
+        WHERE j.name = ${this.queue} AND j.id = ANY(${batch.map(c => c.jobId)}::uuid[])
+          AND j.id = d.job_id AND j.state = 'active'
         RETURNING j.id
       )
       SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM completed) AS completed`.execute(this.db)

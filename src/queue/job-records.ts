@@ -40,9 +40,11 @@ const jobsView = sql`
     q.started_on, q.completed_on, q.output, q.state::text AS raw_state
   FROM jobs j
   JOIN LATERAL (
-    SELECT state, retry_count, retry_limit, start_after, started_on, completed_on, output FROM pgboss.job WHERE id = j.id AND name = j.name
+    SELECT state, retry_count, retry_limit, start_after, started_on, completed_on, output
+    FROM pgboss.job WHERE id = j.id AND name = j.name
     UNION ALL
-    SELECT state, retry_count, retry_limit, start_after, started_on, completed_on, output FROM pgboss.archive WHERE id = j.id AND name = j.name
+    SELECT state, retry_count, retry_limit, start_after, started_on, completed_on, output
+    FROM pgboss.archive WHERE id = j.id AND name = j.name
     LIMIT 1
   ) q ON true`
 
@@ -86,8 +88,11 @@ function toView (r: JobRow): JobView {
   }
 }
 
-export async function listJobs (db: Db, orgId: string, opts: { limit: number, offset: number, state?: JobState }):
-Promise<{ jobs: JobView[], total: number }> {
+export async function listJobs (
+  db: Db,
+  orgId: string,
+  opts: { limit: number; offset: number; state?: JobState }
+): Promise<{ jobs: JobView[]; total: number }> {
   const stateFilter = opts.state ? sql`AND state = ${opts.state}` : sql``
   const rows = await sql<JobRow & { total: number }>`
     SELECT v.*, count(*) OVER ()::int AS total FROM (${jobsView} WHERE j.org_id = ${orgId}) v
@@ -102,15 +107,22 @@ export async function getJob (db: Db, orgId: string, id: string): Promise<JobVie
 }
 
 export async function jobStats (db: Db, orgId: string): Promise<Record<JobState | 'total', number>> {
-  const rows = await sql<{ state: JobState, n: number }>`
+  const rows = await sql<{ state: JobState; n: number }>`
     SELECT state, count(*)::int AS n FROM (${jobsView} WHERE j.org_id = ${orgId}) v GROUP BY state`.execute(db)
   const stats = { waiting: 0, active: 0, completed: 0, failed: 0, delayed: 0, total: 0 }
-  for (const r of rows.rows) { stats[r.state] = r.n; stats.total += r.n }
+  for (const r of rows.rows) {
+    stats[r.state] = r.n
+    stats.total += r.n
+  }
   return stats
 }
 
 export async function setJobProgress (db: Db, id: string, progress: number): Promise<void> {
-  await db.updateTable('jobs').set({ progress: Math.max(0, Math.min(100, Math.round(progress))) }).where('id', '=', id).execute()
+  await db
+    .updateTable('jobs')
+    .set({ progress: Math.max(0, Math.min(100, Math.round(progress))) })
+    .where('id', '=', id)
+    .execute()
 }
 
 /** The tenant records of jobs just sent, in the same transaction. */

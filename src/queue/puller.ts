@@ -53,10 +53,15 @@ export class JobPuller<T, O extends object = object> {
     } catch (err) {
       const message = (err as Error)?.message ?? String(err)
       const last = job.retryCount >= job.retryLimit
-      this.log.warn({ jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last }, `job attempt failed: ${message}`)
+      this.log.warn(
+        { jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last },
+        `job attempt failed: ${message}`
+      )
       await this.boss.fail(this.name, job.id, { message })
       if (last) {
-        await handler.onGiveUp?.(job, message).catch((e) => { this.log.error({ err: e, jobId: job.id }, 'after-failure step failed') })
+        await handler.onGiveUp?.(job, message).catch(e => {
+          this.log.error({ err: e, jobId: job.id }, 'after-failure step failed')
+        })
       }
     }
   }
@@ -77,7 +82,7 @@ export class JobPuller<T, O extends object = object> {
       let jobs: Array<Job<T>> = []
       this.woken = false
       try {
-        jobs = await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true }) ?? []
+        jobs = (await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true })) ?? []
       } catch (err) {
         this.onError(err)
       }
@@ -89,7 +94,13 @@ export class JobPuller<T, O extends object = object> {
         continue
       }
       for (const job of jobs) {
-        const done = this.settle(job).catch((err) => { this.onError(err) }).finally(() => { this.inflight.delete(job.id) })
+        const done = this.settle(job)
+          .catch(err => {
+            this.onError(err)
+          })
+          .finally(() => {
+            this.inflight.delete(job.id)
+          })
         this.inflight.set(job.id, done)
       }
     }
@@ -108,6 +119,8 @@ export class JobPuller<T, O extends object = object> {
     await this.loopDone
     if (this.inflight.size > 0) await Promise.race([Promise.allSettled(this.inflight.values()), sleep(graceMs)])
     const left = [...this.inflight.keys()]
-    await Promise.all(left.map(id => this.boss.fail(this.name, id, { message: 'worker shut down while the job was running' })))
+    await Promise.all(
+      left.map(id => this.boss.fail(this.name, id, { message: 'worker shut down while the job was running' }))
+    )
   }
 }

@@ -1,3 +1,6 @@
+// Longer than 300 lines on purpose: the one class that wraps pg-boss. Sending (inside the
+// caller's transaction), running (pull, work, schedule) and the fetch order's index and
+// statistics all depend on the same queue definitions and wake-up events.
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import PgBoss from 'pg-boss'
@@ -19,7 +22,7 @@ export const QUEUE = {
   deliver: 'webhook.deliver',
   digest: 'alerts.digest'
 } as const
-export type QueueName = typeof QUEUE[keyof typeof QUEUE]
+export type QueueName = (typeof QUEUE)[keyof typeof QUEUE]
 
 /** Webhook deliveries get more attempts than crawls: a receiver may be down for a while. */
 export const DELIVERY_ATTEMPTS = 6
@@ -29,12 +32,24 @@ export const MAX_ATTEMPTS = 3
 /** Crawl jobs queued between two refreshes of the queue's planner statistics (see refreshFetchStatistics). */
 export const ANALYZE_AFTER_JOBS = 1000
 
-export interface DiscoverJobData { orgId: string, domainId: string }
-export interface CrawlJobData { orgId: string, domainId: string, pageId: string, url: string }
+export interface DiscoverJobData {
+  orgId: string
+  domainId: string
+}
+export interface CrawlJobData {
+  orgId: string
+  domainId: string
+  pageId: string
+  url: string
+}
 
 /** A page row's crawl job. */
-export const crawlJobOf = (page: { id: string, org_id: string, domain_id: string, url: string }): CrawlJobData =>
-  ({ orgId: page.org_id, domainId: page.domain_id, pageId: page.id, url: page.url })
+export const crawlJobOf = (page: { id: string; org_id: string; domain_id: string; url: string }): CrawlJobData => ({
+  orgId: page.org_id,
+  domainId: page.domain_id,
+  pageId: page.id,
+  url: page.url
+})
 
 /** pg-boss's `db` option over an open transaction, so a job is enqueued atomically with its rows. */
 function txSqlExecutor (tx: Tx): SqlExecutor {
@@ -78,12 +93,14 @@ export class JobQueue {
    * event; on PostgreSQL, other processes' from a NOTIFY in the same transaction, which
    * PostgreSQL delivers when, and only if, it commits.
    */
-  async transaction<T> (db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  async transaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
     let sent = new Map<string, number>()
-    const result = await db.transaction().execute(async (tx) => {
+    const result = await db.transaction().execute(async tx => {
       const value = await work(tx)
       sent = this.sentIn.get(tx) ?? sent
-      if (this.notifies && sent.size > 0) await sql`SELECT pg_notify(${JOBS_CHANNEL}, name) FROM unnest(${[...sent.keys()]}::text[]) AS name`.execute(tx)
+      if (this.notifies && sent.size > 0) {
+        await sql`SELECT pg_notify(${JOBS_CHANNEL}, name) FROM unnest(${[...sent.keys()]}::text[]) AS name`.execute(tx)
+      }
       return value
     })
     for (const name of sent.keys()) this.committed.emit(name)
@@ -91,8 +108,12 @@ export class JobQueue {
     if (this.crawlsSinceAnalyze >= ANALYZE_AFTER_JOBS && !this.analyzing) {
       this.crawlsSinceAnalyze = 0
       this.analyzing = this.refreshFetchStatistics()
-        .catch((err) => { this.log.warn({ err }, 'could not refresh the job queue\'s statistics') })
-        .finally(() => { this.analyzing = undefined })
+        .catch(err => {
+          this.log.warn({ err }, "could not refresh the job queue's statistics")
+        })
+        .finally(() => {
+          this.analyzing = undefined
+        })
     }
     return result
   }
@@ -107,7 +128,7 @@ export class JobQueue {
    * 30–50 ms on PGlite at 100,000 jobs, where the default's 30,000 took 560 ms.
    */
   private async refreshFetchStatistics (): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
+    await this.db.transaction().execute(async tx => {
       await sql`SET LOCAL default_statistics_target = 10`.execute(tx)
       await sql`ANALYZE ${sql.id('pgboss', this.crawlTable)}`.execute(tx)
     })
@@ -116,7 +137,9 @@ export class JobQueue {
   /** Calls `listener` whenever a transaction that sent jobs to queue `name` has committed; returns the unsubscribe. */
   onCommitted (name: string, listener: () => void): () => void {
     this.committed.on(name, listener)
-    return () => { this.committed.off(name, listener) }
+    return () => {
+      this.committed.off(name, listener)
+    }
   }
 
   /** Notes that `tx` sent `jobs` jobs to queue `name`: its workers are woken when it commits (see transaction()). */
@@ -126,7 +149,7 @@ export class JobQueue {
     this.sentIn.set(tx, sent)
   }
 
-  static async start (store: Store, config: Config, opts: { runsWorkers: boolean, log: Logger }): Promise<JobQueue> {
+  static async start (store: Store, config: Config, opts: { runsWorkers: boolean; log: Logger }): Promise<JobQueue> {
     const { log } = opts
     const boss = new PgBoss({
       ...store.queueConnection,
@@ -139,10 +162,16 @@ export class JobQueue {
       archiveFailedAfterSeconds: 7 * 24 * 3600,
       deleteAfterDays: 7
     } as PgBoss.ConstructorOptions)
-    boss.on('error', (err) => { log.error({ err }, 'job queue error') })
+    boss.on('error', err => {
+      log.error({ err }, 'job queue error')
+    })
     await boss.start()
     const jobQueue = {
-      name: '', retryLimit: MAX_ATTEMPTS - 1, retryDelay: config.jobRetryDelaySeconds, retryBackoff: true, expireInSeconds: config.jobExpireSeconds
+      name: '',
+      retryLimit: MAX_ATTEMPTS - 1,
+      retryDelay: config.jobRetryDelaySeconds,
+      retryBackoff: true,
+      expireInSeconds: config.jobExpireSeconds
     }
     await boss.createQueue(QUEUE.discover, { ...jobQueue, name: QUEUE.discover })
     await boss.createQueue(QUEUE.crawl, { ...jobQueue, name: QUEUE.crawl })
@@ -150,7 +179,12 @@ export class JobQueue {
     await boss.createQueue(QUEUE.retention, { name: QUEUE.retention, retryLimit: 2, expireInSeconds: 3600 })
     const backoff = { retryDelay: config.jobRetryDelaySeconds, retryBackoff: true }
     await boss.createQueue(QUEUE.dispatch, { name: QUEUE.dispatch, retryLimit: 3, ...backoff, expireInSeconds: 300 })
-    await boss.createQueue(QUEUE.deliver, { name: QUEUE.deliver, retryLimit: DELIVERY_ATTEMPTS - 1, ...backoff, expireInSeconds: 120 })
+    await boss.createQueue(QUEUE.deliver, {
+      name: QUEUE.deliver,
+      retryLimit: DELIVERY_ATTEMPTS - 1,
+      ...backoff,
+      expireInSeconds: 120
+    })
     await boss.createQueue(QUEUE.digest, { name: QUEUE.digest, retryLimit: 2, expireInSeconds: 600 })
     await createFetchIndex(store.db)
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
@@ -159,9 +193,15 @@ export class JobQueue {
     const shared = 'connectionString' in store.queueConnection ? store.queueConnection.connectionString : undefined
     const queue = new JobQueue(boss, store.db, log, config, crawlTable.rows[0].partition_name, shared !== undefined)
     if (opts.runsWorkers && shared !== undefined) {
-      queue.listener = new WakeUpListener(shared, (name) => { queue.committed.emit(name) }, (err) => {
-        log.warn({ err }, 'listening for new jobs failed; workers poll until it is back')
-      })
+      queue.listener = new WakeUpListener(
+        shared,
+        name => {
+          queue.committed.emit(name)
+        },
+        err => {
+          log.warn({ err }, 'listening for new jobs failed; workers poll until it is back')
+        }
+      )
       await queue.listener.start()
     }
     return queue
@@ -182,7 +222,7 @@ export class JobQueue {
    */
   async enqueueCrawls (tx: Tx, pages: readonly CrawlJobData[]): Promise<Map<string, string>> {
     const queued = new Map<string, string>()
-    const inLockOrder = [...pages].sort((a, b) => a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0)
+    const inLockOrder = [...pages].sort((a, b) => (a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0))
     for (let i = 0; i < inLockOrder.length; i += ROWS_PER_STATEMENT) {
       await this.enqueueSomeCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued)
     }
@@ -199,17 +239,33 @@ export class JobQueue {
     const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
     if (fresh.length === 0) return
     for (const p of fresh) queued.set(p.pageId, randomUUID())
-    await this.boss.insert(fresh.map(p => ({ id: queued.get(p.pageId)!, name: QUEUE.crawl, data: p })), { db: txSqlExecutor(tx) })
+    await this.boss.insert(
+      fresh.map(p => ({ id: queued.get(p.pageId)!, name: QUEUE.crawl, data: p })),
+      { db: txSqlExecutor(tx) }
+    )
     this.sentWithin(tx, QUEUE.crawl, fresh.length)
-    await insertJobRecords(tx, fresh.map(p => ({
-      id: queued.get(p.pageId)!, org_id: p.orgId, domain_id: p.domainId, page_id: p.pageId, url: p.url, name: QUEUE.crawl
-    })))
+    await insertJobRecords(
+      tx,
+      fresh.map(p => ({
+        id: queued.get(p.pageId)!,
+        org_id: p.orgId,
+        domain_id: p.domainId,
+        page_id: p.pageId,
+        url: p.url,
+        name: QUEUE.crawl
+      }))
+    )
   }
 
-  /** Queues one job of `name` per item of `data` in the caller's transaction (jobs no client lists: no tenant record). */
-  async enqueue<T extends object> (tx: Tx, name: QueueName, data: T[]): Promise<void> {
+  /**
+   * Queues one job of `name` per item of `data` in the caller's transaction
+   * (jobs no client lists: no tenant record). */
+  async enqueue<T extends object>(tx: Tx, name: QueueName, data: T[]): Promise<void> {
     if (data.length === 0) return
-    await this.boss.insert(data.map(d => ({ name, data: d })), { db: txSqlExecutor(tx) })
+    await this.boss.insert(
+      data.map(d => ({ name, data: d })),
+      { db: txSqlExecutor(tx) }
+    )
     this.sentWithin(tx, name, data.length)
   }
 
@@ -222,16 +278,29 @@ export class JobQueue {
    * Runs up to `concurrency` jobs of queue `name` at once with `handler` (see JobPuller):
    * new jobs committed in this process, or announced by NOTIFY, wake it at once.
    */
-  pull<T, O extends object> (name: QueueName, concurrency: number, handler: JobHandler<T, O>): void {
-    const puller = new JobPuller<T, O>(this.boss, name, concurrency, this.config.jobPollingSeconds * 1000, handler, this.log)
+  pull<T, O extends object>(name: QueueName, concurrency: number, handler: JobHandler<T, O>): void {
+    const puller = new JobPuller<T, O>(
+      this.boss,
+      name,
+      concurrency,
+      this.config.jobPollingSeconds * 1000,
+      handler,
+      this.log
+    )
     puller.start()
     this.pullers.push(puller)
-    this.committed.on(name, () => { puller.wake() })
+    this.committed.on(name, () => {
+      puller.wake()
+    })
   }
 
   /** pg-boss's own worker, for the service's periodic jobs: `run` handles each fetched batch. */
-  async work<T> (name: QueueName, batchSize: number, run: (jobs: Array<Job<T>>) => Promise<unknown>): Promise<void> {
-    await this.boss.work<T>(name, { pollingIntervalSeconds: this.config.jobPollingSeconds, includeMetadata: true, batchSize }, run)
+  async work<T>(name: QueueName, batchSize: number, run: (jobs: Array<Job<T>>) => Promise<unknown>): Promise<void> {
+    await this.boss.work<T>(
+      name,
+      { pollingIntervalSeconds: this.config.jobPollingSeconds, includeMetadata: true, batchSize },
+      run
+    )
   }
 
   /** Sends a job to `name` on a cron schedule, once per minute slot however many processes ask. */
@@ -261,8 +330,12 @@ export class JobQueue {
  * two processes starting at once from both creating it.
  */
 async function createFetchIndex (db: Db): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+  await db.transaction().execute(async tx => {
     await sql`SELECT pg_advisory_xact_lock(hashtext('sitewatch.job_fetch_order'))`.execute(tx)
-    await sql`CREATE INDEX IF NOT EXISTS job_fetch_order ON pgboss.job (name, priority DESC, created_on, id) WHERE state < 'active'`.execute(tx)
+    await sql`
+      CREATE INDEX IF NOT EXISTS job_fetch_order ON pgboss.job (name, priority DESC, created_on, id)
+      WHERE state < 'active'`.execute(
+        tx
+      )
   })
 }

@@ -38,12 +38,18 @@ export class WakeUpListener {
       client.end().catch(() => {})
       if (this.stopped) return
       if (err) this.onError(err)
-      this.retry = setTimeout(() => { void this.connect() }, this.retryMs)
+      this.retry = setTimeout(() => {
+        void this.connect()
+      }, this.retryMs)
       this.retryMs = Math.min(this.retryMs * 2, LAST_RETRY_MS)
     }
     client.on('error', reconnect)
-    client.on('end', () => { reconnect(new Error('the connection listening for new jobs closed')) })
-    client.on('notification', (msg) => { if (msg.payload) this.onJobs(msg.payload) })
+    client.on('end', () => {
+      reconnect(new Error('the connection listening for new jobs closed'))
+    })
+    client.on('notification', msg => {
+      if (msg.payload) this.onJobs(msg.payload)
+    })
     try {
       await client.connect()
       await client.query(`LISTEN ${JOBS_CHANNEL}`)

@@ -20,14 +20,16 @@ export async function requireDomain (ctx: ServiceContext, orgId: string, id: str
  */
 export async function createDomain (ctx: ServiceContext, org: Org, hostname: string, displayName: string | null) {
   try {
-    return await ctx.queue.transaction(ctx.db, async (tx) => {
+    return await ctx.queue.transaction(ctx.db, async tx => {
       const domain = await insertDomain(tx, org.id, hostname, displayName)
       await takeQuota(tx, org, 'domains')
       const discoveryJobId = await ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
       return { ...domainView(domain), discoveryJobId }
     })
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('CONFLICT', `Domain ${hostname} already exists for this organisation`)
+    if (isUniqueViolation(err)) {
+      throw new AppError('CONFLICT', `Domain ${hostname} already exists for this organisation`)
+    }
     throw err
   }
 }
@@ -36,13 +38,17 @@ export async function createDomain (ctx: ServiceContext, org: Org, hostname: str
  * Renames, pauses or resumes a domain. A domain paused because its trial expired
  * resumes only with a plan (402 TRIAL_EXPIRED).
  */
-export async function changeDomain (ctx: ServiceContext, org: Org, id: string,
-  change: { displayName?: string | null, paused?: boolean }): Promise<void> {
+export async function changeDomain (
+  ctx: ServiceContext,
+  org: Org,
+  id: string,
+  change: { displayName?: string | null; paused?: boolean }
+): Promise<void> {
   const domain = await requireDomain(ctx, org.id, id)
   const { displayName, paused } = change
   if (paused === false && domain.status === 'paused') assertCanCreate(org)
   await updateDomain(ctx.db, domain.id, {
-    displayName: displayName === undefined ? undefined : (displayName?.trim() || null),
+    displayName: displayName === undefined ? undefined : displayName?.trim() || null,
     pause: paused === true && domain.status !== 'paused',
     resume: paused === false && domain.status === 'paused'
   })
@@ -60,7 +66,8 @@ export async function rediscover (ctx: ServiceContext, org: Org, id: string) {
   const domain = await requireDomain(ctx, org.id, id)
   assertCanCreate(org)
   const discoveryJobId = await ctx.queue.transaction(ctx.db, tx =>
-    ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id }))
+    ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
+  )
   return { domain, discoveryJobId }
 }
 
@@ -71,7 +78,7 @@ export async function rediscover (ctx: ServiceContext, org: Org, id: string) {
  */
 export async function crawlNow (ctx: ServiceContext, org: Org, id: string) {
   const domain = await requireDomain(ctx, org.id, id)
-  const { jobIds, pending } = await ctx.queue.transaction(ctx.db, async (tx) => {
+  const { jobIds, pending } = await ctx.queue.transaction(ctx.db, async tx => {
     await takeQuota(tx, org, 'manualRechecks')
     const pages = await monitoredPages(tx, domain.id)
     const queued = await ctx.queue.enqueueCrawls(tx, pages.map(crawlJobOf))

@@ -8,9 +8,13 @@ import { anyOrgExists, findOrg, insertOrg, issueKey, setOrgPlan } from '../store
 // Tenants, for the admin API and the operator's command.
 
 /** A new organisation with its first billing period and an API key (shown once). */
-export async function createOrg (db: Db, name: string, plan: PlanName, now = new Date()):
-Promise<{ org: Org, apiKey: string, keyId: string }> {
-  return await db.transaction().execute(async (tx) => {
+export async function createOrg (
+  db: Db,
+  name: string,
+  plan: PlanName,
+  now = new Date()
+): Promise<{ org: Org; apiKey: string; keyId: string }> {
+  return await db.transaction().execute(async tx => {
     const org = await insertOrg(tx, { name, plan, trialEndsAt: plan === 'trial' ? trialEnd(now) : null, now })
     await startPeriod(tx, org, now)
     const key = await issueKey(tx, org.id)
@@ -23,9 +27,13 @@ Promise<{ org: Org, apiKey: string, keyId: string }> {
  * lets support extend or end a trial. A plan, or a trial that has not ended, wakes the
  * domains the trial's expiry paused.
  */
-export async function updateOrg (db: Db, id: string, patch: { plan?: PlanName, trialEndsAt?: Date }, now = new Date()):
-Promise<Org | undefined> {
-  return await db.transaction().execute(async (tx) => {
+export async function updateOrg (
+  db: Db,
+  id: string,
+  patch: { plan?: PlanName; trialEndsAt?: Date },
+  now = new Date()
+): Promise<Org | undefined> {
+  return await db.transaction().execute(async tx => {
     const org = await findOrg(tx, id, { forUpdate: true })
     if (!org) return undefined
     const plan = patch.plan ?? org.plan
@@ -43,7 +51,7 @@ Promise<Org | undefined> {
 }
 
 /** The first start on an empty database creates "default" on the trial plan. */
-export async function bootstrapDefaultOrg (db: Db): Promise<{ apiKey: string, org: Org } | undefined> {
+export async function bootstrapDefaultOrg (db: Db): Promise<{ apiKey: string; org: Org } | undefined> {
   if (await anyOrgExists(db)) return undefined
   const { org, apiKey } = await createOrg(db, 'default', 'trial')
   return { org, apiKey }

@@ -7,7 +7,14 @@ import { crawlJobOf } from '../queue/queue.js'
 import { isUniqueViolation } from '../store/db.js'
 import { markDiscovered } from '../store/domains.js'
 import {
-  addPages, deletePage, findPage, pageExists, pagesAdded, updatePage, type PageRow, type PageSettings
+  addPages,
+  deletePage,
+  findPage,
+  pageExists,
+  pagesAdded,
+  updatePage,
+  type PageRow,
+  type PageSettings
 } from '../store/pages.js'
 import type { ServiceContext } from './context.js'
 import { requireDomain } from './domains.js'
@@ -17,9 +24,13 @@ import { requireDomain } from './domains.js'
  * new page's baseline crawl and marks the domain discovered, in one transaction.
  * Returns how many pages were added.
  */
-export async function addDiscoveredPages (ctx: ServiceContext, org: Org, domainId: string, candidates: PageCandidate[]):
-Promise<number> {
-  return await ctx.queue.transaction(ctx.db, async (tx) => {
+export async function addDiscoveredPages (
+  ctx: ServiceContext,
+  org: Org,
+  domainId: string,
+  candidates: PageCandidate[]
+): Promise<number> {
+  return await ctx.queue.transaction(ctx.db, async tx => {
     const rows = await addPages(tx, org, domainId, candidates)
     await ctx.queue.enqueueCrawls(tx, rows.map(crawlJobOf))
     await markDiscovered(tx, domainId)
@@ -32,18 +43,25 @@ Promise<number> {
  * on the domain or a subdomain; 409 when it is there already, 402 when the domain's
  * page allowance is used up.
  */
-export async function addPageByHand (ctx: ServiceContext, org: Org, domainId: string, rawUrl: string, pageType: PageType):
-Promise<PageRow> {
+export async function addPageByHand (
+  ctx: ServiceContext,
+  org: Org,
+  domainId: string,
+  rawUrl: string,
+  pageType: PageType
+): Promise<PageRow> {
   const domain = await requireDomain(ctx, org.id, domainId)
   const url = normalizeUrl(rawUrl)
   if (!url) throw new AppError('VALIDATION_ERROR', 'url must be an absolute http or https URL', { field: 'url' })
   if (!belongsToDomain(new URL(url).hostname, domain.hostname)) {
-    throw new AppError('VALIDATION_ERROR', `URL host must be ${domain.hostname} or one of its subdomains`, { field: 'url' })
+    throw new AppError('VALIDATION_ERROR', `URL host must be ${domain.hostname} or one of its subdomains`, {
+      field: 'url'
+    })
   }
   assertCanCreate(org)
   const duplicate = () => new AppError('CONFLICT', `${url} is already monitored for ${domain.hostname}`)
   try {
-    return await ctx.queue.transaction(ctx.db, async (tx) => {
+    return await ctx.queue.transaction(ctx.db, async tx => {
       if (await pageExists(tx, domain.id, url)) throw duplicate()
       const [row] = await addPages(tx, org, domain.id, [{ url, pageType, confidence: 1 }])
       if (!row) {
@@ -61,15 +79,25 @@ Promise<PageRow> {
 }
 
 /** The page, if it is one of the organisation's domain's; 404 otherwise. */
-export async function requirePage (ctx: ServiceContext, orgId: string, domainId: string, pageId: string): Promise<PageRow> {
+export async function requirePage (
+  ctx: ServiceContext,
+  orgId: string,
+  domainId: string,
+  pageId: string
+): Promise<PageRow> {
   const page = await findPage(ctx.db, orgId, domainId, pageId)
   if (!page) throw notFound('Page')
   return page
 }
 
 /** Sets a page's monitoring, type, priority or noise rules; rules that cannot work are a 400. */
-export async function changePage (ctx: ServiceContext, orgId: string, domainId: string, pageId: string, settings: PageSettings):
-Promise<PageRow> {
+export async function changePage (
+  ctx: ServiceContext,
+  orgId: string,
+  domainId: string,
+  pageId: string,
+  settings: PageSettings
+): Promise<PageRow> {
   await requirePage(ctx, orgId, domainId, pageId)
   if (settings.noiseRules) {
     const problems = checkNoiseRules(settings.noiseRules)
@@ -81,7 +109,12 @@ Promise<PageRow> {
 }
 
 /** Deletes a page with its snapshots and changes; its allowance is not given back. */
-export async function removePage (ctx: ServiceContext, orgId: string, domainId: string, pageId: string): Promise<PageRow> {
+export async function removePage (
+  ctx: ServiceContext,
+  orgId: string,
+  domainId: string,
+  pageId: string
+): Promise<PageRow> {
   const page = await requirePage(ctx, orgId, domainId, pageId)
   await deletePage(ctx.db, page.id)
   return page

@@ -7,7 +7,13 @@ import type { Tx } from '../store/db.js'
  * Runs in the caller's transaction, with the period row locked, so concurrent
  * requests cannot both take the last unit.
  */
-export async function takeQuota (tx: Tx, org: Org, resource: MeteredResource, amount = 1, now = new Date()): Promise<void> {
+export async function takeQuota (
+  tx: Tx,
+  org: Org,
+  resource: MeteredResource,
+  amount = 1,
+  now = new Date()
+): Promise<void> {
   assertCanCreate(org, now)
   const period = await currentPeriod(tx, org, now, true)
   assertWithinQuota(org, period, resource, amount)

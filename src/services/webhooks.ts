@@ -7,45 +7,79 @@ import { QUEUE, type JobQueue } from '../queue/queue.js'
 import type { Tx } from '../store/db.js'
 import { countOwnedDomains } from '../store/domains.js'
 import {
-  deleteEndpoint, endpointView, findEndpoint, getDelivery, insertDeliveries, insertEndpoint, updateEndpoint,
-  type EndpointRow, type EndpointSettings, type NewDelivery
+  deleteEndpoint,
+  endpointView,
+  findEndpoint,
+  getDelivery,
+  insertDeliveries,
+  insertEndpoint,
+  updateEndpoint,
+  type EndpointRow,
+  type EndpointSettings,
+  type NewDelivery
 } from '../store/webhooks.js'
 import type { ServiceContext } from './context.js'
 
 /** Where a client may send alerts: crawl host mapping and private networks, as for crawling. */
-export interface DestinationRules { hostMap: ReadonlyMap<string, URL>, allowPrivateNetworks: boolean }
+export interface DestinationRules {
+  hostMap: ReadonlyMap<string, URL>
+  allowPrivateNetworks: boolean
+}
 
 /** The URL rules: http(s), no credentials, a Slack incoming webhook for Slack, no private address. */
 async function checkUrl (raw: string, kind: EndpointKind, rules: DestinationRules): Promise<string> {
   let url: URL
-  try { url = new URL(raw) } catch { throw new AppError('VALIDATION_ERROR', 'url must be an absolute URL', { field: 'url' }) }
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'url must be an absolute URL', { field: 'url' })
+  }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new AppError('VALIDATION_ERROR', 'url must be http or https', { field: 'url' })
   }
-  if (url.username || url.password) throw new AppError('VALIDATION_ERROR', 'url must not carry credentials', { field: 'url' })
-  if (kind === 'slack' && (url.protocol !== 'https:' || url.hostname !== 'hooks.slack.com' || !url.pathname.startsWith('/services/'))) {
-    throw new AppError('VALIDATION_ERROR', 'a Slack destination is an incoming-webhook URL: https://hooks.slack.com/services/…',
-      { field: 'url' })
+  if (url.username || url.password) {
+    throw new AppError('VALIDATION_ERROR', 'url must not carry credentials', { field: 'url' })
   }
-  if (!await pointsToPublicAddress(url, rules)) {
+  if (
+    kind === 'slack' &&
+    (url.protocol !== 'https:' || url.hostname !== 'hooks.slack.com' || !url.pathname.startsWith('/services/'))
+  ) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'a Slack destination is an incoming-webhook URL: https://hooks.slack.com/services/…',
+      { field: 'url' }
+    )
+  }
+  if (!(await pointsToPublicAddress(url, rules))) {
     throw new AppError('VALIDATION_ERROR', 'url must point to a public address', { field: 'url' })
   }
   return url.toString()
 }
 
 /** Slack needs features.slackIntegration, filters beyond the defaults features.customAlertRules (403 otherwise). */
-async function checkPlanAndFilters (ctx: ServiceContext, org: Org, s: EndpointSettings, kind: EndpointKind): Promise<void> {
+async function checkPlanAndFilters (
+  ctx: ServiceContext,
+  org: Org,
+  s: EndpointSettings,
+  kind: EndpointKind
+): Promise<void> {
   const plan = PLANS[org.plan]
   if (kind === 'slack' && !plan.features.slackIntegration) {
     throw new AppError('FORBIDDEN', `The ${org.plan} plan does not include Slack integration`)
   }
-  const custom = (s.minSeverity !== undefined && s.minSeverity !== 'low') ||
-    (s.changeTypes ?? null) !== null || (s.domainIds ?? null) !== null || (s.pageTypes ?? null) !== null
+  const custom =
+    (s.minSeverity !== undefined && s.minSeverity !== 'low') ||
+    (s.changeTypes ?? null) !== null ||
+    (s.domainIds ?? null) !== null ||
+    (s.pageTypes ?? null) !== null
   if (custom && !plan.features.customAlertRules) {
-    throw new AppError('FORBIDDEN', `The ${org.plan} plan does not include custom alert rules ` +
-      '(minSeverity, changeTypes, domainIds, pageTypes); they come with enterprise')
+    throw new AppError(
+      'FORBIDDEN',
+      `The ${org.plan} plan does not include custom alert rules ` +
+        '(minSeverity, changeTypes, domainIds, pageTypes); they come with enterprise'
+    )
   }
-  if (s.domainIds?.length && await countOwnedDomains(ctx.db, org.id, s.domainIds) !== s.domainIds.length) {
+  if (s.domainIds?.length && (await countOwnedDomains(ctx.db, org.id, s.domainIds)) !== s.domainIds.length) {
     throw new AppError('VALIDATION_ERROR', 'domainIds names a domain that does not exist', { field: 'domainIds' })
   }
 }
@@ -57,8 +91,12 @@ export async function requireEndpoint (ctx: ServiceContext, orgId: string, id: s
 }
 
 /** A new destination, with its signing secret (the only time it is shown). */
-export async function createWebhook (ctx: ServiceContext, rules: DestinationRules, org: Org,
-  input: EndpointSettings & { url: string, kind?: EndpointKind }) {
+export async function createWebhook (
+  ctx: ServiceContext,
+  rules: DestinationRules,
+  org: Org,
+  input: EndpointSettings & { url: string; kind?: EndpointKind }
+) {
   const kind = input.kind ?? 'webhook'
   await checkPlanAndFilters(ctx, org, input, kind)
   const url = await checkUrl(input.url, kind, rules)
@@ -67,14 +105,25 @@ export async function createWebhook (ctx: ServiceContext, rules: DestinationRule
 }
 
 /** Changes a destination; its filters as they will be are checked against the plan. */
-export async function changeWebhook (ctx: ServiceContext, rules: DestinationRules, org: Org, id: string, input: EndpointSettings) {
+export async function changeWebhook (
+  ctx: ServiceContext,
+  rules: DestinationRules,
+  org: Org,
+  id: string,
+  input: EndpointSettings
+) {
   const current = await requireEndpoint(ctx, org.id, id)
-  await checkPlanAndFilters(ctx, org, {
-    minSeverity: input.minSeverity ?? current.min_severity,
-    changeTypes: input.changeTypes !== undefined ? input.changeTypes : current.change_types,
-    domainIds: input.domainIds !== undefined ? input.domainIds : current.domain_ids,
-    pageTypes: input.pageTypes !== undefined ? input.pageTypes : current.page_types
-  }, current.kind)
+  await checkPlanAndFilters(
+    ctx,
+    org,
+    {
+      minSeverity: input.minSeverity ?? current.min_severity,
+      changeTypes: input.changeTypes !== undefined ? input.changeTypes : current.change_types,
+      domainIds: input.domainIds !== undefined ? input.domainIds : current.domain_ids,
+      pageTypes: input.pageTypes !== undefined ? input.pageTypes : current.page_types
+    },
+    current.kind
+  )
   const url = input.url !== undefined ? await checkUrl(input.url, current.kind, rules) : undefined
   return endpointView(await updateEndpoint(ctx.db, current.id, { ...input, url }))
 }
@@ -89,19 +138,27 @@ export async function removeWebhook (ctx: ServiceContext, orgId: string, id: str
 /** Inserts deliveries (once per endpoint and event) and queues a delivery job for each new one; their ids. */
 export async function queueDeliveries (tx: Tx, queue: JobQueue, deliveries: NewDelivery[]): Promise<string[]> {
   const ids = await insertDeliveries(tx, deliveries)
-  await queue.enqueue(tx, QUEUE.deliver, ids.map(deliveryId => ({ deliveryId })))
+  await queue.enqueue(
+    tx,
+    QUEUE.deliver,
+    ids.map(deliveryId => ({ deliveryId }))
+  )
   return ids
 }
 
 /** Queues a webhook.test delivery to the destination, signed like any other. */
 export async function sendTestEvent (ctx: ServiceContext, org: Org, id: string) {
   const endpoint = await requireEndpoint(ctx, org.id, id)
-  const [deliveryId] = await ctx.queue.transaction(ctx.db, tx => queueDeliveries(tx, ctx.queue, [{
-    endpoint_id: endpoint.id,
-    org_id: org.id,
-    event_type: 'webhook.test',
-    event_id: randomUUID(),
-    payload: { message: 'Sitewatch test event', endpointId: endpoint.id }
-  }]))
+  const [deliveryId] = await ctx.queue.transaction(ctx.db, tx =>
+    queueDeliveries(tx, ctx.queue, [
+      {
+        endpoint_id: endpoint.id,
+        org_id: org.id,
+        event_type: 'webhook.test',
+        event_id: randomUUID(),
+        payload: { message: 'Sitewatch test event', endpointId: endpoint.id }
+      }
+    ])
+  )
   return await getDelivery(ctx.db, deliveryId)
 }

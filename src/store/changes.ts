@@ -40,40 +40,84 @@ export interface ChangeFilters {
 }
 
 /** The columns of a Change (the search vector stays in the database). */
-export const CHANGE_COLUMNS = ['id', 'page_id', 'domain_id', 'org_id', 'change_type', 'severity', 'confidence', 'summary', 'diff_data',
-  'snapshot_before_id', 'snapshot_after_id', 'acknowledged_at', 'acknowledged_by', 'alerted_at', 'created_at'] as const
+export const CHANGE_COLUMNS = [
+  'id',
+  'page_id',
+  'domain_id',
+  'org_id',
+  'change_type',
+  'severity',
+  'confidence',
+  'summary',
+  'diff_data',
+  'snapshot_before_id',
+  'snapshot_after_id',
+  'acknowledged_at',
+  'acknowledged_by',
+  'alerted_at',
+  'created_at'
+] as const
 
-/** Counting stops here, so that a count over millions of changes stays cheap: past it a list says "at least" (`meta.totalCapped`). */
+/**
+ * Counting stops here, so that a count over millions of changes stays cheap: past it a
+ * list says "at least" (`meta.totalCapped`).
+ */
 export const COUNT_CAP = 1_000
 const COUNT_BUDGET_MS = 15
 
 export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page: number, pageSize: number) {
-  const base = db.selectFrom('changes as c').where('c.org_id', '=', orgId).where(eb => {
-    const conds: Array<Expression<SqlBool>> = []
-    if (f.severity?.length) conds.push(eb('c.severity', 'in', f.severity))
-    if (f.changeType?.length) conds.push(eb('c.change_type', 'in', f.changeType))
-    if (f.domainId) conds.push(eb('c.domain_id', '=', f.domainId))
-    if (f.pageId) conds.push(eb('c.page_id', '=', f.pageId))
-    if (f.since) conds.push(eb('c.created_at', '>=', f.since))
-    if (f.until) conds.push(eb('c.created_at', '<', f.until))
-    if (f.acknowledged !== undefined) conds.push(eb('c.acknowledged_at', f.acknowledged ? 'is not' : 'is', null))
-    if (f.q) conds.push(sql<SqlBool>`c.search @@ websearch_to_tsquery('english', ${f.q})`)
-    if (f.pageType?.length) {
-      conds.push(eb.exists(eb.selectFrom('pages as p').select('p.id').whereRef('p.id', '=', 'c.page_id').where('p.page_type', 'in', f.pageType)))
-    }
-    return eb.and(conds)
-  })
+  const base = db
+    .selectFrom('changes as c')
+    .where('c.org_id', '=', orgId)
+    .where(eb => {
+      const conds: Array<Expression<SqlBool>> = []
+      if (f.severity?.length) conds.push(eb('c.severity', 'in', f.severity))
+      if (f.changeType?.length) conds.push(eb('c.change_type', 'in', f.changeType))
+      if (f.domainId) conds.push(eb('c.domain_id', '=', f.domainId))
+      if (f.pageId) conds.push(eb('c.page_id', '=', f.pageId))
+      if (f.since) conds.push(eb('c.created_at', '>=', f.since))
+      if (f.until) conds.push(eb('c.created_at', '<', f.until))
+      if (f.acknowledged !== undefined) conds.push(eb('c.acknowledged_at', f.acknowledged ? 'is not' : 'is', null))
+      if (f.q) conds.push(sql<SqlBool>`c.search @@ websearch_to_tsquery('english', ${f.q})`)
+      if (f.pageType?.length) {
+        conds.push(
+          eb.exists(
+            eb
+              .selectFrom('pages as p')
+              .select('p.id')
+              .whereRef('p.id', '=', 'c.page_id')
+              .where('p.page_type', 'in', f.pageType)
+          )
+        )
+      }
+      return eb.and(conds)
+    })
   const offset = (page - 1) * pageSize
-  const rows = await base.select(CHANGE_COLUMNS.map(c => `c.${c}` as const)).orderBy('c.created_at', 'desc').orderBy('c.id', 'desc')
-    .limit(pageSize).offset(offset).execute()
+  const rows = await base
+    .select(CHANGE_COLUMNS.map(c => `c.${c}` as const))
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(pageSize)
+    .offset(offset)
+    .execute()
   const items = rows.map(changeView)
-  if (rows.length < pageSize && (rows.length > 0 || page === 1)) return { items, total: offset + rows.length, capped: false }
+  if (rows.length < pageSize && (rows.length > 0 || page === 1)) {
+    return { items, total: offset + rows.length, capped: false }
+  }
   // The count has a time budget: on a filter that matches little of millions of rows it
   // would be the slowest part of the request. Out of budget, total is a lower bound.
   try {
-    const counted = await db.transaction().execute(async (tx) => {
+    const counted = await db.transaction().execute(async tx => {
       await sql`SET LOCAL statement_timeout = ${sql.lit(COUNT_BUDGET_MS)}`.execute(tx)
-      return await tx.selectFrom(base.select(sql`1`.as('one')).limit(COUNT_CAP + 1).as('capped')).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()
+      return await tx
+        .selectFrom(
+          base
+            .select(sql`1`.as('one'))
+            .limit(COUNT_CAP + 1)
+            .as('capped')
+        )
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow()
     })
     return { items, total: Math.min(counted.n, COUNT_CAP), capped: counted.n > COUNT_CAP }
   } catch (err) {
@@ -83,18 +127,31 @@ export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page
 }
 
 export async function getChange (db: Db, orgId: string, id: string) {
-  const row = await db.selectFrom('changes').select([...CHANGE_COLUMNS]).where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst()
+  const row = await db
+    .selectFrom('changes')
+    .select([...CHANGE_COLUMNS])
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst()
   return row ? changeView(row) : undefined
 }
 
 /** Idempotent: a second acknowledgement keeps the first one's time and key. */
 export async function setAcknowledged (db: Db, orgId: string, id: string, keyId: string | null) {
-  const row = await db.updateTable('changes')
-    .set(keyId
-      ? { acknowledged_at: sql`coalesce(acknowledged_at, now())`, acknowledged_by: sql`coalesce(acknowledged_by, ${keyId}::uuid)` }
-      : { acknowledged_at: null, acknowledged_by: null })
-    .where('id', '=', id).where('org_id', '=', orgId)
-    .returning([...CHANGE_COLUMNS]).executeTakeFirst()
+  const row = await db
+    .updateTable('changes')
+    .set(
+      keyId
+        ? {
+            acknowledged_at: sql`coalesce(acknowledged_at, now())`,
+            acknowledged_by: sql`coalesce(acknowledged_by, ${keyId}::uuid)`
+          }
+        : { acknowledged_at: null, acknowledged_by: null }
+    )
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .returning([...CHANGE_COLUMNS])
+    .executeTakeFirst()
   return row ? changeView(row) : undefined
 }
 
@@ -114,37 +171,57 @@ export interface NewSnapshot {
   at: Date
 }
 
-export interface NewChange { changeType: ChangeType, severity: Severity, confidence: number, summary: string, diffData: DiffData }
+export interface NewChange {
+  changeType: ChangeType
+  severity: Severity
+  confidence: number
+  summary: string
+  diffData: DiffData
+}
 
 /**
  * Records a page's new snapshot and the changes found against the previous one.
  * Returns the snapshot's id and the changes' rows.
  */
-export async function recordSnapshot (tx: Tx, s: NewSnapshot, against?: { snapshotId: string, domainId: string, changes: NewChange[] }) {
-  const snapshot = await tx.insertInto('snapshots').values({
-    page_id: s.pageId,
-    org_id: s.orgId,
-    content_hash: s.hash,
-    content: s.text,
-    raw_html_gzip: Buffer.from(s.rawGzip.buffer, s.rawGzip.byteOffset, s.rawGzip.byteLength),
-    http_status: s.httpStatus,
-    content_type: s.contentType,
-    created_at: s.at
-  }).returning('id').executeTakeFirstOrThrow()
+export async function recordSnapshot (
+  tx: Tx,
+  s: NewSnapshot,
+  against?: { snapshotId: string; domainId: string; changes: NewChange[] }
+) {
+  const snapshot = await tx
+    .insertInto('snapshots')
+    .values({
+      page_id: s.pageId,
+      org_id: s.orgId,
+      content_hash: s.hash,
+      content: s.text,
+      raw_html_gzip: Buffer.from(s.rawGzip.buffer, s.rawGzip.byteOffset, s.rawGzip.byteLength),
+      http_status: s.httpStatus,
+      content_type: s.contentType,
+      created_at: s.at
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   if (!against || against.changes.length === 0) return { snapshotId: snapshot.id, changes: [] }
-  const changes = await tx.insertInto('changes').values(against.changes.map(c => ({
-    page_id: s.pageId,
-    domain_id: against.domainId,
-    org_id: s.orgId,
-    change_type: c.changeType,
-    severity: c.severity,
-    confidence: c.confidence.toFixed(2),
-    summary: c.summary,
-    diff_data: JSON.stringify(c.diffData),
-    snapshot_before_id: against.snapshotId,
-    snapshot_after_id: snapshot.id,
-    created_at: s.at
-  }))).returning(['id', 'change_type', 'severity', 'summary']).execute()
+  const changes = await tx
+    .insertInto('changes')
+    .values(
+      against.changes.map(c => ({
+        page_id: s.pageId,
+        domain_id: against.domainId,
+        org_id: s.orgId,
+        change_type: c.changeType,
+        severity: c.severity,
+        confidence: c.confidence.toFixed(2),
+        summary: c.summary,
+        diff_data: JSON.stringify(c.diffData),
+        snapshot_before_id: against.snapshotId,
+        snapshot_after_id: snapshot.id,
+        created_at: s.at
+      }))
+    )
+    .returning(['id', 'change_type', 'severity', 'summary'])
+    .execute()
   return { snapshotId: snapshot.id, changes }
 }
 
@@ -153,14 +230,16 @@ export async function recordSnapshot (tx: Tx, s: NewSnapshot, against?: { snapsh
  * plan, locked (skipping those another dispatcher holds): all of them, or the given ones.
  */
 export async function takeUnalerted (tx: Tx, limit: number, ids?: string[]) {
-  let q = tx.selectFrom('changes as c')
+  let q = tx
+    .selectFrom('changes as c')
     .innerJoin('pages as p', 'p.id', 'c.page_id')
     .innerJoin('domains as d', 'd.id', 'c.domain_id')
     .innerJoin('orgs as o', 'o.id', 'c.org_id')
     .select(CHANGE_COLUMNS.map(col => `c.${col}` as const))
     .select(['p.url as page_url', 'p.page_type as page_type', 'd.hostname', 'd.display_name', 'o.plan'])
     .where('c.alerted_at', 'is', null)
-    .orderBy('c.created_at').limit(limit)
+    .orderBy('c.created_at')
+    .limit(limit)
   if (ids) q = q.where('c.id', 'in', ids.length > 0 ? ids : ['00000000-0000-0000-0000-000000000000'])
   return await q.forUpdate('c').skipLocked().execute()
 }
@@ -173,9 +252,24 @@ export async function markAlerted (tx: Db, ids: string[], at = new Date()): Prom
 
 /** An organisation's changes in (from, to], newest first, with their page and domain. */
 export async function changesBetween (db: Db, orgId: string, from: Date, to: Date) {
-  return await db.selectFrom('changes as c').innerJoin('pages as p', 'p.id', 'c.page_id')
+  return await db
+    .selectFrom('changes as c')
+    .innerJoin('pages as p', 'p.id', 'c.page_id')
     .innerJoin('domains as d', 'd.id', 'c.domain_id')
-    .select(['c.id', 'c.severity', 'c.change_type', 'c.summary', 'c.domain_id', 'c.created_at', 'p.page_type', 'p.url', 'd.hostname'])
-    .where('c.org_id', '=', orgId).where('c.created_at', '>', from).where('c.created_at', '<=', to)
-    .orderBy('c.created_at', 'desc').execute()
+    .select([
+      'c.id',
+      'c.severity',
+      'c.change_type',
+      'c.summary',
+      'c.domain_id',
+      'c.created_at',
+      'p.page_type',
+      'p.url',
+      'd.hostname'
+    ])
+    .where('c.org_id', '=', orgId)
+    .where('c.created_at', '>', from)
+    .where('c.created_at', '<=', to)
+    .orderBy('c.created_at', 'desc')
+    .execute()
 }

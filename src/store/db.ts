@@ -15,7 +15,7 @@ export type Tx = Transaction<Database>
 
 /** The shape pg-boss 10 accepts as its `db` option. */
 export interface SqlExecutor {
-  executeSql (text: string, values?: unknown[]): Promise<{ rows: any[] }>
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>
 }
 
 export interface Store {
@@ -28,8 +28,8 @@ export interface Store {
    * PostgreSQL's autovacuum does this; PGlite has no background processes, and without
    * it every snapshot the retention sweep deletes would stay on disk for good.
    */
-  vacuum (): Promise<void>
-  close (): Promise<void>
+  vacuum(): Promise<void>
+  close(): Promise<void>
 }
 
 // pg returns int8 and numeric as strings; we only use int8 for counts, which fit a number.
@@ -46,7 +46,9 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 30 })
     // An idle connection that the server drops (restart, failover) must not crash the process.
-    pool.on('error', (err) => { opts.onConnectionLost?.(err) })
+    pool.on('error', err => {
+      opts.onConnectionLost?.(err)
+    })
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     await migrate(db)
     return {
@@ -54,7 +56,9 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
       kind: 'postgres',
       queueConnection: { connectionString: opts.databaseUrl },
       vacuum: async () => {},
-      close: async () => { await db.destroy() }
+      close: async () => {
+        await db.destroy()
+      }
     }
   }
   const inMemory = opts.dataDir === 'memory://'
@@ -77,8 +81,12 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
         }
       }
     },
-    vacuum: async () => { await sql`VACUUM (ANALYZE)`.execute(db) },
-    close: async () => { await db.destroy() }
+    vacuum: async () => {
+      await sql`VACUUM (ANALYZE)`.execute(db)
+    },
+    close: async () => {
+      await db.destroy()
+    }
   }
 }
 
@@ -108,7 +116,8 @@ const PGLITE_CONF = [
  */
 async function initDataDir (dataDir: string): Promise<void> {
   const pglite = import.meta.resolve('@electric-sql/pglite')
-  const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); await (await PGlite.create(${JSON.stringify(dataDir)})).close()`
+  const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); ` +
+    `await (await PGlite.create(${JSON.stringify(dataDir)})).close()`
   await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script])
 }
 

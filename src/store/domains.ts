@@ -29,14 +29,20 @@ export async function findDomain (db: Db, orgId: string, id: string): Promise<Do
 
 /** When pages were last crawled and are next due; null before the first crawl or while not scheduled. */
 async function crawlTimes (db: Db, domainIds: string[]) {
-  if (domainIds.length === 0) return new Map<string, { last: Date | null, next: Date | null }>()
-  const rows = await db.selectFrom('pages as p').innerJoin('domains as d', 'd.id', 'p.domain_id')
+  if (domainIds.length === 0) return new Map<string, { last: Date | null; next: Date | null }>()
+  const rows = await db
+    .selectFrom('pages as p')
+    .innerJoin('domains as d', 'd.id', 'p.domain_id')
     .select([
       'p.domain_id',
       sql<Date | null>`max(p.last_check_at)`.as('last'),
-      sql<Date | null>`min(p.next_crawl_at) FILTER (WHERE p.monitoring_enabled AND d.status IN ('active', 'error'))`.as('next')
+      sql<Date | null>`min(p.next_crawl_at) FILTER (WHERE p.monitoring_enabled AND d.status IN ('active', 'error'))`.as(
+        'next'
+      )
     ])
-    .where('p.domain_id', 'in', domainIds).groupBy('p.domain_id').execute()
+    .where('p.domain_id', 'in', domainIds)
+    .groupBy('p.domain_id')
+    .execute()
   return new Map(rows.map(r => [r.domain_id, { last: r.last, next: r.next }]))
 }
 
@@ -44,16 +50,30 @@ export async function listDomains (db: Db, orgId: string, page: number, pageSize
   let q = db.selectFrom('domains').selectAll().where('org_id', '=', orgId)
   if (onlyId) q = q.where('id', '=', onlyId)
   const [domains, count] = await Promise.all([
-    q.orderBy('created_at', 'desc').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
-    db.selectFrom('domains').select(sql<number>`count(*)::int`.as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow()
+    q
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    db
+      .selectFrom('domains')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('org_id', '=', orgId)
+      .executeTakeFirstOrThrow()
   ])
   const ids = domains.map(d => d.id)
   const [times, pages] = await Promise.all([
     crawlTimes(db, ids),
     ids.length === 0
       ? []
-      : db.selectFrom('pages').select(['id', 'domain_id', 'url', 'page_type', 'status'])
-        .where('domain_id', 'in', ids).orderBy('created_at').orderBy('id').execute()
+      : db
+        .selectFrom('pages')
+        .select(['id', 'domain_id', 'url', 'page_type', 'status'])
+        .where('domain_id', 'in', ids)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
   ])
   return {
     total: count.n,
@@ -61,7 +81,9 @@ export async function listDomains (db: Db, orgId: string, page: number, pageSize
       ...domainView(d),
       lastCrawledAt: times.get(d.id)?.last ?? null,
       nextCrawlAt: times.get(d.id)?.next ?? null,
-      pages: pages.filter(p => p.domain_id === d.id).map(p => ({ id: p.id, url: p.url, pageType: p.page_type, status: p.status }))
+      pages: pages
+        .filter(p => p.domain_id === d.id)
+        .map(p => ({ id: p.id, url: p.url, pageType: p.page_type, status: p.status }))
     }))
   }
 }
@@ -77,8 +99,14 @@ export async function getDomainDetails (db: Db, domain: DomainRow) {
   const [times, pages, changes] = await Promise.all([
     crawlTimes(db, [domain.id]),
     db.selectFrom('pages').selectAll().where('domain_id', '=', domain.id).orderBy('created_at').orderBy('id').execute(),
-    db.selectFrom('changes').select([...CHANGE_COLUMNS]).where('domain_id', '=', domain.id)
-      .orderBy('created_at', 'desc').orderBy('id').limit(RECENT_CHANGES).execute()
+    db
+      .selectFrom('changes')
+      .select([...CHANGE_COLUMNS])
+      .where('domain_id', '=', domain.id)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(RECENT_CHANGES)
+      .execute()
   ])
   return {
     ...domainView(domain),
@@ -89,35 +117,69 @@ export async function getDomainDetails (db: Db, domain: DomainRow) {
   }
 }
 
-export async function insertDomain (tx: Db, orgId: string, hostname: string, displayName: string | null): Promise<DomainRow> {
-  return await tx.insertInto('domains').values({ org_id: orgId, hostname, display_name: displayName })
-    .returningAll().executeTakeFirstOrThrow()
+export async function insertDomain (
+  tx: Db,
+  orgId: string,
+  hostname: string,
+  displayName: string | null
+): Promise<DomainRow> {
+  return await tx
+    .insertInto('domains')
+    .values({ org_id: orgId, hostname, display_name: displayName })
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
-export interface DomainChanges { displayName?: string | null, pause?: boolean, resume?: boolean }
+export interface DomainChanges {
+  displayName?: string | null
+  pause?: boolean
+  resume?: boolean
+}
 
 export async function updateDomain (db: Db, id: string, change: DomainChanges, now = new Date()): Promise<void> {
-  await db.updateTable('domains').set({
-    updated_at: now,
-    ...(change.displayName !== undefined ? { display_name: change.displayName } : {}),
-    ...(change.pause ? { status: 'paused', paused_reason: 'manual' } : {}),
-    ...(change.resume ? { status: 'active', paused_reason: null } : {})
-  }).where('id', '=', id).execute()
+  await db
+    .updateTable('domains')
+    .set({
+      updated_at: now,
+      ...(change.displayName !== undefined ? { display_name: change.displayName } : {}),
+      ...(change.pause ? { status: 'paused', paused_reason: 'manual' } : {}),
+      ...(change.resume ? { status: 'active', paused_reason: null } : {})
+    })
+    .where('id', '=', id)
+    .execute()
 }
 
 /** Deletes a domain with its pages, snapshots and changes (the foreign keys cascade); its hostname, if it was there. */
 export async function deleteDomain (db: Db, orgId: string, id: string): Promise<string | undefined> {
-  const row = await db.deleteFrom('domains').where('id', '=', id).where('org_id', '=', orgId)
-    .returning('hostname').executeTakeFirst()
+  const row = await db
+    .deleteFrom('domains')
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .returning('hostname')
+    .executeTakeFirst()
   return row?.hostname
 }
 
 /** A domain with the organisation that owns it, for a job that only has the domain's id. */
-export async function findDomainWithOrg (db: Db, domainId: string): Promise<{ domain: Pick<DomainRow, 'id' | 'hostname' | 'status'>, org: Org } | undefined> {
-  const row = await db.selectFrom('domains').innerJoin('orgs', 'orgs.id', 'domains.org_id')
-    .select(['domains.id as domain_id', 'domains.hostname', 'domains.status',
-      'orgs.id', 'orgs.name', 'orgs.plan', 'orgs.trial_ends_at', 'orgs.created_at'])
-    .where('domains.id', '=', domainId).executeTakeFirst()
+export async function findDomainWithOrg (
+  db: Db,
+  domainId: string
+): Promise<{ domain: Pick<DomainRow, 'id' | 'hostname' | 'status'>; org: Org } | undefined> {
+  const row = await db
+    .selectFrom('domains')
+    .innerJoin('orgs', 'orgs.id', 'domains.org_id')
+    .select([
+      'domains.id as domain_id',
+      'domains.hostname',
+      'domains.status',
+      'orgs.id',
+      'orgs.name',
+      'orgs.plan',
+      'orgs.trial_ends_at',
+      'orgs.created_at'
+    ])
+    .where('domains.id', '=', domainId)
+    .executeTakeFirst()
   if (!row) return undefined
   const { domain_id: id, hostname, status, ...org } = row
   return { domain: { id, hostname, status }, org }
@@ -125,14 +187,22 @@ export async function findDomainWithOrg (db: Db, domainId: string): Promise<{ do
 
 /** A domain leaves `discovering` once its pages are known (or discovery gave up). */
 export async function markDiscovered (tx: Db, domainId: string, now = new Date()): Promise<void> {
-  await tx.updateTable('domains').set({ status: 'active', updated_at: now })
-    .where('id', '=', domainId).where('status', '=', 'discovering').execute()
+  await tx
+    .updateTable('domains')
+    .set({ status: 'active', updated_at: now })
+    .where('id', '=', domainId)
+    .where('status', '=', 'discovering')
+    .execute()
 }
 
 /** A domain in `error` is active again once one of its pages is crawled. */
 export async function markRecovered (tx: Db, domainId: string, now = new Date()): Promise<void> {
-  await tx.updateTable('domains').set({ status: 'active', updated_at: now })
-    .where('id', '=', domainId).where('status', '=', 'error').execute()
+  await tx
+    .updateTable('domains')
+    .set({ status: 'active', updated_at: now })
+    .where('id', '=', domainId)
+    .where('status', '=', 'error')
+    .execute()
 }
 
 /** An active domain goes to `error` when every one of its monitored pages is in error. */
@@ -146,18 +216,27 @@ export async function markFailedIfNoPageWorks (tx: Db, domainId: string, now: Da
 
 /** Pauses the domains of organisations whose trial has ended; how many. */
 export async function pauseExpiredTrials (db: Db, now: Date): Promise<number> {
-  const r = await db.updateTable('domains')
+  const r = await db
+    .updateTable('domains')
     .set({ status: 'paused', paused_reason: 'trial_expired', updated_at: now })
     .where('status', '<>', 'paused')
-    .where('org_id', 'in', db.selectFrom('orgs').select('id').where('plan', '=', 'trial').where('trial_ends_at', '<=', now))
+    .where(
+      'org_id',
+      'in',
+      db.selectFrom('orgs').select('id').where('plan', '=', 'trial').where('trial_ends_at', '<=', now)
+    )
     .executeTakeFirst()
   return Number(r.numUpdatedRows)
 }
 
 /** Wakes the domains that an expired trial paused (the organisation has a plan, or a longer trial). */
 export async function resumeTrialPaused (tx: Db, orgId: string, now: Date): Promise<void> {
-  await tx.updateTable('domains').set({ status: 'active', paused_reason: null, updated_at: now })
-    .where('org_id', '=', orgId).where('paused_reason', '=', 'trial_expired').execute()
+  await tx
+    .updateTable('domains')
+    .set({ status: 'active', paused_reason: null, updated_at: now })
+    .where('org_id', '=', orgId)
+    .where('paused_reason', '=', 'trial_expired')
+    .execute()
 }
 
 /** How many of `ids` are domains of the organisation. */

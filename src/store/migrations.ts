@@ -20,7 +20,7 @@ const migrations: Record<string, string[]> = {
       created_at timestamptz NOT NULL DEFAULT now(),
       revoked_at timestamptz
     )`,
-    `CREATE INDEX api_keys_org ON api_keys (org_id)`,
+    'CREATE INDEX api_keys_org ON api_keys (org_id)',
     `CREATE TABLE billing_periods (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
@@ -71,7 +71,7 @@ const migrations: Record<string, string[]> = {
       created_at timestamptz NOT NULL DEFAULT now(),
       UNIQUE (domain_id, url_hash)
     )`,
-    `CREATE INDEX pages_due ON pages (next_crawl_at) WHERE monitoring_enabled`,
+    'CREATE INDEX pages_due ON pages (next_crawl_at) WHERE monitoring_enabled',
     `CREATE TABLE snapshots (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       page_id uuid NOT NULL REFERENCES pages (id) ON DELETE CASCADE,
@@ -83,14 +83,15 @@ const migrations: Record<string, string[]> = {
       content_type text,
       created_at timestamptz NOT NULL DEFAULT now()
     )`,
-    `CREATE INDEX snapshots_page_time ON snapshots (page_id, created_at DESC)`,
-    `CREATE INDEX snapshots_org_time ON snapshots (org_id, created_at)`,
+    'CREATE INDEX snapshots_page_time ON snapshots (page_id, created_at DESC)',
+    'CREATE INDEX snapshots_org_time ON snapshots (org_id, created_at)',
     `CREATE TABLE changes (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       page_id uuid NOT NULL REFERENCES pages (id) ON DELETE CASCADE,
       domain_id uuid NOT NULL REFERENCES domains (id) ON DELETE CASCADE,
       org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
-      change_type text NOT NULL CHECK (change_type IN ('price_change', 'feature_added', 'feature_removed', 'terms_update',
+      change_type text NOT NULL CHECK (change_type IN ('price_change', 'feature_added', 'feature_removed',
+        'terms_update',
         'section_added', 'section_removed', 'content_change')),
       severity text NOT NULL CHECK (severity IN ('critical', 'high', 'medium', 'low')),
       confidence numeric(3, 2) NOT NULL,
@@ -102,9 +103,9 @@ const migrations: Record<string, string[]> = {
       acknowledged_by uuid,
       created_at timestamptz NOT NULL DEFAULT now()
     )`,
-    `CREATE INDEX changes_domain_time ON changes (domain_id, created_at DESC)`,
-    `CREATE INDEX changes_org_time ON changes (org_id, created_at DESC)`,
-    `CREATE INDEX changes_page ON changes (page_id)`,
+    'CREATE INDEX changes_domain_time ON changes (domain_id, created_at DESC)',
+    'CREATE INDEX changes_org_time ON changes (org_id, created_at DESC)',
+    'CREATE INDEX changes_page ON changes (page_id)',
     // The queue (pg-boss) knows nothing of tenants; this row ties a queued job to its
     // organisation, domain and page, and carries the progress the contract shows.
     `CREATE TABLE jobs (
@@ -117,8 +118,8 @@ const migrations: Record<string, string[]> = {
       progress integer NOT NULL DEFAULT 0,
       created_at timestamptz NOT NULL DEFAULT now()
     )`,
-    `CREATE INDEX jobs_org_time ON jobs (org_id, created_at DESC)`,
-    `CREATE INDEX jobs_page ON jobs (page_id) WHERE page_id IS NOT NULL`
+    'CREATE INDEX jobs_org_time ON jobs (org_id, created_at DESC)',
+    'CREATE INDEX jobs_page ON jobs (page_id) WHERE page_id IS NOT NULL'
   ],
   '0002_changes_alerts_rules': [
     // Full-text search over a change's summary and changed text, kept by PostgreSQL itself.
@@ -128,19 +129,19 @@ const migrations: Record<string, string[]> = {
         summary || ' ' || coalesce(diff_data->>'before', '') || ' ' || coalesce(diff_data->>'after', ''),
         '[/$€£¥]', ' ', 'g'))
     ) STORED`,
-    `CREATE INDEX changes_search ON changes USING gin (search)`,
-    `CREATE INDEX changes_org_severity_time ON changes (org_id, severity, created_at DESC)`,
-    `CREATE INDEX changes_org_type_time ON changes (org_id, change_type, created_at DESC)`,
-    `CREATE INDEX changes_org_unacked_time ON changes (org_id, created_at DESC) WHERE acknowledged_at IS NULL`,
+    'CREATE INDEX changes_search ON changes USING gin (search)',
+    'CREATE INDEX changes_org_severity_time ON changes (org_id, severity, created_at DESC)',
+    'CREATE INDEX changes_org_type_time ON changes (org_id, change_type, created_at DESC)',
+    'CREATE INDEX changes_org_unacked_time ON changes (org_id, created_at DESC) WHERE acknowledged_at IS NULL',
     // Changes not yet handed to alerting: the outbox the dispatcher sweeps.
-    `ALTER TABLE changes ADD COLUMN alerted_at timestamptz`,
+    'ALTER TABLE changes ADD COLUMN alerted_at timestamptz',
     // Changes from before alerting existed are not news: they are not sent.
-    `UPDATE changes SET alerted_at = created_at`,
-    `CREATE INDEX changes_unalerted ON changes (created_at) WHERE alerted_at IS NULL`,
-    `ALTER TABLE pages ADD COLUMN noise_rules jsonb NOT NULL DEFAULT '{}'::jsonb`,
+    'UPDATE changes SET alerted_at = created_at',
+    'CREATE INDEX changes_unalerted ON changes (created_at) WHERE alerted_at IS NULL',
+    "ALTER TABLE pages ADD COLUMN noise_rules jsonb NOT NULL DEFAULT '{}'::jsonb",
     // Set when the noise rules change: the next crawl records a new baseline, not a change.
-    `ALTER TABLE pages ADD COLUMN rebaseline boolean NOT NULL DEFAULT false`,
-    `ALTER TABLE orgs ADD COLUMN last_digest_at timestamptz`,
+    'ALTER TABLE pages ADD COLUMN rebaseline boolean NOT NULL DEFAULT false',
+    'ALTER TABLE orgs ADD COLUMN last_digest_at timestamptz',
     `CREATE TABLE webhook_endpoints (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
@@ -157,7 +158,7 @@ const migrations: Record<string, string[]> = {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`,
-    `CREATE INDEX webhook_endpoints_org ON webhook_endpoints (org_id)`,
+    'CREATE INDEX webhook_endpoints_org ON webhook_endpoints (org_id)',
     `CREATE TABLE webhook_deliveries (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
@@ -175,17 +176,22 @@ const migrations: Record<string, string[]> = {
       delivered_at timestamptz,
       UNIQUE (endpoint_id, event_type, event_id)
     )`,
-    `CREATE INDEX webhook_deliveries_endpoint_time ON webhook_deliveries (endpoint_id, created_at DESC)`
+    'CREATE INDEX webhook_deliveries_endpoint_time ON webhook_deliveries (endpoint_id, created_at DESC)'
   ]
 }
 
 class StaticProvider implements MigrationProvider {
   async getMigrations (): Promise<Record<string, Migration>> {
-    return Object.fromEntries(Object.entries(migrations).map(([name, statements]) => [name, {
-      async up (db: Kysely<any>) {
-        for (const statement of statements) await sql.raw(statement).execute(db)
-      }
-    }]))
+    return Object.fromEntries(
+      Object.entries(migrations).map(([name, statements]) => [
+        name,
+        {
+          async up (db: Kysely<any>) {
+            for (const statement of statements) await sql.raw(statement).execute(db)
+          }
+        }
+      ])
+    )
   }
 }
 
@@ -193,5 +199,7 @@ export async function migrate (db: Kysely<any>): Promise<void> {
   const migrator = new Migrator({ db, provider: new StaticProvider() })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find(r => r.status === 'Error')
-  if (error) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`)
+  if (error) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`)
+  }
 }

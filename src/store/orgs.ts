@@ -16,25 +16,35 @@ export function hashApiKey (key: string): string {
   return createHash('sha256').update(key).digest('hex')
 }
 
-export async function issueKey (db: Db, orgId: string): Promise<{ id: string, apiKey: string }> {
+export async function issueKey (db: Db, orgId: string): Promise<{ id: string; apiKey: string }> {
   const apiKey = newApiKey()
-  const row = await db.insertInto('api_keys')
+  const row = await db
+    .insertInto('api_keys')
     .values({ org_id: orgId, key_hash: hashApiKey(apiKey), key_prefix: apiKey.slice(0, 12) })
-    .returning('id').executeTakeFirstOrThrow()
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return { id: row.id, apiKey }
 }
 
 export async function revokeKey (db: Db, keyId: string): Promise<boolean> {
-  const r = await db.updateTable('api_keys').set({ revoked_at: new Date() })
-    .where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst()
+  const r = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
   return Number(r.numUpdatedRows) > 0
 }
 
-export async function insertOrg (tx: Db, org: { name: string, plan: PlanName, trialEndsAt: Date | null, now: Date }):
-Promise<Org> {
-  return await tx.insertInto('orgs')
+export async function insertOrg (
+  tx: Db,
+  org: { name: string; plan: PlanName; trialEndsAt: Date | null; now: Date }
+): Promise<Org> {
+  return (await tx
+    .insertInto('orgs')
     .values({ name: org.name, plan: org.plan, trial_ends_at: org.trialEndsAt, created_at: org.now })
-    .returningAll().executeTakeFirstOrThrow() as Org
+    .returningAll()
+    .executeTakeFirstOrThrow()) as Org
 }
 
 export async function findOrg (db: Db, id: string, opts: { forUpdate?: boolean } = {}): Promise<Org | undefined> {
@@ -44,24 +54,41 @@ export async function findOrg (db: Db, id: string, opts: { forUpdate?: boolean }
 }
 
 export async function listOrgs (db: Db): Promise<Org[]> {
-  return await db.selectFrom('orgs').select(['id', 'name', 'plan', 'trial_ends_at', 'created_at'])
-    .orderBy('created_at').execute()
+  return await db
+    .selectFrom('orgs')
+    .select(['id', 'name', 'plan', 'trial_ends_at', 'created_at'])
+    .orderBy('created_at')
+    .execute()
 }
 
 export async function anyOrgExists (db: Db): Promise<boolean> {
   return (await db.selectFrom('orgs').select('id').limit(1).executeTakeFirst()) !== undefined
 }
 
-export async function setOrgPlan (tx: Db, id: string, plan: PlanName, trialEndsAt: Date | null, now: Date): Promise<Org> {
-  return await tx.updateTable('orgs').set({ plan, trial_ends_at: trialEndsAt, updated_at: now })
-    .where('id', '=', id).returning(['id', 'name', 'plan', 'trial_ends_at', 'created_at']).executeTakeFirstOrThrow()
+export async function setOrgPlan (
+  tx: Db,
+  id: string,
+  plan: PlanName,
+  trialEndsAt: Date | null,
+  now: Date
+): Promise<Org> {
+  return await tx
+    .updateTable('orgs')
+    .set({ plan, trial_ends_at: trialEndsAt, updated_at: now })
+    .where('id', '=', id)
+    .returning(['id', 'name', 'plan', 'trial_ends_at', 'created_at'])
+    .executeTakeFirstOrThrow()
 }
 
 /** Who is calling: the organisation of an API key that has not been revoked. */
-export interface Principal { org: Org, keyId: string }
+export interface Principal {
+  org: Org
+  keyId: string
+}
 
 export async function findPrincipal (db: Db, apiKey: string): Promise<Principal | undefined> {
-  const row = await db.selectFrom('api_keys')
+  const row = await db
+    .selectFrom('api_keys')
     .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
     .select(['api_keys.id as key_id', 'orgs.id', 'orgs.name', 'orgs.plan', 'orgs.trial_ends_at', 'orgs.created_at'])
     .where('api_keys.key_hash', '=', hashApiKey(apiKey))

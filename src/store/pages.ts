@@ -1,3 +1,6 @@
+// Longer than 300 lines on purpose: every statement on the pages table, from adding pages
+// within the plan's cap to a crawl's check and the scheduler's due list, so that "where is
+// the query for X?" about a page has one answer.
 import { createHash } from 'node:crypto'
 import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { PLANS, type Org } from '../domain/plans.js'
@@ -41,9 +44,19 @@ export function pageView (p: PageRow) {
 
 export async function listPages (db: Db, domainId: string, page: number, pageSize: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('pages').selectAll().where('domain_id', '=', domainId)
-      .orderBy('created_at').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
-    db.selectFrom('pages').select(sql<number>`count(*)::int`.as('n')).where('domain_id', '=', domainId)
+    db
+      .selectFrom('pages')
+      .selectAll()
+      .where('domain_id', '=', domainId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    db
+      .selectFrom('pages')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('domain_id', '=', domainId)
       .executeTakeFirstOrThrow()
   ])
   return { total: count.n, items: rows.map(pageView) }
@@ -54,66 +67,107 @@ export async function listPages (db: Db, domainId: string, page: number, pageSiz
  * back). Candidates must be normalised and ordered most valuable first; those past the
  * cap or already present are skipped. Returns the inserted rows.
  */
-export async function addPages (tx: Tx, org: Org, domainId: string, candidates: PageCandidate[], now = new Date()):
-Promise<PageRow[]> {
-  const domain = await tx.selectFrom('domains').select('pages_added').where('id', '=', domainId).forUpdate()
+export async function addPages (
+  tx: Tx,
+  org: Org,
+  domainId: string,
+  candidates: PageCandidate[],
+  now = new Date()
+): Promise<PageRow[]> {
+  const domain = await tx
+    .selectFrom('domains')
+    .select('pages_added')
+    .where('id', '=', domainId)
+    .forUpdate()
     .executeTakeFirst()
   if (!domain || candidates.length === 0) return []
   const cap = PLANS[org.plan].pagesPerDomain
   const room = cap === null ? candidates.length : Math.max(0, cap - domain.pages_added)
-  const existing = new Set((await tx.selectFrom('pages').select('url_hash').where('domain_id', '=', domainId).execute())
-    .map(r => r.url_hash))
+  const existing = new Set(
+    (await tx.selectFrom('pages').select('url_hash').where('domain_id', '=', domainId).execute()).map(r => r.url_hash)
+  )
   const fresh = candidates.filter(c => !existing.has(hashUrl(c.url))).slice(0, room)
   if (fresh.length === 0) return []
   const rows: PageRow[] = []
   for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
-    rows.push(...await insertPages(tx, org, domainId, fresh.slice(i, i + ROWS_PER_STATEMENT), now))
+    rows.push(...(await insertPages(tx, org, domainId, fresh.slice(i, i + ROWS_PER_STATEMENT), now)))
   }
-  await tx.updateTable('domains').set({ pages_added: sql`pages_added + ${rows.length}` }).where('id', '=', domainId).execute()
+  await tx
+    .updateTable('domains')
+    .set({ pages_added: sql`pages_added + ${rows.length}` })
+    .where('id', '=', domainId)
+    .execute()
   await countPages(tx, org, rows.length, now)
   return rows
 }
 
 async function insertPages (tx: Tx, org: Org, domainId: string, fresh: PageCandidate[], now: Date): Promise<PageRow[]> {
-  return await tx.insertInto('pages').values(fresh.map(c => ({
-    domain_id: domainId,
-    org_id: org.id,
-    url: c.url,
-    url_hash: hashUrl(c.url),
-    page_type: c.pageType,
-    page_type_confidence: c.confidence.toFixed(2),
-    priority: c.priority ?? 5,
-    next_crawl_at: now,
-    created_at: now
-  }))).onConflict(oc => oc.columns(['domain_id', 'url_hash']).doNothing()).returningAll().execute()
+  return await tx
+    .insertInto('pages')
+    .values(
+      fresh.map(c => ({
+        domain_id: domainId,
+        org_id: org.id,
+        url: c.url,
+        url_hash: hashUrl(c.url),
+        page_type: c.pageType,
+        page_type_confidence: c.confidence.toFixed(2),
+        priority: c.priority ?? 5,
+        next_crawl_at: now,
+        created_at: now
+      }))
+    )
+    .onConflict(oc => oc.columns(['domain_id', 'url_hash']).doNothing())
+    .returningAll()
+    .execute()
 }
 
 export async function pageExists (db: Db, domainId: string, url: string): Promise<boolean> {
-  const row = await db.selectFrom('pages').select('id').where('domain_id', '=', domainId).where('url_hash', '=', hashUrl(url))
+  const row = await db
+    .selectFrom('pages')
+    .select('id')
+    .where('domain_id', '=', domainId)
+    .where('url_hash', '=', hashUrl(url))
     .executeTakeFirst()
   return row !== undefined
 }
 
 /** How many pages the domain has taken of its plan's allowance. */
 export async function pagesAdded (db: Db, domainId: string): Promise<number> {
-  return (await db.selectFrom('domains').select('pages_added').where('id', '=', domainId).executeTakeFirstOrThrow()).pages_added
+  return (await db.selectFrom('domains').select('pages_added').where('id', '=', domainId).executeTakeFirstOrThrow())
+    .pages_added
 }
 
 export async function findPage (db: Db, orgId: string, domainId: string, pageId: string): Promise<PageRow | undefined> {
-  return await db.selectFrom('pages').selectAll()
-    .where('id', '=', pageId).where('domain_id', '=', domainId).where('org_id', '=', orgId).executeTakeFirst()
+  return await db
+    .selectFrom('pages')
+    .selectAll()
+    .where('id', '=', pageId)
+    .where('domain_id', '=', domainId)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst()
 }
 
-export interface PageSettings { monitoringEnabled?: boolean, pageType?: PageType, priority?: number, noiseRules?: NoiseRules }
+export interface PageSettings {
+  monitoringEnabled?: boolean
+  pageType?: PageType
+  priority?: number
+  noiseRules?: NoiseRules
+}
 
 /** A client's settings; a type set by hand is certain, and new noise rules make the next crawl a new baseline. */
 export async function updatePage (db: Db, id: string, s: PageSettings): Promise<PageRow> {
-  return await db.updateTable('pages').set({
-    ...(s.monitoringEnabled !== undefined ? { monitoring_enabled: s.monitoringEnabled } : {}),
-    ...(s.pageType !== undefined ? { page_type: s.pageType, page_type_confidence: '1.00' } : {}),
-    ...(s.priority !== undefined ? { priority: s.priority } : {}),
-    ...(s.noiseRules !== undefined ? { noise_rules: JSON.stringify(s.noiseRules), rebaseline: true } : {})
-  }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+  return await db
+    .updateTable('pages')
+    .set({
+      ...(s.monitoringEnabled !== undefined ? { monitoring_enabled: s.monitoringEnabled } : {}),
+      ...(s.pageType !== undefined ? { page_type: s.pageType, page_type_confidence: '1.00' } : {}),
+      ...(s.priority !== undefined ? { priority: s.priority } : {}),
+      ...(s.noiseRules !== undefined ? { noise_rules: JSON.stringify(s.noiseRules), rebaseline: true } : {})
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export async function deletePage (db: Db, id: string): Promise<void> {
@@ -122,8 +176,14 @@ export async function deletePage (db: Db, id: string): Promise<void> {
 
 /** The pages of a domain with monitoring on, most important first. */
 export async function monitoredPages (db: Db, domainId: string) {
-  return await db.selectFrom('pages').select(['id', 'url', 'domain_id', 'org_id']).where('domain_id', '=', domainId)
-    .where('monitoring_enabled', '=', true).orderBy('priority', 'desc').orderBy('created_at').execute()
+  return await db
+    .selectFrom('pages')
+    .select(['id', 'url', 'domain_id', 'org_id'])
+    .where('domain_id', '=', domainId)
+    .where('monitoring_enabled', '=', true)
+    .orderBy('priority', 'desc')
+    .orderBy('created_at')
+    .execute()
 }
 
 /**
@@ -137,14 +197,39 @@ export async function lockPages (tx: Tx, ids: string[]): Promise<Set<string>> {
 
 /** What a crawl needs to know of its page: the page, its domain's state and its latest snapshot. */
 export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
-  return await db.selectFrom('pages').innerJoin('domains', 'domains.id', 'pages.domain_id')
-    .leftJoinLateral(eb => eb.selectFrom('snapshots').select(['snapshots.id', 'snapshots.content_hash'])
-      .whereRef('snapshots.page_id', '=', 'pages.id')
-      .orderBy('snapshots.created_at', 'desc').orderBy('snapshots.id', 'desc').limit(1).as('latest'), join => join.onTrue())
-    .select(['pages.id', 'pages.url', 'pages.page_type', 'pages.monitoring_enabled', 'pages.etag', 'pages.last_modified',
-      'pages.noise_rules', 'pages.rebaseline', 'pages.domain_id', 'pages.org_id', 'domains.check_frequency_hours',
-      'domains.status as domain_status', 'latest.id as previous_id', 'latest.content_hash as previous_hash'])
-    .where('pages.id', 'in', ids).execute()
+  return await db
+    .selectFrom('pages')
+    .innerJoin('domains', 'domains.id', 'pages.domain_id')
+    .leftJoinLateral(
+      eb =>
+        eb
+          .selectFrom('snapshots')
+          .select(['snapshots.id', 'snapshots.content_hash'])
+          .whereRef('snapshots.page_id', '=', 'pages.id')
+          .orderBy('snapshots.created_at', 'desc')
+          .orderBy('snapshots.id', 'desc')
+          .limit(1)
+          .as('latest'),
+      join => join.onTrue()
+    )
+    .select([
+      'pages.id',
+      'pages.url',
+      'pages.page_type',
+      'pages.monitoring_enabled',
+      'pages.etag',
+      'pages.last_modified',
+      'pages.noise_rules',
+      'pages.rebaseline',
+      'pages.domain_id',
+      'pages.org_id',
+      'domains.check_frequency_hours',
+      'domains.status as domain_status',
+      'latest.id as previous_id',
+      'latest.content_hash as previous_hash'
+    ])
+    .where('pages.id', 'in', ids)
+    .execute()
 }
 export type CrawlTarget = Awaited<ReturnType<typeof loadCrawlTargets>>[number]
 
@@ -159,17 +244,21 @@ export interface PageCheck {
 
 /** Records a healthy check; `changedAt` when it found a change. */
 export async function recordCheck (db: Db, check: PageCheck, changedAt?: Date): Promise<void> {
-  await db.updateTable('pages').set({
-    last_check_at: check.checkedAt,
-    next_crawl_at: check.nextCrawlAt,
-    consecutive_failures: 0,
-    status: 'active',
-    last_error: null,
-    etag: check.etag,
-    last_modified: check.lastModified,
-    rebaseline: false,
-    ...(changedAt ? { last_change_at: changedAt } : {})
-  }).where('id', '=', check.pageId).execute()
+  await db
+    .updateTable('pages')
+    .set({
+      last_check_at: check.checkedAt,
+      next_crawl_at: check.nextCrawlAt,
+      consecutive_failures: 0,
+      status: 'active',
+      last_error: null,
+      etag: check.etag,
+      last_modified: check.lastModified,
+      rebaseline: false,
+      ...(changedAt ? { last_change_at: changedAt } : {})
+    })
+    .where('id', '=', check.pageId)
+    .execute()
 }
 
 /**
@@ -178,9 +267,15 @@ export async function recordCheck (db: Db, check: PageCheck, changedAt?: Date): 
  * rows by primary key: joined on the JSON rows alone, the planner scanned every page.
  */
 export function recordChecksStatement (checks: PageCheck[]): RawBuilder<unknown> {
-  const rows = JSON.stringify(checks.map(c => ({
-    page_id: c.pageId, checked_at: c.checkedAt.toISOString(), next_at: c.nextCrawlAt.toISOString(), etag: c.etag, last_modified: c.lastModified
-  })))
+  const rows = JSON.stringify(
+    checks.map(c => ({
+      page_id: c.pageId,
+      checked_at: c.checkedAt.toISOString(),
+      next_at: c.nextCrawlAt.toISOString(),
+      etag: c.etag,
+      last_modified: c.lastModified
+    }))
+  )
   return sql`
     UPDATE pages p SET last_check_at = c.checked_at, next_crawl_at = c.next_at, consecutive_failures = 0,
       status = 'active', last_error = NULL, etag = c.etag, last_modified = c.last_modified, rebaseline = false
@@ -195,14 +290,18 @@ export const FAILURES_BEFORE_ERROR = 3
 
 /** Counts a failed check; the page goes to `error` after FAILURES_BEFORE_ERROR in a row. */
 export async function recordFailure (tx: Db, pageId: string, message: string, at: Date, nextAt: Date): Promise<void> {
-  await tx.updateTable('pages').set({
-    error_count: sql`error_count + 1`,
-    consecutive_failures: sql`consecutive_failures + 1`,
-    last_error: message.slice(0, 1000),
-    last_check_at: at,
-    next_crawl_at: nextAt,
-    status: sql`CASE WHEN consecutive_failures + 1 >= ${FAILURES_BEFORE_ERROR} THEN 'error' ELSE status END`
-  }).where('id', '=', pageId).execute()
+  await tx
+    .updateTable('pages')
+    .set({
+      error_count: sql`error_count + 1`,
+      consecutive_failures: sql`consecutive_failures + 1`,
+      last_error: message.slice(0, 1000),
+      last_check_at: at,
+      next_crawl_at: nextAt,
+      status: sql`CASE WHEN consecutive_failures + 1 >= ${FAILURES_BEFORE_ERROR} THEN 'error' ELSE status END`
+    })
+    .where('id', '=', pageId)
+    .execute()
 }
 
 /**
@@ -210,7 +309,7 @@ export async function recordFailure (tx: Db, pageId: string, message: string, at
  * those another scheduler holds), oldest due first.
  */
 export async function takeDuePages (tx: Tx, now: Date, limit: number) {
-  const due = await sql<{ id: string, url: string, domain_id: string, org_id: string, hours: number }>`
+  const due = await sql<{ id: string; url: string; domain_id: string; org_id: string; hours: number }>`
     SELECT p.id, p.url, p.domain_id, p.org_id, d.check_frequency_hours AS hours
     FROM pages p JOIN domains d ON d.id = p.domain_id
     WHERE p.monitoring_enabled AND d.status IN ('active', 'error') AND p.next_crawl_at <= ${now}
@@ -220,7 +319,7 @@ export async function takeDuePages (tx: Tx, now: Date, limit: number) {
 }
 
 /** Moves each page to its next crawl time: one statement, its pages found by primary key. */
-export async function setNextCrawls (tx: Db, next: Array<{ id: string, at: Date }>): Promise<void> {
+export async function setNextCrawls (tx: Db, next: Array<{ id: string; at: Date }>): Promise<void> {
   if (next.length === 0) return
   const rows = JSON.stringify(next.map(n => ({ id: n.id, at: n.at.toISOString() })))
   await sql`

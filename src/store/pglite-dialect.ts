@@ -1,6 +1,13 @@
 import {
-  PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
-  type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult
 } from 'kysely'
 import type { PGliteThread } from './pglite-thread.js'
 
@@ -15,7 +22,7 @@ class PGliteConnection implements DatabaseConnection {
 
   constructor (private readonly pg: PGliteThread) {}
 
-  async executeQuery<R> (query: CompiledQuery): Promise<QueryResult<R>> {
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.pg.query<R>(query.sql, [...query.parameters], this.tx)
     return {
       rows: result.rows,
@@ -23,11 +30,13 @@ class PGliteConnection implements DatabaseConnection {
     }
   }
 
-  async * streamQuery<R> (query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+  async * streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     yield await this.executeQuery<R>(query)
   }
 
-  async begin (): Promise<void> { this.tx = await this.pg.begin() }
+  async begin (): Promise<void> {
+    this.tx = await this.pg.begin()
+  }
 
   async end (commit: boolean): Promise<void> {
     const tx = this.tx
@@ -40,18 +49,43 @@ class PGliteDriver implements Driver {
   constructor (private readonly pg: PGliteThread) {}
   async init (): Promise<void> {}
   // Each acquisition gets its own connection object; PGlite's mutex does the queuing.
-  async acquireConnection (): Promise<DatabaseConnection> { return new PGliteConnection(this.pg) }
-  async beginTransaction (conn: DatabaseConnection): Promise<void> { await (conn as PGliteConnection).begin() }
-  async commitTransaction (conn: DatabaseConnection): Promise<void> { await (conn as PGliteConnection).end(true) }
-  async rollbackTransaction (conn: DatabaseConnection): Promise<void> { await (conn as PGliteConnection).end(false) }
+  async acquireConnection (): Promise<DatabaseConnection> {
+    return new PGliteConnection(this.pg)
+  }
+
+  async beginTransaction (conn: DatabaseConnection): Promise<void> {
+    await (conn as PGliteConnection).begin()
+  }
+
+  async commitTransaction (conn: DatabaseConnection): Promise<void> {
+    await (conn as PGliteConnection).end(true)
+  }
+
+  async rollbackTransaction (conn: DatabaseConnection): Promise<void> {
+    await (conn as PGliteConnection).end(false)
+  }
+
   async releaseConnection (): Promise<void> {}
-  async destroy (): Promise<void> { await this.pg.close() }
+  async destroy (): Promise<void> {
+    await this.pg.close()
+  }
 }
 
 export class PGliteDialect implements Dialect {
   constructor (private readonly pg: PGliteThread) {}
-  createAdapter () { return new PostgresAdapter() }
-  createDriver () { return new PGliteDriver(this.pg) }
-  createQueryCompiler () { return new PostgresQueryCompiler() }
-  createIntrospector (db: Kysely<any>) { return new PostgresIntrospector(db) }
+  createAdapter () {
+    return new PostgresAdapter()
+  }
+
+  createDriver () {
+    return new PGliteDriver(this.pg)
+  }
+
+  createQueryCompiler () {
+    return new PostgresQueryCompiler()
+  }
+
+  createIntrospector (db: Kysely<any>) {
+    return new PostgresIntrospector(db)
+  }
 }

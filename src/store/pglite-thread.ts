@@ -5,25 +5,31 @@ import { Worker } from 'node:worker_threads'
 // the API), so it runs on a worker thread of its own: the database gets the second core,
 // as a PostgreSQL server would. Queries and their rows cross as structured clones.
 
-export interface ThreadResult<R = any> { rows: R[], affectedRows?: number }
+export interface ThreadResult<R = any> {
+  rows: R[]
+  affectedRows?: number
+}
 
 /** What crosses from the worker when a query fails: the message and PostgreSQL's fields (code, detail, …). */
 export type ThreadError = { message: string } & Record<string, string | number | undefined>
 
 export type Request =
-  | { id: number, op: 'query', sql: string, params: unknown[], tx?: number }
-  | { id: number, op: 'exec', sql: string, tx?: number }
-  | { id: number, op: 'begin' }
-  | { id: number, op: 'end', tx: number, commit: boolean }
-  | { id: number, op: 'close' }
+  | { id: number; op: 'query'; sql: string; params: unknown[]; tx?: number }
+  | { id: number; op: 'exec'; sql: string; tx?: number }
+  | { id: number; op: 'begin' }
+  | { id: number; op: 'end'; tx: number; commit: boolean }
+  | { id: number; op: 'close' }
 
-export type Reply = { id: number, ok: true, value?: unknown } | { id: number, ok: false, error: ThreadError }
+export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok: false; error: ThreadError }
 
-export interface PGliteThreadOptions { dataDir?: string, postgresqlconf: string[] }
+export interface PGliteThreadOptions {
+  dataDir?: string
+  postgresqlconf: string[]
+}
 
 /** The main thread's end: PGlite's query, exec and transaction, answered by the worker. */
 export class PGliteThread {
-  private readonly pending = new Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>()
+  private readonly pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>()
   private nextId = 1
   private failure: Error | undefined
   closed = false
@@ -43,7 +49,9 @@ export class PGliteThread {
       this.pending.clear()
     }
     worker.on('error', fail)
-    worker.on('exit', (code) => { fail(new Error(`the database thread exited (code ${code})`)) })
+    worker.on('exit', code => {
+      fail(new Error(`the database thread exited (code ${code})`))
+    })
   }
 
   static async open (options: PGliteThreadOptions): Promise<PGliteThread> {
@@ -53,15 +61,18 @@ export class PGliteThread {
     // Under tsx (tests, dev) this module is TypeScript and so is its worker, which
     // needs tsx registered in its own thread first.
     const worker = import.meta.url.endsWith('.ts')
-      ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(tsx => { tsx.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}) })`,
-        { eval: true, ...limits })
+      ? new Worker(
+          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(tsx => { tsx.register(); return ` +
+          `import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}) })`,
+          { eval: true, ...limits }
+      )
       : new Worker(new URL('./pglite-worker.js', import.meta.url), limits)
     const thread = new PGliteThread(worker)
     await thread.call({ op: 'query', sql: 'SELECT 1', params: [] })
     return thread
   }
 
-  private async call<T> (request: DistributiveOmit<Request, 'id'>): Promise<T> {
+  private async call<T>(request: DistributiveOmit<Request, 'id'>): Promise<T> {
     if (this.failure) throw this.failure
     const id = this.nextId++
     // The worker's stack says nothing useful; a failure gets the caller's.
@@ -69,13 +80,16 @@ export class PGliteThread {
     return await new Promise<T>((resolve, reject) => {
       this.pending.set(id, {
         resolve,
-        reject: (err) => { err.stack = `${err.name}: ${err.message}\n${caller.stack?.split('\n').slice(2).join('\n') ?? ''}`; reject(err) }
+        reject: err => {
+          err.stack = `${err.name}: ${err.message}\n${caller.stack?.split('\n').slice(2).join('\n') ?? ''}`
+          reject(err)
+        }
       })
       this.worker.postMessage({ ...request, id })
     })
   }
 
-  async query<R> (sql: string, params: unknown[] = [], tx?: number): Promise<ThreadResult<R>> {
+  async query<R>(sql: string, params: unknown[] = [], tx?: number): Promise<ThreadResult<R>> {
     return await this.call({ op: 'query', sql, params, tx })
   }
 
@@ -85,9 +99,13 @@ export class PGliteThread {
   }
 
   /** Opens a transaction; until it ends, only queries that name it run. */
-  async begin (): Promise<number> { return await this.call({ op: 'begin' }) }
+  async begin (): Promise<number> {
+    return await this.call({ op: 'begin' })
+  }
 
-  async end (tx: number, commit: boolean): Promise<void> { await this.call({ op: 'end', tx, commit }) }
+  async end (tx: number, commit: boolean): Promise<void> {
+    await this.call({ op: 'end', tx, commit })
+  }
 
   async close (): Promise<void> {
     if (this.closed) return

@@ -18,12 +18,23 @@ const db = await PGlite.create(options.dataDir, { postgresqlconf: options.postgr
 const port = parentPort!
 
 /** Open transactions: the handle their queries go to and the resolver that ends them. */
-const open = new Map<number, { tx: Transaction, finish: (commit: boolean) => void, done: Promise<void> }>()
+const open = new Map<number, { tx: Transaction; finish: (commit: boolean) => void; done: Promise<void> }>()
 
 function asThreadError (err: unknown): ThreadError {
   const e = err as Record<string, unknown>
   const fields: ThreadError = { message: String(e?.message ?? err) }
-  for (const key of ['code', 'detail', 'hint', 'constraint', 'table', 'column', 'schema', 'severity', 'position', 'where']) {
+  for (const key of [
+    'code',
+    'detail',
+    'hint',
+    'constraint',
+    'table',
+    'column',
+    'schema',
+    'severity',
+    'position',
+    'where'
+  ]) {
     const v = e?.[key]
     if (typeof v === 'string' || typeof v === 'number') fields[key] = v
   }
@@ -40,12 +51,22 @@ function target (tx: number | undefined): Pick<Transaction, 'query' | 'exec'> {
 async function begin (id: number): Promise<number> {
   return await new Promise<number>((resolve, reject) => {
     let finish!: (commit: boolean) => void
-    const ended = new Promise<boolean>(res => { finish = res })
-    const done = db.transaction(async (tx) => {
-      open.set(id, { tx, finish, done })
-      resolve(id)
-      if (!await ended) await tx.rollback()
-    }).then(() => {}, (err) => { reject(err); throw err })
+    const ended = new Promise<boolean>(_resolve => {
+      finish = _resolve
+    })
+    const done = db
+      .transaction(async tx => {
+        open.set(id, { tx, finish, done })
+        resolve(id)
+        if (!(await ended)) await tx.rollback()
+      })
+      .then(
+        () => {},
+        err => {
+          reject(err)
+          throw err
+        }
+      )
     // An `end` awaits `done`; until one does, a failure here must not go unhandled.
     done.catch(() => {})
   })
@@ -61,7 +82,8 @@ async function handle (req: Request): Promise<unknown> {
       const results = await target(req.tx).exec(req.sql)
       return results.map(r => ({ rows: r.rows, affectedRows: r.affectedRows }))
     }
-    case 'begin': return await begin(req.id)
+    case 'begin':
+      return await begin(req.id)
     case 'end': {
       const t = open.get(req.tx)
       if (!t) throw new Error(`transaction ${req.tx} is not open`)
@@ -79,7 +101,11 @@ async function handle (req: Request): Promise<unknown> {
 
 port.on('message', (req: Request) => {
   handle(req).then(
-    (value) => { port.postMessage({ id: req.id, ok: true, value } satisfies Reply) },
-    (err) => { port.postMessage({ id: req.id, ok: false, error: asThreadError(err) } satisfies Reply) }
+    value => {
+      port.postMessage({ id: req.id, ok: true, value } satisfies Reply)
+    },
+    err => {
+      port.postMessage({ id: req.id, ok: false, error: asThreadError(err) } satisfies Reply)
+    }
   )
 })

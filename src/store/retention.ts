@@ -10,7 +10,7 @@ const DAY = 86_400_000
  * change still points to are kept. Webhook deliveries older than 30 days go too (the
  * queue forgets its own job records: deleteJobRecordsBefore).
  */
-export async function deleteExpired (db: Db, now = new Date()): Promise<{ changes: number, snapshots: number }> {
+export async function deleteExpired (db: Db, now = new Date()): Promise<{ changes: number; snapshots: number }> {
   let changes = 0
   let snapshots = 0
   for (const plan of Object.values(PLANS)) {
@@ -24,9 +24,15 @@ export async function deleteExpired (db: Db, now = new Date()): Promise<{ change
       DELETE FROM snapshots s USING orgs o
       WHERE s.org_id = o.id AND o.plan = ${plan.name} AND s.created_at < ${cutoff}
         AND NOT EXISTS (SELECT 1 FROM changes c WHERE c.snapshot_before_id = s.id OR c.snapshot_after_id = s.id)
-        AND s.id <> (SELECT s2.id FROM snapshots s2 WHERE s2.page_id = s.page_id ORDER BY s2.created_at DESC, s2.id DESC LIMIT 1)`.execute(db)
+        AND s.id <> (SELECT s2.id FROM snapshots s2 WHERE s2.page_id = s.page_id
+                     ORDER BY s2.created_at DESC, s2.id DESC LIMIT 1)`.execute(
+        db
+      )
     snapshots += Number(s.numAffectedRows ?? 0)
   }
-  await db.deleteFrom('webhook_deliveries').where('created_at', '<', new Date(now.getTime() - 30 * DAY)).execute()
+  await db
+    .deleteFrom('webhook_deliveries')
+    .where('created_at', '<', new Date(now.getTime() - 30 * DAY))
+    .execute()
   return { changes, snapshots }
 }

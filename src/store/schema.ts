@@ -1,7 +1,18 @@
 import type { ColumnType, Generated } from 'kysely'
 import type {
-  AlertEvent, ChangeType, DeliveryStatus, DiffData, DomainStatus, EndpointKind, JobName, NoiseRules, PageStatus, PageType,
-  PausedReason, PlanName, Severity
+  AlertEvent,
+  ChangeType,
+  DeliveryStatus,
+  DiffData,
+  DomainStatus,
+  EndpointKind,
+  JobName,
+  NoiseRules,
+  PageStatus,
+  PageType,
+  PausedReason,
+  PlanName,
+  Severity
 } from '../domain/vocabulary.js'
 
 // Row types of the tables created in migrations.ts.

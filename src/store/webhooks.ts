@@ -60,48 +60,74 @@ function newSecret (): string {
   return `whsec_${randomBytes(24).toString('base64url')}`
 }
 
-export async function insertEndpoint (db: Db, orgId: string, kind: EndpointKind,
-  s: EndpointSettings & { url: string, events: AlertEvent[] }):
-Promise<EndpointRow> {
-  return await db.insertInto('webhook_endpoints').values({
-    org_id: orgId,
-    kind,
-    url: s.url,
-    secret: newSecret(),
-    description: s.description ?? null,
-    enabled: s.enabled ?? true,
-    events: s.events,
-    min_severity: s.minSeverity ?? 'low',
-    change_types: s.changeTypes ?? null,
-    domain_ids: s.domainIds ?? null,
-    page_types: s.pageTypes ?? null
-  }).returningAll().executeTakeFirstOrThrow()
+export async function insertEndpoint (
+  db: Db,
+  orgId: string,
+  kind: EndpointKind,
+  s: EndpointSettings & { url: string; events: AlertEvent[] }
+): Promise<EndpointRow> {
+  return await db
+    .insertInto('webhook_endpoints')
+    .values({
+      org_id: orgId,
+      kind,
+      url: s.url,
+      secret: newSecret(),
+      description: s.description ?? null,
+      enabled: s.enabled ?? true,
+      events: s.events,
+      min_severity: s.minSeverity ?? 'low',
+      change_types: s.changeTypes ?? null,
+      domain_ids: s.domainIds ?? null,
+      page_types: s.pageTypes ?? null
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export async function updateEndpoint (db: Db, id: string, s: EndpointSettings): Promise<EndpointRow> {
-  return await db.updateTable('webhook_endpoints').set({
-    updated_at: new Date(),
-    ...(s.url !== undefined ? { url: s.url } : {}),
-    ...(s.description !== undefined ? { description: s.description } : {}),
-    ...(s.enabled !== undefined ? { enabled: s.enabled } : {}),
-    ...(s.events !== undefined ? { events: s.events } : {}),
-    ...(s.minSeverity !== undefined ? { min_severity: s.minSeverity } : {}),
-    ...(s.changeTypes !== undefined ? { change_types: s.changeTypes } : {}),
-    ...(s.domainIds !== undefined ? { domain_ids: s.domainIds } : {}),
-    ...(s.pageTypes !== undefined ? { page_types: s.pageTypes } : {})
-  }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+  return await db
+    .updateTable('webhook_endpoints')
+    .set({
+      updated_at: new Date(),
+      ...(s.url !== undefined ? { url: s.url } : {}),
+      ...(s.description !== undefined ? { description: s.description } : {}),
+      ...(s.enabled !== undefined ? { enabled: s.enabled } : {}),
+      ...(s.events !== undefined ? { events: s.events } : {}),
+      ...(s.minSeverity !== undefined ? { min_severity: s.minSeverity } : {}),
+      ...(s.changeTypes !== undefined ? { change_types: s.changeTypes } : {}),
+      ...(s.domainIds !== undefined ? { domain_ids: s.domainIds } : {}),
+      ...(s.pageTypes !== undefined ? { page_types: s.pageTypes } : {})
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export async function findEndpoint (db: Db, orgId: string, id: string): Promise<EndpointRow | undefined> {
-  return await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('org_id', '=', orgId)
+  return await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
     .executeTakeFirst()
 }
 
 export async function listEndpoints (db: Db, orgId: string, page: number, pageSize: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id')
-      .limit(pageSize).offset((page - 1) * pageSize).execute(),
-    db.selectFrom('webhook_endpoints').select(eb => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId)
+    db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    db
+      .selectFrom('webhook_endpoints')
+      .select(eb => eb.fn.countAll<number>().as('n'))
+      .where('org_id', '=', orgId)
       .executeTakeFirstOrThrow()
   ])
   return { items: rows.map(endpointView), total: Number(count.n) }
@@ -115,20 +141,32 @@ export async function deleteEndpoint (db: Db, id: string): Promise<void> {
 /** The enabled endpoints of these organisations that asked for `event`. */
 export async function endpointsFor (db: Db, orgIds: string[], event: AlertEvent): Promise<EndpointRow[]> {
   if (orgIds.length === 0) return []
-  return await db.selectFrom('webhook_endpoints').selectAll()
-    .where('org_id', 'in', orgIds).where('enabled', '=', true)
-    .where(sql<boolean>`${event} = ANY(events)`).execute()
+  return await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('org_id', 'in', orgIds)
+    .where('enabled', '=', true)
+    .where(sql<boolean>`${event} = ANY(events)`)
+    .execute()
 }
 
-export interface NewDelivery { endpoint_id: string, org_id: string, event_type: string, event_id: string, payload: Record<string, unknown> }
+export interface NewDelivery {
+  endpoint_id: string
+  org_id: string
+  event_type: string
+  event_id: string
+  payload: Record<string, unknown>
+}
 
 /** Inserts deliveries, once per endpoint and event (a repeat is skipped); the new ones' ids. */
 export async function insertDeliveries (tx: Db, deliveries: NewDelivery[]): Promise<string[]> {
   if (deliveries.length === 0) return []
-  const rows = await tx.insertInto('webhook_deliveries')
+  const rows = await tx
+    .insertInto('webhook_deliveries')
     .values(deliveries.map(d => ({ ...d, id: randomUUID(), payload: JSON.stringify(d.payload) })))
     .onConflict(oc => oc.columns(['endpoint_id', 'event_type', 'event_id']).doNothing())
-    .returning('id').execute()
+    .returning('id')
+    .execute()
   return rows.map(r => r.id)
 }
 
@@ -138,9 +176,19 @@ export async function getDelivery (db: Db, id: string): Promise<DeliveryRow> {
 
 export async function listDeliveries (db: Db, endpointId: string, page: number, pageSize: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId)
-      .orderBy('created_at', 'desc').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
-    db.selectFrom('webhook_deliveries').select(eb => eb.fn.countAll<number>().as('n')).where('endpoint_id', '=', endpointId)
+    db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    db
+      .selectFrom('webhook_deliveries')
+      .select(eb => eb.fn.countAll<number>().as('n'))
+      .where('endpoint_id', '=', endpointId)
       .executeTakeFirstOrThrow()
   ])
   return { items: rows.map(deliveryView), total: Number(count.n) }
@@ -148,27 +196,49 @@ export async function listDeliveries (db: Db, endpointId: string, page: number, 
 
 /** A delivery with where and how it goes, for an attempt at it. */
 export async function findDeliveryToSend (db: Db, id: string) {
-  return await db.selectFrom('webhook_deliveries as w').innerJoin('webhook_endpoints as e', 'e.id', 'w.endpoint_id')
-    .select(['w.id', 'w.event_type', 'w.status', 'w.payload', 'w.created_at', 'e.url', 'e.kind', 'e.secret', 'e.enabled'])
-    .where('w.id', '=', id).executeTakeFirst()
+  return await db
+    .selectFrom('webhook_deliveries as w')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'w.endpoint_id')
+    .select([
+      'w.id',
+      'w.event_type',
+      'w.status',
+      'w.payload',
+      'w.created_at',
+      'e.url',
+      'e.kind',
+      'e.secret',
+      'e.enabled'
+    ])
+    .where('w.id', '=', id)
+    .executeTakeFirst()
 }
 
 export async function markDeliveryFailed (db: Db, id: string, error: string): Promise<void> {
   await db.updateTable('webhook_deliveries').set({ status: 'failed', error }).where('id', '=', id).execute()
 }
 
-export interface DeliveryAttempt { status?: number, durationMs?: number, error: string | null, lastAttempt: boolean }
+export interface DeliveryAttempt {
+  status?: number
+  durationMs?: number
+  error: string | null
+  lastAttempt: boolean
+}
 
 /** Records one attempt: delivered when it has no error, failed when it was the last, else still pending. */
 export async function recordAttempt (db: Db, id: string, a: DeliveryAttempt, at = new Date()): Promise<void> {
   const delivered = a.error === null
-  await db.updateTable('webhook_deliveries').set({
-    attempts: sql`attempts + 1`,
-    last_attempt_at: at,
-    response_status: a.status ?? null,
-    duration_ms: a.durationMs ?? null,
-    error: a.error,
-    status: delivered ? 'delivered' : a.lastAttempt ? 'failed' : 'pending',
-    ...(delivered ? { delivered_at: at } : {})
-  }).where('id', '=', id).execute()
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      attempts: sql`attempts + 1`,
+      last_attempt_at: at,
+      response_status: a.status ?? null,
+      duration_ms: a.durationMs ?? null,
+      error: a.error,
+      status: delivered ? 'delivered' : a.lastAttempt ? 'failed' : 'pending',
+      ...(delivered ? { delivered_at: at } : {})
+    })
+    .where('id', '=', id)
+    .execute()
 }

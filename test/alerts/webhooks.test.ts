@@ -1,3 +1,5 @@
+// Longer than 300 lines on purpose: alerting end to end (webhooks, signatures, retries, Slack,
+// plans, digest) against one local receiver.
 import assert from 'node:assert/strict'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,7 +14,12 @@ import { acmeHostMap, layout, pricingMain, startAcmeSite } from '../helpers/fixt
 import { drainJobs, eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
 
-interface Received { path: string, headers: IncomingMessage['headers'], body: string, answered: number }
+interface Received {
+  path: string
+  headers: IncomingMessage['headers']
+  body: string
+  answered: number
+}
 
 /** A real HTTP receiver whose answers the test scripts (500, 500, 200, …). */
 class Receiver {
@@ -20,7 +27,9 @@ class Receiver {
   answers: number[] = []
   private server: Server = createServer((req, res) => {
     let body = ''
-    req.on('data', (c) => { body += c })
+    req.on('data', c => {
+      body += c
+    })
     req.on('end', () => {
       const status = this.answers.shift() ?? 200
       this.received.push({ path: req.url ?? '', headers: req.headers, body, answered: status })
@@ -36,13 +45,19 @@ class Receiver {
     return this
   }
 
-  of (type: string) { return this.received.filter(r => r.headers['x-sitewatch-event'] === type) }
+  of (type: string) {
+    return this.received.filter(r => r.headers['x-sitewatch-event'] === type)
+  }
 
-  async close () { this.server.closeAllConnections(); await new Promise(resolve => this.server.close(resolve)) }
+  async close () {
+    this.server.closeAllConnections()
+    await new Promise(resolve => this.server.close(resolve))
+  }
 }
 
 /** The README's recipe, written out independently of the service's own code. */
-function verifySignature (secret: string, rawBody: string, header: string | undefined, toleranceSeconds = 300): boolean {
+function verifySignature (secret: string, rawBody: string, header: string | undefined, toleranceSeconds = 300):
+boolean {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? '')
   if (!match) return false
   if (Math.abs(Date.now() / 1000 - Number(match[1])) > toleranceSeconds) return false
@@ -50,7 +65,9 @@ function verifySignature (secret: string, rawBody: string, header: string | unde
   return timingSafeEqual(expected, Buffer.from(match[2], 'hex'))
 }
 
-const waitForCrawls = async (t: TestService, api = t.api) => { await drainJobs(api) }
+const waitForCrawls = async (t: TestService, api = t.api) => {
+  await drainJobs(api)
+}
 
 describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
   let site: TestSite
@@ -94,7 +111,15 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
   })
 
   it('refuses private and malformed URLs, and custom rules or Slack beyond the plan (403 naming it)', async () => {
-    for (const url of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://169.254.169.254/latest', 'http://[::1]/', 'http://10.1.2.3/', 'ftp://hooks.test/', 'https://user:pw@hooks.test/']) {
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://localhost/x',
+      'http://169.254.169.254/latest',
+      'http://[::1]/',
+      'http://10.1.2.3/',
+      'ftp://hooks.test/',
+      'https://user:pw@hooks.test/'
+    ]) {
       const res = await t.api.post('/api/webhooks', { url })
       assert.equal(res.status, 400, url)
       assert.equal(res.body.details.field, 'url')
@@ -103,7 +128,11 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     assert.equal(custom.status, 403)
     assert.equal(custom.body.code, 'FORBIDDEN')
     assert.match(custom.body.error, /trial plan/)
-    assert.equal((await t.api.post('/api/webhooks', { url: 'https://hooks.test/x', kind: 'slack' })).status, 400, 'Slack URLs are hooks.slack.com')
+    assert.equal(
+      (await t.api.post('/api/webhooks', { url: 'https://hooks.test/x', kind: 'slack' })).status,
+      400,
+      'Slack URLs are hooks.slack.com'
+    )
   })
 
   it('a real detected change reaches the receiver, signed; the signature verifies with the documented recipe', async () => {
@@ -112,10 +141,19 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     const hit = await eventually(async () => receiver.of('change.detected')[0], 20_000, 'the webhook')
     assert.equal(hit.path, '/sitewatch')
     assert.equal(hit.headers['content-type'], 'application/json')
-    assert.ok(verifySignature(endpoint.secret, hit.body, hit.headers['x-sitewatch-signature'] as string), 'signature verifies')
-    assert.equal(verifySignature(endpoint.secret, hit.body.replace('59', '69'), hit.headers['x-sitewatch-signature'] as string), false, 'a tampered body does not')
+    assert.ok(
+      verifySignature(endpoint.secret, hit.body, hit.headers['x-sitewatch-signature'] as string),
+      'signature verifies'
+    )
+    assert.equal(
+      verifySignature(endpoint.secret, hit.body.replace('59', '69'), hit.headers['x-sitewatch-signature'] as string),
+      false,
+      'a tampered body does not'
+    )
     assert.equal(verifySignature('whsec_wrong', hit.body, hit.headers['x-sitewatch-signature'] as string), false)
-    const stale = `t=${Math.floor(Date.now() / 1000) - 3600},v1=${createHmac('sha256', endpoint.secret).update(`${Math.floor(Date.now() / 1000) - 3600}.${hit.body}`).digest('hex')}`
+    const stale = `t=${Math.floor(Date.now() / 1000) - 3600},v1=${createHmac('sha256', endpoint.secret)
+      .update(`${Math.floor(Date.now() / 1000) - 3600}.${hit.body}`)
+      .digest('hex')}`
     assert.equal(verifySignature(endpoint.secret, hit.body, stale), false, 'an old timestamp is a replay')
     const event = JSON.parse(hit.body)
     assert.equal(event.type, 'change.detected')
@@ -137,37 +175,77 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     const before = receiver.received.length
     site.page('/pricing', layout('Pricing — Acme', pricingMain('$69')))
     await t.api.post(`/api/domains/${domainId}/crawl`)
-    await eventually(async () => receiver.received.length >= before + 1 ? true : undefined, 20_000, 'the first failed attempt')
+    await eventually(
+      async () => (receiver.received.length >= before + 1 ? true : undefined),
+      20_000,
+      'the first failed attempt'
+    )
     // Restart on the same data while the delivery waits for its retry.
     const first = t
     await first.service.stop()
     const second = await startTestService(env, { databaseUrl: first.service.config.databaseUrl })
-    t = { ...second, key: first.key, api: second.api.withKey(first.key), stop: async () => { await second.service.stop(); await first.stop() } }
-    const attempts = await eventually(async () => {
-      const hits = receiver.received.slice(before).filter(r => r.body.includes('$69'))
-      return hits.some(h => h.answered === 200) ? hits : undefined
-    }, 40_000, 'the delivery to succeed after the restart')
-    assert.deepEqual(attempts.map(a => a.answered), [500, 503, 200])
-    assert.equal(new Set(attempts.map(a => a.headers['x-sitewatch-delivery'])).size, 1, 'one delivery id across retries')
+    t = {
+      ...second,
+      key: first.key,
+      api: second.api.withKey(first.key),
+      stop: async () => {
+        await second.service.stop()
+        await first.stop()
+      }
+    }
+    const attempts = await eventually(
+      async () => {
+        const hits = receiver.received.slice(before).filter(r => r.body.includes('$69'))
+        return hits.some(h => h.answered === 200) ? hits : undefined
+      },
+      40_000,
+      'the delivery to succeed after the restart'
+    )
+    assert.deepEqual(
+      attempts.map(a => a.answered),
+      [500, 503, 200]
+    )
+    assert.equal(
+      new Set(attempts.map(a => a.headers['x-sitewatch-delivery'])).size,
+      1,
+      'one delivery id across retries'
+    )
     await new Promise(resolve => setTimeout(resolve, 1500))
-    assert.equal(receiver.received.slice(before).filter(r => r.body.includes('$69') && r.answered === 200).length, 1, 'delivered exactly once')
-    const row = await t.service.store.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', attempts[0].headers['x-sitewatch-delivery'] as string).executeTakeFirstOrThrow()
+    assert.equal(
+      receiver.received.slice(before).filter(r => r.body.includes('$69') && r.answered === 200).length,
+      1,
+      'delivered exactly once'
+    )
+    const row = await t.service.store.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', attempts[0].headers['x-sitewatch-delivery'] as string)
+      .executeTakeFirstOrThrow()
     assert.equal(row.status, 'delivered')
     assert.equal(row.attempts, 3)
   })
 
   it('POST /api/webhooks/:id/test sends a signed test event', async () => {
     const api = t.api.withKey((await createOrg(t.service.store.db, 'Tester', 'pro')).apiKey)
-    const ep = (await api.post('/api/webhooks', { url: 'https://hooks.test/test-only', events: ['change.detected'] })).body.data
+    const ep = (await api.post('/api/webhooks', { url: 'https://hooks.test/test-only', events: ['change.detected'] }))
+      .body.data
     const res = await api.post(`/api/webhooks/${ep.id}/test`)
     assert.equal(res.status, 200)
     assert.equal(res.body.data.eventType, 'webhook.test')
-    const hit = await eventually(async () => receiver.received.find(r => r.path === '/test-only'), 20_000, 'the test event')
+    const hit = await eventually(
+      async () => receiver.received.find(r => r.path === '/test-only'),
+      20_000,
+      'the test event'
+    )
     assert.ok(verifySignature(ep.secret, hit.body, hit.headers['x-sitewatch-signature'] as string))
-    const listed = await eventually(async () => {
-      const d = (await api.get(`/api/webhooks/${ep.id}/deliveries`)).body.data[0]
-      return d.status === 'delivered' ? d : undefined
-    }, 10_000, 'the delivery record')
+    const listed = await eventually(
+      async () => {
+        const d = (await api.get(`/api/webhooks/${ep.id}/deliveries`)).body.data[0]
+        return d.status === 'delivered' ? d : undefined
+      },
+      10_000,
+      'the delivery record'
+    )
     assert.equal(listed.attempts, 1)
     // Another organisation's destinations are 404 and invisible.
     assert.equal((await t.api.get(`/api/webhooks/${ep.id}`)).status, 404)
@@ -180,15 +258,25 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
   })
 
   it('Slack: a readable message with domain, page, type, severity, summary and a link to the diff', async () => {
-    const ep = await t.api.post('/api/webhooks', { url: 'https://hooks.slack.com/services/T000/B000/XXXX', kind: 'slack', events: ['change.detected'] })
+    const ep = await t.api.post('/api/webhooks', {
+      url: 'https://hooks.slack.com/services/T000/B000/XXXX',
+      kind: 'slack',
+      events: ['change.detected']
+    })
     assert.equal(ep.status, 201)
     site.page('/pricing', layout('Pricing — Acme', pricingMain('$79')))
     await t.api.post(`/api/domains/${domainId}/crawl`)
-    const hit = await eventually(async () => receiver.received.find(r => r.path.startsWith('/services/') && r.body.includes('$79')), 20_000, 'the Slack message')
+    const hit = await eventually(
+      async () => receiver.received.find(r => r.path.startsWith('/services/') && r.body.includes('$79')),
+      20_000,
+      'the Slack message'
+    )
     const msg = JSON.parse(hit.body)
     assert.match(msg.text, /acme\.test: Pro: \$69\/month → \$79\/month/)
     const blocks = JSON.stringify(msg.blocks)
-    for (const part of ['https://acme.test/pricing', 'price_change', 'severity *high*', '/api/changes/']) assert.ok(blocks.includes(part), part)
+    for (const part of ['https://acme.test/pricing', 'price_change', 'severity *high*', '/api/changes/']) {
+      assert.ok(blocks.includes(part), part)
+    }
     assert.equal(hit.headers['x-sitewatch-signature'], undefined)
   })
 
@@ -197,17 +285,38 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     const api = t.api.withKey(apiKey)
     const domain = (await api.post('/api/domains', { domain: 'acme.test' })).body.data
     await waitForCrawls(t, api)
-    const ep = (await api.post('/api/webhooks', { url: 'https://hooks.test/critical', minSeverity: 'critical', pageTypes: ['pricing'], changeTypes: ['price_change'], domainIds: [domain.id] })).body.data
+    const ep = (
+      await api.post('/api/webhooks', {
+        url: 'https://hooks.test/critical',
+        minSeverity: 'critical',
+        pageTypes: ['pricing'],
+        changeTypes: ['price_change'],
+        domainIds: [domain.id]
+      })
+    ).body.data
     assert.equal(ep.minSeverity, 'critical')
-    site.page('/pricing', layout('Pricing — Acme', pricingMain('$79', '$99', ['10 users', 'Priority support']).replace('$19/month', '$39/month')))
+    site.page(
+      '/pricing',
+      layout(
+        'Pricing — Acme',
+        pricingMain('$79', '$99', ['10 users', 'Priority support']).replace('$19/month', '$39/month')
+      )
+    )
     site.page('/about', layout('About — Acme', '<h1>About us</h1><p>We are a bigger team.</p>'))
     await api.post(`/api/domains/${domain.id}/crawl`)
     await waitForCrawls(t, api)
-    const hit = await eventually(async () => receiver.received.find(r => r.path === '/critical'), 20_000, 'the critical alert')
+    const hit = await eventually(
+      async () => receiver.received.find(r => r.path === '/critical'),
+      20_000,
+      'the critical alert'
+    )
     await new Promise(resolve => setTimeout(resolve, 1500))
     const all = receiver.received.filter(r => r.path === '/critical').map(r => JSON.parse(r.body).data.change)
     assert.ok(all.length >= 1)
-    assert.ok(all.every(c => c.severity === 'critical' && c.changeType === 'price_change'), JSON.stringify(all.map(c => c.summary)))
+    assert.ok(
+      all.every(c => c.severity === 'critical' && c.changeType === 'price_change'),
+      JSON.stringify(all.map(c => c.summary))
+    )
     assert.match(JSON.parse(hit.body).data.change.summary, /Starter: \$19\/month → \$39\/month/)
     const other = (await api.get('/api/changes?pageType=other')).body.data
     assert.ok(other.length >= 1, 'the other changes exist but were not sent')
@@ -226,16 +335,55 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
   it('digest plans get one message a day with the changes since the last one', async () => {
     const db = t.service.store.db
     const { org } = await createOrg(db, 'Digesty', 'starter')
-    await db.insertInto('webhook_endpoints').values({ org_id: org.id, kind: 'webhook', url: 'https://hooks.test/digest', secret: 'whsec_digest', events: ['change.detected'] })
+    await db
+      .insertInto('webhook_endpoints')
+      .values({
+        org_id: org.id,
+        kind: 'webhook',
+        url: 'https://hooks.test/digest',
+        secret: 'whsec_digest',
+        events: ['change.detected']
+      })
       .execute()
     const pro = await db.selectFrom('changes').selectAll().limit(2).execute()
     // Two of the starter organisation's own changes (copies of real ones).
-    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: 'acme.test', status: 'active' }).returning('id').executeTakeFirstOrThrow()
-    const page = await db.insertInto('pages').values({ org_id: org.id, domain_id: domain.id, url: 'https://acme.test/pricing', url_hash: 'x', page_type: 'pricing' }).returning('id').executeTakeFirstOrThrow()
-    const snap = await db.insertInto('snapshots').values({ org_id: org.id, page_id: page.id, content_hash: 'h', content: 'c', http_status: 200 }).returning('id').executeTakeFirstOrThrow()
+    const domain = await db
+      .insertInto('domains')
+      .values({ org_id: org.id, hostname: 'acme.test', status: 'active' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const page = await db
+      .insertInto('pages')
+      .values({
+        org_id: org.id,
+        domain_id: domain.id,
+        url: 'https://acme.test/pricing',
+        url_hash: 'x',
+        page_type: 'pricing'
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const snap = await db
+      .insertInto('snapshots')
+      .values({ org_id: org.id, page_id: page.id, content_hash: 'h', content: 'c', http_status: 200 })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     for (const c of pro) {
       const { search: _search, id: _id, ...copy } = c as any
-      await db.insertInto('changes').values({ ...copy, org_id: org.id, domain_id: domain.id, page_id: page.id, snapshot_before_id: snap.id, snapshot_after_id: snap.id, diff_data: JSON.stringify(c.diff_data), alerted_at: null, created_at: new Date() } as any).execute()
+      await db
+        .insertInto('changes')
+        .values({
+          ...copy,
+          org_id: org.id,
+          domain_id: domain.id,
+          page_id: page.id,
+          snapshot_before_id: snap.id,
+          snapshot_after_id: snap.id,
+          diff_data: JSON.stringify(c.diff_data),
+          alerted_at: null,
+          created_at: new Date()
+        } as any)
+        .execute()
     }
     assert.equal(await runDigest(db, t.service.queue, new Date(Date.now() + 1000)), 1)
     const hit = await eventually(async () => receiver.received.find(r => r.path === '/digest'), 20_000, 'the digest')

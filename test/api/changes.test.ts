@@ -1,3 +1,5 @@
+// Longer than 300 lines on purpose: the changes API (filters, search, counting, acknowledgement)
+// over one recorded set of changes.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createOrg } from '../../src/services/orgs.js'
@@ -10,7 +12,9 @@ async function crawlAndWait (t: TestService, domainId: string) {
   for (const id of crawl.jobIds) await waitForJob(t.api, id)
 }
 
-const settle = async (t: TestService) => { await drainJobs(t.api) }
+const settle = async (t: TestService) => {
+  await drainJobs(t.api)
+}
 
 describe('the changes API, acknowledgement and page controls', () => {
   let site: TestSite
@@ -27,11 +31,23 @@ describe('the changes API, acknowledgement and page controls', () => {
     pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data
     // One crawl that changes three pages in three ways.
     site.page('/pricing', layout('Pricing — Acme', pricingMain('$59', '$99', ['10 users', 'Priority support'])))
-    site.page('/legal/terms', layout('Terms of Service — Acme', termsMain('We are not liable for anything, and you waive any class action.')))
-    site.page('/features', layout('Features — Acme', featuresMain.replace('Everything you need to ship faster.', 'Everything you need to ship much faster.')))
+    site.page(
+      '/legal/terms',
+      layout('Terms of Service — Acme', termsMain('We are not liable for anything, and you waive any class action.'))
+    )
+    site.page(
+      '/features',
+      layout(
+        'Features — Acme',
+        featuresMain.replace('Everything you need to ship faster.', 'Everything you need to ship much faster.')
+      )
+    )
     await crawlAndWait(t, domainId)
   })
-  after(async () => { await t.stop(); await site.close() })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
 
   it('GET /api/changes lists every change newest first with the full Change shape', async () => {
     const res = await t.api.get('/api/changes')
@@ -44,7 +60,8 @@ describe('the changes API, acknowledgement and page controls', () => {
   })
 
   it('filters: severity and changeType (several values, repeated or comma-separated), pageType, domainId, pageId, dates, acknowledged', async () => {
-    const ids = async (qs: string) => (await t.api.get(`/api/changes?${qs}`)).body.data.map((c: any) => c.changeType).sort()
+    const ids = async (qs: string) =>
+      (await t.api.get(`/api/changes?${qs}`)).body.data.map((c: any) => c.changeType).sort()
     assert.deepEqual(await ids('severity=high'), ['feature_removed', 'price_change', 'terms_update'])
     assert.deepEqual(await ids('severity=low'), ['content_change'])
     assert.deepEqual(await ids('changeType=price_change&changeType=terms_update'), ['price_change', 'terms_update'])
@@ -61,8 +78,20 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.equal((await ids(`until=${hourAgo}`)).length, 0)
     assert.equal((await ids('acknowledged=true')).length, 0)
     assert.equal((await ids('acknowledged=false')).length, 4)
-    assert.deepEqual(await ids(`severity=high&pageType=pricing&pageId=${page('/pricing').id}&acknowledged=false`), ['feature_removed', 'price_change'])
-    for (const bad of ['severity=urgent', 'changeType=rewrite', 'pageType=blog', 'since=yesterday', 'domainId=x', 'acknowledged=maybe', 'pageSize=101', 'q=']) {
+    assert.deepEqual(await ids(`severity=high&pageType=pricing&pageId=${page('/pricing').id}&acknowledged=false`), [
+      'feature_removed',
+      'price_change'
+    ])
+    for (const bad of [
+      'severity=urgent',
+      'changeType=rewrite',
+      'pageType=blog',
+      'since=yesterday',
+      'domainId=x',
+      'acknowledged=maybe',
+      'pageSize=101',
+      'q='
+    ]) {
       const res = await t.api.get(`/api/changes?${bad}`)
       assert.equal(res.status, 400, bad)
       assert.equal(res.body.code, 'VALIDATION_ERROR')
@@ -70,7 +99,8 @@ describe('the changes API, acknowledgement and page controls', () => {
   })
 
   it('q: full-text search in summaries and in the changed text', async () => {
-    const ids = async (q: string) => (await t.api.get(`/api/changes?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.changeType).sort()
+    const ids = async (q: string) =>
+      (await t.api.get(`/api/changes?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.changeType).sort()
     assert.deepEqual(await ids('$59'), ['price_change'])
     assert.deepEqual(await ids('59'), ['price_change'])
     assert.deepEqual(await ids('pro'), ['feature_removed', 'price_change'])
@@ -78,7 +108,12 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.deepEqual(await ids('"much faster"'), ['content_change'])
     assert.deepEqual(await ids('SSO -price'), ['feature_removed'])
     assert.deepEqual(await ids('nothing-like-this'), [])
-    assert.deepEqual((await t.api.get(`/api/changes?q=pro&severity=high&changeType=price_change`)).body.data.map((c: any) => c.changeType), ['price_change'])
+    assert.deepEqual(
+      (await t.api.get('/api/changes?q=pro&severity=high&changeType=price_change')).body.data.map(
+        (c: any) => c.changeType
+      ),
+      ['price_change']
+    )
   })
 
   it('GET /api/changes/:id, and acknowledgement that is idempotent and can be undone', async () => {
@@ -92,13 +127,20 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.equal(ack.body.data.acknowledgedBy, keyId)
     const again = await t.api.post(`/api/changes/${change.id}/acknowledge`)
     assert.equal(again.body.data.acknowledgedAt, ack.body.data.acknowledgedAt, 'idempotent')
-    assert.deepEqual((await t.api.get('/api/changes?acknowledged=true')).body.data.map((c: any) => c.id), [change.id])
+    assert.deepEqual(
+      (await t.api.get('/api/changes?acknowledged=true')).body.data.map((c: any) => c.id),
+      [change.id]
+    )
     const undo = await t.api.delete(`/api/changes/${change.id}/acknowledge`)
     assert.equal(undo.body.data.acknowledgedAt, null)
     assert.equal(undo.body.data.acknowledgedBy, null)
     assert.equal((await t.api.delete(`/api/changes/${change.id}/acknowledge`)).status, 200)
-    for (const res of [await t.api.get('/api/changes/00000000-0000-4000-8000-000000000000'),
-      await t.api.post('/api/changes/00000000-0000-4000-8000-000000000000/acknowledge')]) assert.equal(res.status, 404)
+    for (const res of [
+      await t.api.get('/api/changes/00000000-0000-4000-8000-000000000000'),
+      await t.api.post('/api/changes/00000000-0000-4000-8000-000000000000/acknowledge')
+    ]) {
+      assert.equal(res.status, 404)
+    }
     assert.equal((await t.api.get('/api/changes/nope')).status, 400)
   })
 
@@ -112,14 +154,23 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.equal((await other.post(`/api/changes/${change.id}/acknowledge`)).status, 404)
     assert.equal((await other.delete(`/api/changes/${change.id}/acknowledge`)).status, 404)
     assert.equal((await other.request('PATCH', `/api/domains/${domainId}`, { body: { paused: true } })).status, 404)
-    assert.equal((await other.request('PATCH', `/api/domains/${domainId}/pages/${page('/pricing').id}`, { body: { priority: 9 } })).status, 404)
+    assert.equal(
+      (await other.request('PATCH', `/api/domains/${domainId}/pages/${page('/pricing').id}`, { body: { priority: 9 } }))
+        .status,
+      404
+    )
     assert.equal((await other.delete(`/api/domains/${domainId}/pages/${page('/pricing').id}`)).status, 404)
     assert.equal((await t.api.get('/api/changes/' + change.id)).body.data.acknowledgedAt, null)
   })
 
-  it('an ignore rule turns a page\'s noisy change into no change', async () => {
+  it("an ignore rule turns a page's noisy change into no change", async () => {
     const about = page('/about')
-    const withBanner = (n: number) => layout('About — Acme', `<h1>About us</h1><p>We are a small team.</p><div class="visitors">${n} people are looking at this page</div><p class="stock">Seats left: ${n}</p>`)
+    const withBanner = (n: number) =>
+      layout(
+        'About — Acme',
+        `<h1>About us</h1><p>We are a small team.</p><div class="visitors">${n} people are looking at this ` +
+        `page</div><p class="stock">Seats left: ${n}</p>`
+      )
     const count = async () => (await t.api.get(`/api/changes?pageId=${about.id}`)).body.meta.total
     site.page('/about', withBanner(3))
     await crawlAndWait(t, domainId)
@@ -127,7 +178,9 @@ describe('the changes API, acknowledgement and page controls', () => {
     site.page('/about', withBanner(4))
     await crawlAndWait(t, domainId)
     assert.equal(await count(), start + 1, 'without rules the visitor count is a change')
-    const res = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${about.id}`, { body: { noiseRules: { ignoreSelectors: ['.visitors'], ignorePatterns: ['Seats left: \\d+'] } } })
+    const res = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${about.id}`, {
+      body: { noiseRules: { ignoreSelectors: ['.visitors'], ignorePatterns: ['Seats left: \\d+'] } }
+    })
     assert.equal(res.status, 200)
     assert.deepEqual(res.body.data.noiseRules, { ignoreSelectors: ['.visitors'], ignorePatterns: ['Seats left: \\d+'] })
     await crawlAndWait(t, domainId) // the new baseline, read under the rules
@@ -143,13 +196,37 @@ describe('the changes API, acknowledgement and page controls', () => {
 
   it('a restrict rule limits changes to its selector', async () => {
     const pricing = page('/pricing')
-    await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: { noiseRules: { restrictSelectors: ['section.plan'] } } })
+    await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, {
+      body: { noiseRules: { restrictSelectors: ['section.plan'] } }
+    })
     await crawlAndWait(t, domainId)
     const before = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.meta.total
-    site.page('/pricing', layout('Pricing — Acme', pricingMain('$59', '$99', ['10 users', 'Priority support']).replace('Simple pricing that grows with your team.', 'Pricing for teams of every size.')))
+    site.page(
+      '/pricing',
+      layout(
+        'Pricing — Acme',
+        pricingMain('$59', '$99', ['10 users', 'Priority support']).replace(
+          'Simple pricing that grows with your team.',
+          'Pricing for teams of every size.'
+        )
+      )
+    )
     await crawlAndWait(t, domainId)
-    assert.equal((await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.meta.total, before, 'text outside the plans is ignored')
-    site.page('/pricing', layout('Pricing — Acme', pricingMain('$69', '$99', ['10 users', 'Priority support']).replace('Simple pricing that grows with your team.', 'Pricing for teams of every size.')))
+    assert.equal(
+      (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.meta.total,
+      before,
+      'text outside the plans is ignored'
+    )
+    site.page(
+      '/pricing',
+      layout(
+        'Pricing — Acme',
+        pricingMain('$69', '$99', ['10 users', 'Priority support']).replace(
+          'Simple pricing that grows with your team.',
+          'Pricing for teams of every size.'
+        )
+      )
+    )
     await crawlAndWait(t, domainId)
     const latest = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.data[0]
     assert.equal(latest.changeType, 'price_change')
@@ -158,12 +235,19 @@ describe('the changes API, acknowledgement and page controls', () => {
 
   it('noise rules are validated', async () => {
     const pricing = page('/pricing')
-    for (const noiseRules of [{ ignoreSelectors: ['div[[['] }, { ignorePatterns: ['(unclosed'] }, { ignorePatterns: ['(a+)+$'] }]) {
+    for (const noiseRules of [
+      { ignoreSelectors: ['div[[['] },
+      { ignorePatterns: ['(unclosed'] },
+      { ignorePatterns: ['(a+)+$'] }
+    ]) {
       const res = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: { noiseRules } })
       assert.equal(res.status, 400, JSON.stringify(noiseRules))
       assert.equal(res.body.code, 'VALIDATION_ERROR')
     }
-    assert.equal((await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: {} })).status, 400)
+    assert.equal(
+      (await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: {} })).status,
+      400
+    )
     // Unknown fields are ignored, and then nothing is left to set.
     for (const path of [`/api/domains/${domainId}/pages/${pricing.id}`, `/api/domains/${domainId}`]) {
       const onlyUnknown = await t.api.request('PATCH', path, { body: { colour: 'blue' } })
@@ -175,7 +259,9 @@ describe('the changes API, acknowledgement and page controls', () => {
 
   it('pages: monitoring off skips the crawl endpoint; type and priority change; delete removes the page', async () => {
     const blog = page('/blog')
-    const off = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${blog.id}`, { body: { monitoringEnabled: false, pageType: 'changelog', priority: 9 } })
+    const off = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${blog.id}`, {
+      body: { monitoringEnabled: false, pageType: 'changelog', priority: 9 }
+    })
     assert.equal(off.status, 200)
     assert.equal(off.body.data.monitoringEnabled, false)
     assert.equal(off.body.data.pageType, 'changelog')
@@ -212,7 +298,11 @@ describe('the changes API, acknowledgement and page controls', () => {
     const db = t.service.store.db
     const { sql } = await import('kysely')
     const pricing = page('/pricing')
-    const snap = await db.selectFrom('snapshots').select('id').where('page_id', '=', pricing.id).executeTakeFirstOrThrow()
+    const snap = await db
+      .selectFrom('snapshots')
+      .select('id')
+      .where('page_id', '=', pricing.id)
+      .executeTakeFirstOrThrow()
     await sql`
       INSERT INTO changes (page_id, domain_id, org_id, change_type, severity, confidence, summary, diff_data, snapshot_before_id, snapshot_after_id, created_at, alerted_at)
       SELECT ${pricing.id}::uuid, ${domainId}::uuid, org_id, 'content_change', 'low', 0.70, 'Bulk edit ' || g, '{"before":"","after":"","stats":{"additions":0,"deletions":0,"changes":0},"hunks":[]}'::jsonb,

@@ -1,3 +1,4 @@
+// Longer than 300 lines on purpose: the contract (service-api.md), endpoint by endpoint, in its order.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { acmeHostMap, startAcmeSite } from '../helpers/fixtures.js'
@@ -16,7 +17,10 @@ describe('the API contract, endpoint by endpoint', () => {
     site.page('/guide', '<html><body><h1>Guide</h1><p>How to.</p></body></html>')
     t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), ...CONTRACT_RATE_LIMITS })
   })
-  after(async () => { await t.stop(); await site.close() })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
 
   let domainId = ''
   let discoveryJobId = ''
@@ -25,7 +29,17 @@ describe('the API contract, endpoint by endpoint', () => {
     const res = await t.api.post('/api/domains', { domain: '  ACME.test ', displayName: 'Acme' })
     assert.equal(res.status, 201)
     const d = res.body.data
-    assert.deepEqual(Object.keys(d).sort(), ['checkFrequencyHours', 'createdAt', 'discoveryJobId', 'displayName', 'domain', 'id', 'orgId', 'status', 'updatedAt'])
+    assert.deepEqual(Object.keys(d).sort(), [
+      'checkFrequencyHours',
+      'createdAt',
+      'discoveryJobId',
+      'displayName',
+      'domain',
+      'id',
+      'orgId',
+      'status',
+      'updatedAt'
+    ])
     assert.match(d.id, UUID)
     assert.match(d.orgId, UUID)
     assert.equal(d.domain, 'acme.test')
@@ -46,8 +60,16 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal(typeof res.body.error, 'string')
   })
 
-  for (const [input, why] of [['https://acme.test', 'scheme'], ['acme.test/pricing', 'path'], ['acme.test.', 'trailing dot'],
-    ['127.0.0.1', 'IP address'], ['localhost', 'localhost'], ['intranet', 'no public suffix'], ['exa mple.com', 'space'], ['', 'empty']]) {
+  for (const [input, why] of [
+    ['https://acme.test', 'scheme'],
+    ['acme.test/pricing', 'path'],
+    ['acme.test.', 'trailing dot'],
+    ['127.0.0.1', 'IP address'],
+    ['localhost', 'localhost'],
+    ['intranet', 'no public suffix'],
+    ['exa mple.com', 'space'],
+    ['', 'empty']
+  ]) {
     it(`POST /api/domains: 400 VALIDATION_ERROR for ${why}`, async () => {
       const res = await t.api.post('/api/domains', { domain: input })
       assert.equal(res.status, 400)
@@ -63,10 +85,16 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal(missing.body.details.field, 'domain')
     const wrongType = await t.api.post('/api/domains', { domain: { a: 1 } })
     assert.equal(wrongType.status, 400)
-    const malformed = await t.api.request('POST', '/api/domains', { rawBody: '{"domain":', headers: { 'content-type': 'application/json' } })
+    const malformed = await t.api.request('POST', '/api/domains', {
+      rawBody: '{"domain":',
+      headers: { 'content-type': 'application/json' }
+    })
     assert.equal(malformed.status, 400)
     assert.equal(malformed.body.code, 'VALIDATION_ERROR')
-    const text = await t.api.request('POST', '/api/domains', { rawBody: 'domain=acme.test', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const text = await t.api.request('POST', '/api/domains', {
+      rawBody: 'domain=acme.test',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' }
+    })
     assert.equal(text.status, 400)
     assert.equal(text.body.code, 'VALIDATION_ERROR')
     const big = await t.api.post('/api/domains', { domain: 'big.com', displayName: 'x'.repeat(2 * 1024 * 1024) })
@@ -76,8 +104,12 @@ describe('the API contract, endpoint by endpoint', () => {
 
   it('POST /api/domains: a body value of the wrong JSON type is 400 naming the field, not coerced, and adds nothing', async () => {
     const before = (await t.api.get('/api/domains')).body.meta.total
-    for (const [body, field] of [[{ domain: 'typed.com', displayName: 123 }, 'displayName'], [{ domain: null }, 'domain'],
-      [{ domain: ['typed.com'] }, 'domain'], [{ domain: true }, 'domain']] as const) {
+    for (const [body, field] of [
+      [{ domain: 'typed.com', displayName: 123 }, 'displayName'],
+      [{ domain: null }, 'domain'],
+      [{ domain: ['typed.com'] }, 'domain'],
+      [{ domain: true }, 'domain']
+    ] as const) {
       const res = await t.api.post('/api/domains', body)
       assert.equal(res.status, 400, JSON.stringify(body))
       assert.equal(res.body.code, 'VALIDATION_ERROR')
@@ -106,12 +138,31 @@ describe('the API contract, endpoint by endpoint', () => {
   })
 
   it('the discovery job runs: GET /api/jobs/:id shows it completed with pagesDiscovered and pagesAdded', async () => {
-    const job = await eventually(async () => {
-      const r = await t.api.get(`/api/jobs/${discoveryJobId}`)
-      return r.body.data.state === 'completed' ? r.body.data : undefined
-    }, 30_000, 'discovery to complete')
-    assert.deepEqual(Object.keys(job).sort(), ['attemptsMade', 'createdAt', 'domainId', 'failedReason', 'finishedAt', 'id', 'maxAttempts',
-      'name', 'pageId', 'processedAt', 'progress', 'returnValue', 'state', 'type', 'url'])
+    const job = await eventually(
+      async () => {
+        const r = await t.api.get(`/api/jobs/${discoveryJobId}`)
+        return r.body.data.state === 'completed' ? r.body.data : undefined
+      },
+      30_000,
+      'discovery to complete'
+    )
+    assert.deepEqual(Object.keys(job).sort(), [
+      'attemptsMade',
+      'createdAt',
+      'domainId',
+      'failedReason',
+      'finishedAt',
+      'id',
+      'maxAttempts',
+      'name',
+      'pageId',
+      'processedAt',
+      'progress',
+      'returnValue',
+      'state',
+      'type',
+      'url'
+    ])
     assert.equal(job.id, discoveryJobId)
     assert.equal(job.name, 'discover.pages')
     assert.equal(job.type, 'discover')
@@ -133,8 +184,19 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal(res.status, 200)
     assert.deepEqual(res.body.meta, { total: 1, page: 1, pageSize: 20 })
     const d = res.body.data[0]
-    assert.deepEqual(Object.keys(d).sort(), ['checkFrequencyHours', 'createdAt', 'displayName', 'domain', 'id', 'lastCrawledAt', 'nextCrawlAt',
-      'orgId', 'pages', 'status', 'updatedAt'])
+    assert.deepEqual(Object.keys(d).sort(), [
+      'checkFrequencyHours',
+      'createdAt',
+      'displayName',
+      'domain',
+      'id',
+      'lastCrawledAt',
+      'nextCrawlAt',
+      'orgId',
+      'pages',
+      'status',
+      'updatedAt'
+    ])
     assert.equal(d.status, 'active')
     assert.deepEqual(Object.keys(d.pages[0]).sort(), ['id', 'pageType', 'status', 'url'])
     const paged = await t.api.get('/api/domains?page=2&pageSize=5')
@@ -143,7 +205,14 @@ describe('the API contract, endpoint by endpoint', () => {
     const last = await t.api.get('/api/domains?page=1000000&pageSize=100')
     assert.equal(last.status, 200)
     assert.deepEqual(last.body.data, [])
-    for (const q of ['page=0', 'pageSize=101', 'page=abc', 'pageSize=-1', 'page=1000001', 'page=99999999999999999999']) {
+    for (const q of [
+      'page=0',
+      'pageSize=101',
+      'page=abc',
+      'pageSize=-1',
+      'page=1000001',
+      'page=99999999999999999999'
+    ]) {
       const bad = await t.api.get(`/api/domains?${q}`)
       assert.equal(bad.status, 400, q)
       assert.equal(bad.body.code, 'VALIDATION_ERROR')
@@ -151,17 +220,30 @@ describe('the API contract, endpoint by endpoint', () => {
   })
 
   it('GET /api/domains/:id returns pages and recent changes; 404 for unknown, 400 for a non-UUID', async () => {
-    await eventually(async () => {
-      const r = await t.api.get(`/api/domains/${domainId}`)
-      return r.body.data.lastCrawledAt ? r : undefined
-    }, 30_000, 'first crawls')
+    await eventually(
+      async () => {
+        const r = await t.api.get(`/api/domains/${domainId}`)
+        return r.body.data.lastCrawledAt ? r : undefined
+      },
+      30_000,
+      'first crawls'
+    )
     const res = await t.api.get(`/api/domains/${domainId}`)
     assert.equal(res.status, 200)
     const d = res.body.data
     assert.ok(Array.isArray(d.recentChanges))
     assert.match(d.lastCrawledAt, ISO)
     assert.match(d.nextCrawlAt, ISO)
-    assert.deepEqual(Object.keys(d.pages[0]).sort(), ['domainId', 'id', 'lastChangeAt', 'lastCheckAt', 'monitoringEnabled', 'pageType', 'status', 'url'])
+    assert.deepEqual(Object.keys(d.pages[0]).sort(), [
+      'domainId',
+      'id',
+      'lastChangeAt',
+      'lastCheckAt',
+      'monitoringEnabled',
+      'pageType',
+      'status',
+      'url'
+    ])
     const missing = await t.api.get('/api/domains/00000000-0000-4000-8000-000000000000')
     assert.equal(missing.status, 404)
     assert.equal(missing.body.code, 'NOT_FOUND')
@@ -174,11 +256,28 @@ describe('the API contract, endpoint by endpoint', () => {
 
   let pageId = ''
   it('POST /api/domains/:id/pages adds a page on the domain or a subdomain', async () => {
-    const res = await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://www.acme.test/about/team#people', pageType: 'other' })
+    const res = await t.api.post(`/api/domains/${domainId}/pages`, {
+      url: 'https://www.acme.test/about/team#people',
+      pageType: 'other'
+    })
     assert.equal(res.status, 201)
     const p = res.body.data
-    assert.deepEqual(Object.keys(p).sort(), ['createdAt', 'domainId', 'errorCount', 'id', 'lastChangeAt', 'lastCheckAt', 'lastError',
-      'metadata', 'monitoringEnabled', 'pageType', 'priority', 'status', 'url', 'urlHash'])
+    assert.deepEqual(Object.keys(p).sort(), [
+      'createdAt',
+      'domainId',
+      'errorCount',
+      'id',
+      'lastChangeAt',
+      'lastCheckAt',
+      'lastError',
+      'metadata',
+      'monitoringEnabled',
+      'pageType',
+      'priority',
+      'status',
+      'url',
+      'urlHash'
+    ])
     assert.equal(p.url, 'https://www.acme.test/about/team')
     assert.equal(p.status, 'active')
     assert.equal(p.monitoringEnabled, true)
@@ -205,10 +304,14 @@ describe('the API contract, endpoint by endpoint', () => {
     const badType = await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://acme.test/x', pageType: 'blog' })
     assert.equal(badType.status, 400)
     assert.equal(badType.body.code, 'VALIDATION_ERROR')
-    const dup = await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://WWW.acme.test/about/team/?utm_source=x' })
+    const dup = await t.api.post(`/api/domains/${domainId}/pages`, {
+      url: 'https://WWW.acme.test/about/team/?utm_source=x'
+    })
     assert.equal(dup.status, 409)
     assert.equal(dup.body.code, 'CONFLICT')
-    const unknown = await t.api.post('/api/domains/00000000-0000-4000-8000-000000000000/pages', { url: 'https://acme.test/x' })
+    const unknown = await t.api.post('/api/domains/00000000-0000-4000-8000-000000000000/pages', {
+      url: 'https://acme.test/x'
+    })
     assert.equal(unknown.status, 404)
   })
 
@@ -229,13 +332,22 @@ describe('the API contract, endpoint by endpoint', () => {
 
   it('POST /api/domains/:id/crawl queues one crawl per monitored page and counts a manual recheck', async () => {
     // Let the baseline crawls finish so none is pending.
-    await eventually(async () => {
-      const s = (await t.api.get('/api/jobs/stats')).body.data
-      return s.waiting + s.active + s.delayed === 0 ? true : undefined
-    }, 30_000, 'queue to drain')
+    await eventually(
+      async () => {
+        const s = (await t.api.get('/api/jobs/stats')).body.data
+        return s.waiting + s.active + s.delayed === 0 ? true : undefined
+      },
+      30_000,
+      'queue to drain'
+    )
     const before = (await t.api.get('/api/usage')).body.data.limits.manualRechecks.used
     // One slow page keeps its crawl running while the endpoint is called again.
-    site.set('/about/team', (_req, res) => { setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<h1>Team</h1><p>Us.</p>') }, 1500) })
+    site.set('/about/team', (_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/html' })
+        res.end('<h1>Team</h1><p>Us.</p>')
+      }, 1500)
+    })
     const res = await t.api.post(`/api/domains/${domainId}/crawl`)
     assert.equal(res.status, 200)
     const pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data
@@ -253,7 +365,9 @@ describe('the API contract, endpoint by endpoint', () => {
   })
 
   it('POST /api/domains/:id/discover queues discovery', async () => {
-    const res = await t.api.request('POST', `/api/domains/${domainId}/discover`, { headers: { 'content-type': 'application/json' } })
+    const res = await t.api.request('POST', `/api/domains/${domainId}/discover`, {
+      headers: { 'content-type': 'application/json' }
+    })
     assert.equal(res.status, 200)
     assert.deepEqual(Object.keys(res.body.data).sort(), ['discoveryJobId', 'domain', 'message'])
     assert.equal(res.body.data.domain, 'acme.test')
@@ -283,7 +397,7 @@ describe('the API contract, endpoint by endpoint', () => {
     }
   })
 
-  it('GET /api/jobs/stats counts the organisation\'s jobs by state', async () => {
+  it("GET /api/jobs/stats counts the organisation's jobs by state", async () => {
     const res = await t.api.get('/api/jobs/stats')
     assert.equal(res.status, 200)
     const s = res.body.data
@@ -326,7 +440,10 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal(res.headers.get('x-ratelimit-limit'), '100')
     assert.match(res.headers.get('x-ratelimit-remaining')!, /^\d+$/)
     const reset = Number(res.headers.get('x-ratelimit-reset'))
-    assert.ok(reset > Date.now() / 1000 && reset <= Date.now() / 1000 + 61, `reset ${reset} is a Unix time within the minute`)
+    assert.ok(
+      reset > Date.now() / 1000 && reset <= Date.now() / 1000 + 61,
+      `reset ${reset} is a Unix time within the minute`
+    )
     const bad = await t.api.get('/api/usage', { headers: { 'x-trace-id': 'bad id with spaces' } })
     assert.notEqual(bad.headers.get('x-trace-id'), 'bad id with spaces')
     assert.match(bad.headers.get('x-trace-id')!, UUID)
@@ -361,16 +478,34 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal((await t.api.delete(`/api/domains/${domainId}`)).status, 404)
     const usage = await t.api.get('/api/usage')
     assert.equal(usage.body.data.limits.domains.used, 1)
-    const remaining = await t.service.store.db.selectFrom('pages').select('id').where('domain_id', '=', domainId).execute()
+    const remaining = await t.service.store.db
+      .selectFrom('pages')
+      .select('id')
+      .where('domain_id', '=', domainId)
+      .execute()
     assert.equal(remaining.length, 0)
   })
 
   it('/openapi.json, /swagger, /healthz and /readyz need no key', async () => {
-    const doc = await (await fetch(`${t.url}/openapi.json`)).json() as any
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as any
     assert.equal(doc.openapi, '3.1.0')
-    for (const path of ['/api/domains', '/api/domains/{id}', '/api/domains/{id}/pages', '/api/domains/{id}/discover', '/api/domains/{id}/crawl',
-      '/api/jobs', '/api/jobs/{id}', '/api/jobs/stats', '/api/usage']) assert.ok(doc.paths[path], path)
-    assert.equal(Object.keys(doc.paths).some((p: string) => p.startsWith('/admin')), false)
+    for (const path of [
+      '/api/domains',
+      '/api/domains/{id}',
+      '/api/domains/{id}/pages',
+      '/api/domains/{id}/discover',
+      '/api/domains/{id}/crawl',
+      '/api/jobs',
+      '/api/jobs/{id}',
+      '/api/jobs/stats',
+      '/api/usage'
+    ]) {
+      assert.ok(doc.paths[path], path)
+    }
+    assert.equal(
+      Object.keys(doc.paths).some((p: string) => p.startsWith('/admin')),
+      false
+    )
     assert.equal((await fetch(`${t.url}/swagger`)).status, 200)
     assert.equal((await fetch(`${t.url}/healthz`)).status, 200)
     assert.equal((await fetch(`${t.url}/readyz`)).status, 200)

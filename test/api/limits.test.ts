@@ -4,14 +4,19 @@ import { takeQuota } from '../../src/services/quota.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { CONTRACT_RATE_LIMITS, onPostgres, onRedis, startTestService, type TestService } from '../helpers/service.js'
 
-const HOSTS = Array.from({ length: 30 }, (_, i) => `site${i}.test=http://127.0.0.1:9`).join(',') + ',race.test=http://127.0.0.1:9'
+const HOSTS =
+  Array.from({ length: 30 }, (_, i) => `site${i}.test=http://127.0.0.1:9`).join(',') + ',race.test=http://127.0.0.1:9'
 
 describe('quotas', () => {
   let t: TestService
-  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS }) })
-  after(async () => { await t.stop() })
+  before(async () => {
+    t = await startTestService({ CRAWL_HOST_MAP: HOSTS })
+  })
+  after(async () => {
+    await t.stop()
+  })
 
-  it('the domain after the plan\'s last is 402 QUOTA_EXCEEDED, and deleting a domain does not give the slot back', async () => {
+  it("the domain after the plan's last is 402 QUOTA_EXCEEDED, and deleting a domain does not give the slot back", async () => {
     const ids: string[] = []
     for (let i = 0; i < 25; i++) {
       const res = await t.api.post('/api/domains', { domain: `site${i}.test` })
@@ -41,22 +46,35 @@ describe('quotas', () => {
   it('a plan limited to 5 domains refuses the 6th (starter, through the quota the API uses)', async () => {
     const { org } = await createOrg(t.service.store.db, 'Starter Co', 'starter')
     for (let i = 0; i < 5; i++) await t.service.store.db.transaction().execute(tx => takeQuota(tx, org, 'domains'))
-    await assert.rejects(t.service.store.db.transaction().execute(tx => takeQuota(tx, org, 'domains')),
-      (err: any) => err.code === 'QUOTA_EXCEEDED' && err.statusCode === 402 && err.details.used === 5 && err.details.limit === 5)
+    await assert.rejects(
+      t.service.store.db.transaction().execute(tx => takeQuota(tx, org, 'domains')),
+      (err: any) =>
+        err.code === 'QUOTA_EXCEEDED' && err.statusCode === 402 && err.details.used === 5 && err.details.limit === 5
+    )
   })
 })
 
 describe('concurrency', () => {
   let t: TestService
-  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS }) })
-  after(async () => { await t.stop() })
+  before(async () => {
+    t = await startTestService({ CRAWL_HOST_MAP: HOSTS })
+  })
+  after(async () => {
+    await t.stop()
+  })
 
   it('20 parallel POSTs of the same domain give one 201 and nineteen 409', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => t.api.post('/api/domains', { domain: 'race.test' })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => t.api.post('/api/domains', { domain: 'race.test' }))
+    )
     const codes = results.map(r => r.status).sort()
     assert.deepEqual(codes, [201, ...Array(19).fill(409)])
     assert.equal((await t.api.get('/api/usage')).body.data.limits.domains.used, 1)
-    const rows = await t.service.store.db.selectFrom('domains').select('id').where('hostname', '=', 'race.test').execute()
+    const rows = await t.service.store.db
+      .selectFrom('domains')
+      .select('id')
+      .where('hostname', '=', 'race.test')
+      .execute()
     assert.equal(rows.length, 1)
     const jobs = (await t.api.get('/api/jobs?limit=100')).body.data.filter((j: any) => j.name === 'discover.pages')
     assert.equal(jobs.length, 1, 'the losers left no discovery job behind')
@@ -65,8 +83,12 @@ describe('concurrency', () => {
 
 describe('rate limits', () => {
   let t: TestService
-  before(async () => { t = await startTestService({ CRAWL_HOST_MAP: HOSTS, ...CONTRACT_RATE_LIMITS }) })
-  after(async () => { await t.stop() })
+  before(async () => {
+    t = await startTestService({ CRAWL_HOST_MAP: HOSTS, ...CONTRACT_RATE_LIMITS })
+  })
+  after(async () => {
+    await t.stop()
+  })
 
   it('the 101st standard request in a minute is 429 RATE_LIMITED with Retry-After', async () => {
     for (let i = 0; i < 100; i++) {
@@ -105,18 +127,25 @@ describe('rate limits', () => {
     assert.equal((await api.get('/api/domains')).status, 200, 'the standard bucket is untouched')
   })
 
-  it('two API processes sharing Redis allow 100 per minute in total', { skip: !(onRedis && onPostgres) && 'needs TEST_REDIS_URL and TEST_DATABASE_URL' }, async () => {
-    const { apiKey } = await createOrg(t.service.store.db, 'Shared', 'pro')
-    const second = await startTestService({ ROLE: 'api', CRAWL_HOST_MAP: HOSTS, ...CONTRACT_RATE_LIMITS }, { databaseUrl: t.service.config.databaseUrl })
-    try {
-      const a = t.api.withKey(apiKey)
-      const b = second.api.withKey(apiKey)
-      const statuses: number[] = []
-      for (let i = 0; i < 101; i++) statuses.push((await (i % 2 ? b : a).get('/api/usage')).status)
-      assert.equal(statuses.filter(s => s === 200).length, 100)
-      assert.equal(statuses[100], 429)
-    } finally {
-      await second.stop()
+  it(
+    'two API processes sharing Redis allow 100 per minute in total',
+    { skip: !(onRedis && onPostgres) && 'needs TEST_REDIS_URL and TEST_DATABASE_URL' },
+    async () => {
+      const { apiKey } = await createOrg(t.service.store.db, 'Shared', 'pro')
+      const second = await startTestService(
+        { ROLE: 'api', CRAWL_HOST_MAP: HOSTS, ...CONTRACT_RATE_LIMITS },
+        { databaseUrl: t.service.config.databaseUrl }
+      )
+      try {
+        const a = t.api.withKey(apiKey)
+        const b = second.api.withKey(apiKey)
+        const statuses: number[] = []
+        for (let i = 0; i < 101; i++) statuses.push((await (i % 2 ? b : a).get('/api/usage')).status)
+        assert.equal(statuses.filter(s => s === 200).length, 100)
+        assert.equal(statuses[100], 429)
+      } finally {
+        await second.stop()
+      }
     }
-  })
+  )
 })

@@ -10,13 +10,20 @@ async function admin (t: TestService, method: string, path: string, body?: unkno
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined
   })
-  return { status: res.status, body: await res.json() as any }
+  return { status: res.status, body: (await res.json()) as any }
 }
 
 describe('organisations, keys and isolation', () => {
   let t: TestService
-  before(async () => { t = await startTestService({ ADMIN_TOKEN: ADMIN, CRAWL_HOST_MAP: 'acme.test=http://127.0.0.1:9,globex.test=http://127.0.0.1:9' }) })
-  after(async () => { await t.stop() })
+  before(async () => {
+    t = await startTestService({
+      ADMIN_TOKEN: ADMIN,
+      CRAWL_HOST_MAP: 'acme.test=http://127.0.0.1:9,globex.test=http://127.0.0.1:9'
+    })
+  })
+  after(async () => {
+    await t.stop()
+  })
 
   it('nothing of one organisation is visible, listable, crawlable or deletable by another (all 404)', async () => {
     const created = await admin(t, 'POST', '/admin/orgs', { name: 'Globex', plan: 'pro' })
@@ -43,13 +50,20 @@ describe('organisations, keys and isolation', () => {
 
     // The same hostname is free for the other organisation.
     assert.equal((await other.post('/api/domains', { domain: 'acme.test' })).status, 201)
-    assert.equal((await t.api.get(`/api/domains/${mine.id}`)).body.data.pages.some((p: any) => p.id === page.id), true)
+    assert.equal(
+      (await t.api.get(`/api/domains/${mine.id}`)).body.data.pages.some((p: any) => p.id === page.id),
+      true
+    )
   })
 
   it('starter has no API access: 403 FORBIDDEN on every /api request', async () => {
     const starter = await admin(t, 'POST', '/admin/orgs', { name: 'Small', plan: 'starter' })
     const api = t.api.withKey(starter.body.data.apiKey)
-    for (const res of [await api.get('/api/domains'), await api.get('/api/usage'), await api.post('/api/domains', { domain: 'acme.test' })]) {
+    for (const res of [
+      await api.get('/api/domains'),
+      await api.get('/api/usage'),
+      await api.post('/api/domains', { domain: 'acme.test' })
+    ]) {
       assert.equal(res.status, 403)
       assert.equal(res.body.code, 'FORBIDDEN')
       assert.match(res.body.error, /starter/)
@@ -77,14 +91,19 @@ describe('organisations, keys and isolation', () => {
     const bad = await admin(t, 'POST', '/admin/orgs', { name: 'x', plan: 'gold' })
     assert.equal(bad.status, 400)
     assert.equal(bad.body.code, 'VALIDATION_ERROR')
-    assert.equal((await admin(t, 'PATCH', '/admin/orgs/00000000-0000-4000-8000-000000000000', { plan: 'pro' })).status, 404)
+    assert.equal(
+      (await admin(t, 'PATCH', '/admin/orgs/00000000-0000-4000-8000-000000000000', { plan: 'pro' })).status,
+      404
+    )
   })
 
   it('an expired trial reads but cannot create: 402 TRIAL_EXPIRED, and its domains are paused', async () => {
     const org = (await admin(t, 'POST', '/admin/orgs', { name: 'Trialist', plan: 'trial' })).body.data
     const api = t.api.withKey(org.apiKey)
     const domain = (await api.post('/api/domains', { domain: 'globex.test' })).body.data
-    const ended = await admin(t, 'PATCH', `/admin/orgs/${org.org.id}`, { trialEndsAt: new Date(Date.now() - 1000).toISOString() })
+    const ended = await admin(t, 'PATCH', `/admin/orgs/${org.org.id}`, {
+      trialEndsAt: new Date(Date.now() - 1000).toISOString()
+    })
     assert.equal(ended.status, 200)
     const usage = (await api.get('/api/usage')).body.data
     assert.equal(usage.trial.isExpired, true)
@@ -103,7 +122,9 @@ describe('organisations, keys and isolation', () => {
     await runSchedulerTick(t.service.store.db, t.service.queue)
     assert.equal((await api.get(`/api/domains/${domain.id}`)).body.data.status, 'paused')
     // Support extends the trial: creation works again and the domain wakes up.
-    await admin(t, 'PATCH', `/admin/orgs/${org.org.id}`, { trialEndsAt: new Date(Date.now() + 86_400_000).toISOString() })
+    await admin(t, 'PATCH', `/admin/orgs/${org.org.id}`, {
+      trialEndsAt: new Date(Date.now() + 86_400_000).toISOString()
+    })
     assert.equal((await api.get(`/api/domains/${domain.id}`)).body.data.status, 'active')
     assert.equal((await api.post('/api/domains', { domain: 'acme.test' })).status, 201)
   })

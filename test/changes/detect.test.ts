@@ -13,7 +13,10 @@ function changes (before: string, after: string, pageType: PageType) {
 
 describe('change classification on realistic pages', () => {
   it('price_change: a price rise is high, with old and new price in the summary and the diff', () => {
-    const { changes: [c], sameHash } = changes(layout('Pricing', pricingMain('$49')), layout('Pricing', pricingMain('$59')), 'pricing')
+    const {
+      changes: [c],
+      sameHash
+    } = changes(layout('Pricing', pricingMain('$49')), layout('Pricing', pricingMain('$59')), 'pricing')
     assert.equal(sameHash, false)
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')
@@ -23,31 +26,54 @@ describe('change classification on realistic pages', () => {
     assert.equal(c.diffData.after, '$59/month')
     assert.deepEqual(c.diffData.stats, { additions: 1, deletions: 1, changes: 1 })
     const lines = c.diffData.hunks[0].lines
-    assert.deepEqual(lines.filter(l => l.type !== 'context'), [{ type: 'deletion', content: '$49/month' }, { type: 'addition', content: '$59/month' }])
+    assert.deepEqual(
+      lines.filter(l => l.type !== 'context'),
+      [
+        { type: 'deletion', content: '$49/month' },
+        { type: 'addition', content: '$59/month' }
+      ]
+    )
     assert.ok(lines.some(l => l.type === 'context' && l.content === '## Pro'))
   })
 
   it('price_change: a rise of a quarter or more is critical; a cut is medium', () => {
-    assert.equal(changes(layout('P', pricingMain('$49')), layout('P', pricingMain('$79')), 'pricing').changes[0].severity, 'critical')
-    const cut = changes(layout('P', pricingMain('$49', '$99')), layout('P', pricingMain('$49', '$89')), 'pricing').changes[0]
+    assert.equal(
+      changes(layout('P', pricingMain('$49')), layout('P', pricingMain('$79')), 'pricing').changes[0].severity,
+      'critical'
+    )
+    const cut = changes(layout('P', pricingMain('$49', '$99')), layout('P', pricingMain('$49', '$89')), 'pricing')
+      .changes[0]
     assert.equal(cut.severity, 'medium')
     assert.equal(cut.summary, 'Business: $99/month → $89/month')
   })
 
   it('price_change: a price in a table row is labelled by its row', () => {
-    const table = (p: string) => layout('Compare', `<h1>Compare plans</h1><table><tr><th>Plan</th><th>Price</th></tr><tr><td>Team</td><td>${p} per user/month</td></tr></table>`)
+    const table = (p: string) =>
+      layout(
+        'Compare',
+        `<h1>Compare plans</h1><table><tr><th>Plan</th><th>Price</th></tr><tr><td>Team</td><td>${p} per ` +
+        'user/month</td></tr></table>'
+      )
     const [c] = changes(table('€12'), table('€15'), 'pricing').changes
     assert.equal(c.changeType, 'price_change')
     assert.match(c.summary, /^Team: €12 per user\/month → €15 per user\/month$/)
   })
 
-  it('feature_added and feature_removed: an item of a plan\'s list appears or goes away', () => {
-    const added = changes(layout('P', pricingMain()), layout('P', pricingMain('$49', '$99', ['10 users', 'SSO', 'Priority support', 'Audit logs'])), 'pricing').changes
+  it("feature_added and feature_removed: an item of a plan's list appears or goes away", () => {
+    const added = changes(
+      layout('P', pricingMain()),
+      layout('P', pricingMain('$49', '$99', ['10 users', 'SSO', 'Priority support', 'Audit logs'])),
+      'pricing'
+    ).changes
     assert.equal(added.length, 1)
     assert.equal(added[0].changeType, 'feature_added')
     assert.equal(added[0].severity, 'medium')
     assert.equal(added[0].summary, 'Pro: feature added: "Audit logs"')
-    const removed = changes(layout('P', pricingMain()), layout('P', pricingMain('$49', '$99', ['10 users', 'Priority support'])), 'pricing').changes
+    const removed = changes(
+      layout('P', pricingMain()),
+      layout('P', pricingMain('$49', '$99', ['10 users', 'Priority support'])),
+      'pricing'
+    ).changes
     assert.equal(removed[0].changeType, 'feature_removed')
     assert.equal(removed[0].severity, 'high')
     assert.equal(removed[0].summary, 'Pro: feature removed: "SSO"')
@@ -59,7 +85,10 @@ describe('change classification on realistic pages', () => {
     const [added] = changes(layout('F', featuresMain), layout('F', withIntegrations), 'features').changes
     assert.equal(added.changeType, 'section_added')
     assert.match(added.summary, /New section "Integrations"/)
-    const withoutAnalytics = featuresMain.replace('<h2>Analytics</h2><ul><li>Dashboards</li><li>Custom reports</li></ul>', '')
+    const withoutAnalytics = featuresMain.replace(
+      '<h2>Analytics</h2><ul><li>Dashboards</li><li>Custom reports</li></ul>',
+      ''
+    )
     const [removed] = changes(layout('F', featuresMain), layout('F', withoutAnalytics), 'features').changes
     assert.equal(removed.changeType, 'section_removed')
     assert.equal(removed.severity, 'high')
@@ -67,30 +96,62 @@ describe('change classification on realistic pages', () => {
   })
 
   it('terms_update: legal text changed on a terms page; liability or resale wording is high', () => {
-    const [c] = changes(layout('Terms', termsMain()), layout('Terms', termsMain('Our total liability is limited to $100.')), 'terms').changes
+    const [c] = changes(
+      layout('Terms', termsMain()),
+      layout('Terms', termsMain('Our total liability is limited to $100.')),
+      'terms'
+    ).changes
     assert.equal(c.changeType, 'terms_update')
     assert.equal(c.severity, 'high')
     assert.match(c.summary, /^Terms: Changed in "2\. Liability"/)
     assert.match(c.diffData.after, /\$100/)
-    const minor = changes(layout('Terms', termsMain()), layout('Terms', termsMain().replace('laws of Delaware', 'laws of the State of Delaware')), 'terms').changes[0]
+    const minor = changes(
+      layout('Terms', termsMain()),
+      layout('Terms', termsMain().replace('laws of Delaware', 'laws of the State of Delaware')),
+      'terms'
+    ).changes[0]
     assert.equal(minor.changeType, 'terms_update')
     assert.equal(minor.severity, 'low')
-    const restriction = changes(layout('Terms', termsMain()), layout('Terms', termsMain().replace('agree to these terms.', 'agree to these terms. You may not resell the service.')), 'terms').changes[0]
+    const restriction = changes(
+      layout('Terms', termsMain()),
+      layout(
+        'Terms',
+        termsMain().replace('agree to these terms.', 'agree to these terms. You may not resell the service.')
+      ),
+      'terms'
+    ).changes[0]
     assert.equal(restriction.changeType, 'terms_update')
     assert.equal(restriction.severity, 'high')
   })
 
   it('content_change: a reworded sentence is low', () => {
     const home = (tagline: string) => layout('Acme', `<h1>Acme</h1><p>${tagline}</p><p>Trusted by 2,000 teams.</p>`)
-    const [c] = changes(home('The platform for modern teams.'), home('The platform for fast-moving teams.'), 'other').changes
+    const [c] = changes(
+      home('The platform for modern teams.'),
+      home('The platform for fast-moving teams.'),
+      'other'
+    ).changes
     assert.equal(c.changeType, 'content_change')
     assert.equal(c.severity, 'low')
-    assert.equal(c.summary, 'Changed in "Acme": "The platform for modern teams." → "The platform for fast-moving teams."')
+    assert.equal(
+      c.summary,
+      'Changed in "Acme": "The platform for modern teams." → "The platform for fast-moving teams."'
+    )
   })
 
   it('several edits in one crawl: prices stay distinct, plain edits fold into one change', () => {
-    const before = layout('P', pricingMain('$49', '$99') + '<h2>FAQ</h2><p>Can I cancel? Yes.</p><p>Refunds within 14 days.</p><p>a</p><p>b</p><p>c</p><p>Questions? Email us.</p>')
-    const after = layout('P', pricingMain('$59', '$119') + '<h2>FAQ</h2><p>Can I cancel? Anytime.</p><p>Refunds within 14 days.</p><p>a</p><p>b</p><p>c</p><p>Questions? Chat with us.</p>')
+    const before = layout(
+      'P',
+      pricingMain('$49', '$99') +
+        '<h2>FAQ</h2><p>Can I cancel? Yes.</p><p>Refunds within 14 days.</p><p>a</p><p>b</p><p>c</p><p>Questions? ' +
+        'Email us.</p>'
+    )
+    const after = layout(
+      'P',
+      pricingMain('$59', '$119') +
+        '<h2>FAQ</h2><p>Can I cancel? Anytime.</p><p>Refunds within 14 ' +
+        'days.</p><p>a</p><p>b</p><p>c</p><p>Questions? Chat with us.</p>'
+    )
     const found = changes(before, after, 'pricing').changes
     const prices = found.filter(c => c.changeType === 'price_change')
     const edits = found.filter(c => c.changeType === 'content_change')
@@ -102,8 +163,24 @@ describe('change classification on realistic pages', () => {
 })
 
 describe('noise gives no change at all', () => {
-  const page = (v: { ago?: string, year?: number, build?: string, nonce?: string, request?: string, clock?: string, stamp?: string, attrs?: boolean, churn?: boolean, cookie?: string, hidden?: string, script?: string, utm?: string }) =>
-    layout('Pricing — Acme', `
+  const page = (v: {
+    ago?: string
+    year?: number
+    build?: string
+    nonce?: string
+    request?: string
+    clock?: string
+    stamp?: string
+    attrs?: boolean
+    churn?: boolean
+    cookie?: string
+    hidden?: string
+    script?: string
+    utm?: string
+  }) =>
+    layout(
+      'Pricing — Acme',
+      `
 <h1>Plans and pricing</h1>
 <p>Prices updated ${v.ago ?? '3 minutes ago'}. Last refreshed ${v.stamp ?? '2025-03-01T10:00:00Z'} at ${v.clock ?? '10:04:12 UTC'}.</p>
 ${v.attrs ? '<section id="pro" class="plan card" data-x="1">' : '<section class="plan card" data-x="1" id="pro">'}
@@ -113,7 +190,9 @@ ${v.churn ? '<div><div><h2><span>Pro</span></h2></div></div><p class="price big"
 <div class="cookie-banner">${v.cookie ?? 'We use cookies.'}</div>
 <div hidden>${v.hidden ?? 'token abc'}</div><div style="display: none">${v.hidden ?? 'x'}</div>
 <script>window.csrf="${v.nonce ?? 'aaaa1111bbbb2222'}";${v.script ?? ''}</script>
-<a href="/signup?utm_source=${v.utm ?? 'home'}&cb=${v.nonce ?? '1'}">Start free trial</a>`, { nonce: v.nonce })
+<a href="/signup?utm_source=${v.utm ?? 'home'}&cb=${v.nonce ?? '1'}">Start free trial</a>`,
+      { nonce: v.nonce }
+    )
 
   const base = page({})
   const cases: Array<[string, string]> = [
@@ -149,8 +228,14 @@ ${v.churn ? '<div><div><h2><span>Pro</span></h2></div></div><p class="price big"
     assert.equal(r.changes.length, 1)
     assert.equal(r.changes[0].changeType, 'feature_added')
     const lines = r.changes[0].diffData.hunks[0].lines
-    assert.ok(lines.some(l => l.type === 'context' && l.content.includes('Build 8f3a9c2d1e4b')), 'context lines show the real text')
-    assert.ok(!lines.some(l => /\{(ago|hex|id|time|token|datetime|year)\}/.test(l.content)), 'no mask placeholder leaks into the diff')
+    assert.ok(
+      lines.some(l => l.type === 'context' && l.content.includes('Build 8f3a9c2d1e4b')),
+      'context lines show the real text'
+    )
+    assert.ok(
+      !lines.some(l => /\{(ago|hex|id|time|token|datetime|year)\}/.test(l.content)),
+      'no mask placeholder leaks into the diff'
+    )
   })
 })
 
@@ -158,16 +243,53 @@ describe('extraction', () => {
   it('keeps headings, list items, table rows and paragraphs recognisable and drops chrome', () => {
     const page = extractPage(layout('Pricing', pricingMain()))
     assert.equal(page.title, 'Pricing')
-    assert.deepEqual(page.lines.slice(0, 6), ['# Plans and pricing', 'Simple pricing that grows with your team.', '## Starter', '$19/month', '- 1 user', '- Email support'])
-    assert.ok(!page.lines.some(l => /cookies|Terms of Service|Acme Inc/.test(l)), 'nav, footer and cookie banner are gone')
+    assert.deepEqual(page.lines.slice(0, 6), [
+      '# Plans and pricing',
+      'Simple pricing that grows with your team.',
+      '## Starter',
+      '$19/month',
+      '- 1 user',
+      '- Email support'
+    ])
+    assert.ok(
+      !page.lines.some(l => /cookies|Terms of Service|Acme Inc/.test(l)),
+      'nav, footer and cookie banner are gone'
+    )
   })
 
   it('cleans white space and invisible characters the same whether or not the text needed it', () => {
     // The slow path, spelled out: clean() skips it for text that is already clean.
-    const slow = (s: string) => s.replace(/[\x00-\x08\x0e-\x1f\x7f\u200B-\u200D\u2060\uFEFF\u00AD]/g, '').replace(/[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g, ' ').trim()
-    const samples = ['Pro plan', '', ' ', 'a', ' lead', 'trail ', 'two  spaces', 'tab\there', 'line\nbreak', 'no\u00A0break', 'thin\u2009space',
-      'zero\u200Bwidth', 'soft\u00ADhyphen', '\uFEFFbom', 'ideo\u3000space', 'para\u2029sep', 'é ü — € 49', 'x \u200B y', '\u200B',
-      'nul\u0000byte', 'bell\u0007', '\u007fdel', 'x \u0000 y']
+    const slow = (s: string) =>
+      s
+        // eslint-disable-next-line no-control-regex -- control characters are what it drops
+        .replace(/[\x00-\x08\x0e-\x1f\x7f\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
+        .replace(/[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g, ' ')
+        .trim()
+    const samples = [
+      'Pro plan',
+      '',
+      ' ',
+      'a',
+      ' lead',
+      'trail ',
+      'two  spaces',
+      'tab\there',
+      'line\nbreak',
+      'no\u00A0break',
+      'thin\u2009space',
+      'zero\u200Bwidth',
+      'soft\u00ADhyphen',
+      '\uFEFFbom',
+      'ideo\u3000space',
+      'para\u2029sep',
+      'é ü — € 49',
+      'x \u200B y',
+      '\u200B',
+      'nul\u0000byte',
+      'bell\u0007',
+      '\u007fdel',
+      'x \u0000 y'
+    ]
     for (const s of samples) {
       assert.equal(clean(s), slow(s), JSON.stringify(s))
       assert.equal(clean(clean(s)), clean(s), 'clean text stays as it is')

@@ -10,21 +10,31 @@ const WANTED = new Set(['class', 'id', 'href', 'hidden'])
 
 function viaWalk (html: string): string[] {
   const events: string[] = []
-  walkElements(html, {
-    open: (name, attrs) => events.push(`<${name} ${JSON.stringify(attrs)}>`),
-    text: data => events.push(data),
-    close: name => events.push(`</${name}>`)
-  }, WANTED)
+  walkElements(
+    html,
+    {
+      open: (name, attrs) => events.push(`<${name} ${JSON.stringify(attrs)}>`),
+      text: data => events.push(data),
+      close: name => events.push(`</${name}>`)
+    },
+    WANTED
+  )
   return merged(events)
 }
 
 function viaParser (html: string): string[] {
   const events: string[] = []
-  const parser = new Parser({
-    onopentag: (name, attrs) => events.push(`<${name} ${JSON.stringify(Object.fromEntries(Object.entries(attrs).filter(([k]) => WANTED.has(k))))}>`),
-    ontext: data => events.push(data),
-    onclosetag: name => events.push(`</${name}>`)
-  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true })
+  const parser = new Parser(
+    {
+      onopentag: (name, attrs) =>
+        events.push(
+          `<${name} ${JSON.stringify(Object.fromEntries(Object.entries(attrs).filter(([k]) => WANTED.has(k))))}>`
+        ),
+      ontext: data => events.push(data),
+      onclosetag: name => events.push(`</${name}>`)
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true }
+  )
   parser.write(html)
   parser.end()
   return merged(events)
@@ -65,22 +75,49 @@ const TRICKY = [
 ]
 
 describe('the element walk', () => {
-  it('sees what htmlparser2\'s Parser sees on tricky markup', () => {
+  it("sees what htmlparser2's Parser sees on tricky markup", () => {
     for (const html of TRICKY) assert.deepEqual(viaWalk(html), viaParser(html), html)
   })
 
-  it('sees what htmlparser2\'s Parser sees on random tag soup', () => {
-    const tags = ['p', 'div', 'li', 'ul', 'td', 'tr', 'table', 'th', 'dd', 'dt', 'b', 'br', 'img', 'h2', 'option', 'select', 'span', 'hr', 'tbody', 'a']
+  it("sees what htmlparser2's Parser sees on random tag soup", () => {
+    const tags = [
+      'p',
+      'div',
+      'li',
+      'ul',
+      'td',
+      'tr',
+      'table',
+      'th',
+      'dd',
+      'dt',
+      'b',
+      'br',
+      'img',
+      'h2',
+      'option',
+      'select',
+      'span',
+      'hr',
+      'tbody',
+      'a'
+    ]
     let seed = 7
-    const random = () => { seed = (seed * 1664525 + 1013904223) >>> 0; return seed / 2 ** 32 }
+    const random = () => {
+      seed = (seed * 1664525 + 1013904223) >>> 0
+      return seed / 2 ** 32
+    }
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]
     for (let n = 0; n < 300; n++) {
       const parts: string[] = []
       for (let k = 0; k < 40; k++) {
         const r = random()
         const tag = pick(tags)
-        if (r < 0.4) parts.push(`<${random() < 0.2 ? tag.toUpperCase() : tag}${random() < 0.3 ? ` class="c${k}" id=i${k}` : ''}${random() < 0.1 ? '/' : ''}>`)
-        else if (r < 0.7) parts.push(`</${tag}>`)
+        if (r < 0.4) {
+          parts.push(
+            `<${random() < 0.2 ? tag.toUpperCase() : tag}${random() < 0.3 ? ` class="c${k}" id=i${k}` : ''}${random() < 0.1 ? '/' : ''}>`
+          )
+        } else if (r < 0.7) parts.push(`</${tag}>`)
         else parts.push(pick(['word', ' ', 'a &amp; b', '&#169;', '\n']))
       }
       const html = parts.join('')
@@ -90,7 +127,11 @@ describe('the element walk', () => {
 
   it('reads only the attributes asked for, the first of repeated ones', () => {
     const seen: Array<Record<string, string>> = []
-    walkElements('<a href="/a" data-x="1" HREF="/b" class="k">x</a>', { open: (_, a) => seen.push({ ...a }), text () {}, close () {} }, new Set(['href']))
+    walkElements(
+      '<a href="/a" data-x="1" HREF="/b" class="k">x</a>',
+      { open: (_, a) => seen.push({ ...a }), text () {}, close () {} },
+      new Set(['href'])
+    )
     assert.deepEqual(seen, [{ href: '/a' }])
   })
 })

@@ -12,9 +12,21 @@ describe('URL normalisation', () => {
     ['https://acme.test/?gclid=1&fbclid=2', 'https://acme.test/'],
     ['https://acme.test./a', 'https://acme.test/a']
   ]
-  for (const [input, expected] of same) it(`${input} → ${expected}`, () => { assert.equal(normalizeUrl(input), expected) })
+  for (const [input, expected] of same) {
+    it(`${input} → ${expected}`, () => {
+      assert.equal(normalizeUrl(input), expected)
+    })
+  }
   it('rejects what is not an http(s) URL', () => {
-    for (const bad of ['javascript:alert(1)', 'mailto:a@b.c', 'ftp://acme.test/', 'not a url', 'https://user:pw@acme.test/']) assert.equal(normalizeUrl(bad), null, bad)
+    for (const bad of [
+      'javascript:alert(1)',
+      'mailto:a@b.c',
+      'ftp://acme.test/',
+      'not a url',
+      'https://user:pw@acme.test/'
+    ]) {
+      assert.equal(normalizeUrl(bad), null, bad)
+    }
   })
   it('resolves relative links against a base', () => {
     assert.equal(normalizeUrl('../terms', 'https://acme.test/legal/privacy'), 'https://acme.test/terms')
@@ -36,7 +48,15 @@ describe('URL normalisation', () => {
     assert.deepEqual(parseDomainInput('Bücher.de', new Set()), { hostname: 'xn--bcher-kva.de' })
     assert.deepEqual(parseDomainInput('例え.jp', new Set()), { hostname: 'xn--r8jz45g.jp' })
     assert.deepEqual(parseDomainInput('xn--bcher-kva.de', new Set()), { hostname: 'xn--bcher-kva.de' })
-    for (const bad of ['a..b.com', 'bü..cher.de', '-a.com', 'a_b.com', 'xn--zz.com', 'bücher.de\u0000', `${'ü'.repeat(64)}.de`]) {
+    for (const bad of [
+      'a..b.com',
+      'bü..cher.de',
+      '-a.com',
+      'a_b.com',
+      'xn--zz.com',
+      'bücher.de\u0000',
+      `${'ü'.repeat(64)}.de`
+    ]) {
       assert.ok('error' in parseDomainInput(bad, new Set()), bad)
     }
   })
@@ -66,7 +86,13 @@ describe('page types', () => {
   }
   it('more agreeing evidence means more confidence', () => {
     const urlOnly = classifyPageType({ url: 'https://acme.test/pricing' }).confidence
-    const all = classifyPageType({ url: 'https://acme.test/pricing', linkText: 'Pricing', title: 'Pricing — Acme', headings: ['Plans and pricing'], text: '$19/month $49/month $99/month billed monthly per user' }).confidence
+    const all = classifyPageType({
+      url: 'https://acme.test/pricing',
+      linkText: 'Pricing',
+      title: 'Pricing — Acme',
+      headings: ['Plans and pricing'],
+      text: '$19/month $49/month $99/month billed monthly per user'
+    }).confidence
     assert.ok(all > urlOnly, `${all} > ${urlOnly}`)
   })
 })
@@ -80,7 +106,11 @@ describe('crawl schedule', () => {
       const next = nextCrawlAt(id, now, 24)
       const delta = next.getTime() - now.getTime()
       assert.ok(delta >= 12 * 3_600_000 && delta < 36 * 3_600_000)
-      assert.equal(nextCrawlAt(id, next, 24).getTime() - next.getTime(), 24 * 3_600_000, 'then exactly one period apart')
+      assert.equal(
+        nextCrawlAt(id, next, 24).getTime() - next.getTime(),
+        24 * 3_600_000,
+        'then exactly one period apart'
+      )
       slots.add(Math.floor((next.getTime() % 86_400_000) / 3_600_000))
     }
     assert.ok(slots.size >= 20, `200 pages fall in ${slots.size} of 24 hours`)

@@ -1,7 +1,11 @@
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 
-export interface Response<T = any> { status: number, body: T, headers: Headers }
+export interface Response<T = any> {
+  status: number
+  body: T
+  headers: Headers
+}
 
 type Validator = ((data: unknown) => boolean) & { errors?: unknown }
 
@@ -11,9 +15,17 @@ type Validator = ((data: unknown) => boolean) & { errors?: unknown }
  * a response the description does not cover, or does not match, fails the test.
  */
 export class ApiClient {
-  private spec: Promise<{ ajv: any, routes: Array<{ method: string, re: RegExp, pointer: string, responses: Record<string, any> }> }> | undefined
+  private spec:
+    | Promise<{
+      ajv: any
+      routes: Array<{ method: string; re: RegExp; pointer: string; responses: Record<string, any> }>
+    }>
+    | undefined
 
-  constructor (readonly base: string, readonly key: string) {}
+  constructor (
+    readonly base: string,
+    readonly key: string
+  ) {}
 
   withKey (key: string): ApiClient {
     const c = new ApiClient(this.base, key)
@@ -22,7 +34,7 @@ export class ApiClient {
   }
 
   private async loadSpec () {
-    const doc = await (await fetch(`${this.base}/openapi.json`)).json() as any
+    const doc = (await (await fetch(`${this.base}/openapi.json`)).json()) as any
     const ajv = new (Ajv2020 as any)({ strict: false, allErrors: true })
     ;(addFormats as any)(ajv)
     ajv.addSchema({ ...doc, $id: 'openapi' })
@@ -47,21 +59,33 @@ export class ApiClient {
       throw new Error(`${method} ${pathOnly} is not in /openapi.json`)
     }
     const status = String(res.status)
-    if (!route.responses[status]) throw new Error(`${method} ${pathOnly} answered ${status}, which /openapi.json does not document`)
+    if (!route.responses[status]) {
+      throw new Error(`${method} ${pathOnly} answered ${status}, which /openapi.json does not document`)
+    }
     const ref = `${route.pointer}/${status}/content/application~1json/schema`
     const validate: Validator = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref })
     if (!validate(res.body)) {
-      throw new Error(`${method} ${pathOnly} ${status} does not match /openapi.json: ${JSON.stringify(validate.errors).slice(0, 800)}\n${JSON.stringify(res.body).slice(0, 800)}`)
+      throw new Error(
+        `${method} ${pathOnly} ${status} does not match /openapi.json: ` +
+        `${JSON.stringify(validate.errors).slice(0, 800)}\n${JSON.stringify(res.body).slice(0, 800)}`
+      )
     }
   }
 
-  async request<T = any> (method: string, path: string, opts: { body?: unknown, rawBody?: string, headers?: Record<string, string>, key?: string | null } = {}): Promise<Response<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null } = {}
+  ): Promise<Response<T>> {
     const headers: Record<string, string> = { ...opts.headers }
     const key = opts.key === undefined ? this.key : opts.key
     if (key) headers.authorization = `Bearer ${key}`
     let body: string | undefined
     if (opts.rawBody !== undefined) body = opts.rawBody
-    else if (opts.body !== undefined) { body = JSON.stringify(opts.body); headers['content-type'] ??= 'application/json' }
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
     const res = await fetch(`${this.base}${path}`, { method, headers, body })
     const text = await res.text()
     const parsed = text ? JSON.parse(text) : undefined
@@ -70,7 +94,15 @@ export class ApiClient {
     return out
   }
 
-  get<T = any> (path: string, opts?: Parameters<ApiClient['request']>[2]) { return this.request<T>('GET', path, opts) }
-  post<T = any> (path: string, body?: unknown, opts?: Parameters<ApiClient['request']>[2]) { return this.request<T>('POST', path, { ...opts, body }) }
-  delete<T = any> (path: string, opts?: Parameters<ApiClient['request']>[2]) { return this.request<T>('DELETE', path, opts) }
+  get<T = any>(path: string, opts?: Parameters<ApiClient['request']>[2]) {
+    return this.request<T>('GET', path, opts)
+  }
+
+  post<T = any>(path: string, body?: unknown, opts?: Parameters<ApiClient['request']>[2]) {
+    return this.request<T>('POST', path, { ...opts, body })
+  }
+
+  delete<T = any>(path: string, opts?: Parameters<ApiClient['request']>[2]) {
+    return this.request<T>('DELETE', path, opts)
+  }
 }

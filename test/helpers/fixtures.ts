@@ -5,7 +5,11 @@ import { TestSite } from './site.js'
 // index, a gzip sitemap, a page robots.txt forbids, and the usual chrome (nav,
 // footer, cookie banner, scripts) around the content.
 
-export const layout = (title: string, main: string, extra: { footerYear?: number, nonce?: string } = {}) => `<!doctype html>
+export const layout = (
+  title: string,
+  main: string,
+  extra: { footerYear?: number; nonce?: string } = {}
+) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title}</title>
 <link rel="stylesheet" href="/assets/app.css?v=${extra.nonce ?? 'a1'}">
 <script nonce="${extra.nonce ?? 'n0nce1'}">window.__BUILD__="${extra.nonce ?? 'b1'}"</script></head>
@@ -28,7 +32,9 @@ export const featuresMain = `<h1>Features</h1><p>Everything you need to ship fas
 <h2>Automation</h2><ul><li>Workflow builder</li><li>Scheduled jobs</li></ul>
 <h2>Analytics</h2><ul><li>Dashboards</li><li>Custom reports</li></ul>`
 
-export const termsMain = (liability = 'Our total liability is limited to the fees paid in the last 12 months.') => `<h1>Terms of Service</h1>
+export const termsMain = (
+  liability = 'Our total liability is limited to the fees paid in the last 12 months.'
+) => `<h1>Terms of Service</h1>
 <p>Effective date: January 1, 2025</p>
 <h2>1. Agreement</h2><p>By using the service you agree to these terms. These terms shall govern your use.</p>
 <h2>2. Liability</h2><p>${liability}</p>
@@ -56,21 +62,42 @@ export async function startAcmeSite (opts: { extraSitemapUrls?: string[] } = {})
   site.page('/pricing', layout('Pricing — Acme', pricingMain()))
   site.page('/features', layout('Features — Acme', featuresMain))
   site.page('/legal/terms', layout('Terms of Service — Acme', termsMain()))
-  site.page('/privacy', layout('Privacy Policy — Acme', '<h1>Privacy Policy</h1><p>We process personal data as described here. You may request deletion of your personal data.</p>'))
+  site.page(
+    '/privacy',
+    layout(
+      'Privacy Policy — Acme',
+      '<h1>Privacy Policy</h1><p>We process personal data as described here. You may request deletion of your ' +
+      'personal data.</p>'
+    )
+  )
   site.page('/security', layout('Security — Acme', securityMain))
   site.page('/api', layout('API reference — Acme Docs', apiMain))
   site.page('/changelog', layout('Changelog — Acme', changelogMain))
   site.page('/blog', layout('Blog — Acme', '<h1>Blog</h1><p>Stories from the team.</p>'))
   site.page('/about', layout('About — Acme', '<h1>About us</h1><p>We are a small team.</p>'))
   site.page('/private/roadmap', layout('Internal roadmap', '<h1>Pricing roadmap</h1><p>Secret $1 plan.</p>'))
-  site.set('/robots.txt', { body: 'User-agent: *\nDisallow: /private/\n\nSitemap: https://acme.test/sitemap_index.xml\n', headers: { 'content-type': 'text/plain' } })
+  site.set('/robots.txt', {
+    body: 'User-agent: *\nDisallow: /private/\n\nSitemap: https://acme.test/sitemap_index.xml\n',
+    headers: { 'content-type': 'text/plain' }
+  })
   site.set('/sitemap_index.xml', {
     body: `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <sitemap><loc>https://acme.test/sitemap-pages.xml</loc></sitemap><sitemap><loc>https://acme.test/sitemap-more.xml.gz</loc></sitemap></sitemapindex>`,
     headers: { 'content-type': 'application/xml' }
   })
-  site.set('/sitemap-pages.xml', { body: sitemap(['https://acme.test/', 'https://acme.test/about', 'https://acme.test/private/roadmap', 'https://acme.test/pricing?utm_source=sitemap']), headers: { 'content-type': 'application/xml' } })
-  site.set('/sitemap-more.xml.gz', { body: gzipSync(sitemap(['https://acme.test/changelog', ...(opts.extraSitemapUrls ?? [])])), headers: { 'content-type': 'application/gzip' } })
+  site.set('/sitemap-pages.xml', {
+    body: sitemap([
+      'https://acme.test/',
+      'https://acme.test/about',
+      'https://acme.test/private/roadmap',
+      'https://acme.test/pricing?utm_source=sitemap'
+    ]),
+    headers: { 'content-type': 'application/xml' }
+  })
+  site.set('/sitemap-more.xml.gz', {
+    body: gzipSync(sitemap(['https://acme.test/changelog', ...(opts.extraSitemapUrls ?? [])])),
+    headers: { 'content-type': 'application/gzip' }
+  })
   return site
 }
 

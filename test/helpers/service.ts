@@ -11,7 +11,7 @@ import { ApiClient } from './client.js'
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
 export const onRedis = Boolean(process.env.TEST_REDIS_URL)
 
-async function createDatabase (): Promise<{ url: string, drop: () => Promise<void> }> {
+async function createDatabase (): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = process.env.TEST_DATABASE_URL!
   const name = `sw_test_${randomBytes(6).toString('hex')}`
   const client = new pg.Client({ connectionString: admin })
@@ -37,7 +37,7 @@ export interface TestService {
   /** The bootstrap organisation's key. */
   key: string
   api: ApiClient
-  stop (): Promise<void>
+  stop(): Promise<void>
 }
 
 // Tests poll the API, so limits are lifted unless a test sets the contract's own.
@@ -52,7 +52,10 @@ export const FAST_JOBS = {
   CRAWL_TIMEOUT_MS: '2000'
 }
 
-export async function startTestService (env: Record<string, string | undefined> = {}, opts: { databaseUrl?: string } = {}): Promise<TestService> {
+export async function startTestService (
+  env: Record<string, string | undefined> = {},
+  opts: { databaseUrl?: string } = {}
+): Promise<TestService> {
   const db = opts.databaseUrl ? undefined : onPostgres ? await createDatabase() : undefined
   const config = loadConfig({
     DATA_DIR: 'memory://',
@@ -60,12 +63,17 @@ export async function startTestService (env: Record<string, string | undefined> 
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     ...FAST_JOBS,
-    ...(opts.databaseUrl ?? db ? { DATABASE_URL: opts.databaseUrl ?? db!.url } : {}),
+    ...((opts.databaseUrl ?? db) ? { DATABASE_URL: opts.databaseUrl ?? db!.url } : {}),
     ...(onRedis ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     ...env
   })
   let key = ''
-  const service = await startService(config, { logger: false, onBootstrapKey: (k) => { key = k } })
+  const service = await startService(config, {
+    logger: false,
+    onBootstrapKey: k => {
+      key = k
+    }
+  })
   const url = service.url ?? ''
   return {
     service,
@@ -87,24 +95,34 @@ export async function eventually<T> (check: () => Promise<T | undefined>, ms = 2
     try {
       const v = await check()
       if (v !== undefined) return v
-    } catch (err) { last = err }
-    await new Promise(r => setTimeout(r, 150))
+    } catch (err) {
+      last = err
+    }
+    await new Promise(resolve => setTimeout(resolve, 150))
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`)
 }
 
 /** Waits until a job has finished (completed or failed) and returns it. */
 export async function waitForJob (api: ApiClient, id: string, ms = 30_000): Promise<any> {
-  return await eventually(async () => {
-    const job = (await api.get(`/api/jobs/${id}`)).body.data
-    return job.state === 'completed' || job.state === 'failed' ? job : undefined
-  }, ms, `job ${id}`)
+  return await eventually(
+    async () => {
+      const job = (await api.get(`/api/jobs/${id}`)).body.data
+      return job.state === 'completed' || job.state === 'failed' ? job : undefined
+    },
+    ms,
+    `job ${id}`
+  )
 }
 
 /** Waits until none of the caller's jobs is waiting, running or due for a retry. */
 export async function drainJobs (api: ApiClient, ms = 40_000): Promise<void> {
-  await eventually(async () => {
-    const s = (await api.get('/api/jobs/stats')).body.data
-    return s.waiting + s.active + s.delayed === 0 ? true : undefined
-  }, ms, 'the queue to drain')
+  await eventually(
+    async () => {
+      const s = (await api.get('/api/jobs/stats')).body.data
+      return s.waiting + s.active + s.delayed === 0 ? true : undefined
+    },
+    ms,
+    'the queue to drain'
+  )
 }

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type Route = string | { status?: number, headers?: Record<string, string>, body?: string | Buffer } |
-  ((req: IncomingMessage, res: ServerResponse) => void)
+export type Route =
+  | string
+  | { status?: number; headers?: Record<string, string>; body?: string | Buffer }
+  | ((req: IncomingMessage, res: ServerResponse) => void)
 
 /**
  * A real web site on 127.0.0.1 whose pages tests can change between crawls. Pages are
@@ -22,22 +24,41 @@ export class TestSite {
     return this
   }
 
-  set (path: string, route: Route): this { this.routes.set(path, route); return this }
+  set (path: string, route: Route): this {
+    this.routes.set(path, route)
+    return this
+  }
 
-  page (path: string, html: string): this { return this.set(path, { body: html, headers: { 'content-type': 'text/html; charset=utf-8' } }) }
+  page (path: string, html: string): this {
+    return this.set(path, { body: html, headers: { 'content-type': 'text/html; charset=utf-8' } })
+  }
 
-  hitsOf (path: string): number { return this.hits.filter(h => h === path).length }
+  hitsOf (path: string): number {
+    return this.hits.filter(h => h === path).length
+  }
 
   private handle (req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '/').split('?')[0]
     this.hits.push(path)
     const route = this.routes.get(path) ?? this.fallback?.(path)
-    if (route === undefined) { res.writeHead(404, { 'content-type': 'text/html' }); res.end('<h1>Not found</h1>'); return }
-    if (typeof route === 'function') { route(req, res); return }
-    const r = typeof route === 'string' ? { body: route, headers: { 'content-type': 'text/html; charset=utf-8' } } : route
+    if (route === undefined) {
+      res.writeHead(404, { 'content-type': 'text/html' })
+      res.end('<h1>Not found</h1>')
+      return
+    }
+    if (typeof route === 'function') {
+      route(req, res)
+      return
+    }
+    const r =
+      typeof route === 'string' ? { body: route, headers: { 'content-type': 'text/html; charset=utf-8' } } : route
     const body = r.body ?? ''
     const etag = `"${Buffer.from(body).length}-${hash(body)}"`
-    if ((r.status ?? 200) === 200 && req.headers['if-none-match'] === etag) { res.writeHead(304, { etag }); res.end(); return }
+    if ((r.status ?? 200) === 200 && req.headers['if-none-match'] === etag) {
+      res.writeHead(304, { etag })
+      res.end()
+      return
+    }
     res.writeHead(r.status ?? 200, { 'content-type': 'text/html; charset=utf-8', etag, ...r.headers })
     res.end(body)
   }

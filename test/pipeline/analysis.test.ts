@@ -9,7 +9,9 @@ import { layout, pricingMain } from '../helpers/fixtures.js'
 // across the thread boundary must equal what they give on the main thread.
 describe('page analysis on worker threads', () => {
   const analysis = new PageAnalysis(2)
-  after(async () => { await analysis.close() })
+  after(async () => {
+    await analysis.close()
+  })
 
   const html = layout('Pricing — Acme', pricingMain('$49'))
   const raw = Buffer.from(html)
@@ -30,7 +32,10 @@ describe('page analysis on worker threads', () => {
   })
 
   it('decodes the page in its real charset', async () => {
-    const latin1 = Buffer.from(layout('Preise', '<h1>Preise</h1><p>Größe: 49 € pro Monat</p>').replace('utf-8', 'iso-8859-1'), 'latin1')
+    const latin1 = Buffer.from(
+      layout('Preise', '<h1>Preise</h1><p>Größe: 49 € pro Monat</p>').replace('utf-8', 'iso-8859-1'),
+      'latin1'
+    )
     const reading = await analysis.read({ raw: latin1, contentType: 'text/html' })
     assert.match(reading.snapshot!.text, /Größe/)
   })

@@ -1,3 +1,5 @@
+// Longer than 300 lines on purpose: the pipeline end to end against one local site, each stage
+// (discovery, crawls, changes, scheduling, retention, hostile pages, wake-up) building on the last.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { deleteExpired } from '../../src/store/retention.js'
@@ -7,20 +9,26 @@ import { drainJobs, eventually, startTestService, waitForJob as waitFor, type Te
 import type { TestSite } from '../helpers/site.js'
 
 const waitForJob = async (t: TestService, id: string) => await waitFor(t.api, id)
-const drain = async (t: TestService) => { await drainJobs(t.api) }
+const drain = async (t: TestService) => {
+  await drainJobs(t.api)
+}
 
 describe('discovery and crawling against a local site', () => {
   let site: TestSite
   let t: TestService
   let domainId = ''
   let pages: any[] = []
-  const byPath = (path: string) => pages.find(p => new URL(p.url).pathname === path && new URL(p.url).hostname === 'acme.test')
+  const byPath = (path: string) =>
+    pages.find(p => new URL(p.url).pathname === path && new URL(p.url).hostname === 'acme.test')
 
   before(async () => {
     site = await startAcmeSite()
     t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site) })
   })
-  after(async () => { await t.stop(); await site.close() })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
 
   it('discovery finds the pages that matter through robots.txt, sitemaps (index and gzip), links and subdomains, and types them', async () => {
     const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
@@ -39,7 +47,11 @@ describe('discovery and crawling against a local site', () => {
     assert.equal(types['acme.test/about'], 'other', 'found only in the plain sitemap')
     assert.equal(types['acme.test/'], 'other')
     assert.equal(types['acme.test/private/roadmap'], undefined, 'robots.txt disallows it')
-    assert.equal(pages.filter(p => p.url.startsWith('https://acme.test/pricing')).length, 1, 'the utm variant is the same page')
+    assert.equal(
+      pages.filter(p => p.url.startsWith('https://acme.test/pricing')).length,
+      1,
+      'the utm variant is the same page'
+    )
     assert.ok(site.hitsOf('/private/roadmap') === 0, 'a disallowed page is never fetched')
     assert.ok(Number(byPath('/pricing').pageTypeConfidence) >= 0.7)
     assert.equal(job.returnValue.pagesAdded, pages.length)
@@ -55,22 +67,46 @@ describe('discovery and crawling against a local site', () => {
     const domain = (await t.api.get(`/api/domains/${domainId}`)).body.data
     assert.deepEqual(domain.recentChanges, [])
     assert.ok(domain.pages.every((p: any) => p.lastCheckAt !== null && p.lastChangeAt === null))
-    const raw = await t.service.store.db.selectFrom('snapshots').select(['raw_html_gzip', 'content']).where('page_id', '=', byPath('/pricing').id).executeTakeFirstOrThrow()
+    const raw = await t.service.store.db
+      .selectFrom('snapshots')
+      .select(['raw_html_gzip', 'content'])
+      .where('page_id', '=', byPath('/pricing').id)
+      .executeTakeFirstOrThrow()
     assert.ok(raw.raw_html_gzip && raw.raw_html_gzip.length > 0, 'the raw HTML is kept, compressed')
     assert.match(raw.content, /^# Plans and pricing/m)
   })
 
   it('a price rise is reported with type, severity, summary and diff; noise in the same crawl is not', async () => {
     site.page('/pricing', layout('Pricing — Acme', pricingMain('$59'), { nonce: 'rotated-2', footerYear: 2026 }))
-    site.page('/features', layout('Features — Acme', (await import('../helpers/fixtures.js')).featuresMain, { nonce: 'rotated-2', footerYear: 2026 }))
+    site.page(
+      '/features',
+      layout('Features — Acme', (await import('../helpers/fixtures.js')).featuresMain, {
+        nonce: 'rotated-2',
+        footerYear: 2026
+      })
+    )
     const crawl = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
     assert.equal(crawl.queued, pages.length)
     for (const id of crawl.jobIds) await waitForJob(t, id)
     const domain = (await t.api.get(`/api/domains/${domainId}`)).body.data
     assert.equal(domain.recentChanges.length, 1, JSON.stringify(domain.recentChanges.map((c: any) => c.summary)))
     const c = domain.recentChanges[0]
-    assert.deepEqual(Object.keys(c).sort(), ['acknowledgedAt', 'acknowledgedBy', 'changeType', 'confidence', 'createdAt', 'diffData', 'domainId', 'id',
-      'orgId', 'pageId', 'severity', 'snapshotAfterId', 'snapshotBeforeId', 'summary'])
+    assert.deepEqual(Object.keys(c).sort(), [
+      'acknowledgedAt',
+      'acknowledgedBy',
+      'changeType',
+      'confidence',
+      'createdAt',
+      'diffData',
+      'domainId',
+      'id',
+      'orgId',
+      'pageId',
+      'severity',
+      'snapshotAfterId',
+      'snapshotBeforeId',
+      'summary'
+    ])
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')
     assert.equal(c.summary, 'Pro: $49/month → $59/month')
@@ -95,7 +131,10 @@ describe('discovery and crawling against a local site', () => {
     const before = await t.service.store.db.selectFrom('snapshots').select('id').execute()
     const crawl = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
     const results = await Promise.all(crawl.jobIds.map((id: string) => waitForJob(t, id)))
-    assert.ok(results.some(j => j.returnValue.notModified === true), 'the ETag gave a 304')
+    assert.ok(
+      results.some(j => j.returnValue.notModified === true),
+      'the ETag gave a 304'
+    )
     const afterCount = await t.service.store.db.selectFrom('snapshots').select('id').execute()
     assert.equal(afterCount.length, before.length)
   })
@@ -104,9 +143,19 @@ describe('discovery and crawling against a local site', () => {
     let calls = 0
     site.set('/features', (_req, res) => {
       calls++
-      if (calls === 1) { res.writeHead(500); res.end('oops'); return }
+      if (calls === 1) {
+        res.writeHead(500)
+        res.end('oops')
+        return
+      }
       res.writeHead(200, { 'content-type': 'text/html' })
-      res.end(layout('Features', '<h1>Features</h1><h2>Automation</h2><ul><li>Workflow builder</li><li>Scheduled jobs</li><li>Webhooks</li></ul>'))
+      res.end(
+        layout(
+          'Features',
+          '<h1>Features</h1><h2>Automation</h2><ul><li>Workflow builder</li><li>Scheduled ' +
+          'jobs</li><li>Webhooks</li></ul>'
+        )
+      )
     })
     const page = byPath('/features')
     const crawl = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
@@ -129,11 +178,15 @@ describe('discovery and crawling against a local site', () => {
     const jobs = await Promise.all(crawl.jobIds.map((id: string) => t.api.get(`/api/jobs/${id}`)))
     const jobId = jobs.find(j => j.body.data.pageId === page.id)!.body.data.id
     const seen = new Set<string>()
-    const job = await eventually(async () => {
-      const j = (await t.api.get(`/api/jobs/${jobId}`)).body.data
-      seen.add(j.state)
-      return j.state === 'failed' ? j : undefined
-    }, 40_000, 'the job to fail')
+    const job = await eventually(
+      async () => {
+        const j = (await t.api.get(`/api/jobs/${jobId}`)).body.data
+        seen.add(j.state)
+        return j.state === 'failed' ? j : undefined
+      },
+      40_000,
+      'the job to fail'
+    )
     assert.equal(job.attemptsMade, 3)
     assert.equal(job.maxAttempts, 3)
     assert.match(job.failedReason, /HTTP 500/)
@@ -152,13 +205,17 @@ describe('discovery and crawling against a local site', () => {
     assert.equal(first.queued, pages.length)
     const second = await runSchedulerTick(t.service.store.db, t.service.queue, later)
     assert.equal(second.queued, 0, 'nothing is queued twice')
-    const next = await t.service.store.db.selectFrom('pages').select('next_crawl_at').where('domain_id', '=', domainId).execute()
+    const next = await t.service.store.db
+      .selectFrom('pages')
+      .select('next_crawl_at')
+      .where('domain_id', '=', domainId)
+      .execute()
     for (const p of next) assert.ok(p.next_crawl_at.getTime() > later.getTime() + 12 * 3_600_000)
     const domain = (await t.api.get(`/api/domains/${domainId}`)).body.data
     assert.ok(new Date(domain.nextCrawlAt).getTime() > Date.now())
   })
 
-  it('retention deletes changes and snapshots past the plan\'s history, keeping each page\'s latest snapshot', async () => {
+  it("retention deletes changes and snapshots past the plan's history, keeping each page's latest snapshot", async () => {
     await drain(t)
     const db = t.service.store.db
     const changesBefore = await db.selectFrom('changes').select('id').execute()
@@ -179,9 +236,12 @@ describe('jobs start once they are committed, not at the next poll', () => {
     // Idle workers would look for jobs only every two minutes: longer than any wait below.
     t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), JOB_POLLING_SECONDS: '120' })
   })
-  after(async () => { await t.stop(); await site.close() })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
 
-  it('a new domain\'s discovery, the crawls it queues and a crawl asked for run at once', async () => {
+  it("a new domain's discovery, the crawls it queues and a crawl asked for run at once", async () => {
     const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
     assert.equal((await waitForJob(t, created.discoveryJobId)).state, 'completed')
     await drain(t)
@@ -201,10 +261,14 @@ describe('discovery at scale and within the plan cap', () => {
   before(async () => {
     const extra = Array.from({ length: 600 }, (_, i) => `https://acme.test/blog/post-${i}`)
     site = await startAcmeSite({ extraSitemapUrls: extra })
-    site.fallback = (path) => path.startsWith('/blog/post-') ? `<html><body><h1>${path}</h1><p>A post.</p></body></html>` : undefined
+    site.fallback = path =>
+      path.startsWith('/blog/post-') ? `<html><body><h1>${path}</h1><p>A post.</p></body></html>` : undefined
     t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), WORKER_CONCURRENCY: '32' })
   })
-  after(async () => { await t.stop(); await site.close() })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
 
   it('adds the most valuable pages first and never more than the cap (trial: 500 per domain)', async () => {
     const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
@@ -213,10 +277,15 @@ describe('discovery at scale and within the plan cap', () => {
     assert.equal(job.returnValue.pagesAdded, 500)
     assert.ok(job.returnValue.pagesDiscovered > 600)
     const all = []
-    for (let page = 1; page <= 2; page++) all.push(...(await t.api.get(`/api/domains/${created.id}/pages?pageSize=500&page=${page}`)).body.data)
+    for (let page = 1; page <= 2; page++) {
+      all.push(...(await t.api.get(`/api/domains/${created.id}/pages?pageSize=500&page=${page}`)).body.data)
+    }
     assert.equal(all.length, 500)
     for (const type of ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog']) {
-      assert.ok(all.some(p => p.pageType === type), `a ${type} page made the cut`)
+      assert.ok(
+        all.some(p => p.pageType === type),
+        `a ${type} page made the cut`
+      )
     }
     const manual = await t.api.post(`/api/domains/${created.id}/pages`, { url: 'https://acme.test/one-more' })
     assert.equal(manual.status, 402)
@@ -230,15 +299,36 @@ describe('discovery of a site with 100,000 URLs in its sitemaps', () => {
   let t: TestService
   before(async () => {
     site = await startAcmeSite()
-    const urls = (from: number, kind: string) => Array.from({ length: 50_000 }, (_, i) => `<url><loc>https://acme.test/${kind}/${from + i}</loc></url>`).join('')
-    site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\nSitemap: https://acme.test/big-index.xml\n', headers: { 'content-type': 'text/plain' } })
-    site.set('/big-index.xml', { body: '<?xml version="1.0"?><sitemapindex><sitemap><loc>https://acme.test/big-1.xml</loc></sitemap><sitemap><loc>https://acme.test/big-2.xml</loc></sitemap></sitemapindex>', headers: { 'content-type': 'application/xml' } })
-    site.set('/big-1.xml', { body: `<?xml version="1.0"?><urlset>${urls(0, 'blog')}</urlset>`, headers: { 'content-type': 'application/xml' } })
-    site.set('/big-2.xml', { body: `<?xml version="1.0"?><urlset>${urls(0, 'docs')}</urlset>`, headers: { 'content-type': 'application/xml' } })
-    site.fallback = (path) => /^\/(blog|docs)\/\d+$/.test(path) ? `<html><body><h1>${path}</h1><p>Text.</p></body></html>` : undefined
-    t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), WORKER_CONCURRENCY: '32', DISCOVERY_MAX_FETCHES: '30' })
+    const urls = (from: number, kind: string) =>
+      Array.from({ length: 50_000 }, (_, i) => `<url><loc>https://acme.test/${kind}/${from + i}</loc></url>`).join('')
+    site.set('/robots.txt', {
+      body: 'User-agent: *\nAllow: /\nSitemap: https://acme.test/big-index.xml\n',
+      headers: { 'content-type': 'text/plain' }
+    })
+    site.set('/big-index.xml', {
+      body: '<?xml version="1.0"?><sitemapindex><sitemap><loc>https://acme.test/big-1.xml</loc></sitemap><sitemap><loc>https://acme.test/big-2.xml</loc></sitemap></sitemapindex>',
+      headers: { 'content-type': 'application/xml' }
+    })
+    site.set('/big-1.xml', {
+      body: `<?xml version="1.0"?><urlset>${urls(0, 'blog')}</urlset>`,
+      headers: { 'content-type': 'application/xml' }
+    })
+    site.set('/big-2.xml', {
+      body: `<?xml version="1.0"?><urlset>${urls(0, 'docs')}</urlset>`,
+      headers: { 'content-type': 'application/xml' }
+    })
+    site.fallback = path =>
+      /^\/(blog|docs)\/\d+$/.test(path) ? `<html><body><h1>${path}</h1><p>Text.</p></body></html>` : undefined
+    t = await startTestService({
+      CRAWL_HOST_MAP: acmeHostMap(site),
+      WORKER_CONCURRENCY: '32',
+      DISCOVERY_MAX_FETCHES: '30'
+    })
   })
-  after(async () => { await t.stop(); await site.close() })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
 
   it('reads them all, keeps the typed pages, and stays within the cap', async () => {
     const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
@@ -247,8 +337,13 @@ describe('discovery of a site with 100,000 URLs in its sitemaps', () => {
     assert.ok(job.returnValue.pagesDiscovered >= 100_000, `discovered ${job.returnValue.pagesDiscovered}`)
     assert.equal(job.returnValue.pagesAdded, 500)
     const pages = []
-    for (let page = 1; page <= 2; page++) pages.push(...(await t.api.get(`/api/domains/${created.id}/pages?pageSize=500&page=${page}`)).body.data)
-    assert.ok(pages.filter(p => p.pageType === 'other').length <= 1, 'typed pages (docs → api_docs) fill the cap before blog posts')
+    for (let page = 1; page <= 2; page++) {
+      pages.push(...(await t.api.get(`/api/domains/${created.id}/pages?pageSize=500&page=${page}`)).body.data)
+    }
+    assert.ok(
+      pages.filter(p => p.pageType === 'other').length <= 1,
+      'typed pages (docs → api_docs) fill the cap before blog posts'
+    )
     assert.ok(pages.some(p => p.url === 'https://acme.test/pricing'))
   })
 })
@@ -258,39 +353,81 @@ describe('hostile pages end in a recorded error or a correct snapshot, never a h
   let t: TestService
   before(async () => {
     site = await startAcmeSite()
-    site.set('/hang', () => { /* never answers */ })
-    site.set('/huge', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(Buffer.alloc(10 * 1024 * 1024, 'a')) })
+    site.set('/hang', () => {
+      /* never answers */
+    })
+    site.set('/huge', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(Buffer.alloc(10 * 1024 * 1024, 'a'))
+    })
     site.set('/loop', { status: 302, headers: { location: '/loop2' } })
     site.set('/loop2', { status: 302, headers: { location: '/loop' } })
-    site.set('/nul', { body: '<title>Plans\u0000</title><h1>Pri\u0000cing</h1><ul><li>SSO\u0000\u0007 included</li></ul>', headers: { 'content-type': 'text/html' } })
-    site.set('/latin', { body: Buffer.from('<meta charset="windows-1252"><h1>Tarifs</h1><p>Caf\xe9 \x80 5</p>', 'latin1'), headers: { 'content-type': 'text/html; charset=utf-8' } })
+    site.set('/nul', {
+      body: '<title>Plans\u0000</title><h1>Pri\u0000cing</h1><ul><li>SSO\u0000\u0007 included</li></ul>',
+      headers: { 'content-type': 'text/html' }
+    })
+    site.set('/latin', {
+      body: Buffer.from('<meta charset="windows-1252"><h1>Tarifs</h1><p>Caf\xe9 \x80 5</p>', 'latin1'),
+      headers: { 'content-type': 'text/html; charset=utf-8' }
+    })
     t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site), CRAWL_TIMEOUT_MS: '1000' })
   })
-  after(async () => { await t.stop(); await site.close() })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
 
   it('timeouts, 10 MB bodies and redirect loops fail with their reason on the page; a lying charset and NUL bytes are read right', async () => {
     const domain = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
     await drainJobs(t.api)
-    const expected: Record<string, RegExp> = { '/hang': /timed out/, '/huge': /larger than/, '/loop': /more than 5 redirects/ }
+    const expected: Record<string, RegExp> = {
+      '/hang': /timed out/,
+      '/huge': /larger than/,
+      '/loop': /more than 5 redirects/
+    }
     const added: Record<string, string> = {}
     for (const path of [...Object.keys(expected), '/latin', '/nul']) {
-      added[path] = (await t.api.post(`/api/domains/${domain.id}/pages`, { url: `https://acme.test${path}` })).body.data.id
+      added[path] = (
+        await t.api.post(`/api/domains/${domain.id}/pages`, { url: `https://acme.test${path}` })
+      ).body.data.id
     }
     await drainJobs(t.api, 60_000)
     for (const [path, reason] of Object.entries(expected)) {
-      const page = await eventually(async () => {
-        const p = (await t.api.get(`/api/domains/${domain.id}/pages`)).body.data.find((x: any) => x.id === added[path])
-        return p.errorCount === 3 ? p : undefined
-      }, 20_000, `three recorded failures of ${path}`)
+      const page = await eventually(
+        async () => {
+          const p = (await t.api.get(`/api/domains/${domain.id}/pages`)).body.data.find(
+            (x: any) => x.id === added[path]
+          )
+          return p.errorCount === 3 ? p : undefined
+        },
+        20_000,
+        `three recorded failures of ${path}`
+      )
       assert.match(page.lastError, reason, path)
       assert.equal(page.status, 'error', path)
     }
-    await eventually(async () => (await t.api.get('/api/jobs?status=failed&limit=100')).body.data.length === 3 ? true : undefined, 10_000, 'three failed jobs')
-    const latin = await t.service.store.db.selectFrom('snapshots').select('content').where('page_id', '=', added['/latin']).executeTakeFirstOrThrow()
+    await eventually(
+      async () => ((await t.api.get('/api/jobs?status=failed&limit=100')).body.data.length === 3 ? true : undefined),
+      10_000,
+      'three failed jobs'
+    )
+    const latin = await t.service.store.db
+      .selectFrom('snapshots')
+      .select('content')
+      .where('page_id', '=', added['/latin'])
+      .executeTakeFirstOrThrow()
     assert.match(latin.content, /Café € 5/)
     // PostgreSQL's text cannot hold U+0000: a page with NUL bytes is read as a browser shows it.
-    const nul = await t.service.store.db.selectFrom('snapshots').select('content').where('page_id', '=', added['/nul']).executeTakeFirstOrThrow()
+    const nul = await t.service.store.db
+      .selectFrom('snapshots')
+      .select('content')
+      .where('page_id', '=', added['/nul'])
+      .executeTakeFirstOrThrow()
     assert.equal(nul.content, '# Pricing\n- SSO included')
-    assert.equal((await t.api.get(`/api/domains/${domain.id}`)).body.data.status, 'active', 'the domain lives on: other pages are fine')
+    assert.equal(
+      (await t.api.get(`/api/domains/${domain.id}`)).body.data.status,
+      'active',
+      'the domain lives on: other pages are fine'
+    )
   })
 })

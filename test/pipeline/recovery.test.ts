@@ -26,18 +26,31 @@ class ServiceProcess {
   constructor (readonly env: Record<string, string>) {}
 
   async start (): Promise<void> {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    this.child.stdout!.on('data', (d) => { this.output += d })
-    this.child.stderr!.on('data', (d) => { this.output += d })
-    await eventually(async () => {
-      const res = await fetch(`http://127.0.0.1:${this.env.PORT}/readyz`).catch(() => undefined)
-      return res?.ok ? true : undefined
-    }, 30_000, 'the service to start')
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    this.child.stdout!.on('data', d => {
+      this.output += d
+    })
+    this.child.stderr!.on('data', d => {
+      this.output += d
+    })
+    await eventually(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${this.env.PORT}/readyz`).catch(() => undefined)
+        return res?.ok ? true : undefined
+      },
+      30_000,
+      'the service to start'
+    )
   }
 
-  get key (): string { return /sw_live_[A-Za-z0-9_-]+/.exec(this.output)?.[0] ?? '' }
+  get key (): string {
+    return /sw_live_[A-Za-z0-9_-]+/.exec(this.output)?.[0] ?? ''
+  }
 
-  async stop (signal: NodeJS.Signals): Promise<{ code: number | null, ms: number }> {
+  async stop (signal: NodeJS.Signals): Promise<{ code: number | null; ms: number }> {
     const started = Date.now()
     const exited = new Promise<number | null>(resolve => this.child.once('exit', code => resolve(code)))
     this.child.kill(signal)
@@ -55,7 +68,10 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
     site = await new TestSite().start()
     site.page('/', '<html><body><h1>Slowco</h1></body></html>')
     site.set('/slow', (_req, res) => {
-      const answer = () => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<h1>Slow page</h1><p>Finally.</p>') }
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'text/html' })
+        res.end('<h1>Slow page</h1><p>Finally.</p>')
+      }
       if (hang) held.push(answer)
       else answer()
     })
@@ -87,20 +103,28 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
     const api = new ApiClient(`http://127.0.0.1:${env.PORT}`, first.key)
     const domain = (await api.post('/api/domains', { domain: 'slow.test' })).body.data
     const page = (await api.post(`/api/domains/${domain.id}/pages`, { url: 'https://slow.test/slow' })).body.data
-    const jobId = await eventually(async () => {
-      const jobs = (await api.get('/api/jobs?status=active')).body.data
-      return jobs.find((j: any) => j.pageId === page.id)?.id
-    }, 20_000, 'the crawl to be running')
+    const jobId = await eventually(
+      async () => {
+        const jobs = (await api.get('/api/jobs?status=active')).body.data
+        return jobs.find((j: any) => j.pageId === page.id)?.id
+      },
+      20_000,
+      'the crawl to be running'
+    )
 
     const killed = await first.stop('SIGKILL')
     assert.equal(killed.code, null, 'killed, not exited')
 
     const second = new ServiceProcess(env)
     await second.start()
-    const job = await eventually(async () => {
-      const j = (await api.get(`/api/jobs/${jobId}`)).body.data
-      return j.state === 'active' && j.attemptsMade === 2 ? j : undefined
-    }, 30_000, 'the expired job to be retried by the new process')
+    const job = await eventually(
+      async () => {
+        const j = (await api.get(`/api/jobs/${jobId}`)).body.data
+        return j.state === 'active' && j.attemptsMade === 2 ? j : undefined
+      },
+      30_000,
+      'the expired job to be retried by the new process'
+    )
     assert.equal(job.id, jobId)
 
     // SIGTERM while that retry hangs: the process hands the job back and exits cleanly.
@@ -111,10 +135,14 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
     hang = false
     const third = new ServiceProcess(env)
     await third.start()
-    const done = await eventually(async () => {
-      const j = (await api.get(`/api/jobs/${jobId}`)).body.data
-      return j.state === 'completed' ? j : undefined
-    }, 30_000, 'the job to complete after the restart')
+    const done = await eventually(
+      async () => {
+        const j = (await api.get(`/api/jobs/${jobId}`)).body.data
+        return j.state === 'completed' ? j : undefined
+      },
+      30_000,
+      'the job to complete after the restart'
+    )
     assert.equal(done.attemptsMade, 3)
     const pages = (await api.get(`/api/domains/${domain.id}/pages`)).body.data
     assert.ok(pages.find((p: any) => p.id === page.id).lastCheckAt, 'nothing was lost: the page was crawled')

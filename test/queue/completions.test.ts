@@ -8,40 +8,97 @@ import { startTestService, type TestService } from '../helpers/service.js'
 
 describe('crawl results written in batches', () => {
   let t: TestService
-  before(async () => { t = await startTestService({ ROLE: 'api' }) })
-  after(async () => { await t.stop() })
+  before(async () => {
+    t = await startTestService({ ROLE: 'api' })
+  })
+  after(async () => {
+    await t.stop()
+  })
 
   async function activeCrawlJobs (n: number) {
     const { db } = t.service.store
     const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
-    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: `w${Date.now()}.test`, status: 'active' }).returning('id').executeTakeFirstOrThrow()
-    const pages = await db.insertInto('pages').values(Array.from({ length: n }, (_, i) => ({
-      domain_id: domain.id, org_id: org.id, url: `https://w.test/${i}`, url_hash: `h${i}`, consecutive_failures: 2, last_error: 'earlier failure'
-    }))).returning(['id', 'url']).execute()
-    await db.transaction().execute(tx => t.service.queue.enqueueCrawls(tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
-    const jobs = await t.service.queue.boss.fetch<{ pageId: string }>(QUEUE.crawl, { batchSize: n }) ?? []
+    const domain = await db
+      .insertInto('domains')
+      .values({ org_id: org.id, hostname: `w${Date.now()}.test`, status: 'active' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const pages = await db
+      .insertInto('pages')
+      .values(
+        Array.from({ length: n }, (_, i) => ({
+          domain_id: domain.id,
+          org_id: org.id,
+          url: `https://w.test/${i}`,
+          url_hash: `h${i}`,
+          consecutive_failures: 2,
+          last_error: 'earlier failure'
+        }))
+      )
+      .returning(['id', 'url'])
+      .execute()
+    await db.transaction().execute(tx =>
+      t.service.queue.enqueueCrawls(
+        tx,
+        pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))
+      )
+    )
+    const jobs = (await t.service.queue.boss.fetch<{ pageId: string }>(QUEUE.crawl, { batchSize: n })) ?? []
     assert.equal(jobs.length, n)
     return jobs
   }
 
-  it('completes each job with its own output and records each page\'s check', async () => {
+  it("completes each job with its own output and records each page's check", async () => {
     const jobs = await activeCrawlJobs(20)
     const writes = new BatchedCompletions(t.service.store.db, QUEUE.crawl, recordChecksStatement, 8)
     const checkedAt = new Date('2026-03-01T10:00:00Z')
-    await Promise.all(jobs.map((job, i) => writes.complete(job.id, { n: i }, i % 2 === 0
-      ? { pageId: job.data.pageId, checkedAt, nextCrawlAt: new Date('2026-03-02T10:00:00Z'), etag: `"e${i}"`, lastModified: null }
-      : undefined)))
-    const rows = await sql<{ state: string, output: { n: number }, page_id: string }>`
-      SELECT state, output, (data->>'pageId') AS page_id FROM pgboss.job WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(t.service.store.db)
-    assert.deepEqual(rows.rows.map(r => r.state), jobs.map(() => 'completed'))
-    assert.deepEqual(rows.rows.map(r => r.output.n).sort((a, b) => a - b), jobs.map((_, i) => i))
-    const pages = await t.service.store.db.selectFrom('pages').select(['id', 'etag', 'last_check_at', 'consecutive_failures', 'last_error'])
-      .where('id', 'in', jobs.map(j => j.data.pageId)).execute()
+    await Promise.all(
+      jobs.map((job, i) =>
+        writes.complete(
+          job.id,
+          { n: i },
+          i % 2 === 0
+            ? {
+                pageId: job.data.pageId,
+                checkedAt,
+                nextCrawlAt: new Date('2026-03-02T10:00:00Z'),
+                etag: `"e${i}"`,
+                lastModified: null
+              }
+            : undefined
+        )
+      )
+    )
+    const rows = await sql<{ state: string; output: { n: number }; page_id: string }>`
+      SELECT state, output, (data->>'pageId') AS page_id FROM pgboss.job WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(
+      t.service.store.db
+    )
+    assert.deepEqual(
+      rows.rows.map(r => r.state),
+      jobs.map(() => 'completed')
+    )
+    assert.deepEqual(
+      rows.rows.map(r => r.output.n).sort((a, b) => a - b),
+      jobs.map((_, i) => i)
+    )
+    const pages = await t.service.store.db
+      .selectFrom('pages')
+      .select(['id', 'etag', 'last_check_at', 'consecutive_failures', 'last_error'])
+      .where(
+        'id',
+        'in',
+        jobs.map(j => j.data.pageId)
+      )
+      .execute()
     const byId = new Map(pages.map(p => [p.id, p]))
     jobs.forEach((job, i) => {
       const page = byId.get(job.data.pageId)!
-      if (i % 2 === 0) assert.deepEqual([page.etag, page.last_check_at, page.consecutive_failures, page.last_error], [`"e${i}"`, checkedAt, 0, null])
-      else assert.deepEqual([page.etag, page.last_check_at, page.consecutive_failures], [null, null, 2])
+      if (i % 2 === 0) {
+        assert.deepEqual(
+          [page.etag, page.last_check_at, page.consecutive_failures, page.last_error],
+          [`"e${i}"`, checkedAt, 0, null]
+        )
+      } else assert.deepEqual([page.etag, page.last_check_at, page.consecutive_failures], [null, null, 2])
     })
   })
 
@@ -50,12 +107,24 @@ describe('crawl results written in batches', () => {
     const writes = new BatchedCompletions(t.service.store.db, QUEUE.crawl, recordChecksStatement)
     const results = await Promise.allSettled([
       writes.complete(jobs[0].id, { ok: true }),
-      writes.complete(jobs[1].id, { ok: true }, { pageId: 'not-a-uuid', checkedAt: new Date(), nextCrawlAt: new Date(), etag: null, lastModified: null }),
+      writes.complete(
+        jobs[1].id,
+        { ok: true },
+        { pageId: 'not-a-uuid', checkedAt: new Date(), nextCrawlAt: new Date(), etag: null, lastModified: null }
+      ),
       writes.complete(jobs[2].id, { ok: true })
     ])
-    assert.deepEqual(results.map(r => r.status), ['rejected', 'rejected', 'rejected'])
-    const states = await sql<{ state: string }>`SELECT state FROM pgboss.job WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(t.service.store.db)
-    assert.deepEqual(states.rows.map(r => r.state), ['active', 'active', 'active'])
+    assert.deepEqual(
+      results.map(r => r.status),
+      ['rejected', 'rejected', 'rejected']
+    )
+    const states = await sql<{
+      state: string
+    }>`SELECT state FROM pgboss.job WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(t.service.store.db)
+    assert.deepEqual(
+      states.rows.map(r => r.state),
+      ['active', 'active', 'active']
+    )
     // The next batch goes out as usual.
     await writes.complete(jobs[0].id, { ok: true })
   })

@@ -7,16 +7,24 @@ import { ANALYZE_AFTER_JOBS, QUEUE } from '../../src/queue/queue.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
 // pg-boss's own fetch statement, so that the plan checked is the one its fetch() runs.
-const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as { fetchNextJob: (schema: string) => (opts: { includeMetadata: boolean }) => string }
+const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as {
+  fetchNextJob: (schema: string) => (opts: { includeMetadata: boolean }) => string
+}
 
 describe('fetching crawl jobs from a long queue', () => {
   let t: TestService
-  before(async () => { t = await startTestService({ ROLE: 'api' }) })
-  after(async () => { await t.stop() })
+  before(async () => {
+    t = await startTestService({ ROLE: 'api' })
+  })
+  after(async () => {
+    await t.stop()
+  })
 
   const fetchPlan = async () => {
     const text = `EXPLAIN ${plans.fetchNextJob('pgboss')({ includeMetadata: true })}`
-    const r = await t.service.store.db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(text, [QUEUE.crawl, 32]))
+    const r = await t.service.store.db.executeQuery<{ 'QUERY PLAN': string }>(
+      CompiledQuery.raw(text, [QUEUE.crawl, 32])
+    )
     return r.rows.map(row => row['QUERY PLAN']).join('\n')
   }
 
@@ -26,20 +34,40 @@ describe('fetching crawl jobs from a long queue', () => {
   async function queueCrawls (n: number, from: number) {
     const { db } = t.service.store
     const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
-    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: `q${from}.test`, status: 'active' }).returning('id').executeTakeFirstOrThrow()
-    const pages = await db.insertInto('pages').values(Array.from({ length: n }, (_, i) => ({
-      domain_id: domain.id, org_id: org.id, url: `https://q.test/${from + i}`, url_hash: `q${from + i}`
-    }))).returning(['id', 'url']).execute()
-    await t.service.queue.transaction(db, tx => t.service.queue.enqueueCrawls(tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
+    const domain = await db
+      .insertInto('domains')
+      .values({ org_id: org.id, hostname: `q${from}.test`, status: 'active' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const pages = await db
+      .insertInto('pages')
+      .values(
+        Array.from({ length: n }, (_, i) => ({
+          domain_id: domain.id,
+          org_id: org.id,
+          url: `https://q.test/${from + i}`,
+          url_hash: `q${from + i}`
+        }))
+      )
+      .returning(['id', 'url'])
+      .execute()
+    await t.service.queue.transaction(db, tx =>
+      t.service.queue.enqueueCrawls(
+        tx,
+        pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))
+      )
+    )
   }
 
   it('walks the fetch-order index instead of sorting every waiting job, once a crawl of 1,000 pages is queued', async () => {
     const { db } = t.service.store
-    const crawlIndex = (await sql<{ name: string }>`
+    const crawlIndex = (
+      await sql<{ name: string }>`
       SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
       JOIN pg_index x ON x.indexrelid = c.oid JOIN pgboss.queue q ON x.indrelid = ('pgboss.' || q.partition_name)::regclass
-      WHERE i.inhparent = 'pgboss.job_fetch_order'::regclass AND q.name = ${QUEUE.crawl}`.execute(db)).rows[0]?.name
-    assert.ok(crawlIndex, 'the crawl queue\'s partition has the fetch-order index')
+      WHERE i.inhparent = 'pgboss.job_fetch_order'::regclass AND q.name = ${QUEUE.crawl}`.execute(db)
+    ).rows[0]?.name
+    assert.ok(crawlIndex, "the crawl queue's partition has the fetch-order index")
 
     await queueCrawls(ANALYZE_AFTER_JOBS - 1, 0)
     // Without statistics the planner sorts (PostgreSQL's autovacuum could have run in
@@ -56,50 +84,71 @@ describe('fetching crawl jobs from a long queue', () => {
     assert.ok(plan.includes(crawlIndex), plan)
     assert.doesNotMatch(plan, sortsWaitingJobs)
 
-    const jobs = await t.service.queue.boss.fetch(QUEUE.crawl, { batchSize: 32 }) ?? []
+    const jobs = (await t.service.queue.boss.fetch(QUEUE.crawl, { batchSize: 32 })) ?? []
     assert.equal(jobs.length, 32)
   })
 })
 
-describe('jobs queued by one process wake the workers of another', { skip: !onPostgres && 'PGlite serves one process' }, () => {
-  // Both poll once a minute: only the notification can start the job within seconds.
-  const env = { JOB_POLLING_SECONDS: '60', CRAWL_HOST_MAP: 'wake.test=http://127.0.0.1:9,wake2.test=http://127.0.0.1:9' }
-  let api: TestService
-  let worker: TestService
-  before(async () => {
-    api = await startTestService({ ...env, ROLE: 'api' })
-    worker = await startTestService({ ...env, ROLE: 'worker' }, { databaseUrl: api.service.config.databaseUrl })
-    // The workers' first fetch, made as they start, is over: from now on they sleep.
-    await new Promise(resolve => setTimeout(resolve, 1000))
-  })
-  after(async () => {
-    await worker.stop()
-    await api.stop()
-  })
+describe(
+  'jobs queued by one process wake the workers of another',
+  { skip: !onPostgres && 'PGlite serves one process' },
+  () => {
+    // Both poll once a minute: only the notification can start the job within seconds.
+    const env = {
+      JOB_POLLING_SECONDS: '60',
+      CRAWL_HOST_MAP: 'wake.test=http://127.0.0.1:9,wake2.test=http://127.0.0.1:9'
+    }
+    let api: TestService
+    let worker: TestService
+    before(async () => {
+      api = await startTestService({ ...env, ROLE: 'api' })
+      worker = await startTestService({ ...env, ROLE: 'worker' }, { databaseUrl: api.service.config.databaseUrl })
+      // The workers' first fetch, made as they start, is over: from now on they sleep.
+      await new Promise(resolve => setTimeout(resolve, 1000))
+    })
+    after(async () => {
+      await worker.stop()
+      await api.stop()
+    })
 
-  it('a discovery queued through an API process starts at once in a worker process', async () => {
-    const added = await api.api.post('/api/domains', { domain: 'wake.test' })
-    assert.equal(added.status, 201)
-    const job = await eventually(async () => {
-      const j = (await api.api.get(`/api/jobs/${added.body.data.discoveryJobId}`)).body.data
-      return j.state === 'waiting' ? undefined : j
-    }, 10_000, 'the worker to take the discovery job')
-    assert.notEqual(job.state, 'waiting')
-  })
+    it('a discovery queued through an API process starts at once in a worker process', async () => {
+      const added = await api.api.post('/api/domains', { domain: 'wake.test' })
+      assert.equal(added.status, 201)
+      const job = await eventually(
+        async () => {
+          const j = (await api.api.get(`/api/jobs/${added.body.data.discoveryJobId}`)).body.data
+          return j.state === 'waiting' ? undefined : j
+        },
+        10_000,
+        'the worker to take the discovery job'
+      )
+      assert.notEqual(job.state, 'waiting')
+    })
 
-  it('and still do after the listening connection was cut', async () => {
-    const listening = sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`LISTEN ${JOBS_CHANNEL}`}`
-    const [cut] = (await listening.execute(api.service.store.db)).rows
-    await sql`SELECT pg_terminate_backend(${cut.pid})`.execute(api.service.store.db)
-    await eventually(async () => {
-      const rows = (await listening.execute(api.service.store.db)).rows
-      return rows.length === 1 && rows[0].pid !== cut.pid ? true : undefined
-    }, 10_000, 'the listener to connect again')
-    const added = await api.api.post('/api/domains', { domain: 'wake2.test' })
-    assert.equal(added.status, 201)
-    await eventually(async () => {
-      const j = (await api.api.get(`/api/jobs/${added.body.data.discoveryJobId}`)).body.data
-      return j.state === 'waiting' ? undefined : j
-    }, 10_000, 'the worker to take the discovery job')
-  })
-})
+    it('and still do after the listening connection was cut', async () => {
+      const listening = sql<{
+        pid: number
+      }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`LISTEN ${JOBS_CHANNEL}`}`
+      const [cut] = (await listening.execute(api.service.store.db)).rows
+      await sql`SELECT pg_terminate_backend(${cut.pid})`.execute(api.service.store.db)
+      await eventually(
+        async () => {
+          const rows = (await listening.execute(api.service.store.db)).rows
+          return rows.length === 1 && rows[0].pid !== cut.pid ? true : undefined
+        },
+        10_000,
+        'the listener to connect again'
+      )
+      const added = await api.api.post('/api/domains', { domain: 'wake2.test' })
+      assert.equal(added.status, 201)
+      await eventually(
+        async () => {
+          const j = (await api.api.get(`/api/jobs/${added.body.data.discoveryJobId}`)).body.data
+          return j.state === 'waiting' ? undefined : j
+        },
+        10_000,
+        'the worker to take the discovery job'
+      )
+    })
+  }
+)

@@ -10,16 +10,23 @@ describe('PGlite on its own thread', () => {
     db = await PGliteThread.open({ postgresqlconf: ['shared_buffers = 16MB'] })
     await db.exec('CREATE TABLE t (id int PRIMARY KEY, at timestamptz, data jsonb, bin bytea)')
   })
-  after(async () => { await db.close() })
+  after(async () => {
+    await db.close()
+  })
 
   it('returns rows with their types: numbers, dates, JSON, bytes', async () => {
     const at = new Date('2026-01-02T03:04:05.000Z')
-    const r = await db.query('INSERT INTO t VALUES ($1, $2, $3, $4) RETURNING *', [1, at, JSON.stringify({ a: [1] }), Buffer.from([7, 8])])
+    const r = await db.query('INSERT INTO t VALUES ($1, $2, $3, $4) RETURNING *', [
+      1,
+      at,
+      JSON.stringify({ a: [1] }),
+      Buffer.from([7, 8])
+    ])
     assert.equal(r.affectedRows, 1)
     assert.deepEqual(r.rows[0], { id: 1, at, data: { a: [1] }, bin: new Uint8Array([7, 8]) })
   })
 
-  it('fails with PostgreSQL\'s code and fields, and the stack of the caller', async function callerOfTheFailingQuery () {
+  it("fails with PostgreSQL's code and fields, and the stack of the caller", async function callerOfTheFailingQuery () {
     await assert.rejects(db.query('INSERT INTO t (id) VALUES (1)'), (err: Error & Record<string, unknown>) => {
       assert.equal(err.code, '23505')
       assert.equal(err.constraint, 't_pkey')
@@ -32,7 +39,10 @@ describe('PGlite on its own thread', () => {
     const tx = await db.begin()
     await db.query('INSERT INTO t (id) VALUES (2)', [], tx)
     let outsideDone = false
-    const outside = db.query<{ n: number }>('SELECT count(*)::int AS n FROM t').then((r) => { outsideDone = true; return r.rows[0].n })
+    const outside = db.query<{ n: number }>('SELECT count(*)::int AS n FROM t').then(r => {
+      outsideDone = true
+      return r.rows[0].n
+    })
     await new Promise(resolve => setTimeout(resolve, 50))
     assert.equal(outsideDone, false)
     await db.end(tx, false)

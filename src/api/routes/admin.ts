@@ -10,38 +10,60 @@ import type { ApiDeps } from '../deps.js'
 
 const Id = Type.Object({ id: Type.String({ format: 'uuid' }) })
 
-const orgView = (o: Org) => ({ id: o.id, name: o.name, plan: o.plan, trialEndsAt: o.trial_ends_at, createdAt: o.created_at })
+const orgView = (o: Org) => ({
+  id: o.id,
+  name: o.name,
+  plan: o.plan,
+  trialEndsAt: o.trial_ends_at,
+  createdAt: o.created_at
+})
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
 /** Tenant management for operators; only mounted when ADMIN_TOKEN is set, and not in the public description. */
-export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: string }> = async (app, { db, adminToken }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: string }> = async (
+  app,
+  { db, adminToken }
+) => {
   const expected = digest(adminToken)
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async req => {
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')
-    if (!m || !timingSafeEqual(digest(m[1]), expected)) throw new AppError('UNAUTHORIZED', 'Invalid or missing admin token')
-  })
-
-  app.post('/orgs', {
-    schema: { body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), plan: PlanSchema }) }
-  }, async (req, reply) => {
-    const { org, apiKey } = await createOrg(db, req.body.name.trim(), req.body.plan)
-    return await reply.code(201).send({ data: { org: orgView(org), apiKey } })
-  })
-
-  app.patch('/orgs/:id', {
-    schema: {
-      params: Id,
-      body: Type.Object({ plan: Type.Optional(PlanSchema), trialEndsAt: Type.Optional(Type.String({ format: 'date-time' })) })
+    if (!m || !timingSafeEqual(digest(m[1]), expected)) {
+      throw new AppError('UNAUTHORIZED', 'Invalid or missing admin token')
     }
-  }, async (req) => {
-    const org = await updateOrg(db, req.params.id, {
-      plan: req.body.plan,
-      trialEndsAt: req.body.trialEndsAt ? new Date(req.body.trialEndsAt) : undefined
-    })
-    if (!org) throw notFound('Organisation')
-    return { data: orgView(org) }
   })
+
+  app.post(
+    '/orgs',
+    {
+      schema: { body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), plan: PlanSchema }) }
+    },
+    async (req, reply) => {
+      const { org, apiKey } = await createOrg(db, req.body.name.trim(), req.body.plan)
+      return await reply.code(201).send({ data: { org: orgView(org), apiKey } })
+    }
+  )
+
+  app.patch(
+    '/orgs/:id',
+    {
+      schema: {
+        params: Id,
+        body: Type.Object({
+          plan: Type.Optional(PlanSchema),
+          trialEndsAt: Type.Optional(Type.String({ format: 'date-time' }))
+        })
+      }
+    },
+    async req => {
+      const org = await updateOrg(db, req.params.id, {
+        plan: req.body.plan,
+        trialEndsAt: req.body.trialEndsAt ? new Date(req.body.trialEndsAt) : undefined
+      })
+      if (!org) throw notFound('Organisation')
+      return { data: orgView(org) }
+    }
+  )
 
   app.post('/orgs/:id/keys', { schema: { params: Id } }, async (req, reply) => {
     const org = await findOrg(db, req.params.id)
@@ -49,8 +71,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: stri
     return await reply.code(201).send({ data: await issueKey(db, org.id) })
   })
 
-  app.delete('/keys/:id', { schema: { params: Id } }, async (req) => {
-    if (!await revokeKey(db, req.params.id)) throw notFound('API key')
+  app.delete('/keys/:id', { schema: { params: Id } }, async req => {
+    if (!(await revokeKey(db, req.params.id))) throw notFound('API key')
     return { data: { revoked: true, id: req.params.id } }
   })
 }

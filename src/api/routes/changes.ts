@@ -9,88 +9,125 @@ import { Change, DateTime, IdParams, PageTypeSchema, literals, paginationFields,
 const MULTI = ['severity', 'changeType', 'pageType'] as const
 
 export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
-  app.get('/changes', {
-    // `?severity=high,critical` reads as `?severity=high&severity=critical`.
-    preValidation: async (req) => {
-      const q = req.query as Record<string, unknown>
-      for (const key of MULTI) {
-        const v = q[key]
-        if (v !== undefined) q[key] = (Array.isArray(v) ? v : [v]).flatMap(x => String(x).split(',')).map(x => x.trim()).filter(Boolean)
+  app.get(
+    '/changes',
+    {
+      // `?severity=high,critical` reads as `?severity=high&severity=critical`.
+      preValidation: async req => {
+        const q = req.query as Record<string, unknown>
+        for (const key of MULTI) {
+          const v = q[key]
+          if (v !== undefined) {
+            q[key] = (Array.isArray(v) ? v : [v])
+              .flatMap(x => String(x).split(','))
+              .map(x => x.trim())
+              .filter(Boolean)
+          }
+        }
+      },
+      schema: {
+        operationId: 'listChanges',
+        tags: ['changes'],
+        summary: 'List changes across domains',
+        description:
+          'Every change of the organisation, newest first. `severity`, `changeType` and `pageType` take several ' +
+          'values, ' +
+          'repeated or comma-separated. `since` (inclusive) and `until` (exclusive) bound createdAt. `q` is a ' +
+          'full-text search ' +
+          '(PostgreSQL websearch syntax: words, "quoted phrases", -excluded) in summaries and changed text. ' +
+          '`meta.total` counts ' +
+          'up to 1,000, within a small time budget; when `meta.totalCapped` is true, total is a lower bound ("at ' +
+          'least").',
+        querystring: Type.Object(
+          {
+            ...paginationFields(20, 100),
+            severity: Type.Optional(Type.Array(literals(SEVERITIES), { maxItems: 4 })),
+            changeType: Type.Optional(Type.Array(literals(CHANGE_TYPES), { maxItems: 7 })),
+            pageType: Type.Optional(Type.Array(PageTypeSchema, { maxItems: 7 })),
+            domainId: Type.Optional(Uuid),
+            pageId: Type.Optional(Uuid),
+            since: Type.Optional(DateTime),
+            until: Type.Optional(DateTime),
+            acknowledged: Type.Optional(Type.Boolean()),
+            q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
+          },
+          { additionalProperties: false }
+        ),
+        response: responses(200, Type.Array(Type.Ref(Change)), [], { list: true })
       }
     },
-    schema: {
-      operationId: 'listChanges',
-      tags: ['changes'],
-      summary: 'List changes across domains',
-      description: 'Every change of the organisation, newest first. `severity`, `changeType` and `pageType` take several values, ' +
-        'repeated or comma-separated. `since` (inclusive) and `until` (exclusive) bound createdAt. `q` is a full-text search ' +
-        '(PostgreSQL websearch syntax: words, "quoted phrases", -excluded) in summaries and changed text. `meta.total` counts ' +
-        'up to 1,000, within a small time budget; when `meta.totalCapped` is true, total is a lower bound ("at least").',
-      querystring: Type.Object({
-        ...paginationFields(20, 100),
-        severity: Type.Optional(Type.Array(literals(SEVERITIES), { maxItems: 4 })),
-        changeType: Type.Optional(Type.Array(literals(CHANGE_TYPES), { maxItems: 7 })),
-        pageType: Type.Optional(Type.Array(PageTypeSchema, { maxItems: 7 })),
-        domainId: Type.Optional(Uuid),
-        pageId: Type.Optional(Uuid),
-        since: Type.Optional(DateTime),
-        until: Type.Optional(DateTime),
-        acknowledged: Type.Optional(Type.Boolean()),
-        q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
-      }, { additionalProperties: false }),
-      response: responses(200, Type.Array(Type.Ref(Change)), [], { list: true })
+    async req => {
+      const { page, pageSize, since, until, ...filters } = req.query
+      const { items, total, capped } = await listChanges(
+        db,
+        req.principal!.org.id,
+        {
+          ...filters,
+          since: since ? new Date(since) : undefined,
+          until: until ? new Date(until) : undefined
+        },
+        page,
+        pageSize
+      )
+      return { data: items, meta: { total, page, pageSize, ...(capped ? { totalCapped: true } : {}) } }
     }
-  }, async (req) => {
-    const { page, pageSize, since, until, ...filters } = req.query
-    const { items, total, capped } = await listChanges(db, req.principal!.org.id, {
-      ...filters,
-      since: since ? new Date(since) : undefined,
-      until: until ? new Date(until) : undefined
-    }, page, pageSize)
-    return { data: items, meta: { total, page, pageSize, ...(capped ? { totalCapped: true } : {}) } }
-  })
+  )
 
-  app.get('/changes/:id', {
-    schema: {
-      operationId: 'getChange',
-      tags: ['changes'],
-      summary: 'One change',
-      params: IdParams,
-      response: responses(200, Type.Ref(Change), [404])
+  app.get(
+    '/changes/:id',
+    {
+      schema: {
+        operationId: 'getChange',
+        tags: ['changes'],
+        summary: 'One change',
+        params: IdParams,
+        response: responses(200, Type.Ref(Change), [404])
+      }
+    },
+    async req => {
+      const change = await getChange(db, req.principal!.org.id, req.params.id)
+      if (!change) throw notFound('Change')
+      return { data: change }
     }
-  }, async (req) => {
-    const change = await getChange(db, req.principal!.org.id, req.params.id)
-    if (!change) throw notFound('Change')
-    return { data: change }
-  })
+  )
 
-  app.post('/changes/:id/acknowledge', {
-    schema: {
-      operationId: 'acknowledgeChange',
-      tags: ['changes'],
-      summary: 'Acknowledge a change',
-      description: 'Sets acknowledgedAt and acknowledgedBy (the id of the calling API key). Idempotent: acknowledging again keeps the first time and key.',
-      params: IdParams,
-      response: responses(200, Type.Ref(Change), [404])
+  app.post(
+    '/changes/:id/acknowledge',
+    {
+      schema: {
+        operationId: 'acknowledgeChange',
+        tags: ['changes'],
+        summary: 'Acknowledge a change',
+        description:
+          'Sets acknowledgedAt and acknowledgedBy (the id of the calling API key). Idempotent: acknowledging again ' +
+          'keeps the first time and key.',
+        params: IdParams,
+        response: responses(200, Type.Ref(Change), [404])
+      }
+    },
+    async req => {
+      const change = await setAcknowledged(db, req.principal!.org.id, req.params.id, req.principal!.keyId)
+      if (!change) throw notFound('Change')
+      return { data: change }
     }
-  }, async (req) => {
-    const change = await setAcknowledged(db, req.principal!.org.id, req.params.id, req.principal!.keyId)
-    if (!change) throw notFound('Change')
-    return { data: change }
-  })
+  )
 
-  app.delete('/changes/:id/acknowledge', {
-    schema: {
-      operationId: 'unacknowledgeChange',
-      tags: ['changes'],
-      summary: 'Undo an acknowledgement',
-      description: 'Sets acknowledgedAt and acknowledgedBy back to null. Idempotent.',
-      params: IdParams,
-      response: responses(200, Type.Ref(Change), [404])
+  app.delete(
+    '/changes/:id/acknowledge',
+    {
+      schema: {
+        operationId: 'unacknowledgeChange',
+        tags: ['changes'],
+        summary: 'Undo an acknowledgement',
+        description: 'Sets acknowledgedAt and acknowledgedBy back to null. Idempotent.',
+        params: IdParams,
+        response: responses(200, Type.Ref(Change), [404])
+      }
+    },
+    async req => {
+      const change = await setAcknowledged(db, req.principal!.org.id, req.params.id, null)
+      if (!change) throw notFound('Change')
+      return { data: change }
     }
-  }, async (req) => {
-    const change = await setAcknowledged(db, req.principal!.org.id, req.params.id, null)
-    if (!change) throw notFound('Change')
-    return { data: change }
-  })
+  )
 }

@@ -2,7 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { parseDomainInput } from '../../crawl/url.js'
 import { AppError } from '../../domain/errors.js'
-import { changeDomain, crawlNow, createDomain, rediscover, removeDomain, requireDomain } from '../../services/domains.js'
+import {
+  changeDomain,
+  crawlNow,
+  createDomain,
+  rediscover,
+  removeDomain,
+  requireDomain
+} from '../../services/domains.js'
 import { getDomainDetails, getDomainListItem, listDomains } from '../../store/domains.js'
 import type { ApiDeps } from '../deps.js'
 import { CreatedDomain, DomainDetails, DomainListItem, IdParams, Pagination, responses } from '../schemas.js'
@@ -11,124 +18,175 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
   const ctx = { db, queue }
   const mappedHosts = new Set(config.crawlHostMap.keys())
 
-  app.get('/domains', {
-    schema: {
-      operationId: 'listDomains',
-      tags: ['domains'],
-      summary: 'List domains',
-      description: 'Newest first. Pages with `page` (1-based) and `pageSize` (default 20, at most 100).',
-      querystring: Pagination(20, 100),
-      response: responses(200, Type.Array(Type.Ref(DomainListItem)), [], { list: true })
+  app.get(
+    '/domains',
+    {
+      schema: {
+        operationId: 'listDomains',
+        tags: ['domains'],
+        summary: 'List domains',
+        description: 'Newest first. Pages with `page` (1-based) and `pageSize` (default 20, at most 100).',
+        querystring: Pagination(20, 100),
+        response: responses(200, Type.Array(Type.Ref(DomainListItem)), [], { list: true })
+      }
+    },
+    async req => {
+      const { page, pageSize } = req.query
+      const { items, total } = await listDomains(db, req.principal!.org.id, page, pageSize)
+      return { data: items, meta: { total, page, pageSize } }
     }
-  }, async (req) => {
-    const { page, pageSize } = req.query
-    const { items, total } = await listDomains(db, req.principal!.org.id, page, pageSize)
-    return { data: items, meta: { total, page, pageSize } }
-  })
+  )
 
-  app.post('/domains', {
-    schema: {
-      operationId: 'createDomain',
-      tags: ['domains'],
-      summary: 'Add a domain',
-      description: 'Queues a page discovery job and takes one unit of the domains quota. `domain` is a bare hostname: it is ' +
-        'trimmed and lower-cased, and an internationalised name is stored in its ASCII form (bücher.de → xn--bcher-kva.de); ' +
-        'a scheme, path, port or trailing dot is rejected (400), as are IP addresses, localhost and hosts without a public suffix.',
-      body: Type.Object({
-        domain: Type.String({ minLength: 1, maxLength: 253, description: 'hostname, e.g. example.com' }),
-        displayName: Type.Optional(Type.String({ maxLength: 200 }))
-      }),
-      response: responses(201, Type.Ref(CreatedDomain), [402, 409], { description: 'created; discovery queued' })
+  app.post(
+    '/domains',
+    {
+      schema: {
+        operationId: 'createDomain',
+        tags: ['domains'],
+        summary: 'Add a domain',
+        description:
+          'Queues a page discovery job and takes one unit of the domains quota. `domain` is a bare hostname: it is ' +
+          'trimmed and lower-cased, and an internationalised name is stored in its ASCII form (bücher.de → ' +
+          'xn--bcher-kva.de); ' +
+          'a scheme, path, port or trailing dot is rejected (400), as are IP addresses, localhost and hosts ' +
+          'without a public suffix.',
+        body: Type.Object({
+          domain: Type.String({ minLength: 1, maxLength: 253, description: 'hostname, e.g. example.com' }),
+          displayName: Type.Optional(Type.String({ maxLength: 200 }))
+        }),
+        response: responses(201, Type.Ref(CreatedDomain), [402, 409], { description: 'created; discovery queued' })
+      }
+    },
+    async (req, reply) => {
+      const parsed = parseDomainInput(req.body.domain, mappedHosts)
+      if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error, { field: 'domain' })
+      const created = await createDomain(ctx, req.principal!.org, parsed.hostname, req.body.displayName?.trim() || null)
+      return await reply.code(201).send({ data: created })
     }
-  }, async (req, reply) => {
-    const parsed = parseDomainInput(req.body.domain, mappedHosts)
-    if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error, { field: 'domain' })
-    const created = await createDomain(ctx, req.principal!.org, parsed.hostname, req.body.displayName?.trim() || null)
-    return await reply.code(201).send({ data: created })
-  })
+  )
 
-  app.get('/domains/:id', {
-    schema: {
-      operationId: 'getDomain',
-      tags: ['domains'],
-      summary: 'Domain details with its pages and recent changes',
-      params: IdParams,
-      response: responses(200, Type.Ref(DomainDetails), [404])
+  app.get(
+    '/domains/:id',
+    {
+      schema: {
+        operationId: 'getDomain',
+        tags: ['domains'],
+        summary: 'Domain details with its pages and recent changes',
+        params: IdParams,
+        response: responses(200, Type.Ref(DomainDetails), [404])
+      }
+    },
+    async req => {
+      const domain = await requireDomain(ctx, req.principal!.org.id, req.params.id)
+      return { data: await getDomainDetails(db, domain) }
     }
-  }, async (req) => {
-    const domain = await requireDomain(ctx, req.principal!.org.id, req.params.id)
-    return { data: await getDomainDetails(db, domain) }
-  })
+  )
 
-  app.patch('/domains/:id', {
-    schema: {
-      operationId: 'updateDomain',
-      tags: ['domains'],
-      summary: 'Rename, pause or resume a domain',
-      description: '`paused: true` stops its scheduled crawls (status paused); `paused: false` resumes them (status active), and ' +
-        'pages that fell due meanwhile are crawled at the next scheduler turn. A domain paused because its trial expired ' +
-        'resumes only with a plan (402 TRIAL_EXPIRED).',
-      params: IdParams,
-      body: Type.Object({
-        displayName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-        paused: Type.Optional(Type.Boolean())
-      }, { additionalProperties: false, minProperties: 1 }),
-      response: responses(200, Type.Ref(DomainListItem), [402, 404])
+  app.patch(
+    '/domains/:id',
+    {
+      schema: {
+        operationId: 'updateDomain',
+        tags: ['domains'],
+        summary: 'Rename, pause or resume a domain',
+        description:
+          '`paused: true` stops its scheduled crawls (status paused); `paused: false` resumes them (status ' +
+          'active), and ' +
+          'pages that fell due meanwhile are crawled at the next scheduler turn. A domain paused because its trial ' +
+          'expired ' +
+          'resumes only with a plan (402 TRIAL_EXPIRED).',
+        params: IdParams,
+        body: Type.Object(
+          {
+            displayName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+            paused: Type.Optional(Type.Boolean())
+          },
+          { additionalProperties: false, minProperties: 1 }
+        ),
+        response: responses(200, Type.Ref(DomainListItem), [402, 404])
+      }
+    },
+    async req => {
+      const org = req.principal!.org
+      await changeDomain(ctx, org, req.params.id, req.body)
+      return { data: await getDomainListItem(db, org.id, req.params.id) }
     }
-  }, async (req) => {
-    const org = req.principal!.org
-    await changeDomain(ctx, org, req.params.id, req.body)
-    return { data: await getDomainListItem(db, org.id, req.params.id) }
-  })
+  )
 
-  app.delete('/domains/:id', {
-    schema: {
-      operationId: 'deleteDomain',
-      tags: ['domains'],
-      summary: 'Delete a domain with its pages, snapshots and changes',
-      description: 'Quota is not restored.',
-      params: IdParams,
-      response: responses(200, Type.Object({ deleted: Type.Boolean(), message: Type.String() }), [404])
+  app.delete(
+    '/domains/:id',
+    {
+      schema: {
+        operationId: 'deleteDomain',
+        tags: ['domains'],
+        summary: 'Delete a domain with its pages, snapshots and changes',
+        description: 'Quota is not restored.',
+        params: IdParams,
+        response: responses(200, Type.Object({ deleted: Type.Boolean(), message: Type.String() }), [404])
+      }
+    },
+    async req => {
+      const hostname = await removeDomain(ctx, req.principal!.org.id, req.params.id)
+      return { data: { deleted: true, message: `Domain ${hostname} deleted with its pages, snapshots and changes` } }
     }
-  }, async (req) => {
-    const hostname = await removeDomain(ctx, req.principal!.org.id, req.params.id)
-    return { data: { deleted: true, message: `Domain ${hostname} deleted with its pages, snapshots and changes` } }
-  })
+  )
 
-  app.post('/domains/:id/discover', {
-    config: { tier: 'heavy' },
-    schema: {
-      operationId: 'discoverDomain',
-      tags: ['domains'],
-      summary: 'Re-run page discovery',
-      description: 'Heavy rate tier (10 per hour).',
-      params: IdParams,
-      response: responses(200, Type.Object({ domain: Type.String(), discoveryJobId: Type.String(), message: Type.String() }), [402, 404])
+  app.post(
+    '/domains/:id/discover',
+    {
+      config: { tier: 'heavy' },
+      schema: {
+        operationId: 'discoverDomain',
+        tags: ['domains'],
+        summary: 'Re-run page discovery',
+        description: 'Heavy rate tier (10 per hour).',
+        params: IdParams,
+        response: responses(
+          200,
+          Type.Object({ domain: Type.String(), discoveryJobId: Type.String(), message: Type.String() }),
+          [402, 404]
+        )
+      }
+    },
+    async req => {
+      const { domain, discoveryJobId } = await rediscover(ctx, req.principal!.org, req.params.id)
+      return { data: { domain: domain.hostname, discoveryJobId, message: `Discovery queued for ${domain.hostname}` } }
     }
-  }, async (req) => {
-    const { domain, discoveryJobId } = await rediscover(ctx, req.principal!.org, req.params.id)
-    return { data: { domain: domain.hostname, discoveryJobId, message: `Discovery queued for ${domain.hostname}` } }
-  })
+  )
 
-  app.post('/domains/:id/crawl', {
-    config: { tier: 'heavy' },
-    schema: {
-      operationId: 'crawlDomain',
-      tags: ['domains'],
-      summary: 'Crawl all monitored pages now',
-      description: 'Heavy rate tier (10 per hour). Takes one manual recheck from the quota. Queues one crawl per page with ' +
-        'monitoring enabled, except pages whose crawl is already waiting or running (`jobIds` lists the new jobs only).',
-      params: IdParams,
-      response: responses(200, Type.Object({
-        domain: Type.String(), queued: Type.Integer(), jobIds: Type.Array(Type.String()), message: Type.String()
-      }), [402, 404])
+  app.post(
+    '/domains/:id/crawl',
+    {
+      config: { tier: 'heavy' },
+      schema: {
+        operationId: 'crawlDomain',
+        tags: ['domains'],
+        summary: 'Crawl all monitored pages now',
+        description:
+          'Heavy rate tier (10 per hour). Takes one manual recheck from the quota. Queues one crawl per page with ' +
+          'monitoring enabled, except pages whose crawl is already waiting or running (`jobIds` lists the new jobs ' +
+          'only).',
+        params: IdParams,
+        response: responses(
+          200,
+          Type.Object({
+            domain: Type.String(),
+            queued: Type.Integer(),
+            jobIds: Type.Array(Type.String()),
+            message: Type.String()
+          }),
+          [402, 404]
+        )
+      }
+    },
+    async req => {
+      const { domain, jobIds, pending } = await crawlNow(ctx, req.principal!.org, req.params.id)
+      const message =
+        jobIds.length === 0 && pending === 0
+          ? `No pages to crawl for ${domain.hostname}: no page has monitoring enabled`
+          : `Queued ${jobIds.length} crawl job${jobIds.length === 1 ? '' : 's'} for ${domain.hostname}` +
+            (pending > 0 ? ` (${pending} page${pending === 1 ? '' : 's'} already had a crawl waiting or running)` : '')
+      return { data: { domain: domain.hostname, queued: jobIds.length, jobIds, message } }
     }
-  }, async (req) => {
-    const { domain, jobIds, pending } = await crawlNow(ctx, req.principal!.org, req.params.id)
-    const message = jobIds.length === 0 && pending === 0
-      ? `No pages to crawl for ${domain.hostname}: no page has monitoring enabled`
-      : `Queued ${jobIds.length} crawl job${jobIds.length === 1 ? '' : 's'} for ${domain.hostname}` +
-        (pending > 0 ? ` (${pending} page${pending === 1 ? '' : 's'} already had a crawl waiting or running)` : '')
-    return { data: { domain: domain.hostname, queued: jobIds.length, jobIds, message } }
-  })
+  )
 }

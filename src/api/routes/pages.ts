@@ -10,75 +10,106 @@ const PageParams = Type.Object({ id: Uuid, pageId: Uuid }, { additionalPropertie
 
 export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue }) => {
   const ctx = { db, queue }
-  app.get('/domains/:id/pages', {
-    schema: {
-      operationId: 'listPages',
-      tags: ['pages'],
-      summary: 'List the pages of a domain',
-      description: 'Oldest first. Pages with `page` (1-based) and `pageSize` (default 100, at most 500).',
-      params: IdParams,
-      querystring: Pagination(100, 500),
-      response: responses(200, Type.Array(Type.Ref(Page)), [404], { list: true })
+  app.get(
+    '/domains/:id/pages',
+    {
+      schema: {
+        operationId: 'listPages',
+        tags: ['pages'],
+        summary: 'List the pages of a domain',
+        description: 'Oldest first. Pages with `page` (1-based) and `pageSize` (default 100, at most 500).',
+        params: IdParams,
+        querystring: Pagination(100, 500),
+        response: responses(200, Type.Array(Type.Ref(Page)), [404], { list: true })
+      }
+    },
+    async req => {
+      const domain = await requireDomain(ctx, req.principal!.org.id, req.params.id)
+      const { page, pageSize } = req.query
+      const { items, total } = await listPages(db, domain.id, page, pageSize)
+      return { data: items, meta: { total, page, pageSize } }
     }
-  }, async (req) => {
-    const domain = await requireDomain(ctx, req.principal!.org.id, req.params.id)
-    const { page, pageSize } = req.query
-    const { items, total } = await listPages(db, domain.id, page, pageSize)
-    return { data: items, meta: { total, page, pageSize } }
-  })
+  )
 
-  app.post('/domains/:id/pages', {
-    schema: {
-      operationId: 'createPage',
-      tags: ['pages'],
-      summary: 'Add a page by hand',
-      description: 'The URL\'s host must be the domain or one of its subdomains. The URL is normalised (fragment and ' +
-        'tracking parameters dropped, host lower-cased) before it is compared and stored. Its first crawl is queued at once. ' +
-        'Takes one page of the plan\'s pages-per-domain allowance.',
-      params: IdParams,
-      body: Type.Object({
-        url: Type.String({ minLength: 1, maxLength: 2048, description: 'full http(s) URL' }),
-        pageType: Type.Optional(PageTypeSchema)
-      }),
-      response: responses(201, Type.Ref(CreatedPage), [402, 404, 409], { description: 'created; first crawl queued' })
+  app.post(
+    '/domains/:id/pages',
+    {
+      schema: {
+        operationId: 'createPage',
+        tags: ['pages'],
+        summary: 'Add a page by hand',
+        description:
+          "The URL's host must be the domain or one of its subdomains. The URL is normalised (fragment and " +
+          'tracking parameters dropped, host lower-cased) before it is compared and stored. Its first crawl is ' +
+          'queued at once. ' +
+          "Takes one page of the plan's pages-per-domain allowance.",
+        params: IdParams,
+        body: Type.Object({
+          url: Type.String({ minLength: 1, maxLength: 2048, description: 'full http(s) URL' }),
+          pageType: Type.Optional(PageTypeSchema)
+        }),
+        response: responses(201, Type.Ref(CreatedPage), [402, 404, 409], { description: 'created; first crawl queued' })
+      }
+    },
+    async (req, reply) => {
+      const page = await addPageByHand(
+        ctx,
+        req.principal!.org,
+        req.params.id,
+        req.body.url,
+        req.body.pageType ?? 'other'
+      )
+      return await reply.code(201).send({ data: pageView(page) })
     }
-  }, async (req, reply) => {
-    const page = await addPageByHand(ctx, req.principal!.org, req.params.id, req.body.url, req.body.pageType ?? 'other')
-    return await reply.code(201).send({ data: pageView(page) })
-  })
+  )
 
-  app.patch('/domains/:id/pages/:pageId', {
-    schema: {
-      operationId: 'updatePage',
-      tags: ['pages'],
-      summary: 'Update a page: monitoring, type, priority and noise rules',
-      description: 'Pages with monitoring disabled are skipped by the scheduler and by the crawl endpoint. New noise rules take ' +
-        'effect on the next crawl, which records a new baseline (no change) read under them.',
-      params: PageParams,
-      body: Type.Object({
-        monitoringEnabled: Type.Optional(Type.Boolean()),
-        pageType: Type.Optional(PageTypeSchema),
-        priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: '1 (lowest) to 10; higher pages are crawled first' })),
-        noiseRules: Type.Optional(Type.Ref(NoiseRules))
-      }, { additionalProperties: false, minProperties: 1 }),
-      response: responses(200, Type.Ref(Page), [404])
+  app.patch(
+    '/domains/:id/pages/:pageId',
+    {
+      schema: {
+        operationId: 'updatePage',
+        tags: ['pages'],
+        summary: 'Update a page: monitoring, type, priority and noise rules',
+        description:
+          'Pages with monitoring disabled are skipped by the scheduler and by the crawl endpoint. New noise rules ' +
+          'take ' +
+          'effect on the next crawl, which records a new baseline (no change) read under them.',
+        params: PageParams,
+        body: Type.Object(
+          {
+            monitoringEnabled: Type.Optional(Type.Boolean()),
+            pageType: Type.Optional(PageTypeSchema),
+            priority: Type.Optional(
+              Type.Integer({ minimum: 1, maximum: 10, description: '1 (lowest) to 10; higher pages are crawled first' })
+            ),
+            noiseRules: Type.Optional(Type.Ref(NoiseRules))
+          },
+          { additionalProperties: false, minProperties: 1 }
+        ),
+        response: responses(200, Type.Ref(Page), [404])
+      }
+    },
+    async req => {
+      const page = await changePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId, req.body)
+      return { data: pageView(page) }
     }
-  }, async (req) => {
-    const page = await changePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId, req.body)
-    return { data: pageView(page) }
-  })
+  )
 
-  app.delete('/domains/:id/pages/:pageId', {
-    schema: {
-      operationId: 'deletePage',
-      tags: ['pages'],
-      summary: 'Delete a page with its snapshots and changes',
-      description: 'The page allowance it took is not given back.',
-      params: PageParams,
-      response: responses(200, Type.Object({ deleted: Type.Boolean(), message: Type.String() }), [404])
+  app.delete(
+    '/domains/:id/pages/:pageId',
+    {
+      schema: {
+        operationId: 'deletePage',
+        tags: ['pages'],
+        summary: 'Delete a page with its snapshots and changes',
+        description: 'The page allowance it took is not given back.',
+        params: PageParams,
+        response: responses(200, Type.Object({ deleted: Type.Boolean(), message: Type.String() }), [404])
+      }
+    },
+    async req => {
+      const page = await removePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
+      return { data: { deleted: true, message: `Page ${page.url} deleted with its snapshots and changes` } }
     }
-  }, async (req) => {
-    const page = await removePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
-    return { data: { deleted: true, message: `Page ${page.url} deleted with its snapshots and changes` } }
-  })
+  )
 }

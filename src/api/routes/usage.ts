@@ -6,17 +6,22 @@ import type { ApiDeps } from '../deps.js'
 import { responses, Usage } from '../schemas.js'
 
 export const usageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
-  app.get('/usage', {
-    schema: {
-      operationId: 'getUsage',
-      tags: ['usage'],
-      summary: 'Plan, usage and remaining quota',
-      description: 'Unlimited values (enterprise) are null. Research credits are reported; no endpoint consumes them yet.',
-      response: responses(200, Type.Ref(Usage), [])
+  app.get(
+    '/usage',
+    {
+      schema: {
+        operationId: 'getUsage',
+        tags: ['usage'],
+        summary: 'Plan, usage and remaining quota',
+        description:
+          'Unlimited values (enterprise) are null. Research credits are reported; no endpoint consumes them yet.',
+        response: responses(200, Type.Ref(Usage), [])
+      }
+    },
+    async req => {
+      const org = req.principal!.org
+      const now = new Date()
+      return { data: describeUsage(org, await currentPeriod(db, org, now), now) }
     }
-  }, async (req) => {
-    const org = req.principal!.org
-    const now = new Date()
-    return { data: describeUsage(org, await currentPeriod(db, org, now), now) }
-  })
+  )
 }
