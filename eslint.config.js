@@ -18,6 +18,10 @@ export default [
   {
     rules: {
       '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }],
+      // Type members as today: commas on one line, nothing at line ends.
+      '@stylistic/member-delimiter-style': ['error', {
+        multiline: { delimiter: 'none' }, singleline: { delimiter: 'comma', requireLast: false }
+      }],
       // `void promise()` as a statement marks a promise deliberately not awaited (it handles its own errors).
       'no-void': ['error', { allowAsStatement: true }]
     }

@@ -254,7 +254,7 @@ async function postgresAnswers (): Promise<boolean> {
   }
 }
 
-async function freshDatabase (): Promise<{ url: string; drop: () => Promise<void> }> {
+async function freshDatabase (): Promise<{ url: string, drop: () => Promise<void> }> {
   const name = `sw_bench_${Date.now()}`
   const admin = new pg.Client({ connectionString: PG_URL })
   await admin.connect()

@@ -4,7 +4,7 @@ import { BenchSite } from './site.js'
 
 const site = await new BenchSite(Number(process.env.BENCH_PAGES ?? 1000)).start()
 process.send!({ origin: site.origin })
-process.on('message', (msg: { noise: number[]; real: number[] }) => {
+process.on('message', (msg: { noise: number[], real: number[] }) => {
   site.mutate(msg.noise, msg.real)
   process.send!({ mutated: true })
 })

@@ -81,7 +81,7 @@ export class BenchSite {
   readonly noise = new Map<number, number>()
   readonly mutated = new Set<number>()
   origin = ''
-  private cache = new Map<number, { body: string; etag: string }>()
+  private cache = new Map<number, { body: string, etag: string }>()
 
   constructor (readonly pages: number) {
     this.server = createServer((req, res) => {
@@ -122,7 +122,7 @@ export class BenchSite {
     return this
   }
 
-  private page (i: number): { body: string; etag: string } {
+  private page (i: number): { body: string, etag: string } {
     let page = this.cache.get(i)
     if (!page) {
       const body = pageHtml(i, this.noise.get(i) ?? 0, this.mutated.has(i))

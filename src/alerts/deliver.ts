@@ -21,7 +21,7 @@ export function slackMessage (
   eventType: string,
   payload: any,
   publicBaseUrl: string | undefined
-): { text: string; blocks: unknown[] } {
+): { text: string, blocks: unknown[] } {
   const base = publicBaseUrl?.replace(/\/$/, '') ?? ''
   if (eventType === 'change.detected') {
     const c = payload.change
@@ -78,7 +78,7 @@ export async function deliver (
   deps: DeliverDeps,
   deliveryId: string,
   lastAttempt: boolean
-): Promise<{ delivered: boolean; status?: number; skipped?: string }> {
+): Promise<{ delivered: boolean, status?: number, skipped?: string }> {
   const row = await findDeliveryToSend(deps.db, deliveryId)
   if (!row) return { delivered: false, skipped: 'endpoint deleted' }
   if (row.status === 'delivered') return { delivered: true, skipped: 'already delivered' }

@@ -13,12 +13,12 @@ export function sendError (reply: FastifyReply, err: AppError): FastifyReply {
 }
 
 /** The offending field, as a client named it: `domain`, `page`, `id`; and where it was. */
-function fieldOf (e: FastifyError): { field: string; location: string } {
+function fieldOf (e: FastifyError): { field: string, location: string } {
   const base = e.validationContext ?? 'body'
   const location = base === 'querystring' ? 'query' : base
   const v = e.validation?.[0]
   if (!v) return { field: location, location }
-  const params = v.params as { missingProperty?: string; additionalProperty?: string }
+  const params = v.params as { missingProperty?: string, additionalProperty?: string }
   const path = v.instancePath.replace(/^\//, '').replace(/\//g, '.')
   const field = [path, params?.missingProperty ?? params?.additionalProperty].filter(Boolean).join('.')
   return { field: field || location, location }

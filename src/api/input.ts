@@ -104,7 +104,7 @@ export function addInputChecks (app: FastifyInstance): void {
   // name, so {"foo": 1} would reach an update with nothing to set.
   app.addHook('preHandler', async req => {
     const schema = req.routeOptions.schema?.body as
-      { minProperties?: number; properties?: Record<string, unknown> } | undefined
+      { minProperties?: number, properties?: Record<string, unknown> } | undefined
     if (!schema?.minProperties || typeof req.body !== 'object' || req.body === null) return
     if (Object.keys(req.body).length >= schema.minProperties) return
     throw new AppError(

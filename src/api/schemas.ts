@@ -321,7 +321,7 @@ export function responses (
   status: 200 | 201,
   data: TSchema,
   errors: number[],
-  opts: { list?: boolean; description?: string } = {}
+  opts: { list?: boolean, description?: string } = {}
 ) {
   const success = Type.Object(opts.list ? { data, meta: Type.Ref(ListMeta) } : { data })
   const map: Record<number, unknown> = { [status]: withHeaders(success, opts.description ?? 'success') }

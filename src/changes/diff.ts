@@ -8,8 +8,8 @@ const MAX_SIDE = 8_000
  * difference), with each line then shown as it really reads on the page.
  */
 export function buildDiff (
-  before: { lines: string[]; comparable: string[] },
-  after: { lines: string[]; comparable: string[] },
+  before: { lines: string[], comparable: string[] },
+  after: { lines: string[], comparable: string[] },
   context = 2
 ): DiffData {
   const patch = structuredPatch(

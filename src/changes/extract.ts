@@ -9,7 +9,7 @@ export interface ExtractedPage {
   /** The page's text, one block per line. */
   lines: string[]
   headings: string[]
-  links: Array<{ url: string; text: string }>
+  links: Array<{ url: string, text: string }>
 }
 
 // What a tag is to extraction, looked up once per tag: tag names come from the parser as
@@ -138,7 +138,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   const kinds: number[] = []
   let row: string[] | null = null
   let cell: string | null = null
-  let link: { href: string; text: string } | null = null
+  let link: { href: string, text: string } | null = null
 
   const flush = () => {
     if (text.length === 0) return

@@ -12,8 +12,8 @@ import type { NoiseRules } from '../domain/vocabulary.js'
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}]\)\s*[+*{]/
 
 /** Problems with a client's rules, by field; empty when they are usable. */
-export function checkNoiseRules (rules: NoiseRules): Array<{ field: string; message: string }> {
-  const problems: Array<{ field: string; message: string }> = []
+export function checkNoiseRules (rules: NoiseRules): Array<{ field: string, message: string }> {
+  const problems: Array<{ field: string, message: string }> = []
   for (const key of ['ignoreSelectors', 'restrictSelectors'] as const) {
     for (const selector of rules[key] ?? []) {
       try {

@@ -41,7 +41,7 @@ export function isPublicAddress (ip: string): boolean {
  */
 export async function pointsToPublicAddress (
   url: URL,
-  opts: { hostMap: ReadonlyMap<string, URL>; allowPrivateNetworks: boolean }
+  opts: { hostMap: ReadonlyMap<string, URL>, allowPrivateNetworks: boolean }
 ): Promise<boolean> {
   if (opts.hostMap.has(url.hostname) || opts.allowPrivateNetworks) return true
   const host = url.hostname.replace(/^\[|\]$/g, '')

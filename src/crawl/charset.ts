@@ -11,7 +11,7 @@ export function decodeHtml (body: Buffer, contentType: string): string {
   const head = body.subarray(0, 4096).toString('latin1')
   const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1]
   const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 'utf-8' : undefined
-  let best: { text: string; bad: number } | undefined
+  let best: { text: string, bad: number } | undefined
   for (const label of [bom, fromHeader, fromMeta, 'utf-8', 'windows-1252']) {
     if (!label) continue
     let text: string

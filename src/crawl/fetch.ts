@@ -46,7 +46,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * DNS resolution that refuses non-public answers. The socket connects to the very
  * address checked here, so a second, different DNS answer cannot slip past.
  */
-function guardedLookup (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
+function guardedLookup (hostname: string, options: { all?: boolean, family?: number }, callback: LookupCallback): void {
   dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
     if (err) {
       callback(err, [])
@@ -88,7 +88,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
 
   async function once (
     target: URL,
-    req: FetchRequest & { method?: 'GET' | 'POST'; body?: string; extraHeaders?: Record<string, string> },
+    req: FetchRequest & { method?: 'GET' | 'POST', body?: string, extraHeaders?: Record<string, string> },
     signal: AbortSignal
   ): Promise<Dispatcher.ResponseData & { realUrl: URL }> {
     const mapped = opts.hostMap.get(target.hostname)

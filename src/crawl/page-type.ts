@@ -43,7 +43,7 @@ const words = (s: string) => s.replace(/[-_/.]+/g, ' ')
  * when it names a kind: the URL path and host most, then title and headings, link text,
  * and what the text talks about. No evidence at all is `other`.
  */
-export function classifyPageType (signals: PageSignals): { pageType: PageType; confidence: number } {
+export function classifyPageType (signals: PageSignals): { pageType: PageType, confidence: number } {
   let url: URL | undefined
   try {
     url = new URL(signals.url)

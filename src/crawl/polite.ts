@@ -11,7 +11,7 @@ const MAX_WAIT_MS = 60_000
 export class HostLimiter {
   private readonly hosts = new Map<
     string,
-    { active: number; waiting: Array<() => void>; nextStart: number; backoffUntil: number }
+    { active: number, waiting: Array<() => void>, nextStart: number, backoffUntil: number }
   >()
 
   constructor (

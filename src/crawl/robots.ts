@@ -17,7 +17,7 @@ const MAX_ENTRIES = 5_000
 
 /** robots.txt per origin, cached an hour. A missing or unreadable file allows everything. */
 export class RobotsCache {
-  private readonly cache = new Map<string, { robots: Robots; expires: number }>()
+  private readonly cache = new Map<string, { robots: Robots, expires: number }>()
   private readonly inflight = new Map<string, Promise<Robots>>()
 
   constructor (private readonly fetcher: Fetcher) {}

@@ -12,21 +12,23 @@ export interface Plan {
   intelligencePages: number | null
   manualRechecksPerPeriod: number | null
   alerts: 'realtime' | 'digest' | 'custom'
-  features: { slackIntegration: boolean; apiAccess: boolean; customAlertRules: boolean }
+  features: { slackIntegration: boolean, apiAccess: boolean, customAlertRules: boolean }
+}
+
+/** The trial gives what pro gives, for TRIAL_DAYS. */
+const PRO: Omit<Plan, 'name'> = {
+  domains: 25,
+  pagesPerDomain: 500,
+  researchCreditsPerPeriod: 50,
+  retentionDays: 180,
+  intelligencePages: 25,
+  manualRechecksPerPeriod: 10,
+  alerts: 'realtime',
+  features: { slackIntegration: true, apiAccess: true, customAlertRules: false }
 }
 
 export const PLANS: Record<PlanName, Plan> = {
-  trial: {
-    name: 'trial',
-    domains: 25,
-    pagesPerDomain: 500,
-    researchCreditsPerPeriod: 50,
-    retentionDays: 180,
-    intelligencePages: 25,
-    manualRechecksPerPeriod: 10,
-    alerts: 'realtime',
-    features: { slackIntegration: true, apiAccess: true, customAlertRules: false }
-  },
+  trial: { name: 'trial', ...PRO },
   starter: {
     name: 'starter',
     domains: 5,
@@ -38,17 +40,7 @@ export const PLANS: Record<PlanName, Plan> = {
     alerts: 'digest',
     features: { slackIntegration: false, apiAccess: false, customAlertRules: false }
   },
-  pro: {
-    name: 'pro',
-    domains: 25,
-    pagesPerDomain: 500,
-    researchCreditsPerPeriod: 50,
-    retentionDays: 180,
-    intelligencePages: 25,
-    manualRechecksPerPeriod: 10,
-    alerts: 'realtime',
-    features: { slackIntegration: true, apiAccess: true, customAlertRules: false }
-  },
+  pro: { name: 'pro', ...PRO },
   enterprise: {
     name: 'enterprise',
     domains: null,
@@ -76,7 +68,7 @@ export function addMonths (start: Date, months: number): Date {
 }
 
 /** The period that contains `now`, counting whole months on from `anchor`. */
-export function periodContaining (anchor: Date, now: Date): { start: Date; end: Date } {
+export function periodContaining (anchor: Date, now: Date): { start: Date, end: Date } {
   let months = Math.max(
     0,
     (now.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + now.getUTCMonth() - anchor.getUTCMonth() - 1

@@ -17,7 +17,7 @@ export interface PageReading {
   /** Hash of the noise-masked text. */
   hash: string
   /** The extracted text and the gzipped raw page, for a new snapshot: only when the hash moved. */
-  snapshot?: { text: string; rawGzip: Uint8Array }
+  snapshot?: { text: string, rawGzip: Uint8Array }
 }
 
 export function read ({ raw, contentType, rules, previousHash }: ReadTask): PageReading {

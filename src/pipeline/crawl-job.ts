@@ -5,7 +5,7 @@ import { FetchError } from '../crawl/errors.js'
 import type { CrawlJobData } from '../queue/queue.js'
 import { recordSnapshot, snapshotText } from '../store/changes.js'
 import type { Db } from '../store/db.js'
-import { markFailedIfNoPageWorks, markRecovered } from '../store/domains.js'
+import { markActive, markFailedIfNoPageWorks } from '../store/domains.js'
 import {
   loadCrawlTargets,
   recordCheck,
@@ -97,7 +97,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     if (!domainWasInError) return { pageCheck: check }
     await db.transaction().execute(async tx => {
       await recordCheck(tx, check)
-      await markRecovered(tx, page.domain_id)
+      await markActive(tx, page.domain_id, 'error')
     })
     return {}
   }
@@ -136,7 +136,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
       previous && { snapshotId: previous.id, domainId: page.domain_id, changes: detected }
     )
     await recordCheck(tx, check, r.changes.length > 0 ? checkedAt : undefined)
-    if (domainWasInError) await markRecovered(tx, page.domain_id)
+    if (domainWasInError) await markActive(tx, page.domain_id, 'error')
     return r
   })
   for (const c of recorded.changes) {

@@ -16,7 +16,7 @@ export async function runSchedulerTick (
   db: Db,
   queue: JobQueue,
   now = new Date()
-): Promise<{ queued: number; paused: number }> {
+): Promise<{ queued: number, paused: number }> {
   const paused = await pauseExpiredTrials(db, now)
   let queued = 0
   for (;;) {

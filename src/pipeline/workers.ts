@@ -35,7 +35,7 @@ const JOB_RECORD_DAYS = 8
  */
 export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Promise<void> }> {
   const { queue, config } = deps
-  const gaveUp = (job: Job<{ orgId: string; domainId: string; pageId?: string }>, reason: string) => {
+  const gaveUp = (job: Job<{ orgId: string, domainId: string, pageId?: string }>, reason: string) => {
     const { orgId, domainId, pageId } = job.data
     deps.events.emit('job.failed', { jobId: job.id, name: job.name, orgId, domainId, pageId: pageId ?? null, reason })
   }

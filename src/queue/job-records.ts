@@ -91,8 +91,8 @@ function toView (r: JobRow): JobView {
 export async function listJobs (
   db: Db,
   orgId: string,
-  opts: { limit: number; offset: number; state?: JobState }
-): Promise<{ jobs: JobView[]; total: number }> {
+  opts: { limit: number, offset: number, state?: JobState }
+): Promise<{ jobs: JobView[], total: number }> {
   const stateFilter = opts.state ? sql`AND state = ${opts.state}` : sql``
   const rows = await sql<JobRow & { total: number }>`
     SELECT v.*, count(*) OVER ()::int AS total FROM (${jobsView} WHERE j.org_id = ${orgId}) v
@@ -107,7 +107,7 @@ export async function getJob (db: Db, orgId: string, id: string): Promise<JobVie
 }
 
 export async function jobStats (db: Db, orgId: string): Promise<Record<JobState | 'total', number>> {
-  const rows = await sql<{ state: JobState; n: number }>`
+  const rows = await sql<{ state: JobState, n: number }>`
     SELECT state, count(*)::int AS n FROM (${jobsView} WHERE j.org_id = ${orgId}) v GROUP BY state`.execute(db)
   const stats = { waiting: 0, active: 0, completed: 0, failed: 0, delayed: 0, total: 0 }
   for (const r of rows.rows) {

@@ -44,7 +44,7 @@ export interface CrawlJobData {
 }
 
 /** A page row's crawl job. */
-export const crawlJobOf = (page: { id: string; org_id: string; domain_id: string; url: string }): CrawlJobData => ({
+export const crawlJobOf = (page: { id: string, org_id: string, domain_id: string, url: string }): CrawlJobData => ({
   orgId: page.org_id,
   domainId: page.domain_id,
   pageId: page.id,
@@ -134,22 +134,14 @@ export class JobQueue {
     })
   }
 
-  /** Calls `listener` whenever a transaction that sent jobs to queue `name` has committed; returns the unsubscribe. */
-  onCommitted (name: string, listener: () => void): () => void {
-    this.committed.on(name, listener)
-    return () => {
-      this.committed.off(name, listener)
-    }
-  }
-
   /** Notes that `tx` sent `jobs` jobs to queue `name`: its workers are woken when it commits (see transaction()). */
-  sentWithin (tx: Tx, name: string, jobs: number): void {
+  private sentWithin (tx: Tx, name: string, jobs: number): void {
     const sent = this.sentIn.get(tx) ?? new Map<string, number>()
     sent.set(name, (sent.get(name) ?? 0) + jobs)
     this.sentIn.set(tx, sent)
   }
 
-  static async start (store: Store, config: Config, opts: { runsWorkers: boolean; log: Logger }): Promise<JobQueue> {
+  static async start (store: Store, config: Config, opts: { runsWorkers: boolean, log: Logger }): Promise<JobQueue> {
     const { log } = opts
     const boss = new PgBoss({
       ...store.queueConnection,

@@ -42,7 +42,7 @@ export async function changeDomain (
   ctx: ServiceContext,
   org: Org,
   id: string,
-  change: { displayName?: string | null; paused?: boolean }
+  change: { displayName?: string | null, paused?: boolean }
 ): Promise<void> {
   const domain = await requireDomain(ctx, org.id, id)
   const { displayName, paused } = change

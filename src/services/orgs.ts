@@ -13,7 +13,7 @@ export async function createOrg (
   name: string,
   plan: PlanName,
   now = new Date()
-): Promise<{ org: Org; apiKey: string; keyId: string }> {
+): Promise<{ org: Org, apiKey: string, keyId: string }> {
   return await db.transaction().execute(async tx => {
     const org = await insertOrg(tx, { name, plan, trialEndsAt: plan === 'trial' ? trialEnd(now) : null, now })
     await startPeriod(tx, org, now)
@@ -30,7 +30,7 @@ export async function createOrg (
 export async function updateOrg (
   db: Db,
   id: string,
-  patch: { plan?: PlanName; trialEndsAt?: Date },
+  patch: { plan?: PlanName, trialEndsAt?: Date },
   now = new Date()
 ): Promise<Org | undefined> {
   return await db.transaction().execute(async tx => {
@@ -51,7 +51,7 @@ export async function updateOrg (
 }
 
 /** The first start on an empty database creates "default" on the trial plan. */
-export async function bootstrapDefaultOrg (db: Db): Promise<{ apiKey: string; org: Org } | undefined> {
+export async function bootstrapDefaultOrg (db: Db): Promise<{ apiKey: string, org: Org } | undefined> {
   if (await anyOrgExists(db)) return undefined
   const { org, apiKey } = await createOrg(db, 'default', 'trial')
   return { org, apiKey }

@@ -5,7 +5,7 @@ import { assertCanCreate, pageCapReached, type Org } from '../domain/plans.js'
 import type { PageCandidate, PageType } from '../domain/vocabulary.js'
 import { crawlJobOf } from '../queue/queue.js'
 import { isUniqueViolation } from '../store/db.js'
-import { markDiscovered } from '../store/domains.js'
+import { markActive } from '../store/domains.js'
 import {
   addPages,
   deletePage,
@@ -33,7 +33,7 @@ export async function addDiscoveredPages (
   return await ctx.queue.transaction(ctx.db, async tx => {
     const rows = await addPages(tx, org, domainId, candidates)
     await ctx.queue.enqueueCrawls(tx, rows.map(crawlJobOf))
-    await markDiscovered(tx, domainId)
+    await markActive(tx, domainId, 'discovering')
     return rows.length
   })
 }

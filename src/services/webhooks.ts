@@ -95,7 +95,7 @@ export async function createWebhook (
   ctx: ServiceContext,
   rules: DestinationRules,
   org: Org,
-  input: EndpointSettings & { url: string; kind?: EndpointKind }
+  input: EndpointSettings & { url: string, kind?: EndpointKind }
 ) {
   const kind = input.kind ?? 'webhook'
   await checkPlanAndFilters(ctx, org, input, kind)

@@ -13,7 +13,7 @@ import type { Db } from './db.js'
 // Billing periods and the usage counted in them.
 
 /** Opens a billing period of an organisation (its trial, or month one of a paid plan). */
-export async function startPeriod (db: Db, org: { id: string; plan: PlanName }, start: Date): Promise<BillingPeriod> {
+export async function startPeriod (db: Db, org: { id: string, plan: PlanName }, start: Date): Promise<BillingPeriod> {
   return (await db
     .insertInto('billing_periods')
     .values({ org_id: org.id, plan: org.plan, starts_at: start, ends_at: firstPeriodEnd(org.plan, start) })

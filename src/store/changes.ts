@@ -186,7 +186,7 @@ export interface NewChange {
 export async function recordSnapshot (
   tx: Tx,
   s: NewSnapshot,
-  against?: { snapshotId: string; domainId: string; changes: NewChange[] }
+  against?: { snapshotId: string, domainId: string, changes: NewChange[] }
 ) {
   const snapshot = await tx
     .insertInto('snapshots')

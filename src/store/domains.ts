@@ -29,7 +29,7 @@ export async function findDomain (db: Db, orgId: string, id: string): Promise<Do
 
 /** When pages were last crawled and are next due; null before the first crawl or while not scheduled. */
 async function crawlTimes (db: Db, domainIds: string[]) {
-  if (domainIds.length === 0) return new Map<string, { last: Date | null; next: Date | null }>()
+  if (domainIds.length === 0) return new Map<string, { last: Date | null, next: Date | null }>()
   const rows = await db
     .selectFrom('pages as p')
     .innerJoin('domains as d', 'd.id', 'p.domain_id')
@@ -164,7 +164,7 @@ export async function deleteDomain (db: Db, orgId: string, id: string): Promise<
 export async function findDomainWithOrg (
   db: Db,
   domainId: string
-): Promise<{ domain: Pick<DomainRow, 'id' | 'hostname' | 'status'>; org: Org } | undefined> {
+): Promise<{ domain: Pick<DomainRow, 'id' | 'hostname' | 'status'>, org: Org } | undefined> {
   const row = await db
     .selectFrom('domains')
     .innerJoin('orgs', 'orgs.id', 'domains.org_id')
@@ -185,24 +185,14 @@ export async function findDomainWithOrg (
   return { domain: { id, hostname, status }, org }
 }
 
-/** A domain leaves `discovering` once its pages are known (or discovery gave up). */
-export async function markDiscovered (tx: Db, domainId: string, now = new Date()): Promise<void> {
-  await tx
-    .updateTable('domains')
-    .set({ status: 'active', updated_at: now })
-    .where('id', '=', domainId)
-    .where('status', '=', 'discovering')
-    .execute()
-}
-
-/** A domain in `error` is active again once one of its pages is crawled. */
-export async function markRecovered (tx: Db, domainId: string, now = new Date()): Promise<void> {
-  await tx
-    .updateTable('domains')
-    .set({ status: 'active', updated_at: now })
-    .where('id', '=', domainId)
-    .where('status', '=', 'error')
-    .execute()
+/**
+ * A domain becomes active when it was `discovering` (its pages are known, or discovery
+ * gave up) or in `error` (one of its pages was crawled again).
+ */
+export async function markActive (tx: Db, domainId: string, from: 'discovering' | 'error', now = new Date()):
+Promise<void> {
+  await tx.updateTable('domains').set({ status: 'active', updated_at: now })
+    .where('id', '=', domainId).where('status', '=', from).execute()
 }
 
 /** An active domain goes to `error` when every one of its monitored pages is in error. */

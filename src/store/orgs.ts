@@ -16,7 +16,7 @@ export function hashApiKey (key: string): string {
   return createHash('sha256').update(key).digest('hex')
 }
 
-export async function issueKey (db: Db, orgId: string): Promise<{ id: string; apiKey: string }> {
+export async function issueKey (db: Db, orgId: string): Promise<{ id: string, apiKey: string }> {
   const apiKey = newApiKey()
   const row = await db
     .insertInto('api_keys')
@@ -38,7 +38,7 @@ export async function revokeKey (db: Db, keyId: string): Promise<boolean> {
 
 export async function insertOrg (
   tx: Db,
-  org: { name: string; plan: PlanName; trialEndsAt: Date | null; now: Date }
+  org: { name: string, plan: PlanName, trialEndsAt: Date | null, now: Date }
 ): Promise<Org> {
   return (await tx
     .insertInto('orgs')

@@ -309,7 +309,7 @@ export async function recordFailure (tx: Db, pageId: string, message: string, at
  * those another scheduler holds), oldest due first.
  */
 export async function takeDuePages (tx: Tx, now: Date, limit: number) {
-  const due = await sql<{ id: string; url: string; domain_id: string; org_id: string; hours: number }>`
+  const due = await sql<{ id: string, url: string, domain_id: string, org_id: string, hours: number }>`
     SELECT p.id, p.url, p.domain_id, p.org_id, d.check_frequency_hours AS hours
     FROM pages p JOIN domains d ON d.id = p.domain_id
     WHERE p.monitoring_enabled AND d.status IN ('active', 'error') AND p.next_crawl_at <= ${now}
@@ -319,7 +319,7 @@ export async function takeDuePages (tx: Tx, now: Date, limit: number) {
 }
 
 /** Moves each page to its next crawl time: one statement, its pages found by primary key. */
-export async function setNextCrawls (tx: Db, next: Array<{ id: string; at: Date }>): Promise<void> {
+export async function setNextCrawls (tx: Db, next: Array<{ id: string, at: Date }>): Promise<void> {
   if (next.length === 0) return
   const rows = JSON.stringify(next.map(n => ({ id: n.id, at: n.at.toISOString() })))
   await sql`

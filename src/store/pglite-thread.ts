@@ -14,13 +14,13 @@ export interface ThreadResult<R = any> {
 export type ThreadError = { message: string } & Record<string, string | number | undefined>
 
 export type Request =
-  | { id: number; op: 'query'; sql: string; params: unknown[]; tx?: number }
-  | { id: number; op: 'exec'; sql: string; tx?: number }
-  | { id: number; op: 'begin' }
-  | { id: number; op: 'end'; tx: number; commit: boolean }
-  | { id: number; op: 'close' }
+  | { id: number, op: 'query', sql: string, params: unknown[], tx?: number }
+  | { id: number, op: 'exec', sql: string, tx?: number }
+  | { id: number, op: 'begin' }
+  | { id: number, op: 'end', tx: number, commit: boolean }
+  | { id: number, op: 'close' }
 
-export type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok: false; error: ThreadError }
+export type Reply = { id: number, ok: true, value?: unknown } | { id: number, ok: false, error: ThreadError }
 
 export interface PGliteThreadOptions {
   dataDir?: string
@@ -29,7 +29,7 @@ export interface PGliteThreadOptions {
 
 /** The main thread's end: PGlite's query, exec and transaction, answered by the worker. */
 export class PGliteThread {
-  private readonly pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>()
+  private readonly pending = new Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>()
   private nextId = 1
   private failure: Error | undefined
   closed = false

@@ -18,7 +18,7 @@ const db = await PGlite.create(options.dataDir, { postgresqlconf: options.postgr
 const port = parentPort!
 
 /** Open transactions: the handle their queries go to and the resolver that ends them. */
-const open = new Map<number, { tx: Transaction; finish: (commit: boolean) => void; done: Promise<void> }>()
+const open = new Map<number, { tx: Transaction, finish: (commit: boolean) => void, done: Promise<void> }>()
 
 function asThreadError (err: unknown): ThreadError {
   const e = err as Record<string, unknown>

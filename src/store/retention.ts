@@ -10,7 +10,7 @@ const DAY = 86_400_000
  * change still points to are kept. Webhook deliveries older than 30 days go too (the
  * queue forgets its own job records: deleteJobRecordsBefore).
  */
-export async function deleteExpired (db: Db, now = new Date()): Promise<{ changes: number; snapshots: number }> {
+export async function deleteExpired (db: Db, now = new Date()): Promise<{ changes: number, snapshots: number }> {
   let changes = 0
   let snapshots = 0
   for (const plan of Object.values(PLANS)) {

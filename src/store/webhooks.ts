@@ -64,7 +64,7 @@ export async function insertEndpoint (
   db: Db,
   orgId: string,
   kind: EndpointKind,
-  s: EndpointSettings & { url: string; events: AlertEvent[] }
+  s: EndpointSettings & { url: string, events: AlertEvent[] }
 ): Promise<EndpointRow> {
   return await db
     .insertInto('webhook_endpoints')

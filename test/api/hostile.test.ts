@@ -87,7 +87,7 @@ describe('hostile input to every operation', () => {
     const spec = (await t.api.get('/openapi.json')).body
     const failures: string[] = []
     let requests = 0
-    const send = async (method: string, path: string, opts: { body?: unknown; rawBody?: string }, what: string) => {
+    const send = async (method: string, path: string, opts: { body?: unknown, rawBody?: string }, what: string) => {
       requests++
       try {
         const res = await t.api.request(method, path, {

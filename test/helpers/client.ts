@@ -18,7 +18,7 @@ export class ApiClient {
   private spec:
     | Promise<{
       ajv: any
-      routes: Array<{ method: string; re: RegExp; pointer: string; responses: Record<string, any> }>
+      routes: Array<{ method: string, re: RegExp, pointer: string, responses: Record<string, any> }>
     }>
     | undefined
 
@@ -75,7 +75,7 @@ export class ApiClient {
   async request<T = any>(
     method: string,
     path: string,
-    opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null } = {}
+    opts: { body?: unknown, rawBody?: string, headers?: Record<string, string>, key?: string | null } = {}
   ): Promise<Response<T>> {
     const headers: Record<string, string> = { ...opts.headers }
     const key = opts.key === undefined ? this.key : opts.key

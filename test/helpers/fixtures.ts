@@ -8,7 +8,7 @@ import { TestSite } from './site.js'
 export const layout = (
   title: string,
   main: string,
-  extra: { footerYear?: number; nonce?: string } = {}
+  extra: { footerYear?: number, nonce?: string } = {}
 ) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title}</title>
 <link rel="stylesheet" href="/assets/app.css?v=${extra.nonce ?? 'a1'}">

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 
 export type Route =
   | string
-  | { status?: number; headers?: Record<string, string>; body?: string | Buffer }
+  | { status?: number, headers?: Record<string, string>, body?: string | Buffer }
   | ((req: IncomingMessage, res: ServerResponse) => void)
 
 /**

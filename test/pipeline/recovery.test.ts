@@ -50,7 +50,7 @@ class ServiceProcess {
     return /sw_live_[A-Za-z0-9_-]+/.exec(this.output)?.[0] ?? ''
   }
 
-  async stop (signal: NodeJS.Signals): Promise<{ code: number | null; ms: number }> {
+  async stop (signal: NodeJS.Signals): Promise<{ code: number | null, ms: number }> {
     const started = Date.now()
     const exited = new Promise<number | null>(resolve => this.child.once('exit', code => resolve(code)))
     this.child.kill(signal)

@@ -69,7 +69,7 @@ describe('crawl results written in batches', () => {
         )
       )
     )
-    const rows = await sql<{ state: string; output: { n: number }; page_id: string }>`
+    const rows = await sql<{ state: string, output: { n: number }, page_id: string }>`
       SELECT state, output, (data->>'pageId') AS page_id FROM pgboss.job WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(
       t.service.store.db
     )
