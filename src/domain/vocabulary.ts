@@ -132,7 +132,6 @@ export const DiffDataSchema = Type.Object(
 /** A change's diff: jsdiff's structuredPatch hunks, with the text as the page shows it. */
 export type DiffData = Static<typeof DiffDataSchema>
 export type DiffHunk = DiffData['hunks'][number]
-export type DiffLine = DiffHunk['lines'][number]
 
 /** A page worth watching, as discovery or a client proposes it (URL normalised). */
 export interface PageCandidate {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { BatchedCompletions } from '../queue/completions.js'
-import { deleteJobRecordsBefore } from '../queue/job-records.js'
+import { forgetOldJobRecords } from '../queue/job-records.js'
 import type { Job } from '../queue/puller.js'
 import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
@@ -24,9 +24,6 @@ export interface PipelineDeps {
   config: Config
   log: Logger
 }
-
-/** pg-boss keeps a finished job a week; our record of it a day longer. */
-const JOB_RECORD_DAYS = 8
 
 /**
  * Registers the pipeline's handlers with the queue: crawls, discoveries, the
@@ -71,7 +68,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   })
   await queue.work(QUEUE.retention, 1, async () => {
     const r = await deleteExpired(deps.db)
-    await deleteJobRecordsBefore(deps.db, new Date(Date.now() - JOB_RECORD_DAYS * 86_400_000))
+    await forgetOldJobRecords(deps.db)
     await deps.vacuum()
     deps.log.info(r, 'retention sweep')
     return r

@@ -130,7 +130,11 @@ export async function insertJobRecords (tx: Db, rows: Array<Insertable<JobsTable
   await tx.insertInto('jobs').values(rows).execute()
 }
 
-/** Forgets the records of jobs older than pg-boss keeps them. */
-export async function deleteJobRecordsBefore (db: Db, cutoff: Date): Promise<void> {
+/** How long pg-boss keeps a finished job (and so how long GET /api/jobs lists it). */
+export const FINISHED_JOB_DAYS = 7
+
+/** Forgets our records of jobs that pg-boss no longer keeps (a day's margin). */
+export async function forgetOldJobRecords (db: Db, now = new Date()): Promise<void> {
+  const cutoff = new Date(now.getTime() - (FINISHED_JOB_DAYS + 1) * 86_400_000)
   await db.deleteFrom('jobs').where('created_at', '<', cutoff).execute()
 }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Db, SqlExecutor, Store, Tx } from '../store/db.js'
 import { lockPages, ROWS_PER_STATEMENT } from '../store/pages.js'
-import { insertJobRecords } from './job-records.js'
+import { FINISHED_JOB_DAYS, insertJobRecords } from './job-records.js'
 import { JobPuller, type Job, type JobHandler } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
 
@@ -150,9 +150,9 @@ export class JobQueue {
       schedule: opts.runsWorkers,
       maintenanceIntervalSeconds: config.jobMaintenanceSeconds,
       // Finished jobs stay visible through /api/jobs for a week.
-      archiveCompletedAfterSeconds: 7 * 24 * 3600,
-      archiveFailedAfterSeconds: 7 * 24 * 3600,
-      deleteAfterDays: 7
+      archiveCompletedAfterSeconds: FINISHED_JOB_DAYS * 24 * 3600,
+      archiveFailedAfterSeconds: FINISHED_JOB_DAYS * 24 * 3600,
+      deleteAfterDays: FINISHED_JOB_DAYS
     } as PgBoss.ConstructorOptions)
     boss.on('error', err => {
       log.error({ err }, 'job queue error')

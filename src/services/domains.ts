@@ -18,10 +18,10 @@ export async function requireDomain (ctx: ServiceContext, orgId: string, id: str
  * Adds a domain: takes one unit of the domains quota and queues its discovery, in one
  * transaction. `hostname` must already be checked (see crawl/url.ts parseDomainInput).
  */
-export async function createDomain (ctx: ServiceContext, org: Org, hostname: string, displayName: string | null) {
+export async function createDomain (ctx: ServiceContext, org: Org, hostname: string, displayName?: string) {
   try {
     return await ctx.queue.transaction(ctx.db, async tx => {
-      const domain = await insertDomain(tx, org.id, hostname, displayName)
+      const domain = await insertDomain(tx, org.id, hostname, displayName?.trim() || null)
       await takeQuota(tx, org, 'domains')
       const discoveryJobId = await ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
       return { ...domainView(domain), discoveryJobId }

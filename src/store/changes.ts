@@ -1,5 +1,5 @@
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely'
-import type { ChangeType, DiffData, PageType, PlanName, Severity } from '../domain/vocabulary.js'
+import type { ChangeType, DiffData, PageType, Severity } from '../domain/vocabulary.js'
 import type { Db, Tx } from './db.js'
 import type { ChangesTable } from './schema.js'
 
@@ -243,7 +243,6 @@ export async function takeUnalerted (tx: Tx, limit: number, ids?: string[]) {
   if (ids) q = q.where('c.id', 'in', ids.length > 0 ? ids : ['00000000-0000-0000-0000-000000000000'])
   return await q.forUpdate('c').skipLocked().execute()
 }
-export type UnalertedChange = Awaited<ReturnType<typeof takeUnalerted>>[number] & { plan: PlanName }
 
 export async function markAlerted (tx: Db, ids: string[], at = new Date()): Promise<void> {
   if (ids.length === 0) return

@@ -60,7 +60,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     async (req, reply) => {
       const parsed = parseDomainInput(req.body.domain, mappedHosts)
       if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error, { field: 'domain' })
-      const created = await createDomain(ctx, req.principal!.org, parsed.hostname, req.body.displayName?.trim() || null)
+      const created = await createDomain(ctx, req.principal!.org, parsed.hostname, req.body.displayName)
       return await reply.code(201).send({ data: created })
     }
   )
