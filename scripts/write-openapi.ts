@@ -10,7 +10,7 @@ const out = process.argv[2] ?? 'openapi.json'
 const config = loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 'silent', REDIS_URL: '' })
 const store = await openStore({ dataDir: 'memory://' })
 const queue = await JobQueue.start(store, config, { runsWorkers: false, log: pino({ level: 'silent' }) })
-const app = await buildApp({ db: store.db, queue, config }, { logger: false })
+const app = await buildApp({ db: store.db, queue, config, ping: store.ping }, { logger: false })
 await app.ready()
 writeFileSync(out, JSON.stringify(app.swagger(), null, 2))
 await app.close()

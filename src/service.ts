@@ -77,7 +77,8 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   let app: FastifyInstance | undefined
   let url: string | undefined
   if (servesApi) {
-    app = await buildApp({ db: store.db, queue, config }, { logger: opts.logger ?? { level: config.logLevel } })
+    const deps = { db: store.db, queue, config, ping: store.ping }
+    app = await buildApp(deps, { logger: opts.logger ?? { level: config.logLevel } })
     if (opts.listen !== false) url = await app.listen({ port: config.port, host: config.host })
   }
 

@@ -5,9 +5,15 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Redis } from 'ioredis'
-import { ping } from '../store/db.js'
 import type { ApiDeps } from './deps.js'
-import { errorHandler, notFoundHandler } from './errors.js'
+import {
+  clientErrorHandler,
+  databaseUnavailable,
+  errorHandler,
+  frameworkErrorHandler,
+  notFoundHandler,
+  sendError
+} from './errors.js'
 import { guard } from './guard.js'
 import { addInputChecks, validatorCompilers } from './input.js'
 import { SHARED_SCHEMAS } from './schemas.js'
@@ -37,6 +43,8 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
     // The ids in paths are UUIDs: a longer value is a 400 from their schema, not find-my-way's bare 414.
     routerOptions: { maxParamLength: 16 * 1024 },
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
     schemaController: { compilersFactory: { buildValidator: validatorCompilers() } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -99,10 +107,26 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
   })
   await app.register(swaggerUi, { routePrefix: '/swagger' })
 
+  // Without a connection to Redis, a command fails at once (no offline queue) and the
+  // rate limit lets the request through; ioredis reconnects in the background.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 2, enableOfflineQueue: true })
+    ? new Redis(config.redisUrl, {
+      connectTimeout: 2000,
+      commandTimeout: 1000,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false
+    })
     : undefined
   if (redis) {
+    let down = false
+    redis.on('error', err => {
+      if (!down) app.log.warn({ err: err.message }, 'Redis unavailable: rate limits are not counted until it is back')
+      down = true
+    })
+    redis.on('ready', () => {
+      if (down) app.log.info('Redis is back: rate limits are counted again')
+      down = false
+    })
     app.addHook('onClose', async () => {
       redis.disconnect()
     })
@@ -118,10 +142,10 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
   app.get('/healthz', { schema: { hide: true } }, async () => ({ data: { status: 'ok' } }))
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     try {
-      await ping(deps.db)
+      await deps.ping()
       return { data: { status: 'ready' } }
     } catch {
-      return await reply.code(503).send({ error: 'database unavailable', code: 'UNAVAILABLE' })
+      return sendError(reply, databaseUnavailable())
     }
   })
 

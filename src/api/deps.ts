@@ -7,4 +7,6 @@ export interface ApiDeps {
   db: Db
   queue: JobQueue
   config: Config
+  /** Resolves when the database and the queue's connection answer (/readyz). */
+  ping: () => Promise<void>
 }

@@ -1,11 +1,23 @@
+import { randomUUID } from 'node:crypto'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../domain/errors.js'
+import { isDatabaseUnavailable } from '../store/db.js'
 
 // Every error leaves in the contract's envelope: {error, code, details?}, or the nested
 // {error: {code, message}} for 401. Bodies Fastify or a plugin would write (malformed
 // JSON, wrong content type, oversized body, unknown route) are translated here too.
 
+/** Seconds a client is asked to wait when the database cannot be reached. */
+export const UNAVAILABLE_RETRY_AFTER = 5
+
+export const databaseUnavailable = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'the database cannot be reached just now; try again shortly', {
+    retryAfter: UNAVAILABLE_RETRY_AFTER
+  })
+
 export function sendError (reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.statusCode === 503) reply.header('Retry-After', UNAVAILABLE_RETRY_AFTER)
   if (err.statusCode === 401) return reply.code(401).send({ error: { code: 'UNAUTHORIZED', message: err.message } })
   return reply
     .code(err.statusCode)
@@ -26,6 +38,7 @@ function fieldOf (e: FastifyError): { field: string, location: string } {
 
 export function translate (err: FastifyError | AppError | Error): AppError {
   if (err instanceof AppError) return err
+  if (isDatabaseUnavailable(err)) return databaseUnavailable()
   const e = err as FastifyError
   if (e.validation) {
     const { field, location } = fieldOf(e)
@@ -40,6 +53,8 @@ export function translate (err: FastifyError | AppError | Error): AppError {
     })
   }
   switch (e.code) {
+    case 'FST_ERR_BAD_URL':
+      return new AppError('VALIDATION_ERROR', 'the URL path has a malformed percent-escape', { field: 'url' })
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json', { field: 'content-type' })
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -62,11 +77,63 @@ export function translate (err: FastifyError | AppError | Error): AppError {
 
 export function errorHandler (this: FastifyInstance, err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const appErr = translate(err)
-  if (appErr.statusCode >= 500) request.log.error({ err }, 'request failed')
+  if (appErr.statusCode === 503) request.log.warn({ err: err.message }, 'database unavailable')
+  else if (appErr.statusCode >= 500) request.log.error({ err }, 'request failed')
   else request.log.info({ code: appErr.code, status: appErr.statusCode }, appErr.message)
   return sendError(reply, appErr)
 }
 
 export function notFoundHandler (request: FastifyRequest, reply: FastifyReply) {
   return sendError(reply, new AppError('NOT_FOUND', `route ${request.method} ${request.url.split('?')[0]} not found`))
+}
+
+/** Fastify's own refusals before routing (a URL it cannot decode): the error handler's answer, with the trace id. */
+export function frameworkErrorHandler (err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('X-Trace-Id', request.id)
+  const appErr = translate(err)
+  request.log.info({ code: appErr.code, status: appErr.statusCode }, appErr.message)
+  return sendError(reply, appErr)
+}
+
+const PARSER_REFUSALS: Record<string, { status: number, reason: string, message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    message: 'the request headers are too large (limit 16 KiB)'
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    message: 'the request did not arrive in time'
+  }
+}
+
+/**
+ * Answers a request that Node's HTTP parser refused (a malformed request line or header,
+ * bare LF line ends, conflicting Content-Length and Transfer-Encoding, headers too large)
+ * in the contract's envelope. The parser cannot find where the next request on this
+ * connection would begin, so the answer says Connection: close and the socket is closed.
+ */
+export function clientErrorHandler (this: FastifyInstance, err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const known = PARSER_REFUSALS[err.code ?? '']
+  const status = known?.status ?? 400
+  const body = JSON.stringify({
+    error: known?.message ?? 'the request is not valid HTTP/1.1',
+    code: 'VALIDATION_ERROR'
+  })
+  const traceId = randomUUID()
+  this.log.info({ traceId, code: err.code, status }, 'request refused by the HTTP parser')
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${known?.reason ?? 'Bad Request'}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Trace-Id: ${traceId}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body
+  )
 }

@@ -182,8 +182,8 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: 'a human-readable message' }),
     code: Type.String({
       description:
-        'VALIDATION_ERROR, QUOTA_EXCEEDED, TRIAL_EXPIRED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED or ' +
-        'INTERNAL_ERROR'
+        'VALIDATION_ERROR, QUOTA_EXCEEDED, TRIAL_EXPIRED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED, ' +
+        'INTERNAL_ERROR or SERVICE_UNAVAILABLE'
     }),
     details: Type.Optional(
       Type.Object(
@@ -192,7 +192,7 @@ export const ErrorBody = Type.Object(
           additionalProperties: true,
           description:
             '400: field (the offending field), location (body, query or params) and issues; 402: resource ' +
-            '(domains, pages or manualRechecks), used and limit; 429: limit and retryAfter'
+            '(domains, pages or manualRechecks), used and limit; 429: limit and retryAfter; 503: retryAfter'
         }
       )
     )
@@ -307,7 +307,13 @@ const errorDescriptions: Record<number, string> = {
   404: 'NOT_FOUND: missing, or owned by another organisation',
   409: 'CONFLICT: already exists',
   429: 'RATE_LIMITED: see Retry-After',
-  500: 'INTERNAL_ERROR'
+  500: 'INTERNAL_ERROR',
+  503: 'SERVICE_UNAVAILABLE: the database cannot be reached just now (a restart or failover); retry after Retry-After'
+}
+
+const retryAfter: Record<number, Record<string, unknown>> = {
+  429: { 'Retry-After': { type: 'integer', description: 'seconds until the window resets' } },
+  503: { 'Retry-After': { type: 'integer', description: 'seconds to wait before trying again' } }
 }
 
 const withHeaders = (schema: TSchema, description: string, extra: Record<string, unknown> = {}) => ({
@@ -325,13 +331,9 @@ export function responses (
 ) {
   const success = Type.Object(opts.list ? { data, meta: Type.Ref(ListMeta) } : { data })
   const map: Record<number, unknown> = { [status]: withHeaders(success, opts.description ?? 'success') }
-  for (const code of [...new Set([400, 401, 403, 429, 500, ...errors])].sort((a, b) => a - b)) {
+  for (const code of [...new Set([400, 401, 403, 429, 500, 503, ...errors])].sort((a, b) => a - b)) {
     const body = code === 401 ? Type.Ref(AuthErrorBody) : Type.Ref(ErrorBody)
-    map[code] = withHeaders(
-      body,
-      errorDescriptions[code],
-      code === 429 ? { 'Retry-After': { type: 'integer', description: 'seconds until the window resets' } } : {}
-    )
+    map[code] = withHeaders(body, errorDescriptions[code], retryAfter[code] ?? {})
   }
   return map
 }

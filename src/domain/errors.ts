@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE'
 
 const STATUS: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
@@ -21,7 +22,8 @@ const STATUS: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503
 }
 
 export class AppError extends Error {

@@ -1,8 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type PgBoss from 'pg-boss'
 import type { Logger } from 'pino'
+import { isDatabaseUnavailable } from '../store/db.js'
 
 export type Job<T> = PgBoss.JobWithMetadata<T>
+
+/** How long a running job waits for a database that went away before its attempt fails. */
+const OUTAGE_PATIENCE_MS = 120_000
+
+/** Makes an active job's next failure its last (pg-boss's fail() then marks it failed, not retry). */
+const NO_MORE_RETRIES =
+  "UPDATE pgboss.job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND state = 'active'"
 
 /** What a queue's worker does with each job. */
 export interface JobHandler<T, O extends object> {
@@ -10,6 +18,8 @@ export interface JobHandler<T, O extends object> {
   run: (job: Job<T>) => Promise<O>
   /** Completes the job with its output; pg-boss's complete() unless the handler writes it otherwise. */
   complete?: (job: Job<T>, output: O) => Promise<void>
+  /** Whether an error cannot go away by trying again (no retry is spent on it). */
+  isPermanent?: (err: unknown) => boolean
   /** After the last attempt failed: what is left to do, and whom to tell. */
   onGiveUp?: (job: Job<T>, reason: string) => Promise<void>
 }
@@ -27,6 +37,9 @@ export class JobPuller<T, O extends object = object> {
   /** Jobs were committed since the last fetch began: that fetch may have come too early to see them. */
   private woken = false
   private loopDone: Promise<void> | undefined
+  /** Set when stopping gives up on the jobs in flight: none waits any longer for the database. */
+  private abandoned = false
+  private readonly abandon = new AbortController()
 
   constructor (
     private readonly boss: PgBoss,
@@ -38,30 +51,73 @@ export class JobPuller<T, O extends object = object> {
   ) {}
 
   private onError (err: unknown): void {
-    this.log.error({ err, queue: this.name }, 'job queue error')
+    if (isDatabaseUnavailable(err)) {
+      this.log.warn({ queue: this.name, err: (err as Error).message }, 'database unavailable')
+    } else this.log.error({ err, queue: this.name }, 'job queue error')
   }
 
   /**
    * Runs one job and settles it: complete, or fail so that pg-boss retries it with
-   * backoff; after the last attempt, the handler's onGiveUp.
+   * backoff; after the last attempt, or at once for an error the handler calls
+   * permanent, the handler's onGiveUp.
    */
   private async settle (job: Job<T>): Promise<void> {
     const { handler } = this
     try {
-      const output = await handler.run(job)
-      await (handler.complete ? handler.complete(job, output) : this.boss.complete(this.name, job.id, output))
+      const output = await this.whileDatabaseAway(async () => await handler.run(job))
+      await this.whileDatabaseAway(async () => {
+        await (handler.complete ? handler.complete(job, output) : this.boss.complete(this.name, job.id, output))
+      })
     } catch (err) {
       const message = (err as Error)?.message ?? String(err)
-      const last = job.retryCount >= job.retryLimit
+      const permanent = handler.isPermanent?.(err) ?? false
+      const last = permanent || job.retryCount >= job.retryLimit
       this.log.warn(
         { jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last },
         `job attempt failed: ${message}`
       )
-      await this.boss.fail(this.name, job.id, { message })
+      await this.whileDatabaseAway(async () => {
+        if (permanent) await this.boss.getDb().executeSql(NO_MORE_RETRIES, [this.name, job.id])
+        await this.boss.fail(this.name, job.id, { message })
+      })
       if (last) {
         await handler.onGiveUp?.(job, message).catch(e => {
           this.log.error({ err: e, jobId: job.id }, 'after-failure step failed')
         })
+      }
+    }
+  }
+
+  /**
+   * Whether `err` came from a database that cannot be reached: a connection error (whose
+   * codes, ECONNREFUSED and the like, a failed fetch of a page shares) while the database
+   * does not answer either.
+   */
+  private async databaseIsAway (err: unknown): Promise<boolean> {
+    if (!isDatabaseUnavailable(err)) return false
+    try {
+      await this.boss.getDb().executeSql('SELECT 1', [])
+      return false
+    } catch {
+      return true
+    }
+  }
+
+  /**
+   * Runs `step` again while it fails because the database cannot be reached (a restart, a
+   * failover), waiting 0.5 s and doubling to 8 s, for up to OUTAGE_PATIENCE_MS: a job
+   * the outage interrupted neither spends one of its attempts nor waits for its expiry
+   * once the database is back. The job's steps are idempotent: each one's writes commit together.
+   */
+  private async whileDatabaseAway<R>(step: () => Promise<R>): Promise<R> {
+    const giveUpAt = Date.now() + OUTAGE_PATIENCE_MS
+    for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 8000)) {
+      try {
+        return await step()
+      } catch (err) {
+        if (this.abandoned || Date.now() + waitMs > giveUpAt || !(await this.databaseIsAway(err))) throw err
+        this.log.warn({ queue: this.name, err: (err as Error).message }, 'database unavailable; the job waits for it')
+        await sleep(waitMs, undefined, { signal: this.abandon.signal }).catch(() => {})
       }
     }
   }
@@ -118,9 +174,14 @@ export class JobPuller<T, O extends object = object> {
     this.idle?.abort()
     await this.loopDone
     if (this.inflight.size > 0) await Promise.race([Promise.allSettled(this.inflight.values()), sleep(graceMs)])
+    this.abandoned = true
+    this.abandon.abort()
     const left = [...this.inflight.keys()]
-    await Promise.all(
-      left.map(id => this.boss.fail(this.name, id, { message: 'worker shut down while the job was running' }))
-    )
+    if (left.length === 0) return
+    // Without a database, the jobs stay active until they expire, and are retried then.
+    const message = 'worker shut down while the job was running'
+    await Promise.all(left.map(id => this.boss.fail(this.name, id, { message }))).catch(err => {
+      this.onError(err)
+    })
   }
 }

@@ -144,7 +144,7 @@ export class JobQueue {
   static async start (store: Store, config: Config, opts: { runsWorkers: boolean, log: Logger }): Promise<JobQueue> {
     const { log } = opts
     const boss = new PgBoss({
-      ...store.queueConnection,
+      db: store.queueDb,
       schema: 'pgboss',
       supervise: opts.runsWorkers,
       schedule: opts.runsWorkers,
@@ -182,7 +182,7 @@ export class JobQueue {
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
     const crawlTable = await sql<{ partition_name: string }>`
       SELECT partition_name FROM pgboss.queue WHERE name = ${QUEUE.crawl}`.execute(store.db)
-    const shared = 'connectionString' in store.queueConnection ? store.queueConnection.connectionString : undefined
+    const shared = store.listenUrl
     const queue = new JobQueue(boss, store.db, log, config, crawlTable.rows[0].partition_name, shared !== undefined)
     if (opts.runsWorkers && shared !== undefined) {
       queue.listener = new WakeUpListener(

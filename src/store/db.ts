@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely'
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely'
 import pg from 'pg'
 import { PGliteDialect } from './pglite-dialect.js'
 import { PGliteThread } from './pglite-thread.js'
@@ -21,8 +21,15 @@ export interface SqlExecutor {
 export interface Store {
   db: Db
   kind: 'pglite' | 'postgres'
-  /** For pg-boss: on PGlite it must share our one session; on PostgreSQL it opens its own pool. */
-  queueConnection: { db: SqlExecutor } | { connectionString: string }
+  /**
+   * pg-boss's connection. On PGlite it must share our one session; on PostgreSQL it is a
+   * pool of its own, made here so that its connections' errors are handled as ours are.
+   */
+  queueDb: SqlExecutor
+  /** PostgreSQL's URL, for a connection that LISTENs; undefined on PGlite (one process). */
+  listenUrl: string | undefined
+  /** Resolves when both the store's and the queue's connections answer (/readyz). */
+  ping(): Promise<void>
   /**
    * Makes the space of deleted rows reusable and refreshes the planner's statistics.
    * PostgreSQL's autovacuum does this; PGlite has no background processes, and without
@@ -38,26 +45,32 @@ pg.types.setTypeParser(20, (v: string) => Number(v))
 export interface StoreOptions {
   databaseUrl?: string
   dataDir: string
-  /** Told of an idle PostgreSQL connection the server dropped; the pool replaces it on the next query. */
+  /**
+   * Told of a PostgreSQL connection that failed (the server restarted, failed over, or the
+   * network dropped it). The query it was running fails; the pool opens a new one when next asked.
+   */
   onConnectionLost?: (err: Error) => void
 }
 
 export async function openStore (opts: StoreOptions): Promise<Store> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 30 })
-    // An idle connection that the server drops (restart, failover) must not crash the process.
-    pool.on('error', err => {
-      opts.onConnectionLost?.(err)
-    })
+    const onError = opts.onConnectionLost ?? (() => {})
+    const pool = newPool(opts.databaseUrl, 30, onError)
+    const queuePool = newPool(opts.databaseUrl, 10, onError)
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     await migrate(db)
     return {
       db,
       kind: 'postgres',
-      queueConnection: { connectionString: opts.databaseUrl },
+      queueDb: { executeSql: async (text, values) => await queuePool.query(text, values) },
+      listenUrl: opts.databaseUrl,
+      ping: async () => {
+        await Promise.all([ping(db), queuePool.query('SELECT 1')])
+      },
       vacuum: async () => {},
       close: async () => {
         await db.destroy()
+        await queuePool.end()
       }
     }
   }
@@ -72,14 +85,16 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
   return {
     db,
     kind: 'pglite',
-    queueConnection: {
-      db: {
-        async executeSql (text, values) {
-          if (values && values.length > 0) return await pglite.query(text, values)
-          const results = await pglite.exec(text)
-          return results[results.length - 1] ?? { rows: [] }
-        }
+    queueDb: {
+      async executeSql (text, values) {
+        if (values && values.length > 0) return await pglite.query(text, values)
+        const results = await pglite.exec(text)
+        return results[results.length - 1] ?? { rows: [] }
       }
+    },
+    listenUrl: undefined,
+    ping: async () => {
+      await ping(db)
     },
     vacuum: async () => {
       await sql`VACUUM (ANALYZE)`.execute(db)
@@ -121,16 +136,6 @@ async function initDataDir (dataDir: string): Promise<void> {
   await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script])
 }
 
-/** pg-boss's `db` option over an open transaction, so a job is enqueued atomically with its rows. */
-export function txSqlExecutor (tx: Tx): SqlExecutor {
-  return {
-    async executeSql (text, values) {
-      const result = await tx.executeQuery(CompiledQuery.raw(text, values ?? []))
-      return { rows: result.rows as any[] }
-    }
-  }
-}
-
 /** PostgreSQL's unique_violation, from pg or PGlite. */
 export function isUniqueViolation (err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505'
@@ -139,4 +144,35 @@ export function isUniqueViolation (err: unknown): boolean {
 /** Whether the database answers (/readyz). */
 export async function ping (db: Db): Promise<void> {
   await sql`SELECT 1`.execute(db)
+}
+
+/**
+ * A pool whose every connection has an error listener. pg's pool listens for errors only
+ * on idle connections; one that is lost while checked out (in a transaction, or running a
+ * query) emits 'error' with nobody listening, and Node ends the process.
+ */
+function newPool (connectionString: string, max: number, onError: (err: Error) => void): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, keepAlive: true, connectionTimeoutMillis: 5000 })
+  pool.on('error', onError)
+  pool.on('connect', client => {
+    client.on('error', onError)
+  })
+  return pool
+}
+
+// Errors that say the server cannot be reached or went away, rather than that a
+// statement was wrong: node's socket errors, pg's own, and PostgreSQL's classes 08
+// (connection exception) and 57P (operator intervention: shutdown, cannot connect now).
+const UNREACHABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'
+])
+const LOST_CONNECTION = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|not queryable/i
+
+/** Whether `err` means the database cannot be reached now (try again later), not that the request was wrong. */
+export function isDatabaseUnavailable (err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false
+  const { code, message } = err as { code?: unknown, message?: unknown }
+  const connectionCode = typeof code === 'string' &&
+    (UNREACHABLE.has(code) || code.startsWith('08') || code.startsWith('57P'))
+  return connectionCode || (typeof message === 'string' && LOST_CONNECTION.test(message))
 }

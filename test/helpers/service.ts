@@ -11,7 +11,7 @@ import { ApiClient } from './client.js'
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
 export const onRedis = Boolean(process.env.TEST_REDIS_URL)
 
-async function createDatabase (): Promise<{ url: string, drop: () => Promise<void> }> {
+export async function createDatabase (): Promise<{ url: string, drop: () => Promise<void> }> {
   const admin = process.env.TEST_DATABASE_URL!
   const name = `sw_test_${randomBytes(6).toString('hex')}`
   const client = new pg.Client({ connectionString: admin })

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { acmeHostMap, startAcmeSite } from '../helpers/fixtures.js'
+import { createDatabase, drainJobs, eventually, onPostgres, onRedis, startTestService, type TestService, waitForJob } from '../helpers/service.js'
+import type { TestSite } from '../helpers/site.js'
+import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy.js'
+
+// The database and Redis go away under load and come back, through a proxy of the
+// test's own (the machine's servers are shared): the process lives, the API answers
+// 503 in the envelope meanwhile, and every job queued before the outage completes.
+
+const POSTS = 120
+const OUTAGE_MS = 5000
+
+describe('a PostgreSQL outage under load', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
+  let site: TestSite
+  let proxy: TcpProxy
+  let database: Awaited<ReturnType<typeof createDatabase>>
+  let t: TestService
+  before(async () => {
+    site = await startAcmeSite({
+      extraSitemapUrls: Array.from({ length: POSTS }, (_, i) => `https://acme.test/blog/post-${i}`)
+    })
+    // Slow pages, so that crawls are in flight when the database goes.
+    site.fallback = path => path.startsWith('/blog/post-')
+      ? (_req, res) => {
+          setTimeout(() => {
+            res.writeHead(200, { 'content-type': 'text/html' })
+            res.end(`<html><body><h1>${path}</h1><p>A post.</p></body></html>`)
+          }, 150)
+        }
+      : undefined
+    database = await createDatabase()
+    proxy = await proxyFor(database.url)
+    t = await startTestService(
+      { CRAWL_HOST_MAP: acmeHostMap(site), WORKER_CONCURRENCY: '8' },
+      { databaseUrl: proxy.route(database.url) }
+    )
+  })
+  after(async () => {
+    proxy.restore()
+    await t?.stop()
+    await proxy?.close()
+    await database?.drop()
+    await site?.close()
+  })
+
+  it('answers 503 meanwhile, resumes by itself and completes every job', async () => {
+    const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
+    const discovery = await waitForJob(t.api, created.discoveryJobId)
+    assert.equal(discovery.state, 'completed')
+    const pages = discovery.returnValue.pagesAdded as number
+    assert.ok(pages > POSTS, `discovery added ${pages} pages`)
+    await eventually(async () => {
+      const s = (await t.api.get('/api/jobs/stats')).body.data
+      return s.completed >= 20 ? true : undefined
+    }, 20_000, 'some crawls to finish')
+
+    proxy.cut()
+    const outageEnds = Date.now() + OUTAGE_MS
+    let answered503 = 0
+    while (Date.now() < outageEnds - 500) {
+      const res = await t.api.get('/api/domains')
+      assert.equal(res.status, 503, JSON.stringify(res.body))
+      assert.equal(res.body.code, 'SERVICE_UNAVAILABLE')
+      assert.equal(typeof res.body.error, 'string')
+      assert.ok(Number(res.headers.get('retry-after')) >= 1, 'Retry-After')
+      assert.ok(res.headers.get('x-trace-id'))
+      const ready = await fetch(`${t.url}/readyz`)
+      assert.equal(ready.status, 503)
+      assert.equal((await ready.json()).code, 'SERVICE_UNAVAILABLE')
+      assert.equal((await fetch(`${t.url}/healthz`)).status, 200)
+      answered503++
+      await sleep(300)
+    }
+    assert.ok(answered503 >= 5)
+    proxy.restore()
+    const back = Date.now()
+
+    await eventually(async () => ((await fetch(`${t.url}/readyz`)).ok ? true : undefined), 10_000, 'ready again')
+    assert.ok(Date.now() - back < 10_000)
+    await drainJobs(t.api, 90_000)
+    const stats = (await t.api.get('/api/jobs/stats')).body.data
+    assert.equal(stats.failed, 0, 'no job failed for good')
+    assert.equal(stats.completed, pages + 1, 'every crawl and the discovery completed')
+    const all = (await t.api.get(`/api/domains/${created.id}/pages?pageSize=500`)).body.data as any[]
+    assert.equal(all.length, pages)
+    const unchecked = all.filter(p => p.lastCheckAt === null).map(p => p.url)
+    assert.deepEqual(unchecked, [], 'every page was checked')
+  })
+})
+
+describe('a Redis outage', { skip: !onRedis && 'needs Redis (TEST_REDIS_URL)' }, () => {
+  let proxy: TcpProxy
+  let t: TestService
+  before(async () => {
+    proxy = await proxyFor(process.env.TEST_REDIS_URL!)
+    t = await startTestService({ REDIS_URL: proxy.route(process.env.TEST_REDIS_URL!) })
+  })
+  after(async () => {
+    proxy.restore()
+    await t?.stop()
+    await proxy?.close()
+  })
+
+  it('lets requests through (rate limits fail open) and counts again once Redis is back', async () => {
+    const before = await t.api.get('/api/usage')
+    assert.equal(before.status, 200)
+    assert.ok(before.headers.get('x-ratelimit-remaining'))
+    proxy.cut()
+    for (let i = 0; i < 10; i++) {
+      const started = Date.now()
+      const res = await t.api.get('/api/usage')
+      assert.equal(res.status, 200)
+      assert.ok(Date.now() - started < 1500, 'not held waiting for Redis')
+    }
+    proxy.restore()
+    await eventually(async () => {
+      const res = await t.api.get('/api/usage')
+      return res.headers.get('x-ratelimit-remaining') !== null && res.status === 200 ? true : undefined
+    }, 10_000, 'rate limits counted again')
+  })
+})
