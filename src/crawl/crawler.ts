@@ -60,6 +60,9 @@ export class Crawler {
       this.limiter.backoff(host, res.retryAfterMs)
     }
     if (res.notModified) {
+      if (!req.etag && !req.lastModified) {
+        throw new FetchError('HTTP_STATUS', `HTTP 304 Not Modified from ${res.url}, to a request that named no version`)
+      }
       return {
         url: res.url,
         status: 304,
@@ -72,7 +75,7 @@ export class Crawler {
       }
     }
     if (res.status >= 400) {
-      throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`)
+      throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`, res.status)
     }
     const mime = res.contentType.split(';')[0].trim()
     if (!HTML_TYPES.test(mime)) throw new FetchError('NOT_HTML', `${res.url} is ${mime}, not an HTML page`)

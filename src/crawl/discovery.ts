@@ -71,9 +71,12 @@ export async function discoverPages (
     if (!url) return undefined
     const u = new URL(url)
     if (!belongsToDomain(u.hostname, hostname) || NOT_A_PAGE.test(u.pathname)) return undefined
-    seen.add(url)
-    const known = candidates.get(url)
+    const doc = documentKey(url)
+    seen.add(doc)
+    const known = candidates.get(doc)
     if (known) {
+      // One page per document: the same path over http and https is one page, https if either says so.
+      if (u.protocol === 'https:' && known.url.startsWith('http:')) known.url = url
       if (linkText && !known.linkText) Object.assign(known, typed(url, linkText), { linkText })
       return known
     }
@@ -87,10 +90,10 @@ export async function discoverPages (
         if (x && x.pageType === 'other' && !x.fetched) weakest = x
       }
       if (!weakest) return undefined
-      candidates.delete(weakest.url)
+      candidates.delete(documentKey(weakest.url))
     }
-    candidates.set(url, c)
-    if (c.pageType === 'other') evictable.push(url)
+    candidates.set(doc, c)
+    if (c.pageType === 'other') evictable.push(doc)
     return c
   }
 
@@ -115,19 +118,22 @@ export async function discoverPages (
   }
   await progress(20)
 
-  // 2. robots.txt's Sitemap lines, and /sitemap.xml, streamed, indexes followed.
+  // 2. robots.txt's Sitemap lines, and /sitemap.xml, streamed, indexes followed. A
+  // sitemap robots.txt names may be read whatever it disallows; any other only where it allows.
   let robotsSitemaps: string[] = []
   try {
     robotsSitemaps = (await crawler.robots.get(homepage)).getSitemaps()
   } catch {
     /* no robots.txt */
   }
+  const named = new Set(robotsSitemaps)
   const queue = [...new Set([...robotsSitemaps, `${origin}/sitemap.xml`])]
   const visited = new Set<string>()
   while (queue.length > 0 && visited.size < MAX_SITEMAPS) {
     const sitemap = queue.shift()!
     if (visited.has(sitemap)) continue
     visited.add(sitemap)
+    if (!named.has(sitemap) && !(await crawler.robots.isAllowed(sitemap).catch(() => false))) continue
     let sitemapUrl: URL
     try {
       sitemapUrl = new URL(sitemap)
@@ -155,7 +161,7 @@ export async function discoverPages (
   for (const path of WELL_KNOWN_PATHS) {
     if (fetches >= limits.maxFetches) break
     const url = normalizeUrl(`${origin}${path}`)!
-    if (candidates.has(url)) continue
+    if (candidates.has(documentKey(url))) continue
     fetches++
     const page = await fetchHtml(crawler, url)
     if (!page) continue
@@ -173,13 +179,13 @@ export async function discoverPages (
     fetches++
     const page = await fetchHtml(crawler, c.url)
     if (page) refine(c, page.html)
-    else candidates.delete(c.url)
+    else candidates.delete(documentKey(c.url))
   }
   await progress(90)
 
   // Pages robots.txt forbids are never added, read or not.
   for (const c of [...candidates.values()]) {
-    if (!(await crawler.robots.isAllowed(c.url).catch(() => false))) candidates.delete(c.url)
+    if (!(await crawler.robots.isAllowed(c.url).catch(() => false))) candidates.delete(documentKey(c.url))
   }
   const ranked = [...candidates.values()].sort((a, b) => {
     if (a.url === homepage) return b.pageType === 'other' ? -1 : 1
@@ -192,11 +198,13 @@ export async function discoverPages (
     candidates: ranked.map(c => ({
       url: c.url,
       pageType: c.pageType,
-      confidence: c.confidence,
-      priority: c.pageType === 'other' ? 5 : 7
+      confidence: c.confidence
     }))
   }
 }
+
+/** A normalised URL without its scheme: http and https of the same path are one document. */
+const documentKey = (url: string) => url.replace(/^https?:/, '')
 
 function typed (url: string, linkText?: string) {
   const { pageType, confidence } = classifyPageType({ url, linkText })

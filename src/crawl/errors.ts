@@ -10,12 +10,36 @@ export type FetchErrorCode =
   | 'NOT_HTML'
   | 'BAD_URL'
 
+// What trying again cannot change: the page's size, a redirect loop, what the page is,
+// what robots.txt and the SSRF guard say. Timeouts, resets, DNS and 5xx may pass.
+const PERMANENT: ReadonlySet<FetchErrorCode> = new Set([
+  'BLOCKED_ADDRESS',
+  'TOO_LARGE',
+  'TOO_MANY_REDIRECTS',
+  'ROBOTS_DISALLOWED',
+  'NOT_HTML',
+  'BAD_URL'
+])
+
+/** 4xx answers that do say "later": request timeout, too early, too many requests. */
+const RETRYABLE_4XX = new Set([408, 425, 429])
+
 /** Why a fetch did not give us a page; `message` is what a user sees in `lastError`. */
 export class FetchError extends Error {
   constructor (
     readonly code: FetchErrorCode,
-    message: string
+    message: string,
+    /** The HTTP status, for HTTP_STATUS. */
+    readonly status?: number
   ) {
     super(message)
+  }
+
+  /** Whether fetching again soon would fail the same way (so no retry is spent on it). */
+  get permanent (): boolean {
+    if (this.code === 'HTTP_STATUS') {
+      return this.status !== undefined && this.status >= 400 && this.status < 500 && !RETRYABLE_4XX.has(this.status)
+    }
+    return PERMANENT.has(this.code)
   }
 }

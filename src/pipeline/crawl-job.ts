@@ -160,13 +160,15 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
 }
 
 /**
- * Counts a failed attempt on the page. Enough in a row put the page in `error`; when
- * every monitored page of the domain is in error, so is the domain.
+ * Counts a failed attempt on the page (see recordFailure); when every monitored page of
+ * the domain is in error, so is the domain.
  */
 async function recordCrawlFailure (db: Db, page: CrawlTarget, err: unknown, at: Date, nextAt: Date): Promise<void> {
-  const message = err instanceof FetchError ? err.message : `crawl failed: ${(err as Error)?.message ?? String(err)}`
+  const failure = err instanceof FetchError
+    ? { message: err.message, permanent: err.permanent }
+    : { message: `crawl failed: ${(err as Error)?.message ?? String(err)}`, permanent: false }
   await db.transaction().execute(async tx => {
-    await recordFailure(tx, page.id, message, at, nextAt)
+    await recordFailure(tx, page.id, failure, at, nextAt)
     await markFailedIfNoPageWorks(tx, page.domain_id, at)
   })
 }

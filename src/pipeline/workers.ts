@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Crawler } from '../crawl/crawler.js'
+import { FetchError } from '../crawl/errors.js'
 import { BatchedCompletions } from '../queue/completions.js'
 import { forgetOldJobRecords } from '../queue/job-records.js'
 import type { Job } from '../queue/puller.js'
@@ -13,6 +14,8 @@ import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
 import type { PipelineEvents } from './events.js'
 import { runSchedulerTick } from './scheduler-tick.js'
+
+const isPermanent = (err: unknown) => err instanceof FetchError && err.permanent
 
 export interface PipelineDeps {
   db: Db
@@ -42,6 +45,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   const crawlDeps = { ...deps, targets: crawlTargetLoader(deps.db), analysis }
   queue.pull<CrawlJobData, CrawlResult>(QUEUE.crawl, config.workerConcurrency, {
     run: async job => await crawlPage(crawlDeps, job.data),
+    isPermanent,
     complete: async (job, { pageCheck, ...output }) => {
       await completions.complete(job.id, output, pageCheck)
     },
@@ -53,6 +57,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   const discoveryDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
   queue.pull<DiscoverJobData, object>(QUEUE.discover, 2, {
     run: async job => await runDiscovery(discoveryDeps, job.id, job.data),
+    isPermanent,
     onGiveUp: async (job, reason) => {
       await discoveryGaveUp(discoveryDeps, job.data).catch(err => {
         deps.log.error({ err, jobId: job.id }, 'after-failure step failed')

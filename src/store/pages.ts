@@ -21,6 +21,9 @@ export function hashUrl (normalized: string): string {
   return createHash('sha256').update(normalized).digest('hex')
 }
 
+/** The same URL over the other scheme: one document, one page (see pageExists). */
+const schemeTwin = (url: string) => url.replace(/^(https?):/, (_, s: string) => (s === 'https' ? 'http:' : 'https:'))
+
 export function pageView (p: PageRow) {
   return {
     id: p.id,
@@ -86,7 +89,13 @@ export async function addPages (
   const existing = new Set(
     (await tx.selectFrom('pages').select('url_hash').where('domain_id', '=', domainId).execute()).map(r => r.url_hash)
   )
-  const fresh = candidates.filter(c => !existing.has(hashUrl(c.url))).slice(0, room)
+  const fresh = candidates
+    .filter(c => {
+      const known = existing.has(hashUrl(c.url)) || existing.has(hashUrl(schemeTwin(c.url)))
+      existing.add(hashUrl(c.url))
+      return !known
+    })
+    .slice(0, room)
   if (fresh.length === 0) return []
   const rows: PageRow[] = []
   for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
@@ -127,7 +136,7 @@ export async function pageExists (db: Db, domainId: string, url: string): Promis
     .selectFrom('pages')
     .select('id')
     .where('domain_id', '=', domainId)
-    .where('url_hash', '=', hashUrl(url))
+    .where('url_hash', 'in', [hashUrl(url), hashUrl(schemeTwin(url))])
     .executeTakeFirst()
   return row !== undefined
 }
@@ -174,7 +183,7 @@ export async function deletePage (db: Db, id: string): Promise<void> {
   await db.deleteFrom('pages').where('id', '=', id).execute()
 }
 
-/** The pages of a domain with monitoring on, most important first. */
+/** The pages of a domain with monitoring on: by the priority clients set, then typed pages before the rest. */
 export async function monitoredPages (db: Db, domainId: string) {
   return await db
     .selectFrom('pages')
@@ -182,6 +191,7 @@ export async function monitoredPages (db: Db, domainId: string) {
     .where('domain_id', '=', domainId)
     .where('monitoring_enabled', '=', true)
     .orderBy('priority', 'desc')
+    .orderBy(sql`page_type = 'other'`)
     .orderBy('created_at')
     .execute()
 }
@@ -289,16 +299,27 @@ export function recordChecksStatement (checks: PageCheck[]): RawBuilder<unknown>
 export const FAILURES_BEFORE_ERROR = 3
 
 /** Counts a failed check; the page goes to `error` after FAILURES_BEFORE_ERROR in a row. */
-export async function recordFailure (tx: Db, pageId: string, message: string, at: Date, nextAt: Date): Promise<void> {
+/**
+ * Counts a failed check of the page. Enough in a row put it in `error`; a failure that
+ * trying again cannot change (`permanent`) at once.
+ */
+export async function recordFailure (
+  tx: Db,
+  pageId: string,
+  failure: { message: string, permanent: boolean },
+  at: Date,
+  nextAt: Date
+): Promise<void> {
+  const threshold = failure.permanent ? 1 : FAILURES_BEFORE_ERROR
   await tx
     .updateTable('pages')
     .set({
       error_count: sql`error_count + 1`,
       consecutive_failures: sql`consecutive_failures + 1`,
-      last_error: message.slice(0, 1000),
+      last_error: failure.message.slice(0, 1000),
       last_check_at: at,
       next_crawl_at: nextAt,
-      status: sql`CASE WHEN consecutive_failures + 1 >= ${FAILURES_BEFORE_ERROR} THEN 'error' ELSE status END`
+      status: sql`CASE WHEN consecutive_failures + 1 >= ${threshold} THEN 'error' ELSE status END`
     })
     .where('id', '=', pageId)
     .execute()

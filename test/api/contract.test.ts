@@ -324,6 +324,8 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.match(p.pageTypeConfidence, /^[01]\.\d\d$/)
     const pricing = res.body.data.find((x: any) => x.url === 'https://acme.test/pricing')
     assert.equal(pricing.pageType, 'pricing')
+    // The contract's default: discovery orders its crawls its own way, not through priority.
+    assert.deepEqual([...new Set(res.body.data.map((x: any) => x.priority))], [5])
     const bad = await t.api.get(`/api/domains/${domainId}/pages?pageSize=501`)
     assert.equal(bad.status, 400)
     const unknown = await t.api.get('/api/domains/00000000-0000-4000-8000-000000000000/pages')

@@ -198,6 +198,38 @@ describe('discovery and crawling against a local site', () => {
     assert.equal((await t.api.get('/api/jobs?status=failed')).body.data[0].id, jobId)
   })
 
+  it('an error that trying again cannot change (404, not HTML, too large) fails the job at once', async () => {
+    site.set('/gone', { status: 404, body: 'no such page' })
+    site.set('/brochure', { body: '%PDF-1.4 ...', headers: { 'content-type': 'application/pdf' } })
+    site.set('/huge', `<html><body><p>${'big '.repeat(1_500_000)}</p></body></html>`)
+    for (const [path, reason] of [['/gone', /HTTP 404/], ['/brochure', /not an HTML page/], ['/huge', /larger than/]] as const) {
+      const added = (await t.api.post(`/api/domains/${domainId}/pages`, { url: `https://acme.test${path}` })).body.data
+      const jobs = (await t.api.get('/api/jobs?limit=100')).body.data as any[]
+      const jobId = jobs.find(j => j.pageId === added.id).id
+      const job = await waitForJob(t, jobId)
+      assert.equal(job.state, 'failed', path)
+      assert.equal(job.attemptsMade, 1, `${path}: no retry`)
+      assert.match(job.failedReason, reason)
+      const page = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=500`)).body.data.find((p: any) => p.id === added.id)
+      assert.match(page.lastError, reason)
+      assert.equal(page.status, 'error', `${path}: in error at once`)
+      await t.api.delete(`/api/domains/${domainId}/pages/${added.id}`)
+    }
+  })
+
+  it('a 304 answered to a request that named no version is an error, not an empty snapshot', async () => {
+    site.set('/always-304', { status: 304 })
+    const added = (await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://acme.test/always-304' })).body.data
+    const page = await eventually(async () => {
+      const p = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=500`)).body.data.find((x: any) => x.id === added.id)
+      return p.lastError ? p : undefined
+    }, 20_000, 'the crawl to fail')
+    assert.match(page.lastError, /304/)
+    const snapshots = await t.service.store.db.selectFrom('snapshots').select('id').where('page_id', '=', added.id).execute()
+    assert.equal(snapshots.length, 0)
+    await t.api.delete(`/api/domains/${domainId}/pages/${added.id}`)
+  })
+
   it('the scheduler queues due pages of active domains once, and moves nextCrawlAt a period on', async () => {
     await drain(t)
     const later = new Date(Date.now() + 40 * 3_600_000)
@@ -377,13 +409,13 @@ describe('hostile pages end in a recorded error or a correct snapshot, never a h
     await site.close()
   })
 
-  it('timeouts, 10 MB bodies and redirect loops fail with their reason on the page; a lying charset and NUL bytes are read right', async () => {
+  it('timeouts (three attempts), 10 MB bodies and redirect loops (one) fail with their reason on the page; a lying charset and NUL bytes are read right', async () => {
     const domain = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
     await drainJobs(t.api)
-    const expected: Record<string, RegExp> = {
-      '/hang': /timed out/,
-      '/huge': /larger than/,
-      '/loop': /more than 5 redirects/
+    const expected: Record<string, [RegExp, number]> = {
+      '/hang': [/timed out/, 3],
+      '/huge': [/larger than/, 1],
+      '/loop': [/more than 5 redirects/, 1]
     }
     const added: Record<string, string> = {}
     for (const path of [...Object.keys(expected), '/latin', '/nul']) {
@@ -392,16 +424,16 @@ describe('hostile pages end in a recorded error or a correct snapshot, never a h
       ).body.data.id
     }
     await drainJobs(t.api, 60_000)
-    for (const [path, reason] of Object.entries(expected)) {
+    for (const [path, [reason, attempts]] of Object.entries(expected)) {
       const page = await eventually(
         async () => {
           const p = (await t.api.get(`/api/domains/${domain.id}/pages`)).body.data.find(
             (x: any) => x.id === added[path]
           )
-          return p.errorCount === 3 ? p : undefined
+          return p.errorCount === attempts ? p : undefined
         },
         20_000,
-        `three recorded failures of ${path}`
+        `${attempts} recorded failures of ${path}`
       )
       assert.match(page.lastError, reason, path)
       assert.equal(page.status, 'error', path)

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict'
+import { after, afterEach, before, describe, it } from 'node:test'
+import { layout } from '../helpers/fixtures.js'
+import { startTestService, waitForJob, type TestService } from '../helpers/service.js'
+import { TestSite } from '../helpers/site.js'
+
+// Discovery's manners and its one-page-per-document rule, each on a small site of its own.
+
+describe('discovery on sites of their own', () => {
+  let site: TestSite
+  let t: TestService
+  before(async () => {
+    site = await new TestSite().start()
+    // A host per test: robots.txt is cached per origin.
+    const hosts = ['closed.test', 'named.test', 'twins.test']
+    t = await startTestService({ CRAWL_HOST_MAP: hosts.map(h => `${h}=${site.origin}`).join(',') })
+  })
+  afterEach(async () => {
+    for (const d of (await t.api.get('/api/domains')).body.data) await t.api.delete(`/api/domains/${d.id}`)
+    site.routes.clear()
+    site.hits.length = 0
+  })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
+
+  it('a site whose robots.txt disallows everything has nothing read but its robots.txt', async () => {
+    site.set('/robots.txt', { body: 'User-agent: *\nDisallow: /\n', headers: { 'content-type': 'text/plain' } })
+    site.page('/', layout('Acme', '<h1>Acme</h1><a href="/pricing">Pricing</a>'))
+    site.set('/sitemap.xml', {
+      body: '<?xml version="1.0"?><urlset><url><loc>https://closed.test/pricing</loc></url></urlset>',
+      headers: { 'content-type': 'application/xml' }
+    })
+    const created = (await t.api.post('/api/domains', { domain: 'closed.test' })).body.data
+    const job = await waitForJob(t.api, created.discoveryJobId)
+    assert.equal(job.state, 'completed')
+    assert.deepEqual([...new Set(site.hits)], ['/robots.txt'])
+  })
+
+  it('a sitemap that robots.txt names is read even where it disallows; pages it disallows are not added', async () => {
+    site.set('/robots.txt', {
+      body: 'User-agent: *\nDisallow: /\nAllow: /pricing\nSitemap: https://named.test/named-sitemap.xml\n',
+      headers: { 'content-type': 'text/plain' }
+    })
+    site.set('/named-sitemap.xml', {
+      body: '<?xml version="1.0"?><urlset><url><loc>https://named.test/pricing</loc></url>' +
+        '<url><loc>https://named.test/secret</loc></url></urlset>',
+      headers: { 'content-type': 'application/xml' }
+    })
+    site.page('/pricing', layout('Pricing', '<h1>Pricing</h1><p>Pro $49/month</p>'))
+    const created = (await t.api.post('/api/domains', { domain: 'named.test' })).body.data
+    await waitForJob(t.api, created.discoveryJobId)
+    assert.equal(site.hitsOf('/named-sitemap.xml'), 1)
+    assert.equal(site.hitsOf('/sitemap.xml'), 0, 'robots.txt disallows the unnamed one')
+    assert.equal(site.hitsOf('/secret'), 0)
+    const pages = (await t.api.get(`/api/domains/${created.id}/pages`)).body.data as any[]
+    assert.deepEqual(pages.map(p => p.url), ['https://named.test/pricing'])
+  })
+
+  it('the same path over http and https is one page (https), also when added by hand', async () => {
+    site.page('/', layout('Acme', '<h1>Acme</h1><a href="http://twins.test/pricing">Pricing</a> ' +
+      '<a href="https://twins.test/pricing">Plans</a> <a href="http://twins.test/features">Features</a>'))
+    site.set('/sitemap.xml', {
+      body: '<?xml version="1.0"?><urlset><url><loc>https://twins.test/features</loc></url>' +
+        '<url><loc>http://twins.test/pricing</loc></url><url><loc>http://twins.test/changelog</loc></url></urlset>',
+      headers: { 'content-type': 'application/xml' }
+    })
+    site.page('/pricing', layout('Pricing', '<h1>Pricing</h1><p>Pro $49/month</p>'))
+    site.page('/features', layout('Features', '<h1>Features</h1><p>Dashboards</p>'))
+    site.page('/changelog', layout('Changelog', '<h1>Changelog</h1><p>v1.0</p>'))
+    const created = (await t.api.post('/api/domains', { domain: 'twins.test' })).body.data
+    await waitForJob(t.api, created.discoveryJobId)
+    const urls = ((await t.api.get(`/api/domains/${created.id}/pages`)).body.data as any[]).map(p => p.url).sort()
+    assert.deepEqual(urls, [
+      'https://twins.test/',
+      'https://twins.test/changelog',
+      'https://twins.test/features',
+      'https://twins.test/pricing'
+    ])
+    const twin = await t.api.post(`/api/domains/${created.id}/pages`, { url: 'http://twins.test/pricing' })
+    assert.equal(twin.status, 409)
+    assert.equal(twin.body.code, 'CONFLICT')
+  })
+})
