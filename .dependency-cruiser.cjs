@@ -4,6 +4,7 @@
 //   main.ts, cli/          entry points
 //   service.ts             the composition root
 //   api/                   HTTP: app, guard, errors, input checks, one routes file per resource
+//   metrics/               Prometheus: listeners on the parts' events, gauges read when scraped
 //   alerts/                subscribers to the pipeline's events: dispatch, delivery, digest
 //   pipeline/              job handlers and analysis threads; they emit the pipeline's events
 //   services/              use cases: they own transactions and quota rules
@@ -42,8 +43,11 @@ module.exports = {
     layer('alerts/',
       ['pipeline/events\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
       'alerts subscribe to the pipeline\'s events and know nothing else of it'),
+    layer('metrics/',
+      ['pipeline/events\\.ts$', 'queue/', 'store/', 'crawl/', 'domain/'],
+      'metrics listen to events and read gauges; nothing in the pipeline calls them'),
     layer('api/',
-      ['alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+      ['metrics/', 'alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
       'routes reach the database through services and store modules; the signature recipe is documented from alerts'),
     {
       name: 'database-drivers-in-store-and-queue',

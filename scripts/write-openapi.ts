@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs'
 import pino from 'pino'
 import { buildApp } from '../src/api/app.js'
 import { loadConfig } from '../src/config.js'
+import { Metrics } from '../src/metrics/metrics.js'
 import { JobQueue } from '../src/queue/queue.js'
 import { openStore } from '../src/store/db.js'
 
@@ -10,7 +11,8 @@ const out = process.argv[2] ?? 'openapi.json'
 const config = loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 'silent', REDIS_URL: '' })
 const store = await openStore({ dataDir: 'memory://' })
 const queue = await JobQueue.start(store, config, { runsWorkers: false, log: pino({ level: 'silent' }) })
-const app = await buildApp({ db: store.db, queue, config, ping: store.ping }, { logger: false })
+const metrics = new Metrics({ queue, ping: store.ping, poolUse: store.poolUse })
+const app = await buildApp({ db: store.db, queue, config, ping: store.ping, metrics }, { logger: false })
 await app.ready()
 writeFileSync(out, JSON.stringify(app.swagger(), null, 2))
 await app.close()

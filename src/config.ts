@@ -10,6 +10,10 @@ export interface Config {
   databaseUrl: string | undefined
   redisUrl: string | undefined
   adminToken: string | undefined
+  /** When set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
+  metricsToken: string | undefined
+  /** A worker process (ROLE=worker) serves /healthz, /readyz and /metrics on this port when set. */
+  metricsPort: number | undefined
   role: Role
   logLevel: string
   crawlHostMap: Map<string, URL>
@@ -70,6 +74,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     adminToken: env.ADMIN_TOKEN || undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,
     role,
     logLevel: env.LOG_LEVEL ?? 'info',
     crawlHostMap: parseHostMap(env.CRAWL_HOST_MAP),

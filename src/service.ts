@@ -7,6 +7,7 @@ import type { Config } from './config.js'
 import { Crawler } from './crawl/crawler.js'
 import { PipelineEvents } from './pipeline/events.js'
 import { startPipeline } from './pipeline/workers.js'
+import { Metrics } from './metrics/metrics.js'
 import { JobQueue } from './queue/queue.js'
 import { bootstrapDefaultOrg } from './services/orgs.js'
 import { openStore, type Store } from './store/db.js'
@@ -74,12 +75,20 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     await startAlertWorkers({ db: store.db, queue, fetcher: crawler.fetcher, publicBaseUrl: config.publicBaseUrl, log })
   }
 
+  const metrics = new Metrics({
+    events: runsWorkers ? events : undefined,
+    queue,
+    crawler: runsWorkers ? crawler : undefined,
+    ping: store.ping,
+    poolUse: store.poolUse
+  })
   let app: FastifyInstance | undefined
   let url: string | undefined
-  if (servesApi) {
-    const deps = { db: store.db, queue, config, ping: store.ping }
-    app = await buildApp(deps, { logger: opts.logger ?? { level: config.logLevel } })
-    if (opts.listen !== false) url = await app.listen({ port: config.port, host: config.host })
+  const port = servesApi ? config.port : config.metricsPort
+  if (port !== undefined) {
+    const deps = { db: store.db, queue, config, ping: store.ping, metrics }
+    app = await buildApp(deps, { logger: opts.logger ?? { level: config.logLevel }, api: servesApi })
+    if (opts.listen !== false) url = await app.listen({ port, host: config.host })
   }
 
   let stopping: Promise<void> | undefined

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto'
+import { randomUUID, timingSafeEqual } from 'node:crypto'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Redis } from 'ioredis'
+import { AppError } from '../domain/errors.js'
 import type { ApiDeps } from './deps.js'
 import {
   clientErrorHandler,
@@ -25,9 +26,23 @@ import { jobRoutes } from './routes/jobs.js'
 import { pageRoutes } from './routes/pages.js'
 import { usageRoutes } from './routes/usage.js'
 
+/** Compares a bearer token in constant time. */
+function bearerMatches (header: string | undefined, token: string): boolean {
+  const supplied = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? '')
+  const expected = Buffer.from(token)
+  return supplied.length === expected.length && timingSafeEqual(supplied, expected)
+}
+
 const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
 
-export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+/**
+ * The HTTP server: the API under /api (and /admin), unless `opts.api` is false (a
+ * worker process), where only the operator's endpoints are served: /healthz, /readyz, /metrics.
+ */
+export async function buildApp (
+  deps: ApiDeps,
+  opts: { logger?: boolean | object, api?: boolean } = {}
+): Promise<FastifyInstance> {
   const { config } = deps
   const app = Fastify({
     logger: opts.logger ?? { level: config.logLevel },
@@ -51,6 +66,10 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Trace-Id', req.id)
   })
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched'
+    deps.metrics.observeRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000)
+  })
   addInputChecks(app)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(notFoundHandler)
@@ -65,6 +84,25 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
     }
     jsonParser(req, body as string, done)
   })
+
+  // The operator's endpoints: no key, not in /openapi.json.
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ data: { status: 'ok' } }))
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await deps.ping()
+      return { data: { status: 'ready' } }
+    } catch {
+      return sendError(reply, databaseUnavailable())
+    }
+  })
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+    if (config.metricsToken && !bearerMatches(req.headers.authorization, config.metricsToken)) {
+      return sendError(reply, new AppError('UNAUTHORIZED', 'Missing or invalid metrics token'))
+    }
+    const { contentType, body } = await deps.metrics.render()
+    return await reply.type(contentType).send(body)
+  })
+  if (opts.api === false) return app
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
 
@@ -139,15 +177,6 @@ export async function buildApp (deps: ApiDeps, opts: { logger?: boolean | object
   })
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ data: { status: 'ok' } }))
-  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await deps.ping()
-      return { data: { status: 'ready' } }
-    } catch {
-      return sendError(reply, databaseUnavailable())
-    }
-  })
 
   await app.register(
     async api => {

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js'
+import type { Metrics } from '../metrics/metrics.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
 
@@ -9,4 +10,5 @@ export interface ApiDeps {
   config: Config
   /** Resolves when the database and the queue's connection answer (/readyz). */
   ping: () => Promise<void>
+  metrics: Metrics
 }

@@ -34,6 +34,17 @@ export function isPublicAddress (ip: string): boolean {
   )
 }
 
+// Names that mean this machine or the local network in every spelling (RFC 6761's
+// localhost, mDNS's .local, .internal as clouds use it, home.arpa, a trailing dot).
+const LOCAL_NAME = /(^|\.)(localhost|localdomain|local|internal|lan|home\.arpa)$/
+
+/** A name that only a local resolver answers: a single label (`intranet`) or a local suffix. */
+export function isLocalName (host: string): boolean {
+  const name = host.toLowerCase().replace(/\.+$/, '')
+  if (isIP(name)) return false
+  return !name.includes('.') || LOCAL_NAME.test(name)
+}
+
 /**
  * Whether a URL's host resolves only to public addresses now, for refusing a private
  * destination when a client names it (the fetcher checks again at every connection).
@@ -45,7 +56,7 @@ export async function pointsToPublicAddress (
 ): Promise<boolean> {
   if (opts.hostMap.has(url.hostname) || opts.allowPrivateNetworks) return true
   const host = url.hostname.replace(/^\[|\]$/g, '')
-  if (host === 'localhost') return false
+  if (isLocalName(host)) return false
   const addresses = isIP(host)
     ? [host]
     : await lookup(host, { all: true }).then(

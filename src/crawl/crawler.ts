@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import type { Config } from '../config.js'
 import { FetchError } from './errors.js'
 import { decodeHtml } from './charset.js'
@@ -17,6 +18,12 @@ export interface FetchedPage {
   lastModified: string | null
 }
 
+/** One request to a watched site: how long it took and how it ended (for metrics). */
+export interface FetchTiming {
+  seconds: number
+  outcome: 'ok' | 'not_modified' | 'http_error' | 'failed'
+}
+
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain)?$/i
 
 /**
@@ -27,6 +34,8 @@ export class Crawler {
   readonly fetcher: Fetcher
   readonly robots: RobotsCache
   readonly limiter: HostLimiter
+  /** Told of every page request once it has an answer or has failed. */
+  readonly events = new EventEmitter<{ fetched: [FetchTiming] }>()
 
   constructor (
     config: Pick<
@@ -55,7 +64,7 @@ export class Crawler {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
     const host = new URL(url).host
-    const res = await this.limiter.run(host, () => this.fetcher.fetch(url, req))
+    const res = await this.limiter.run(host, async () => await this.timed(url, req))
     if ((res.status === 429 || res.status === 503) && res.retryAfterMs !== undefined) {
       this.limiter.backoff(host, res.retryAfterMs)
     }
@@ -92,6 +101,20 @@ export class Crawler {
       contentType: res.contentType,
       etag: res.etag,
       lastModified: res.lastModified
+    }
+  }
+
+  private async timed (url: string, req: FetchRequest) {
+    const started = performance.now()
+    const seconds = () => (performance.now() - started) / 1000
+    try {
+      const res = await this.fetcher.fetch(url, req)
+      const outcome = res.notModified ? 'not_modified' : res.status >= 400 ? 'http_error' : 'ok'
+      this.events.emit('fetched', { seconds: seconds(), outcome })
+      return res
+    } catch (err) {
+      this.events.emit('fetched', { seconds: seconds(), outcome: 'failed' })
+      throw err
     }
   }
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { AppError } from './errors.js'
-import { Nullable, PlanNameSchema, Timestamp, type PlanName } from './vocabulary.js'
+import { Nullable, PlanNameSchema, Timestamp, type DomainStatus, type PlanName } from './vocabulary.js'
 
 /** The contract's plan table, as data. `null` means unlimited. */
 export interface Plan {
@@ -110,6 +110,15 @@ export function firstPeriodEnd (plan: PlanName, start: Date): Date {
 
 export function isTrialExpired (org: Org, now = new Date()): boolean {
   return org.plan === 'trial' && org.trial_ends_at !== null && org.trial_ends_at.getTime() <= now.getTime()
+}
+
+/**
+ * A domain as its organisation's plan lets it be: from the moment a trial ends, its
+ * domains read `paused`. The scheduler's next tick (within a minute) records it and
+ * queues no crawl for them from then on.
+ */
+export function asPlanAllows<D extends { status: DomainStatus }> (domain: D, org: Org, now = new Date()): D {
+  return domain.status !== 'paused' && isTrialExpired(org, now) ? { ...domain, status: 'paused' } : domain
 }
 
 /** An expired trial may read but not add or resume anything: 402 TRIAL_EXPIRED. */

@@ -21,9 +21,16 @@ export interface JobFailed {
   reason: string
 }
 
+/** How one check of a page ended. */
+export interface PageChecked {
+  pageId: string
+  outcome: 'not_modified' | 'unchanged' | 'changed' | 'baseline' | 'skipped' | 'failed'
+}
+
 interface PipelineEventMap {
   'change.detected': [ChangeDetected]
   'job.failed': [JobFailed]
+  'page.checked': [PageChecked]
 }
 
 /**

@@ -12,8 +12,13 @@ import { deleteExpired } from '../store/retention.js'
 import { PageAnalysis } from './analysis.js'
 import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
-import type { PipelineEvents } from './events.js'
+import type { PageChecked, PipelineEvents } from './events.js'
 import { runSchedulerTick } from './scheduler-tick.js'
+
+const checkOutcome = (r: CrawlResult): PageChecked['outcome'] =>
+  r.skipped
+    ? 'skipped'
+    : r.notModified ? 'not_modified' : r.baseline ? 'baseline' : r.changesDetected > 0 ? 'changed' : 'unchanged'
 
 const isPermanent = (err: unknown) => err instanceof FetchError && err.permanent
 
@@ -44,7 +49,19 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   const completions = new BatchedCompletions<PageCheck>(deps.db, QUEUE.crawl, recordChecksStatement)
   const crawlDeps = { ...deps, targets: crawlTargetLoader(deps.db), analysis }
   queue.pull<CrawlJobData, CrawlResult>(QUEUE.crawl, config.workerConcurrency, {
-    run: async job => await crawlPage(crawlDeps, job.data),
+    run: async job => {
+      const checked = (outcome: PageChecked['outcome']) => {
+        deps.events.emit('page.checked', { pageId: job.data.pageId, outcome })
+      }
+      try {
+        const result = await crawlPage(crawlDeps, job.data)
+        checked(checkOutcome(result))
+        return result
+      } catch (err) {
+        checked('failed')
+        throw err
+      }
+    },
     isPermanent,
     complete: async (job, { pageCheck, ...output }) => {
       await completions.complete(job.id, output, pageCheck)

@@ -12,6 +12,15 @@ const OUTAGE_PATIENCE_MS = 120_000
 const NO_MORE_RETRIES =
   "UPDATE pgboss.job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND state = 'active'"
 
+/** How an attempt at a job ended: done, to be tried again, or given up. */
+export interface JobSettled {
+  queue: string
+  outcome: 'completed' | 'retried' | 'failed'
+  seconds: number
+  /** The job's output, when completed. */
+  output?: object
+}
+
 /** What a queue's worker does with each job. */
 export interface JobHandler<T, O extends object> {
   /** Does the job; what it returns is the job's output. Throwing fails the attempt (retried with backoff). */
@@ -47,7 +56,8 @@ export class JobPuller<T, O extends object = object> {
     private readonly concurrency: number,
     private readonly pollMs: number,
     private readonly handler: JobHandler<T, O>,
-    private readonly log: Logger
+    private readonly log: Logger,
+    private readonly onSettled: (settled: JobSettled) => void = () => {}
   ) {}
 
   private onError (err: unknown): void {
@@ -63,11 +73,16 @@ export class JobPuller<T, O extends object = object> {
    */
   private async settle (job: Job<T>): Promise<void> {
     const { handler } = this
+    const started = performance.now()
+    const settled = (outcome: JobSettled['outcome'], output?: O) => {
+      this.onSettled({ queue: this.name, outcome, seconds: (performance.now() - started) / 1000, output })
+    }
     try {
       const output = await this.whileDatabaseAway(async () => await handler.run(job))
       await this.whileDatabaseAway(async () => {
         await (handler.complete ? handler.complete(job, output) : this.boss.complete(this.name, job.id, output))
       })
+      settled('completed', output)
     } catch (err) {
       const message = (err as Error)?.message ?? String(err)
       const permanent = handler.isPermanent?.(err) ?? false
@@ -80,6 +95,7 @@ export class JobPuller<T, O extends object = object> {
         if (permanent) await this.boss.getDb().executeSql(NO_MORE_RETRIES, [this.name, job.id])
         await this.boss.fail(this.name, job.id, { message })
       })
+      settled(last ? 'failed' : 'retried')
       if (last) {
         await handler.onGiveUp?.(job, message).catch(e => {
           this.log.error({ err: e, jobId: job.id }, 'after-failure step failed')

@@ -10,7 +10,7 @@ import type { Config } from '../config.js'
 import type { Db, SqlExecutor, Store, Tx } from '../store/db.js'
 import { lockPages, ROWS_PER_STATEMENT } from '../store/pages.js'
 import { FINISHED_JOB_DAYS, insertJobRecords } from './job-records.js'
-import { JobPuller, type Job, type JobHandler } from './puller.js'
+import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
 
 export const QUEUE = {
@@ -70,6 +70,8 @@ export class JobQueue {
   /** How many jobs each open transaction has sent, by queue. */
   private readonly sentIn = new WeakMap<Tx, Map<string, number>>()
   private readonly committed = new EventEmitter()
+  /** Told of every attempt at a job once it is settled (metrics listen). */
+  readonly events = new EventEmitter<{ 'job.settled': [JobSettled] }>()
   private crawlsSinceAnalyze = 0
   private analyzing: Promise<void> | undefined
   private listener: WakeUpListener | undefined
@@ -277,7 +279,8 @@ export class JobQueue {
       concurrency,
       this.config.jobPollingSeconds * 1000,
       handler,
-      this.log
+      this.log,
+      settled => this.events.emit('job.settled', settled)
     )
     puller.start()
     this.pullers.push(puller)
@@ -291,13 +294,37 @@ export class JobQueue {
     await this.boss.work<T>(
       name,
       { pollingIntervalSeconds: this.config.jobPollingSeconds, includeMetadata: true, batchSize },
-      run
+      async jobs => {
+        const started = performance.now()
+        const settled = (outcome: JobSettled['outcome']) => {
+          const seconds = (performance.now() - started) / 1000
+          for (let i = 0; i < jobs.length; i++) this.events.emit('job.settled', { queue: name, outcome, seconds })
+        }
+        try {
+          const output = await run(jobs)
+          settled('completed')
+          return output
+        } catch (err) {
+          settled(jobs.every(j => j.retryCount >= j.retryLimit) ? 'failed' : 'retried')
+          throw err
+        }
+      }
     )
   }
 
   /** Sends a job to `name` on a cron schedule, once per minute slot however many processes ask. */
   async schedule (name: QueueName, cron: string): Promise<void> {
     await this.boss.schedule(name, cron)
+  }
+
+  /** Jobs not yet finished, by queue and state: waiting (due), delayed (a later start or a retry's backoff), active. */
+  async depth (): Promise<Array<{ queue: string, state: 'waiting' | 'delayed' | 'active', jobs: number }>> {
+    const { rows } = await sql<{ queue: string, state: 'waiting' | 'delayed' | 'active', jobs: number }>`
+      SELECT name AS queue,
+        CASE WHEN state = 'active' THEN 'active' WHEN start_after > now() THEN 'delayed' ELSE 'waiting' END AS state,
+        count(*)::int AS jobs
+      FROM pgboss.job WHERE state < 'completed' GROUP BY 1, 2`.execute(this.db)
+    return rows
   }
 
   /** Stops the pullers: jobs in flight get `graceMs` to finish, the rest are handed back to be retried. */

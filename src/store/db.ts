@@ -30,6 +30,8 @@ export interface Store {
   listenUrl: string | undefined
   /** Resolves when both the store's and the queue's connections answer (/readyz). */
   ping(): Promise<void>
+  /** Connections of each PostgreSQL pool: open, idle, and callers waiting for one (none on PGlite). */
+  poolUse(): PoolUse[]
   /**
    * Makes the space of deleted rows reusable and refreshes the planner's statistics.
    * PostgreSQL's autovacuum does this; PGlite has no background processes, and without
@@ -37,6 +39,13 @@ export interface Store {
    */
   vacuum(): Promise<void>
   close(): Promise<void>
+}
+
+export interface PoolUse {
+  pool: 'store' | 'queue'
+  open: number
+  idle: number
+  waiting: number
 }
 
 // pg returns int8 and numeric as strings; we only use int8 for counts, which fit a number.
@@ -67,6 +76,13 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
       ping: async () => {
         await Promise.all([ping(db), queuePool.query('SELECT 1')])
       },
+      poolUse: () =>
+        ([['store', pool], ['queue', queuePool]] as const).map(([name, p]) => ({
+          pool: name,
+          open: p.totalCount,
+          idle: p.idleCount,
+          waiting: p.waitingCount
+        })),
       vacuum: async () => {},
       close: async () => {
         await db.destroy()
@@ -96,6 +112,7 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
     ping: async () => {
       await ping(db)
     },
+    poolUse: () => [],
     vacuum: async () => {
       await sql`VACUUM (ANALYZE)`.execute(db)
     },

@@ -114,6 +114,12 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     for (const url of [
       'http://127.0.0.1:9/x',
       'http://localhost/x',
+      'http://localhost.:8080/x',
+      'http://LOCALHOST../x',
+      'http://api.localhost/x',
+      'http://printer.local/x',
+      'http://metadata.google.internal/x',
+      'http://intranet/x',
       'http://169.254.169.254/latest',
       'http://[::1]/',
       'http://10.1.2.3/',

@@ -105,6 +105,9 @@ describe('organisations, keys and isolation', () => {
       trialEndsAt: new Date(Date.now() - 1000).toISOString()
     })
     assert.equal(ended.status, 200)
+    // Paused as soon as the trial has ended, before the scheduler's tick records it.
+    assert.equal((await api.get(`/api/domains/${domain.id}`)).body.data.status, 'paused')
+    assert.equal((await api.get('/api/domains')).body.data[0].status, 'paused')
     const usage = (await api.get('/api/usage')).body.data
     assert.equal(usage.trial.isExpired, true)
     assert.equal(usage.trial.daysRemaining, 0)

@@ -75,6 +75,7 @@ describe('a PostgreSQL outage under load', { skip: !onPostgres && 'needs Postgre
       await sleep(300)
     }
     assert.ok(answered503 >= 5)
+    assert.match(await (await fetch(`${t.url}/metrics`)).text(), /^sitewatch_database_up 0$/m)
     proxy.restore()
     const back = Date.now()
 

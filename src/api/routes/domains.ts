@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { parseDomainInput } from '../../crawl/url.js'
 import { AppError } from '../../domain/errors.js'
+import { asPlanAllows } from '../../domain/plans.js'
 import {
   changeDomain,
   crawlNow,
@@ -33,7 +34,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     async req => {
       const { page, pageSize } = req.query
       const { items, total } = await listDomains(db, req.principal!.org.id, page, pageSize)
-      return { data: items, meta: { total, page, pageSize } }
+      return { data: items.map(d => asPlanAllows(d, req.principal!.org)), meta: { total, page, pageSize } }
     }
   )
 
@@ -78,7 +79,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     },
     async req => {
       const domain = await requireDomain(ctx, req.principal!.org.id, req.params.id)
-      return { data: await getDomainDetails(db, domain) }
+      return { data: asPlanAllows(await getDomainDetails(db, domain), req.principal!.org) }
     }
   )
 
@@ -109,7 +110,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     async req => {
       const org = req.principal!.org
       await changeDomain(ctx, org, req.params.id, req.body)
-      return { data: await getDomainListItem(db, org.id, req.params.id) }
+      return { data: asPlanAllows(await getDomainListItem(db, org.id, req.params.id), org) }
     }
   )
 

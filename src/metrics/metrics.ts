@@ -1,0 +1,133 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { FetchTiming } from '../crawl/crawler.js'
+import type { PipelineEvents } from '../pipeline/events.js'
+import type { JobQueue } from '../queue/queue.js'
+import type { JobSettled } from '../queue/puller.js'
+import type { PoolUse } from '../store/db.js'
+
+/** What the metrics listen to and read at each scrape; each part is optional (an API-only process has no crawler). */
+export interface MetricSources {
+  events?: PipelineEvents
+  queue: JobQueue
+  crawler?: { events: { on(event: 'fetched', listener: (t: FetchTiming) => void): unknown } }
+  ping: () => Promise<void>
+  poolUse: () => PoolUse[]
+}
+
+/**
+ * The process's Prometheus metrics (served at /metrics). Counters and histograms are
+ * fed by listeners on the events the parts emit (the pipeline's, the queue's, the
+ * crawler's, the API's responses); gauges are read when scraped. Nothing in the
+ * pipeline calls them.
+ */
+export class Metrics {
+  readonly registry = new Registry()
+  private readonly http = new Histogram({
+    name: 'sitewatch_http_request_duration_seconds',
+    help: 'API requests by method, route (its pattern) and status, and how long they took',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry]
+  })
+
+  constructor (sources: MetricSources) {
+    const registers = [this.registry]
+    collectDefaultMetrics({ register: this.registry, prefix: 'sitewatch_' })
+
+    const jobs = new Histogram({
+      name: 'sitewatch_job_duration_seconds',
+      help: 'Attempts at jobs by queue and outcome (completed, retried, failed for good), and how long they took',
+      labelNames: ['queue', 'outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers
+    })
+    const deliveries = new Counter({
+      name: 'sitewatch_alert_deliveries_total',
+      help: 'Webhook and Slack delivery attempts by outcome (delivered, skipped, failed)',
+      labelNames: ['outcome'],
+      registers
+    })
+    sources.queue.events.on('job.settled', (s: JobSettled) => {
+      jobs.labels(s.queue, s.outcome).observe(s.seconds)
+      if (s.queue === 'webhook.deliver') {
+        const out = s.output as { delivered?: boolean, skipped?: string } | undefined
+        deliveries.labels(s.outcome !== 'completed' ? 'failed' : out?.skipped ? 'skipped' : 'delivered').inc()
+      }
+    })
+
+    const checks = new Counter({
+      name: 'sitewatch_page_checks_total',
+      help: 'Page checks by outcome: not_modified (304), unchanged, changed, baseline (first check), failed',
+      labelNames: ['outcome'],
+      registers
+    })
+    const changes = new Counter({
+      name: 'sitewatch_changes_detected_total',
+      help: 'Changes recorded, by type and severity',
+      labelNames: ['type', 'severity'],
+      registers
+    })
+    sources.events?.on('page.checked', e => {
+      checks.labels(e.outcome).inc()
+    })
+    sources.events?.on('change.detected', e => {
+      changes.labels(e.changeType, e.severity).inc()
+    })
+
+    const fetches = new Histogram({
+      name: 'sitewatch_fetch_duration_seconds',
+      help: 'Requests to watched sites by outcome (ok, not_modified, http_error, failed), and how long they took',
+      labelNames: ['outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers
+    })
+    sources.crawler?.events.on('fetched', t => {
+      fetches.labels(t.outcome).observe(t.seconds)
+    })
+
+    const queue = sources.queue
+    // eslint-disable-next-line no-new -- registered in the registry, read when scraped
+    new Gauge({
+      name: 'sitewatch_queue_jobs',
+      help: 'Unfinished jobs by queue and state (waiting, delayed, active)',
+      labelNames: ['queue', 'state'],
+      registers,
+      async collect () {
+        this.reset()
+        for (const d of await queue.depth().catch(() => [])) this.labels(d.queue, d.state).set(d.jobs)
+      }
+    })
+    // eslint-disable-next-line no-new -- as above
+    new Gauge({
+      name: 'sitewatch_database_up',
+      help: '1 when the database (and the queue\'s connection to it) answers, 0 during an outage',
+      registers,
+      async collect () {
+        this.set(await sources.ping().then(() => 1, () => 0))
+      }
+    })
+    // eslint-disable-next-line no-new -- as above
+    new Gauge({
+      name: 'sitewatch_db_pool_connections',
+      help: 'PostgreSQL pool connections by pool (store, queue) and state (open, idle, waiting callers)',
+      labelNames: ['pool', 'state'],
+      registers,
+      collect () {
+        for (const p of sources.poolUse()) {
+          this.labels(p.pool, 'open').set(p.open)
+          this.labels(p.pool, 'idle').set(p.idle)
+          this.labels(p.pool, 'waiting').set(p.waiting)
+        }
+      }
+    })
+  }
+
+  /** Counts one API response (the API's onResponse hook). */
+  observeRequest (method: string, route: string, status: number, seconds: number): void {
+    this.http.labels(method, route, String(status)).observe(seconds)
+  }
+
+  async render (): Promise<{ contentType: string, body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() }
+  }
+}
