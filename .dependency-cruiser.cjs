@@ -47,7 +47,8 @@ module.exports = {
       ['pipeline/events\\.ts$', 'queue/', 'store/', 'crawl/', 'domain/'],
       'metrics listen to events and read gauges; nothing in the pipeline calls them'),
     layer('api/',
-      ['metrics/', 'alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+      ['metrics/', 'alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/',
+        'config\\.ts$'],
       'routes reach the database through services and store modules; the signature recipe is documented from alerts'),
     {
       name: 'database-drivers-in-store-and-queue',
