@@ -1,6 +1,7 @@
 // Longer than 300 lines on purpose: the classifier's rules (prices, features, sections, terms)
 // decide together which one names a hunk; split up, their order of precedence would be hidden.
 import type { ChangeType, DiffData, DiffHunk, PageType, Severity } from '../domain/vocabulary.js'
+import { fold as foldAccents, LEGAL_WORDS, PER, PERIOD_WORDS } from './lexicon.js'
 
 // A crawl's diff → the changes a person would name: each hunk is read on its own
 // (a price, a feature, a section), then the plain content and legal edits of one
@@ -21,28 +22,49 @@ interface Money {
   period: string
 }
 
-const MONEY =
-  /(?:([$€£¥₹]|US\$|A\$|C\$|CHF|USD|EUR|GBP)\s?(\d{1,3}(?:[,\s]\d{3})+|\d+)(?:[.,](\d{1,2}))?|(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\s?(€|USD|EUR|GBP|CHF))(?:\s*(?:\/|per|a|an)\s*(month|mo|year|yr|annum|user|seat|member|editor|host|week|day)\b(?:\s*(?:\/|per)\s*(month|mo|year|yr|user|seat))?)?/gi
+// Money as it is written across Europe and beyond: the symbol or code before or after
+// (€49, 49 €, CHF 49.–, R$ 49,90, ¥4,980), thousands grouped by commas, dots, spaces or
+// apostrophes and decimals after a comma or a dot, a tax note (HT, TTC, excl. VAT, zzgl.
+// MwSt., + IVA, excl. btw) and a period in the page's language (/mois, pro Monat, al mes).
+const CURRENCY_BEFORE = 'US\\$|A\\$|C\\$|R\\$|CHF|USD|EUR|GBP|BRL|[$€£¥₹]'
+const CURRENCY_AFTER = '€|CHF|USD|EUR|GBP|BRL|kr|zł'
+const DECIMALS = '(?:[.,](?:\\d{1,2}|[–-]{1,2}))?'
+const AMOUNT = `\\d{1,3}(?:[.,\\s\u00a0\u202f'’]\\d{3})+${DECIMALS}|\\d+${DECIMALS}`
+const TAX = '(?:HT|TTC|(?:excl|incl)\\.? ?(?:VAT|tax|btw|BTW|IVA)|(?:zzgl|inkl)\\.? ?MwSt\\.?|' +
+  '\\+ ?(?:IVA|VAT|MwSt\\.?|btw)|IVA (?:incluido|incluida|inclusa|incl\\.?)|s/ ?IVA|c/ ?IVA)'
+const PERIOD_NAMES = PERIOD_WORDS.map(([words]) => words).join('|')
+const PERIOD_PART = `\\s*${PER}\\s*(${PERIOD_NAMES})(?![\\p{L}])`
+const MONEY = new RegExp(
+  `(?<![\\p{L}\\d])(?:(${CURRENCY_BEFORE})\\s?(${AMOUNT})|(${AMOUNT})\\s?(${CURRENCY_AFTER}))` +
+    `(?:\\s?${TAX})?(?:${PERIOD_PART}(?:${PERIOD_PART})?)?(?:\\s?${TAX})?`,
+  'giu'
+)
+const PERIOD_OF = new Map(PERIOD_WORDS.flatMap(([words, period]) => words.split('|').map(w => [w, period])))
+const CURRENCY_NAME: Record<string, string> = { USD: '$', US$: '$', EUR: '€', GBP: '£', BRL: 'R$' }
 
-const PERIOD: Record<string, string> = { mo: 'month', yr: 'year', annum: 'year' }
+/** A written amount as a number: the last separator is the decimal one when one or two digits (or a dash) follow it. */
+function parseAmount (written: string): number {
+  const m = /^(.*?)(?:[.,](\d{1,2}|[–-]{1,2}))?$/.exec(written)!
+  const whole = m[1].replace(/[^\d]/g, '')
+  const cents = m[2] && /\d/.test(m[2]) ? m[2] : ''
+  return Number(`${whole}${cents ? `.${cents}` : ''}`)
+}
 
 export function findMoney (line: string): Money[] {
   const out: Money[] = []
   for (const m of line.matchAll(MONEY)) {
-    const currency = (m[1] ?? m[6] ?? '').toUpperCase().replace('USD', '$').replace('EUR', '€').replace('GBP', '£')
-    const whole = (m[2] ?? m[4] ?? '').replace(/[,\s]/g, '')
-    const cents = m[3] ?? m[5] ?? ''
-    const period = [m[7], m[8]]
+    const symbol = (m[1] ?? m[4] ?? '').toUpperCase()
+    const currency = CURRENCY_NAME[symbol] ?? symbol
+    const period = [m[5], m[6]]
       .filter(Boolean)
-      .map(p => PERIOD[p!.toLowerCase()] ?? p!.toLowerCase())
+      .map(p => PERIOD_OF.get(p!.toLowerCase()) ?? p!.toLowerCase())
       .join('/')
-    out.push({ raw: m[0].trim(), currency, amount: Number(`${whole}${cents ? `.${cents}` : ''}`), period })
+    out.push({ raw: m[0].trim(), currency, amount: parseAmount(m[2] ?? m[3] ?? ''), period })
   }
   return out
 }
 
-const LEGAL =
-  /\b(liabilit|arbitrat|indemn|terminat|governing law|jurisdiction|warrant|personal (?:data|information)|data (?:processing|retention|protection)|third[- ]part|(?:re)?sell|share|prohibit|restrict|sublicens|consent|refund|fees?|auto-?renew|cancel|subprocessor|breach|class action|waive)/i
+const LEGAL = LEGAL_WORDS
 const HEADING = /^(#{1,6}) (.*)$/
 
 const isHeading = (l: string) => HEADING.test(l)
@@ -136,6 +158,24 @@ function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
   const where = p.section ? ` in "${p.section}"` : ''
   const legalPage = pageType === 'terms' || pageType === 'security'
 
+  // Features and plans laid out as cards: a short heading and a sentence or two each.
+  if (pageType === 'features' || pageType === 'pricing') {
+    const added = p.removed.length === 0 ? cardsOf(p.added) : undefined
+    const removed = p.added.length === 0 ? cardsOf(p.removed) : undefined
+    const cards = added ?? removed
+    if (cards) {
+      const names = cards.map(c => `"${snippet(c, 60)}"`).join(', ')
+      return {
+        changeType: added ? 'feature_added' : 'feature_removed',
+        severity: added ? 'medium' : 'high',
+        confidence: 0.85,
+        // No section label: the heading above a card is the card before it.
+        summary: `${featureLabel(undefined, cards.length)} ${added ? 'added' : 'removed'}: ${names}`,
+        diffData: single(p)
+      }
+    }
+  }
+
   const addedHeadings = p.added.filter(isHeading)
   const removedHeadings = p.removed.filter(isHeading)
   if (addedHeadings.length > 0 && p.removed.length === 0 && p.added.length > 1) {
@@ -188,7 +228,7 @@ function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
     const lines = p.removed.length + p.added.length
     return {
       changeType: 'terms_update',
-      severity: LEGAL.test(changedText) ? 'high' : lines > 4 ? 'medium' : 'low',
+      severity: LEGAL.test(foldAccents(changedText)) ? 'high' : lines > 4 ? 'medium' : 'low',
       confidence: 0.9,
       summary: describeEdit(p, where),
       diffData: single(p)
@@ -330,6 +370,29 @@ export function classifyChanges (diff: DiffData, pageType: PageType, afterLines:
     }
   }
   return fold(fold(changes, 'content_change', pageType), 'terms_update', pageType)
+}
+
+const MAX_CARD_LINES = 3
+const MAX_CARD_LINE = 240
+
+/**
+ * The headings of `lines` when they are all cards: each a heading below the top level
+ * followed by at most three short sentences. A heading over a list is a section.
+ */
+function cardsOf (lines: readonly string[]): string[] | undefined {
+  const cards: string[] = []
+  let body = 0
+  for (const line of lines) {
+    const heading = HEADING.exec(line)
+    if (heading) {
+      if (heading[1].length < 2) return undefined
+      cards.push(heading[2])
+      body = 0
+    } else if (cards.length === 0 || isItem(line) || ++body > MAX_CARD_LINES || line.length > MAX_CARD_LINE) {
+      return undefined
+    }
+  }
+  return cards.length > 0 ? cards : undefined
 }
 
 /** "Features", or "Pricing: features" inside a section. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { RELATIVE_TIME } from './lexicon.js'
 
 // Text that moves on every visit without the page changing: relative times, clocks,
 // timestamps, copyright years, build ids, session tokens. Masked before pages are
@@ -35,7 +36,7 @@ const WORD_RULES: Array<[RegExp, string]> = [
   ]
 ]
 const HAS_DIGIT = /\d/
-const MAY_BE_WORD_NOISE = /ago\b|just now/i
+const MAY_BE_WORD_NOISE = /ago\b|just now|il y a|hace|há|vor |fa\b|geleden/i
 // Most lines have neither: one test sends them back untouched.
 const MAY_BE_NOISE = new RegExp(`${HAS_DIGIT.source}|${MAY_BE_WORD_NOISE.source}`, 'i')
 
@@ -49,6 +50,7 @@ export function maskNoise (line: string): string {
   }
   if (MAY_BE_WORD_NOISE.test(out)) {
     for (const [pattern, replacement] of WORD_RULES) out = out.replace(pattern, replacement)
+    out = out.replace(RELATIVE_TIME, '{ago}')
   }
   return out
 }

@@ -1,0 +1,46 @@
+// npm run quality: how Sitewatch reads the project's labelled set (test/quality), per
+// language and per page type: noise pairs kept silent, real changes found, change
+// types right, page types right.
+import { evaluate, LANGUAGES, qualityCases, type QualityCase, type Outcome } from '../test/quality/corpus.js'
+
+const results = qualityCases().map(c => ({ c, o: evaluate(c) }))
+
+interface Tally { noise: [number, number], found: [number, number], types: [number, number], pages: [number, number] }
+const tally = (rows: Array<{ c: QualityCase, o: Outcome }>): Tally => {
+  const t: Tally = { noise: [0, 0], found: [0, 0], types: [0, 0], pages: [0, 0] }
+  for (const { c, o } of rows) {
+    t.pages[0] += o.pageTypeRight ? 1 : 0
+    t.pages[1]++
+    if (!c.edit) {
+      t.noise[0] += o.silent ? 1 : 0
+      t.noise[1]++
+    } else {
+      t.found[0] += o.found ? 1 : 0
+      t.found[1]++
+      t.types[0] += o.typeRight ? 1 : 0
+      t.types[1]++
+    }
+  }
+  return t
+}
+const cell = ([n, of]: [number, number]) =>
+  `${n}/${of}`.padStart(7) + `${of ? ` ${Math.round((100 * n) / of)}%` : ''}`.padEnd(6)
+const line = (label: string, t: Tally) =>
+  `${label.padEnd(12)}${cell(t.noise)}  ${cell(t.found)}  ${cell(t.types)}  ${cell(t.pages)}`
+const header = ''.padEnd(12) + ['noise silent', 'changes found', 'types right'].map(h => h.padEnd(15)).join('') +
+  'page types right'
+
+console.log(`Sitewatch on its labelled set: ${results.length} pairs (test/quality)\n`)
+console.log(`by language\n${header}`)
+for (const lang of LANGUAGES) console.log(line(lang, tally(results.filter(r => r.c.lang === lang))))
+console.log(`\nby page type\n${header}`)
+for (const type of [...new Set(results.map(r => r.c.pageType))]) {
+  console.log(line(type, tally(results.filter(r => r.c.pageType === type))))
+}
+const all = tally(results)
+console.log(`\n${line('all', all)}`)
+const misses = results.filter(({ c, o }) => !o.pageTypeRight || (c.edit ? !o.typeRight : !o.silent))
+for (const { c, o } of misses) {
+  const seen = o.changes.map(ch => `${ch.changeType}: ${ch.summary}`).join(' | ') || 'nothing reported'
+  console.log(`  miss ${c.id}: typed ${o.pageTypeGot}; ${seen}`)
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { findMoney } from '../../src/changes/classify.js'
+import { evaluate, qualityCases } from './corpus.js'
+
+// Every pair of the labelled set is a test (npm run quality prints the same as figures).
+
+describe('the labelled set, pair by pair', () => {
+  for (const c of qualityCases()) {
+    it(c.id, () => {
+      const o = evaluate(c)
+      const seen = o.changes.map(ch => `${ch.changeType}/${ch.severity}: ${ch.summary}`)
+      assert.equal(o.pageTypeGot, c.pageType, 'page type')
+      if (!c.edit) assert.deepEqual(seen, [], 'a noise pair stays silent')
+      else {
+        assert.ok(o.found, 'the change is found')
+        assert.ok(o.typeRight, `expected ${c.edit.expect}${c.edit.severity ? `/${c.edit.severity}` : ''}; got ${seen.join(' | ')}`)
+      }
+    })
+  }
+})
+
+describe('money in every common convention', () => {
+  const cases: Array<[string, string, number, string]> = [
+    ['49 €', '€', 49, ''],
+    ['49,00 € HT / mois', '€', 49, 'month'],
+    ['1.299,00 € pro Jahr', '€', 1299, 'year'],
+    ['CHF 49.– pro Monat', 'CHF', 49, 'month'],
+    ['R$ 49,90 por mês', 'R$', 49.9, 'month'],
+    ['¥4,980', '¥', 4980, ''],
+    ['£8.99 per user/month', '£', 8.99, 'user/month'],
+    ['29 € al mese + IVA', '€', 29, 'month'],
+    ['€ 24,95 per maand excl. btw', '€', 24.95, 'month'],
+    ['15 € /mes', '€', 15, 'month'],
+    ['1 299 € par an', '€', 1299, 'year'],
+    ['$1,299/yr', '$', 1299, 'year']
+  ]
+  for (const [written, currency, amount, period] of cases) {
+    it(written, () => {
+      const [m] = findMoney(`Plan: ${written}`)
+      assert.deepEqual({ currency: m.currency, amount: m.amount, period: m.period }, { currency, amount, period })
+      assert.equal(m.raw, written, 'the tax note and the period stay in the quoted price')
+    })
+  }
+})
