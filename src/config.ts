@@ -12,6 +12,13 @@ export interface Config {
   adminToken: string | undefined
   /** When set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
   metricsToken: string | undefined
+  /** Pages rendered in the browser at once, per worker process. */
+  browserConcurrency: number
+  /** A system Chromium; unset: the one shipped in @sparticuz/chromium. */
+  chromiumPath: string | undefined
+  renderTimeoutMs: number
+  renderQuietMs: number
+  browserRestartAfter: number
   /** A worker process (ROLE=worker) serves /healthz, /readyz and /metrics on this port when set. */
   metricsPort: number | undefined
   role: Role
@@ -76,6 +83,11 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: env.ADMIN_TOKEN || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,
+    browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, 1),
+    chromiumPath: env.CHROMIUM_PATH || undefined,
+    renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 20_000, 1000),
+    renderQuietMs: int(env, 'RENDER_QUIET_MS', 500, 0),
+    browserRestartAfter: int(env, 'BROWSER_RESTART_AFTER', 100, 1),
     role,
     logLevel: env.LOG_LEVEL ?? 'info',
     crawlHostMap: parseHostMap(env.CRAWL_HOST_MAP),

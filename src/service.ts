@@ -11,6 +11,7 @@ import { Metrics } from './metrics/metrics.js'
 import { JobQueue } from './queue/queue.js'
 import { bootstrapDefaultOrg } from './services/orgs.js'
 import { openStore, type Store } from './store/db.js'
+import { serviceSecret } from './store/secrets.js'
 
 export interface Service {
   config: Config
@@ -69,10 +70,18 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     )(bootstrap.apiKey)
   }
 
+  const linkSecret = await serviceSecret(store.db, 'image-links')
   let pipeline: { close(): Promise<void> } | undefined
   if (runsWorkers) {
     pipeline = await startPipeline({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log })
-    await startAlertWorkers({ db: store.db, queue, fetcher: crawler.fetcher, publicBaseUrl: config.publicBaseUrl, log })
+    await startAlertWorkers({
+      db: store.db,
+      queue,
+      fetcher: crawler.fetcher,
+      publicBaseUrl: config.publicBaseUrl,
+      linkSecret,
+      log
+    })
   }
 
   const metrics = new Metrics({
@@ -86,7 +95,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   let url: string | undefined
   const port = servesApi ? config.port : config.metricsPort
   if (port !== undefined) {
-    const deps = { db: store.db, queue, config, ping: store.ping, metrics }
+    const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret }
     app = await buildApp(deps, { logger: opts.logger ?? { level: config.logLevel }, api: servesApi })
     if (opts.listen !== false) url = await app.listen({ port, host: config.host })
   }

@@ -1,12 +1,14 @@
 import type { Fetcher } from '../crawl/fetch.js'
 import type { Db } from '../store/db.js'
 import { findDeliveryToSend, markDeliveryFailed, recordAttempt } from '../store/webhooks.js'
-import { SIGNATURE_HEADER, sign } from './signature.js'
+import { SIGNATURE_HEADER, sign, signedImageLinks } from './signature.js'
 
 export interface DeliverDeps {
   db: Db
   fetcher: Fetcher
   publicBaseUrl: string | undefined
+  /** Signs the image links of change payloads (see signedImageLinks). */
+  linkSecret: string
 }
 
 const SEVERITY_MARK: Record<string, string> = {
@@ -44,7 +46,8 @@ export function slackMessage (
           elements: [
             {
               type: 'mrkdwn',
-              text: `*${c.changeType}* · severity *${c.severity}* · confidence ${c.confidence} · <${link}|diff>`
+              text: `*${c.changeType}* · severity *${c.severity}* · confidence ${c.confidence} · <${link}|diff>` +
+                (c.images ? ` · <${c.images.diff}|before / after>` : '')
             }
           ]
         }
@@ -70,6 +73,19 @@ export function slackMessage (
 }
 
 /**
+ * A change that has screenshots gets links to them that work without a key for a week,
+ * signed when the delivery is sent (a retry days later still carries fresh ones). Only
+ * with PUBLIC_BASE_URL: without it there is no address to link to.
+ */
+function withImageLinks (eventType: string, payload: any, deps: DeliverDeps): any {
+  if (eventType !== 'change.detected' || !deps.publicBaseUrl || !payload?.change?.diffData?.visual) return payload
+  return {
+    ...payload,
+    change: { ...payload.change, images: signedImageLinks(deps.linkSecret, deps.publicBaseUrl, payload.change.id) }
+  }
+}
+
+/**
  * One attempt at one delivery. Records the attempt (status code, time, error); a non-2xx
  * answer or a network failure throws so the queue retries with backoff. A delivery
  * already made is never made again.
@@ -87,10 +103,11 @@ export async function deliver (
     return { delivered: false, skipped: 'endpoint disabled' }
   }
 
+  const payload = withImageLinks(row.event_type, row.payload, deps)
   const body =
     row.kind === 'slack'
-      ? JSON.stringify(slackMessage(row.event_type, row.payload, deps.publicBaseUrl))
-      : JSON.stringify({ id: row.id, type: row.event_type, createdAt: row.created_at.toISOString(), data: row.payload })
+      ? JSON.stringify(slackMessage(row.event_type, payload, deps.publicBaseUrl))
+      : JSON.stringify({ id: row.id, type: row.event_type, createdAt: row.created_at.toISOString(), data: payload })
   const headers: Record<string, string> =
     row.kind === 'slack'
       ? {}

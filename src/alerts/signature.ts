@@ -28,3 +28,42 @@ export function verify (
   const given = Buffer.from(parts.v1)
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
+
+// Links to a change's images in webhook and Slack payloads work without an API key
+// until they expire: /public/changes/<id>/images/<which>?expires=<unix s>&signature=<hex>,
+// the signature an HMAC-SHA256 of `<id>.<which>.<expires>` under the service's own secret.
+
+/** How long an image link in a payload works. */
+export const IMAGE_LINK_SECONDS = 7 * 86_400
+
+const imageMac = (secret: string, changeId: string, which: string, expires: number) =>
+  createHmac('sha256', secret).update(`${changeId}.${which}.${expires}`).digest('hex')
+
+export function signedImageLinks (
+  secret: string,
+  publicBaseUrl: string,
+  changeId: string,
+  now = Math.floor(Date.now() / 1000)
+): Record<'before' | 'after' | 'diff', string> {
+  const expires = now + IMAGE_LINK_SECONDS
+  const base = publicBaseUrl.replace(/\/$/, '')
+  const link = (which: string) => {
+    const signature = imageMac(secret, changeId, which, expires)
+    return `${base}/public/changes/${changeId}/images/${which}?expires=${expires}&signature=${signature}`
+  }
+  return { before: link('before'), after: link('after'), diff: link('diff') }
+}
+
+export function verifyImageLink (
+  secret: string,
+  changeId: string,
+  which: string,
+  expires: number,
+  signature: string,
+  now = Math.floor(Date.now() / 1000)
+): boolean {
+  if (!Number.isInteger(expires) || expires < now) return false
+  const expected = Buffer.from(imageMac(secret, changeId, which, expires))
+  const given = Buffer.from(signature)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}

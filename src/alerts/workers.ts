@@ -11,6 +11,7 @@ export interface AlertDeps {
   queue: JobQueue
   fetcher: Fetcher
   publicBaseUrl: string | undefined
+  linkSecret: string
   log: Logger
 }
 

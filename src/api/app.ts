@@ -21,6 +21,7 @@ import { SHARED_SCHEMAS } from './schemas.js'
 import { adminRoutes } from './routes/admin.js'
 import { changeRoutes } from './routes/changes.js'
 import { webhookRoutes } from './routes/webhooks.js'
+import { imageRoutes, publicImageRoutes } from './routes/images.js'
 import { domainRoutes } from './routes/domains.js'
 import { jobRoutes } from './routes/jobs.js'
 import { pageRoutes } from './routes/pages.js'
@@ -192,8 +193,17 @@ export async function buildApp (
       await api.register(usageRoutes, deps)
       await api.register(changeRoutes, deps)
       await api.register(webhookRoutes, deps)
+      await api.register(imageRoutes, deps)
     },
     { prefix: '/api' }
+  )
+
+  await app.register(
+    async links => {
+      links.setNotFoundHandler(notFoundHandler)
+      await links.register(publicImageRoutes, deps)
+    },
+    { prefix: '/public' }
   )
 
   if (config.adminToken) {

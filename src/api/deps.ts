@@ -11,4 +11,6 @@ export interface ApiDeps {
   /** Resolves when the database and the queue's connection answer (/readyz). */
   ping: () => Promise<void>
   metrics: Metrics
+  /** Signs and checks the keyless image links of webhook and Slack payloads. */
+  linkSecret: string
 }

@@ -15,6 +15,8 @@ import {
   NoiseRulesSchema,
   Nullable,
   PageTypeSchema,
+  RenderedWithSchema,
+  RenderModeSchema,
   SeveritySchema
 } from '../domain/vocabulary.js'
 
@@ -61,6 +63,7 @@ const domainBase = {
   displayName: Nullable(Type.String()),
   status: DomainStatusSchema,
   checkFrequencyHours: Type.Integer(),
+  render: { ...RenderModeSchema, description: "the default of its pages' render setting (auto, always, never)" },
   createdAt: DateTime,
   updatedAt: DateTime
 }
@@ -125,7 +128,22 @@ export const NoiseRules = NoiseRulesSchema
 
 export const CreatedPage = Type.Object(pageBase, { $id: 'CreatedPage', title: 'CreatedPage' })
 export const Page = Type.Object(
-  { ...pageBase, pageTypeConfidence: Decimal, noiseRules: Type.Ref(NoiseRules) },
+  {
+    ...pageBase,
+    pageTypeConfidence: Decimal,
+    noiseRules: Type.Ref(NoiseRules),
+    render: Type.Union([RenderModeSchema, Type.Null()], { description: "how the page is fetched; null: the domain's" }),
+    renderedWith: Type.Union([RenderedWithSchema, Type.Null()], {
+      description: 'what the page was last read with: http (a plain request) or browser; null before its first crawl'
+    }),
+    renderReason: Nullable(Type.String({ description: 'why the browser was needed (auto mode), or why it is used' })),
+    screenshots: Type.Boolean({
+      description: 'a screenshot is kept with each snapshot (rendered pages always keep one)'
+    }),
+    visualThreshold: Nullable(Type.Number({
+      description: 'percentage of the page that must change in the pictures alone'
+    }))
+  },
   { $id: 'Page', title: 'Page' }
 )
 
@@ -356,4 +374,4 @@ export const paginationFields = (defaultSize: number, maxSize: number) => ({
 export const Pagination = (defaultSize: number, maxSize: number) =>
   Type.Object(paginationFields(defaultSize, maxSize), { additionalProperties: false })
 
-export { DomainStatusSchema, JobStateSchema, literals, PageTypeSchema, Uuid, DateTime }
+export { DomainStatusSchema, JobStateSchema, literals, PageTypeSchema, RenderModeSchema, Uuid, DateTime }

@@ -4,6 +4,8 @@ import { FetchError } from './errors.js'
 import { decodeHtml } from './charset.js'
 import { createFetcher, type Fetcher, type FetchRequest } from './fetch.js'
 import { HostLimiter } from './polite.js'
+import { BrowserRenderer, type RenderRequest } from './render.js'
+import { isBotWall } from './render-decision.js'
 import { RobotsCache } from './robots.js'
 
 export interface FetchedPage {
@@ -16,6 +18,8 @@ export interface FetchedPage {
   contentType: string
   etag: string | null
   lastModified: string | null
+  /** A PNG of the page, when it was rendered in the browser with a screenshot asked for. */
+  screenshot?: Buffer
 }
 
 /** One request to a watched site: how long it took and how it ended (for metrics). */
@@ -34,8 +38,9 @@ export class Crawler {
   readonly fetcher: Fetcher
   readonly robots: RobotsCache
   readonly limiter: HostLimiter
+  readonly renderer: BrowserRenderer
   /** Told of every page request once it has an answer or has failed. */
-  readonly events = new EventEmitter<{ fetched: [FetchTiming] }>()
+  readonly events = new EventEmitter<{ fetched: [FetchTiming], rendered: [{ seconds: number }] }>()
 
   constructor (
     config: Pick<
@@ -46,6 +51,11 @@ export class Crawler {
       | 'crawlMaxBytes'
       | 'crawlPerHostConcurrency'
       | 'crawlPerHostDelayMs'
+      | 'browserConcurrency'
+      | 'chromiumPath'
+      | 'renderTimeoutMs'
+      | 'renderQuietMs'
+      | 'browserRestartAfter'
     >
   ) {
     this.fetcher = createFetcher({
@@ -56,6 +66,44 @@ export class Crawler {
     })
     this.robots = new RobotsCache(this.fetcher)
     this.limiter = new HostLimiter(config.crawlPerHostConcurrency, config.crawlPerHostDelayMs)
+    this.renderer = new BrowserRenderer({
+      fetcher: this.fetcher,
+      concurrency: config.browserConcurrency,
+      timeoutMs: config.renderTimeoutMs,
+      quietMs: config.renderQuietMs,
+      restartAfter: config.browserRestartAfter,
+      executablePath: config.chromiumPath
+    })
+  }
+
+  /**
+   * Renders one page in the browser, as politely as fetchPage fetches one (robots.txt,
+   * the per-host limiter), and gives its DOM as a page's HTML, with a screenshot when asked.
+   */
+  async renderPage (url: string, req: RenderRequest): Promise<FetchedPage> {
+    if (!(await this.robots.isAllowed(url))) {
+      throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
+    }
+    const started = performance.now()
+    const rendered = await this.limiter.run(new URL(url).host, async () => await this.renderer.render(url, req))
+      .finally(() => {
+        this.events.emit('rendered', { seconds: (performance.now() - started) / 1000 })
+      })
+    if (rendered.status >= 400) {
+      throw new FetchError('HTTP_STATUS', `HTTP ${rendered.status} from ${rendered.url} (rendered)`, rendered.status)
+    }
+    const raw = Buffer.from(rendered.html, 'utf8')
+    return {
+      url: rendered.url,
+      status: rendered.status,
+      notModified: false,
+      html: rendered.html,
+      raw,
+      contentType: 'text/html; charset=utf-8',
+      etag: null,
+      lastModified: null,
+      screenshot: rendered.screenshot
+    }
   }
 
   /** Fetches one HTML page politely; HTTP errors and non-HTML bodies throw FetchError. */
@@ -84,6 +132,9 @@ export class Crawler {
       }
     }
     if (res.status >= 400) {
+      if (isBotWall(res.status, res.body.toString('latin1'))) {
+        throw new FetchError('BOT_WALL', `HTTP ${res.status} from ${res.url}: a bot wall's challenge page`, res.status)
+      }
       throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`, res.status)
     }
     const mime = res.contentType.split(';')[0].trim()
@@ -119,6 +170,7 @@ export class Crawler {
   }
 
   async close (): Promise<void> {
+    await this.renderer.close()
     await this.fetcher.close()
   }
 }

@@ -9,6 +9,9 @@ export type FetchErrorCode =
   | 'ROBOTS_DISALLOWED'
   | 'NOT_HTML'
   | 'BAD_URL'
+  | 'BOT_WALL'
+  | 'RENDER_FAILED'
+  | 'BROWSER_UNAVAILABLE'
 
 // What trying again cannot change: the page's size, a redirect loop, what the page is,
 // what robots.txt and the SSRF guard say. Timeouts, resets, DNS and 5xx may pass.

@@ -26,6 +26,11 @@ export interface FetchRequest {
   maxBytes?: number
   /** Streams the (decompressed) body here instead of buffering it: for sitemaps of any size. */
   onData?: (chunk: Buffer) => void
+  /** A browser's request passed on (see render.ts): its cookies and, for a form or XHR, method and body. */
+  cookie?: string
+  method?: 'GET' | 'POST'
+  body?: string
+  bodyType?: string
 }
 
 export interface FetchResult {
@@ -38,6 +43,8 @@ export interface FetchResult {
   etag: string | null
   lastModified: string | null
   retryAfterMs: number | undefined
+  /** Set-Cookie headers of the final answer, for a browser that asked through us. */
+  setCookies: string[]
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
@@ -88,7 +95,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
 
   async function once (
     target: URL,
-    req: FetchRequest & { method?: 'GET' | 'POST', body?: string, extraHeaders?: Record<string, string> },
+    req: FetchRequest & { extraHeaders?: Record<string, string> },
     signal: AbortSignal
   ): Promise<Dispatcher.ResponseData & { realUrl: URL }> {
     const mapped = opts.hostMap.get(target.hostname)
@@ -114,6 +121,8 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
     if (mapped) headers.host = target.host
     if (req.etag) headers['if-none-match'] = req.etag
     if (req.lastModified) headers['if-modified-since'] = req.lastModified
+    if (req.cookie) headers.cookie = req.cookie
+    if (req.bodyType) headers['content-type'] = req.bodyType
     Object.assign(headers, req.extraHeaders)
     try {
       const res = await request(requestUrl, {
@@ -142,7 +151,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
         if (target.protocol !== 'http:' && target.protocol !== 'https:') {
           throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)
         }
-        const res = await once(target, req, signal)
+        const res = await once(target, hop === 0 ? req : { ...req, method: 'GET', body: undefined }, signal)
         if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304) {
           const location = res.headers.location
           await res.body.dump().catch(() => {})
@@ -170,6 +179,8 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
           return v !== null && v.length <= MAX_VALIDATOR ? v : null
         }
         const contentType = (header('content-type') ?? '').slice(0, MAX_CONTENT_TYPE)
+        const cookies = res.headers['set-cookie']
+        const setCookies = cookies === undefined ? [] : Array.isArray(cookies) ? cookies : [cookies]
         const retryAfter = parseRetryAfter(header('retry-after'))
         if (res.statusCode === 304) {
           await res.body.dump().catch(() => {})
@@ -181,7 +192,8 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
             body: Buffer.alloc(0),
             etag: validator('etag'),
             lastModified: validator('last-modified'),
-            retryAfterMs: retryAfter
+            retryAfterMs: retryAfter,
+            setCookies
           }
         }
         const body = await readBody(
@@ -199,7 +211,8 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
           body,
           etag: validator('etag'),
           lastModified: validator('last-modified'),
-          retryAfterMs: retryAfter
+          retryAfterMs: retryAfter,
+          setCookies
         }
       }
     },

@@ -125,6 +125,21 @@ export const DiffDataSchema = Type.Object(
         lines: Type.Array(Type.Object({ type: literals(DIFF_LINE_TYPES), content: Type.String() }))
       }),
       { description: 'always present; empty only when the change has no line diff' }
+    ),
+    visual: Type.Optional(
+      Type.Object(
+        {
+          changedPercent: Type.Number({ description: "share of the page's pixels that changed, 0–100" }),
+          regions: Type.Array(
+            Type.Object({ x: Type.Integer(), y: Type.Integer(), width: Type.Integer(), height: Type.Integer() }),
+            { description: 'boxes around the changed areas, in page pixels, largest first' }
+          )
+        },
+        {
+          description: 'pages with screenshots: how the page looks different between the two snapshots; the ' +
+            'images are at /api/changes/{id}/images/{before,after,diff}'
+        }
+      )
     )
   },
   { $id: 'DiffData', title: 'DiffData' }
@@ -140,3 +155,13 @@ export interface PageCandidate {
   confidence: number
   priority?: number
 }
+
+/** How a page is fetched: `auto` fetches plainly and uses the browser when the answer needs one. */
+export const RENDER_MODES = ['auto', 'always', 'never'] as const
+export const RenderModeSchema = literals(RENDER_MODES)
+export type RenderMode = Static<typeof RenderModeSchema>
+
+/** What a page was last read with. */
+export const RENDERED_WITH = ['http', 'browser'] as const
+export const RenderedWithSchema = literals(RENDERED_WITH)
+export type RenderedWith = Static<typeof RenderedWithSchema>

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { FetchTiming } from '../crawl/crawler.js'
+import type { Crawler } from '../crawl/crawler.js'
 import type { PipelineEvents } from '../pipeline/events.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { JobSettled } from '../queue/puller.js'
@@ -9,7 +9,7 @@ import type { PoolUse } from '../store/db.js'
 export interface MetricSources {
   events?: PipelineEvents
   queue: JobQueue
-  crawler?: { events: { on(event: 'fetched', listener: (t: FetchTiming) => void): unknown } }
+  crawler?: Pick<Crawler, 'events'>
   ping: () => Promise<void>
   poolUse: () => PoolUse[]
 }
@@ -83,6 +83,15 @@ export class Metrics {
     })
     sources.crawler?.events.on('fetched', t => {
       fetches.labels(t.outcome).observe(t.seconds)
+    })
+    const renders = new Histogram({
+      name: 'sitewatch_render_duration_seconds',
+      help: 'Pages rendered in the browser, and how long each render took (waiting for a slot included)',
+      buckets: [0.25, 0.5, 1, 2, 4, 8, 15, 30],
+      registers
+    })
+    sources.crawler?.events.on('rendered', r => {
+      renders.observe(r.seconds)
     })
 
     const queue = sources.queue

@@ -1,15 +1,20 @@
+import { gzipSync } from 'node:zlib'
 import DataLoader from 'dataloader'
 import type { DetectedChange } from '../changes/classify.js'
+import { compareScreenshots, pngSize, type VisualDiff } from '../changes/visual.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
+import { needsBrowser } from '../crawl/render-decision.js'
 import type { CrawlJobData } from '../queue/queue.js'
 import { recordSnapshot, snapshotText } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { markActive, markFailedIfNoPageWorks } from '../store/domains.js'
+import { saveScreenshot, screenshotOf } from '../store/screenshots.js'
 import {
   loadCrawlTargets,
   recordCheck,
   recordFailure,
+  recordRenderDecision,
   ROWS_PER_STATEMENT,
   type CrawlTarget,
   type PageCheck
@@ -72,10 +77,9 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const next = (at: Date) => nextCrawlAt(page.id, at, page.check_frequency_hours)
   let fetched
   try {
-    fetched = await deps.crawler.fetchPage(
-      page.url,
-      previous ? { etag: page.etag, lastModified: page.last_modified } : {}
-    )
+    const got = await fetchOrRender(deps.crawler, page, previous !== undefined)
+    fetched = got.page
+    if (got.decision) await recordRenderDecision(db, page.id, got.decision)
   } catch (err) {
     const at = new Date()
     await recordCrawlFailure(db, page, err, at, next(at))
@@ -111,14 +115,33 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     rules: page.noise_rules,
     previousHash: previous?.hash
   })
-  if (!read.snapshot) {
-    return { changed: false, changesDetected: 0, snapshotId: previous!.id, ...(await unchanged()) }
-  }
-  const { text, rawGzip } = read.snapshot
+  const shot = fetched.screenshot ? { image: fetched.screenshot, ...pngSize(fetched.screenshot) } : undefined
+  // The look of the page against its last snapshot's, when both were taken.
+  const previousShot = shot && previous ? await screenshotOf(db, previous.id) : undefined
+  const visual = shot && previousShot ? compareScreenshots(previousShot.image, shot.image) : undefined
 
+  let text: string
+  let rawGzip: Uint8Array
   let detected: DetectedChange[] = []
-  if (previous) {
-    detected = await deps.analysis.compare(await snapshotText(db, previous.id), text, page.page_type, page.noise_rules)
+  if (read.snapshot) {
+    ({ text, rawGzip } = read.snapshot)
+    if (previous) {
+      const before = await snapshotText(db, previous.id)
+      detected = await deps.analysis.compare(before, text, page.page_type, page.noise_rules)
+    }
+    if (visual) for (const c of detected) c.diffData.visual = visual
+  } else {
+    // The text is the same. A page that asks for it (visualThreshold) still reports a change
+    // seen in the picture; the first screenshot of a page is kept with a snapshot of its own.
+    const threshold = page.visual_threshold === null ? undefined : Number(page.visual_threshold)
+    const visualOnly = visual !== undefined && threshold !== undefined && visual.changedPercent >= threshold
+    const firstPicture = shot !== undefined && previousShot === undefined
+    if (!visualOnly && !firstPicture) {
+      return { changed: false, changesDetected: 0, snapshotId: previous!.id, ...(await unchanged()) }
+    }
+    text = await snapshotText(db, previous!.id)
+    rawGzip = gzipSync(fetched.raw)
+    if (visualOnly) detected = [visualChange(visual)]
   }
   const recorded = await db.transaction().execute(async tx => {
     const r = await recordSnapshot(
@@ -135,6 +158,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
       },
       previous && { snapshotId: previous.id, domainId: page.domain_id, changes: detected }
     )
+    if (shot) await saveScreenshot(tx, r.snapshotId, page.org_id, shot)
     await recordCheck(tx, check, r.changes.length > 0 ? checkedAt : undefined)
     if (domainWasInError) await markActive(tx, page.domain_id, 'error')
     return r
@@ -157,6 +181,57 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     snapshotId: recorded.snapshotId,
     ...(previous ? {} : { baseline: true })
   }
+}
+
+/** A change seen only in the screenshots (the text is the same). */
+function visualChange (visual: VisualDiff): DetectedChange {
+  const n = visual.regions.length
+  return {
+    changeType: 'content_change',
+    severity: visual.changedPercent >= 10 ? 'medium' : 'low',
+    confidence: 0.6,
+    summary: `The page looks different: ${visual.changedPercent}% of it changed, in ${n} region${n === 1 ? '' : 's'}`,
+    diffData: { before: '', after: '', stats: { additions: 0, deletions: 0, changes: 0 }, hunks: [], visual }
+  }
+}
+
+/** A page read in the browser is tried plainly again after this long, in case it no longer needs one. */
+const RENDER_RECHECK_MS = 7 * 86_400_000
+
+/**
+ * Fetches the page plainly or renders it, as its render mode says (the page's, else its
+ * domain's). In `auto`, a page known to need the browser goes to it at once until its
+ * recheck is due; any other is fetched plainly and rendered when the answer needs it
+ * (see needsBrowser). Returns the decision when it is new or was checked again.
+ */
+async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: boolean) {
+  const mode = page.render ?? page.domain_render
+  const now = new Date()
+  const shot = { screenshot: true, hideSelectors: page.noise_rules?.ignoreSelectors }
+  const render = async (reason: string) => ({
+    page: await crawler.renderPage(page.url, shot),
+    decision: page.rendered_with === 'browser' && page.render_reason === reason
+      ? undefined
+      : { with: 'browser' as const, reason, at: now }
+  })
+  if (mode === 'always') return await render('render is always')
+  if (page.screenshots) return await render('screenshots are on')
+  const recheckDue = !page.render_checked_at || now.getTime() - page.render_checked_at.getTime() > RENDER_RECHECK_MS
+  if (mode === 'auto' && page.rendered_with === 'browser' && !recheckDue) {
+    return { page: await crawler.renderPage(page.url, shot), decision: undefined }
+  }
+  let plain
+  try {
+    plain = await crawler.fetchPage(page.url, conditional ? { etag: page.etag, lastModified: page.last_modified } : {})
+  } catch (err) {
+    if (mode === 'auto' && err instanceof FetchError && err.code === 'BOT_WALL') return await render(err.message)
+    throw err
+  }
+  const reason = mode === 'auto' && !plain.notModified ? needsBrowser(plain.status, plain.html) : undefined
+  if (reason) return await render(reason)
+  const known = page.rendered_with === 'http' && !recheckDue
+  const decision = known ? undefined : { with: 'http' as const, reason: null, at: now }
+  return { page: plain, decision }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { AppError, notFound } from '../domain/errors.js'
 import { assertCanCreate, type Org } from '../domain/plans.js'
+import type { RenderMode } from '../domain/vocabulary.js'
 import { crawlJobOf } from '../queue/queue.js'
 import { isUniqueViolation } from '../store/db.js'
 import { deleteDomain, domainView, findDomain, insertDomain, updateDomain, type DomainRow } from '../store/domains.js'
@@ -42,15 +43,16 @@ export async function changeDomain (
   ctx: ServiceContext,
   org: Org,
   id: string,
-  change: { displayName?: string | null, paused?: boolean }
+  change: { displayName?: string | null, paused?: boolean, render?: RenderMode }
 ): Promise<void> {
   const domain = await requireDomain(ctx, org.id, id)
-  const { displayName, paused } = change
+  const { displayName, paused, render } = change
   if (paused === false && domain.status === 'paused') assertCanCreate(org)
   await updateDomain(ctx.db, domain.id, {
     displayName: displayName === undefined ? undefined : displayName?.trim() || null,
     pause: paused === true && domain.status !== 'paused',
-    resume: paused === false && domain.status === 'paused'
+    resume: paused === false && domain.status === 'paused',
+    render
   })
 }
 

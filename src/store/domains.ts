@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely'
 import type { Org } from '../domain/plans.js'
+import type { RenderMode } from '../domain/vocabulary.js'
 import { CHANGE_COLUMNS, changeView } from './changes.js'
 import type { Db } from './db.js'
 import { pageView } from './pages.js'
@@ -18,6 +19,7 @@ export function domainView (d: DomainRow) {
     displayName: d.display_name,
     status: d.status,
     checkFrequencyHours: d.check_frequency_hours,
+    render: d.render,
     createdAt: d.created_at,
     updatedAt: d.updated_at
   }
@@ -134,6 +136,7 @@ export interface DomainChanges {
   displayName?: string | null
   pause?: boolean
   resume?: boolean
+  render?: RenderMode
 }
 
 export async function updateDomain (db: Db, id: string, change: DomainChanges, now = new Date()): Promise<void> {
@@ -143,7 +146,8 @@ export async function updateDomain (db: Db, id: string, change: DomainChanges, n
       updated_at: now,
       ...(change.displayName !== undefined ? { display_name: change.displayName } : {}),
       ...(change.pause ? { status: 'paused', paused_reason: 'manual' } : {}),
-      ...(change.resume ? { status: 'active', paused_reason: null } : {})
+      ...(change.resume ? { status: 'active', paused_reason: null } : {}),
+      ...(change.render !== undefined ? { render: change.render } : {})
     })
     .where('id', '=', id)
     .execute()

@@ -177,6 +177,25 @@ const migrations: Record<string, string[]> = {
       UNIQUE (endpoint_id, event_type, event_id)
     )`,
     'CREATE INDEX webhook_deliveries_endpoint_time ON webhook_deliveries (endpoint_id, created_at DESC)'
+  ],
+  '0003_rendering': [
+    "ALTER TABLE domains ADD COLUMN render text NOT NULL DEFAULT 'auto' CHECK (render IN ('auto', 'always', 'never'))",
+    "ALTER TABLE pages ADD COLUMN render text CHECK (render IN ('auto', 'always', 'never'))",
+    "ALTER TABLE pages ADD COLUMN rendered_with text CHECK (rendered_with IN ('http', 'browser'))",
+    'ALTER TABLE pages ADD COLUMN render_reason text',
+    'ALTER TABLE pages ADD COLUMN render_checked_at timestamptz',
+    'ALTER TABLE pages ADD COLUMN screenshots boolean NOT NULL DEFAULT false',
+    'ALTER TABLE pages ADD COLUMN visual_threshold numeric(5, 2) ' +
+      'CHECK (visual_threshold > 0 AND visual_threshold <= 100)',
+    // A page's look at one snapshot, deleted with it (the retention sweep deletes snapshots).
+    `CREATE TABLE screenshots (
+      snapshot_id uuid PRIMARY KEY REFERENCES snapshots (id) ON DELETE CASCADE,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      image bytea NOT NULL,
+      width integer NOT NULL,
+      height integer NOT NULL
+    )`,
+    'CREATE TABLE service_secrets (name text PRIMARY KEY, value text NOT NULL)'
   ]
 }
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto'
 import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { PLANS, type Org } from '../domain/plans.js'
-import type { NoiseRules, PageCandidate, PageType } from '../domain/vocabulary.js'
+import type { NoiseRules, PageCandidate, PageType, RenderedWith, RenderMode } from '../domain/vocabulary.js'
 import type { Db, Tx } from './db.js'
 import { countPages } from './billing.js'
 import type { PagesTable } from './schema.js'
@@ -41,6 +41,11 @@ export function pageView (p: PageRow) {
     lastError: p.last_error,
     metadata: p.metadata,
     noiseRules: p.noise_rules ?? {},
+    render: p.render,
+    renderedWith: p.rendered_with,
+    renderReason: p.render_reason,
+    screenshots: p.screenshots,
+    visualThreshold: p.visual_threshold === null ? null : Number(p.visual_threshold),
     createdAt: p.created_at
   }
 }
@@ -162,6 +167,10 @@ export interface PageSettings {
   pageType?: PageType
   priority?: number
   noiseRules?: NoiseRules
+  /** null: the domain's. */
+  render?: RenderMode | null
+  screenshots?: boolean
+  visualThreshold?: number | null
 }
 
 /** A client's settings; a type set by hand is certain, and new noise rules make the next crawl a new baseline. */
@@ -172,7 +181,11 @@ export async function updatePage (db: Db, id: string, s: PageSettings): Promise<
       ...(s.monitoringEnabled !== undefined ? { monitoring_enabled: s.monitoringEnabled } : {}),
       ...(s.pageType !== undefined ? { page_type: s.pageType, page_type_confidence: '1.00' } : {}),
       ...(s.priority !== undefined ? { priority: s.priority } : {}),
-      ...(s.noiseRules !== undefined ? { noise_rules: JSON.stringify(s.noiseRules), rebaseline: true } : {})
+      ...(s.noiseRules !== undefined ? { noise_rules: JSON.stringify(s.noiseRules), rebaseline: true } : {}),
+      // A new mode is decided afresh at the next crawl.
+      ...(s.render !== undefined ? { render: s.render, render_checked_at: null } : {}),
+      ...(s.screenshots !== undefined ? { screenshots: s.screenshots } : {}),
+      ...(s.visualThreshold !== undefined ? { visual_threshold: s.visualThreshold } : {})
     })
     .where('id', '=', id)
     .returningAll()
@@ -193,6 +206,19 @@ export async function monitoredPages (db: Db, domainId: string) {
     .orderBy('priority', 'desc')
     .orderBy(sql`page_type = 'other'`)
     .orderBy('created_at')
+    .execute()
+}
+
+/** What the page was read with, and why; written when the decision is made or checked again. */
+export async function recordRenderDecision (
+  db: Db,
+  pageId: string,
+  decision: { with: RenderedWith, reason: string | null, at: Date }
+): Promise<void> {
+  await db
+    .updateTable('pages')
+    .set({ rendered_with: decision.with, render_reason: decision.reason, render_checked_at: decision.at })
+    .where('id', '=', pageId)
     .execute()
 }
 
@@ -231,6 +257,13 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'pages.last_modified',
       'pages.noise_rules',
       'pages.rebaseline',
+      'pages.render',
+      'pages.rendered_with',
+      'pages.render_reason',
+      'pages.screenshots',
+      'pages.visual_threshold',
+      'pages.render_checked_at',
+      'domains.render as domain_render',
       'pages.domain_id',
       'pages.org_id',
       'domains.check_frequency_hours',

@@ -10,6 +10,8 @@ import type {
   NoiseRules,
   PageStatus,
   PageType,
+  RenderedWith,
+  RenderMode,
   PausedReason,
   PlanName,
   Severity
@@ -63,6 +65,7 @@ export interface DomainsTable {
   check_frequency_hours: Generated<number>
   paused_reason: PausedReason | null
   pages_added: Generated<number>
+  render: Generated<RenderMode>
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -89,7 +92,22 @@ export interface PagesTable {
   metadata: Json<Record<string, unknown>>
   noise_rules: Json<NoiseRules>
   rebaseline: Generated<boolean>
+  /** null: the domain's render mode. */
+  render: RenderMode | null
+  rendered_with: RenderedWith | null
+  render_reason: string | null
+  render_checked_at: Timestamp | null
+  screenshots: Generated<boolean>
+  visual_threshold: Decimal | null
   created_at: CreatedAt
+}
+
+export interface ScreenshotsTable {
+  snapshot_id: string
+  org_id: string
+  image: Buffer
+  width: number
+  height: number
 }
 
 export interface SnapshotsTable {
@@ -178,4 +196,6 @@ export interface Database {
   jobs: JobsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
+  screenshots: ScreenshotsTable
+  service_secrets: { name: string, value: string }
 }

@@ -37,6 +37,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'domain',
       'id',
       'orgId',
+      'render',
       'status',
       'updatedAt'
     ])
@@ -194,6 +195,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'nextCrawlAt',
       'orgId',
       'pages',
+      'render',
       'status',
       'updatedAt'
     ])

@@ -13,7 +13,15 @@ import {
 } from '../../services/domains.js'
 import { getDomainDetails, getDomainListItem, listDomains } from '../../store/domains.js'
 import type { ApiDeps } from '../deps.js'
-import { CreatedDomain, DomainDetails, DomainListItem, IdParams, Pagination, responses } from '../schemas.js'
+import {
+  CreatedDomain,
+  DomainDetails,
+  DomainListItem,
+  IdParams,
+  Pagination,
+  RenderModeSchema,
+  responses
+} from '../schemas.js'
 
 export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, config }) => {
   const ctx = { db, queue }
@@ -89,7 +97,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       schema: {
         operationId: 'updateDomain',
         tags: ['domains'],
-        summary: 'Rename, pause or resume a domain',
+        summary: 'Rename, pause or resume a domain, or set how its pages are rendered',
         description:
           '`paused: true` stops its scheduled crawls (status paused); `paused: false` resumes them (status ' +
           'active), and ' +
@@ -100,7 +108,12 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
         body: Type.Object(
           {
             displayName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-            paused: Type.Optional(Type.Boolean())
+            paused: Type.Optional(Type.Boolean()),
+            render: Type.Optional({
+              ...RenderModeSchema,
+              description: 'how its pages are fetched unless a page says otherwise: auto (plainly, and in a browser ' +
+                'when a page needs one), always (in a browser) or never'
+            })
           },
           { additionalProperties: false, minProperties: 1 }
         ),

@@ -4,7 +4,17 @@ import { requireDomain } from '../../services/domains.js'
 import { addPageByHand, changePage, removePage } from '../../services/pages.js'
 import { listPages, pageView } from '../../store/pages.js'
 import type { ApiDeps } from '../deps.js'
-import { CreatedPage, IdParams, NoiseRules, Page, PageTypeSchema, Pagination, responses, Uuid } from '../schemas.js'
+import {
+  CreatedPage,
+  IdParams,
+  NoiseRules,
+  Page,
+  PageTypeSchema,
+  Pagination,
+  RenderModeSchema,
+  responses,
+  Uuid
+} from '../schemas.js'
 
 const PageParams = Type.Object({ id: Uuid, pageId: Uuid }, { additionalProperties: false })
 
@@ -69,7 +79,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
       schema: {
         operationId: 'updatePage',
         tags: ['pages'],
-        summary: 'Update a page: monitoring, type, priority and noise rules',
+        summary: 'Update a page: monitoring, type, priority, noise rules and rendering',
         description:
           'Pages with monitoring disabled are skipped by the scheduler and by the crawl endpoint. New noise rules ' +
           'take ' +
@@ -82,7 +92,20 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
             priority: Type.Optional(
               Type.Integer({ minimum: 1, maximum: 10, description: '1 (lowest) to 10; higher pages are crawled first' })
             ),
-            noiseRules: Type.Optional(Type.Ref(NoiseRules))
+            noiseRules: Type.Optional(Type.Ref(NoiseRules)),
+            render: Type.Optional(
+              Type.Union([RenderModeSchema, Type.Null()], {
+                description: 'auto (fetch plainly, use the browser when the page needs it), always or never; ' +
+                  "null: the domain's setting"
+              })
+            ),
+            screenshots: Type.Optional(Type.Boolean({
+              description: 'keep a screenshot with each snapshot (the page is then rendered in the browser)'
+            })),
+            visualThreshold: Type.Optional(Type.Union([Type.Number({ minimum: 0.01, maximum: 100 }), Type.Null()], {
+              description: 'report a change seen only in the screenshots when at least this percentage of the page ' +
+                'changed; null (default): the pictures are evidence attached to changes found in the text'
+            }))
           },
           { additionalProperties: false, minProperties: 1 }
         ),

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { diffImage } from '../../changes/visual.js'
+import { verifyImageLink } from '../../alerts/signature.js'
+import { AppError, notFound } from '../../domain/errors.js'
+import { requirePage } from '../../services/pages.js'
+import { changeScreenshots, latestScreenshot } from '../../store/screenshots.js'
+import type { ApiDeps } from '../deps.js'
+import { responses, Uuid } from '../schemas.js'
+
+/** A PNG answer in /openapi.json, with the usual error answers. */
+const png = (description: string) => ({
+  ...responses(200, Type.Null(), [404]),
+  200: { description, content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } }
+})
+
+type Which = 'before' | 'after' | 'diff'
+const WhichSchema = Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('diff')])
+
+async function changeImage (db: ApiDeps['db'], changeId: string, which: Which, orgId?: string): Promise<Buffer> {
+  const shots = await changeScreenshots(db, changeId, orgId)
+  if (!shots) throw notFound('Change')
+  const { before, after } = shots
+  let image: Buffer | undefined
+  if (which === 'before') image = before?.image
+  else if (which === 'after') image = after?.image
+  else if (before && after) image = diffImage(before.image, after.image, shots.diffData.visual?.regions ?? [])
+  if (!image) throw notFound(`The ${which} screenshot of this change`)
+  return image
+}
+
+/**
+ * The keyless links of webhook and Slack payloads (see signedImageLinks): outside /api
+ * and its key check, answered only for a valid, unexpired signature.
+ */
+export const publicImageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, linkSecret }) => {
+  app.get(
+    '/changes/:id/images/:which',
+    {
+      schema: {
+        operationId: 'getChangeImageByLink',
+        tags: ['changes'],
+        summary: "A change's image through a signed link from a webhook or Slack payload (no key)",
+        description:
+          'Payloads of change.detected carry `change.images` {before, after, diff} when the change has screenshots ' +
+          'and PUBLIC_BASE_URL is set. Each link works for 7 days; a missing, wrong or expired signature is 401.',
+        security: [],
+        params: Type.Object({ id: Uuid, which: WhichSchema }),
+        querystring: Type.Object({
+          expires: Type.Integer({ description: 'Unix time the link stops working' }),
+          signature: Type.String({ maxLength: 128 })
+        }),
+        response: png('the image (PNG)')
+      }
+    },
+    async (req, reply) => {
+      const { id, which } = req.params
+      if (!verifyImageLink(linkSecret, id, which, req.query.expires, req.query.signature)) {
+        throw new AppError('UNAUTHORIZED', 'This image link is not valid or has expired')
+      }
+      const image = await changeImage(db, id, which)
+      return await reply.type('image/png').header('cache-control', 'private, max-age=3600').send(image)
+    }
+  )
+}
+
+export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps) => {
+  const { db } = deps
+  const ctx = { db, queue: deps.queue }
+
+  app.get(
+    '/changes/:id/images/:which',
+    {
+      schema: {
+        operationId: 'getChangeImage',
+        tags: ['changes'],
+        summary: "A change's screenshots: before, after, or both side by side with the changed regions marked",
+        description:
+          'Pages rendered in the browser, or with screenshots on, keep a screenshot with each snapshot (PNG, the ' +
+          'full page up to 8,000 px tall). 404 when either side of the change has none.',
+        params: Type.Object({ id: Uuid, which: WhichSchema }),
+        response: png('the image (PNG)')
+      }
+    },
+    async (req, reply) => {
+      const image = await changeImage(db, req.params.id, req.params.which, req.principal!.org.id)
+      return await reply.type('image/png').header('cache-control', 'private, max-age=3600').send(image)
+    }
+  )
+
+  app.get(
+    '/domains/:id/pages/:pageId/screenshot',
+    {
+      schema: {
+        operationId: 'getPageScreenshot',
+        tags: ['pages'],
+        summary: "The page's latest screenshot",
+        params: Type.Object({ id: Uuid, pageId: Uuid }, { additionalProperties: false }),
+        response: png('the latest screenshot (PNG)')
+      }
+    },
+    async (req, reply) => {
+      const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
+      const shot = await latestScreenshot(db, page.id)
+      if (!shot) throw notFound('A screenshot of this page')
+      return await reply.type('image/png').header('cache-control', 'private, max-age=60').send(shot.image)
+    }
+  )
+}

@@ -1,0 +1,44 @@
+// Whether a page, as a plain HTTP client got it, needs a browser to be seen: pure,
+// tested without I/O. Asked only in `auto` mode, and only of pages fetched plainly.
+
+/** Words of the pages that bot walls answer a plain client with. */
+const CHALLENGE =
+  /(checking (?:if the site connection is secure|your browser)|just a moment\.\.\.|cf-chl|challenge-platform|__cf_chl|ddos-guard|please enable (?:javascript|js) and cookies|enable javascript to (?:continue|proceed)|are you a robot|verify you are human|captcha|px-captcha|_incapsula_|perimeterx)/i
+
+const NOSCRIPT_ASKS = /<noscript[^>]*>[^<]{0,400}?(enable|activate|turn on|requires?|need|aktivieren|activer|activa|abilita|inschakelen|ative)[^<]{0,80}?javascript/i
+const EMPTY_ROOT = /<(div|main|section)\b[^>]*\bid=["']?(root|app|__next|__nuxt|svelte|application|main-app)["']?[^>]*>\s*<\/\1>/i
+const SCRIPT = /<script\b[^>]*>([\s\S]*?)<\/script>/gi
+const EXTERNAL_SCRIPT = /<script\b[^>]*\bsrc=/gi
+const TAGS = /<[^>]+>/g
+
+/** Why a page needs the browser, or undefined when a plain fetch shows it. */
+export function needsBrowser (status: number, html: string): string | undefined {
+  const head = html.slice(0, 200_000)
+  if ((status === 403 || status === 429 || status === 503) && CHALLENGE.test(head)) {
+    return `bot wall: HTTP ${status} with a challenge page`
+  }
+  if (status >= 400) return undefined
+  if (EMPTY_ROOT.test(head)) return 'an empty application root'
+  if (NOSCRIPT_ASKS.test(head)) return 'a noscript asking for JavaScript'
+  let scriptBytes = 0
+  const withoutScripts = head.replace(SCRIPT, (_m, body: string) => {
+    scriptBytes += body.length
+    return ''
+  })
+  const scripts = (head.match(EXTERNAL_SCRIPT)?.length ?? 0) + (scriptBytes > 0 ? 1 : 0)
+  const visible = withoutScripts
+    .replace(/<style\b[\s\S]*?<\/style>/gi, '')
+    .replace(TAGS, ' ')
+    .replace(/&[a-z#0-9]+;/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim().length
+  if (visible < 200 && (scriptBytes > 20_000 || scripts >= 3)) {
+    return `little visible text (${visible} characters) and a large script payload`
+  }
+  return undefined
+}
+
+/** Whether a plain answer is a bot wall's (then an error status is not the page's last word). */
+export function isBotWall (status: number, html: string): boolean {
+  return (status === 403 || status === 429 || status === 503) && CHALLENGE.test(html.slice(0, 200_000))
+}

@@ -1,0 +1,311 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
+import { FetchError } from './errors.js'
+import type { Fetcher } from './fetch.js'
+
+export interface RendererOptions {
+  /** Every request the browser makes is answered through this fetcher (SSRF guard, host map, limits). */
+  fetcher: Fetcher
+  /** Renders at once (BROWSER_CONCURRENCY). */
+  concurrency: number
+  /** Hard limit of one render, from navigation to the last byte of its screenshot. */
+  timeoutMs: number
+  /** The page is settled once no request has been in flight for this long. */
+  quietMs: number
+  /** The browser is started afresh after this many pages. */
+  restartAfter: number
+  /** A system Chromium (CHROMIUM_PATH); otherwise the one @sparticuz/chromium ships. */
+  executablePath?: string
+}
+
+export interface RenderRequest {
+  screenshot: boolean
+  /** Hidden before the screenshot is taken (the page's ignoreSelectors). */
+  hideSelectors?: readonly string[]
+}
+
+export interface Rendered {
+  url: string
+  status: number
+  html: string
+  screenshot?: Buffer
+}
+
+const VIEWPORT = { width: 1280, height: 800 }
+const MAX_SCREENSHOT_HEIGHT = 8000
+const MAX_REQUESTS = 300
+/** After a failed start, pages wait this long before the next attempt instead of each trying. */
+const RELAUNCH_AFTER_FAILURE_MS = 60_000
+
+// The flags @sparticuz/chromium suggests for a GPU-less machine, less those that trade
+// safety for memory (--single-process, where one page's crash ends every page) or turn
+// off the same-origin policy (--disable-web-security).
+const ARGS = [
+  '--no-sandbox',
+  '--no-zygote',
+  '--disable-gpu',
+  '--use-gl=angle',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+  '--font-render-hinting=none',
+  '--disable-features=AudioServiceOutOfProcess',
+  '--no-default-browser-check',
+  '--no-pings',
+  '--disable-domain-reliability'
+]
+
+// Chromium's own connections (updates, safe browsing, DNS prefetch, preconnects) go to
+// a proxy address where nothing listens; every request of a page is answered by
+// route() through the fetcher instead, so the browser itself never reaches the network.
+const CONTAINED = [
+  '--proxy-server=http://127.0.0.1:9',
+  '--proxy-bypass-list=<-loopback>',
+  '--dns-prefetch-disable',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+  '--mute-audio'
+]
+
+/**
+ * A bounded pool of renders in one headless Chromium driven by playwright-core. Each
+ * page gets a fresh context (no downloads, pop-ups, permissions or service workers),
+ * every request it makes is answered by the service's own fetcher, and a render that
+ * crashes or hangs fails (its job is retried) and restarts the browser.
+ */
+export class BrowserRenderer {
+  private server: Promise<{ server: BrowserServer, browser: Browser }> | undefined
+  private pagesSinceLaunch = 0
+  private launchFailure: { at: number, message: string } | undefined
+  private running = 0
+  private readonly waiting: Array<() => void> = []
+  private closed = false
+
+  constructor (private readonly opts: RendererOptions) {}
+
+  async render (url: string, req: RenderRequest): Promise<Rendered> {
+    await this.acquire()
+    try {
+      const { browser } = await this.browser()
+      this.pagesSinceLaunch++
+      return await this.renderIn(browser, url, req)
+    } finally {
+      this.release()
+      if (this.pagesSinceLaunch >= this.opts.restartAfter && this.running === 0) void this.restart()
+    }
+  }
+
+  private async acquire (): Promise<void> {
+    if (this.running < this.opts.concurrency) {
+      this.running++
+      return
+    }
+    await new Promise<void>(resolve => this.waiting.push(resolve))
+  }
+
+  private release (): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.running--
+  }
+
+  private async browser (): Promise<{ server: BrowserServer, browser: Browser }> {
+    if (this.closed) throw new FetchError('RENDER_FAILED', 'the service is stopping')
+    if (this.launchFailure && Date.now() - this.launchFailure.at < RELAUNCH_AFTER_FAILURE_MS) {
+      throw new FetchError('BROWSER_UNAVAILABLE', this.launchFailure.message)
+    }
+    this.server ??= this.launch()
+    try {
+      return await this.server
+    } catch (err) {
+      this.server = undefined
+      const message = `no browser could start (${(err as Error).message.split('\n')[0]}); ` +
+        'set CHROMIUM_PATH to a Chromium or Chrome binary'
+      this.launchFailure = { at: Date.now(), message }
+      throw new FetchError('BROWSER_UNAVAILABLE', message)
+    }
+  }
+
+  private async launch (): Promise<{ server: BrowserServer, browser: Browser }> {
+    const { chromium } = await import('playwright-core')
+    const executablePath = this.opts.executablePath ??
+      await (await import('@sparticuz/chromium')).default.executablePath()
+    const server = await chromium.launchServer({ executablePath, args: [...ARGS, ...CONTAINED], headless: true })
+    const browser = await chromium.connect(server.wsEndpoint())
+    browser.on('disconnected', () => {
+      void this.restart()
+    })
+    this.pagesSinceLaunch = 0
+    this.launchFailure = undefined
+    return { server, browser }
+  }
+
+  /** Ends the browser (killed if it does not close in 3 s); the next render starts a new one. */
+  private async restart (): Promise<void> {
+    const current = this.server
+    this.server = undefined
+    if (!current) return
+    const { server } = await current.catch(() => ({ server: undefined }))
+    if (!server) return
+    await Promise.race([server.close(), sleep(3000)]).catch(() => {})
+    await server.kill().catch(() => {})
+  }
+
+  private async renderIn (browser: Browser, url: string, req: RenderRequest): Promise<Rendered> {
+    const deadline = Date.now() + this.opts.timeoutMs
+    const context = await browser.newContext({
+      acceptDownloads: false,
+      serviceWorkers: 'block',
+      viewport: VIEWPORT,
+      permissions: [],
+      javaScriptEnabled: true
+    })
+    const state = { inflight: 0, lastActivity: Date.now(), requests: 0, status: 0, error: undefined as unknown }
+    let page: Page | undefined
+    let settled = false
+    try {
+      await context.routeWebSocket(/.*/, ws => {
+        void ws.close({ code: 1008, reason: 'not available while monitoring' })
+      })
+      await context.route('**/*', async route => {
+        // Nothing may escape a route handler: Playwright would leave it an unhandled rejection.
+        await this.answer(route, req, state, page).catch(async () => await route.abort('failed').catch(() => {}))
+      })
+      page = await context.newPage()
+      context.on('page', popup => {
+        if (popup !== page) void popup.close().catch(() => {})
+      })
+      page.on('dialog', dialog => {
+        void dialog.dismiss().catch(() => {})
+      })
+      const main = page.mainFrame()
+      page.on('framenavigated', frame => {
+        if (frame === main) state.lastActivity = Date.now()
+      })
+      const work = this.settle(page, url, req, state, deadline)
+      const result = await Promise.race([
+        work,
+        sleep(Math.max(1, deadline - Date.now()) + 1000).then(() => undefined)
+      ])
+      if (!result) throw new FetchError('RENDER_FAILED', `${url} did not settle within ${this.opts.timeoutMs} ms`)
+      settled = true
+      return result
+    } finally {
+      // Closing the page ends its renderer process, even one stuck in a busy loop; when
+      // even that does not answer, the whole browser is restarted.
+      const closing = (async () => {
+        await page?.close({ runBeforeUnload: false })
+        await context.close()
+      })().then(() => true, () => true)
+      if (!(await Promise.race([closing, sleep(settled ? 10_000 : 2000).then(() => false)]))) await this.restart()
+    }
+  }
+
+  private async settle (
+    page: Page,
+    url: string,
+    req: RenderRequest,
+    state: { inflight: number, lastActivity: number, status: number, error: unknown },
+    deadline: number
+  ): Promise<Rendered> {
+    const left = () => Math.max(1, deadline - Date.now())
+    try {
+      await page.goto(url, { waitUntil: 'load', timeout: left() })
+    } catch (err) {
+      if (state.error) throw state.error
+      // A page that never finishes loading is read as far as it got.
+      if (!/Timeout/i.test((err as Error).message)) throw new FetchError('RENDER_FAILED', (err as Error).message)
+    }
+    if (state.error) throw state.error
+    while (Date.now() < deadline - 200) {
+      if (state.inflight === 0 && Date.now() - state.lastActivity >= this.opts.quietMs) break
+      await sleep(50)
+    }
+    // A script that reloaded the page (a challenge passed) leaves a new document to load.
+    await page.waitForLoadState('load', { timeout: left() }).catch(() => {})
+    const html = await page.content()
+    let screenshot: Buffer | undefined
+    if (req.screenshot) {
+      if (req.hideSelectors && req.hideSelectors.length > 0) {
+        await page.addStyleTag({ content: `${req.hideSelectors.join(', ')} { visibility: hidden !important; }` })
+      }
+      const height = await page.evaluate(() => document.documentElement.scrollHeight)
+      screenshot = await page.screenshot({
+        type: 'png',
+        fullPage: true,
+        animations: 'disabled',
+        caret: 'hide',
+        timeout: left(),
+        clip: { x: 0, y: 0, width: VIEWPORT.width, height: Math.max(1, Math.min(height, MAX_SCREENSHOT_HEIGHT)) }
+      })
+    }
+    return { url: page.url(), status: state.status || 200, html, screenshot }
+  }
+
+  /** Answers one request of the page through the fetcher: the browser never connects anywhere itself. */
+  private async answer (
+    route: Route,
+    req: RenderRequest,
+    state: { inflight: number, lastActivity: number, requests: number, status: number, error: unknown },
+    page: Page | undefined
+  ): Promise<void> {
+    const request = route.request()
+    const type = request.resourceType()
+    const method = request.method()
+    const isDocument = request.isNavigationRequest() && (!page || mainFrameOf(request) === page.mainFrame())
+    if (
+      !/^https?:/.test(request.url()) ||
+      (method !== 'GET' && method !== 'POST') ||
+      (!req.screenshot && (type === 'image' || type === 'media' || type === 'font')) ||
+      ++state.requests > MAX_REQUESTS
+    ) {
+      await route.abort('blockedbyclient').catch(() => {})
+      return
+    }
+    state.inflight++
+    state.lastActivity = Date.now()
+    try {
+      const headers = await request.allHeaders()
+      const res = await this.opts.fetcher.fetch(request.url(), {
+        cookie: headers.cookie,
+        accept: headers.accept,
+        method,
+        body: request.postData() ?? undefined,
+        bodyType: headers['content-type']
+      })
+      if (isDocument) state.status = res.status
+      await route.fulfill({
+        status: res.status,
+        headers: {
+          'content-type': res.contentType || 'application/octet-stream',
+          ...(res.setCookies.length > 0 ? { 'set-cookie': res.setCookies.join('\n') } : {})
+        },
+        body: res.body
+      })
+    } catch (err) {
+      if (isDocument) state.error = err
+      await route.abort(err instanceof FetchError && err.code === 'BLOCKED_ADDRESS' ? 'addressunreachable' : 'failed')
+        .catch(() => {})
+    } finally {
+      state.inflight--
+      state.lastActivity = Date.now()
+    }
+  }
+
+  async close (): Promise<void> {
+    this.closed = true
+    await this.restart()
+  }
+}
+
+/** The frame of a request, or undefined for a pop-up's first navigation (whose frame does not exist yet). */
+function mainFrameOf (request: ReturnType<Route['request']>) {
+  try {
+    return request.frame()
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,58 @@
+import type { Db, Tx } from './db.js'
+
+// Screenshots of pages, one per snapshot that has one, in the database: every process of
+// a deployment reads them, and they go with their snapshot. These four functions are the
+// whole interface; a store for large objects elsewhere would implement the same.
+
+export interface Screenshot {
+  image: Buffer
+  width: number
+  height: number
+}
+
+export async function saveScreenshot (tx: Tx, snapshotId: string, orgId: string, shot: Screenshot): Promise<void> {
+  await tx
+    .insertInto('screenshots')
+    .values({ snapshot_id: snapshotId, org_id: orgId, image: shot.image, width: shot.width, height: shot.height })
+    .execute()
+}
+
+/** bytea comes back from PGlite as a Uint8Array and from pg as a Buffer: a Buffer either way. */
+const asScreenshot = (row: Screenshot | undefined): Screenshot | undefined =>
+  row && { ...row, image: Buffer.isBuffer(row.image) ? row.image : Buffer.from(row.image) }
+
+export async function screenshotOf (db: Db, snapshotId: string): Promise<Screenshot | undefined> {
+  return asScreenshot(await db
+    .selectFrom('screenshots')
+    .select(['image', 'width', 'height'])
+    .where('snapshot_id', '=', snapshotId)
+    .executeTakeFirst())
+}
+
+/** The newest screenshot of a page (its latest rendered snapshot's). */
+export async function latestScreenshot (db: Db, pageId: string): Promise<Screenshot | undefined> {
+  return asScreenshot(await db
+    .selectFrom('screenshots')
+    .innerJoin('snapshots', 'snapshots.id', 'screenshots.snapshot_id')
+    .select(['screenshots.image', 'screenshots.width', 'screenshots.height'])
+    .where('snapshots.page_id', '=', pageId)
+    .orderBy('snapshots.created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst())
+}
+
+/** The screenshots on either side of a change, as far as they exist; of the organisation's changes when given. */
+export async function changeScreenshots (db: Db, changeId: string, orgId?: string) {
+  let q = db
+    .selectFrom('changes')
+    .select(['snapshot_before_id', 'snapshot_after_id', 'page_id', 'diff_data'])
+    .where('id', '=', changeId)
+  if (orgId !== undefined) q = q.where('org_id', '=', orgId)
+  const change = await q.executeTakeFirst()
+  if (!change) return undefined
+  const [before, after] = await Promise.all([
+    screenshotOf(db, change.snapshot_before_id),
+    screenshotOf(db, change.snapshot_after_id)
+  ])
+  return { before, after, diffData: change.diff_data }
+}

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { isBotWall, needsBrowser } from '../../src/crawl/render-decision.js'
+
+const doc = (body: string) => `<!doctype html><html><head><title>T</title></head><body>${body}</body></html>`
+const prose = `<h1>Pricing</h1><p>${'Plans for teams of every size, billed monthly. '.repeat(10)}</p>`
+
+describe('whether a page needs the browser (auto)', () => {
+  it('a server-rendered page does not, scripts or not', () => {
+    assert.equal(needsBrowser(200, doc(prose)), undefined)
+    assert.equal(needsBrowser(200, doc(prose + `<script>${'x'.repeat(50_000)}</script>`)), undefined)
+  })
+
+  it('an empty application root does', () => {
+    assert.match(needsBrowser(200, doc('<div id="root"></div><script src="/app.js"></script>'))!, /empty application root/)
+    assert.match(needsBrowser(200, doc('<div id="__next">  </div>'))!, /empty application root/)
+  })
+
+  it('a noscript asking for JavaScript does, in several languages', () => {
+    for (const ask of ['You need to enable JavaScript to run this app.', 'Bitte aktivieren Sie JavaScript.', 'Veuillez activer JavaScript.']) {
+      assert.match(needsBrowser(200, doc(`<noscript>${ask}</noscript>${prose}`))!, /noscript/, ask)
+    }
+  })
+
+  it('little visible text beside a large script payload does', () => {
+    const bundle = `<script>${'var a=1;'.repeat(5000)}</script>`
+    assert.match(needsBrowser(200, doc(`<p>Loading…</p>${bundle}`))!, /little visible text/)
+  })
+
+  it("a bot wall's challenge does; an ordinary error page does not", () => {
+    const challenge = doc('<p>Checking your browser before accessing example.com. Just a moment...</p>')
+    assert.equal(isBotWall(503, challenge), true)
+    assert.match(needsBrowser(503, challenge)!, /bot wall/)
+    assert.equal(isBotWall(404, challenge), false)
+    assert.equal(needsBrowser(503, doc('<h1>Service unavailable</h1><p>Back soon.</p>')), undefined)
+    assert.equal(needsBrowser(403, doc('<h1>Forbidden</h1>')), undefined)
+  })
+})
