@@ -109,6 +109,10 @@ const a = document.createElement('a'); a.href = '/file.bin'; a.download = 'x.bin
 document.getElementById('root').innerHTML = '<h1>Popups</h1><p>Opened windows and a download.</p>'
 </script>`))
     site.set('/file.bin', { body: Buffer.alloc(1024, 1), headers: { 'content-type': 'application/octet-stream' } })
+    site.page('/endless', html('<div id="feed"><h1>Feed</h1><p>Newest stories first.</p></div>', `<script>
+const feed = document.getElementById('feed')
+setInterval(() => { const d = document.createElement('div'); d.style.height = '400px'; d.textContent = 'More'; feed.appendChild(d) }, 10)
+</script>`))
     site.page('/busy', html('<div id="root"></div>', '<script>for (;;) {}</script>'))
     site.page('/carousel', html('<div id="root"></div>', `<script>
 document.getElementById('root').innerHTML = '<h1>Home</h1><div class="slides"><p class="on">Fast</p><p>Safe</p><p>Cheap</p></div>' +
@@ -257,6 +261,23 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     await eventually(async () => (/Partly there/.test(await snapshotText(page.id)) ? true : undefined), 60_000,
       'the rendered text')
     assert.equal((await pageOf('/never')).renderReason, 'render is always')
+    await t.api.request('PATCH', `/api/domains/${domainId}/pages/${page.id}`, { body: { monitoringEnabled: false } })
+  })
+
+  it('an endless page is read, its screenshot cut at 8,000 px', async () => {
+    const page = await addAndCrawl('/endless')
+    await t.api.request('PATCH', `/api/domains/${domainId}/pages/${page.id}`, { body: { screenshots: true } })
+    await t.api.post(`/api/domains/${domainId}/crawl`)
+    const res = await eventually(async () => {
+      const r = await fetch(`${t.url}/api/domains/${domainId}/pages/${page.id}/screenshot`, {
+        headers: { authorization: `Bearer ${t.key}` }
+      })
+      return r.status === 200 ? r : undefined
+    }, 60_000, 'a screenshot')
+    const png = Buffer.from(await res.arrayBuffer())
+    assert.equal(png.readUInt32BE(16), 1280)
+    assert.ok(png.readUInt32BE(20) <= 8000, `height ${png.readUInt32BE(20)}`)
+    assert.match(await snapshotText(page.id), /Newest stories first/)
     await t.api.request('PATCH', `/api/domains/${domainId}/pages/${page.id}`, { body: { monitoringEnabled: false } })
   })
 
