@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import { compareContent, readPage } from '../changes/detect.js'
+import { compareScreenshots, type VisualDiff } from '../changes/visual.js'
 import { decodeHtml } from '../crawl/charset.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 
@@ -41,4 +42,14 @@ export function compare ({ previousText, currentText, pageType, rules }: Compare
     pageType,
     rules ?? undefined
   )
+}
+
+export interface ScreenshotsTask {
+  before: Uint8Array
+  after: Uint8Array
+}
+
+export function screenshots ({ before, after }: ScreenshotsTask): VisualDiff {
+  const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
+  return compareScreenshots(asBuffer(before), asBuffer(after))
 }

@@ -1,7 +1,8 @@
 import { Piscina } from 'piscina'
 import type { DetectedChange } from '../changes/classify.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
-import type { CompareTask, PageReading, ReadTask } from './analysis-thread.js'
+import type { VisualDiff } from '../changes/visual.js'
+import type { CompareTask, PageReading, ReadTask, ScreenshotsTask } from './analysis-thread.js'
 
 export type { PageReading }
 
@@ -43,6 +44,11 @@ export class PageAnalysis {
     return await this.pool.run({ previousText, currentText, pageType, rules } satisfies CompareTask, {
       name: 'compare'
     })
+  }
+
+  /** Two screenshots compared (decoding and comparing 10 million pixels takes a while: off the event loop). */
+  async compareScreenshots (before: Buffer, after: Buffer): Promise<VisualDiff> {
+    return await this.pool.run({ before, after } satisfies ScreenshotsTask, { name: 'screenshots' })
   }
 
   async close (): Promise<void> {

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib'
 import DataLoader from 'dataloader'
 import type { DetectedChange } from '../changes/classify.js'
-import { compareScreenshots, pngSize, type VisualDiff } from '../changes/visual.js'
+import { pngSize, type VisualDiff } from '../changes/visual.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import { needsBrowser } from '../crawl/render-decision.js'
@@ -118,7 +118,9 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const shot = fetched.screenshot ? { image: fetched.screenshot, ...pngSize(fetched.screenshot) } : undefined
   // The look of the page against its last snapshot's, when both were taken.
   const previousShot = shot && previous ? await screenshotOf(db, previous.id) : undefined
-  const visual = shot && previousShot ? compareScreenshots(previousShot.image, shot.image) : undefined
+  const visual = shot && previousShot
+    ? await deps.analysis.compareScreenshots(previousShot.image, shot.image)
+    : undefined
 
   let text: string
   let rawGzip: Uint8Array
