@@ -1,7 +1,8 @@
-// npm run bench:render — the browser, measured: rendered page checks per second at the
-// default concurrency, time per render (p50/p95), peak memory of the browser processes
-// and of this process, and browser processes left once it is closed. The reference in
-// the same run: the same pages fetched plainly through the same fetcher.
+// npm run bench:render — the browser, measured: renders per second at the default
+// concurrency (the renderer alone: a page check adds its analysis and database writes),
+// time per render (p50/p95), peak memory of the browser processes and of this process,
+// and browser processes left once it is closed. The reference in the same run: the same
+// pages fetched plainly through the same fetcher.
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -68,7 +69,7 @@ const renderer = new BrowserRenderer({
   fetcher,
   concurrency: CONCURRENCY,
   timeoutMs: 20_000,
-  quietMs: 500,
+  quietMs: Number(process.env.RENDER_QUIET_MS ?? 300),
   restartAfter: 100,
   executablePath: process.env.CHROMIUM_PATH
 })
@@ -106,7 +107,7 @@ await fetcher.close()
 server.close()
 
 console.log(`Rendering ${RENDERS} script-built pages with screenshots, ${CONCURRENCY} at a time (browser restarted every 100)`)
-console.log(`  rendered page checks/s   ${fmt(RENDERS / seconds, 2).padStart(8)}   (target ≥ 3; plain fetch of the same pages: ${fmt(plainPerSecond, 0)}/s)`)
+console.log(`  renders/s                ${fmt(RENDERS / seconds, 2).padStart(8)}   (target ≥ 3; plain fetch of the same pages: ${fmt(plainPerSecond, 0)}/s)`)
 console.log(`  time per render p50/p95  ${fmt(percentile(times, 0.5), 0).padStart(8)} / ${fmt(percentile(times, 0.95), 0)} ms`)
 console.log(`  failed renders           ${String(failures).padStart(8)}`)
 console.log(`  screenshot size, mean    ${fmt(shotBytes / Math.max(1, RENDERS - failures) / 1024, 0).padStart(8)} KB`)

@@ -86,7 +86,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, 1),
     chromiumPath: env.CHROMIUM_PATH || undefined,
     renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 20_000, 1000),
-    renderQuietMs: int(env, 'RENDER_QUIET_MS', 500, 0),
+    renderQuietMs: int(env, 'RENDER_QUIET_MS', 300, 0),
     browserRestartAfter: int(env, 'BROWSER_RESTART_AFTER', 100, 1),
     role,
     logLevel: env.LOG_LEVEL ?? 'info',

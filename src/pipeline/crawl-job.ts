@@ -229,9 +229,11 @@ async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: 
     if (mode === 'auto' && err instanceof FetchError && err.code === 'BOT_WALL') return await render(err.message)
     throw err
   }
-  const reason = mode === 'auto' && !plain.notModified ? needsBrowser(plain.status, plain.html) : undefined
-  if (reason) return await render(reason)
+  // Asked when the page is new to it or due a recheck, not at every crawl: reading the
+  // HTML here decodes it on the event loop, which the analysis threads otherwise do.
   const known = page.rendered_with === 'http' && !recheckDue
+  const reason = mode === 'auto' && !known && !plain.notModified ? needsBrowser(plain.status, plain.html) : undefined
+  if (reason) return await render(reason)
   const decision = known ? undefined : { with: 'http' as const, reason: null, at: now }
   return { page: plain, decision }
 }
