@@ -1,4 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto'
+import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
@@ -169,6 +171,9 @@ export async function buildApp (
     app.addHook('onClose', async () => {
       redis.disconnect()
     })
+    // Without an offline queue, requests before the first connection would go uncounted:
+    // wait for it, but no more than 2 s (a Redis down at start fails open like any outage).
+    await Promise.race([once(redis, 'ready'), sleep(2000)]).catch(() => {})
   }
   // A Redis outage lets requests through rather than failing them.
   await app.register(rateLimit, {
