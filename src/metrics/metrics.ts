@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Crawler } from '../crawl/crawler.js'
 import type { PipelineEvents } from '../pipeline/events.js'
-import type { JobQueue } from '../queue/queue.js'
+import { QUEUE, type JobQueue } from '../queue/queue.js'
 import type { JobSettled } from '../queue/puller.js'
 import type { PoolUse } from '../store/db.js'
 
@@ -49,7 +49,7 @@ export class Metrics {
     })
     sources.queue.events.on('job.settled', (s: JobSettled) => {
       jobs.labels(s.queue, s.outcome).observe(s.seconds)
-      if (s.queue === 'webhook.deliver') {
+      if (s.queue === QUEUE.deliver) {
         const out = s.output as { delivered?: boolean, skipped?: string } | undefined
         deliveries.labels(s.outcome !== 'completed' ? 'failed' : out?.skipped ? 'skipped' : 'delivered').inc()
       }

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { eventually, startTestService, type TestService } from '../helpers/service.js'
+import { eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
 // The real browser (playwright-core and the Chromium in @sparticuz/chromium, nothing
@@ -20,14 +19,6 @@ fetch('/plans.json').then(r => r.json()).then(plans => {
   document.getElementById('root').innerHTML = '<h1>Pricing</h1>' +
     plans.map(p => '<h2>' + p.name + '</h2><p class="price">$' + p.price + '/month</p>').join('')
 })</script>`)
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
 
 /** Browser processes of this machine's Chromium builds still running. */
 function browserProcesses (): number {

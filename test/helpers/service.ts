@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:net'
 import pg from 'pg'
 import { loadConfig } from '../../src/config.js'
 import { startService, type Service } from '../../src/service.js'
@@ -125,4 +126,13 @@ export async function drainJobs (api: ApiClient, ms = 40_000): Promise<void> {
     ms,
     'the queue to drain'
   )
+}
+
+/** A port nothing listens on now, for a service that must know its address before it starts. */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  await new Promise(resolve => server.close(resolve))
+  return port
 }

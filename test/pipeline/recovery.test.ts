@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { ApiClient } from '../helpers/client.js'
-import { eventually, onPostgres } from '../helpers/service.js'
+import { eventually, freePort, onPostgres } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
 // The service as a real process, killed and restarted on the same data: a job whose
 // worker died is picked up again, and SIGTERM hands jobs back and exits 0 in time.
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
 
 class ServiceProcess {
   child!: ChildProcess
