@@ -1,7 +1,7 @@
 // Longer than 300 lines on purpose: the classifier's rules (prices, features, sections, terms)
 // decide together which one names a hunk; split up, their order of precedence would be hidden.
 import type { ChangeType, DiffData, DiffHunk, PageType, Severity } from '../domain/vocabulary.js'
-import { fold as foldAccents, LEGAL_WORDS, PER, PERIOD_WORDS } from './lexicon.js'
+import { fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PER, PERIOD_WORDS } from './lexicon.js'
 
 // A crawl's diff → the changes a person would name: each hunk is read on its own
 // (a price, a feature, a section), then the plain content and legal edits of one
@@ -64,7 +64,6 @@ export function findMoney (line: string): Money[] {
   return out
 }
 
-const LEGAL = LEGAL_WORDS
 const HEADING = /^(#{1,6}) (.*)$/
 
 const isHeading = (l: string) => HEADING.test(l)
@@ -152,7 +151,7 @@ function single (p: HunkParts): DiffData {
   }
 }
 
-function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
+function classifyHunk (p: HunkParts, pageType: PageType, language?: Language): DetectedChange {
   const price = priceChange(p, pageType)
   if (price) return price
   const where = p.section ? ` in "${p.section}"` : ''
@@ -228,7 +227,10 @@ function classifyHunk (p: HunkParts, pageType: PageType): DetectedChange {
     const lines = p.removed.length + p.added.length
     return {
       changeType: 'terms_update',
-      severity: LEGAL.test(foldAccents(changedText)) ? 'high' : lines > 4 ? 'medium' : 'low',
+      // In the page's own language (and English): French "tiers" is third parties, English "tiers" are plans.
+      severity: matcher(LEGAL_WORDS, ownLanguages(language)).test(foldAccents(changedText))
+        ? 'high'
+        : lines > 4 ? 'medium' : 'low',
       confidence: 0.9,
       summary: describeEdit(p, where),
       diffData: single(p)
@@ -349,7 +351,12 @@ export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
   return blocks
 }
 
-export function classifyChanges (diff: DiffData, pageType: PageType, afterLines: readonly string[]): DetectedChange[] {
+export function classifyChanges (
+  diff: DiffData,
+  pageType: PageType,
+  afterLines: readonly string[],
+  language?: Language
+): DetectedChange[] {
   const parts: HunkParts[] = diff.hunks
     .flatMap(h => splitHunk(h))
     .map(hunk => {
@@ -362,7 +369,7 @@ export function classifyChanges (diff: DiffData, pageType: PageType, afterLines:
         section: sectionOf(afterLines, hunk.newStart - 2 + firstChange)
       }
     })
-  const changes = parts.map(p => classifyHunk(p, pageType))
+  const changes = parts.map(p => classifyHunk(p, pageType, language))
   const legalTitle = LEGAL_TITLE[pageType]
   for (const c of changes) {
     if (c.changeType === 'terms_update' && legalTitle && !c.summary.startsWith(legalTitle)) {

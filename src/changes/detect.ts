@@ -2,6 +2,8 @@ import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 import { classifyChanges, type DetectedChange } from './classify.js'
 import { buildDiff } from './diff.js'
 import { extractPage } from './extract.js'
+import { pageLanguage } from './language.js'
+import type { Language } from './lexicon.js'
 import { comparableLines, contentHash } from './noise.js'
 import { applySelectors, hasSelectors, patternMasker } from './noise-rules.js'
 
@@ -13,15 +15,27 @@ export interface PageContent {
   hash: string
 }
 
-export function readPage (html: string, rules?: NoiseRules): PageContent & { lines: string[] } {
+export interface PageRead extends PageContent {
+  lines: string[]
+  /** The language it is written in, of the lexicon's (see pageLanguage). */
+  readonly language: Language | undefined
+}
+
+export function readPage (html: string, rules?: NoiseRules, contentLanguage?: string | null): PageRead {
   const page = extractPage(hasSelectors(rules) ? applySelectors(html, rules!) : html)
   const { title, lines } = page
-  // Most reads end in "nothing moved", so the text (one more page-sized string) is only joined when asked for.
+  let language: Language | undefined | null = null
+  // Most reads end in "nothing moved", so the text (one more page-sized string) and the
+  // language are only worked out when asked for.
   return {
     title,
     lines,
     get text () {
       return lines.join('\n')
+    },
+    get language () {
+      if (language === null) language = pageLanguage({ declared: page.language, contentLanguage, lines })
+      return language
     },
     hash: contentHash(comparable(lines, rules))
   }
@@ -36,7 +50,7 @@ function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
 /** The changes between the text of the last snapshot and a new page read. Pure: no I/O. */
 export function compareContent (
   previousText: string,
-  current: { lines: string[] },
+  current: { lines: string[], language?: Language },
   pageType: PageType,
   rules?: NoiseRules
 ): DetectedChange[] {
@@ -46,5 +60,5 @@ export function compareContent (
     { lines: current.lines, comparable: comparable(current.lines, rules) }
   )
   if (diff.hunks.length === 0) return []
-  return classifyChanges(diff, pageType, current.lines)
+  return classifyChanges(diff, pageType, current.lines, current.language)
 }

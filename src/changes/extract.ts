@@ -10,6 +10,8 @@ export interface ExtractedPage {
   lines: string[]
   headings: string[]
   links: Array<{ url: string, text: string }>
+  /** The `lang` of the <html> element, as the page wrote it. */
+  language?: string
 }
 
 // What a tag is to extraction, looked up once per tag: tag names come from the parser as
@@ -84,7 +86,7 @@ const TAGS = new Map<string, number>([
   ['th', CELL]
 ])
 // The attributes extraction reads; the walk leaves the rest unread.
-const ATTRIBUTES = new Set(['hidden', 'aria-hidden', 'role', 'style', 'id', 'class', 'href'])
+const ATTRIBUTES = new Set(['hidden', 'aria-hidden', 'role', 'style', 'id', 'class', 'href', 'lang'])
 const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog', 'dialog'])
 // Cookie and consent banners, by the class or id names their vendors use.
 const BANNER =
@@ -126,6 +128,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   const headings: string[] = []
   const links: ExtractedPage['links'] = []
   let title = ''
+  let language: string | undefined
   let inTitle = false
   let skipDepth = 0
   let depth = 0
@@ -160,6 +163,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     {
       open (name, attrs) {
         depth++
+        if (name === 'html' && language === undefined) language = attrs.lang ?? ''
         // Links count wherever they stand: the footer is where terms and privacy live.
         if (name === 'a' && opts.links && attrs.href) link = { href: attrs.href, text: '' }
         if (skipDepth > 0) return
@@ -225,5 +229,5 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     ATTRIBUTES
   )
   flush()
-  return { title: clean(title), lines, headings, links }
+  return { title: clean(title), lines, headings, links, language: language || undefined }
 }

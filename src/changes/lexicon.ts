@@ -4,8 +4,17 @@ import type { PageType } from '../domain/vocabulary.js'
 // Dutch and Portuguese: what names each kind of page, what each kind's text talks
 // about, the legal vocabulary that makes an edit of terms serious, and billing periods.
 // Each entry is a regular expression's source; `*` in a stem is written `\p{L}*`.
+// Words are kept by language, so that a page's own language counts for more and a
+// word of another language (French "tiers", Spanish "vender") does not count against it.
 
 type Typed = Exclude<PageType, 'other'>
+
+export const LANGUAGES = ['en', 'fr', 'de', 'es', 'it', 'nl', 'pt'] as const
+export type Language = typeof LANGUAGES[number]
+/** Words of each language. English is read on every page: URLs and product words are English everywhere. */
+export type Words = Record<Language, readonly string[]>
+
+const L = '\\p{L}*'
 
 /**
  * Text without its accents, which URLs and some writers drop ("securite", "preco"): the
@@ -23,75 +32,103 @@ export function anyWord (terms: readonly string[], flags = 'iu'): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}])(?:${fold(terms.join('|'))})(?![\\p{L}\\p{N}])`, flags)
 }
 
-const L = '\\p{L}*'
+/** The languages whose words count fully on a page in `language`: its own and English; all when unknown. */
+export function ownLanguages (language?: Language): readonly Language[] {
+  if (language === undefined) return LANGUAGES
+  return language === 'en' ? ['en'] : [language, 'en']
+}
+
+const matchers = new WeakMap<Words, Map<string, RegExp>>()
+
+/** One expression for the words of `languages` (built once per list, languages and flags). */
+export function matcher (words: Words, languages: readonly Language[], flags = 'iu'): RegExp {
+  let byKey = matchers.get(words)
+  if (!byKey) matchers.set(words, (byKey = new Map()))
+  const key = `${languages.join()}/${flags}`
+  let re = byKey.get(key)
+  if (!re) byKey.set(key, (re = anyWord(languages.flatMap(l => words[l]), flags)))
+  return re
+}
 
 /** Words that name each kind of page in a URL, a link, a title or a heading. */
-export const PAGE_NAMES: Record<Typed, readonly string[]> = {
-  pricing: [
-    'pricing', 'prices?', 'plans?', 'billing', 'subscriptions?', 'buy', 'upgrade', 'cost',
-    'tarifs?', 'prix', 'abonnements?', 'tarification',
-    'preise?', 'preisliste', 'tarife?', 'pakete', 'kosten',
-    'precios?', 'tarifas?', 'planes', 'suscripci(?:ón|ones)',
-    'prezzi', 'prezzo', 'tariffe', 'piani', 'abbonament[oi]',
-    'prijzen', 'prijs', 'tarieven', 'abonnementen',
-    'preços', 'preço', 'planos', 'assinaturas?'
-  ],
-  features: [
-    'features?', 'products?', 'platform', 'capabilities', 'solutions?', 'compare', 'comparison', 'tour',
-    `why[- ]${L}`,
-    'fonctionnalités', 'fonctions', 'produits?', 'plateforme',
-    'funktionen', 'produkte?', 'lösungen', 'plattform', 'funktionsumfang',
-    'funciones', 'funcionalidades', 'características', 'productos?', 'soluciones', 'plataforma',
-    'funzionalità', 'funzioni', 'caratteristiche', 'prodotti', 'soluzioni', 'piattaforma',
-    'functies', 'functionaliteiten', 'mogelijkheden', 'producten', 'oplossingen',
-    'recursos', 'funções', 'produtos?', 'soluções'
-  ],
-  terms: [
-    'terms', 'tos', 'legal', 'privacy', `cookies?(?:[- ]${L})?`, 'eula', 'dpa', 'gdpr', 'ccpa',
-    'acceptable[- ]use', 'aup', 'sla', 'policies', 'policy', 'agreement', 'conditions', 'guidelines',
-    'code[- ]of[- ]conduct', 'community[- ]standards',
-    'cgu', 'cgv', 'cgvu', 'confidentialité', 'vie[- ]privée', 'données[- ]personnelles', 'politique', 'traceurs',
-    'charte', 'règles',
-    'agb', `${L}bedingungen`, `datenschutz${L}`, `${L}richtlinien?`, 'nutzungsordnung', 'dsgvo',
-    'términos', 'condiciones', 'privacidad', 'política', 'normas', 'rgpd',
-    'termini', 'condizioni', 'informativa', 'riservatezza', 'linee[- ]guida', 'regole',
-    `${L}voorwaarden`, `privacy${L}`, `cookie${L}`, `${L}richtlijnen`, 'gedragscode', 'avg',
-    'termos', 'condições', 'privacidade', 'diretrizes', 'lgpd'
-  ],
-  security: [
-    'security', 'trust', 'compliance', 'soc ?2', 'iso ?27001', `vulnerabilit${L}`, 'responsible[- ]disclosure',
-    'bug[- ]bounty', 'security\\.txt', 'subprocessors?',
-    'sécurité', 'conformité', 'confiance',
-    `${L}sicherheit`, 'vertrauen', 'schwachstellen',
-    'seguridad', 'cumplimiento', 'confianza', 'vulnerabilidad(?:es)?',
-    'sicurezza', 'conformità', 'vulnerabilità',
-    'beveiliging', 'veiligheid', 'kwetsbaarheden',
-    'segurança', 'conformidade'
-  ],
-  api_docs: [
-    'api', 'apis', 'docs', 'documentation', 'developers?', 'reference', 'sdks?', 'graphql', 'swagger', 'openapi',
-    'webhooks?', 'guides?',
-    'développeurs?', 'référence',
-    'dokumentation', 'entwickler', 'referenz', 'schnittstellen?',
-    'documentación', 'desarrolladores', 'referencia',
-    'documentazione', 'sviluppatori', 'riferimento',
-    'documentatie', 'ontwikkelaars', 'referentie',
-    'documentação', 'desenvolvedores', 'referência'
-  ],
-  changelog: [
-    'changelog', 'change[- ]log', 'releases?', 'release[- ]notes', "what'?s[- ]new", 'updates', 'product[- ]updates',
-    'nouveautés', 'notes[- ]de[- ]versions?', 'journal[- ]des[- ]modifications', 'mises[- ]à[- ]jour',
-    'änderungsprotokoll', 'neuigkeiten', 'versionshinweise', 'was[- ]ist[- ]neu', 'neuerungen',
-    'novedades', 'notas[- ]de[- ](?:la[- ])?versión', 'registro[- ]de[- ]cambios', 'actualizaciones',
-    'novità', 'note[- ]di[- ]rilascio', 'registro[- ]delle[- ]modifiche', 'aggiornamenti',
-    'wijzigingen', 'wijzigingslogboek', 'wat[- ]is[- ]er[- ]nieuw', 'nieuw',
-    'novidades', 'notas[- ]de[- ]versão', 'registro[- ]de[- ]alterações', 'atualizações'
-  ]
+export const PAGE_NAMES: Record<Typed, Words> = {
+  pricing: {
+    en: ['pricing', 'prices?', 'plans?', 'billing', 'subscriptions?', 'buy', 'upgrade', 'cost'],
+    fr: ['tarifs?', 'prix', 'abonnements?', 'tarification'],
+    de: ['preise?', 'preisliste', 'tarife?', 'pakete', 'kosten'],
+    es: ['precios?', 'tarifas?', 'planes', 'suscripci(?:ón|ones)'],
+    it: ['prezzi', 'prezzo', 'tariffe', 'piani', 'abbonament[oi]'],
+    nl: ['prijzen', 'prijs', 'tarieven', 'abonnementen'],
+    pt: ['preços', 'preço', 'planos', 'assinaturas?']
+  },
+  features: {
+    en: [
+      'features?', 'products?', 'platform', 'capabilities', 'solutions?', 'compare', 'comparison', 'tour', `why[- ]${L}`
+    ],
+    fr: ['fonctionnalités', 'fonctions', 'produits?', 'plateforme'],
+    de: ['funktionen', 'produkte?', 'lösungen', 'plattform', 'funktionsumfang'],
+    es: ['funciones', 'funcionalidades', 'características', 'productos?', 'soluciones', 'plataforma'],
+    it: ['funzionalità', 'funzioni', 'caratteristiche', 'prodotti', 'soluzioni', 'piattaforma'],
+    nl: ['functies', 'functionaliteiten', 'mogelijkheden', 'producten', 'oplossingen'],
+    pt: ['recursos', 'funções', 'produtos?', 'soluções', 'funcionalidades', 'plataforma']
+  },
+  terms: {
+    en: [
+      'terms', 'tos', 'legal', 'privacy', `cookies?(?:[- ]${L})?`, 'eula', 'dpa', 'gdpr', 'ccpa',
+      'acceptable[- ]use', 'aup', 'sla', 'policies', 'policy', 'agreement', 'conditions', 'guidelines',
+      'code[- ]of[- ]conduct', 'community[- ]standards'
+    ],
+    fr: [
+      'cgu', 'cgv', 'cgvu', 'confidentialité', 'vie[- ]privée', 'données[- ]personnelles', 'politique', 'traceurs',
+      'charte', 'règles', 'conditions', 'rgpd'
+    ],
+    de: ['agb', `${L}bedingungen`, `datenschutz${L}`, `${L}richtlinien?`, 'nutzungsordnung', 'dsgvo'],
+    es: ['términos', 'condiciones', 'privacidad', 'política', 'normas', 'rgpd'],
+    it: ['termini', 'condizioni', 'informativa', 'riservatezza', 'linee[- ]guida', 'regole', 'privacy'],
+    nl: [`${L}voorwaarden`, `privacy${L}`, `cookie${L}`, `${L}richtlijnen`, 'gedragscode', 'avg'],
+    pt: ['termos', 'condições', 'privacidade', 'diretrizes', 'lgpd', 'política']
+  },
+  security: {
+    en: [
+      'security', 'trust', 'compliance', 'soc ?2', 'iso ?27001', `vulnerabilit${L}`, 'responsible[- ]disclosure',
+      'bug[- ]bounty', 'security\\.txt', 'subprocessors?'
+    ],
+    fr: ['sécurité', 'conformité', 'confiance'],
+    de: [`${L}sicherheit`, 'vertrauen', 'schwachstellen'],
+    es: ['seguridad', 'cumplimiento', 'confianza', 'vulnerabilidad(?:es)?'],
+    it: ['sicurezza', 'conformità', 'vulnerabilità'],
+    nl: ['beveiliging', 'veiligheid', 'kwetsbaarheden'],
+    pt: ['segurança', 'conformidade']
+  },
+  api_docs: {
+    en: [
+      'api', 'apis', 'docs', 'documentation', 'developers?', 'reference', 'sdks?', 'graphql', 'swagger', 'openapi',
+      'webhooks?', 'guides?'
+    ],
+    fr: ['développeurs?', 'référence', 'documentation'],
+    de: ['dokumentation', 'entwickler', 'referenz', 'schnittstellen?'],
+    es: ['documentación', 'desarrolladores', 'referencia'],
+    it: ['documentazione', 'sviluppatori', 'riferimento'],
+    nl: ['documentatie', 'ontwikkelaars', 'referentie'],
+    pt: ['documentação', 'desenvolvedores', 'referência']
+  },
+  changelog: {
+    en: [
+      'changelog', 'change[- ]log', 'releases?', 'release[- ]notes', "what'?s[- ]new", 'updates', 'product[- ]updates'
+    ],
+    fr: ['nouveautés', 'notes[- ]de[- ]versions?', 'journal[- ]des[- ]modifications', 'mises[- ]à[- ]jour'],
+    de: ['änderungsprotokoll', 'neuigkeiten', 'versionshinweise', 'was[- ]ist[- ]neu', 'neuerungen'],
+    es: ['novedades', 'notas[- ]de[- ](?:la[- ])?versión', 'registro[- ]de[- ]cambios', 'actualizaciones'],
+    it: ['novità', 'note[- ]di[- ]rilascio', 'registro[- ]delle[- ]modifiche', 'aggiornamenti'],
+    nl: ['wijzigingen', 'wijzigingslogboek', 'wat[- ]is[- ]er[- ]nieuw', 'nieuw'],
+    pt: ['novidades', 'notas[- ]de[- ]versão', 'registro[- ]de[- ]alterações', 'atualizações']
+  }
 }
 
 /**
  * An imprint or legal notice: who runs the site, by law in much of Europe. Nobody is
- * bound by it, so it is `other`, whatever else its name shares with terms.
+ * bound by it, so it is `other`, whatever else its name shares with terms. These names
+ * are not shared with anything else, so they count in any language.
  */
 export const IMPRINT = anyWord([
   'imprint', 'impressum', 'legal[- ]notices?', 'mentions[- ]légales', 'aviso[- ]legal', 'note[- ]legali',
@@ -99,91 +136,113 @@ export const IMPRINT = anyWord([
 ])
 
 /** What the text of each kind of page tends to say (counted, so each is global). */
-export const PAGE_CONTENT: Record<Typed, readonly string[]> = {
-  pricing: [
-    'per (?:user|seat|month)', 'billed (?:annually|monthly)', 'free trial', 'contact sales',
-    'par (?:mois|an|utilisateur)', 'facturé', 'essai gratuit', 'ht', 'ttc',
-    'pro (?:monat|jahr|nutzer)', 'monatlich', 'jährlich', 'kostenlos testen', 'mwst\\.?',
-    'al (?:mes|año)', 'por (?:mes|usuario|mês|usuário|ano)', 'prueba gratuita', 'iva',
-    'al mese', "all'anno", 'per utente', 'prova gratuita',
-    'per (?:maand|jaar|gebruiker)', 'gratis proberen', 'btw',
-    'teste grátis', 'mensal', 'anual',
-    '/\\s?(?:month|mo|year|yr|mois|an|monat|jahr|mes|año|mese|anno|maand|jaar|mês|ano)'
-  ],
-  features: [
-    'features?', 'integrations?', 'workflows?', `collaborat${L}`, `automat${L}`, 'dashboards?', 'analytics',
-    'intégrations?', 'tableaux? de bord', 'analyses?',
-    'integrationen', `automatisier${L}`, 'zusammenarbeit', 'auswertungen',
-    'integraciones', `automatiza${L}`, 'paneles?', 'análisis', 'colaboración',
-    'integrazioni', `automatizz${L}`, 'analisi', 'collaborazione',
-    'integraties', `automatiser${L}`, 'samenwerking',
-    'integrações', 'painéis', 'análises', 'colaboração'
-  ],
-  terms: [
-    'agreement', `liabilit${L}`, `indemn${L}`, 'governing law', `warrant${L}`, `terminat${L}`, 'hereby', 'shall',
-    'personal data', 'arbitration',
-    'responsabilité', `résili${L}`, 'données personnelles', 'droit applicable', 'juridictions?', 'tribunaux',
-    'haftung', `kündig${L}`, 'personenbezogene(?:n)? daten', 'gerichtsstand', 'gewährleistung', 'vertrag(?:es)?',
-    'responsabilidad', 'rescisión', 'datos personales', 'jurisdicción', 'tribunales', 'garantía',
-    'responsabilità', 'recesso', 'dati personali', 'foro competente', 'garanzia',
-    'aansprakelijkheid', 'beëindiging', 'opzegging', 'persoonsgegevens', 'toepasselijk recht',
-    'responsabilidade', 'rescisão', 'dados pessoais', 'foro', 'lei aplicável'
-  ],
-  security: [
-    `encrypt${L}`, 'soc ?2', 'iso ?27001', 'penetration', `vulnerabilit${L}`, 'access control', 'audits?', 'tls',
-    'aes-?256', 'incidents?',
-    `chiffr${L}`, 'tests? d.intrusion',
-    `verschlüssel${L}`, 'penetrationstests?', 'zugriffskontrollen?', 'vorfälle',
-    `cifrad${L}`, 'auditorías?', 'incidentes?',
-    `crittograf${L}`, 'cifratura',
-    `versleutel${L}`, 'encryptie',
-    `criptograf${L}`, 'auditorias?'
-  ],
-  api_docs: [
-    'endpoints?', 'request', 'response', 'curl', 'json', 'authentication', 'bearer', 'parameters?', 'status code',
-    'rate limit', 'GET /', 'POST /',
-    'requête', 'réponse', 'paramètres',
-    'anfrage', 'antwort', 'authentifizierung',
-    'solicitud', 'respuesta', 'parámetros', 'autenticación',
-    'richiesta', 'risposta', 'parametri', 'autenticazione',
-    'verzoek', 'antwoord', 'authenticatie',
-    'requisição', 'resposta', 'parâmetros', 'autenticação'
-  ],
-  changelog: [
-    'v?\\d+\\.\\d+(?:\\.\\d+)?', 'released?', 'fixed', 'improved', 'added', 'deprecated', 'bug fixes?',
-    'corrigé', 'amélioré', 'ajouté', 'nouveau',
-    'behoben', 'verbessert', 'hinzugefügt',
-    'corregido', 'mejorado', 'añadido',
-    'corretto', 'migliorato', 'aggiunto',
-    'opgelost', 'verbeterd', 'toegevoegd',
-    'corrigido', 'melhorado', 'adicionado'
-  ]
+export const PAGE_CONTENT: Record<Typed, Words> = {
+  pricing: {
+    en: [
+      'per (?:user|seat|month)', 'billed (?:annually|monthly)', 'free trial', 'contact sales',
+      '/\\s?(?:month|mo|year|yr)'
+    ],
+    fr: ['par (?:mois|an|utilisateur)', 'facturé', 'essai gratuit', 'ht', 'ttc', '/\\s?(?:mois|an)'],
+    de: ['pro (?:monat|jahr|nutzer)', 'monatlich', 'jährlich', 'kostenlos testen', 'mwst\\.?', '/\\s?(?:monat|jahr)'],
+    es: ['al (?:mes|año)', 'por (?:mes|usuario)', 'prueba gratuita', 'iva', '/\\s?(?:mes|año)'],
+    it: ['al mese', "all'anno", 'per utente', 'prova gratuita', 'iva', '/\\s?(?:mese|anno)'],
+    nl: ['per (?:maand|jaar|gebruiker)', 'gratis proberen', 'btw', '/\\s?(?:maand|jaar)'],
+    pt: ['por (?:mês|usuário|ano)', 'teste grátis', 'mensal', 'anual', '/\\s?(?:mês|ano)']
+  },
+  features: {
+    en: ['features?', 'integrations?', 'workflows?', `collaborat${L}`, `automat${L}`, 'dashboards?', 'analytics'],
+    fr: ['intégrations?', 'tableaux? de bord', 'analyses?'],
+    de: ['integrationen', `automatisier${L}`, 'zusammenarbeit', 'auswertungen'],
+    es: ['integraciones', `automatiza${L}`, 'paneles?', 'análisis', 'colaboración'],
+    it: ['integrazioni', `automatizz${L}`, 'analisi', 'collaborazione'],
+    nl: ['integraties', `automatiser${L}`, 'samenwerking'],
+    pt: ['integrações', 'painéis', 'análises', 'colaboração', `automatiza${L}`]
+  },
+  terms: {
+    en: [
+      'agreement', `liabilit${L}`, `indemn${L}`, 'governing law', `warrant${L}`, `terminat${L}`, 'hereby', 'shall',
+      'personal data', 'arbitration'
+    ],
+    fr: ['responsabilité', `résili${L}`, 'données personnelles', 'droit applicable', 'juridictions?', 'tribunaux'],
+    de: ['haftung', `kündig${L}`, 'personenbezogene(?:n)? daten', 'gerichtsstand', 'gewährleistung', 'vertrag(?:es)?'],
+    es: ['responsabilidad', 'rescisión', 'datos personales', 'jurisdicción', 'tribunales', 'garantía'],
+    it: ['responsabilità', 'recesso', 'dati personali', 'foro competente', 'garanzia'],
+    nl: ['aansprakelijkheid', 'beëindiging', 'opzegging', 'persoonsgegevens', 'toepasselijk recht'],
+    pt: ['responsabilidade', 'rescisão', 'dados pessoais', 'foro', 'lei aplicável']
+  },
+  security: {
+    en: [
+      `encrypt${L}`, 'soc ?2', 'iso ?27001', 'penetration', `vulnerabilit${L}`, 'access control', 'audits?', 'tls',
+      'aes-?256', 'incidents?'
+    ],
+    fr: [`chiffr${L}`, 'tests? d.intrusion'],
+    de: [`verschlüssel${L}`, 'penetrationstests?', 'zugriffskontrollen?', 'vorfälle'],
+    es: [`cifrad${L}`, 'auditorías?', 'incidentes?'],
+    it: [`crittograf${L}`, 'cifratura'],
+    nl: [`versleutel${L}`, 'encryptie'],
+    pt: [`criptograf${L}`, 'auditorias?', 'incidentes?']
+  },
+  api_docs: {
+    en: [
+      'endpoints?', 'request', 'response', 'curl', 'json', 'authentication', 'bearer', 'parameters?', 'status code',
+      'rate limit', 'GET /', 'POST /'
+    ],
+    fr: ['requête', 'réponse', 'paramètres'],
+    de: ['anfrage', 'antwort', 'authentifizierung'],
+    es: ['solicitud', 'respuesta', 'parámetros', 'autenticación'],
+    it: ['richiesta', 'risposta', 'parametri', 'autenticazione'],
+    nl: ['verzoek', 'antwoord', 'authenticatie'],
+    pt: ['requisição', 'resposta', 'parâmetros', 'autenticação']
+  },
+  changelog: {
+    en: ['v?\\d+\\.\\d+(?:\\.\\d+)?', 'released?', 'fixed', 'improved', 'added', 'deprecated', 'bug fixes?'],
+    fr: ['corrigé', 'amélioré', 'ajouté', 'nouveau'],
+    de: ['behoben', 'verbessert', 'hinzugefügt'],
+    es: ['corregido', 'mejorado', 'añadido'],
+    it: ['corretto', 'migliorato', 'aggiunto'],
+    nl: ['opgelost', 'verbeterd', 'toegevoegd'],
+    pt: ['corrigido', 'melhorado', 'adicionado']
+  }
 }
 
 /** Words whose edit in a legal text is serious (a terms_update of high severity). */
-export const LEGAL_WORDS = anyWord([
-  `liabilit${L}`, `arbitrat${L}`, `indemn${L}`, `terminat${L}`, 'governing law', 'jurisdiction', `warrant${L}`,
-  // third parties, consent, sharing and selling, in each language
-  'tiers', 'dritten?', 'terceros', 'terzi', 'terze parti', 'derden', 'terceiros',
-  'consentement', `einwillig${L}`, 'consentimiento', 'consenso', 'toestemming', 'consentimento',
-  `partag${L}`, 'weitergeben', `übermitt${L}`, `compart${L}`, `condivid${L}`, 'delen', `compartilh${L}`,
-  `vend${L}`, `verkauf${L}`, `verko${L}`,
-  'personal (?:data|information)', 'data (?:processing|retention|protection)', `third[- ]part${L}`, `(?:re)?sell${L}`,
-  'shar(?:e|es|ed|ing)', `prohibit${L}`, `restrict${L}`, `sublicens${L}`, 'consent', `refund${L}`, 'fees?',
-  'auto-?renew(?:al|s)?', `cancel${L}`, `subprocessor${L}`, 'breach', 'class action', `waive${L}`,
-  'responsabilité', `résili${L}`, `arbitr${L}`, `indemni${L}`, 'juridictions?', 'tribunal', 'tribunaux',
-  'données personnelles', `sous-traitan${L}`, `rembours${L}`, `renouvel${L}`, `annul${L}`, 'frais', 'droit applicable',
-  'haftung', `haft${L}`, `kündig${L}`, 'gerichtsstand', `schieds${L}`, `personenbezogen${L}`,
-  `auftragsverarbeit${L}`, `erstatt${L}`, `verlänger${L}`, `gebühr${L}`, `widerruf${L}`, 'gewährleistung',
-  'responsabilidad', `rescisi${L}`, `resoluci${L}`, 'arbitraje', `jurisdicci${L}`, 'tribunales', 'datos personales',
-  `reembols${L}`, `renovaci${L}`, `cancelaci${L}`, 'indemnización', 'ley aplicable',
-  'responsabilità', 'recesso', `risoluzion${L}`, 'arbitrato', 'foro competente', 'dati personali', `rimbors${L}`,
-  'rinnovo', 'disdetta', 'legge applicabile',
-  `aansprakelijk${L}`, `beëindig${L}`, `opzeg${L}`, 'arbitrage', 'bevoegde rechter', 'persoonsgegevens',
-  `terugbetal${L}`, `verleng${L}`, 'toepasselijk recht', 'schadevergoeding',
-  'responsabilidade', `rescis${L}`, 'arbitragem', 'foro', 'dados pessoais', 'reembolso', 'renovação',
-  'cancelamento', 'lei aplicável', 'indenização'
-])
+export const LEGAL_WORDS: Words = {
+  en: [
+    `liabilit${L}`, `arbitrat${L}`, `indemn${L}`, `terminat${L}`, 'governing law', 'jurisdiction', `warrant${L}`,
+    'personal (?:data|information)', 'data (?:processing|retention|protection)', `third[- ]part${L}`,
+    `(?:re)?sell${L}`, 'shar(?:e|es|ed|ing)', `prohibit${L}`, `restrict${L}`, `sublicens${L}`, 'consent',
+    `refund${L}`, 'fees?', 'auto-?renew(?:al|s)?', `cancel${L}`, `subprocessor${L}`, 'breach', 'class action',
+    `waive${L}`
+  ],
+  fr: [
+    'responsabilité', `résili${L}`, `arbitr${L}`, `indemni${L}`, 'juridictions?', 'tribunal', 'tribunaux',
+    'données personnelles', `sous-traitan${L}`, `rembours${L}`, `renouvel${L}`, `annul${L}`, 'frais',
+    'droit applicable', 'tiers', 'consentement', `partag${L}`, `vend${L}`
+  ],
+  de: [
+    'haftung', `haft${L}`, `kündig${L}`, 'gerichtsstand', `schieds${L}`, `personenbezogen${L}`,
+    `auftragsverarbeit${L}`, `erstatt${L}`, `verlänger${L}`, `gebühr${L}`, `widerruf${L}`, 'gewährleistung',
+    'dritten?', `einwillig${L}`, 'weitergeben', `übermitt${L}`, `verkauf${L}`
+  ],
+  es: [
+    'responsabilidad', `rescisi${L}`, `resoluci${L}`, 'arbitraje', `jurisdicci${L}`, 'tribunales', 'datos personales',
+    `reembols${L}`, `renovaci${L}`, `cancelaci${L}`, 'indemnización', 'ley aplicable', 'terceros', 'consentimiento',
+    `compart${L}`, `vend${L}`
+  ],
+  it: [
+    'responsabilità', 'recesso', `risoluzion${L}`, 'arbitrato', 'foro(?: competente)?', 'dati personali', `rimbors${L}`,
+    'rinnovo', 'disdetta', 'legge applicabile', 'terzi', 'terze parti', 'consenso', `condivid${L}`, `vend${L}`
+  ],
+  nl: [
+    `aansprakelijk${L}`, `beëindig${L}`, `opzeg${L}`, 'arbitrage', 'bevoegde rechter', 'persoonsgegevens',
+    `terugbetal${L}`, `verleng${L}`, 'toepasselijk recht', 'schadevergoeding', 'derden', 'toestemming', 'delen',
+    `verko${L}`
+  ],
+  pt: [
+    'responsabilidade', `rescis${L}`, 'arbitragem', 'foro', 'dados pessoais', 'reembolso', 'renovação',
+    'cancelamento', 'lei aplicável', 'indenização', 'terceiros', 'consentimento', `compartilh${L}`, `vend${L}`
+  ]
+}
 
 /** Billing periods, by what they are called: the value is the period's English name. */
 export const PERIOD_WORDS: ReadonlyArray<[string, string]> = [

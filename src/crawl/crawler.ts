@@ -16,6 +16,7 @@ export interface FetchedPage {
   readonly html: string
   raw: Buffer
   contentType: string
+  contentLanguage: string | null
   etag: string | null
   lastModified: string | null
   /** A PNG of the page, when it was rendered in the browser with a screenshot asked for. */
@@ -100,6 +101,8 @@ export class Crawler {
       html: rendered.html,
       raw,
       contentType: 'text/html; charset=utf-8',
+      // The rendered document keeps its <html lang>, which is what the page declares first.
+      contentLanguage: null,
       etag: null,
       lastModified: null,
       screenshot: rendered.screenshot
@@ -127,6 +130,7 @@ export class Crawler {
         html: '',
         raw: res.body,
         contentType: res.contentType,
+        contentLanguage: res.contentLanguage,
         etag: res.etag,
         lastModified: res.lastModified
       }
@@ -150,6 +154,7 @@ export class Crawler {
       },
       raw: res.body,
       contentType: res.contentType,
+      contentLanguage: res.contentLanguage,
       etag: res.etag,
       lastModified: res.lastModified
     }

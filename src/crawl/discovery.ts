@@ -2,7 +2,7 @@ import { extractPage } from '../changes/extract.js'
 import type { PageCandidate } from '../domain/vocabulary.js'
 import type { Crawler } from './crawler.js'
 import { FetchError } from './errors.js'
-import { classifyPageType } from './page-type.js'
+import { classifyFetchedPage, classifyPageType } from './page-type.js'
 import { readSitemap } from './sitemap.js'
 import { belongsToDomain, normalizeUrl } from './url.js'
 
@@ -168,7 +168,7 @@ export async function discoverPages (
     const finalUrl = normalizeUrl(page.url)
     if (!finalUrl) continue
     const c = consider(finalUrl)
-    if (c) refine(c, page.html)
+    if (c) refine(c, page.html, page.contentLanguage)
   }
   await progress(70)
 
@@ -178,7 +178,7 @@ export async function discoverPages (
     if (fetches >= limits.maxFetches) break
     fetches++
     const page = await fetchHtml(crawler, c.url)
-    if (page) refine(c, page.html)
+    if (page) refine(c, page.html, page.contentLanguage)
     else candidates.delete(documentKey(c.url))
   }
   await progress(90)
@@ -211,15 +211,8 @@ function typed (url: string, linkText?: string) {
   return { pageType, confidence, score: pageType === 'other' ? 0 : confidence }
 }
 
-function refine (c: Candidate, html: string): void {
-  const page = extractPage(html)
-  const { pageType, confidence } = classifyPageType({
-    url: c.url,
-    linkText: c.linkText,
-    title: page.title,
-    headings: page.headings,
-    text: page.lines.join('\n')
-  })
+function refine (c: Candidate, html: string, contentLanguage: string | null): void {
+  const { pageType, confidence } = classifyFetchedPage({ url: c.url, linkText: c.linkText, html, contentLanguage })
   Object.assign(c, { pageType, confidence, fetched: true, score: pageType === 'other' ? 0 : confidence })
 }
 

@@ -39,6 +39,8 @@ export interface FetchResult {
   status: number
   notModified: boolean
   contentType: string
+  /** The Content-Language header, as sent. */
+  contentLanguage: string | null
   body: Buffer
   etag: string | null
   lastModified: string | null
@@ -189,6 +191,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
             status: 304,
             notModified: true,
             contentType,
+            contentLanguage: header('content-language'),
             body: Buffer.alloc(0),
             etag: validator('etag'),
             lastModified: validator('last-modified'),
@@ -208,6 +211,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
           status: res.statusCode,
           notModified: false,
           contentType,
+          contentLanguage: header('content-language'),
           body,
           etag: validator('etag'),
           lastModified: validator('last-modified'),

@@ -1,12 +1,16 @@
-import { anyWord, fold, IMPRINT, PAGE_CONTENT, PAGE_NAMES } from '../changes/lexicon.js'
+import { extractPage } from '../changes/extract.js'
+import { pageLanguage } from '../changes/language.js'
+import {
+  fold, IMPRINT, type Language, LANGUAGES, matcher, ownLanguages, PAGE_CONTENT, PAGE_NAMES, type Words
+} from '../changes/lexicon.js'
 import type { PageType } from '../domain/vocabulary.js'
 
 type Typed = Exclude<PageType, 'other'>
 
 const TYPES = Object.keys(PAGE_NAMES) as Typed[]
-const NAMES = Object.fromEntries(TYPES.map(t => [t, anyWord(PAGE_NAMES[t])])) as Record<Typed, RegExp>
 const MONEY_HINT = /[$€£¥₹]\s?\d|\d\s?(?:€|CHF|kr)/gu
-const CONTENT = Object.fromEntries(TYPES.map(t => [t, anyWord(PAGE_CONTENT[t], 'giu')])) as Record<Typed, RegExp>
+/** What a word of another language than the page's (and English) counts for: a hint, not evidence. */
+const FOREIGN = 0.4
 
 export interface PageSignals {
   url: string
@@ -14,12 +18,25 @@ export interface PageSignals {
   title?: string
   headings?: readonly string[]
   text?: string
+  /** The page's language (see pageLanguage); unknown, every language's words count alike. */
+  language?: Language
+}
+
+/** Scores a match of `words` in `s`: full in the page's own languages, FOREIGN in the others. */
+function weigher (words: Words, language: Language | undefined, flags?: string) {
+  const own = ownLanguages(language)
+  const foreign = LANGUAGES.filter(l => !own.includes(l))
+  return {
+    own: matcher(words, own, flags),
+    foreign: foreign.length > 0 ? matcher(words, foreign, flags) : undefined
+  }
 }
 
 const words = (s: string) => s.replace(/[-_/.]+/g, ' ')
 
 /**
- * The kind of a page and how sure we are (0–1), in any of the lexicon's languages. Each
+ * The kind of a page and how sure we are (0–1), in any of the lexicon's languages (its own
+ * language's words count in full, others' as a hint). Each
  * source of evidence adds its weight when it names a kind: the URL's last path segment
  * and host most, then title and headings, link text; what the text talks about can
  * weigh more than a name, so a page's content wins over a misleading URL. An imprint
@@ -46,16 +63,19 @@ export function classifyPageType (signals: PageSignals): { pageType: PageType, c
   const add = (t: Typed, w: number) => scores.set(t, (scores.get(t) ?? 0) + w)
   const text = signals.text && fold(signals.text.slice(0, 20_000))
   for (const t of TYPES) {
-    const re = NAMES[t]
+    const names = weigher(PAGE_NAMES[t], signals.language)
+    const named = (s: string) => names.own.test(s) ? 1 : names.foreign?.test(s) ? FOREIGN : 0
     // The last path segment speaks loudest: /docs/pricing-api is about the API.
-    if (re.test(last)) add(t, 0.5)
-    else if (re.test(path)) add(t, 0.3)
-    if (re.test(sub)) add(t, 0.3)
-    if (title && re.test(title)) add(t, 0.25)
-    if (headings?.some(h => re.test(h))) add(t, 0.15)
-    if (linkText && re.test(linkText)) add(t, 0.2)
+    const inPath = named(last) * 0.5 || named(path) * 0.3
+    add(t, inPath + named(sub) * 0.3)
+    if (title) add(t, named(title) * 0.25)
+    if (headings) add(t, Math.max(0, ...headings.map(named)) * 0.15)
+    if (linkText) add(t, named(linkText) * 0.2)
     if (text) {
-      const hits = (text.match(CONTENT[t])?.length ?? 0) + (t === 'pricing' ? (text.match(MONEY_HINT)?.length ?? 0) : 0)
+      const content = weigher(PAGE_CONTENT[t], signals.language, 'giu')
+      const hits = (text.match(content.own)?.length ?? 0) +
+        FOREIGN * (content.foreign ? text.match(content.foreign)?.length ?? 0 : 0) +
+        (t === 'pricing' ? (text.match(MONEY_HINT)?.length ?? 0) : 0)
       if (hits >= 3) add(t, Math.min(0.6, hits / 20))
     }
   }
@@ -71,6 +91,21 @@ export function classifyPageType (signals: PageSignals): { pageType: PageType, c
   // Ambiguity (two kinds scoring alike) lowers confidence.
   const second = Math.max(0, ...[...scores].filter(([t]) => t !== best).map(([, s]) => s))
   return { pageType: best, confidence: round(Math.min(0.99, 0.35 + bestScore * 0.6 - second * 0.2)) }
+}
+
+/** A fetched page's kind, read as discovery reads it: from its URL, the link to it, and itself. */
+export function classifyFetchedPage (
+  page: { url: string, linkText?: string, html: string, contentLanguage?: string | null }
+): { pageType: PageType, confidence: number } {
+  const read = extractPage(page.html)
+  return classifyPageType({
+    url: page.url,
+    linkText: page.linkText,
+    title: read.title,
+    headings: read.headings,
+    text: read.lines.join('\n'),
+    language: pageLanguage({ declared: read.language, contentLanguage: page.contentLanguage, lines: read.lines })
+  })
 }
 
 function safeDecode (s: string): string {

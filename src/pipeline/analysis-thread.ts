@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib'
 import { compareContent, readPage } from '../changes/detect.js'
 import { compareScreenshots, type VisualDiff } from '../changes/visual.js'
 import { decodeHtml } from '../crawl/charset.js'
+import type { Language } from '../changes/lexicon.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.
@@ -9,6 +10,7 @@ import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 export interface ReadTask {
   raw: Uint8Array
   contentType: string
+  contentLanguage?: string | null
   rules?: NoiseRules | null
   previousHash?: string | null
 }
@@ -17,28 +19,33 @@ export interface PageReading {
   title: string
   /** Hash of the noise-masked text. */
   hash: string
-  /** The extracted text and the gzipped raw page, for a new snapshot: only when the hash moved. */
-  snapshot?: { text: string, rawGzip: Uint8Array }
+  /** The extracted text, the gzipped raw page and its language, for a new snapshot: only when the hash moved. */
+  snapshot?: { text: string, rawGzip: Uint8Array, language?: Language }
 }
 
-export function read ({ raw, contentType, rules, previousHash }: ReadTask): PageReading {
+export function read ({ raw, contentType, contentLanguage, rules, previousHash }: ReadTask): PageReading {
   const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
-  const page = readPage(decodeHtml(body, contentType), rules ?? undefined)
+  const page = readPage(decodeHtml(body, contentType), rules ?? undefined, contentLanguage)
   if (page.hash === previousHash) return { title: page.title, hash: page.hash }
-  return { title: page.title, hash: page.hash, snapshot: { text: page.text, rawGzip: gzipSync(body, { level: 1 }) } }
+  return {
+    title: page.title,
+    hash: page.hash,
+    snapshot: { text: page.text, rawGzip: gzipSync(body, { level: 1 }), language: page.language }
+  }
 }
 
 export interface CompareTask {
   previousText: string
   currentText: string
   pageType: PageType
+  language?: Language
   rules?: NoiseRules | null
 }
 
-export function compare ({ previousText, currentText, pageType, rules }: CompareTask) {
+export function compare ({ previousText, currentText, pageType, language, rules }: CompareTask) {
   return compareContent(
     previousText,
-    { lines: currentText === '' ? [] : currentText.split('\n') },
+    { lines: currentText === '' ? [] : currentText.split('\n'), language },
     pageType,
     rules ?? undefined
   )

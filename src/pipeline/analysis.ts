@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina'
 import type { DetectedChange } from '../changes/classify.js'
+import type { Language } from '../changes/lexicon.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 import type { VisualDiff } from '../changes/visual.js'
 import type { CompareTask, PageReading, ReadTask, ScreenshotsTask } from './analysis-thread.js'
@@ -39,9 +40,10 @@ export class PageAnalysis {
     previousText: string,
     currentText: string,
     pageType: PageType,
-    rules?: NoiseRules | null
+    rules?: NoiseRules | null,
+    language?: Language
   ): Promise<DetectedChange[]> {
-    return await this.pool.run({ previousText, currentText, pageType, rules } satisfies CompareTask, {
+    return await this.pool.run({ previousText, currentText, pageType, language, rules } satisfies CompareTask, {
       name: 'compare'
     })
   }

@@ -112,6 +112,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const read = await deps.analysis.read({
     raw: fetched.raw,
     contentType: fetched.contentType,
+    contentLanguage: fetched.contentLanguage,
     rules: page.noise_rules,
     previousHash: previous?.hash
   })
@@ -129,7 +130,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     ({ text, rawGzip } = read.snapshot)
     if (previous) {
       const before = await snapshotText(db, previous.id)
-      detected = await deps.analysis.compare(before, text, page.page_type, page.noise_rules)
+      detected = await deps.analysis.compare(before, text, page.page_type, page.noise_rules, read.snapshot.language)
     }
     if (visual) for (const c of detected) c.diffData.visual = visual
   } else {

@@ -1,7 +1,6 @@
 import type { DetectedChange } from '../../src/changes/classify.js'
 import { compareContent, readPage } from '../../src/changes/detect.js'
-import { extractPage } from '../../src/changes/extract.js'
-import { classifyPageType } from '../../src/crawl/page-type.js'
+import { classifyFetchedPage } from '../../src/crawl/page-type.js'
 import type { ChangeType, PageType, Severity } from '../../src/domain/vocabulary.js'
 import { de, es } from './corpus-de-es.js'
 import { en, fr } from './corpus-en-fr.js'
@@ -134,14 +133,7 @@ export interface Outcome {
 
 /** Reads a case as the service does: types the page from its first state, then compares the two. */
 export function evaluate (c: QualityCase): Outcome {
-  const page = extractPage(c.before)
-  const { pageType } = classifyPageType({
-    url: c.url,
-    linkText: c.linkText,
-    title: page.title,
-    headings: page.headings,
-    text: page.lines.join('\n')
-  })
+  const { pageType } = classifyFetchedPage({ url: c.url, linkText: c.linkText, html: c.before })
   const before = readPage(c.before)
   const after = readPage(c.after)
   const changes = before.hash === after.hash ? [] : compareContent(before.text, after, pageType)
