@@ -185,7 +185,7 @@ describe('fetching: hostile and broken sites', () => {
     })
     site.set('/validators', {
       body: '<p>x</p>',
-      headers: { etag: '"v1"', 'last-modified': 'Mon, 02 Nov 2026 10:00:00 GMT' }
+      headers: { etag: '"v1"', 'last-modified': 'Mon, 02 Nov 2026 10:00:00 GMT', 'content-language': 'fr-CH' }
     })
     site.set('/huge-validators', {
       body: '<p>x</p>',
@@ -234,6 +234,7 @@ describe('fetching: hostile and broken sites', () => {
     const normal = await fetcher.fetch(`http://${host}/validators`)
     assert.equal(normal.etag, '"v1"')
     assert.equal(normal.lastModified, 'Mon, 02 Nov 2026 10:00:00 GMT')
+    assert.equal(normal.contentLanguage, 'fr-CH', 'the page\'s declared language travels with it')
     const huge = await fetcher.fetch(`http://${host}/huge-validators`)
     assert.equal(huge.etag, null)
     assert.equal(huge.lastModified, null)
