@@ -296,6 +296,9 @@ const [mode, target] = process.argv.slice(2)
 if (mode === '--changes') {
   const { changesBenchmark } = await import('./changes.js')
   await changesBenchmark(target)
+} else if (mode === '--api') {
+  const { apiBenchmark } = await import('./api.js')
+  await apiBenchmark(target)
 } else if (mode === '--scenario') {
   await scenario(
     target === 'pglite' ? 'embedded database (PGlite)' : `PostgreSQL (${PG_URL})`,

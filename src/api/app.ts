@@ -17,6 +17,7 @@ import {
   notFoundHandler,
   sendError
 } from './errors.js'
+import { Principals } from '../services/principals.js'
 import { guard } from './guard.js'
 import { addInputChecks, validatorCompilers } from './input.js'
 import { SHARED_SCHEMAS } from './schemas.js'
@@ -47,6 +48,7 @@ export async function buildApp (
   opts: { logger?: boolean | object, api?: boolean } = {}
 ): Promise<FastifyInstance> {
   const { config } = deps
+  const principals = new Principals(deps.db)
   const app = Fastify({
     logger: opts.logger ?? { level: config.logLevel },
     bodyLimit: 1024 * 1024,
@@ -187,7 +189,7 @@ export async function buildApp (
   await app.register(
     async api => {
       await guard(api, {
-        db: deps.db,
+        principals,
         standardPerMinute: config.rateLimitStandardPerMinute,
         heavyPerHour: config.rateLimitHeavyPerHour
       })
@@ -216,7 +218,7 @@ export async function buildApp (
     await app.register(
       async admin => {
         admin.setNotFoundHandler(notFoundHandler)
-        await admin.register(adminRoutes, { ...deps, adminToken })
+        await admin.register(adminRoutes, { ...deps, adminToken, principals })
       },
       { prefix: '/admin' }
     )

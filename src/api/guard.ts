@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../domain/errors.js'
 import { PLANS } from '../domain/plans.js'
-import { findPrincipal, type Principal } from '../store/orgs.js'
-import type { Db } from '../store/db.js'
+import type { Principals } from '../services/principals.js'
+import type { Principal } from '../store/orgs.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 export interface GuardOptions {
-  db: Db
+  principals: Principals
   standardPerMinute: number
   heavyPerHour: number
 }
@@ -45,7 +45,7 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
   app.addHook('onRequest', async req => {
     const header = req.headers.authorization
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-    if (match && match[1].length <= 200) req.principal = (await findPrincipal(opts.db, match[1])) ?? null
+    if (match && match[1].length <= 200) req.principal = (await opts.principals.find(match[1])) ?? null
   })
 
   app.addHook('onRequest', async (req, reply) => {

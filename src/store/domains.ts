@@ -1,10 +1,11 @@
-import { sql, type Selectable } from 'kysely'
+import { type ExpressionBuilder, sql, type Selectable } from 'kysely'
+import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Org } from '../domain/plans.js'
 import type { RenderMode } from '../domain/vocabulary.js'
 import { CHANGE_COLUMNS, changeView } from './changes.js'
 import type { Db } from './db.js'
 import { pageView } from './pages.js'
-import type { DomainsTable } from './schema.js'
+import type { Database, DomainsTable } from './schema.js'
 
 // Domains. Rows leave as the contract's camelCase shapes (…View); the API's response
 // schemas pick which fields each endpoint shows.
@@ -29,68 +30,68 @@ export async function findDomain (db: Db, orgId: string, id: string): Promise<Do
   return await db.selectFrom('domains').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst()
 }
 
-/** When pages were last crawled and are next due; null before the first crawl or while not scheduled. */
-async function crawlTimes (db: Db, domainIds: string[]) {
-  if (domainIds.length === 0) return new Map<string, { last: Date | null, next: Date | null }>()
-  const rows = await db
+/**
+ * When a domain's pages were last crawled and are next due (null before the first crawl
+ * or while not scheduled), as a lateral join on `d`.
+ */
+function crawlTimes (eb: ExpressionBuilder<Database & { d: DomainsTable }, 'd'>) {
+  return eb
     .selectFrom('pages as p')
-    .innerJoin('domains as d', 'd.id', 'p.domain_id')
     .select([
-      'p.domain_id',
       sql<Date | null>`max(p.last_check_at)`.as('last'),
-      sql<Date | null>`min(p.next_crawl_at) FILTER (WHERE p.monitoring_enabled AND d.status IN ('active', 'error'))`.as(
-        'next'
-      )
+      sql<Date | null>`min(p.next_crawl_at) FILTER (WHERE p.monitoring_enabled AND d.status IN ('active', 'error'))`
+        .as('next')
     ])
-    .where('p.domain_id', 'in', domainIds)
-    .groupBy('p.domain_id')
-    .execute()
-  return new Map(rows.map(r => [r.domain_id, { last: r.last, next: r.next }]))
+    .whereRef('p.domain_id', '=', 'd.id')
+    .as('t')
 }
 
+/**
+ * One page of an organisation's domains, newest first, each with its crawl times and its
+ * pages' ids, URLs, types and statuses: one statement, the pages aggregated as JSON.
+ */
 export async function listDomains (db: Db, orgId: string, page: number, pageSize: number, onlyId?: string) {
-  let q = db.selectFrom('domains').selectAll().where('org_id', '=', orgId)
-  if (onlyId) q = q.where('id', '=', onlyId)
-  const [domains, count] = await Promise.all([
-    q
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .limit(pageSize)
-      .offset((page - 1) * pageSize)
-      .execute(),
-    db
-      .selectFrom('domains')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('org_id', '=', orgId)
-      .executeTakeFirstOrThrow()
-  ])
-  const ids = domains.map(d => d.id)
-  const [times, pages] = await Promise.all([
-    crawlTimes(db, ids),
-    ids.length === 0
-      ? []
-      : db
-        .selectFrom('pages')
-        .select(['id', 'domain_id', 'url', 'page_type', 'status'])
-        .where('domain_id', 'in', ids)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute()
-  ])
+  let q = db
+    .selectFrom('domains as d')
+    .leftJoinLateral(crawlTimes, join => join.onTrue())
+    .selectAll('d')
+    .select(eb => [
+      't.last',
+      't.next',
+      sql<number>`(count(*) OVER ())::int`.as('total'),
+      jsonArrayFrom(
+        eb.selectFrom('pages as p')
+          .select(['p.id', 'p.url', 'p.page_type as pageType', 'p.status'])
+          .whereRef('p.domain_id', '=', 'd.id')
+          .orderBy('p.created_at')
+          .orderBy('p.id')
+      ).as('pages')
+    ])
+    .where('d.org_id', '=', orgId)
+  if (onlyId) q = q.where('d.id', '=', onlyId)
+  const rows = await q
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id')
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .execute()
+  // Past the last page there is no row to carry the total.
+  const total = rows[0]?.total ?? (page === 1 ? 0 : await countDomains(db, orgId))
   return {
-    total: count.n,
-    items: domains.map(d => ({
-      ...domainView(d),
-      lastCrawledAt: times.get(d.id)?.last ?? null,
-      nextCrawlAt: times.get(d.id)?.next ?? null,
-      pages: pages
-        .filter(p => p.domain_id === d.id)
-        .map(p => ({ id: p.id, url: p.url, pageType: p.page_type, status: p.status }))
-    }))
+    total,
+    items: rows.map(d => ({ ...domainView(d), lastCrawledAt: d.last, nextCrawlAt: d.next, pages: d.pages }))
   }
 }
 
-/** One domain in the list's shape (with page summaries and crawl times). */
+async function countDomains (db: Db, orgId: string): Promise<number> {
+  const r = await db
+    .selectFrom('domains')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('org_id', '=', orgId)
+    .executeTakeFirstOrThrow()
+  return r.n
+}
+
 export async function getDomainListItem (db: Db, orgId: string, id: string) {
   return (await listDomains(db, orgId, 1, 1, id)).items[0]
 }
@@ -99,7 +100,8 @@ export const RECENT_CHANGES = 20
 
 export async function getDomainDetails (db: Db, domain: DomainRow) {
   const [times, pages, changes] = await Promise.all([
-    crawlTimes(db, [domain.id]),
+    db.selectFrom('domains as d').leftJoinLateral(crawlTimes, join => join.onTrue()).select(['t.last', 't.next'])
+      .where('d.id', '=', domain.id).executeTakeFirst(),
     db.selectFrom('pages').selectAll().where('domain_id', '=', domain.id).orderBy('created_at').orderBy('id').execute(),
     db
       .selectFrom('changes')
@@ -112,8 +114,8 @@ export async function getDomainDetails (db: Db, domain: DomainRow) {
   ])
   return {
     ...domainView(domain),
-    lastCrawledAt: times.get(domain.id)?.last ?? null,
-    nextCrawlAt: times.get(domain.id)?.next ?? null,
+    lastCrawledAt: times?.last ?? null,
+    nextCrawlAt: times?.next ?? null,
     pages: pages.map(pageView),
     recentChanges: changes.map(changeView)
   }

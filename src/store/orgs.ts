@@ -86,12 +86,13 @@ export interface Principal {
   keyId: string
 }
 
-export async function findPrincipal (db: Db, apiKey: string): Promise<Principal | undefined> {
+/** The organisation of the key whose SHA-256 (hashApiKey) is `keyHash`, if it is not revoked. */
+export async function findPrincipal (db: Db, keyHash: string): Promise<Principal | undefined> {
   const row = await db
     .selectFrom('api_keys')
     .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
     .select(['api_keys.id as key_id', 'orgs.id', 'orgs.name', 'orgs.plan', 'orgs.trial_ends_at', 'orgs.created_at'])
-    .where('api_keys.key_hash', '=', hashApiKey(apiKey))
+    .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst()
   if (!row) return undefined

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { KEY_LOOKUP_TTL_MS } from '../../src/services/principals.js'
+import { revokeKey } from '../../src/store/orgs.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 
 const ADMIN = 'admin-secret-token'
@@ -68,6 +70,22 @@ describe('organisations, keys and isolation', () => {
       assert.equal(res.body.code, 'FORBIDDEN')
       assert.match(res.body.error, /starter/)
     }
+  })
+
+  it('a key revoked by another process (the operator\'s command) stops within the lookup\'s time to live', async () => {
+    const org = (await admin(t, 'POST', '/admin/orgs', { name: 'Revoked elsewhere', plan: 'pro' })).body.data
+    const issued = (await admin(t, 'POST', `/admin/orgs/${org.org.id}/keys`)).body.data
+    const api = t.api.withKey(issued.apiKey)
+    assert.equal((await api.get('/api/usage')).status, 200)
+    assert.ok(await revokeKey(t.service.store.db, issued.id))
+    const revokedAt = Date.now()
+    let status = 200
+    while (status === 200 && Date.now() - revokedAt < KEY_LOOKUP_TTL_MS + 1000) {
+      status = (await api.get('/api/usage')).status
+      if (status === 200) await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    assert.equal(status, 401)
+    assert.ok(Date.now() - revokedAt <= KEY_LOOKUP_TTL_MS + 500, `refused ${Date.now() - revokedAt} ms after`)
   })
 
   it('keys: a second key works, a revoked key stops at once; admin needs its token', async () => {

@@ -6,6 +6,7 @@ import type { Org } from '../../domain/plans.js'
 import { PlanNameSchema as PlanSchema } from '../../domain/vocabulary.js'
 import { createOrg, updateOrg } from '../../services/orgs.js'
 import { findOrg, issueKey, revokeKey } from '../../store/orgs.js'
+import type { Principals } from '../../services/principals.js'
 import type { ApiDeps } from '../deps.js'
 
 const Id = Type.Object({ id: Type.String({ format: 'uuid' }) })
@@ -21,9 +22,9 @@ const orgView = (o: Org) => ({
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
 /** Tenant management for operators; only mounted when ADMIN_TOKEN is set, and not in the public description. */
-export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: string }> = async (
+export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: string, principals: Principals }> = async (
   app,
-  { db, adminToken }
+  { db, adminToken, principals }
 ) => {
   const expected = digest(adminToken)
   app.addHook('onRequest', async req => {
@@ -61,6 +62,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: stri
         trialEndsAt: req.body.trialEndsAt ? new Date(req.body.trialEndsAt) : undefined
       })
       if (!org) throw notFound('Organisation')
+      principals.forgetOrg(org.id)
       return { data: orgView(org) }
     }
   )
@@ -73,6 +75,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: stri
 
   app.delete('/keys/:id', { schema: { params: Id } }, async req => {
     if (!(await revokeKey(db, req.params.id))) throw notFound('API key')
+    principals.forgetKey(req.params.id)
     return { data: { revoked: true, id: req.params.id } }
   })
 }
