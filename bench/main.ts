@@ -4,7 +4,7 @@
 // crawls again, and prints throughput, per-page analysis time and peak memory; then the
 // same on PostgreSQL when one answers. BENCH_PAGES (default 1000) sets the site's size.
 import { fork, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -179,6 +179,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       const startedAt = Date.now()
       const started = performance.now()
       const cpuBefore = process.cpuUsage()
+      const serverBefore = databaseUrl ? postgresCpuSeconds() : 0
       const loopBefore = performance.eventLoopUtilization()
       const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
       const queuedIn = (performance.now() - started) / 1000
@@ -187,6 +188,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       await waitFor(service, label, async () => (await pendingJobs(service)) === 0, 500)
       const waited = (performance.now() - started) / 1000
       const cpu = process.cpuUsage(cpuBefore)
+      const serverCpu = databaseUrl ? postgresCpuSeconds() - serverBefore : 0
       const loop = performance.eventLoopUtilization(loopBefore)
       const ended = (
         await sql<{
@@ -215,6 +217,10 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
         `  ${fmt(queuedIn, 2)} s to queue the crawls; CPU: ${fmt((cpu.user + cpu.system) / 1e6 / waited, 2)} cores ` +
         `busy, the service's main thread ${fmt(loop.utilization * 100, 0)}% busy`
       )
+      console.log(
+        `  CPU per page check: the service ${fmt((cpu.user + cpu.system) / 1e3 / crawl.queued, 1)} ms` +
+        (databaseUrl ? `, the PostgreSQL server ${fmt(serverCpu * 1e3 / crawl.queued, 1)} ms` : ' (database included)')
+      )
     }
 
     // The issue's scenario: a tenth of the pages change (half for real, half only in
@@ -231,7 +237,17 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       range(0, 1).filter(i => !real2.includes(i)),
       real2
     )
-    await recrawl("third crawl (every page's noise moved, a tenth real)", real2.length)
+    await recrawl(
+      "third crawl (every page's noise moved, a tenth real; target >= " + (databaseUrl ? '400' : '250') + '/s)',
+      real2.length
+    )
+    // Nothing moved: every page answers 304 to its ETag.
+    await recrawl('fourth crawl (nothing changed: every page answers 304)', 0)
+    const bare = await bareFetchRate(site.origin)
+    console.log(
+      `reference, in this run: fetching the ${PAGES} pages (64 at a time) and counting their tags with a regular ` +
+      `expression: ${fmt(bare.full)} pages/s; conditional requests answered 304: ${fmt(bare.notModified)} pages/s`
+    )
     console.log(
       'peak memory (RSS of the service process: API, workers and ' +
       `${databaseUrl ? 'database client' : 'the embedded database'}): ${fmt(peakRss / 1024 / 1024, 0)} MB`
@@ -241,6 +257,51 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     site.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
+}
+
+/**
+ * What a bare client does with the same site: fetch every page (64 at a time) and count
+ * its tags, then ask again with the ETags and get 304s. The ceiling for a crawler.
+ */
+async function bareFetchRate (origin: string): Promise<{ full: number, notModified: number }> {
+  const etags: string[] = new Array(PAGES)
+  const pass = async (conditional: boolean) => {
+    let next = 0
+    let tags = 0
+    const started = performance.now()
+    await Promise.all(Array.from({ length: 64 }, async () => {
+      while (next < PAGES) {
+        const i = next++
+        const res = await request(`${origin}/p/${i}`, {
+          headers: conditional ? { 'if-none-match': etags[i] } : {}
+        })
+        const body = await res.body.text()
+        etags[i] = String(res.headers.etag)
+        tags += body.match(/<[a-z]/g)?.length ?? 0
+      }
+    }))
+    if (tags < 0) throw new Error('unreachable')
+    return PAGES / ((performance.now() - started) / 1000)
+  }
+  const full = await pass(false)
+  return { full, notModified: await pass(true) }
+}
+
+/** CPU seconds used so far by the local PostgreSQL server's processes (all of them: it is this machine's). */
+function postgresCpuSeconds (): number {
+  let ticks = 0
+  for (const pid of readdirSync('/proc').filter(d => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const close = stat.lastIndexOf(')')
+      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue
+      const fields = stat.slice(close + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks / 100
 }
 
 async function postgresAnswers (): Promise<boolean> {

@@ -13,7 +13,7 @@ import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webho
 // endpoints and becomes delivery rows plus queued delivery jobs, in one transaction
 // with the flag that marks it done, so nothing is sent twice or lost in a crash.
 
-const BATCH = 500
+export const DISPATCH_BATCH = 500
 
 export interface ChangeFacts {
   severity: Severity
@@ -44,7 +44,7 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
   let handled = 0
   for (;;) {
     const n = await queue.transaction(db, async tx => {
-      const rows = await takeUnalerted(tx, BATCH, changeIds)
+      const rows = await takeUnalerted(tx, DISPATCH_BATCH, changeIds)
       if (rows.length === 0) return 0
       const endpoints = await endpointsFor(tx, [...new Set(rows.map(r => r.org_id))], 'change.detected')
       const deliveries: NewDelivery[] = []
@@ -74,7 +74,7 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
       return rows.length
     })
     handled += n
-    if (n < BATCH || changeIds) return handled
+    if (n < DISPATCH_BATCH || changeIds) return handled
   }
 }
 

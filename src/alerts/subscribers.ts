@@ -2,7 +2,10 @@ import type { Logger } from 'pino'
 import type { PipelineEvents } from '../pipeline/events.js'
 import { QUEUE, type JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
-import { dispatchJobFailed } from './dispatch.js'
+import { DISPATCH_BATCH, dispatchJobFailed } from './dispatch.js'
+
+/** How long changes are gathered before their dispatch job is queued. */
+const GATHER_MS = 50
 
 /**
  * Alerting subscribes to what the pipeline reports. A change is handed to the dispatch
@@ -10,10 +13,23 @@ import { dispatchJobFailed } from './dispatch.js'
  * sweep of the changes outbox (see startAlertWorkers) sends it within a minute.
  */
 export function attachAlerts (events: PipelineEvents, db: Db, queue: JobQueue, log: Logger): void {
-  events.on('change.detected', e => {
-    queue.send(QUEUE.dispatch, { changeIds: [e.changeId] }).catch(err => {
+  // Changes detected together (a crawl of many pages) go as one dispatch job: a job per
+  // change was most of the queue's work when many pages changed at once.
+  let gathered: string[] = []
+  let timer: NodeJS.Timeout | undefined
+  const send = () => {
+    clearTimeout(timer)
+    timer = undefined
+    const changeIds = gathered
+    gathered = []
+    queue.send(QUEUE.dispatch, { changeIds }).catch(err => {
       log.error({ err }, 'could not queue alert dispatch')
     })
+  }
+  events.on('change.detected', e => {
+    gathered.push(e.changeId)
+    if (gathered.length >= DISPATCH_BATCH) send()
+    else timer ??= setTimeout(send, GATHER_MS)
   })
   events.on('job.failed', e => {
     dispatchJobFailed(db, queue, e).catch(err => {

@@ -60,6 +60,12 @@ export function comparableLines (lines: readonly string[]): string[] {
   return lines.map(maskNoise)
 }
 
+/** SHA-256 of the lines joined by newlines, hashed line by line: joining a page's lines cost more than hashing them. */
 export function contentHash (comparable: readonly string[]): string {
-  return createHash('sha256').update(comparable.join('\n')).digest('hex')
+  const hash = createHash('sha256')
+  for (let i = 0; i < comparable.length; i++) {
+    if (i > 0) hash.update('\n')
+    hash.update(comparable[i])
+  }
+  return hash.digest('hex')
 }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/changes/detect.js'
 import { clean, extractPage } from '../../src/changes/extract.js'
+import { contentHash } from '../../src/changes/noise.js'
 import type { PageType } from '../../src/domain/vocabulary.js'
 import { featuresMain, layout, pricingMain, termsMain } from '../helpers/fixtures.js'
 
@@ -163,6 +165,13 @@ describe('change classification on realistic pages', () => {
 })
 
 describe('noise gives no change at all', () => {
+  it('the content hash is the SHA-256 of the lines joined by newlines, as stored hashes were made', () => {
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex')
+    for (const lines of [[], [''], ['# Pricing', '', '- Pro: 49 €/mois', 'été']]) {
+      assert.equal(contentHash(lines), sha(lines.join('\n')))
+    }
+  })
+
   const page = (v: {
     ago?: string
     year?: number
