@@ -344,10 +344,11 @@ const START_FLAGS = (
   .filter(arg => arg.startsWith('--'))
 
 /** Each scenario runs in a fresh process, so its memory figure is its own. */
-async function inChild (args: string[]): Promise<void> {
+async function inChild (args: string[], env: Record<string, string> = {}): Promise<void> {
   const child = fork(fileURLToPath(import.meta.url), args, {
     stdio: 'inherit',
-    execArgv: args[0] === '--scenario' ? START_FLAGS : []
+    env: { ...process.env, ...env },
+    execArgv: args[0] === '--scenario' || args[0] === '--api' ? START_FLAGS : []
   })
   const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
   if (code !== 0) throw new Error(`scenario ${args.join(' ')} exited with ${code}`)
@@ -369,6 +370,7 @@ if (mode === '--changes') {
   await analysisBenchmark()
   console.log(`\n(the service runs as npm start runs it: node ${START_FLAGS.join(' ')})`)
   await inChild(['--scenario', 'pglite'])
+  await inChild(['--api', 'pglite'])
   if (process.env.BENCH_SKIP_POSTGRES) {
     console.log('\n(PostgreSQL skipped: BENCH_SKIP_POSTGRES is set)')
   } else if (await postgresAnswers()) {
@@ -377,6 +379,12 @@ if (mode === '--changes') {
       await inChild(['--scenario', db.url])
     } finally {
       await db.drop()
+    }
+    const apiDb = await freshDatabase()
+    try {
+      await inChild(['--api', apiDb.url])
+    } finally {
+      await apiDb.drop()
     }
     if (!process.env.BENCH_SKIP_CHANGES) {
       const big = await freshDatabase()
@@ -388,6 +396,26 @@ if (mode === '--changes') {
     }
   } else {
     console.log(`\n(PostgreSQL at ${PG_URL} does not answer: set BENCH_DATABASE_URL to benchmark it)`)
+  }
+  await memoryAtScale()
+}
+
+/**
+ * The same scenarios at BENCH_MEMORY_PAGES (default 10,000; 0 skips them), for their peak
+ * memory beside the 1,000-page runs': it must not grow with the number of pages.
+ */
+async function memoryAtScale (): Promise<void> {
+  const pages = Number(process.env.BENCH_MEMORY_PAGES ?? 10_000)
+  if (!pages) return
+  console.log(`\n== memory at ${pages.toLocaleString('en')} pages (compare the peaks with the runs above)`)
+  const env = { BENCH_PAGES: String(pages) }
+  await inChild(['--scenario', 'pglite'], env)
+  if (process.env.BENCH_SKIP_POSTGRES || !(await postgresAnswers())) return
+  const db = await freshDatabase()
+  try {
+    await inChild(['--scenario', db.url], env)
+  } finally {
+    await db.drop()
   }
 }
 clearInterval(sampler)
