@@ -4,7 +4,7 @@
 // crawls again, and prints throughput, per-page analysis time and peak memory; then the
 // same on PostgreSQL when one answers. BENCH_PAGES (default 1000) sets the site's size.
 import { fork, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -243,14 +243,26 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     )
     // Nothing moved: every page answers 304 to its ETag.
     await recrawl('fourth crawl (nothing changed: every page answers 304)', 0)
-    const bare = await bareFetchRate(site.origin)
+    const size = databaseUrl
+      ? (await sql<{ bytes: string }>`SELECT pg_database_size(current_database())::text AS bytes`.execute(
+          service.store.db
+        )).rows[0].bytes
+      : String(directorySize(dataDir))
+    const snapshots = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM snapshots`.execute(service.store.db))
+      .rows[0].n
     console.log(
-      `reference, in this run: fetching the ${PAGES} pages (64 at a time) and counting their tags with a regular ` +
-      `expression: ${fmt(bare.full)} pages/s; conditional requests answered 304: ${fmt(bare.notModified)} pages/s`
+      `database size: ${fmt(Number(size) / 1048576, 0)} MB for ${monitored} pages and ${snapshots} snapshots ` +
+      `(${fmt(Number(size) / 1024 / monitored, 0)} KB per page)`
     )
     console.log(
       'peak memory (RSS of the service process: API, workers and ' +
       `${databaseUrl ? 'database client' : 'the embedded database'}): ${fmt(peakRss / 1024 / 1024, 0)} MB`
+    )
+    // After the peak is read: the reference's own fetches run in this process.
+    const bare = await bareFetchRate(site.origin)
+    console.log(
+      `reference, in this run: fetching the ${PAGES} pages (64 at a time) and counting their tags with a regular ` +
+      `expression: ${fmt(bare.full)} pages/s; conditional requests answered 304: ${fmt(bare.notModified)} pages/s`
     )
   } finally {
     await service.stop()
@@ -287,20 +299,35 @@ async function bareFetchRate (origin: string): Promise<{ full: number, notModifi
   return { full, notModified: await pass(true) }
 }
 
-/** CPU seconds used so far by the local PostgreSQL server's processes (all of them: it is this machine's). */
+/** Bytes under `dir`, as du counts them (the embedded database's files). */
+function directorySize (dir: string): number {
+  let bytes = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size
+  }
+  return bytes
+}
+
+/**
+ * CPU seconds used so far by the local PostgreSQL server (it is this machine's): its live
+ * processes, and the backends that have ended, which the postmaster has reaped.
+ */
 function postgresCpuSeconds (): number {
-  let ticks = 0
+  const processes = new Map<number, { parent: number, own: number, reaped: number }>()
   for (const pid of readdirSync('/proc').filter(d => /^\d+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
       const close = stat.lastIndexOf(')')
       if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue
-      const fields = stat.slice(close + 2).split(' ')
-      ticks += Number(fields[11]) + Number(fields[12])
+      // Fields from the 3rd (state): ppid is the 4th, utime/stime the 14th/15th, cutime/cstime the 16th/17th.
+      const f = stat.slice(close + 2).split(' ').map(Number)
+      processes.set(Number(pid), { parent: f[1], own: f[11] + f[12], reaped: f[13] + f[14] })
     } catch {
       // the process ended meanwhile
     }
   }
+  let ticks = 0
+  for (const p of processes.values()) ticks += p.own + (processes.has(p.parent) ? 0 : p.reaped)
   return ticks / 100
 }
 
