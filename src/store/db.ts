@@ -18,6 +18,15 @@ export interface SqlExecutor {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>
 }
 
+/**
+ * The embedded databases: PGlite runs PostgreSQL in single-user mode, where timeouts
+ * (statement_timeout) are not enforced.
+ */
+const embedded = new WeakSet<Db>()
+
+/** Whether `db` enforces statement_timeout (a PostgreSQL server does; PGlite does not). */
+export const enforcesTimeouts = (db: Db): boolean => !embedded.has(db)
+
 export interface Store {
   db: Db
   kind: 'pglite' | 'postgres'
@@ -97,6 +106,7 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
   }
   const pglite = await PGliteThread.open({ dataDir: inMemory ? undefined : opts.dataDir, postgresqlconf: PGLITE_CONF })
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
+  embedded.add(db)
   await migrate(db)
   return {
     db,
