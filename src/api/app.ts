@@ -133,7 +133,13 @@ export async function buildApp (
         }
       ],
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key, sw_live_…' } }
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'an API key, sw_live_…; a revoked key is refused within 2 seconds'
+          }
+        }
       },
       security: [{ apiKey: [] }],
       tags: [
