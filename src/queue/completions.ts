@@ -18,22 +18,19 @@ export type BatchStatement<W> = (writes: W[]) => RawBuilder<unknown>
  * runs one statement at a time); here those of all jobs of a queue that have finished
  * go out as one statement, with the rows the job's handler asks to write beside it
  * (`statement`), and each job's promise settles when that statement has committed.
- * A write goes `gatherMs` after the first job of a batch finished (or as soon as
- * `maxBatch` are waiting), with whatever else arrived meanwhile or while the previous
- * batch was being written: going at once, batches on a busy embedded database held one
- * or two jobs, and each statement is a commit.
+ * Nothing waits for a batch to fill: a write goes at the next turn of the event loop,
+ * together with whatever else arrived meanwhile or while the previous batch was being written.
  */
 export class BatchedCompletions<W> {
   private waiting: Array<Finished<W>> = []
   private writing: Promise<void> | undefined
-  private timer: NodeJS.Timeout | undefined
+  private scheduled = false
 
   constructor (
     private readonly db: Db,
     private readonly queue: string,
     private readonly statement: BatchStatement<W>,
-    private readonly maxBatch = 256,
-    private readonly gatherMs = 50
+    private readonly maxBatch = 256
   ) {}
 
   /**
@@ -48,17 +45,12 @@ export class BatchedCompletions<W> {
   }
 
   private schedule (): void {
-    if (this.writing) return
-    if (this.waiting.length >= this.maxBatch) {
-      clearTimeout(this.timer)
-      this.timer = undefined
+    if (this.scheduled || this.writing) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
       void this.writeAll()
-      return
-    }
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined
-      void this.writeAll()
-    }, this.gatherMs)
+    })
   }
 
   private async writeAll (): Promise<void> {
