@@ -18,6 +18,9 @@ export interface RendererOptions {
   executablePath?: string
 }
 
+/** Kept back from a render's time for its screenshot (at most a quarter of that time). */
+const SCREENSHOT_RESERVE_MS = 3000
+
 export interface RenderRequest {
   screenshot: boolean
   /** Hidden before the screenshot is taken (the page's ignoreSelectors). */
@@ -211,7 +214,9 @@ export class BrowserRenderer {
     state: { inflight: number, lastActivity: number, status: number, error: unknown },
     deadline: number
   ): Promise<Rendered> {
-    const left = () => Math.max(1, deadline - Date.now())
+    // The screenshot has time of its own: a page that never settles is photographed as far as it got.
+    const settleBy = req.screenshot ? deadline - Math.min(SCREENSHOT_RESERVE_MS, this.opts.timeoutMs / 4) : deadline
+    const left = () => Math.max(1, settleBy - Date.now())
     try {
       await page.goto(url, { waitUntil: 'load', timeout: left() })
     } catch (err) {
@@ -220,7 +225,7 @@ export class BrowserRenderer {
       if (!/Timeout/i.test((err as Error).message)) throw new FetchError('RENDER_FAILED', (err as Error).message)
     }
     if (state.error) throw state.error
-    while (Date.now() < deadline - 200) {
+    while (Date.now() < settleBy - 200) {
       if (state.inflight === 0 && Date.now() - state.lastActivity >= this.opts.quietMs) break
       await sleep(50)
     }
@@ -238,9 +243,9 @@ export class BrowserRenderer {
         fullPage: true,
         animations: 'disabled',
         caret: 'hide',
-        timeout: left(),
+        timeout: Math.max(1, deadline - Date.now()),
         clip: { x: 0, y: 0, width: VIEWPORT.width, height: Math.max(1, Math.min(height, MAX_SCREENSHOT_HEIGHT)) }
-      })
+      }).catch(() => undefined) // the text was read; the check goes on without a picture this time
     }
     return { url: page.url(), status: state.status || 200, html, screenshot }
   }

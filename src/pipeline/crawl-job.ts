@@ -12,7 +12,7 @@ import { markActive, markFailedIfNoPageWorks } from '../store/domains.js'
 import { saveScreenshot, screenshotOf } from '../store/screenshots.js'
 import {
   loadCrawlTargets,
-  recordCheck,
+  recordChange,
   recordFailure,
   recordRenderDecision,
   ROWS_PER_STATEMENT,
@@ -95,15 +95,12 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     lastModified: fetched.lastModified
   }
   const domainWasInError = page.domain_status === 'error'
-  // Most checks end here, with nothing new: the page's check is written by the caller,
-  // with the job's completion (see BatchedCompletions).
+  // The page's check is written by the caller with the job's completion (see
+  // BatchedCompletions): a page shown as checked is one whose job is done, so a crawl
+  // asked for then is not skipped as already running.
   const unchanged = async (): Promise<Pick<CrawlResult, 'pageCheck'>> => {
-    if (!domainWasInError) return { pageCheck: check }
-    await db.transaction().execute(async tx => {
-      await recordCheck(tx, check)
-      await markActive(tx, page.domain_id, 'error')
-    })
-    return {}
+    if (domainWasInError) await markActive(db, page.domain_id, 'error')
+    return { pageCheck: check }
   }
   if (fetched.notModified && previous) {
     return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true, ...(await unchanged()) }
@@ -162,7 +159,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
       previous && { snapshotId: previous.id, domainId: page.domain_id, changes: detected }
     )
     if (shot) await saveScreenshot(tx, r.snapshotId, page.org_id, shot)
-    await recordCheck(tx, check, r.changes.length > 0 ? checkedAt : undefined)
+    if (r.changes.length > 0) await recordChange(tx, page.id, checkedAt)
     if (domainWasInError) await markActive(tx, page.domain_id, 'error')
     return r
   })
@@ -182,6 +179,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     changed: previous !== undefined,
     changesDetected: recorded.changes.length,
     snapshotId: recorded.snapshotId,
+    pageCheck: check,
     ...(previous ? {} : { baseline: true })
   }
 }

@@ -285,23 +285,9 @@ export interface PageCheck {
   lastModified: string | null
 }
 
-/** Records a healthy check; `changedAt` when it found a change. */
-export async function recordCheck (db: Db, check: PageCheck, changedAt?: Date): Promise<void> {
-  await db
-    .updateTable('pages')
-    .set({
-      last_check_at: check.checkedAt,
-      next_crawl_at: check.nextCrawlAt,
-      consecutive_failures: 0,
-      status: 'active',
-      last_error: null,
-      etag: check.etag,
-      last_modified: check.lastModified,
-      rebaseline: false,
-      ...(changedAt ? { last_change_at: changedAt } : {})
-    })
-    .where('id', '=', check.pageId)
-    .execute()
+/** Records when a page last changed, with the snapshot that shows it (its check is written with its job's completion). */
+export async function recordChange (db: Db, pageId: string, at: Date): Promise<void> {
+  await db.updateTable('pages').set({ last_change_at: at }).where('id', '=', pageId).execute()
 }
 
 /**
