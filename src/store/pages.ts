@@ -285,7 +285,7 @@ export interface PageCheck {
   lastModified: string | null
 }
 
-/** Records when a page last changed, with the snapshot that shows it (its check is written with its job's completion). */
+/** When a page last changed, written with the snapshot that shows it (its check goes with its job's completion). */
 export async function recordChange (db: Db, pageId: string, at: Date): Promise<void> {
   await db.updateTable('pages').set({ last_change_at: at }).where('id', '=', pageId).execute()
 }
