@@ -38,7 +38,7 @@ export interface CrawlResult {
   notModified?: boolean
   baseline?: boolean
   skipped?: string
-  /** For the caller to write with the job's completion: the check of a page in which nothing moved. */
+  /** For the caller to write with the job's completion: the page's check (when, next, validators). */
   pageCheck?: PageCheck
 }
 
