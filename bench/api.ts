@@ -11,7 +11,8 @@ import Fastify from 'fastify'
 import { sql } from 'kysely'
 import { loadConfig } from '../src/config.js'
 import { startService } from '../src/service.js'
-import { createOrg } from '../src/services/orgs.js'
+import type { Db } from '../src/store/db.js'
+import { seedTenant } from './seed.js'
 
 const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 5)
 const CONNECTIONS = 20
@@ -93,7 +94,10 @@ export async function apiBenchmark (target: string): Promise<void> {
       const r = await load.run(url, headers)
       const used = process.cpuUsage(cpu)
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`)
-      if (process.env.BENCH_API_CPU_SPLIT) console.log(`    user ${(used.user / 1000 / r.requests).toFixed(2)} ms, system ${(used.system / 1000 / r.requests).toFixed(2)} ms per request`)
+      if (process.env.BENCH_API_CPU_SPLIT) {
+        const ms = (us: number) => (us / 1000 / r.requests).toFixed(2)
+        console.log(`    user ${ms(used.user)} ms, system ${ms(used.system)} ms per request`)
+      }
       return { ...r, cpuMs: (used.user + used.system) / 1000 / r.requests }
     }
     const target = embedded ? 0.15 : 0.25
@@ -127,36 +131,9 @@ export async function apiBenchmark (target: string): Promise<void> {
   }
 }
 
-/** An enterprise organisation with 20 domains of 7 typed pages each, and 2,000 changes among them. */
-async function seed (db: Parameters<typeof createOrg>[0]): Promise<{ org: string, apiKey: string }> {
-  const { org, apiKey } = await createOrg(db, `api-bench-${Date.now()}`, 'enterprise')
-  const domains = await db
-    .insertInto('domains')
-    .values(Array.from({ length: 20 }, (_, i) => ({
-      org_id: org.id,
-      hostname: `site${String(i).padStart(2, '0')}.example.com`,
-      status: 'active' as const
-    })))
-    .returning('id')
-    .execute()
-  const types = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other'] as const
-  const pages = await db
-    .insertInto('pages')
-    .values(domains.flatMap((d, i) => types.map((type, k) => ({
-      org_id: org.id,
-      domain_id: d.id,
-      url: `https://site${String(i).padStart(2, '0')}.example.com/${type}`,
-      url_hash: `${i}-${k}`,
-      page_type: type,
-      last_check_at: new Date()
-    }))))
-    .returning(['id', 'domain_id'])
-    .execute()
-  const snapshot = await db
-    .insertInto('snapshots')
-    .values({ org_id: org.id, page_id: pages[0].id, content_hash: 'x', content: 'x', http_status: 200 })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+/** The benchmark's tenant (see seedTenant) with 2,000 changes among its pages. */
+async function seed (db: Db): Promise<{ org: string, apiKey: string }> {
+  const { org, apiKey, pages, snapshotId } = await seedTenant(db, `api-bench-${Date.now()}`)
   await sql`
     INSERT INTO changes (page_id, domain_id, org_id, change_type, severity, confidence, summary, diff_data,
       snapshot_before_id, snapshot_after_id, created_at, alerted_at)
@@ -170,7 +147,7 @@ async function seed (db: Parameters<typeof createOrg>[0]): Promise<{ org: string
         'hunks', jsonb_build_array(jsonb_build_object('oldStart', 3, 'oldLines', 1, 'newStart', 3, 'newLines', 1,
           'lines', jsonb_build_array(jsonb_build_object('type', 'deletion', 'content', 'Pro plan $49/month'),
             jsonb_build_object('type', 'addition', 'content', 'Pro plan $59/month'))))),
-      ${snapshot.id}::uuid, ${snapshot.id}::uuid, now() - (g || ' minutes')::interval, now()
+      ${snapshotId}::uuid, ${snapshotId}::uuid, now() - (g || ' minutes')::interval, now()
     FROM generate_series(0, 1999) AS g
     JOIN LATERAL (SELECT id, domain_id FROM pages WHERE org_id = ${org.id}::uuid
       ORDER BY id OFFSET (g % ${pages.length}::int) LIMIT 1) p ON true`.execute(db)

@@ -3,7 +3,7 @@
 import { sql } from 'kysely'
 import { loadConfig } from '../src/config.js'
 import { startService } from '../src/service.js'
-import { createOrg } from '../src/services/orgs.js'
+import { seedTenant } from './seed.js'
 
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -24,39 +24,7 @@ export async function changesBenchmark (databaseUrl: string): Promise<void> {
   const service = await startService(config, { logger: false, onBootstrapKey: () => {} })
   try {
     const db = service.store.db
-    const { org, apiKey } = await createOrg(db, 'changes-bench', 'enterprise')
-    const domains = await db
-      .insertInto('domains')
-      .values(
-        Array.from({ length: 20 }, (_, i) => ({
-          org_id: org.id,
-          hostname: `site${i}.example.com`,
-          status: 'active' as const
-        }))
-      )
-      .returning('id')
-      .execute()
-    const types = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other'] as const
-    const pages = await db
-      .insertInto('pages')
-      .values(
-        domains.flatMap((d, i) =>
-          types.map((type, k) => ({
-            org_id: org.id,
-            domain_id: d.id,
-            url: `https://site${i}.example.com/${type}`,
-            url_hash: `${i}-${k}`,
-            page_type: type
-          }))
-        )
-      )
-      .returning(['id', 'domain_id'])
-      .execute()
-    const snapshot = await db
-      .insertInto('snapshots')
-      .values({ org_id: org.id, page_id: pages[0].id, content_hash: 'x', content: 'x', http_status: 200 })
-      .returning('id')
-      .executeTakeFirstOrThrow()
+    const { org, apiKey, domains, pages, snapshotId } = await seedTenant(db, 'changes-bench')
     console.log(`\n== GET /api/changes at ${total.toLocaleString('en')} changes (PostgreSQL)`)
     const started = performance.now()
     // Generated in the database: summaries drawn from a small vocabulary, times over a year.
@@ -93,7 +61,7 @@ export async function changesBenchmark (databaseUrl: string): Promise<void> {
           (${words}::text[])[1 + g % 20] || ' ' || (${words}::text[])[1 + (g / 20) % 20] || ': $' || (g % 300) || '/month → $' || (g % 300 + 10) || '/month',
           jsonb_build_object('before', 'old ' || (${words}::text[])[1 + (g / 400) % 20], 'after', 'new ' || (${words}::text[])[1 + (g / 8000) % 20],
             'stats', jsonb_build_object('additions', 1, 'deletions', 1, 'changes', 1), 'hunks', '[]'::jsonb),
-          ${snapshot.id}::uuid, ${snapshot.id}::uuid,
+          ${snapshotId}::uuid, ${snapshotId}::uuid,
           now() - (g || ' minutes')::interval * 0.5, now()
         FROM generate_series(${offset}::int, ${Math.min(total, offset + batch) - 1}::int) AS g
         JOIN LATERAL (SELECT id, domain_id FROM pages WHERE org_id = ${org.id}::uuid ORDER BY id OFFSET (g % ${pages.length}::int) LIMIT 1) p ON true`.execute(

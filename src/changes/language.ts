@@ -1,4 +1,4 @@
-import { franc, francAll } from 'franc-min'
+import { francAll } from 'franc-min'
 import { LANGUAGES, type Language } from './lexicon.js'
 
 const BY_ISO3: Record<string, Language> = {
@@ -34,12 +34,9 @@ export function pageLanguage (page: {
   const stated = languageOfTag(page.declared) ?? languageOfTag(page.contentLanguage)
   const sample = runningText(page.lines)
   if (sample.replace(/[^\p{L}]/gu, '').length < ENOUGH_TEXT) return stated
-  if (stated) {
-    const scores = francAll(sample, { only: ISO3 })
-    const score = scores.find(([iso]) => BY_ISO3[iso] === stated)?.[1] ?? 0
-    if (score >= CLOSE_ENOUGH) return stated
-  }
-  return BY_ISO3[franc(sample, { only: ISO3 })] ?? stated
+  const scores = francAll(sample, { only: ISO3 })
+  if (stated && (scores.find(([iso]) => BY_ISO3[iso] === stated)?.[1] ?? 0) >= CLOSE_ENOUGH) return stated
+  return BY_ISO3[scores[0][0]] ?? stated
 }
 
 /** Sentences rather than menus and headings, which are often English on any page: franc reads 2,048 characters. */
