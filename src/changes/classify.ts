@@ -1,11 +1,17 @@
 // Longer than 300 lines on purpose: the classifier's rules (prices, features, sections, terms)
-// decide together which one names a hunk; split up, their order of precedence would be hidden.
+// decide together which one names an edit; split up, their order of precedence would be hidden.
 import type { ChangeType, DiffData, DiffHunk, PageType, Severity } from '../domain/vocabulary.js'
-import { fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PER, PERIOD_WORDS } from './lexicon.js'
+import {
+  CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PER, PERIOD_WORDS,
+  PLAN_LIMIT_WORDS, PRICE_WORDS
+} from './lexicon.js'
+import { cut, plain, quoteEdit } from './quote.js'
 
-// A crawl's diff → the changes a person would name: each hunk is read on its own
-// (a price, a feature, a section), then the plain content and legal edits of one
-// crawl are folded into one change each, so a rewrite is one item, not fifty.
+// A crawl's diff → the changes a person would name. Each block of changed lines is read
+// on its own (a price, a feature, a section, an edit of text); blocks of one edit region
+// (adjacent, or under one heading) become one change of the most significant kind among
+// them; and the plain text and legal edits of one crawl fold into one change each, so a
+// rewrite is one item, not fifty. Summaries quote the words that changed.
 
 export interface DetectedChange {
   changeType: ChangeType
@@ -69,41 +75,77 @@ const HEADING = /^(#{1,6}) (.*)$/
 const isHeading = (l: string) => HEADING.test(l)
 const isItem = (l: string) => l.startsWith('- ') || l.startsWith('| ')
 const headingText = (l: string) => HEADING.exec(l)?.[2] ?? l
-const itemText = (l: string) =>
-  l.startsWith('- ') ? l.slice(2) : l.startsWith('| ') ? l.slice(2, -2).split(' | ').filter(Boolean).join(', ') : l
 
-function snippet (s: string, max = 80): string {
-  const t = s.replace(/^(#{1,6}|-|\|) /, '').replace(/ \|$/, '')
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t
-}
+const RANK: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 }
+/** Which type names an edit region when its parts differ, most telling first. */
+const PRECEDENCE: ChangeType[] = [
+  'price_change', 'feature_removed', 'feature_added', 'terms_update', 'section_removed', 'section_added', 'content_change'
+]
+const MAX_PASSAGE_SIDE = 2_000
 
-/** The heading that stands above line `index` (0-based) of the page. */
-function sectionOf (lines: readonly string[], index: number): string | undefined {
-  for (let i = Math.min(index, lines.length - 1); i >= 0; i--) if (isHeading(lines[i])) return headingText(lines[i])
-  return undefined
+/** The heading that stands above line `index` (0-based) of the page, with its line. */
+function sectionOf (lines: readonly string[], index: number): { at: number, text?: string } {
+  for (let i = Math.min(index, lines.length - 1); i >= 0; i--) {
+    if (isHeading(lines[i])) return { at: i, text: headingText(lines[i]) }
+  }
+  return { at: -1 }
 }
 
 function labelOf (line: string, money: Money): string {
   const cells = line.startsWith('| ') ? line.slice(2, -2).split(' | ') : null
   if (cells && cells.length > 1) return cells.find(c => !c.includes(money.raw) && findMoney(c).length === 0) ?? ''
-  return line
+  const label = line
     .replace(money.raw, '')
     .replace(/^(#{1,6}|-) /, '')
     .replace(/[\s:–-]+$/, '')
     .replace(/^[\s:–-]+/, '')
     .trim()
+  // A sentence around a price is no label: the plan's heading names it better.
+  return label.length > 40 ? '' : label
 }
 
-interface HunkParts {
+interface Part {
   hunk: DiffHunk
   removed: string[]
   added: string[]
+  /** The heading above the block's first changed line, and that heading's line (-1: none). */
   section?: string
+  sectionAt: number
+  /** The block's changed lines in the new page (0-based, first and last). */
+  from: number
+  to: number
 }
 
-function priceChange (p: HunkParts, pageType: PageType): DetectedChange | undefined {
-  const before = p.removed.flatMap(l => findMoney(l).map(m => ({ m, line: l })))
-  const after = p.added.flatMap(l => findMoney(l).map(m => ({ m, line: l })))
+/** What one block of changed lines is: its type, weight and the words that say it. */
+interface Reading {
+  changeType: ChangeType
+  severity: Severity
+  confidence: number
+  /** What changed, without the page and section it is in (those lead the summary). */
+  phrase: string
+  passages: number
+  /** A price's own label (its plan, its row), which stands for the section. */
+  label?: string
+  /** A section or card added or removed: the heading above it is another section's, so none is named. */
+  standsAlone?: boolean
+}
+
+/** Money with what makes it a price: a pricing page, a billing period, a plan's or price's words. */
+function isPrice (m: Money, line: string, p: Part, pageType: PageType, language?: Language): boolean {
+  const own = ownLanguages(language)
+  const folded = foldAccents(line)
+  if (matcher(CORPORATE_MONEY_WORDS, own).test(folded)) return false
+  if (pageType === 'pricing' || m.period) return true
+  return matcher(PRICE_WORDS, own).test(folded) || (p.section !== undefined && matcher(PRICE_WORDS, own).test(foldAccents(p.section)))
+}
+
+function priceReading (p: Part, pageType: PageType, language?: Language): Reading | undefined {
+  // Money in legal text is the text's edit: the legal rules weigh it.
+  if (pageType === 'terms' || pageType === 'security') return undefined
+  const money = (lines: string[]) =>
+    lines.flatMap(l => findMoney(l).filter(m => isPrice(m, l, p, pageType, language)).map(m => ({ m, line: l })))
+  const before = money(p.removed)
+  const after = money(p.added)
   const key = (m: Money) => `${m.currency}${m.amount}/${m.period}`
   if (before.length === 0 && after.length === 0) return undefined
   if (before.length > 0 && after.length > 0 && before.map(x => key(x.m)).join() === after.map(x => key(x.m)).join()) {
@@ -112,17 +154,20 @@ function priceChange (p: HunkParts, pageType: PageType): DetectedChange | undefi
   if ((before.length === 0 || after.length === 0) && pageType !== 'pricing') return undefined
   const pairs: string[] = []
   let severity: Severity = 'medium'
-  const rank: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 }
   const raise = (s: Severity) => {
-    if (rank[s] > rank[severity]) severity = s
+    if (RANK[s] > RANK[severity]) severity = s
   }
+  let label: string | undefined
   const n = Math.max(before.length, after.length)
   for (let i = 0; i < n; i++) {
     const b = before[i]
     const a = after[i]
     if (b && a && key(b.m) === key(a.m)) continue
-    const label = (a ? labelOf(a.line, a.m) : '') || (b ? labelOf(b.line, b.m) : '') || p.section || 'Price'
-    pairs.push(`${label}: ${b?.m.raw ?? 'no price'} → ${a?.m.raw ?? 'no price'}`)
+    const own = (a ? labelOf(a.line, a.m) : '') || (b ? labelOf(b.line, b.m) : '')
+    const pairLabel = own || p.section || 'Price'
+    label ??= pairLabel
+    const pair = `${b?.m.raw ?? 'no price'} → ${a?.m.raw ?? 'no price'}`
+    pairs.push(pairLabel === label ? pair : `${pairLabel}: ${pair}`)
     if (b && a && b.m.currency === a.m.currency && b.m.period === a.m.period) {
       if (a.m.amount > b.m.amount) raise(a.m.amount >= b.m.amount * 1.25 ? 'critical' : 'high')
     } else {
@@ -135,27 +180,20 @@ function priceChange (p: HunkParts, pageType: PageType): DetectedChange | undefi
     changeType: 'price_change',
     severity,
     confidence: matched ? (before.length === after.length ? 0.95 : 0.85) : 0.75,
-    summary: pairs.join('; '),
-    diffData: single(p)
+    phrase: pairs.join('; '),
+    passages: 1,
+    label
   }
 }
 
-function single (p: HunkParts): DiffData {
-  const additions = p.added.length
-  const deletions = p.removed.length
-  return {
-    before: p.removed.join('\n'),
-    after: p.added.join('\n'),
-    stats: { additions, deletions, changes: Math.min(additions, deletions) },
-    hunks: [p.hunk]
-  }
-}
+const names = (items: string[]) => items.map(c => `"${cut(c, 60)}"`).join(', ')
+const feature = (count: number) => `feature${count > 1 ? 's' : ''}`
 
-function classifyHunk (p: HunkParts, pageType: PageType, language?: Language): DetectedChange {
-  const price = priceChange(p, pageType)
+function classifyPart (p: Part, pageType: PageType, language?: Language): Reading {
+  const price = priceReading(p, pageType, language)
   if (price) return price
-  const where = p.section ? ` in "${p.section}"` : ''
   const legalPage = pageType === 'terms' || pageType === 'security'
+  const own = ownLanguages(language)
 
   // Features and plans laid out as cards: a short heading and a sentence or two each.
   if (pageType === 'features' || pageType === 'pricing') {
@@ -163,77 +201,69 @@ function classifyHunk (p: HunkParts, pageType: PageType, language?: Language): D
     const removed = p.added.length === 0 ? cardsOf(p.removed) : undefined
     const cards = added ?? removed
     if (cards) {
-      const names = cards.map(c => `"${snippet(c, 60)}"`).join(', ')
       return {
         changeType: added ? 'feature_added' : 'feature_removed',
         severity: added ? 'medium' : 'high',
         confidence: 0.85,
-        // No section label: the heading above a card is the card before it.
-        summary: `${featureLabel(undefined, cards.length)} ${added ? 'added' : 'removed'}: ${names}`,
-        diffData: single(p)
+        phrase: `${feature(cards.length)} ${names(cards)} ${added ? 'added' : 'removed'}`,
+        passages: 1,
+        standsAlone: true
       }
     }
   }
 
   const addedHeadings = p.added.filter(isHeading)
   const removedHeadings = p.removed.filter(isHeading)
-  if (addedHeadings.length > 0 && p.removed.length === 0 && p.added.length > 1) {
+  const newSection = addedHeadings.length > 0 && p.removed.length === 0 && p.added.length > 1
+  const goneSection = removedHeadings.length > 0 && p.added.length === 0 && p.removed.length > 1
+  if (newSection || goneSection) {
+    const headings = (newSection ? addedHeadings : removedHeadings).map(headingText)
+    const lines = newSection ? p.added.length : p.removed.length
+    const more = headings.length > 1 ? ` and ${headings.length - 1} more` : ''
+    const phrase = newSection
+      ? `new section "${cut(headings[0], 80)}"${more} (${lines} lines)`
+      : `section "${cut(headings[0], 80)}"${more} removed (${lines} lines)`
+    // A legal page's new or removed section is an edit of its terms, weighed by the legal rules.
+    if (legalPage) return { ...legalReading(p, own), phrase, standsAlone: true }
+    const weighty = pageType === 'pricing' || pageType === 'features'
     return {
-      changeType: 'section_added',
-      severity: pageType === 'pricing' || pageType === 'features' || legalPage ? 'medium' : 'low',
+      changeType: newSection ? 'section_added' : 'section_removed',
+      severity: newSection ? (weighty ? 'medium' : 'low') : (weighty ? 'high' : 'medium'),
       confidence: 0.85,
-      summary: `New section "${headingText(addedHeadings[0])}"` +
-        `${addedHeadings.length > 1 ? ` and ${addedHeadings.length - 1} more` : ''} (${p.added.length} lines)`,
-      diffData: single(p)
-    }
-  }
-  if (removedHeadings.length > 0 && p.added.length === 0 && p.removed.length > 1) {
-    return {
-      changeType: 'section_removed',
-      severity: pageType === 'pricing' || pageType === 'features' || legalPage ? 'high' : 'medium',
-      confidence: 0.85,
-      summary: `Section "${headingText(removedHeadings[0])}" removed` +
-        `${removedHeadings.length > 1 ? ` with ${removedHeadings.length - 1} more` : ''} (${p.removed.length} lines)`,
-      diffData: single(p)
+      phrase,
+      passages: 1,
+      standsAlone: true
     }
   }
 
   if (!legalPage && pageType !== 'changelog') {
     const itemsOnly = (ls: string[]) => ls.length > 0 && ls.every(isItem)
+    const sure = pageType === 'pricing' || pageType === 'features' ? 0.9 : 0.7
     if (itemsOnly(p.added) && p.removed.length === 0) {
-      const names = p.added.map(l => `"${snippet(itemText(l), 60)}"`)
-      return {
-        changeType: 'feature_added',
-        severity: 'medium',
-        confidence: pageType === 'pricing' || pageType === 'features' ? 0.9 : 0.7,
-        summary: `${featureLabel(p.section, names.length)} added: ${names.join(', ')}`,
-        diffData: single(p)
-      }
+      const items = p.added.map(plain)
+      return { changeType: 'feature_added', severity: 'medium', confidence: sure, phrase: `${feature(items.length)} ${names(items)} added`, passages: 1 }
     }
     if (itemsOnly(p.removed) && p.added.length === 0) {
-      const names = p.removed.map(l => `"${snippet(itemText(l), 60)}"`)
-      return {
-        changeType: 'feature_removed',
-        severity: 'high',
-        confidence: pageType === 'pricing' || pageType === 'features' ? 0.9 : 0.7,
-        summary: `${featureLabel(p.section, names.length)} removed: ${names.join(', ')}`,
-        diffData: single(p)
-      }
+      const items = p.removed.map(plain)
+      return { changeType: 'feature_removed', severity: 'high', confidence: sure, phrase: `${feature(items.length)} ${names(items)} removed`, passages: 1 }
     }
   }
 
-  const changedText = [...p.removed, ...p.added].join('\n')
-  if (legalPage) {
-    const lines = p.removed.length + p.added.length
-    return {
-      changeType: 'terms_update',
-      // In the page's own language (and English): French "tiers" is third parties, English "tiers" are plans.
-      severity: matcher(LEGAL_WORDS, ownLanguages(language)).test(foldAccents(changedText))
-        ? 'high'
-        : lines > 4 ? 'medium' : 'low',
-      confidence: 0.9,
-      summary: describeEdit(p, where),
-      diffData: single(p)
+  if (legalPage) return legalReading(p, own)
+  const quote = quoteEdit(p.removed, p.added)
+  // What a plan includes or allows ("up to 3 projects", "unlimited users") is the plan's offer.
+  if (pageType === 'pricing') {
+    const limits = matcher(PLAN_LIMIT_WORDS, own)
+    const names = (ls: string[]) => ls.some(l => limits.test(foldAccents(l)))
+    if (names(p.removed) || names(p.added)) {
+      const lost = p.added.length === 0 || lessOffered(p.removed.join(' '), p.added.join(' '))
+      return {
+        changeType: lost ? 'feature_removed' : 'feature_added',
+        severity: lost ? 'high' : 'medium',
+        confidence: 0.8,
+        phrase: quote.phrase,
+        passages: quote.passages
+      }
     }
   }
   const words = wordDelta(p.removed.join(' '), p.added.join(' '))
@@ -241,23 +271,33 @@ function classifyHunk (p: HunkParts, pageType: PageType, language?: Language): D
     changeType: 'content_change',
     severity: words > 40 || p.added.length + p.removed.length > 6 ? 'medium' : 'low',
     confidence: 0.7,
-    summary: describeEdit(p, where),
-    diffData: single(p)
+    phrase: quote.phrase,
+    passages: quote.passages
   }
 }
 
-function describeEdit (p: HunkParts, where: string): string {
-  if (p.removed.length === 1 && p.added.length === 1) {
-    return `Changed${where}: "${snippet(p.removed[0], 60)}" → "${snippet(p.added[0], 60)}"`
+function legalReading (p: Part, own: readonly Language[]): Reading {
+  const changedText = [...p.removed, ...p.added].join('\n')
+  const lines = p.removed.length + p.added.length
+  const quote = quoteEdit(p.removed, p.added)
+  return {
+    changeType: 'terms_update',
+    // In the page's own language (and English): French "tiers" is third parties, English "tiers" are plans.
+    severity: matcher(LEGAL_WORDS, own).test(foldAccents(changedText)) ? 'high' : lines > 4 ? 'medium' : 'low',
+    confidence: 0.9,
+    phrase: quote.phrase,
+    passages: quote.passages
   }
-  if (p.removed.length === 0) {
-    return `Added${where}: "${snippet(p.added[0])}"${p.added.length > 1 ? ` and ${p.added.length - 1} more lines` : ''}`
-  }
-  if (p.added.length === 0) {
-    const more = p.removed.length > 1 ? ` and ${p.removed.length - 1} more lines` : ''
-    return `Removed${where}: "${snippet(p.removed[0])}"${more}`
-  }
-  return `${p.removed.length + p.added.length} lines changed${where}, starting "${snippet(p.added[0])}"`
+}
+
+/** Whether the new text offers less than the old: a number went down, or "unlimited" went away. */
+function lessOffered (before: string, after: string): boolean {
+  const unlimited = /unlimited|illimit|unbegrenzt|unbeschränkt|ilimitad|onbeperkt/i
+  if (unlimited.test(before) && !unlimited.test(after)) return true
+  const numbers = (s: string) => [...s.matchAll(/\d+(?:[.,]\d+)?/g)].map(m => Number(m[0].replace(',', '.')))
+  const a = numbers(before)
+  const b = numbers(after)
+  return a.some((n, i) => b[i] !== undefined && b[i] < n) || b.length < a.length
 }
 
 function wordDelta (a: string, b: string): number {
@@ -269,52 +309,124 @@ function wordDelta (a: string, b: string): number {
   return n
 }
 
-const LEGAL_TITLE: Partial<Record<PageType, string>> = { terms: 'Terms', security: 'Security policy' }
+const KIND: Partial<Record<PageType, string>> = {
+  pricing: 'Pricing',
+  features: 'Features',
+  terms: 'Terms',
+  security: 'Security',
+  api_docs: 'API docs',
+  changelog: 'Changelog'
+}
 
-/** Folds the plain edits of one kind into one change. */
-function fold (
-  changes: DetectedChange[],
-  type: 'content_change' | 'terms_update',
-  pageType: PageType
-): DetectedChange[] {
-  const same = changes.filter(c => c.changeType === type)
+/**
+ * What leads a summary: the page's kind (a legal page's own title when it is short, such as
+ * "Privacy Policy") and the section, never twice the same words.
+ */
+function prefixOf (pageType: PageType, afterLines: readonly string[], section?: string): string {
+  const title = afterLines.find(l => l.startsWith('# '))
+  const ownTitle = title ? headingText(title) : undefined
+  const kind = (pageType === 'terms' || pageType === 'security') && ownTitle && ownTitle.length <= 40
+    ? ownTitle
+    : KIND[pageType]
+  const where = section && section !== kind ? cut(section, 60) : undefined
+  return [kind, where].filter(Boolean).join(', ')
+}
+
+function summaryOf (prefix: string, phrase: string, morePassages: number): string {
+  const more = morePassages > 0 ? `, and ${morePassages} more passage${morePassages > 1 ? 's' : ''}` : ''
+  if (!prefix) return `${phrase[0].toUpperCase()}${phrase.slice(1)}${more}`
+  return `${prefix}: ${phrase}${more}`
+}
+
+/** The parts of one edit region as one change: the most significant type and severity, every part's diff. */
+function regionChange (
+  region: Array<{ part: Part, reading: Reading }>,
+  pageType: PageType,
+  afterLines: readonly string[]
+): DetectedChange {
+  const lead = region.reduce((best, r) => significance(r.reading) > significance(best.reading) ? r : best)
+  const severity = region.reduce<Severity>((s, r) => (RANK[r.reading.severity] > RANK[s] ? r.reading.severity : s), 'low')
+  const prices = region.filter(r => r.reading.changeType === 'price_change')
+  const phrase = lead.reading.changeType === 'price_change'
+    ? prices.map((r, i) => i === 0 || r.reading.label === lead.reading.label ? r.reading.phrase : `${r.reading.label}: ${r.reading.phrase}`).join('; ')
+    : lead.reading.phrase
+  const counted = lead.reading.changeType === 'price_change' ? prices : [lead]
+  const more = region.filter(r => !counted.includes(r)).reduce((n, r) => n + r.reading.passages, 0) +
+    lead.reading.passages - 1
+  const section = lead.reading.label ?? (lead.reading.standsAlone ? undefined : lead.part.section)
+  return {
+    changeType: lead.reading.changeType,
+    severity,
+    confidence: lead.reading.confidence,
+    summary: summaryOf(prefixOf(pageType, afterLines, section), phrase, more),
+    diffData: diffOf(region.map(r => r.part))
+  }
+}
+
+function significance (r: Reading): number {
+  return RANK[r.severity] * 10 + (PRECEDENCE.length - PRECEDENCE.indexOf(r.changeType))
+}
+
+/**
+ * The diff of several parts: `before` and `after` hold each changed passage with the
+ * unchanged lines around it, as a person reads it (capped), not the whole page.
+ */
+function diffOf (parts: readonly Part[]): DiffData {
+  const side = (keep: 'deletion' | 'addition') => bounded(
+    parts.map(p => p.hunk.lines.filter(l => l.type === 'context' || l.type === keep).map(l => l.content).join('\n'))
+      .join('\n…\n')
+  )
+  const additions = parts.reduce((n, p) => n + p.added.length, 0)
+  const deletions = parts.reduce((n, p) => n + p.removed.length, 0)
+  return {
+    before: side('deletion'),
+    after: side('addition'),
+    stats: {
+      additions,
+      deletions,
+      changes: parts.reduce((n, p) => n + Math.min(p.added.length, p.removed.length), 0)
+    },
+    hunks: parts.map(p => p.hunk)
+  }
+}
+
+function bounded (s: string): string {
+  return s.length > MAX_PASSAGE_SIDE ? `${s.slice(0, MAX_PASSAGE_SIDE - 1)}…` : s
+}
+
+interface Counted { change: DetectedChange, passages: number }
+
+/** Folds the plain edits of one kind (text edits, legal edits) into one change. */
+function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Counted[] {
+  const same = changes.filter(x => x.change.changeType === type)
   if (same.length <= 1) return changes
-  const rank: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 }
-  const severity = same.reduce<Severity>((s, c) => (rank[c.severity] > rank[s] ? c.severity : s), 'low')
+  const severity = same.reduce<Severity>((s, { change }) => (RANK[change.severity] > RANK[s] ? change.severity : s), 'low')
+  const lead = same.reduce((best, x) => RANK[x.change.severity] > RANK[best.change.severity] ? x : best)
+  const passages = same.reduce((n, x) => n + x.passages, 0)
+  const more = passages - 1
   const merged: DetectedChange = {
     changeType: type,
     severity: same.length > 5 && severity === 'low' ? 'medium' : severity,
-    confidence: Math.min(...same.map(c => c.confidence)),
-    summary:
-      type === 'terms_update'
-        ? `${LEGAL_TITLE[pageType] ?? 'Legal text'} updated in ${same.length} places: ${same[0].summary}`
-        : `${same.length} edits: ${same[0].summary}`,
+    confidence: Math.min(...same.map(x => x.change.confidence)),
+    summary: `${lead.change.summary.replace(/, and \d+ more passages?$/, '')}, and ${more} more passage${more > 1 ? 's' : ''}`,
     diffData: {
-      before: same
-        .map(c => c.diffData.before)
-        .filter(Boolean)
-        .join('\n')
-        .slice(0, 8000),
-      after: same
-        .map(c => c.diffData.after)
-        .filter(Boolean)
-        .join('\n')
-        .slice(0, 8000),
+      before: bounded(same.map(x => x.change.diffData.before).filter(Boolean).join('\n…\n')),
+      after: bounded(same.map(x => x.change.diffData.after).filter(Boolean).join('\n…\n')),
       stats: {
-        additions: same.reduce((n, c) => n + c.diffData.stats.additions, 0),
-        deletions: same.reduce((n, c) => n + c.diffData.stats.deletions, 0),
-        changes: same.reduce((n, c) => n + c.diffData.stats.changes, 0)
+        additions: same.reduce((n, x) => n + x.change.diffData.stats.additions, 0),
+        deletions: same.reduce((n, x) => n + x.change.diffData.stats.deletions, 0),
+        changes: same.reduce((n, x) => n + x.change.diffData.stats.changes, 0)
       },
-      hunks: same.flatMap(c => c.diffData.hunks)
+      hunks: same.flatMap(x => x.change.diffData.hunks)
     }
   }
-  return [...changes.filter(c => c.changeType !== type), merged]
+  return [...changes.filter(x => x.change.changeType !== type), { change: merged, passages }]
 }
 
 /**
  * Splits a hunk into its blocks (runs of deletions and additions between unchanged
  * lines), each with up to `context` unchanged lines around it and its own line numbers,
- * so two prices a few lines apart are two changes.
+ * so two prices a few lines apart are read each on its own.
  */
 export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
   const numbered = []
@@ -351,58 +463,78 @@ export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
   return blocks
 }
 
+/** Blocks this close (unchanged lines between them) or under one heading are one edit. */
+const ADJACENT = 1
+
 export function classifyChanges (
   diff: DiffData,
   pageType: PageType,
   afterLines: readonly string[],
   language?: Language
 ): DetectedChange[] {
-  const parts: HunkParts[] = diff.hunks
+  const parts: Part[] = diff.hunks
     .flatMap(h => splitHunk(h))
     .map(hunk => {
       const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
+      const lastChange = hunk.lines.length - 1 - [...hunk.lines].reverse().findIndex(l => l.type !== 'context')
+      const newBefore = (i: number) => hunk.lines.slice(0, i).filter(l => l.type !== 'deletion').length
+      const from = hunk.newStart - 1 + newBefore(firstChange)
+      // The heading above the block's first changed line, in the page as it now reads.
+      const section = sectionOf(afterLines, from - 1)
       return {
         hunk,
         removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
         added: hunk.lines.filter(l => l.type === 'addition').map(l => l.content),
-        // The heading above the block's first changed line, in the page as it now reads.
-        section: sectionOf(afterLines, hunk.newStart - 2 + firstChange)
+        section: section.text,
+        sectionAt: section.at,
+        from,
+        to: hunk.newStart - 1 + newBefore(lastChange + 1)
       }
     })
-  const changes = parts.map(p => classifyHunk(p, pageType, language))
-  const legalTitle = LEGAL_TITLE[pageType]
-  for (const c of changes) {
-    if (c.changeType === 'terms_update' && legalTitle && !c.summary.startsWith(legalTitle)) {
-      c.summary = `${legalTitle}: ${c.summary}`
-    }
+  const read = parts.map(part => ({ part, reading: classifyPart(part, pageType, language) }))
+  const regions: Array<typeof read> = []
+  for (const r of read) {
+    const last = regions[regions.length - 1]?.at(-1)
+    const together = last && (
+      r.part.from - last.part.to <= ADJACENT ||
+      (r.part.sectionAt === last.part.sectionAt && !(isPriceOf(r) && isPriceOf(last) && r.reading.label !== last.reading.label))
+    )
+    if (together) regions[regions.length - 1].push(r)
+    else regions.push([r])
   }
-  return fold(fold(changes, 'content_change', pageType), 'terms_update', pageType)
+  const changes = regions.map(region => ({
+    change: regionChange(region, pageType, afterLines),
+    passages: region.reduce((n, r) => n + r.reading.passages, 0)
+  }))
+  return fold(fold(changes, 'content_change'), 'terms_update').map(x => x.change)
 }
+
+const isPriceOf = (r: { reading: Reading }) => r.reading.changeType === 'price_change'
 
 const MAX_CARD_LINES = 3
 const MAX_CARD_LINE = 240
 
 /**
  * The headings of `lines` when they are all cards: each a heading below the top level
- * followed by at most three short sentences. A heading over a list is a section.
+ * followed by at most three short sentences (or the one paragraph of a list item that
+ * holds the heading: `li > h3 + p`). A heading over a list of several items is a section.
  */
 function cardsOf (lines: readonly string[]): string[] | undefined {
   const cards: string[] = []
   let body = 0
+  let items = 0
   for (const line of lines) {
     const heading = HEADING.exec(line)
     if (heading) {
       if (heading[1].length < 2) return undefined
       cards.push(heading[2])
       body = 0
-    } else if (cards.length === 0 || isItem(line) || ++body > MAX_CARD_LINES || line.length > MAX_CARD_LINE) {
+      items = 0
+    } else if (
+      cards.length === 0 || (isItem(line) && ++items > 1) || ++body > MAX_CARD_LINES || line.length > MAX_CARD_LINE
+    ) {
       return undefined
     }
   }
   return cards.length > 0 ? cards : undefined
-}
-
-/** "Features", or "Pricing: features" inside a section. */
-function featureLabel (section: string | undefined | null, count: number): string {
-  return `${section ? `${section}: f` : 'F'}eature${count > 1 ? 's' : ''}`
 }

@@ -3,7 +3,8 @@ import { classifyChanges, type DetectedChange } from './classify.js'
 import { buildDiff } from './diff.js'
 import { extractPage } from './extract.js'
 import { pageLanguage } from './language.js'
-import type { Language } from './lexicon.js'
+import { BOILERPLATE_LINE, type Language } from './lexicon.js'
+import { plain } from './quote.js'
 import { comparableLines, contentHash } from './noise.js'
 import { applySelectors, hasSelectors, patternMasker } from './noise-rules.js'
 
@@ -54,7 +55,8 @@ export function compareContent (
   pageType: PageType,
   rules?: NoiseRules
 ): DetectedChange[] {
-  const beforeLines = previousText === '' ? [] : previousText.split('\n')
+  // Snapshots read before boilerplate links were left out may still hold them.
+  const beforeLines = previousText === '' ? [] : previousText.split('\n').filter(l => !isBoilerplate(l))
   const diff = buildDiff(
     { lines: beforeLines, comparable: comparable(beforeLines, rules) },
     { lines: current.lines, comparable: comparable(current.lines, rules) }
@@ -62,3 +64,5 @@ export function compareContent (
   if (diff.hunks.length === 0) return []
   return classifyChanges(diff, pageType, current.lines, current.language)
 }
+
+const isBoilerplate = (line: string) => line.length <= 32 && !line.startsWith('#') && BOILERPLATE_LINE.test(plain(line))

@@ -1,4 +1,5 @@
 import { walkElements, type Attributes } from './elements.js'
+import { BOILERPLATE_LINE } from './lexicon.js'
 
 // HTML → structured text, one line per block: headings as "# …" (one # per level),
 // list items as "- …", table rows as "| a | b |", other blocks as plain text. What a
@@ -153,6 +154,8 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
       return
     }
     const kind = kinds[kinds.length - 1]
+    // "Back", "zurück", "top", "menu": a template's links, which come and go with no edit of the page.
+    if (t.length <= 30 && (kind === undefined || kind === 0) && BOILERPLATE_LINE.test(t)) return
     const line = kind === undefined ? t : kind === 0 ? `- ${t}` : `${'#'.repeat(kind)} ${t}`
     if (kind !== undefined && kind > 0) headings.push(t)
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)

@@ -273,3 +273,60 @@ export const RELATIVE_TIME = new RegExp(
   ].join('|'),
   'giu'
 )
+
+/** Words that make money a price: prices, plans, offers and what they cost. */
+export const PRICE_WORDS: Words = {
+  en: [`pric${L}`, 'plans?', 'tiers?', 'subscriptions?', 'per seat', 'billed', 'billing', 'offers?', 'cost', 'costs'],
+  fr: ['prix', 'tarifs?', 'tarification', 'formules?', 'offres?', 'abonnements?', 'factur(?:é|ée|és|ation)'],
+  de: [`preis${L}`, 'tarife?', 'pakete?', 'abonnements?', 'abo', `abrechnung${L}`, 'kosten'],
+  es: ['precios?', 'tarifas?', 'planes', 'plan', 'suscripci(?:ón|ones)', 'facturad[oa]', 'ofertas?'],
+  it: ['prezz[oi]', 'tariff[ae]', 'piani', 'piano', 'abbonament[oi]', 'fatturat[oa]', 'offert[ae]'],
+  nl: ['prijs', 'prijzen', 'tarie(?:f|ven)', 'abonnement(?:en)?', 'pakket(?:ten)?', 'gefactureerd'],
+  pt: ['preços?', 'planos?', 'tarifas?', 'assinaturas?', 'faturad[oa]', 'ofertas?']
+}
+
+/**
+ * Words that make money something other than a price: a company's capital, a liability
+ * cap, a fine, a threshold, revenue. Money beside them is part of the text's edit.
+ */
+export const CORPORATE_MONEY_WORDS: Words = {
+  en: [
+    `capital${L}`, `liabilit${L}`, 'liable', 'fines?', `penalt${L}`, `thresholds?`, 'revenues?', 'turnover',
+    'damages', 'compensation', 'cap', 'capped', 'insured', 'insurance', 'registered', `shareholder${L}`
+  ],
+  fr: ['capital', 'responsabilité', 'amendes?', 'pénalités?', 'seuils?', "chiffre d'affaires", 'dommages', 'indemnit\\p{L}*'],
+  de: [
+    `\\p{L}*kapital${L}`, 'haftung', `haft${L}`, `bußgeld${L}`, `strafe${L}`, `schwellenwert${L}`, 'umsatz',
+    `schadens${L}`, `vertragsstraf${L}`
+  ],
+  es: ['capital', 'responsabilidad', 'multas?', 'sanci(?:ón|ones)', 'umbral', 'facturación', 'daños'],
+  it: ['capitale', 'responsabilità', 'multe?', 'sanzion[ei]', 'soglie?', 'fatturato', 'danni'],
+  nl: ['kapitaal', `aansprakelijk${L}`, 'boetes?', 'drempel', 'omzet', 'schade'],
+  pt: ['capital', 'responsabilidade', 'multas?', 'sanç(?:ão|ões)', 'limiar', 'faturamento', 'danos']
+}
+
+/** What a plan includes or allows: a sentence with one of these on a pricing page is about the plan. */
+export const PLAN_LIMIT_WORDS: Words = {
+  en: [
+    'up to', 'unlimited', 'includes?', 'included', 'including', 'allows?', 'limited to', 'max(?:imum)?', 'free plan',
+    'free tier', `users?`, 'seats?', `projects?`, 'members?', 'storage', 'GB', 'TB', 'minutes', 'requests',
+    'credits?', 'no limits?'
+  ],
+  fr: ["jusqu'à", 'illimité(?:e|s|es)?', 'inclus(?:e|es)?', 'comprend', 'permet', 'utilisateurs?', 'projets?', 'gratuit'],
+  de: ['bis zu', 'unbegrenzt(?:e|er|es)?', 'unbeschränkt', 'inklusive', 'enthält', 'enthalten', 'nutzer', 'projekte?', 'kostenlos'],
+  es: ['hasta', 'ilimitad[oa]s?', 'incluye', 'incluid[oa]s?', 'permite', 'usuarios?', 'proyectos?', 'gratis', 'gratuito'],
+  it: ['fino a', 'illimitat[oiae]', 'include', 'inclus[oiae]', 'consente', 'utenti', 'progetti', 'gratis', 'gratuito'],
+  nl: ['tot', 'onbeperkt(?:e)?', 'inclusief', 'bevat', 'gebruikers?', 'projecten', 'gratis'],
+  pt: ['até', 'ilimitad[oa]s?', 'inclui', 'incluíd[oa]s?', 'permite', 'usuários?', 'projetos?', 'grátis', 'gratuito']
+}
+
+/** Navigation links that come and go with a template ("back", "zurück", "top"): never an edit of the page. */
+export const BOILERPLATE_LINE = new RegExp(
+  '^[\\s←→↑⇧«»‹›<>^·|-]*(?:' + [
+    'back', 'go back', 'back to top', 'to top', 'top', 'menu', 'close', 'skip to (?:main )?content', 'scroll to top',
+    'zurück', 'nach oben', 'menü', 'schließen', 'retour', 'haut de page', 'retour en haut', 'fermer',
+    'volver', 'volver arriba', 'cerrar', 'menú', 'indietro', 'torna su', 'chiudi', 'terug', 'naar boven', 'sluiten',
+    'voltar', 'voltar ao topo', 'fechar'
+  ].join('|') + ')[\\s←→↑⇧«»‹›<>^·|.-]*$',
+  'iu'
+)

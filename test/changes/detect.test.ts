@@ -22,10 +22,11 @@ describe('change classification on realistic pages', () => {
     assert.equal(sameHash, false)
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')
-    assert.equal(c.summary, 'Pro: $49/month → $59/month')
+    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month')
     assert.ok(c.confidence >= 0.9)
-    assert.equal(c.diffData.before, '$49/month')
-    assert.equal(c.diffData.after, '$59/month')
+    // The changed passage with the lines around it, as a person reads it: not the whole page.
+    assert.equal(c.diffData.before, '- Email support\n## Pro\n$49/month\n- 10 users\n- SSO')
+    assert.equal(c.diffData.after, '- Email support\n## Pro\n$59/month\n- 10 users\n- SSO')
     assert.deepEqual(c.diffData.stats, { additions: 1, deletions: 1, changes: 1 })
     const lines = c.diffData.hunks[0].lines
     assert.deepEqual(
@@ -46,7 +47,7 @@ describe('change classification on realistic pages', () => {
     const cut = changes(layout('P', pricingMain('$49', '$99')), layout('P', pricingMain('$49', '$89')), 'pricing')
       .changes[0]
     assert.equal(cut.severity, 'medium')
-    assert.equal(cut.summary, 'Business: $99/month → $89/month')
+    assert.equal(cut.summary, 'Pricing, Business: $99/month → $89/month')
   })
 
   it('price_change: a price in a table row is labelled by its row', () => {
@@ -58,7 +59,7 @@ describe('change classification on realistic pages', () => {
       )
     const [c] = changes(table('€12'), table('€15'), 'pricing').changes
     assert.equal(c.changeType, 'price_change')
-    assert.match(c.summary, /^Team: €12 per user\/month → €15 per user\/month$/)
+    assert.match(c.summary, /^Pricing, Team: €12 per user\/month → €15 per user\/month$/)
   })
 
   it("feature_added and feature_removed: an item of a plan's list appears or goes away", () => {
@@ -70,7 +71,7 @@ describe('change classification on realistic pages', () => {
     assert.equal(added.length, 1)
     assert.equal(added[0].changeType, 'feature_added')
     assert.equal(added[0].severity, 'medium')
-    assert.equal(added[0].summary, 'Pro: feature added: "Audit logs"')
+    assert.equal(added[0].summary, 'Pricing, Pro: feature "Audit logs" added')
     const removed = changes(
       layout('P', pricingMain()),
       layout('P', pricingMain('$49', '$99', ['10 users', 'Priority support'])),
@@ -78,15 +79,16 @@ describe('change classification on realistic pages', () => {
     ).changes
     assert.equal(removed[0].changeType, 'feature_removed')
     assert.equal(removed[0].severity, 'high')
-    assert.equal(removed[0].summary, 'Pro: feature removed: "SSO"')
-    assert.equal(removed[0].diffData.before, '- SSO')
+    assert.equal(removed[0].summary, 'Pricing, Pro: feature "SSO" removed')
+    assert.equal(removed[0].diffData.before, '$49/month\n- 10 users\n- SSO\n- Priority support\n## Business')
+    assert.equal(removed[0].diffData.after, '$49/month\n- 10 users\n- Priority support\n## Business')
   })
 
   it('section_added and section_removed: a heading with its content', () => {
     const withIntegrations = featuresMain + '<h2>Integrations</h2><ul><li>Slack</li><li>GitHub</li></ul>'
     const [added] = changes(layout('F', featuresMain), layout('F', withIntegrations), 'features').changes
     assert.equal(added.changeType, 'section_added')
-    assert.match(added.summary, /New section "Integrations"/)
+    assert.match(added.summary, /^Features: new section "Integrations"/)
     const withoutAnalytics = featuresMain.replace(
       '<h2>Analytics</h2><ul><li>Dashboards</li><li>Custom reports</li></ul>',
       ''
@@ -94,7 +96,7 @@ describe('change classification on realistic pages', () => {
     const [removed] = changes(layout('F', featuresMain), layout('F', withoutAnalytics), 'features').changes
     assert.equal(removed.changeType, 'section_removed')
     assert.equal(removed.severity, 'high')
-    assert.match(removed.summary, /Section "Analytics" removed/)
+    assert.match(removed.summary, /^Features: section "Analytics" removed/)
   })
 
   it('terms_update: legal text changed on a terms page; liability or resale wording is high', () => {
@@ -105,7 +107,7 @@ describe('change classification on realistic pages', () => {
     ).changes
     assert.equal(c.changeType, 'terms_update')
     assert.equal(c.severity, 'high')
-    assert.match(c.summary, /^Terms: Changed in "2\. Liability"/)
+    assert.match(c.summary, /^Terms of Service, 2\. Liability: "Our total liability is limited to the fees paid in the last 12 months\." → "Our total liability is limited to \$100\."$/)
     assert.match(c.diffData.after, /\$100/)
     const minor = changes(
       layout('Terms', termsMain()),
@@ -137,7 +139,7 @@ describe('change classification on realistic pages', () => {
     assert.equal(c.severity, 'low')
     assert.equal(
       c.summary,
-      'Changed in "Acme": "The platform for modern teams." → "The platform for fast-moving teams."'
+      'Acme: "The platform for modern teams." → "The platform for fast-moving teams."'
     )
   })
 
@@ -159,7 +161,7 @@ describe('change classification on realistic pages', () => {
     const edits = found.filter(c => c.changeType === 'content_change')
     assert.equal(prices.length, 2)
     assert.equal(edits.length, 1)
-    assert.match(edits[0].summary, /^2 edits/)
+    assert.match(edits[0].summary, /^Pricing, FAQ: "Can I cancel\? Yes\." → "Can I cancel\? Anytime\.", and 1 more passage$/)
     assert.equal(edits[0].diffData.hunks.length, 2)
   })
 })
