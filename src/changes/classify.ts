@@ -79,7 +79,8 @@ const headingText = (l: string) => HEADING.exec(l)?.[2] ?? l
 const RANK: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 }
 /** Which type names an edit region when its parts differ, most telling first. */
 const PRECEDENCE: ChangeType[] = [
-  'price_change', 'feature_removed', 'feature_added', 'terms_update', 'section_removed', 'section_added', 'content_change'
+  'price_change', 'feature_removed', 'feature_added', 'terms_update', 'section_removed', 'section_added',
+  'content_change'
 ]
 const MAX_PASSAGE_SIDE = 2_000
 
@@ -136,7 +137,8 @@ function isPrice (m: Money, line: string, p: Part, pageType: PageType, language?
   const folded = foldAccents(line)
   if (matcher(CORPORATE_MONEY_WORDS, own).test(folded)) return false
   if (pageType === 'pricing' || m.period) return true
-  return matcher(PRICE_WORDS, own).test(folded) || (p.section !== undefined && matcher(PRICE_WORDS, own).test(foldAccents(p.section)))
+  const words = matcher(PRICE_WORDS, own)
+  return words.test(folded) || (p.section !== undefined && words.test(foldAccents(p.section)))
 }
 
 function priceReading (p: Part, pageType: PageType, language?: Language): Reading | undefined {
@@ -241,11 +243,13 @@ function classifyPart (p: Part, pageType: PageType, language?: Language): Readin
     const sure = pageType === 'pricing' || pageType === 'features' ? 0.9 : 0.7
     if (itemsOnly(p.added) && p.removed.length === 0) {
       const items = p.added.map(plain)
-      return { changeType: 'feature_added', severity: 'medium', confidence: sure, phrase: `${feature(items.length)} ${names(items)} added`, passages: 1 }
+      const phrase = `${feature(items.length)} ${names(items)} added`
+      return { changeType: 'feature_added', severity: 'medium', confidence: sure, phrase, passages: 1 }
     }
     if (itemsOnly(p.removed) && p.added.length === 0) {
       const items = p.removed.map(plain)
-      return { changeType: 'feature_removed', severity: 'high', confidence: sure, phrase: `${feature(items.length)} ${names(items)} removed`, passages: 1 }
+      const phrase = `${feature(items.length)} ${names(items)} removed`
+      return { changeType: 'feature_removed', severity: 'high', confidence: sure, phrase, passages: 1 }
     }
   }
 
@@ -334,6 +338,7 @@ function prefixOf (pageType: PageType, afterLines: readonly string[], section?: 
 
 function summaryOf (prefix: string, phrase: string, morePassages: number): string {
   const more = morePassages > 0 ? `, and ${morePassages} more passage${morePassages > 1 ? 's' : ''}` : ''
+  if (!phrase) return `${prefix}${more}`
   if (!prefix) return `${phrase[0].toUpperCase()}${phrase.slice(1)}${more}`
   return `${prefix}: ${phrase}${more}`
 }
@@ -345,10 +350,12 @@ function regionChange (
   afterLines: readonly string[]
 ): DetectedChange {
   const lead = region.reduce((best, r) => significance(r.reading) > significance(best.reading) ? r : best)
-  const severity = region.reduce<Severity>((s, r) => (RANK[r.reading.severity] > RANK[s] ? r.reading.severity : s), 'low')
+  const severity = highest(region.map(r => r.reading.severity))
   const prices = region.filter(r => r.reading.changeType === 'price_change')
   const phrase = lead.reading.changeType === 'price_change'
-    ? prices.map((r, i) => i === 0 || r.reading.label === lead.reading.label ? r.reading.phrase : `${r.reading.label}: ${r.reading.phrase}`).join('; ')
+    ? prices
+      .map(r => r.reading.label === lead.reading.label ? r.reading.phrase : `${r.reading.label}: ${r.reading.phrase}`)
+      .join('; ')
     : lead.reading.phrase
   const counted = lead.reading.changeType === 'price_change' ? prices : [lead]
   const more = region.filter(r => !counted.includes(r)).reduce((n, r) => n + r.reading.passages, 0) +
@@ -400,7 +407,7 @@ interface Counted { change: DetectedChange, passages: number }
 function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Counted[] {
   const same = changes.filter(x => x.change.changeType === type)
   if (same.length <= 1) return changes
-  const severity = same.reduce<Severity>((s, { change }) => (RANK[change.severity] > RANK[s] ? change.severity : s), 'low')
+  const severity = highest(same.map(x => x.change.severity))
   const lead = same.reduce((best, x) => RANK[x.change.severity] > RANK[best.change.severity] ? x : best)
   const passages = same.reduce((n, x) => n + x.passages, 0)
   const more = passages - 1
@@ -408,7 +415,7 @@ function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Cou
     changeType: type,
     severity: same.length > 5 && severity === 'low' ? 'medium' : severity,
     confidence: Math.min(...same.map(x => x.change.confidence)),
-    summary: `${lead.change.summary.replace(/, and \d+ more passages?$/, '')}, and ${more} more passage${more > 1 ? 's' : ''}`,
+    summary: summaryOf(lead.change.summary.replace(/, and \d+ more passages?$/, ''), '', more),
     diffData: {
       before: bounded(same.map(x => x.change.diffData.before).filter(Boolean).join('\n…\n')),
       after: bounded(same.map(x => x.change.diffData.after).filter(Boolean).join('\n…\n')),
@@ -497,7 +504,7 @@ export function classifyChanges (
     const last = regions[regions.length - 1]?.at(-1)
     const together = last && (
       r.part.from - last.part.to <= ADJACENT ||
-      (r.part.sectionAt === last.part.sectionAt && !(isPriceOf(r) && isPriceOf(last) && r.reading.label !== last.reading.label))
+      (r.part.sectionAt === last.part.sectionAt && !twoPrices(r, last))
     )
     if (together) regions[regions.length - 1].push(r)
     else regions.push([r])
@@ -509,7 +516,12 @@ export function classifyChanges (
   return fold(fold(changes, 'content_change'), 'terms_update').map(x => x.change)
 }
 
-const isPriceOf = (r: { reading: Reading }) => r.reading.changeType === 'price_change'
+/** Two prices of different plans under one heading (rows of one table) stay two changes. */
+const twoPrices = (a: { reading: Reading }, b: { reading: Reading }) =>
+  a.reading.changeType === 'price_change' && b.reading.changeType === 'price_change' &&
+  a.reading.label !== b.reading.label
+
+const highest = (severities: Severity[]) => severities.reduce<Severity>((s, x) => (RANK[x] > RANK[s] ? x : s), 'low')
 
 const MAX_CARD_LINES = 3
 const MAX_CARD_LINE = 240

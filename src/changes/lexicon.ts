@@ -291,10 +291,12 @@ export const PRICE_WORDS: Words = {
  */
 export const CORPORATE_MONEY_WORDS: Words = {
   en: [
-    `capital${L}`, `liabilit${L}`, 'liable', 'fines?', `penalt${L}`, `thresholds?`, 'revenues?', 'turnover',
+    `capital${L}`, `liabilit${L}`, 'liable', 'fines?', `penalt${L}`, 'thresholds?', 'revenues?', 'turnover',
     'damages', 'compensation', 'cap', 'capped', 'insured', 'insurance', 'registered', `shareholder${L}`
   ],
-  fr: ['capital', 'responsabilité', 'amendes?', 'pénalités?', 'seuils?', "chiffre d'affaires", 'dommages', 'indemnit\\p{L}*'],
+  fr: [
+    'capital', 'responsabilité', 'amendes?', 'pénalités?', 'seuils?', 'chiffre d\'affaires', 'dommages', `indemnit${L}`
+  ],
   de: [
     `\\p{L}*kapital${L}`, 'haftung', `haft${L}`, `bußgeld${L}`, `strafe${L}`, `schwellenwert${L}`, 'umsatz',
     `schadens${L}`, `vertragsstraf${L}`
@@ -309,12 +311,15 @@ export const CORPORATE_MONEY_WORDS: Words = {
 export const PLAN_LIMIT_WORDS: Words = {
   en: [
     'up to', 'unlimited', 'includes?', 'included', 'including', 'allows?', 'limited to', 'max(?:imum)?', 'free plan',
-    'free tier', `users?`, 'seats?', `projects?`, 'members?', 'storage', 'GB', 'TB', 'minutes', 'requests',
+    'free tier', 'users?', 'seats?', 'projects?', 'members?', 'storage', 'GB', 'TB', 'minutes', 'requests',
     'credits?', 'no limits?'
   ],
-  fr: ["jusqu'à", 'illimité(?:e|s|es)?', 'inclus(?:e|es)?', 'comprend', 'permet', 'utilisateurs?', 'projets?', 'gratuit'],
-  de: ['bis zu', 'unbegrenzt(?:e|er|es)?', 'unbeschränkt', 'inklusive', 'enthält', 'enthalten', 'nutzer', 'projekte?', 'kostenlos'],
-  es: ['hasta', 'ilimitad[oa]s?', 'incluye', 'incluid[oa]s?', 'permite', 'usuarios?', 'proyectos?', 'gratis', 'gratuito'],
+  fr: ['jusqu\'à', 'illimité(?:e|s|es)?', 'inclus(?:e|es)?', 'comprend', 'permet', 'utilisateurs?', 'projets?',
+    'gratuit'],
+  de: ['bis zu', 'unbegrenzt(?:e|er|es)?', 'unbeschränkt', 'inklusive', 'enthält', 'enthalten', 'nutzer', 'projekte?',
+    'kostenlos'],
+  es: ['hasta', 'ilimitad[oa]s?', 'incluye', 'incluid[oa]s?', 'permite', 'usuarios?', 'proyectos?', 'gratis',
+    'gratuito'],
   it: ['fino a', 'illimitat[oiae]', 'include', 'inclus[oiae]', 'consente', 'utenti', 'progetti', 'gratis', 'gratuito'],
   nl: ['tot', 'onbeperkt(?:e)?', 'inclusief', 'bevat', 'gebruikers?', 'projecten', 'gratis'],
   pt: ['até', 'ilimitad[oa]s?', 'inclui', 'incluíd[oa]s?', 'permite', 'usuários?', 'projetos?', 'grátis', 'gratuito']

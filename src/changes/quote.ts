@@ -99,7 +99,9 @@ function leftContext (s: string): string {
   const line = s.slice(s.lastIndexOf('\n') + 1)
   const sentenceStart = /[.!?;:]\s+(?=[^.!?;:]*$)/.exec(line)
   // A sentence whose edit comes in its first words keeps the sentence before it in sight.
-  const start = sentenceStart && line.length - sentenceStart.index > 12 ? sentenceStart.index + sentenceStart[0].length : 0
+  const start = sentenceStart && line.length - sentenceStart.index > 12
+    ? sentenceStart.index + sentenceStart[0].length
+    : 0
   const t = line.slice(start)
   if (t.length <= LEFT) return t
   const tail = t.slice(-LEFT)

@@ -107,7 +107,8 @@ describe('change classification on realistic pages', () => {
     ).changes
     assert.equal(c.changeType, 'terms_update')
     assert.equal(c.severity, 'high')
-    assert.match(c.summary, /^Terms of Service, 2\. Liability: "Our total liability is limited to the fees paid in the last 12 months\." → "Our total liability is limited to \$100\."$/)
+    assert.equal(c.summary, 'Terms of Service, 2. Liability: "Our total liability is limited to the fees paid in the ' +
+      'last 12 months." → "Our total liability is limited to $100."')
     assert.match(c.diffData.after, /\$100/)
     const minor = changes(
       layout('Terms', termsMain()),
@@ -161,7 +162,7 @@ describe('change classification on realistic pages', () => {
     const edits = found.filter(c => c.changeType === 'content_change')
     assert.equal(prices.length, 2)
     assert.equal(edits.length, 1)
-    assert.match(edits[0].summary, /^Pricing, FAQ: "Can I cancel\? Yes\." → "Can I cancel\? Anytime\.", and 1 more passage$/)
+    assert.equal(edits[0].summary, 'Pricing, FAQ: "Can I cancel? Yes." → "Can I cancel? Anytime.", and 1 more passage')
     assert.equal(edits[0].diffData.hunks.length, 2)
   })
 })
