@@ -39,7 +39,34 @@ for (const type of [...new Set(results.map(r => r.c.pageType))]) {
 }
 const all = tally(results)
 console.log(`\n${line('all', all)}`)
-const misses = results.filter(({ c, o }) => !o.pageTypeRight || (c.edit ? !o.typeRight : !o.silent))
+
+// What a person reads: summaries that show the difference, one edit as one change, no price where none moved.
+interface Said { shows: [number, number], one: [number, number], prices: [number, number] }
+const said = (rows: Array<{ c: QualityCase, o: Outcome }>): Said => {
+  const t: Said = { shows: [0, 0], one: [0, 0], prices: [0, 0] }
+  for (const { c, o } of rows) {
+    if (!c.edit) continue
+    t.shows[0] += o.showsDifference ? 1 : 0
+    t.shows[1]++
+    t.one[0] += o.oneChange ? 1 : 0
+    t.one[1]++
+    if (c.edit.expect !== 'price_change') {
+      t.prices[0] += o.priceWithoutPrice ? 1 : 0
+      t.prices[1]++
+    }
+  }
+  return t
+}
+const saidLine = (label: string, t: Said) => `${label.padEnd(12)}${cell(t.shows)}${''.padEnd(12)}${cell(t.one)}` +
+  `${''.padEnd(12)}${cell(t.prices)}`
+console.log('\nwhat a person reads (goals: all, at least 90%, none)')
+console.log(`${''.padEnd(12)}summaries that show    edits recorded as    price changes where`)
+console.log(`${''.padEnd(12)}the difference         one change           no price moved`)
+for (const lang of LANGUAGES) console.log(saidLine(lang, said(results.filter(r => r.c.lang === lang))))
+console.log(saidLine('all', said(results)))
+
+const misses = results.filter(({ c, o }) => !o.pageTypeRight || (c.edit ? !o.typeRight : !o.silent) ||
+  (c.edit && (!o.showsDifference || !o.oneChange || o.priceWithoutPrice)))
 for (const { c, o } of misses) {
   const seen = o.changes.map(ch => `${ch.changeType}: ${ch.summary}`).join(' | ') || 'nothing reported'
   console.log(`  miss ${c.id}: typed ${o.pageTypeGot}; ${seen}`)

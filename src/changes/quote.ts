@@ -13,7 +13,7 @@ const SPAN = 120
 const LEFT = 40
 const RIGHT = 30
 /** Unchanged text shorter than this between two edits leaves them one passage. */
-const JOIN = 20
+const JOIN = 30
 /** Beyond this many characters a side, the quote is taken from the first lines that differ. */
 const MAX_DIFFED = 4_000
 
@@ -74,8 +74,8 @@ function quotePassage (p: Passage): string {
   if (added === '' && alone(removed)) return `removed "${cut(removed, SPAN)}"`
   const left = leftContext(p.before)
   const right = rightContext(p.after)
-  removed = cut(p.removed, SPAN)
-  added = cut(p.added, SPAN)
+  removed = spaced(p.removed)
+  added = spaced(p.added)
   let before = joined(left, removed, right)
   let after = joined(left, added, right)
   if (before === after) {
@@ -86,9 +86,14 @@ function quotePassage (p: Passage): string {
   return `"${before.replace(/\n/g, ' ')}" → "${after.replace(/\n/g, ' ')}"`
 }
 
+/** Changed words cut to SPAN, keeping the white space that parts them from their context. */
+function spaced (s: string): string {
+  return `${/^\s/.test(s) ? ' ' : ''}${cut(s, SPAN)}${/\s$/.test(s) ? ' ' : ''}`
+}
+
 /** Context and changed words as one quote; an empty side leaves no gap before punctuation. */
 function joined (left: string, changed: string, right: string): string {
-  if (changed.trim() !== '') return `${left}${changed}${right}`.trim()
+  if (changed.trim() !== '') return `${left}${changed}${right}`.replace(/\s{2,}/g, ' ').trim()
   const tail = right.trimStart()
   const gap = tail === '' || /^[.,;:!?)]/.test(tail) || left.trimEnd() === '' ? '' : ' '
   return `${left.trimEnd()}${gap}${tail}`.trim()

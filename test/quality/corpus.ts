@@ -5,6 +5,7 @@ import type { ChangeType, PageType, Severity } from '../../src/domain/vocabulary
 import { de, es } from './corpus-de-es.js'
 import { en, fr } from './corpus-en-fr.js'
 import { it, nl, pt } from './corpus-it-nl-pt.js'
+import { SAY_IT_RIGHT } from './corpus-say-it-right.js'
 
 // The labelled set behind `npm run quality` and test/quality: realistic pages of one
 // made-up company per language, written for the project, each page in two states.
@@ -17,7 +18,7 @@ export type Lang = (typeof LANGUAGES)[number]
 
 export type PageKind =
   | 'pricing' | 'features' | 'terms' | 'privacy' | 'cookies' | 'community' | 'security' | 'api' | 'changelog'
-  | 'imprint'
+  | 'imprint' | 'faq'
 
 /** What each kind of page is typed as: privacy, cookie and community rules bind users (terms); an imprint does not. */
 export const TYPE_OF: Record<PageKind, PageType> = {
@@ -30,7 +31,8 @@ export const TYPE_OF: Record<PageKind, PageType> = {
   security: 'security',
   api: 'api_docs',
   changelog: 'changelog',
-  imprint: 'other'
+  imprint: 'other',
+  faq: 'other'
 }
 
 interface LabelledEdit {
@@ -47,7 +49,7 @@ export interface LanguageSet {
   lang: Lang
   company: string
   updated: (minutes: number) => string
-  pages: Record<PageKind, { path: string, link: string, title: string, main: string, changes: LabelledEdit[] }>
+  pages: Record<Exclude<PageKind, 'faq'>, { path: string, link: string, title: string, main: string, changes: LabelledEdit[] }>
 }
 
 export interface QualityCase {
@@ -88,7 +90,8 @@ const SETS: LanguageSet[] = [en, fr, de, es, it, nl, pt]
 export function qualityCases (): QualityCase[] {
   const cases: QualityCase[] = []
   for (const set of SETS) {
-    for (const [kind, page] of Object.entries(set.pages) as Array<[PageKind, LanguageSet['pages'][PageKind]]>) {
+    const host = `https://www.${set.company.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '')}.test`
+    for (const [kind, page] of Object.entries(set.pages) as Array<[PageKind, LanguageSet['pages']['pricing']]>) {
       const base = {
         lang: set.lang,
         kind,
@@ -116,6 +119,28 @@ export function qualityCases (): QualityCase[] {
       before: layout(set, terms.title, terms.main, NOISE[0]),
       after: layout(set, terms.title, terms.main, NOISE[1])
     })
+    for (const page of SAY_IT_RIGHT[set.lang]) {
+      const base = {
+        lang: set.lang,
+        kind: page.kind,
+        pageType: TYPE_OF[page.kind],
+        url: `${host}${page.path}`,
+        linkText: page.link,
+        before: layout(set, page.title, page.main, NOISE[0])
+      }
+      const state = (from: string, to: string) => {
+        if (!page.main.includes(from)) throw new Error(`${set.lang}/${page.name}: "${from}" is not on the page`)
+        return layout(set, page.title, page.main.replace(from, to), NOISE[1])
+      }
+      cases.push({ ...base, id: `${set.lang}/${page.name}/noise`, after: layout(set, page.title, page.main, NOISE[1]) })
+      page.silent?.forEach((edit, i) => cases.push({ ...base, id: `${set.lang}/${page.name}/silent-${i + 1}`, after: state(edit.from, edit.to) }))
+      page.changes.forEach((edit, i) => cases.push({
+        ...base,
+        id: `${set.lang}/${page.name}/${i + 1}-${edit.expect}`,
+        after: state(edit.from, edit.to),
+        edit
+      }))
+    }
   }
   return cases
 }
@@ -129,6 +154,12 @@ export interface Outcome {
   /** Change pairs: something reported, of the labelled type (and severity and summary where labelled). */
   found?: boolean
   typeRight?: boolean
+  /** Change pairs: every summary quotes words of the edit, and never two identical quotes. */
+  showsDifference?: boolean
+  /** Change pairs (each one edit): recorded as one change. */
+  oneChange?: boolean
+  /** Change pairs where no price moved: a price_change reported all the same. */
+  priceWithoutPrice?: boolean
 }
 
 /** Reads a case as the service does: types the page from its first state, then compares the two. */
@@ -142,5 +173,30 @@ export function evaluate (c: QualityCase): Outcome {
   const { expect, severity, summary } = c.edit
   const typeRight = changes.length > 0 && changes.every(ch =>
     ch.changeType === expect && (!severity || ch.severity === severity) && (!summary || summary.test(ch.summary)))
-  return { ...outcome, found: changes.length > 0, typeRight }
+  return {
+    ...outcome,
+    found: changes.length > 0,
+    typeRight,
+    showsDifference: changes.length > 0 && changes.every(ch => showsDifference(ch.summary, c.edit!)),
+    oneChange: changes.length === 1,
+    priceWithoutPrice: expect !== 'price_change' && changes.some(ch => ch.changeType === 'price_change')
+  }
+}
+
+/**
+ * Whether a summary shows what changed: it holds a word that only one side of the edit
+ * has (the new side's, or the old side's for a removal), and no quote stands unchanged
+ * on both sides of an arrow.
+ */
+export function showsDifference (summary: string, edit: { from: string, to: string }): boolean {
+  if (/"([^"]*)" → "\1"/.test(summary)) return false
+  const words = (html: string) => new Set(
+    html.replace(/<[^>]+>/g, ' ').split(/\s+/).map(w => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+      .filter(w => w.length > 0)
+  )
+  const from = words(edit.from)
+  const to = words(edit.to)
+  const added = [...to].filter(w => !from.has(w))
+  const distinct = added.length > 0 ? added : [...from].filter(w => !to.has(w))
+  return distinct.some(w => summary.includes(w))
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { findMoney } from '../../src/changes/classify.js'
-import { evaluate, qualityCases } from './corpus.js'
+import { evaluate, qualityCases, showsDifference } from './corpus.js'
 
 // Every pair of the labelled set is a test (npm run quality prints the same as figures).
 
@@ -15,6 +15,9 @@ describe('the labelled set, pair by pair', () => {
       else {
         assert.ok(o.found, 'the change is found')
         assert.ok(o.typeRight, `expected ${c.edit.expect}${c.edit.severity ? `/${c.edit.severity}` : ''}; got ${seen.join(' | ')}`)
+        assert.ok(o.showsDifference, `the summary shows what changed: ${seen.join(' | ')}`)
+        assert.ok(o.oneChange, `one edit, one change: ${seen.join(' | ')}`)
+        assert.ok(!o.priceWithoutPrice, `no price moved: ${seen.join(' | ')}`)
       }
     })
   }
@@ -42,4 +45,17 @@ describe('money in every common convention', () => {
       assert.equal(m.raw, written, 'the tax note and the period stay in the quoted price')
     })
   }
+})
+
+describe('what counts as a summary that shows the difference', () => {
+  const edit = { from: 'within one working day.', to: 'within two working days.' }
+  it('quotes of the edit\'s own words', () => {
+    assert.ok(showsDifference('FAQ: "…within one working day." → "…within two working days."', edit))
+  })
+  it('not two identical quotes, as cut before the edit', () => {
+    assert.ok(!showsDifference('"Zu den häufigsten Fragen…" → "Zu den häufigsten Fragen…" (two days)', edit))
+  })
+  it('not a summary without a word of the edit', () => {
+    assert.ok(!showsDifference('Terms updated in 11 places', edit))
+  })
 })
