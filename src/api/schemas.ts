@@ -15,6 +15,7 @@ import {
   NoiseRulesSchema,
   Nullable,
   PageTypeSchema,
+  PageTypeSourceSchema,
   RenderedWithSchema,
   RenderModeSchema,
   SeveritySchema
@@ -113,6 +114,7 @@ const pageBase = {
   url: Type.String(),
   urlHash: Type.String({ description: 'SHA-256 of the normalised URL, hex' }),
   pageType: PageTypeSchema,
+  pageTypeSource: PageTypeSourceSchema,
   status: Type.String({ description: 'active, or error after three failed crawls in a row' }),
   monitoringEnabled: Type.Boolean(),
   priority: Type.Integer(),
@@ -130,7 +132,15 @@ export const CreatedPage = Type.Object(pageBase, { $id: 'CreatedPage', title: 'C
 export const Page = Type.Object(
   {
     ...pageBase,
-    pageTypeConfidence: Decimal,
+    pageTypeConfidence: Type.String({
+      pattern: '^(0|1)\\.\\d{2}$',
+      examples: ['0.85'],
+      description: 'how sure the type is, 0.00 to 1.00: 1.00 for a type a person chose; for a type Sitewatch gave, ' +
+        'each source of evidence that names a kind adds its weight (the last path segment 0.5, the rest of the path ' +
+        'or the subdomain 0.3, the title 0.25, the link text 0.2, the first headings 0.15, the text up to 0.6 by ' +
+        "how often it uses the kind's words), and the confidence is 0.35 + 0.6 × that score − 0.2 × the next " +
+        "kind's score, within 0.05..0.99; `other` is 0.90 less the best kind's score"
+    }),
     noiseRules: Type.Ref(NoiseRules),
     render: Type.Union([RenderModeSchema, Type.Null()], { description: "how the page is fetched; null: the domain's" }),
     renderedWith: Type.Union([RenderedWithSchema, Type.Null()], {

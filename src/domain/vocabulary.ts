@@ -149,11 +149,25 @@ export type DiffData = Static<typeof DiffDataSchema>
 export type DiffHunk = DiffData['hunks'][number]
 
 /** A page worth watching, as discovery or a client proposes it (URL normalised). */
+/**
+ * Who typed a page: a person (kept as given, never re-typed), its address alone (a page
+ * added by hand without a type, typed again from its content after its first crawl), or
+ * its content (discovery, or that first crawl).
+ */
+export const PAGE_TYPE_SOURCES = ['person', 'address', 'content'] as const
+export const PageTypeSourceSchema = literals(PAGE_TYPE_SOURCES, {
+  description: 'who typed the page: person (as given, never re-typed), address (from the URL alone, until the ' +
+    'first crawl types it from its content) or content (from its URL, title, headings and text)'
+})
+export type PageTypeSource = Static<typeof PageTypeSourceSchema>
+
 export interface PageCandidate {
   url: string
   pageType: PageType
   confidence: number
   priority?: number
+  /** Default: content (discovery reads the page). */
+  typedBy?: PageTypeSource
 }
 
 /** How a page is fetched: `auto` fetches plainly and uses the browser when the answer needs one. */

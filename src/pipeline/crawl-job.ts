@@ -4,6 +4,8 @@ import type { DetectedChange } from '../changes/classify.js'
 import { pngSize, type VisualDiff } from '../changes/visual.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
+import type { Language } from '../changes/lexicon.js'
+import { classifyPageType } from '../crawl/page-type.js'
 import { needsBrowser } from '../crawl/render-decision.js'
 import type { CrawlJobData } from '../queue/queue.js'
 import { recordSnapshot, snapshotText } from '../store/changes.js'
@@ -16,6 +18,7 @@ import {
   recordFailure,
   recordRenderDecision,
   ROWS_PER_STATEMENT,
+  typeFromContent,
   type CrawlTarget,
   type PageCheck
 } from '../store/pages.js'
@@ -125,6 +128,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   let detected: DetectedChange[] = []
   if (read.snapshot) {
     ({ text, rawGzip } = read.snapshot)
+    if (page.page_type_source === 'address') await typeFromRead(db, page, read.title, read.snapshot)
     if (previous) {
       const before = await snapshotText(db, previous.id)
       detected = await deps.analysis.compare(before, text, page.page_type, page.noise_rules, read.snapshot.language)
@@ -182,6 +186,20 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     pageCheck: check,
     ...(previous ? {} : { baseline: true })
   }
+}
+
+/** A page typed from its address alone (added by hand without a type) is typed from what it says. */
+async function typeFromRead (db: Db, page: CrawlTarget, title: string, read: { text: string, language?: Language }) {
+  const lines = read.text.split('\n')
+  const typed = classifyPageType({
+    url: page.url,
+    title,
+    headings: lines.filter(l => l.startsWith('#')).map(l => l.replace(/^#+ /, '')),
+    text: read.text,
+    language: read.language
+  })
+  await typeFromContent(db, page.id, typed.pageType, typed.confidence)
+  page.page_type = typed.pageType
 }
 
 /** A change seen only in the screenshots (the text is the same). */

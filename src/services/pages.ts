@@ -1,4 +1,5 @@
 import { checkNoiseRules } from '../changes/noise-rules.js'
+import { classifyPageType } from '../crawl/page-type.js'
 import { belongsToDomain, normalizeUrl } from '../crawl/url.js'
 import { AppError, notFound } from '../domain/errors.js'
 import { assertCanCreate, pageCapReached, type Org } from '../domain/plans.js'
@@ -41,14 +42,15 @@ export async function addDiscoveredPages (
 /**
  * Adds one page by hand and queues its first crawl. The URL is normalised and must be
  * on the domain or a subdomain; 409 when it is there already, 402 when the domain's
- * page allowance is used up.
+ * page allowance is used up. A type given is kept as a person's choice; without one, the
+ * page is typed from its address now and from its content after its first crawl.
  */
 export async function addPageByHand (
   ctx: ServiceContext,
   org: Org,
   domainId: string,
   rawUrl: string,
-  pageType: PageType
+  pageType: PageType | undefined
 ): Promise<PageRow> {
   const domain = await requireDomain(ctx, org.id, domainId)
   const url = normalizeUrl(rawUrl)
@@ -63,7 +65,10 @@ export async function addPageByHand (
   try {
     return await ctx.queue.transaction(ctx.db, async tx => {
       if (await pageExists(tx, domain.id, url)) throw duplicate()
-      const [row] = await addPages(tx, org, domain.id, [{ url, pageType, confidence: 1 }])
+      const typed = pageType
+        ? { pageType, confidence: 1, typedBy: 'person' as const }
+        : { ...classifyPageType({ url }), typedBy: 'address' as const }
+      const [row] = await addPages(tx, org, domain.id, [{ url, ...typed }])
       if (!row) {
         // Nothing added: a concurrent request added it first, or the cap is reached.
         if (await pageExists(tx, domain.id, url)) throw duplicate()

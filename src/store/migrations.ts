@@ -196,6 +196,13 @@ const migrations: Record<string, string[]> = {
       height integer NOT NULL
     )`,
     'CREATE TABLE service_secrets (name text PRIMARY KEY, value text NOT NULL)'
+  ],
+  '0004_page_type_source': [
+    // Pages added by hand before this migration were given a type by a person or "other" by default.
+    "ALTER TABLE pages ADD COLUMN page_type_source text NOT NULL DEFAULT 'content' " +
+      "CHECK (page_type_source IN ('person', 'address', 'content'))",
+    "UPDATE pages SET page_type_source = 'person' WHERE page_type_confidence = 1.00 AND page_type <> 'other'",
+    "UPDATE pages SET page_type_source = 'address' WHERE page_type_confidence = 1.00 AND page_type = 'other'"
   ]
 }
 

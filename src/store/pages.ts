@@ -32,6 +32,7 @@ export function pageView (p: PageRow) {
     urlHash: p.url_hash,
     pageType: p.page_type,
     pageTypeConfidence: Number(p.page_type_confidence).toFixed(2),
+    pageTypeSource: p.page_type_source,
     status: p.status,
     monitoringEnabled: p.monitoring_enabled,
     priority: p.priority,
@@ -126,6 +127,7 @@ async function insertPages (tx: Tx, org: Org, domainId: string, fresh: PageCandi
         url_hash: hashUrl(c.url),
         page_type: c.pageType,
         page_type_confidence: c.confidence.toFixed(2),
+        page_type_source: c.typedBy ?? 'content',
         priority: c.priority ?? 5,
         next_crawl_at: now,
         created_at: now
@@ -179,7 +181,9 @@ export async function updatePage (db: Db, id: string, s: PageSettings): Promise<
     .updateTable('pages')
     .set({
       ...(s.monitoringEnabled !== undefined ? { monitoring_enabled: s.monitoringEnabled } : {}),
-      ...(s.pageType !== undefined ? { page_type: s.pageType, page_type_confidence: '1.00' } : {}),
+      ...(s.pageType !== undefined
+        ? { page_type: s.pageType, page_type_confidence: '1.00', page_type_source: 'person' as const }
+        : {}),
       ...(s.priority !== undefined ? { priority: s.priority } : {}),
       ...(s.noiseRules !== undefined ? { noise_rules: JSON.stringify(s.noiseRules), rebaseline: true } : {}),
       // A new mode is decided afresh at the next crawl.
@@ -252,6 +256,7 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'pages.id',
       'pages.url',
       'pages.page_type',
+      'pages.page_type_source',
       'pages.monitoring_enabled',
       'pages.etag',
       'pages.last_modified',
@@ -283,6 +288,19 @@ export interface PageCheck {
   nextCrawlAt: Date
   etag: string | null
   lastModified: string | null
+}
+
+/**
+ * A page typed from its address alone, typed again from what its first crawl read. A type
+ * a person chose meanwhile stays: only a page still typed by its address is changed.
+ */
+export async function typeFromContent (db: Db, pageId: string, pageType: PageType, confidence: number) {
+  await db
+    .updateTable('pages')
+    .set({ page_type: pageType, page_type_confidence: confidence.toFixed(2), page_type_source: 'content' })
+    .where('id', '=', pageId)
+    .where('page_type_source', '=', 'address')
+    .execute()
 }
 
 /** When a page last changed, written with the snapshot that shows it (its check goes with its job's completion). */

@@ -10,6 +10,7 @@ import type {
   NoiseRules,
   PageStatus,
   PageType,
+  PageTypeSource,
   RenderedWith,
   RenderMode,
   PausedReason,
@@ -78,6 +79,7 @@ export interface PagesTable {
   url_hash: string
   page_type: Generated<PageType>
   page_type_confidence: Decimal
+  page_type_source: Generated<PageTypeSource>
   status: Generated<PageStatus>
   monitoring_enabled: Generated<boolean>
   priority: Generated<number>

@@ -165,7 +165,7 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     assert.equal(event.type, 'change.detected')
     assert.equal(event.id, hit.headers['x-sitewatch-delivery'])
     assert.equal(event.data.change.changeType, 'price_change')
-    assert.equal(event.data.change.summary, 'Pro: $49/month → $59/month')
+    assert.equal(event.data.change.summary, 'Pricing, Pro: $49/month → $59/month')
     assert.equal(event.data.page.url, 'https://acme.test/pricing')
     assert.equal(event.data.domain.domain, 'acme.test')
     const deliveries = (await t.api.get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data
@@ -278,7 +278,7 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
       'the Slack message'
     )
     const msg = JSON.parse(hit.body)
-    assert.match(msg.text, /acme\.test: Pro: \$69\/month → \$79\/month/)
+    assert.match(msg.text, /acme\.test: Pricing, Pro: \$69\/month → \$79\/month/)
     const blocks = JSON.stringify(msg.blocks)
     for (const part of ['https://acme.test/pricing', 'price_change', 'severity *high*', '/api/changes/']) {
       assert.ok(blocks.includes(part), part)

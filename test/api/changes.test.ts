@@ -29,7 +29,8 @@ describe('the changes API, acknowledgement and page controls', () => {
     domainId = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data.id
     await settle(t)
     pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data
-    // One crawl that changes three pages in three ways.
+    // One crawl that changes three pages in three ways; the pricing page's price and a feature of the same plan are
+    // one edit of that plan, one change.
     site.page('/pricing', layout('Pricing — Acme', pricingMain('$59', '$99', ['10 users', 'Priority support'])))
     site.page(
       '/legal/terms',
@@ -53,8 +54,12 @@ describe('the changes API, acknowledgement and page controls', () => {
     const res = await t.api.get('/api/changes')
     assert.equal(res.status, 200)
     const types = res.body.data.map((c: any) => c.changeType).sort()
-    assert.deepEqual(types, ['content_change', 'feature_removed', 'price_change', 'terms_update'])
-    assert.deepEqual(res.body.meta, { total: 4, page: 1, pageSize: 20 })
+    assert.deepEqual(types, ['content_change', 'price_change', 'terms_update'])
+    assert.deepEqual(res.body.meta, { total: 3, page: 1, pageSize: 20 })
+    const price = res.body.data.find((c: any) => c.changeType === 'price_change')
+    assert.equal(price.summary, 'Pricing, Pro: $49/month → $59/month, and 1 more passage')
+    assert.match(price.diffData.before, /- SSO/, 'the diff holds both parts of the edit')
+    assert.equal(price.diffData.hunks.length, 2)
     const times = res.body.data.map((c: any) => c.createdAt)
     assert.deepEqual(times, [...times].sort().reverse())
   })
@@ -62,24 +67,23 @@ describe('the changes API, acknowledgement and page controls', () => {
   it('filters: severity and changeType (several values, repeated or comma-separated), pageType, domainId, pageId, dates, acknowledged', async () => {
     const ids = async (qs: string) =>
       (await t.api.get(`/api/changes?${qs}`)).body.data.map((c: any) => c.changeType).sort()
-    assert.deepEqual(await ids('severity=high'), ['feature_removed', 'price_change', 'terms_update'])
+    assert.deepEqual(await ids('severity=high'), ['price_change', 'terms_update'])
     assert.deepEqual(await ids('severity=low'), ['content_change'])
     assert.deepEqual(await ids('changeType=price_change&changeType=terms_update'), ['price_change', 'terms_update'])
-    assert.deepEqual(await ids('changeType=price_change,feature_removed'), ['feature_removed', 'price_change'])
+    assert.deepEqual(await ids('changeType=price_change,content_change'), ['content_change', 'price_change'])
     assert.deepEqual(await ids('pageType=terms'), ['terms_update'])
-    assert.deepEqual(await ids('pageType=pricing,features'), ['content_change', 'feature_removed', 'price_change'])
-    assert.deepEqual(await ids(`pageId=${page('/pricing').id}`), ['feature_removed', 'price_change'])
-    assert.equal((await ids(`domainId=${domainId}`)).length, 4)
+    assert.deepEqual(await ids('pageType=pricing,features'), ['content_change', 'price_change'])
+    assert.deepEqual(await ids(`pageId=${page('/pricing').id}`), ['price_change'])
+    assert.equal((await ids(`domainId=${domainId}`)).length, 3)
     assert.deepEqual(await ids('domainId=00000000-0000-4000-8000-000000000000'), [])
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString()
     const inAnHour = new Date(Date.now() + 3_600_000).toISOString()
-    assert.equal((await ids(`since=${hourAgo}&until=${inAnHour}`)).length, 4)
+    assert.equal((await ids(`since=${hourAgo}&until=${inAnHour}`)).length, 3)
     assert.equal((await ids(`since=${inAnHour}`)).length, 0)
     assert.equal((await ids(`until=${hourAgo}`)).length, 0)
     assert.equal((await ids('acknowledged=true')).length, 0)
-    assert.equal((await ids('acknowledged=false')).length, 4)
+    assert.equal((await ids('acknowledged=false')).length, 3)
     assert.deepEqual(await ids(`severity=high&pageType=pricing&pageId=${page('/pricing').id}&acknowledged=false`), [
-      'feature_removed',
       'price_change'
     ])
     for (const bad of [
@@ -103,10 +107,11 @@ describe('the changes API, acknowledgement and page controls', () => {
       (await t.api.get(`/api/changes?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.changeType).sort()
     assert.deepEqual(await ids('$59'), ['price_change'])
     assert.deepEqual(await ids('59'), ['price_change'])
-    assert.deepEqual(await ids('pro'), ['feature_removed', 'price_change'])
+    assert.deepEqual(await ids('pro'), ['price_change'])
     assert.deepEqual(await ids('class action'), ['terms_update'], 'words of the changed text, stemmed')
     assert.deepEqual(await ids('"much faster"'), ['content_change'])
-    assert.deepEqual(await ids('SSO -price'), ['feature_removed'])
+    assert.deepEqual(await ids('SSO'), ['price_change'], 'a word of the edit\'s other part')
+    assert.deepEqual(await ids('SSO -pro'), [])
     assert.deepEqual(await ids('nothing-like-this'), [])
     assert.deepEqual(
       (await t.api.get('/api/changes?q=pro&severity=high&changeType=price_change')).body.data.map(
@@ -230,7 +235,7 @@ describe('the changes API, acknowledgement and page controls', () => {
     await crawlAndWait(t, domainId)
     const latest = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.data[0]
     assert.equal(latest.changeType, 'price_change')
-    assert.equal(latest.summary, 'Pro: $59/month → $69/month')
+    assert.equal(latest.summary, 'Pricing, Pro: $59/month → $69/month')
   })
 
   it('noise rules are validated', async () => {

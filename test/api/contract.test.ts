@@ -275,6 +275,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'metadata',
       'monitoringEnabled',
       'pageType',
+      'pageTypeSource',
       'priority',
       'status',
       'url',
@@ -291,8 +292,11 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.deepEqual(p.metadata, {})
     assert.match(p.urlHash, /^[0-9a-f]{64}$/)
     pageId = p.id
-    const defaulted = await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://docs.acme.test/guide' })
-    assert.equal(defaulted.body.data.pageType, 'other')
+    // Without a pageType, a page is typed from its address at once (and from its content after its first crawl).
+    const untyped = await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://www.acme.test/team/berlin' })
+    assert.equal(untyped.body.data.pageType, 'other')
+    const docs = await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://docs.acme.test/guide' })
+    assert.equal(docs.body.data.pageType, 'api_docs', 'a docs subdomain names API docs')
   })
 
   it('POST /api/domains/:id/pages: 400 for a foreign host or bad pageType, 409 for a duplicate, 404 for an unknown domain', async () => {

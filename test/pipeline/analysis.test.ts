@@ -45,7 +45,7 @@ describe('page analysis on worker threads', () => {
     const after = readPage(layout('Pricing — Acme', pricingMain('$59')))
     const changes = await analysis.compare(before.text, after.text, 'pricing')
     assert.deepEqual(changes, compareContent(before.text, after, 'pricing'))
-    assert.equal(changes[0].summary, 'Pro: $49/month → $59/month')
+    assert.equal(changes[0].summary, 'Pricing, Pro: $49/month → $59/month')
     const ignored = await analysis.compare(before.text, after.text, 'pricing', { ignorePatterns: ['\\$\\d+/month'] })
     assert.deepEqual(ignored, [])
   })

@@ -76,6 +76,31 @@ describe('discovery and crawling against a local site', () => {
     assert.match(raw.content, /^# Plans and pricing/m)
   })
 
+  it('a page added by hand is typed like a discovered one: from its address, then from its content; a type a person chose stays', async () => {
+    const policy = layout('Privacy — Acme', '<h1>Privacy Policy</h1><p>We process personal data to run the service. ' +
+      'You may request deletion of your personal data. We keep personal data for 30 days after your account closes. ' +
+      'We never sell personal data to third parties without consent.</p>')
+    site.page('/p/4711', policy)
+    site.page('/legal/privacypolicy/', policy)
+    site.page('/cookies-by-hand', policy)
+    const add = async (body: object) => (await t.api.post(`/api/domains/${domainId}/pages`, body)).body.data
+    const opaque = await add({ url: 'https://acme.test/p/4711' })
+    assert.deepEqual([opaque.pageType, opaque.pageTypeSource], ['other', 'address'], 'the address says nothing')
+    const named = await add({ url: 'https://acme.test/legal/privacypolicy/' })
+    assert.equal(named.pageType, 'terms', 'the address names a privacy policy')
+    const chosen = await add({ url: 'https://acme.test/cookies-by-hand', pageType: 'features' })
+    assert.deepEqual([chosen.pageType, chosen.pageTypeSource], ['features', 'person'])
+    await drain(t)
+    const now = new Map<string, any>(
+      (await t.api.get(`/api/domains/${domainId}/pages?pageSize=500`)).body.data.map((p: any) => [p.id, p])
+    )
+    const typed = now.get(opaque.id)
+    assert.deepEqual([typed.pageType, typed.pageTypeSource], ['terms', 'content'], 'typed from what it says')
+    assert.ok(Number(typed.pageTypeConfidence) > 0.3 && Number(typed.pageTypeConfidence) < 1, typed.pageTypeConfidence)
+    assert.deepEqual([now.get(chosen.id).pageType, now.get(chosen.id).pageTypeConfidence], ['features', '1.00'])
+    for (const p of [opaque, named, chosen]) await t.api.request('DELETE', `/api/domains/${domainId}/pages/${p.id}`)
+  })
+
   it('a price rise is reported with type, severity, summary and diff; noise in the same crawl is not', async () => {
     site.page('/pricing', layout('Pricing — Acme', pricingMain('$59'), { nonce: 'rotated-2', footerYear: 2026 }))
     site.page(
@@ -109,7 +134,7 @@ describe('discovery and crawling against a local site', () => {
     ])
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')
-    assert.equal(c.summary, 'Pro: $49/month → $59/month')
+    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month')
     assert.match(c.confidence, /^0\.9\d$/)
     assert.equal(c.pageId, byPath('/pricing').id)
     assert.equal(c.acknowledgedAt, null)

@@ -52,12 +52,15 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
           "The URL's host must be the domain or one of its subdomains. The URL is normalised (fragment and " +
           'tracking parameters dropped, host lower-cased) before it is compared and stored. Its first crawl is ' +
           'queued at once. ' +
-          "Takes one page of the plan's pages-per-domain allowance.",
+          "Takes one page of the plan's pages-per-domain allowance. A `pageType` given is kept as given (confidence " +
+          '1.00, `pageTypeSource` person) and never re-typed. Without one, the page is typed as discovery types ' +
+          'pages: from its URL at once (`pageTypeSource` address; `other` when the URL says nothing), then from its ' +
+          'title, headings and text after its first crawl (`pageTypeSource` content).',
         params: IdParams,
         body: Type.Object({
           url: Type.String({ minLength: 1, maxLength: 2048, description: 'full http(s) URL' }),
           pageType: Type.Optional(PageTypeSchema)
-        }),
+        }, { additionalProperties: false }),
         response: responses(201, Type.Ref(CreatedPage), [402, 404, 409], { description: 'created; first crawl queued' })
       }
     },
@@ -67,7 +70,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
         req.principal!.org,
         req.params.id,
         req.body.url,
-        req.body.pageType ?? 'other'
+        req.body.pageType
       )
       return await reply.code(201).send({ data: pageView(page) })
     }
