@@ -40,6 +40,8 @@ export interface DiscoveryResult {
   /** Most valuable first: typed pages by confidence, then the home page, then the rest. */
   candidates: PageCandidate[]
   homepage: string
+  /** Why the home page could not be read (it is then not a candidate). */
+  homeError?: FetchError
 }
 
 interface Candidate {
@@ -99,16 +101,22 @@ export async function discoverPages (
 
   // 1. The home page: it decides the scheme (https, else http) and gives the first links.
   let origin = `https://${hostname}`
-  let home = await fetchHtml(crawler, `${origin}/`)
+  let homeError: FetchError | undefined
+  const failed = (err: FetchError) => {
+    homeError ??= err
+  }
+  let home = await fetchHtml(crawler, `${origin}/`, failed)
   fetches++
   if (!home) {
     origin = `http://${hostname}`
-    home = await fetchHtml(crawler, `${origin}/`)
+    home = await fetchHtml(crawler, `${origin}/`, failed)
     fetches++
   }
   const homepage = normalizeUrl(`${origin}/`)!
-  const homeCandidate = consider(homepage)!
   if (home) {
+    homeError = undefined
+    // A home page that cannot be read is neither added nor counted.
+    const homeCandidate = consider(homepage)!
     const page = extractPage(home.html, { links: true })
     Object.assign(homeCandidate, { fetched: true, pageType: 'other', confidence: 0.9 })
     for (const link of page.links) {
@@ -178,8 +186,18 @@ export async function discoverPages (
     if (fetches >= limits.maxFetches) break
     fetches++
     const page = await fetchHtml(crawler, c.url)
-    if (page) refine(c, page.html, page.contentLanguage)
-    else candidates.delete(documentKey(c.url))
+    if (page) {
+      refine(c, page.html, page.contentLanguage)
+      // A server that answers /a with a redirect to /a/ (or the reverse) says they are one page: its own spelling.
+      const final = normalizeUrl(page.url)
+      if (final && final !== c.url && final.replace(/\/$/, '') === c.url.replace(/\/$/, '')) {
+        candidates.delete(documentKey(c.url))
+        c.url = final
+        if (!candidates.has(documentKey(final))) candidates.set(documentKey(final), c)
+      }
+    } else {
+      candidates.delete(documentKey(c.url))
+    }
   }
   await progress(90)
 
@@ -195,6 +213,7 @@ export async function discoverPages (
   return {
     pagesDiscovered: seen.size,
     homepage,
+    homeError,
     candidates: ranked.map(c => ({
       url: c.url,
       pageType: c.pageType,
@@ -223,11 +242,12 @@ function byValue (a: Candidate, b: Candidate): number {
   return a.url.split('/').length - b.url.split('/').length || a.url.length - b.url.length || (a.url < b.url ? -1 : 1)
 }
 
-async function fetchHtml (crawler: Crawler, url: string) {
+async function fetchHtml (crawler: Crawler, url: string, failed?: (err: FetchError) => void) {
   try {
     return await crawler.fetchPage(url)
   } catch (err) {
     if (err instanceof FetchError && err.code === 'BLOCKED_ADDRESS') throw err
+    failed?.(err instanceof FetchError ? err : new FetchError('NETWORK', (err as Error)?.message ?? String(err)))
     return undefined
   }
 }

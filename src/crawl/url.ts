@@ -7,8 +7,10 @@ const TRACKING_PARAM =
 
 /**
  * The one form of a URL we compare and store: lower-case host, no default port, no
- * fragment, no tracking or cache-busting parameters, sorted query, no trailing slash
- * (except the root). Returns null for anything that is not an absolute http(s) URL.
+ * fragment, no tracking or cache-busting parameters, sorted query. A trailing slash is
+ * kept: /a and /a/ are two resources to a server, which may answer one and not the
+ * other (discovery takes them as one page when the server redirects one to the other).
+ * Returns null for anything that is not an absolute http(s) URL.
  */
 export function normalizeUrl (input: string, base?: string | URL): string | null {
   let url: URL
@@ -28,7 +30,6 @@ export function normalizeUrl (input: string, base?: string | URL): string | null
   kept.sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
   url.search = kept.length > 0 ? new URLSearchParams(kept).toString() : ''
   url.pathname = url.pathname.replace(/\/{2,}/g, '/')
-  if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.replace(/\/+$/, '')
   return url.toString()
 }
 

@@ -3,8 +3,9 @@ import { discoverPages } from '../crawl/discovery.js'
 import type { DiscoverJobData, JobQueue } from '../queue/queue.js'
 import { setJobProgress } from '../queue/job-records.js'
 import type { Db } from '../store/db.js'
-import { findDomainWithOrg } from '../store/domains.js'
+import { findDomainWithOrg, markDiscoveryFailed } from '../store/domains.js'
 import { addDiscoveredPages } from '../services/pages.js'
+import { FetchError } from '../crawl/errors.js'
 
 export interface DiscoveryDeps {
   db: Db
@@ -35,19 +36,20 @@ export async function runDiscovery (
     maxFetches: deps.maxFetches,
     onProgress: p => setJobProgress(deps.db, jobId, p)
   })
+  if (found.candidates.length === 0 && found.homeError) {
+    // Nothing of the domain could be read: a failure, with the home page's reason (retried unless permanent).
+    const why = found.homeError
+    throw new FetchError(why.code, `no page of ${domain.hostname} could be read: ${why.message}`, why.status)
+  }
   const added = await addDiscoveredPages(deps, org, domain.id, found.candidates)
   return { pagesDiscovered: found.pagesDiscovered, pagesAdded: added }
 }
 
 /**
- * After the last failed attempt the domain still gets its home page, and leaves
- * `discovering`: active with the home page to watch.
+ * After the last failed attempt a domain still discovering is in `error`, no page added
+ * that was not read: the job's failedReason says why. A new discovery that succeeds
+ * makes it active.
  */
 export async function discoveryGaveUp (deps: DiscoveryDeps, data: DiscoverJobData): Promise<void> {
-  const loaded = await findDomainWithOrg(deps.db, data.domainId)
-  if (!loaded) return
-  const { domain, org } = loaded
-  await addDiscoveredPages(deps, org, domain.id, [
-    { url: `https://${domain.hostname}/`, pageType: 'other', confidence: 0.5 }
-  ])
+  await markDiscoveryFailed(deps.db, data.domainId)
 }

@@ -35,6 +35,8 @@ export async function addDiscoveredPages (
     const rows = await addPages(tx, org, domainId, candidates)
     await ctx.queue.enqueueCrawls(tx, rows.map(crawlJobOf))
     await markActive(tx, domainId, 'discovering')
+    // A domain whose earlier discovery failed is active once one finds its pages.
+    if (rows.length > 0) await markActive(tx, domainId, 'error')
     return rows.length
   })
 }

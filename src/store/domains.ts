@@ -201,6 +201,12 @@ Promise<void> {
     .where('id', '=', domainId).where('status', '=', from).execute()
 }
 
+/** A domain whose discovery failed for good: `error` (from `discovering`; a paused one stays paused). */
+export async function markDiscoveryFailed (tx: Db, domainId: string, now = new Date()): Promise<void> {
+  await tx.updateTable('domains').set({ status: 'error', updated_at: now })
+    .where('id', '=', domainId).where('status', '=', 'discovering').execute()
+}
+
 /** An active domain goes to `error` when every one of its monitored pages is in error. */
 export async function markFailedIfNoPageWorks (tx: Db, domainId: string, now: Date): Promise<void> {
   await sql`

@@ -6,9 +6,11 @@ import { nextCrawlAt } from '../../src/pipeline/crawl-slots.js'
 
 describe('URL normalisation', () => {
   const same = [
-    ['HTTPS://Acme.TEST:443/Pricing/?utm_source=x&b=2&a=1#plans', 'https://acme.test/Pricing?a=1&b=2'],
+    ['HTTPS://Acme.TEST:443/Pricing/?utm_source=x&b=2&a=1#plans', 'https://acme.test/Pricing/?a=1&b=2'],
+    ['https://acme.test/privacypolicy/', 'https://acme.test/privacypolicy/'],
+    ['https://acme.test/privacypolicy', 'https://acme.test/privacypolicy'],
     ['http://acme.test:80/', 'http://acme.test/'],
-    ['https://acme.test//docs//api/', 'https://acme.test/docs/api'],
+    ['https://acme.test//docs//api/', 'https://acme.test/docs/api/'],
     ['https://acme.test/?gclid=1&fbclid=2', 'https://acme.test/'],
     ['https://acme.test./a', 'https://acme.test/a']
   ]

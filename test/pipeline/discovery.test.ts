@@ -12,8 +12,11 @@ describe('discovery on sites of their own', () => {
   before(async () => {
     site = await new TestSite().start()
     // A host per test: robots.txt is cached per origin.
-    const hosts = ['closed.test', 'named.test', 'twins.test']
-    t = await startTestService({ CRAWL_HOST_MAP: hosts.map(h => `${h}=${site.origin}`).join(',') })
+    const hosts = ['closed.test', 'named.test', 'twins.test', 'nohome.test', 'slash.test']
+    // nowhere.test goes to a name no DNS resolves (.invalid is reserved for that).
+    t = await startTestService({
+      CRAWL_HOST_MAP: [...hosts.map(h => `${h}=${site.origin}`), 'nowhere.test=http://nowhere.invalid'].join(',')
+    })
   })
   afterEach(async () => {
     for (const d of (await t.api.get('/api/domains')).body.data) await t.api.delete(`/api/domains/${d.id}`)
@@ -34,8 +37,54 @@ describe('discovery on sites of their own', () => {
     })
     const created = (await t.api.post('/api/domains', { domain: 'closed.test' })).body.data
     const job = await waitForJob(t.api, created.discoveryJobId)
-    assert.equal(job.state, 'completed')
+    assert.equal(job.state, 'failed', 'nothing could be read: no success to report')
+    assert.match(job.failedReason, /no page of closed\.test could be read: .*robots\.txt/)
+    assert.equal(job.attemptsMade, 1, 'robots.txt will say the same again: no retry')
     assert.deepEqual([...new Set(site.hits)], ['/robots.txt'])
+    const domain = (await t.api.get(`/api/domains/${created.id}`)).body.data
+    assert.equal(domain.status, 'error')
+    assert.deepEqual(domain.pages, [])
+  })
+
+  it('a home page that fails is not added nor counted; the pages that answer are', async () => {
+    site.set('/', { status: 404, body: 'not here' })
+    site.set('/sitemap.xml', {
+      body: '<?xml version="1.0"?><urlset><url><loc>https://nohome.test/pricing</loc></url></urlset>',
+      headers: { 'content-type': 'application/xml' }
+    })
+    site.page('/pricing', layout('Pricing', '<h1>Pricing</h1><p>Pro $49/month</p>'))
+    const created = (await t.api.post('/api/domains', { domain: 'nohome.test' })).body.data
+    const job = await waitForJob(t.api, created.discoveryJobId)
+    assert.equal(job.state, 'completed')
+    assert.equal(job.returnValue.pagesAdded, 1)
+    const domain = (await t.api.get(`/api/domains/${created.id}`)).body.data
+    assert.deepEqual(domain.pages.map((p: any) => p.url), ['https://nohome.test/pricing'])
+    assert.equal(domain.status, 'active')
+  })
+
+  it('a domain whose name does not resolve ends discovery failed with the reason, and the domain in error', async () => {
+    const created = (await t.api.post('/api/domains', { domain: 'nowhere.test' })).body.data
+    const job = await waitForJob(t.api, created.discoveryJobId)
+    assert.equal(job.state, 'failed')
+    assert.match(job.failedReason, /no page of nowhere\.test could be read: .*(DNS|resolve|ENOTFOUND)/i)
+    const domain = (await t.api.get(`/api/domains/${created.id}`)).body.data
+    assert.equal(domain.status, 'error')
+    assert.deepEqual(domain.pages, [])
+    const usage = (await t.api.get('/api/usage')).body.data
+    assert.ok(usage.limits.domains.used >= 1, 'the domain itself was registered')
+  })
+
+  it('URLs keep their trailing slash; a redirect between the two spellings makes them one page, as the server spells it', async () => {
+    site.page('/', layout('Slash', '<h1>Slash</h1><a href="/privacypolicy/">Privacy policy</a> <a href="/terms">Terms</a>'))
+    site.page('/privacypolicy/', layout('Privacy policy', '<h1>Privacy policy</h1><p>We process personal data.</p>'))
+    site.set('/terms', { status: 301, headers: { location: '/terms/' } })
+    site.page('/terms/', layout('Terms of service', '<h1>Terms of service</h1><p>These terms govern the service.</p>'))
+    const created = (await t.api.post('/api/domains', { domain: 'slash.test' })).body.data
+    await waitForJob(t.api, created.discoveryJobId)
+    const urls = (await t.api.get(`/api/domains/${created.id}/pages`)).body.data.map((p: any) => p.url).sort()
+    assert.ok(urls.includes('https://slash.test/privacypolicy/'), urls.join())
+    assert.ok(urls.includes('https://slash.test/terms/'), urls.join())
+    assert.ok(!urls.includes('https://slash.test/terms') && !urls.includes('https://slash.test/privacypolicy'))
   })
 
   it('a sitemap that robots.txt names is read even where it disallows; pages it disallows are not added', async () => {
