@@ -28,6 +28,8 @@ export function slackMessage (
   if (eventType === 'change.detected') {
     const c = payload.change
     const link = `${base}/api/changes/${c.id}`
+    const others: any[] = (payload.changes ?? []).filter((x: any) => x.id !== c.id)
+    const more = others.map(x => `\n• ${x.summary} (${x.changeType}, ${x.severity})`).join('')
     const text =
       `${SEVERITY_MARK[c.severity] ?? ''} ${payload.domain.displayName ?? payload.domain.domain}: ${c.summary}`.trim()
     return {
@@ -38,7 +40,7 @@ export function slackMessage (
           text: {
             type: 'mrkdwn',
             text: `*${payload.domain.displayName ?? payload.domain.domain}* · ` +
-              `<${payload.page.url}|${payload.page.url}>\n${c.summary}`
+              `<${payload.page.url}|${payload.page.url}>\n${c.summary}${more}`.slice(0, 2900)
           }
         },
         {
@@ -64,6 +66,10 @@ export function slackMessage (
       text: `${payload.total} change${payload.total === 1 ? '' : 's'} since ${payload.period.from}`,
       blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 2900) } }]
     }
+  }
+  if (eventType === 'page.recovered') {
+    const text = `:white_check_mark: ${payload.domain?.domain ?? ''} ${payload.page.url} works again`
+    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }
   }
   if (eventType === 'job.failed') {
     const text = `:x: ${payload.domain?.domain ?? ''} ${payload.job.name} failed: ${payload.job.failedReason}`

@@ -1,6 +1,6 @@
 import { PLANS } from '../domain/plans.js'
 import { SEVERITY_RANK, type ChangeType, type PageType, type Severity } from '../domain/vocabulary.js'
-import type { JobFailed } from '../pipeline/events.js'
+import type { JobFailed, PageRecovered } from '../pipeline/events.js'
 import type { JobQueue } from '../queue/queue.js'
 import { queueDeliveries } from '../services/webhooks.js'
 import { changeView, markAlerted, takeUnalerted } from '../store/changes.js'
@@ -48,18 +48,27 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
       if (rows.length === 0) return 0
       const endpoints = await endpointsFor(tx, [...new Set(rows.map(r => r.org_id))], 'change.detected')
       const deliveries: NewDelivery[] = []
-      for (const r of rows) {
+      // The changes one check of a page found (one new snapshot) go as one alert that lists them.
+      const checks = new Map<string, typeof rows>()
+      for (const r of rows) checks.set(r.snapshot_after_id, [...(checks.get(r.snapshot_after_id) ?? []), r])
+      for (const found of checks.values()) {
+        const r = found[0]
         if (PLANS[r.plan].alerts === 'digest') continue
-        const facts = { severity: r.severity, changeType: r.change_type, domainId: r.domain_id, pageType: r.page_type }
         for (const e of endpoints) {
-          if (e.org_id !== r.org_id || !endpointWants(e, facts)) continue
+          if (e.org_id !== r.org_id) continue
+          const wanted = found.filter(c => endpointWants(e, {
+            severity: c.severity, changeType: c.change_type, domainId: c.domain_id, pageType: c.page_type
+          }))
+          if (wanted.length === 0) continue
+          const lead = wanted.reduce((a, b) => SEVERITY_RANK[b.severity] > SEVERITY_RANK[a.severity] ? b : a)
           deliveries.push({
             endpoint_id: e.id,
             org_id: r.org_id,
             event_type: 'change.detected',
-            event_id: r.id,
+            event_id: lead.id,
             payload: {
-              change: changeView(r),
+              change: changeView(lead),
+              changes: [lead, ...wanted.filter(c => c !== lead)].map(changeView),
               page: { id: r.page_id, url: r.page_url, pageType: r.page_type },
               domain: { id: r.domain_id, domain: r.hostname, displayName: r.display_name }
             }
@@ -76,6 +85,31 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
     handled += n
     if (n < DISPATCH_BATCH || changeIds) return handled
   }
+}
+
+/** A page that works again after its failure was alerted, to the endpoints that asked for job.failed. */
+export async function dispatchPageRecovered (db: Db, queue: JobQueue, e: PageRecovered): Promise<void> {
+  await queue.transaction(db, async tx => {
+    const endpoints = (await endpointsFor(tx, [e.orgId], 'job.failed')).filter(
+      x => !x.domain_ids || x.domain_ids.includes(e.domainId)
+    )
+    const hostname = await domainHostname(tx, e.domainId)
+    await queueDeliveries(
+      tx,
+      queue,
+      endpoints.map(x => ({
+        endpoint_id: x.id,
+        org_id: e.orgId,
+        event_type: 'page.recovered',
+        event_id: `${e.pageId}@${e.at.toISOString()}`,
+        payload: {
+          page: { id: e.pageId, url: e.url },
+          domain: hostname !== undefined ? { id: e.domainId, domain: hostname } : null,
+          recoveredAt: e.at.toISOString()
+        }
+      }))
+    )
+  })
 }
 
 /** A job that failed for good, to the endpoints that asked for job.failed. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import type { PipelineEvents } from '../pipeline/events.js'
 import { QUEUE, type JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
-import { DISPATCH_BATCH, dispatchJobFailed } from './dispatch.js'
+import { DISPATCH_BATCH, dispatchJobFailed, dispatchPageRecovered } from './dispatch.js'
 
 /** How long changes are gathered before their dispatch job is queued. */
 const GATHER_MS = 50
@@ -34,6 +34,11 @@ export function attachAlerts (events: PipelineEvents, db: Db, queue: JobQueue, l
   events.on('job.failed', e => {
     dispatchJobFailed(db, queue, e).catch(err => {
       log.error({ err }, 'could not queue job.failed alerts')
+    })
+  })
+  events.on('page.recovered', e => {
+    dispatchPageRecovered(db, queue, e).catch(err => {
+      log.error({ err }, 'could not queue page.recovered alerts')
     })
   })
 }

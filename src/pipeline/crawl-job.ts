@@ -19,6 +19,7 @@ import {
   recordRenderDecision,
   ROWS_PER_STATEMENT,
   typeFromContent,
+  clearFailureAlert,
   type CrawlTarget,
   type PageCheck
 } from '../store/pages.js'
@@ -90,6 +91,11 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   }
 
   const checkedAt = new Date()
+  if (page.failure_alerted_at && await clearFailureAlert(db, page.id)) {
+    deps.events.emit('page.recovered', {
+      orgId: page.org_id, domainId: page.domain_id, pageId: page.id, url: page.url, at: checkedAt
+    })
+  }
   const check: PageCheck = {
     pageId: page.id,
     checkedAt,

@@ -21,6 +21,15 @@ export interface JobFailed {
   reason: string
 }
 
+/** A page whose failure was alerted works again. */
+export interface PageRecovered {
+  orgId: string
+  domainId: string
+  pageId: string
+  url: string
+  at: Date
+}
+
 /** How one check of a page ended. */
 export interface PageChecked {
   pageId: string
@@ -30,6 +39,7 @@ export interface PageChecked {
 interface PipelineEventMap {
   'change.detected': [ChangeDetected]
   'job.failed': [JobFailed]
+  'page.recovered': [PageRecovered]
   'page.checked': [PageChecked]
 }
 

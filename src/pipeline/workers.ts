@@ -7,7 +7,7 @@ import { forgetOldJobRecords } from '../queue/job-records.js'
 import type { Job } from '../queue/puller.js'
 import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
-import { recordChecksStatement, type PageCheck } from '../store/pages.js'
+import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/pages.js'
 import { deleteExpired } from '../store/retention.js'
 import { PageAnalysis } from './analysis.js'
 import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
@@ -67,7 +67,8 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
       await completions.complete(job.id, output, pageCheck)
     },
     onGiveUp: async (job, reason) => {
-      gaveUp(job, reason)
+      // A page that keeps failing is alerted once, when it enters error; again only once it has recovered.
+      if (await claimFailureAlert(deps.db, job.data.pageId)) gaveUp(job, reason)
     }
   })
 

@@ -202,7 +202,9 @@ const migrations: Record<string, string[]> = {
     "ALTER TABLE pages ADD COLUMN page_type_source text NOT NULL DEFAULT 'content' " +
       "CHECK (page_type_source IN ('person', 'address', 'content'))",
     "UPDATE pages SET page_type_source = 'person' WHERE page_type_confidence = 1.00 AND page_type <> 'other'",
-    "UPDATE pages SET page_type_source = 'address' WHERE page_type_confidence = 1.00 AND page_type = 'other'"
+    "UPDATE pages SET page_type_source = 'address' WHERE page_type_confidence = 1.00 AND page_type = 'other'",
+    // When the page's failure was alerted: its next failures are not, its recovery is.
+    'ALTER TABLE pages ADD COLUMN failure_alerted_at timestamptz'
   ]
 }
 

@@ -268,6 +268,7 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'pages.screenshots',
       'pages.visual_threshold',
       'pages.render_checked_at',
+      'pages.failure_alerted_at',
       'domains.render as domain_render',
       'pages.domain_id',
       'pages.org_id',
@@ -301,6 +302,23 @@ export async function typeFromContent (db: Db, pageId: string, pageType: PageTyp
     .where('id', '=', pageId)
     .where('page_type_source', '=', 'address')
     .execute()
+}
+
+/**
+ * Takes the page's one failure alert: true when its failure was not alerted yet (the
+ * caller alerts), false when it was (a page known to fail alerts once, not per crawl).
+ */
+export async function claimFailureAlert (db: Db, pageId: string, at = new Date()): Promise<boolean> {
+  const row = await db.updateTable('pages').set({ failure_alerted_at: at })
+    .where('id', '=', pageId).where('failure_alerted_at', 'is', null).returning('id').executeTakeFirst()
+  return row !== undefined
+}
+
+/** Ends the page's alerted failure: true when there was one (the caller announces the recovery). */
+export async function clearFailureAlert (db: Db, pageId: string): Promise<boolean> {
+  const row = await db.updateTable('pages').set({ failure_alerted_at: null })
+    .where('id', '=', pageId).where('failure_alerted_at', 'is not', null).returning('id').executeTakeFirst()
+  return row !== undefined
 }
 
 /** When a page last changed, written with the snapshot that shows it (its check goes with its job's completion). */

@@ -101,6 +101,7 @@ export interface PagesTable {
   render_checked_at: Timestamp | null
   screenshots: Generated<boolean>
   visual_threshold: Decimal | null
+  failure_alerted_at: Timestamp | null
   created_at: CreatedAt
 }
 

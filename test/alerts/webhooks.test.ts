@@ -328,6 +328,32 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     assert.ok(other.length >= 1, 'the other changes exist but were not sent')
   })
 
+  it('one check of a page that finds several separate edits sends one alert that lists them', async () => {
+    const before = receiver.of('change.detected').length
+    site.page('/pricing', layout('Pricing — Acme', pricingMain('$89').replace(
+      'Contact sales for volume discounts.', 'Volume discounts start at 50 seats.')))
+    const crawl = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
+    await drainJobs(t.api)
+    assert.ok(crawl.jobIds.length > 0)
+    const pricingId = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data
+      .find((p: any) => p.url === 'https://acme.test/pricing').id
+    const latest = (await t.api.get(`/api/changes?pageId=${pricingId}`)).body.data
+    const recorded = latest.filter((c: any) => c.snapshotAfterId === latest[0].snapshotAfterId)
+    assert.equal(recorded.length, 2, JSON.stringify(recorded.map((c: any) => c.summary)))
+    const hits = await eventually(async () => {
+      const fresh = receiver.of('change.detected').slice(before)
+      return fresh.length > 0 ? fresh : undefined
+    }, 20_000, 'the alert')
+    await drainJobs(t.api)
+    const path = new URL(endpoint.url).pathname
+    const fresh = receiver.of('change.detected').slice(before).filter(h => h.path === path)
+      .map(h => JSON.parse(h.body).data).filter(d => d.page.url === 'https://acme.test/pricing')
+    assert.equal(fresh.length, 1, 'one alert for the check')
+    assert.equal(fresh[0].changes.length, 2)
+    assert.equal(fresh[0].change.changeType, 'price_change', 'the most severe leads')
+    assert.ok(hits.length >= 1)
+  })
+
   it('job.failed reaches endpoints that asked for it', async () => {
     site.set('/changelog', { status: 500, body: 'down' })
     await t.api.post(`/api/domains/${domainId}/crawl`)
@@ -336,6 +362,18 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     assert.equal(event.data.job.name, 'crawl.page')
     assert.match(event.data.job.failedReason, /HTTP 500/)
     assert.ok(verifySignature(endpoint.secret, hit.body, hit.headers['x-sitewatch-signature'] as string))
+
+    // The same page failing again is not news: no second alert. Its recovery is, once.
+    const again = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
+    for (const id of again.jobIds) await eventually(async () => ['completed', 'failed'].includes((await t.api.get(`/api/jobs/${id}`)).body.data.state), 40_000, 'the second crawl')
+    await drainJobs(t.api)
+    assert.equal(receiver.of('job.failed').length, 1, 'a page known to fail alerts once')
+    site.page('/changelog', layout('Changelog — Acme', '<h1>Changelog</h1><p>Back up.</p>'))
+    await t.api.post(`/api/domains/${domainId}/crawl`)
+    const back = await eventually(async () => receiver.of('page.recovered')[0], 40_000, 'the page.recovered event')
+    assert.equal(JSON.parse(back.body).data.page.url, 'https://acme.test/changelog')
+    await drainJobs(t.api)
+    assert.equal(receiver.of('page.recovered').length, 1)
   })
 
   it('digest plans get one message a day with the changes since the last one', async () => {
