@@ -384,4 +384,4 @@ export const paginationFields = (defaultSize: number, maxSize: number) => ({
 export const Pagination = (defaultSize: number, maxSize: number) =>
   Type.Object(paginationFields(defaultSize, maxSize), { additionalProperties: false })
 
-export { DomainStatusSchema, JobStateSchema, literals, PageTypeSchema, RenderModeSchema, Uuid, DateTime }
+export { DomainStatusSchema, JobStateSchema, literals, Nullable, PageTypeSchema, RenderModeSchema, Uuid, DateTime }

@@ -14,7 +14,7 @@ const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}]\)\s*[+*{]/
 /** Problems with a client's rules, by field; empty when they are usable. */
 export function checkNoiseRules (rules: NoiseRules): Array<{ field: string, message: string }> {
   const problems: Array<{ field: string, message: string }> = []
-  for (const key of ['ignoreSelectors', 'restrictSelectors'] as const) {
+  for (const key of ['ignoreSelectors', 'includeSelectors', 'restrictSelectors'] as const) {
     for (const selector of rules[key] ?? []) {
       try {
         compile(selector)
@@ -41,8 +41,12 @@ export function checkNoiseRules (rules: NoiseRules): Array<{ field: string, mess
   return problems
 }
 
+/** The selectors whose elements alone are compared (includeSelectors, and restrictSelectors, its former name). */
+const included = (rules: NoiseRules | undefined): string[] =>
+  [...(rules?.includeSelectors ?? []), ...(rules?.restrictSelectors ?? [])]
+
 export const hasSelectors = (rules: NoiseRules | undefined): boolean =>
-  Boolean(rules?.ignoreSelectors?.length || rules?.restrictSelectors?.length)
+  Boolean(rules?.ignoreSelectors?.length || included(rules).length)
 
 /** The page with ignored elements removed and, when restricted, only the kept elements. */
 export function applySelectors (html: string, rules: NoiseRules): string {
@@ -50,9 +54,10 @@ export function applySelectors (html: string, rules: NoiseRules): string {
   for (const selector of rules.ignoreSelectors ?? []) {
     for (const el of selectAll(selector, doc)) DomUtils.removeElement(el)
   }
-  if (!rules.restrictSelectors?.length) return render(doc)
+  const selectors = included(rules)
+  if (selectors.length === 0) return render(doc)
   const kept: AnyNode[] = []
-  for (const selector of rules.restrictSelectors) kept.push(...selectAll(selector, doc))
+  for (const selector of selectors) kept.push(...selectAll(selector, doc))
   // An element inside another kept one is already part of it; document order is kept.
   const outer = DomUtils.uniqueSort(DomUtils.removeSubsets(kept))
   return `<html><body>${outer.map(el => render(el)).join('\n')}</body></html>`

@@ -84,10 +84,18 @@ export const NoiseRulesSchema = Type.Object(
         description: 'CSS selectors whose elements are left out'
       })
     ),
+    includeSelectors: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description: 'watch only this part: CSS selectors whose elements alone are compared (with their ' +
+          'headings and text, in page order); the rest of the page is left out',
+        examples: [['#pricing-table', 'main article']]
+      })
+    ),
     restrictSelectors: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
         maxItems: 20,
-        description: 'CSS selectors: when set, only their elements are compared'
+        description: 'the former name of includeSelectors, still read: the two lists are taken together'
       })
     ),
     ignorePatterns: Type.Optional(

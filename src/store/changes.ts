@@ -270,3 +270,39 @@ export async function changesBetween (db: Db, orgId: string, from: Date, to: Dat
     .orderBy('c.created_at', 'desc')
     .execute()
 }
+
+/** A page's snapshots, newest first, without their text. */
+export async function listSnapshots (db: Db, pageId: string, page: number, pageSize: number) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('snapshots as s')
+      .leftJoin('screenshots as i', 'i.snapshot_id', 's.id')
+      .select([
+        's.id', 's.created_at', 's.content_hash', 's.http_status', 's.content_type',
+        sql<number>`length(s.content)`.as('text_length'), 'i.width', 'i.height'
+      ])
+      .where('s.page_id', '=', pageId)
+      .orderBy('s.created_at', 'desc')
+      .orderBy('s.id', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute(),
+    db.selectFrom('snapshots').select(sql<number>`count(*)::int`.as('n')).where('page_id', '=', pageId)
+      .executeTakeFirstOrThrow()
+  ])
+  return { total: count.n, items: rows }
+}
+
+/** One snapshot of a page with its text (the newest when `id` is "latest"); undefined when it is not the page's. */
+export async function getSnapshot (db: Db, pageId: string, id: string | 'latest') {
+  let q = db
+    .selectFrom('snapshots as s')
+    .leftJoin('screenshots as i', 'i.snapshot_id', 's.id')
+    .select([
+      's.id', 's.created_at', 's.content_hash', 's.http_status', 's.content_type', 's.content',
+      sql<number>`length(s.content)`.as('text_length'), 'i.width', 'i.height'
+    ])
+    .where('s.page_id', '=', pageId)
+  q = id === 'latest' ? q.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(1) : q.where('s.id', '=', id)
+  return await q.executeTakeFirst()
+}

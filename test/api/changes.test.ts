@@ -199,11 +199,17 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.match(changes[0].summary, /remote team/)
   })
 
-  it('a restrict rule limits changes to its selector', async () => {
+  it('includeSelectors: watch only this part of a page', async () => {
     const pricing = page('/pricing')
-    await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, {
-      body: { noiseRules: { restrictSelectors: ['section.plan'] } }
+    const set = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, {
+      body: { noiseRules: { includeSelectors: ['section.plan'] } }
     })
+    assert.deepEqual(set.body.data.noiseRules, { includeSelectors: ['section.plan'] })
+    const bad = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, {
+      body: { noiseRules: { includeSelectors: ['section[[plan'] } }
+    })
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.details.field, 'noiseRules.includeSelectors')
     await crawlAndWait(t, domainId)
     const before = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.meta.total
     site.page(
@@ -236,6 +242,35 @@ describe('the changes API, acknowledgement and page controls', () => {
     const latest = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.data[0]
     assert.equal(latest.changeType, 'price_change')
     assert.equal(latest.summary, 'Pricing, Pro: $59/month → $69/month')
+  })
+
+  it("a page's snapshots: its latest on the page, the history newest first, each snapshot's full text", async () => {
+    const pricing = page('/pricing')
+    const path = `/api/domains/${domainId}/pages/${pricing.id}`
+    const one = (await t.api.get(path)).body.data
+    assert.equal(one.id, pricing.id)
+    assert.equal(one.url, 'https://acme.test/pricing')
+    assert.ok(one.latestSnapshot.id)
+    assert.equal(one.latestSnapshot.screenshot, null, 'read without the browser: no picture')
+    const history = await t.api.get(`${path}/snapshots?pageSize=2`)
+    assert.equal(history.status, 200)
+    assert.ok(history.body.meta.total >= 3, 'baseline and each change')
+    assert.equal(history.body.data.length, 2)
+    assert.equal(history.body.data[0].id, one.latestSnapshot.id, 'newest first')
+    assert.ok(!('text' in history.body.data[0]), 'the list is light')
+    const change = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.data[0]
+    const after = (await t.api.get(`${path}/snapshots/${change.snapshotAfterId}`)).body.data
+    const before = (await t.api.get(`${path}/snapshots/${change.snapshotBeforeId}`)).body.data
+    assert.match(after.text, /\$69\/month/)
+    assert.match(before.text, /\$59\/month/)
+    assert.equal(after.textLength, after.text.length)
+    assert.deepEqual((await t.api.get(`${path}/snapshots/latest`)).body.data, after)
+    const elsewhere = page('/features')
+    const foreign = await t.api.get(`/api/domains/${domainId}/pages/${elsewhere.id}/snapshots/${after.id}`)
+    assert.equal(foreign.status, 404, "another page's snapshot")
+    assert.equal((await t.api.get(`${path}/snapshots/${after.id}/screenshot`)).status, 404)
+    assert.equal((await t.api.get(`${path}/snapshots/not-an-id`)).status, 400)
+    assert.equal((await t.api.get(`${path}/snapshots?pageSize=101`)).status, 400)
   })
 
   it('noise rules are validated', async () => {

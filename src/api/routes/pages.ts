@@ -1,12 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { requireDomain } from '../../services/domains.js'
-import { addPageByHand, changePage, removePage } from '../../services/pages.js'
+import { addPageByHand, changePage, removePage, requirePage } from '../../services/pages.js'
 import { listPages, pageView } from '../../store/pages.js'
+import { getSnapshot, listSnapshots } from '../../store/changes.js'
+import { screenshotOf } from '../../store/screenshots.js'
+import { notFound } from '../../domain/errors.js'
 import type { ApiDeps } from '../deps.js'
 import {
   CreatedPage,
+  DateTime,
   IdParams,
+  Nullable,
   NoiseRules,
   Page,
   PageTypeSchema,
@@ -17,6 +22,49 @@ import {
 } from '../schemas.js'
 
 const PageParams = Type.Object({ id: Uuid, pageId: Uuid }, { additionalProperties: false })
+const SnapshotParams = Type.Object({
+  id: Uuid,
+  pageId: Uuid,
+  snapshotId: Type.Union([Uuid, Type.Literal('latest')], { description: 'a snapshot id, or latest' })
+}, { additionalProperties: false })
+
+const snapshotFields = {
+  id: Uuid,
+  createdAt: DateTime,
+  contentHash: Type.String({ description: 'SHA-256 of the noise-masked text' }),
+  httpStatus: Type.Integer(),
+  contentType: Nullable(Type.String()),
+  textLength: Type.Integer({ description: 'characters of extracted text' }),
+  screenshot: Nullable(Type.Object({
+    url: Type.String({ description: 'the PNG, with the same key' }),
+    width: Type.Integer(),
+    height: Type.Integer()
+  }))
+}
+const SnapshotSummary = Type.Object(snapshotFields, { $id: 'SnapshotSummary', title: 'SnapshotSummary' })
+const Snapshot = Type.Object({
+  ...snapshotFields,
+  pageId: Uuid,
+  text: Type.String({
+    description: 'the text Sitewatch compares, one block per line: headings as "# …" (one # per level), list ' +
+      'items as "- …", table rows as "| a | b |"; navigation, footers, scripts and cookie banners left out'
+  })
+}, { $id: 'Snapshot', title: 'Snapshot' })
+const PageWithSnapshot = Type.Object({
+  ...Page.properties,
+  latestSnapshot: Nullable(Type.Ref(SnapshotSummary))
+}, { $id: 'PageDetails', title: 'PageDetails' })
+
+type SnapshotRow = {
+  id: string
+  created_at: Date
+  content_hash: string
+  http_status: number
+  content_type: string | null
+  text_length: number
+  width: number | null
+  height: number | null
+}
 
 export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue }) => {
   const ctx = { db, queue }
@@ -38,6 +86,111 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
       const { page, pageSize } = req.query
       const { items, total } = await listPages(db, domain.id, page, pageSize)
       return { data: items, meta: { total, page, pageSize } }
+    }
+  )
+
+  app.addSchema(SnapshotSummary)
+  app.addSchema(Snapshot)
+  app.addSchema(PageWithSnapshot)
+  const base = (domainId: string, pageId: string) => `/api/domains/${domainId}/pages/${pageId}`
+  const summary = (domainId: string, pageId: string, s: SnapshotRow) => ({
+    id: s.id,
+    createdAt: s.created_at,
+    contentHash: s.content_hash,
+    httpStatus: s.http_status,
+    contentType: s.content_type,
+    textLength: Number(s.text_length),
+    screenshot: s.width === null || s.height === null
+      ? null
+      : { url: `${base(domainId, pageId)}/snapshots/${s.id}/screenshot`, width: s.width, height: s.height }
+  })
+
+  app.get(
+    '/domains/:id/pages/:pageId',
+    {
+      schema: {
+        operationId: 'getPage',
+        tags: ['pages'],
+        summary: 'One page, with its latest snapshot',
+        description: 'The page and a summary of its latest snapshot (null before its first crawl). Its text is at ' +
+          '`…/snapshots/latest`.',
+        params: PageParams,
+        response: responses(200, Type.Ref(PageWithSnapshot), [404])
+      }
+    },
+    async req => {
+      const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
+      const latest = await getSnapshot(db, page.id, 'latest')
+      return { data: { ...pageView(page), latestSnapshot: latest ? summary(page.domain_id, page.id, latest) : null } }
+    }
+  )
+
+  app.get(
+    '/domains/:id/pages/:pageId/snapshots',
+    {
+      schema: {
+        operationId: 'listSnapshots',
+        tags: ['pages'],
+        summary: "A page's snapshots, newest first",
+        description: 'A snapshot is recorded for the first crawl and for each crawl that found the text changed ' +
+          "(kept for the plan's history retention; a page's latest is always kept). Without their text: read one " +
+          'for it. Pages with `page` (1-based) and `pageSize` (default 20, at most 100).',
+        params: PageParams,
+        querystring: Pagination(20, 100),
+        response: responses(200, Type.Array(Type.Ref(SnapshotSummary)), [404], { list: true })
+      }
+    },
+    async req => {
+      const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
+      const { page: n, pageSize } = req.query
+      const { items, total } = await listSnapshots(db, page.id, n, pageSize)
+      return { data: items.map(s => summary(page.domain_id, page.id, s)), meta: { total, page: n, pageSize } }
+    }
+  )
+
+  app.get(
+    '/domains/:id/pages/:pageId/snapshots/:snapshotId',
+    {
+      schema: {
+        operationId: 'getSnapshot',
+        tags: ['pages'],
+        summary: 'One snapshot of a page with its full text (latest: the newest)',
+        description: "A change's `snapshotBeforeId` and `snapshotAfterId` name the snapshots on either side of it.",
+        params: SnapshotParams,
+        response: responses(200, Type.Ref(Snapshot), [404])
+      }
+    },
+    async req => {
+      const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
+      const s = await getSnapshot(db, page.id, req.params.snapshotId)
+      if (!s) throw notFound('Snapshot')
+      return { data: { ...summary(page.domain_id, page.id, s), pageId: page.id, text: s.content } }
+    }
+  )
+
+  app.get(
+    '/domains/:id/pages/:pageId/snapshots/:snapshotId/screenshot',
+    {
+      schema: {
+        operationId: 'getSnapshotScreenshot',
+        tags: ['pages'],
+        summary: "A snapshot's screenshot (PNG), when the page was rendered in the browser",
+        params: SnapshotParams,
+        response: {
+          ...responses(200, Type.Null(), [404]),
+          200: {
+            description: 'the image (PNG)',
+            content: { 'image/png': { schema: { type: 'string', format: 'binary' } } }
+          }
+        }
+      }
+    },
+    async (req, reply) => {
+      const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
+      const s = await getSnapshot(db, page.id, req.params.snapshotId)
+      const shot = s && await screenshotOf(db, s.id)
+      if (!shot) throw notFound('The screenshot of this snapshot')
+      return await reply.type('image/png').header('cache-control', 'private, max-age=3600').send(shot.image)
     }
   )
 
