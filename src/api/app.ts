@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -68,6 +69,18 @@ export async function buildApp (
     schemaController: { compilersFactory: { buildValidator: validatorCompilers() } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // An Expect other than 100-continue: Node would answer a bare 417 with no body; ours is in the envelope.
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({
+      error: `Expect: ${String(req.headers.expect).slice(0, 100)} is not supported (only 100-continue)`,
+      code: 'VALIDATION_ERROR'
+    })
+    res.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-trace-id': randomUUID()
+    }).end(body)
+  })
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Trace-Id', req.id)
   })

@@ -36,6 +36,13 @@ function fieldOf (e: FastifyError): { field: string, location: string } {
   return { field: field || location, location }
 }
 
+/** Ajv's message, with the allowed values named where it only says there are some. */
+function messageOf (v: { keyword: string, message?: string, params?: unknown }): string {
+  const allowed = (v.params as { allowedValues?: unknown[] } | undefined)?.allowedValues
+  if (v.keyword === 'enum' && allowed) return `must be one of: ${allowed.join(', ')}`
+  return v.message ?? 'is invalid'
+}
+
 export function translate (err: FastifyError | AppError | Error): AppError {
   if (err instanceof AppError) return err
   if (isDatabaseUnavailable(err)) return databaseUnavailable()
@@ -44,12 +51,12 @@ export function translate (err: FastifyError | AppError | Error): AppError {
     const { field, location } = fieldOf(e)
     const first = e.validation[0]
     const detail = first
-      ? `${location === 'body' ? '' : `${location} parameter `}${field} ${first.message ?? 'is invalid'}`
+      ? `${location === 'body' ? '' : `${location} parameter `}${field} ${messageOf(first)}`
       : e.message
     return new AppError('VALIDATION_ERROR', detail, {
       field,
       location,
-      issues: e.validation.map(v => ({ path: v.instancePath || '/', message: v.message }))
+      issues: e.validation.map(v => ({ path: v.instancePath || '/', message: messageOf(v) }))
     })
   }
   switch (e.code) {

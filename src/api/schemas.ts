@@ -46,7 +46,11 @@ export const Change = Type.Object(
     changeType: ChangeTypeSchema,
     severity: SeveritySchema,
     confidence: Decimal,
-    summary: Type.String(),
+    summary: Type.String({
+      description: 'what changed, in the page\'s own words: the page\'s kind and section, then the changed words ' +
+        'quoted with a little context ("…old…" → "…new…", or added/removed "…"), and how many more passages changed',
+      examples: ['Privacy Policy, Data retention: "…personal data for 30 days…" → "…personal data for 90 days…"']
+    }),
     diffData: Type.Ref(DiffData),
     snapshotBeforeId: Uuid,
     snapshotAfterId: Uuid,
@@ -60,8 +64,8 @@ export const Change = Type.Object(
 const domainBase = {
   id: Uuid,
   orgId: Uuid,
-  domain: Type.String({ description: 'hostname' }),
-  displayName: Nullable(Type.String()),
+  domain: Type.String({ description: 'hostname', examples: ['example.com'] }),
+  displayName: Nullable(Type.String({ examples: ['Example Inc.'] })),
   status: DomainStatusSchema,
   checkFrequencyHours: Type.Integer(),
   render: { ...RenderModeSchema, description: "the default of its pages' render setting (auto, always, never)" },

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { AppError } from './errors.js'
-import { Nullable, PlanNameSchema, Timestamp, type DomainStatus, type PlanName } from './vocabulary.js'
+import { literals, Nullable, PlanNameSchema, Timestamp, type DomainStatus, type PlanName } from './vocabulary.js'
 
 /** The contract's plan table, as data. `null` means unlimited. */
 export interface Plan {
@@ -172,7 +172,7 @@ const Quota = Type.Object({
 export const UsageSchema = Type.Object(
   {
     plan: PlanNameSchema,
-    billingCycle: Type.Union([Type.Literal('monthly'), Type.Literal('trial')]),
+    billingCycle: literals(['monthly', 'trial'] as const),
     period: Type.Object({ start: Timestamp, end: Timestamp }),
     limits: Type.Object({
       domains: Quota,

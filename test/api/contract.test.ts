@@ -310,8 +310,9 @@ describe('the API contract, endpoint by endpoint', () => {
     const badType = await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://acme.test/x', pageType: 'blog' })
     assert.equal(badType.status, 400)
     assert.equal(badType.body.code, 'VALIDATION_ERROR')
+    assert.equal(badType.body.error, 'pageType must be one of: pricing, features, terms, security, api_docs, changelog, other')
     const dup = await t.api.post(`/api/domains/${domainId}/pages`, {
-      url: 'https://WWW.acme.test/about/team/?utm_source=x'
+      url: 'https://WWW.acme.test/about/team?utm_source=x'
     })
     assert.equal(dup.status, 409)
     assert.equal(dup.body.code, 'CONFLICT')
@@ -514,6 +515,12 @@ describe('the API contract, endpoint by endpoint', () => {
       Object.keys(doc.paths).some((p: string) => p.startsWith('/admin')),
       false
     )
+    // Enums are enums (one type for client generators), and requests carry examples.
+    const page = doc.components.schemas.Page
+    assert.deepEqual(page.properties.pageType.enum, ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other'])
+    assert.ok(!JSON.stringify(doc).includes('"const"'), 'no anyOf of one-value enums')
+    const create = doc.paths['/api/domains'].post.requestBody.content['application/json'].schema
+    assert.deepEqual(create.properties.domain.examples, ['example.com'])
     assert.equal((await fetch(`${t.url}/swagger`)).status, 200)
     assert.equal((await fetch(`${t.url}/healthz`)).status, 200)
     assert.equal((await fetch(`${t.url}/readyz`)).status, 200)

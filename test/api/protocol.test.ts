@@ -99,6 +99,11 @@ describe('requests the HTTP parser refuses', () => {
     assert.equal(answers[1].headers.connection, 'close')
   })
 
+  it('an Expect other than 100-continue: 417 in the envelope, not a bare 417', async () => {
+    const [answer] = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 999-bogus\r\nConnection: close\r\n\r\n')
+    assertEnvelope(answer, 417, 'Expect')
+  })
+
   for (const path of ['/api/domains/%E0%A4%A', '/api/domains/%zz', '/%']) {
     it(`a malformed percent-escape (${path}) is 400 VALIDATION_ERROR, not an internal code`, async () => {
       const [answer] = await rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nConnection: close\r\n\r\n`)

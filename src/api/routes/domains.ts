@@ -60,8 +60,10 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
           'a scheme, path, port or trailing dot is rejected (400), as are IP addresses, localhost and hosts ' +
           'without a public suffix.',
         body: Type.Object({
-          domain: Type.String({ minLength: 1, maxLength: 253, description: 'hostname, e.g. example.com' }),
-          displayName: Type.Optional(Type.String({ maxLength: 200 }))
+          domain: Type.String({
+            minLength: 1, maxLength: 253, description: 'hostname, e.g. example.com', examples: ['example.com']
+          }),
+          displayName: Type.Optional(Type.String({ maxLength: 200, examples: ['Example Inc.'] }))
         }),
         response: responses(201, Type.Ref(CreatedDomain), [402, 409], { description: 'created; discovery queued' })
       }

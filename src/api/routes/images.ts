@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../domain/errors.js'
 import { requirePage } from '../../services/pages.js'
 import { changeScreenshots, latestScreenshot } from '../../store/screenshots.js'
 import type { ApiDeps } from '../deps.js'
-import { responses, Uuid } from '../schemas.js'
+import { literals, responses, Uuid } from '../schemas.js'
 
 /** A PNG answer in /openapi.json, with the usual error answers. */
 const png = (description: string) => ({
@@ -15,7 +15,7 @@ const png = (description: string) => ({
 })
 
 type Which = 'before' | 'after' | 'diff'
-const WhichSchema = Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('diff')])
+const WhichSchema = literals(['before', 'after', 'diff'] as const)
 
 async function changeImage (db: ApiDeps['db'], changeId: string, which: Which, orgId?: string): Promise<Buffer> {
   const shots = await changeScreenshots(db, changeId, orgId)

@@ -211,7 +211,9 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
           'title, headings and text after its first crawl (`pageTypeSource` content).',
         params: IdParams,
         body: Type.Object({
-          url: Type.String({ minLength: 1, maxLength: 2048, description: 'full http(s) URL' }),
+          url: Type.String({
+            minLength: 1, maxLength: 2048, description: 'full http(s) URL', examples: ['https://example.com/pricing']
+          }),
           pageType: Type.Optional(PageTypeSchema)
         }, { additionalProperties: false }),
         response: responses(201, Type.Ref(CreatedPage), [402, 404, 409], { description: 'created; first crawl queued' })

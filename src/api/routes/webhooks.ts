@@ -83,7 +83,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { d
           `${SIGNING}`,
         body: Type.Object(
           {
-            url: Type.String({ minLength: 1, maxLength: 2048 }),
+            url: Type.String({ minLength: 1, maxLength: 2048, examples: ['https://example.org/hooks/sitewatch'] }),
             kind: Type.Optional(literals(ENDPOINT_KINDS, { description: 'default webhook' })),
             description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
             enabled: Type.Optional(Type.Boolean()),
