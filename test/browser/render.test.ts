@@ -20,16 +20,29 @@ fetch('/plans.json').then(r => r.json()).then(plans => {
     plans.map(p => '<h2>' + p.name + '</h2><p class="price">$' + p.price + '/month</p>').join('')
 })</script>`)
 
-/** Browser processes of this machine's Chromium builds still running. */
+/**
+ * Browser processes this test started that are still running: Chromium processes whose
+ * parent chain leads to this process (a Sitewatch running beside the suite has its own).
+ */
 function browserProcesses (): number {
-  let n = 0
+  const parent = new Map<number, number>()
+  const browsers: number[] = []
   for (const pid of readdirSync('/proc').filter(p => /^\d+$/.test(p))) {
     try {
+      // The command's name is in parentheses and may hold spaces: the parent's pid is the 2nd field after it.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-      if (/\/tmp\/chromium|chrome-headless|\/chromium /.test(cmd) && !cmd.includes('node')) n++
+      if (/\/tmp\/chromium|chrome-headless|\/chromium /.test(cmd) && !cmd.includes('node')) browsers.push(Number(pid))
     } catch { /* gone */ }
   }
-  return n
+  const ours = (pid: number) => {
+    for (let p: number | undefined = pid, hops = 0; p && hops < 64; p = parent.get(p), hops++) {
+      if (p === process.pid) return true
+    }
+    return false
+  }
+  return browsers.filter(ours).length
 }
 
 describe('pages seen as a browser sees them', () => {

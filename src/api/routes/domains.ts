@@ -155,7 +155,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
         operationId: 'discoverDomain',
         tags: ['domains'],
         summary: 'Re-run page discovery',
-        description: 'Heavy rate tier (10 per hour).',
+        description: 'Heavy rate tier (per hour; see the rate limits above).',
         params: IdParams,
         response: responses(
           200,
@@ -179,7 +179,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
         tags: ['domains'],
         summary: 'Crawl all monitored pages now',
         description:
-          'Heavy rate tier (10 per hour). Takes one manual recheck from the quota. Queues one crawl per page with ' +
+          'Heavy rate tier (per hour; see the rate limits above). Takes one manual recheck from the quota. ' +
+          'Queues one crawl per page with ' +
           'monitoring enabled, except pages whose crawl is already waiting or running (`jobIds` lists the new jobs ' +
           'only).',
         params: IdParams,
