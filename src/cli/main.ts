@@ -4,7 +4,7 @@ import { loadConfig } from '../config.js'
 import { PLAN_NAMES, type PlanName } from '../domain/vocabulary.js'
 import { createOrg, updateOrg } from '../services/orgs.js'
 import { openStore } from '../store/db.js'
-import { issueKey, listOrgs, revokeKey } from '../store/orgs.js'
+import { findOrg, issueKey, listOrgs, revokeKey } from '../store/orgs.js'
 
 const USAGE = `sitewatch — operator commands (reads DATABASE_URL or DATA_DIR)
 
@@ -35,10 +35,37 @@ if (values.help || positionals.length === 0) {
   process.exit(0)
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const id = (value: string | undefined, what: string): string => {
+  if (!value) fail(`${what} is missing`)
+  if (!UUID.test(value)) fail(`"${value}" is not ${what} (a UUID such as 3f2c…-…)`)
+  return value
+}
+
+/** Rows as the API shows them: camelCase names, times in ISO 8601. */
+function camel (o: unknown): unknown {
+  if (o instanceof Date) return o.toISOString()
+  if (Array.isArray(o)) return o.map(camel)
+  if (o && typeof o === 'object') {
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), camel(v)]))
+  }
+  return o
+}
+
 const config = loadConfig()
-const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+let store: Awaited<ReturnType<typeof openStore>>
+try {
+  store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+} catch (err) {
+  const message = (err as Error)?.message ?? String(err)
+  process.stderr.write(config.databaseUrl
+    ? `cannot open the database at DATABASE_URL: ${message}\n`
+    : `cannot open the embedded database in ${config.dataDir}: a running Sitewatch may hold it (stop it, or use the ` +
+      `admin API with ADMIN_TOKEN). ${message}\n`)
+  process.exit(1)
+}
 const [noun, verb, a, b] = positionals
-const print = (o: unknown) => process.stdout.write(`${JSON.stringify(o, null, 2)}\n`)
+const print = (o: unknown) => process.stdout.write(`${JSON.stringify(camel(o), null, 2)}\n`)
 try {
   if (noun === 'org' && verb === 'list') {
     print(await listOrgs(store.db))
@@ -48,17 +75,24 @@ try {
     print({ org, apiKey, keyId })
   } else if (noun === 'org' && (verb === 'plan' || verb === 'trial')) {
     if (!a || !b) fail(`org ${verb} needs an organisation id and a value`)
+    id(a, 'an organisation id')
     const at = verb === 'trial' ? new Date(b) : undefined
     if (at && Number.isNaN(at.getTime())) fail('trial end must be an ISO date-time')
+    if (at) {
+      const current = await findOrg(store.db, a)
+      if (!current) fail(`no organisation ${a}`)
+      if (current.plan !== 'trial') fail(`organisation ${a} is on ${current.plan}, not on a trial: nothing to extend`)
+    }
     const org = await updateOrg(store.db, a, verb === 'plan' ? { plan: plan(b) } : { trialEndsAt: at })
     if (!org) fail(`no organisation ${a}`)
     print(org)
   } else if (noun === 'key' && verb === 'issue') {
-    if (!a) fail('key issue needs an organisation id')
-    print(await issueKey(store.db, a))
+    id(a, 'an organisation id')
+    if (!(await findOrg(store.db, a!))) fail(`no organisation ${a}`)
+    print(await issueKey(store.db, a!))
   } else if (noun === 'key' && verb === 'revoke') {
-    if (!a) fail('key revoke needs a key id')
-    if (!(await revokeKey(store.db, a))) fail(`no active key ${a}`)
+    id(a, 'a key id')
+    if (!(await revokeKey(store.db, a!))) fail(`no active key ${a}`)
     print({ revoked: a })
   } else {
     fail(`unknown command: ${positionals.join(' ')}`)
