@@ -32,6 +32,12 @@ describe('organisations, keys and isolation', () => {
     assert.equal(created.status, 201)
     assert.match(created.body.data.apiKey, /^sw_live_[A-Za-z0-9_-]{32,}$/)
     assert.equal(created.body.data.org.plan, 'pro')
+    const listed = await admin(t, 'GET', '/admin/orgs')
+    assert.ok(listed.body.data.some((o: any) => o.id === created.body.data.org.id), 'the admin API lists organisations')
+    // The first key's id comes back, so it can be revoked through the admin API.
+    const spare = await admin(t, 'POST', '/admin/orgs', { name: 'Spare', plan: 'pro' })
+    assert.equal((await admin(t, 'DELETE', `/admin/keys/${spare.body.data.keyId}`)).status, 200)
+    assert.equal((await t.api.withKey(spare.body.data.apiKey).get('/api/usage')).status, 401)
     const other = t.api.withKey(created.body.data.apiKey)
 
     const mine = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data

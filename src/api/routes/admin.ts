@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../domain/errors.js'
 import type { Org } from '../../domain/plans.js'
 import { PlanNameSchema as PlanSchema } from '../../domain/vocabulary.js'
 import { createOrg, updateOrg } from '../../services/orgs.js'
-import { findOrg, issueKey, revokeKey } from '../../store/orgs.js'
+import { findOrg, issueKey, listOrgs, revokeKey } from '../../store/orgs.js'
 import type { Principals } from '../../services/principals.js'
 import type { ApiDeps } from '../deps.js'
 
@@ -40,10 +40,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: stri
       schema: { body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), plan: PlanSchema }) }
     },
     async (req, reply) => {
-      const { org, apiKey } = await createOrg(db, req.body.name.trim(), req.body.plan)
-      return await reply.code(201).send({ data: { org: orgView(org), apiKey } })
+      const { org, apiKey, keyId } = await createOrg(db, req.body.name.trim(), req.body.plan)
+      // The key's id as well, so that the first key can be revoked through DELETE /admin/keys/:id.
+      return await reply.code(201).send({ data: { org: orgView(org), apiKey, keyId } })
     }
   )
+
+  app.get('/orgs', async () => ({ data: (await listOrgs(db)).map(orgView) }))
 
   app.patch(
     '/orgs/:id',
