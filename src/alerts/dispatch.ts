@@ -89,49 +89,38 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
 
 /** A page that works again after its failure was alerted, to the endpoints that asked for job.failed. */
 export async function dispatchPageRecovered (db: Db, queue: JobQueue, e: PageRecovered): Promise<void> {
+  await dispatchToFailureEndpoints(db, queue, e, 'page.recovered', `${e.pageId}@${e.at.toISOString()}`, domain => ({
+    page: { id: e.pageId, url: e.url },
+    domain,
+    recoveredAt: e.at.toISOString()
+  }))
+}
+
+/** One event to each endpoint of the organisation that receives job.failed for the domain. */
+async function dispatchToFailureEndpoints (
+  db: Db,
+  queue: JobQueue,
+  e: { orgId: string, domainId: string },
+  eventType: string,
+  eventId: string,
+  payload: (domain: { id: string, domain: string } | null) => Record<string, unknown>
+): Promise<void> {
   await queue.transaction(db, async tx => {
     const endpoints = (await endpointsFor(tx, [e.orgId], 'job.failed')).filter(
       x => !x.domain_ids || x.domain_ids.includes(e.domainId)
     )
     const hostname = await domainHostname(tx, e.domainId)
-    await queueDeliveries(
-      tx,
-      queue,
-      endpoints.map(x => ({
-        endpoint_id: x.id,
-        org_id: e.orgId,
-        event_type: 'page.recovered',
-        event_id: `${e.pageId}@${e.at.toISOString()}`,
-        payload: {
-          page: { id: e.pageId, url: e.url },
-          domain: hostname !== undefined ? { id: e.domainId, domain: hostname } : null,
-          recoveredAt: e.at.toISOString()
-        }
-      }))
-    )
+    const body = payload(hostname !== undefined ? { id: e.domainId, domain: hostname } : null)
+    await queueDeliveries(tx, queue, endpoints.map(x => ({
+      endpoint_id: x.id, org_id: e.orgId, event_type: eventType, event_id: eventId, payload: body
+    })))
   })
 }
 
 /** A job that failed for good, to the endpoints that asked for job.failed. */
 export async function dispatchJobFailed (db: Db, queue: JobQueue, e: JobFailed): Promise<void> {
-  await queue.transaction(db, async tx => {
-    const endpoints = (await endpointsFor(tx, [e.orgId], 'job.failed')).filter(
-      x => !x.domain_ids || x.domain_ids.includes(e.domainId)
-    )
-    const hostname = await domainHostname(tx, e.domainId)
-    await queueDeliveries(
-      tx,
-      queue,
-      endpoints.map(x => ({
-        endpoint_id: x.id,
-        org_id: e.orgId,
-        event_type: 'job.failed',
-        event_id: e.jobId,
-        payload: {
-          job: { id: e.jobId, name: e.name, domainId: e.domainId, pageId: e.pageId, failedReason: e.reason },
-          domain: hostname !== undefined ? { id: e.domainId, domain: hostname } : null
-        }
-      }))
-    )
-  })
+  await dispatchToFailureEndpoints(db, queue, e, 'job.failed', e.jobId, domain => ({
+    job: { id: e.jobId, name: e.name, domainId: e.domainId, pageId: e.pageId, failedReason: e.reason },
+    domain
+  }))
 }
