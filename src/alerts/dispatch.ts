@@ -50,7 +50,11 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
       const deliveries: NewDelivery[] = []
       // The changes one check of a page found (one new snapshot) go as one alert that lists them.
       const checks = new Map<string, typeof rows>()
-      for (const r of rows) checks.set(r.snapshot_after_id, [...(checks.get(r.snapshot_after_id) ?? []), r])
+      for (const r of rows) {
+        const found = checks.get(r.snapshot_after_id)
+        if (found) found.push(r)
+        else checks.set(r.snapshot_after_id, [r])
+      }
       for (const found of checks.values()) {
         const r = found[0]
         if (PLANS[r.plan].alerts === 'digest') continue

@@ -137,8 +137,8 @@ export const Page = Type.Object(
   {
     ...pageBase,
     pageTypeConfidence: Type.String({
-      pattern: '^(0|1)\\.\\d{2}$',
-      examples: ['0.85'],
+      pattern: Decimal.pattern,
+      examples: Decimal.examples,
       description: 'how sure the type is, 0.00 to 1.00: 1.00 for a type a person chose; for a type Sitewatch gave, ' +
         'each source of evidence that names a kind adds its weight (the last path segment 0.5, the rest of the path ' +
         'or the subdomain 0.3, the title 0.25, the link text 0.2, the first headings 0.15, the text up to 0.6 by ' +

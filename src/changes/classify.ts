@@ -1,6 +1,8 @@
 // Longer than 300 lines on purpose: the classifier's rules (prices, features, sections, terms)
 // decide together which one names an edit; split up, their order of precedence would be hidden.
-import type { ChangeType, DiffData, DiffHunk, PageType, Severity } from '../domain/vocabulary.js'
+import {
+  SEVERITY_RANK as RANK, type ChangeType, type DiffData, type DiffHunk, type PageType, type Severity
+} from '../domain/vocabulary.js'
 import {
   CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PER, PERIOD_WORDS,
   PLAN_LIMIT_WORDS, PRICE_WORDS
@@ -76,7 +78,6 @@ const isHeading = (l: string) => HEADING.test(l)
 const isItem = (l: string) => l.startsWith('- ') || l.startsWith('| ')
 const headingText = (l: string) => HEADING.exec(l)?.[2] ?? l
 
-const RANK: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 }
 /** Which type names an edit region when its parts differ, most telling first. */
 const PRECEDENCE: ChangeType[] = [
   'price_change', 'feature_removed', 'feature_added', 'terms_update', 'section_removed', 'section_added',
@@ -258,8 +259,8 @@ function classifyPart (p: Part, pageType: PageType, language?: Language): Readin
   // What a plan includes or allows ("up to 3 projects", "unlimited users") is the plan's offer.
   if (pageType === 'pricing') {
     const limits = matcher(PLAN_LIMIT_WORDS, own)
-    const names = (ls: string[]) => ls.some(l => limits.test(foldAccents(l)))
-    if (names(p.removed) || names(p.added)) {
+    const speaksOfLimits = (ls: string[]) => ls.some(l => limits.test(foldAccents(l)))
+    if (speaksOfLimits(p.removed) || speaksOfLimits(p.added)) {
       const lost = p.added.length === 0 || lessOffered(p.removed.join(' '), p.added.join(' '))
       return {
         changeType: lost ? 'feature_removed' : 'feature_added',
@@ -336,19 +337,24 @@ function prefixOf (pageType: PageType, afterLines: readonly string[], section?: 
   return [kind, where].filter(Boolean).join(', ')
 }
 
-function summaryOf (prefix: string, phrase: string, morePassages: number): string {
-  const more = morePassages > 0 ? `, and ${morePassages} more passage${morePassages > 1 ? 's' : ''}` : ''
-  if (!phrase) return `${prefix}${more}`
-  if (!prefix) return `${phrase[0].toUpperCase()}${phrase.slice(1)}${more}`
-  return `${prefix}: ${phrase}${more}`
+/** What changed where, without the count of other passages. */
+function headlineOf (prefix: string, phrase: string): string {
+  if (!prefix) return `${phrase[0].toUpperCase()}${phrase.slice(1)}`
+  return `${prefix}: ${phrase}`
 }
+
+const withMore = (headline: string, morePassages: number) =>
+  morePassages > 0 ? `${headline}, and ${morePassages} more passage${morePassages > 1 ? 's' : ''}` : headline
+
+/** One change with what its summary leads with and how many passages it covers, for folding. */
+interface Counted { change: DetectedChange, headline: string, passages: number }
 
 /** The parts of one edit region as one change: the most significant type and severity, every part's diff. */
 function regionChange (
   region: Array<{ part: Part, reading: Reading }>,
   pageType: PageType,
   afterLines: readonly string[]
-): DetectedChange {
+): Counted {
   const lead = region.reduce((best, r) => significance(r.reading) > significance(best.reading) ? r : best)
   const severity = highest(region.map(r => r.reading.severity))
   const prices = region.filter(r => r.reading.changeType === 'price_change')
@@ -361,12 +367,17 @@ function regionChange (
   const more = region.filter(r => !counted.includes(r)).reduce((n, r) => n + r.reading.passages, 0) +
     lead.reading.passages - 1
   const section = lead.reading.label ?? (lead.reading.standsAlone ? undefined : lead.part.section)
+  const headline = headlineOf(prefixOf(pageType, afterLines, section), phrase)
   return {
-    changeType: lead.reading.changeType,
-    severity,
-    confidence: lead.reading.confidence,
-    summary: summaryOf(prefixOf(pageType, afterLines, section), phrase, more),
-    diffData: diffOf(region.map(r => r.part))
+    change: {
+      changeType: lead.reading.changeType,
+      severity,
+      confidence: lead.reading.confidence,
+      summary: withMore(headline, more),
+      diffData: diffOf(region.map(r => r.part))
+    },
+    headline,
+    passages: region.reduce((n, r) => n + r.reading.passages, 0)
   }
 }
 
@@ -401,8 +412,6 @@ function bounded (s: string): string {
   return s.length > MAX_PASSAGE_SIDE ? `${s.slice(0, MAX_PASSAGE_SIDE - 1)}…` : s
 }
 
-interface Counted { change: DetectedChange, passages: number }
-
 /** Folds the plain edits of one kind (text edits, legal edits) into one change. */
 function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Counted[] {
   const same = changes.filter(x => x.change.changeType === type)
@@ -410,12 +419,11 @@ function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Cou
   const severity = highest(same.map(x => x.change.severity))
   const lead = same.reduce((best, x) => RANK[x.change.severity] > RANK[best.change.severity] ? x : best)
   const passages = same.reduce((n, x) => n + x.passages, 0)
-  const more = passages - 1
   const merged: DetectedChange = {
     changeType: type,
     severity: same.length > 5 && severity === 'low' ? 'medium' : severity,
     confidence: Math.min(...same.map(x => x.change.confidence)),
-    summary: summaryOf(lead.change.summary.replace(/, and \d+ more passages?$/, ''), '', more),
+    summary: withMore(lead.headline, passages - 1),
     diffData: {
       before: bounded(same.map(x => x.change.diffData.before).filter(Boolean).join('\n…\n')),
       after: bounded(same.map(x => x.change.diffData.after).filter(Boolean).join('\n…\n')),
@@ -427,7 +435,7 @@ function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Cou
       hunks: same.flatMap(x => x.change.diffData.hunks)
     }
   }
-  return [...changes.filter(x => x.change.changeType !== type), { change: merged, passages }]
+  return [...changes.filter(x => x.change.changeType !== type), { change: merged, headline: lead.headline, passages }]
 }
 
 /**
@@ -509,10 +517,7 @@ export function classifyChanges (
     if (together) regions[regions.length - 1].push(r)
     else regions.push([r])
   }
-  const changes = regions.map(region => ({
-    change: regionChange(region, pageType, afterLines),
-    passages: region.reduce((n, r) => n + r.reading.passages, 0)
-  }))
+  const changes = regions.map(region => regionChange(region, pageType, afterLines))
   return fold(fold(changes, 'content_change'), 'terms_update').map(x => x.change)
 }
 

@@ -3,7 +3,7 @@ import { classifyChanges, type DetectedChange } from './classify.js'
 import { buildDiff } from './diff.js'
 import { extractPage } from './extract.js'
 import { pageLanguage } from './language.js'
-import { BOILERPLATE_LINE, type Language } from './lexicon.js'
+import { isBoilerplateLink, type Language } from './lexicon.js'
 import { plain } from './quote.js'
 import { comparableLines, contentHash } from './noise.js'
 import { applySelectors, hasSelectors, patternMasker } from './noise-rules.js'
@@ -65,4 +65,4 @@ export function compareContent (
   return classifyChanges(diff, pageType, current.lines, current.language)
 }
 
-const isBoilerplate = (line: string) => line.length <= 32 && !line.startsWith('#') && BOILERPLATE_LINE.test(plain(line))
+const isBoilerplate = (line: string) => !line.startsWith('#') && isBoilerplateLink(plain(line))

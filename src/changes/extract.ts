@@ -1,5 +1,5 @@
 import { walkElements, type Attributes } from './elements.js'
-import { BOILERPLATE_LINE } from './lexicon.js'
+import { isBoilerplateLink } from './lexicon.js'
 
 // HTML → structured text, one line per block: headings as "# …" (one # per level),
 // list items as "- …", table rows as "| a | b |", other blocks as plain text. What a
@@ -155,7 +155,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     }
     const kind = kinds[kinds.length - 1]
     // "Back", "zurück", "top", "menu": a template's links, which come and go with no edit of the page.
-    if (t.length <= 30 && (kind === undefined || kind === 0) && BOILERPLATE_LINE.test(t)) return
+    if ((kind === undefined || kind === 0) && isBoilerplateLink(t)) return
     const line = kind === undefined ? t : kind === 0 ? `- ${t}` : `${'#'.repeat(kind)} ${t}`
     if (kind !== undefined && kind > 0) headings.push(t)
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)

@@ -326,7 +326,7 @@ export const PLAN_LIMIT_WORDS: Words = {
 }
 
 /** Navigation links that come and go with a template ("back", "zurück", "top"): never an edit of the page. */
-export const BOILERPLATE_LINE = new RegExp(
+const BOILERPLATE_LINE = new RegExp(
   '^[\\s←→↑⇧«»‹›<>^·|-]*(?:' + [
     'back', 'go back', 'back to top', 'to top', 'top', 'menu', 'close', 'skip to (?:main )?content', 'scroll to top',
     'zurück', 'nach oben', 'menü', 'schließen', 'retour', 'haut de page', 'retour en haut', 'fermer',
@@ -335,3 +335,6 @@ export const BOILERPLATE_LINE = new RegExp(
   ].join('|') + ')[\\s←→↑⇧«»‹›<>^·|.-]*$',
   'iu'
 )
+
+/** A short line of text that is only a template's navigation link. */
+export const isBoilerplateLink = (text: string) => text.length <= 30 && BOILERPLATE_LINE.test(text)

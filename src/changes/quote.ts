@@ -126,7 +126,7 @@ function rightContext (s: string): string {
 }
 
 /** The first sentence (or line) of a passage, cut at a word to SPAN characters. */
-export function sentence (s: string): string {
+function sentence (s: string): string {
   const first = s.split('\n')[0]
   const end = first.search(/[.!?](\s|$)/)
   return cut(end >= 0 && end < first.length - 1 ? first.slice(0, end + 1) : first, SPAN)

@@ -4,7 +4,7 @@ import { loadConfig } from '../config.js'
 import { PLAN_NAMES, type PlanName } from '../domain/vocabulary.js'
 import { createOrg, updateOrg } from '../services/orgs.js'
 import { openStore } from '../store/db.js'
-import { findOrg, issueKey, listOrgs, revokeKey } from '../store/orgs.js'
+import { findOrg, issueKey, listOrgs, orgView, revokeKey } from '../store/orgs.js'
 
 const USAGE = `sitewatch — operator commands (reads DATABASE_URL or DATA_DIR)
 
@@ -42,16 +42,6 @@ const id = (value: string | undefined, what: string): string => {
   return value
 }
 
-/** Rows as the API shows them: camelCase names, times in ISO 8601. */
-function camel (o: unknown): unknown {
-  if (o instanceof Date) return o.toISOString()
-  if (Array.isArray(o)) return o.map(camel)
-  if (o && typeof o === 'object') {
-    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), camel(v)]))
-  }
-  return o
-}
-
 const config = loadConfig()
 let store: Awaited<ReturnType<typeof openStore>>
 try {
@@ -65,14 +55,14 @@ try {
   process.exit(1)
 }
 const [noun, verb, a, b] = positionals
-const print = (o: unknown) => process.stdout.write(`${JSON.stringify(camel(o), null, 2)}\n`)
+const print = (o: unknown) => process.stdout.write(`${JSON.stringify(o, null, 2)}\n`)
 try {
   if (noun === 'org' && verb === 'list') {
-    print(await listOrgs(store.db))
+    print((await listOrgs(store.db)).map(orgView))
   } else if (noun === 'org' && verb === 'create') {
     if (!a) fail('org create needs a name')
     const { org, apiKey, keyId } = await createOrg(store.db, a, plan(values.plan ?? 'trial'))
-    print({ org, apiKey, keyId })
+    print({ org: orgView(org), apiKey, keyId })
   } else if (noun === 'org' && (verb === 'plan' || verb === 'trial')) {
     if (!a || !b) fail(`org ${verb} needs an organisation id and a value`)
     id(a, 'an organisation id')
@@ -85,7 +75,7 @@ try {
     }
     const org = await updateOrg(store.db, a, verb === 'plan' ? { plan: plan(b) } : { trialEndsAt: at })
     if (!org) fail(`no organisation ${a}`)
-    print(org)
+    print(orgView(org))
   } else if (noun === 'key' && verb === 'issue') {
     id(a, 'an organisation id')
     if (!(await findOrg(store.db, a!))) fail(`no organisation ${a}`)

@@ -293,16 +293,24 @@ export async function listSnapshots (db: Db, pageId: string, page: number, pageS
   return { total: count.n, items: rows }
 }
 
-/** One snapshot of a page with its text (the newest when `id` is "latest"); undefined when it is not the page's. */
+/** One snapshot of a page (the newest when `id` is "latest"); undefined when it is not the page's. */
 export async function getSnapshot (db: Db, pageId: string, id: string | 'latest') {
-  let q = db
+  return await oneSnapshot(db, pageId, id).executeTakeFirst()
+}
+
+/** The same, with its full text. */
+export async function getSnapshotWithText (db: Db, pageId: string, id: string | 'latest') {
+  return await oneSnapshot(db, pageId, id).select('s.content').executeTakeFirst()
+}
+
+function oneSnapshot (db: Db, pageId: string, id: string | 'latest') {
+  const q = db
     .selectFrom('snapshots as s')
     .leftJoin('screenshots as i', 'i.snapshot_id', 's.id')
     .select([
-      's.id', 's.created_at', 's.content_hash', 's.http_status', 's.content_type', 's.content',
+      's.id', 's.created_at', 's.content_hash', 's.http_status', 's.content_type',
       sql<number>`length(s.content)`.as('text_length'), 'i.width', 'i.height'
     ])
     .where('s.page_id', '=', pageId)
-  q = id === 'latest' ? q.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(1) : q.where('s.id', '=', id)
-  return await q.executeTakeFirst()
+  return id === 'latest' ? q.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(1) : q.where('s.id', '=', id)
 }

@@ -5,6 +5,15 @@ import type { Db } from './db.js'
 
 // Organisations and their API keys.
 
+/** An organisation as the admin API and the CLI show it. */
+export const orgView = (o: Org) => ({
+  id: o.id,
+  name: o.name,
+  plan: o.plan,
+  trialEndsAt: o.trial_ends_at,
+  createdAt: o.created_at
+})
+
 // API keys: `sw_live_` + 43 URL-safe characters (256 bits), recognisable by secret
 // scanners. Only the SHA-256 is stored: the key is random, so a slow hash adds nothing.
 

@@ -340,7 +340,7 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     const latest = (await t.api.get(`/api/changes?pageId=${pricingId}`)).body.data
     const recorded = latest.filter((c: any) => c.snapshotAfterId === latest[0].snapshotAfterId)
     assert.equal(recorded.length, 2, JSON.stringify(recorded.map((c: any) => c.summary)))
-    const hits = await eventually(async () => {
+    await eventually(async () => {
       const fresh = receiver.of('change.detected').slice(before)
       return fresh.length > 0 ? fresh : undefined
     }, 20_000, 'the alert')
@@ -351,7 +351,6 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     assert.equal(fresh.length, 1, 'one alert for the check')
     assert.equal(fresh[0].changes.length, 2)
     assert.equal(fresh[0].change.changeType, 'price_change', 'the most severe leads')
-    assert.ok(hits.length >= 1)
   })
 
   it('job.failed reaches endpoints that asked for it', async () => {

@@ -2,22 +2,13 @@ import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { AppError, notFound } from '../../domain/errors.js'
-import type { Org } from '../../domain/plans.js'
 import { PlanNameSchema as PlanSchema } from '../../domain/vocabulary.js'
 import { createOrg, updateOrg } from '../../services/orgs.js'
-import { findOrg, issueKey, listOrgs, revokeKey } from '../../store/orgs.js'
+import { findOrg, issueKey, listOrgs, orgView, revokeKey } from '../../store/orgs.js'
 import type { Principals } from '../../services/principals.js'
 import type { ApiDeps } from '../deps.js'
 
 const Id = Type.Object({ id: Type.String({ format: 'uuid' }) })
-
-const orgView = (o: Org) => ({
-  id: o.id,
-  name: o.name,
-  plan: o.plan,
-  trialEndsAt: o.trial_ends_at,
-  createdAt: o.created_at
-})
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { requireDomain } from '../../services/domains.js'
 import { addPageByHand, changePage, removePage, requirePage } from '../../services/pages.js'
 import { listPages, pageView } from '../../store/pages.js'
-import { getSnapshot, listSnapshots } from '../../store/changes.js'
+import { getSnapshot, getSnapshotWithText, listSnapshots } from '../../store/changes.js'
 import { screenshotOf } from '../../store/screenshots.js'
 import { notFound } from '../../domain/errors.js'
 import type { ApiDeps } from '../deps.js'
@@ -162,7 +162,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     },
     async req => {
       const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
-      const s = await getSnapshot(db, page.id, req.params.snapshotId)
+      const s = await getSnapshotWithText(db, page.id, req.params.snapshotId)
       if (!s) throw notFound('Snapshot')
       return { data: { ...summary(page.domain_id, page.id, s), pageId: page.id, text: s.content } }
     }
