@@ -150,7 +150,11 @@ export const Page = Type.Object(
     renderedWith: Type.Union([RenderedWithSchema, Type.Null()], {
       description: 'what the page was last read with: http (a plain request) or browser; null before its first crawl'
     }),
-    renderReason: Nullable(Type.String({ description: 'why the browser was needed (auto mode), or why it is used' })),
+    renderReason: Nullable(Type.String({
+      description: 'why the browser was needed (auto mode), or why it is used; when the browser failed and a plain ' +
+        'fetch read the page, that failure (`the browser failed (…); read without it`): the plain text was ' +
+        'recorded, the page is not in error, and the next crawl tries the browser again'
+    })),
     screenshots: Type.Boolean({
       description: 'a screenshot is kept with each snapshot (rendered pages always keep one)'
     }),

@@ -233,18 +233,19 @@ async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: 
   const mode = page.render ?? page.domain_render
   const now = new Date()
   const shot = { screenshot: true, hideSelectors: page.noise_rules?.ignoreSelectors }
-  const render = async (reason: string) => ({
-    page: await crawler.renderPage(page.url, shot),
-    decision: page.rendered_with === 'browser' && page.render_reason === reason
-      ? undefined
-      : { with: 'browser' as const, reason, at: now }
-  })
+  const render = async (reason: string, known = false) => {
+    try {
+      const rendered = await crawler.renderPage(page.url, shot)
+      const same = known || (page.rendered_with === 'browser' && page.render_reason === reason)
+      return { page: rendered, decision: same ? undefined : { with: 'browser' as const, reason, at: now } }
+    } catch (err) {
+      return await plainInstead(crawler, page.url, err)
+    }
+  }
   if (mode === 'always') return await render('render is always')
   if (page.screenshots) return await render('screenshots are on')
   const recheckDue = !page.render_checked_at || now.getTime() - page.render_checked_at.getTime() > RENDER_RECHECK_MS
-  if (mode === 'auto' && page.rendered_with === 'browser' && !recheckDue) {
-    return { page: await crawler.renderPage(page.url, shot), decision: undefined }
-  }
+  if (mode === 'auto' && page.rendered_with === 'browser' && !recheckDue) return await render(page.render_reason ?? '', true)
   let plain
   try {
     plain = await crawler.fetchPage(page.url, conditional ? { etag: page.etag, lastModified: page.last_modified } : {})
@@ -259,6 +260,24 @@ async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: 
   if (reason) return await render(reason)
   const decision = known ? undefined : { with: 'http' as const, reason: null, at: now }
   return { page: plain, decision }
+}
+
+/**
+ * When the browser fails on a page (a renderer crash, a script that navigates to a missing
+ * page, a page that never settles) and a plain fetch reads it, the plain text is recorded
+ * and the page says why (renderReason). A plain answer that is itself a shell or a bot
+ * wall is not the page: then the render's failure stands and the attempt is retried.
+ * The decision's time is left empty so that the next crawl asks again.
+ */
+async function plainInstead (crawler: Crawler, url: string, renderError: unknown) {
+  if (renderError instanceof FetchError && renderError.code === 'ROBOTS_DISALLOWED') throw renderError
+  const plain = await crawler.fetchPage(url).catch(() => { throw renderError })
+  if (needsBrowser(plain.status, plain.html)) throw renderError
+  const why = (renderError as Error)?.message ?? String(renderError)
+  return {
+    page: plain,
+    decision: { with: 'http' as const, reason: `the browser failed (${why}); read without it`, at: null }
+  }
 }
 
 /**

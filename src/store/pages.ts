@@ -217,7 +217,7 @@ export async function monitoredPages (db: Db, domainId: string) {
 export async function recordRenderDecision (
   db: Db,
   pageId: string,
-  decision: { with: RenderedWith, reason: string | null, at: Date }
+  decision: { with: RenderedWith, reason: string | null, at: Date | null }
 ): Promise<void> {
   await db
     .updateTable('pages')

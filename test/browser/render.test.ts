@@ -117,6 +117,9 @@ document.getElementById('root').innerHTML = '<h1>Popups</h1><p>Opened windows an
 const feed = document.getElementById('feed')
 setInterval(() => { const d = document.createElement('div'); d.style.height = '400px'; d.textContent = 'More'; feed.appendChild(d) }, 10)
 </script>`))
+    // Its script sends the browser to a page that does not exist; a plain client reads it well.
+    site.page('/navigates', html(`<h1>Changelog</h1><p>${'Version 2 ships faster checks. '.repeat(12)}</p>`,
+      "<script>setTimeout(() => { location.href = '/gone-away' }, 50)</script>"))
     site.page('/busy', html('<div id="root"></div>', '<script>for (;;) {}</script>'))
     site.page('/carousel', html('<div id="root"></div>', `<script>
 document.getElementById('root').innerHTML = '<h1>Home</h1><div class="slides"><p class="on">Fast</p><p>Safe</p><p>Cheap</p></div>' +
@@ -276,6 +279,25 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     await eventually(async () => (/Partly there/.test(await snapshotText(page.id)) ? true : undefined), 60_000,
       'the rendered text')
     assert.equal((await pageOf('/never')).renderReason, 'render is always')
+    await retire(page.id)
+  })
+
+  it('when the browser fails where a plain fetch reads the page, the plain text is recorded and the page says so', async () => {
+    const page = await addAndCrawl('/navigates')
+    assert.equal(page.renderedWith, 'http')
+    await t.api.request('PATCH', `/api/domains/${domainId}/pages/${page.id}`, { body: { render: 'always' } })
+    const before = page.lastCheckAt
+    await t.api.post(`/api/domains/${domainId}/crawl`)
+    const checked = await eventually(async () => {
+      const p = await pageOf('/navigates')
+      return p.lastCheckAt !== before || p.lastError ? p : undefined
+    }, 60_000, 'a rendered check')
+    assert.equal(checked.lastError, null)
+    assert.equal(checked.status, 'active')
+    assert.equal(checked.renderedWith, 'http')
+    assert.match(checked.renderReason, /^the browser failed \(HTTP 404 from .*\/gone-away \(rendered\)\); read without it$/)
+    assert.match(await snapshotText(page.id), /Version 2 ships faster checks/)
+    assert.ok(site.hitsOf('/gone-away') >= 1, 'the browser did go there')
     await retire(page.id)
   })
 
