@@ -35,6 +35,22 @@ export async function issueKey (db: Db, orgId: string): Promise<{ id: string, ap
   return { id: row.id, apiKey }
 }
 
+/** An organisation's keys, newest first: the prefix that shows which key it is, never the key. */
+export async function listKeys (db: Db, orgId: string) {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
+    .where('org_id', '=', orgId)
+    .orderBy('created_at', 'desc')
+    .execute()
+  return rows.map(k => ({
+    id: k.id,
+    prefix: k.key_prefix,
+    createdAt: k.created_at.toISOString(),
+    revokedAt: k.revoked_at?.toISOString() ?? null
+  }))
+}
+
 export async function revokeKey (db: Db, keyId: string): Promise<boolean> {
   const r = await db
     .updateTable('api_keys')

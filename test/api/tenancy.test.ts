@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { KEY_LOOKUP_TTL_MS } from '../../src/services/principals.js'
@@ -106,8 +107,15 @@ describe('organisations, keys and isolation', () => {
     assert.equal(usage.trial, null)
     assert.deepEqual(usage.limits.domains, { used: 0, limit: null, remaining: null })
     assert.equal(usage.limits.accessiblePagesPerDomain, null)
+    const keys = async () => (await admin(t, 'GET', `/admin/orgs/${org.org.id}/keys`)).body.data as any[]
+    const listed = await keys()
+    assert.deepEqual(listed.map(k => k.id), [issued.body.data.id, org.keyId], 'newest first')
+    assert.equal(listed[0].prefix, issued.body.data.apiKey.slice(0, 12))
+    assert.ok(listed.every(k => k.revokedAt === null && !JSON.stringify(k).includes(issued.body.data.apiKey)))
     assert.equal((await admin(t, 'DELETE', `/admin/keys/${issued.body.data.id}`)).status, 200)
     assert.equal((await api.get('/api/usage')).status, 401)
+    assert.match((await keys())[0].revokedAt, /^\d{4}-/)
+    assert.equal((await admin(t, 'GET', `/admin/orgs/${randomUUID()}/keys`)).status, 404)
     assert.equal((await admin(t, 'DELETE', `/admin/keys/${issued.body.data.id}`)).status, 404)
     const denied = await admin(t, 'POST', '/admin/orgs', { name: 'x', plan: 'pro' }, 'wrong')
     assert.equal(denied.status, 401)

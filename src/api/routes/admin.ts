@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { AppError, notFound } from '../../domain/errors.js'
 import { PlanNameSchema as PlanSchema } from '../../domain/vocabulary.js'
 import { createOrg, updateOrg } from '../../services/orgs.js'
-import { findOrg, issueKey, listOrgs, orgView, revokeKey } from '../../store/orgs.js'
+import { findOrg, issueKey, listKeys, listOrgs, orgView, revokeKey } from '../../store/orgs.js'
 import type { Principals } from '../../services/principals.js'
 import type { ApiDeps } from '../deps.js'
 
@@ -65,6 +65,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: stri
     const org = await findOrg(db, req.params.id)
     if (!org) throw notFound('Organisation')
     return await reply.code(201).send({ data: await issueKey(db, org.id) })
+  })
+
+  app.get('/orgs/:id/keys', { schema: { params: Id } }, async req => {
+    const org = await findOrg(db, req.params.id)
+    if (!org) throw notFound('Organisation')
+    return { data: await listKeys(db, org.id) }
   })
 
   app.delete('/keys/:id', { schema: { params: Id } }, async req => {
