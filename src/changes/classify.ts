@@ -116,6 +116,8 @@ interface Part {
   /** The block's changed lines in the new page (0-based, first and last). */
   from: number
   to: number
+  /** An added line of the block is written in a price's or plan's markup: its money is a price. */
+  priced: boolean
 }
 
 /** What one block of changed lines is: its type, weight and the words that say it. */
@@ -137,7 +139,7 @@ function isPrice (m: Money, line: string, p: Part, pageType: PageType, language?
   const own = ownLanguages(language)
   const folded = foldAccents(line)
   if (matcher(CORPORATE_MONEY_WORDS, own).test(folded)) return false
-  if (pageType === 'pricing' || m.period) return true
+  if (pageType === 'pricing' || m.period || p.priced) return true
   const words = matcher(PRICE_WORDS, own)
   return words.test(folded) || (p.section !== undefined && words.test(foldAccents(p.section)))
 }
@@ -485,7 +487,8 @@ export function classifyChanges (
   diff: DiffData,
   pageType: PageType,
   afterLines: readonly string[],
-  language?: Language
+  language?: Language,
+  priceLines: ReadonlySet<number> = new Set()
 ): DetectedChange[] {
   const parts: Part[] = diff.hunks
     .flatMap(h => splitHunk(h))
@@ -496,7 +499,14 @@ export function classifyChanges (
       const from = hunk.newStart - 1 + newBefore(firstChange)
       // The heading above the block's first changed line, in the page as it now reads.
       const section = sectionOf(afterLines, from - 1)
+      let at = hunk.newStart - 1
+      let priced = false
+      for (const l of hunk.lines) {
+        if (l.type === 'addition' && priceLines.has(at)) priced = true
+        if (l.type !== 'deletion') at++
+      }
       return {
+        priced,
         hunk,
         removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
         added: hunk.lines.filter(l => l.type === 'addition').map(l => l.content),

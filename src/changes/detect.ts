@@ -18,19 +18,22 @@ export interface PageContent {
 
 export interface PageRead extends PageContent {
   lines: string[]
+  /** The lines written inside a price's or plan's markup (see extractPage). */
+  priceLines: number[]
   /** The language it is written in, of the lexicon's (see pageLanguage). */
   readonly language: Language | undefined
 }
 
 export function readPage (html: string, rules?: NoiseRules, contentLanguage?: string | null): PageRead {
   const page = extractPage(hasSelectors(rules) ? applySelectors(html, rules!) : html)
-  const { title, lines } = page
+  const { title, lines, priceLines } = page
   let language: Language | undefined | null = null
   // Most reads end in "nothing moved", so the text (one more page-sized string) and the
   // language are only worked out when asked for.
   return {
     title,
     lines,
+    priceLines,
     get text () {
       return lines.join('\n')
     },
@@ -51,7 +54,7 @@ function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
 /** The changes between the text of the last snapshot and a new page read. Pure: no I/O. */
 export function compareContent (
   previousText: string,
-  current: { lines: string[], language?: Language },
+  current: { lines: string[], language?: Language, priceLines?: readonly number[] },
   pageType: PageType,
   rules?: NoiseRules
 ): DetectedChange[] {
@@ -62,7 +65,7 @@ export function compareContent (
     { lines: current.lines, comparable: comparable(current.lines, rules) }
   )
   if (diff.hunks.length === 0) return []
-  return classifyChanges(diff, pageType, current.lines, current.language)
+  return classifyChanges(diff, pageType, current.lines, current.language, new Set(current.priceLines))
 }
 
 const isBoilerplate = (line: string) => !line.startsWith('#') && isBoilerplateLink(plain(line))

@@ -13,6 +13,8 @@ export interface ExtractedPage {
   links: Array<{ url: string, text: string }>
   /** The `lang` of the <html> element, as the page wrote it. */
   language?: string
+  /** The lines (indexes) written inside a price's or plan's markup (see PRICE_MARKUP). */
+  priceLines: number[]
 }
 
 // What a tag is to extraction, looked up once per tag: tag names come from the parser as
@@ -87,7 +89,16 @@ const TAGS = new Map<string, number>([
   ['th', CELL]
 ])
 // The attributes extraction reads; the walk leaves the rest unread.
-const ATTRIBUTES = new Set(['hidden', 'aria-hidden', 'role', 'style', 'id', 'class', 'href', 'lang'])
+const ATTRIBUTES = new Set(['hidden', 'aria-hidden', 'role', 'style', 'id', 'class', 'href', 'lang', 'itemprop'])
+// A price's or plan's element, as shops and pricing pages mark them: schema.org's
+// properties, and class names in the seven languages' words for price, plan and tariff.
+const PRICE_ITEMPROP = /(^|\s)(price|lowprice|highprice|offers|pricespecification)(\s|$)/i
+const PRICE_CLASS =
+  /(^|[\s_-])(price|prices|pricing|plan|plans|tarif|tarife|tarifs|tariff|preis|preise|prix|precio|precios|prezzo|prezzi|prijs|prijzen|preco|precos|preço|preços)([\s_-]|$)/i
+const isPriceMarkup = (name: string, attrs: Attributes) =>
+  name !== 'body' && name !== 'html' && name !== 'main' &&
+  ((attrs.itemprop !== undefined && PRICE_ITEMPROP.test(attrs.itemprop)) ||
+    (attrs.class !== undefined && PRICE_CLASS.test(attrs.class)))
 const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog', 'dialog'])
 // Cookie and consent banners, by the class or id names their vendors use.
 const BANNER =
@@ -128,6 +139,12 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   const lines: string[] = []
   const headings: string[] = []
   const links: ExtractedPage['links'] = []
+  const priceLines: number[] = []
+  // The depth of the outermost price or plan element open (0: none), and whether the text
+  // or table row being collected holds one (an inline price in a sentence marks its line).
+  let priceDepth = 0
+  let pricedText = false
+  let pricedRow = false
   let title = ''
   let language: string | undefined
   let inTitle = false
@@ -145,12 +162,15 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   let link: { href: string, text: string } | null = null
 
   const flush = () => {
+    const priced = pricedText || priceDepth > 0
+    pricedText = false
     if (text.length === 0) return
     const t = clean(text)
     text = ''
     if (!t || lines.length >= MAX_LINES) return
     if (cell !== null) {
       cell += (cell ? ' ' : '') + t
+      pricedRow ||= priced
       return
     }
     const kind = kinds[kinds.length - 1]
@@ -158,6 +178,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     if ((kind === undefined || kind === 0) && isBoilerplateLink(t)) return
     const line = kind === undefined ? t : kind === 0 ? `- ${t}` : `${'#'.repeat(kind)} ${t}`
     if (kind !== undefined && kind > 0) headings.push(t)
+    if (priced) priceLines.push(lines.length)
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)
   }
 
@@ -181,12 +202,23 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
           return
         }
         if (tag & CONTENT) contentDepth++
-        if (!(tag & (BLOCK | CELL))) return
+        const priced = priceDepth === 0 && (attrs.class !== undefined || attrs.itemprop !== undefined) &&
+          isPriceMarkup(name, attrs)
+        if (!(tag & (BLOCK | CELL))) {
+          if (priced) {
+            priceDepth = depth
+            pricedText = true
+          }
+          return
+        }
         flush()
+        if (priced) priceDepth = depth
         if (tag & HEADING) kinds.push(tag & HEADING)
         else if (tag & ITEM) kinds.push(0)
-        else if (tag & ROW) row = []
-        else if (tag & CELL && row) cell = ''
+        else if (tag & ROW) {
+          row = []
+          pricedRow = false
+        } else if (tag & CELL && row) cell = ''
       },
       text (data) {
         if (inTitle) {
@@ -209,6 +241,10 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
           depth--
           return
         }
+        if (depth === priceDepth) {
+          priceDepth = 0
+          pricedText = true
+        }
         depth--
         if (name === 'title') {
           inTitle = false
@@ -225,12 +261,15 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
         } else if (tag & ROW && row) {
           const cells = row
           row = null
-          if (cells.some(c => c) && lines.length < MAX_LINES) lines.push(`| ${cells.join(' | ')} |`)
+          if (cells.some(c => c) && lines.length < MAX_LINES) {
+            if (pricedRow || priceDepth > 0) priceLines.push(lines.length)
+            lines.push(`| ${cells.join(' | ')} |`)
+          }
         }
       }
     },
     ATTRIBUTES
   )
   flush()
-  return { title: clean(title), lines, headings, links, language: language || undefined }
+  return { title: clean(title), lines, headings, links, language: language || undefined, priceLines }
 }

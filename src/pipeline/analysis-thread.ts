@@ -20,7 +20,7 @@ export interface PageReading {
   /** Hash of the noise-masked text. */
   hash: string
   /** The extracted text, the gzipped raw page and its language, for a new snapshot: only when the hash moved. */
-  snapshot?: { text: string, rawGzip: Uint8Array, language?: Language }
+  snapshot?: { text: string, rawGzip: Uint8Array, language?: Language, priceLines: number[] }
 }
 
 export function read ({ raw, contentType, contentLanguage, rules, previousHash }: ReadTask): PageReading {
@@ -30,22 +30,34 @@ export function read ({ raw, contentType, contentLanguage, rules, previousHash }
   return {
     title: page.title,
     hash: page.hash,
-    snapshot: { text: page.text, rawGzip: gzipSync(body, { level: 1 }), language: page.language }
+    snapshot: {
+      text: page.text,
+      rawGzip: gzipSync(body, { level: 1 }),
+      language: page.language,
+      priceLines: page.priceLines
+    }
   }
 }
 
 export interface CompareTask {
   previousText: string
-  currentText: string
+  current: CurrentText
   pageType: PageType
-  language?: Language
   rules?: NoiseRules | null
 }
 
-export function compare ({ previousText, currentText, pageType, language, rules }: CompareTask) {
+/** A page's new text, its language and the lines of its price markup. */
+export interface CurrentText {
+  text: string
+  language?: Language
+  priceLines?: readonly number[]
+}
+
+export function compare ({ previousText, current, pageType, rules }: CompareTask) {
+  const { text, language, priceLines } = current
   return compareContent(
     previousText,
-    { lines: currentText === '' ? [] : currentText.split('\n'), language },
+    { lines: text === '' ? [] : text.split('\n'), language, priceLines },
     pageType,
     rules ?? undefined
   )

@@ -1,9 +1,8 @@
 import { Piscina } from 'piscina'
 import type { DetectedChange } from '../changes/classify.js'
-import type { Language } from '../changes/lexicon.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 import type { VisualDiff } from '../changes/visual.js'
-import type { CompareTask, PageReading, ReadTask, ScreenshotsTask } from './analysis-thread.js'
+import type { CompareTask, CurrentText, PageReading, ReadTask, ScreenshotsTask } from './analysis-thread.js'
 
 export type { PageReading }
 
@@ -38,14 +37,14 @@ export class PageAnalysis {
 
   async compare (
     previousText: string,
-    currentText: string,
+    current: CurrentText,
     pageType: PageType,
-    rules?: NoiseRules | null,
-    language?: Language
+    rules?: NoiseRules | null
   ): Promise<DetectedChange[]> {
-    return await this.pool.run({ previousText, currentText, pageType, language, rules } satisfies CompareTask, {
-      name: 'compare'
-    })
+    // Only what the comparison reads crosses to the thread (a snapshot also holds its compressed HTML).
+    const { text, language, priceLines } = current
+    const task: CompareTask = { previousText, current: { text, language, priceLines }, pageType, rules }
+    return await this.pool.run(task, { name: 'compare' })
   }
 
   /** Two screenshots compared (decoding and comparing 10 million pixels takes a while: off the event loop). */

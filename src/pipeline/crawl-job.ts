@@ -137,7 +137,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     if (page.page_type_source === 'address') await typeFromRead(db, page, read.title, read.snapshot)
     if (previous) {
       const before = await snapshotText(db, previous.id)
-      detected = await deps.analysis.compare(before, text, page.page_type, page.noise_rules, read.snapshot.language)
+      detected = await deps.analysis.compare(before, read.snapshot, page.page_type, page.noise_rules)
     }
     if (visual) for (const c of detected) c.diffData.visual = visual
   } else {
@@ -245,7 +245,9 @@ async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: 
   if (mode === 'always') return await render('render is always')
   if (page.screenshots) return await render('screenshots are on')
   const recheckDue = !page.render_checked_at || now.getTime() - page.render_checked_at.getTime() > RENDER_RECHECK_MS
-  if (mode === 'auto' && page.rendered_with === 'browser' && !recheckDue) return await render(page.render_reason ?? '', true)
+  if (mode === 'auto' && page.rendered_with === 'browser' && !recheckDue) {
+    return await render(page.render_reason ?? '', true)
+  }
   let plain
   try {
     plain = await crawler.fetchPage(page.url, conditional ? { etag: page.etag, lastModified: page.last_modified } : {})

@@ -144,6 +144,26 @@ describe('change classification on realistic pages', () => {
     )
   })
 
+  it("price_change from markup: money in a price's element (class, schema.org itemprop) is a price on any page", () => {
+    const product = (price: string, markup: (p: string) => string) => layout('Widget', '<h1>The Widget</h1>' +
+      `<p>Our widget sorts every kind of screw, bolt and nut on your bench.</p>${markup(price)}<p>Ships worldwide.</p>`)
+    const byClass = (p: string) => `<div class="product-price">${p}</div>`
+    const inline = (p: string) => `<p>Now only <span itemprop="price">${p}</span> for everyone.</p>`
+    const bare = (p: string) => `<div>${p}</div>`
+    for (const markup of [byClass, inline]) {
+      const [c, ...more] = changes(product('€19', markup), product('€25', markup), 'other').changes
+      assert.equal(c.changeType, 'price_change', markup(''))
+      assert.match(c.summary, /€19.*→.*€25/)
+      assert.equal(more.length, 0)
+    }
+    const [plain] = changes(product('€19', bare), product('€25', bare), 'other').changes
+    assert.equal(plain.changeType, 'content_change', 'bare money with no price context is not a price')
+    // Markup does not make corporate money a price.
+    const capital = (p: string) => `<p class="plan-note">Share capital of ${p}.</p>`
+    const [corp] = changes(product('€36,982', capital), product('€40,436', capital), 'other').changes
+    assert.notEqual(corp.changeType, 'price_change')
+  })
+
   it('several edits in one crawl: prices stay distinct, plain edits fold into one change', () => {
     const before = layout(
       'P',
@@ -267,6 +287,15 @@ describe('extraction', () => {
       !page.lines.some(l => /cookies|Terms of Service|Acme Inc/.test(l)),
       'nav, footer and cookie banner are gone'
     )
+  })
+
+  it("marks the lines written in a price's or plan's markup, without splitting a sentence around an inline price", () => {
+    const page = extractPage('<html><body><main><h1>Plans</h1><p>Intro text.</p>' +
+      '<p>Only <span class="price">$9</span> a seat.</p><div class="plan-card"><h2>Pro</h2><p>$49</p></div>' +
+      '<table><tr><td>Team</td><td itemprop="price">$99</td></tr><tr><td>Docs</td><td>Free</td></tr></table>' +
+      '<p>Outro.</p></main></body></html>')
+    assert.deepEqual(page.lines, ['# Plans', 'Intro text.', 'Only $9 a seat.', '## Pro', '$49', '| Team | $99 |', '| Docs | Free |', 'Outro.'])
+    assert.deepEqual(page.priceLines, [2, 3, 4, 5])
   })
 
   it('cleans white space and invisible characters the same whether or not the text needed it', () => {
