@@ -3,7 +3,9 @@
 //
 //   main.ts, cli/          entry points
 //   service.ts             the composition root
+//   web/                   the web app for people (/app): session, pages, forms
 //   api/                   HTTP: app, guard, errors, input checks, one routes file per resource
+//   mail/                  e-mail to people (nodemailer, or the log)
 //   metrics/               Prometheus: listeners on the parts' events, gauges read when scraped
 //   alerts/                subscribers to the pipeline's events: dispatch, delivery, digest
 //   pipeline/              job handlers and analysis threads; they emit the pipeline's events
@@ -46,6 +48,10 @@ module.exports = {
     layer('metrics/',
       ['pipeline/events\\.ts$', 'queue/', 'store/', 'crawl/', 'domain/'],
       'metrics listen to events and read gauges; nothing in the pipeline calls them'),
+    layer('mail/', ['config\\.ts$'], 'sending mail knows only the settings'),
+    layer('web/',
+      ['mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
+      'the web app stands on the services and the store, as the API does'),
     layer('api/',
       ['metrics/', 'alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/',
         'config\\.ts$'],

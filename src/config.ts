@@ -42,6 +42,12 @@ export interface Config {
   discoveryMaxFetches: number
   publicBaseUrl: string | undefined
   trustProxy: boolean
+  /** Invitations and password resets go through this SMTP server; unset, their links are logged. */
+  smtpUrl: string | undefined
+  mailFrom: string
+  /** A web app session ends after this long without a request, and at most this long after sign-in. */
+  sessionIdleMinutes: number
+  sessionMaxDays: number
 }
 
 function int (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -109,6 +115,10 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     crawlPerHostDelayMs: int(env, 'CRAWL_PER_HOST_DELAY_MS', 250, 0),
     discoveryMaxFetches: int(env, 'DISCOVERY_MAX_FETCHES', 60, 1),
     publicBaseUrl: env.PUBLIC_BASE_URL || undefined,
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || 'Sitewatch <sitewatch@localhost>',
+    sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 12 * 60, 1),
+    sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 30, 1),
     trustProxy: env.TRUST_PROXY === 'true'
   }
 }

@@ -9,7 +9,12 @@ import { PipelineEvents } from './pipeline/events.js'
 import { startPipeline } from './pipeline/workers.js'
 import { Metrics } from './metrics/metrics.js'
 import { JobQueue } from './queue/queue.js'
+import { Mailer } from './mail/mailer.js'
+import { firstOwnerLink } from './services/accounts.js'
 import { bootstrapDefaultOrg } from './services/orgs.js'
+import { Principals } from './services/principals.js'
+import { listOrgs } from './store/orgs.js'
+import { webApp } from './web/app.js'
 import { openStore, type Store } from './store/db.js'
 import { serviceSecret } from './store/secrets.js'
 
@@ -29,6 +34,8 @@ export interface ServiceOptions {
   logger?: boolean | object
   listen?: boolean
   onBootstrapKey?: (key: string) => void
+  /** Told the first owner's one-time link (default: printed to standard output). */
+  onSetupLink?: (link: string) => void
 }
 
 /**
@@ -69,6 +76,20 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
       })
     )(bootstrap.apiKey)
   }
+  // While nobody has an account, every start prints a one-time link that makes its holder the owner.
+  const setup = await firstOwnerLink(store.db, bootstrap?.org.id ?? (await listOrgs(store.db))[0]?.id)
+  if (setup && servesApi) {
+    const base = (config.publicBaseUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '')
+    ;(
+      opts.onSetupLink ??
+      ((link: string) => {
+        process.stdout.write(
+          `Open this link to create the owner's account of the web app (works once, for 7 days):\n\n  ${link}\n\n`
+        )
+      })
+    )(`${base}/app/setup/${setup}`)
+  }
+  const mailer = new Mailer(config, log)
 
   const linkSecret = await serviceSecret(store.db, 'image-links')
   let pipeline: { close(): Promise<void> } | undefined
@@ -96,7 +117,11 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const port = servesApi ? config.port : config.metricsPort
   if (port !== undefined) {
     const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret }
-    app = await buildApp(deps, { logger: opts.logger ?? { level: config.logLevel }, api: servesApi })
+    const principals = new Principals(store.db)
+    app = await buildApp(deps, { logger: opts.logger ?? { level: config.logLevel }, api: servesApi, principals })
+    if (servesApi) {
+      await app.register(webApp, { prefix: '/app', db: store.db, queue, settings: config, mailer, principals })
+    }
     if (opts.listen !== false) url = await app.listen({ port, host: config.host })
   }
 
@@ -117,6 +142,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
         await pipeline?.close()
         await queue.stop()
         await crawler.close()
+        mailer.close()
         await store.close()
       })()
       return stopping

@@ -46,10 +46,10 @@ const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
  */
 export async function buildApp (
   deps: ApiDeps,
-  opts: { logger?: boolean | object, api?: boolean } = {}
+  opts: { logger?: boolean | object, api?: boolean, principals?: Principals } = {}
 ): Promise<FastifyInstance> {
   const { config } = deps
-  const principals = new Principals(deps.db)
+  const principals = opts.principals ?? new Principals(deps.db)
   const app = Fastify({
     logger: opts.logger ?? { level: config.logLevel },
     bodyLimit: 1024 * 1024,

@@ -78,5 +78,10 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
     if (!PLANS[req.principal.org.plan].features.apiAccess) {
       throw new AppError('FORBIDDEN', `The ${req.principal.org.plan} plan does not include API access`)
     }
+    // A key of scope read may look, not touch; a write key may do what an admin may.
+    if (req.principal.scope === 'read' && req.method !== 'GET' && req.method !== 'HEAD') {
+      throw new AppError('FORBIDDEN', 'This API key is read-only (scope read): it may only call GET endpoints')
+    }
+    opts.principals.touch(req.principal.keyId)
   })
 }

@@ -55,7 +55,13 @@ export const Change = Type.Object(
     snapshotBeforeId: Uuid,
     snapshotAfterId: Uuid,
     acknowledgedAt: Nullable(DateTime),
-    acknowledgedBy: Nullable(Type.String({ description: 'id of the API key that acknowledged the change' })),
+    acknowledgedBy: Nullable(Type.String({
+      description: 'who acknowledged the change: the id of the API key (acknowledgedByKind `key`), or the ' +
+        'e-mail of the person who did in the web app (`person`)'
+    })),
+    acknowledgedByKind: Type.Union([literals(['key', 'person']), Type.Null()], {
+      description: 'whether a key or a person acknowledged it; null when nobody has'
+    }),
     createdAt: DateTime
   },
   { $id: 'Change', title: 'Change' }

@@ -43,6 +43,22 @@ export type Severity = Static<typeof SeveritySchema>
 /** Severities in order, low 0 to critical 3: `SEVERITY_RANK[a] >= SEVERITY_RANK[b]` reads "a is at least b". */
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { low: 0, medium: 1, high: 2, critical: 3 }
 
+/**
+ * A person's role in an organisation, each allowing what the one before it does and more:
+ * viewer reads and acknowledges; editor also changes domains, pages and their settings;
+ * admin also manages members, keys and alert destinations; owner also the plan and the
+ * organisation itself.
+ */
+export const ROLES = ['viewer', 'editor', 'admin', 'owner'] as const
+export const RoleSchema = literals(ROLES, { description: 'viewer < editor < admin < owner' })
+export type Role = Static<typeof RoleSchema>
+export const roleAllows = (role: Role, needed: Role): boolean => ROLES.indexOf(role) >= ROLES.indexOf(needed)
+
+/** An API key's scope: `read` calls GET only; `write` may do what an admin may. */
+export const KEY_SCOPES = ['read', 'write'] as const
+export const KeyScopeSchema = literals(KEY_SCOPES)
+export type KeyScope = Static<typeof KeyScopeSchema>
+
 export const PLAN_NAMES = ['trial', 'starter', 'pro', 'enterprise'] as const
 export const PlanNameSchema = literals(PLAN_NAMES)
 export type PlanName = Static<typeof PlanNameSchema>

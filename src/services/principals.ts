@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { Db } from '../store/db.js'
-import { findPrincipal, hashApiKey, type Principal } from '../store/orgs.js'
+import { findPrincipal, hashApiKey, touchKey, type Principal } from '../store/orgs.js'
 
 /**
  * How long a key's lookup is trusted. A key revoked, or a plan changed, through this
@@ -17,8 +17,10 @@ export const KEY_LOOKUP_TTL_MS = 2000
  */
 export class Principals {
   private readonly cache: LRUCache<string, Principal | false>
+  /** When each key's last use was written: at most once a minute, so a burst costs one write. */
+  private readonly touched = new LRUCache<string, true>({ max: 10_000, ttl: 60_000 })
 
-  constructor (db: Db, ttlMs = KEY_LOOKUP_TTL_MS) {
+  constructor (private readonly db: Db, ttlMs = KEY_LOOKUP_TTL_MS) {
     this.cache = new LRUCache<string, Principal | false>({
       max: 10_000,
       ttl: ttlMs,
@@ -28,6 +30,13 @@ export class Principals {
 
   async find (apiKey: string): Promise<Principal | undefined> {
     return (await this.cache.fetch(hashApiKey(apiKey))) || undefined
+  }
+
+  /** Records that a key was used (its lastUsedAt), in the background: a failed write loses a time, no request. */
+  touch (keyId: string): void {
+    if (this.touched.has(keyId)) return
+    this.touched.set(keyId, true)
+    touchKey(this.db, keyId, new Date()).catch(() => this.touched.delete(keyId))
   }
 
   /** After a key is revoked here. */

@@ -6,7 +6,14 @@ import type { ChangesTable } from './schema.js'
 // Snapshots (what a page read, each time it moved) and changes (what moved between two).
 // Changes not yet alerted (alerted_at null) are the alerts' outbox.
 
-export type ChangeRow = Selectable<ChangesTable>
+export type ChangeRow = Omit<Selectable<ChangesTable>, 'acknowledged_by_user'> & {
+  /** The e-mail of the person who acknowledged it (see ACKNOWLEDGER). */
+  acknowledger?: string | null
+}
+
+/** Who acknowledged a change, when a person did: their e-mail (a key's id is in acknowledged_by). */
+const ACKNOWLEDGER = sql<string | null>`(SELECT u.email FROM users u WHERE u.id = acknowledged_by_user)`
+  .as('acknowledger')
 
 export function changeView (c: ChangeRow) {
   return {
@@ -22,7 +29,8 @@ export function changeView (c: ChangeRow) {
     snapshotBeforeId: c.snapshot_before_id,
     snapshotAfterId: c.snapshot_after_id,
     acknowledgedAt: c.acknowledged_at,
-    acknowledgedBy: c.acknowledged_by,
+    acknowledgedBy: c.acknowledged_by ?? c.acknowledger ?? null,
+    acknowledgedByKind: c.acknowledged_by ? 'key' as const : c.acknowledger ? 'person' as const : null,
     createdAt: c.created_at
   }
 }
@@ -95,6 +103,7 @@ export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page
   const offset = (page - 1) * pageSize
   const rows = await base
     .select(CHANGE_COLUMNS.map(c => `c.${c}` as const))
+    .select(ACKNOWLEDGER)
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id', 'desc')
     .limit(pageSize)
@@ -128,29 +137,42 @@ export async function getChange (db: Db, orgId: string, id: string) {
   const row = await db
     .selectFrom('changes')
     .select([...CHANGE_COLUMNS])
+    .select(ACKNOWLEDGER)
     .where('id', '=', id)
     .where('org_id', '=', orgId)
     .executeTakeFirst()
   return row ? changeView(row) : undefined
 }
 
-/** Idempotent: a second acknowledgement keeps the first one's time and key. */
-export async function setAcknowledged (db: Db, orgId: string, id: string, keyId: string | null) {
-  const row = await db
+/** Who acknowledges: an API key or a person. */
+export type Acknowledger = { keyId: string } | { userId: string }
+
+/**
+ * Idempotent: a second acknowledgement keeps the first one's time and author. `by` null
+ * undoes it. Many ids at once (the app's inbox); the changes of other organisations are
+ * left alone. Returns the changes as they now are.
+ */
+export async function setAcknowledged (db: Db, orgId: string, ids: string[], by: Acknowledger | null) {
+  if (ids.length === 0) return []
+  const rows = await db
     .updateTable('changes')
     .set(
-      keyId
+      by
         ? {
             acknowledged_at: sql`coalesce(acknowledged_at, now())`,
-            acknowledged_by: sql`coalesce(acknowledged_by, ${keyId}::uuid)`
+            acknowledged_by: sql`CASE WHEN acknowledged_at IS NULL THEN ${'keyId' in by ? by.keyId : null}::uuid
+              ELSE acknowledged_by END`,
+            acknowledged_by_user: sql`CASE WHEN acknowledged_at IS NULL THEN ${'userId' in by ? by.userId : null}::uuid
+              ELSE acknowledged_by_user END`
           }
-        : { acknowledged_at: null, acknowledged_by: null }
+        : { acknowledged_at: null, acknowledged_by: null, acknowledged_by_user: null }
     )
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .where('org_id', '=', orgId)
     .returning([...CHANGE_COLUMNS])
-    .executeTakeFirst()
-  return row ? changeView(row) : undefined
+    .returning(ACKNOWLEDGER)
+    .execute()
+  return rows.map(changeView)
 }
 
 /** The text of a snapshot, the "before" of the next comparison. */
@@ -313,4 +335,20 @@ function oneSnapshot (db: Db, pageId: string, id: string | 'latest') {
     ])
     .where('s.page_id', '=', pageId)
   return id === 'latest' ? q.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(1) : q.where('s.id', '=', id)
+}
+
+/** Each domain's changes not yet acknowledged, counted by severity. */
+export async function openChangesByDomain (db: Db, orgId: string, domainIds: string[]) {
+  if (domainIds.length === 0) return new Map<string, Partial<Record<Severity, number>>>()
+  const rows = await db
+    .selectFrom('changes')
+    .select(['domain_id', 'severity', sql<number>`count(*)::int`.as('n')])
+    .where('org_id', '=', orgId)
+    .where('domain_id', 'in', domainIds)
+    .where('acknowledged_at', 'is', null)
+    .groupBy(['domain_id', 'severity'])
+    .execute()
+  const open = new Map<string, Partial<Record<Severity, number>>>()
+  for (const r of rows) open.set(r.domain_id, { ...open.get(r.domain_id), [r.severity]: r.n })
+  return open
 }

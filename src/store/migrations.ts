@@ -205,6 +205,57 @@ const migrations: Record<string, string[]> = {
     "UPDATE pages SET page_type_source = 'address' WHERE page_type_confidence = 1.00 AND page_type = 'other'",
     // When the page's failure was alerted: its next failures are not, its recovery is.
     'ALTER TABLE pages ADD COLUMN failure_alerted_at timestamptz'
+  ],
+  '0005_people': [
+    // E-mail addresses are compared as lower case; the hash is argon2id's encoded string.
+    `CREATE TABLE users (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      email text NOT NULL UNIQUE CHECK (email = lower(email)),
+      name text,
+      password_hash text,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE TABLE memberships (
+      user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      role text NOT NULL CHECK (role IN ('viewer', 'editor', 'admin', 'owner')),
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (user_id, org_id)
+    )`,
+    'CREATE INDEX memberships_org ON memberships (org_id)',
+    // A session is known by the SHA-256 of its cookie; the organisation is the one the person works in.
+    `CREATE TABLE sessions (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      token_hash text NOT NULL UNIQUE,
+      user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      org_id uuid REFERENCES orgs (id) ON DELETE SET NULL,
+      user_agent text,
+      ip text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      last_seen_at timestamptz NOT NULL DEFAULT now(),
+      expires_at timestamptz NOT NULL
+    )`,
+    'CREATE INDEX sessions_user ON sessions (user_id)',
+    // One-time links: the first owner's account, a password reset, an invitation. Known by their hash.
+    `CREATE TABLE account_tokens (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      token_hash text NOT NULL UNIQUE,
+      purpose text NOT NULL CHECK (purpose IN ('setup', 'reset', 'invite')),
+      email text,
+      user_id uuid REFERENCES users (id) ON DELETE CASCADE,
+      org_id uuid REFERENCES orgs (id) ON DELETE CASCADE,
+      role text CHECK (role IN ('viewer', 'editor', 'admin', 'owner')),
+      invited_by uuid REFERENCES users (id) ON DELETE SET NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      expires_at timestamptz NOT NULL,
+      used_at timestamptz
+    )`,
+    'CREATE INDEX account_tokens_org ON account_tokens (org_id) WHERE purpose = \'invite\'',
+    // Keys made before scopes write, as they always could.
+    "ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'write' CHECK (scope IN ('read', 'write'))",
+    'ALTER TABLE api_keys ADD COLUMN created_by uuid REFERENCES users (id) ON DELETE SET NULL',
+    'ALTER TABLE api_keys ADD COLUMN last_used_at timestamptz',
+    'ALTER TABLE changes ADD COLUMN acknowledged_by_user uuid REFERENCES users (id) ON DELETE SET NULL'
   ]
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Org } from '../domain/plans.js'
-import type { PlanName } from '../domain/vocabulary.js'
+import type { KeyScope, PlanName } from '../domain/vocabulary.js'
 import type { Db } from './db.js'
 
 // Organisations and their API keys.
@@ -25,37 +25,58 @@ export function hashApiKey (key: string): string {
   return createHash('sha256').update(key).digest('hex')
 }
 
-export async function issueKey (db: Db, orgId: string): Promise<{ id: string, apiKey: string }> {
+export async function issueKey (
+  db: Db,
+  orgId: string,
+  opts: { scope?: KeyScope, createdBy?: string } = {}
+): Promise<{ id: string, apiKey: string, scope: KeyScope }> {
   const apiKey = newApiKey()
+  const scope = opts.scope ?? 'write'
   const row = await db
     .insertInto('api_keys')
-    .values({ org_id: orgId, key_hash: hashApiKey(apiKey), key_prefix: apiKey.slice(0, 12) })
+    .values({
+      org_id: orgId,
+      key_hash: hashApiKey(apiKey),
+      key_prefix: apiKey.slice(0, 12),
+      scope,
+      created_by: opts.createdBy ?? null
+    })
     .returning('id')
     .executeTakeFirstOrThrow()
-  return { id: row.id, apiKey }
+  return { id: row.id, apiKey, scope }
 }
 
 /** An organisation's keys, newest first: the prefix that shows which key it is, never the key. */
 export async function listKeys (db: Db, orgId: string) {
   const rows = await db
-    .selectFrom('api_keys')
-    .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
-    .where('org_id', '=', orgId)
-    .orderBy('created_at', 'desc')
+    .selectFrom('api_keys as k')
+    .leftJoin('users as u', 'u.id', 'k.created_by')
+    .select(['k.id', 'k.key_prefix', 'k.scope', 'k.created_at', 'k.revoked_at', 'k.last_used_at', 'u.email'])
+    .where('k.org_id', '=', orgId)
+    .orderBy('k.created_at', 'desc')
     .execute()
   return rows.map(k => ({
     id: k.id,
     prefix: k.key_prefix,
+    scope: k.scope,
+    createdBy: k.email,
     createdAt: k.created_at.toISOString(),
+    lastUsedAt: k.last_used_at?.toISOString() ?? null,
     revokedAt: k.revoked_at?.toISOString() ?? null
   }))
 }
 
-export async function revokeKey (db: Db, keyId: string): Promise<boolean> {
+/** When a key was last used (written at most once a minute per key: see Principals). */
+export async function touchKey (db: Db, keyId: string, at: Date): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute()
+}
+
+export async function revokeKey (db: Db, keyId: string, orgId?: string): Promise<boolean> {
   const r = await db
     .updateTable('api_keys')
     .set({ revoked_at: new Date() })
     .where('id', '=', keyId)
+    .$if(orgId !== undefined, q => q.where('org_id', '=', orgId!))
     .where('revoked_at', 'is', null)
     .executeTakeFirst()
   return Number(r.numUpdatedRows) > 0
@@ -109,6 +130,7 @@ export async function setOrgPlan (
 export interface Principal {
   org: Org
   keyId: string
+  scope: KeyScope
 }
 
 /** The organisation of the key whose SHA-256 (hashApiKey) is `keyHash`, if it is not revoked. */
@@ -116,13 +138,21 @@ export async function findPrincipal (db: Db, keyHash: string): Promise<Principal
   const row = await db
     .selectFrom('api_keys')
     .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
-    .select(['api_keys.id as key_id', 'orgs.id', 'orgs.name', 'orgs.plan', 'orgs.trial_ends_at', 'orgs.created_at'])
+    .select([
+      'api_keys.id as key_id',
+      'api_keys.scope',
+      'orgs.id',
+      'orgs.name',
+      'orgs.plan',
+      'orgs.trial_ends_at',
+      'orgs.created_at'
+    ])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst()
   if (!row) return undefined
-  const { key_id: keyId, ...org } = row
-  return { org, keyId }
+  const { key_id: keyId, scope, ...org } = row
+  return { org, keyId, scope }
 }
 
 /** The organisations whose alerts come as a daily digest, with when their last one went. */

@@ -14,7 +14,9 @@ import type {
   RenderedWith,
   RenderMode,
   PausedReason,
+  KeyScope,
   PlanName,
+  Role,
   Severity
 } from '../domain/vocabulary.js'
 
@@ -42,6 +44,52 @@ export interface ApiKeysTable {
   key_prefix: string
   created_at: CreatedAt
   revoked_at: Timestamp | null
+  scope: ColumnType<KeyScope, KeyScope | undefined, KeyScope>
+  created_by: string | null
+  last_used_at: Timestamp | null
+}
+
+export interface UsersTable {
+  id: Generated<string>
+  email: string
+  name: string | null
+  password_hash: string | null
+  created_at: CreatedAt
+}
+
+export interface MembershipsTable {
+  user_id: string
+  org_id: string
+  role: Role
+  created_at: CreatedAt
+}
+
+export interface SessionsTable {
+  id: Generated<string>
+  token_hash: string
+  user_id: string
+  org_id: string | null
+  user_agent: string | null
+  ip: string | null
+  created_at: CreatedAt
+  last_seen_at: ColumnType<Date, Date | undefined, Date>
+  expires_at: Timestamp
+}
+
+export type TokenPurpose = 'setup' | 'reset' | 'invite'
+
+export interface AccountTokensTable {
+  id: Generated<string>
+  token_hash: string
+  purpose: TokenPurpose
+  email: string | null
+  user_id: string | null
+  org_id: string | null
+  role: Role | null
+  invited_by: string | null
+  created_at: CreatedAt
+  expires_at: Timestamp
+  used_at: Timestamp | null
 }
 
 export interface BillingPeriodsTable {
@@ -139,6 +187,7 @@ export interface ChangesTable {
   snapshot_after_id: string
   acknowledged_at: Timestamp | null
   acknowledged_by: string | null
+  acknowledged_by_user: string | null
   alerted_at: Timestamp | null
   created_at: CreatedAt
 }
@@ -201,4 +250,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   screenshots: ScreenshotsTable
   service_secrets: { name: string, value: string }
+  users: UsersTable
+  memberships: MembershipsTable
+  sessions: SessionsTable
+  account_tokens: AccountTokensTable
 }

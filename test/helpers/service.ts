@@ -37,6 +37,8 @@ export interface TestService {
   url: string
   /** The bootstrap organisation's key. */
   key: string
+  /** The first owner's one-time link of the web app. */
+  setupLink: string
   api: ApiClient
   stop(): Promise<void>
 }
@@ -69,10 +71,14 @@ export async function startTestService (
     ...env
   })
   let key = ''
+  let setupLink = ''
   const service = await startService(config, {
     logger: false,
     onBootstrapKey: k => {
       key = k
+    },
+    onSetupLink: l => {
+      setupLink = l
     }
   })
   const url = service.url ?? ''
@@ -80,6 +86,7 @@ export async function startTestService (
     service,
     url,
     key,
+    setupLink,
     api: new ApiClient(url, key),
     async stop () {
       await service.stop()

@@ -119,6 +119,7 @@ describe('discovery and crawling against a local site', () => {
     assert.deepEqual(Object.keys(c).sort(), [
       'acknowledgedAt',
       'acknowledgedBy',
+      'acknowledgedByKind',
       'changeType',
       'confidence',
       'createdAt',

@@ -2,7 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { AppError, notFound } from '../../domain/errors.js'
-import { PlanNameSchema as PlanSchema } from '../../domain/vocabulary.js'
+import { KeyScopeSchema, PlanNameSchema as PlanSchema } from '../../domain/vocabulary.js'
 import { createOrg, updateOrg } from '../../services/orgs.js'
 import { findOrg, issueKey, listKeys, listOrgs, orgView, revokeKey } from '../../store/orgs.js'
 import type { Principals } from '../../services/principals.js'
@@ -61,10 +61,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: stri
     }
   )
 
-  app.post('/orgs/:id/keys', { schema: { params: Id } }, async (req, reply) => {
+  app.post('/orgs/:id/keys', {
+    schema: { params: Id, body: Type.Optional(Type.Object({ scope: Type.Optional(KeyScopeSchema) })) }
+  }, async (req, reply) => {
     const org = await findOrg(db, req.params.id)
     if (!org) throw notFound('Organisation')
-    return await reply.code(201).send({ data: await issueKey(db, org.id) })
+    return await reply.code(201).send({ data: await issueKey(db, org.id, { scope: req.body?.scope }) })
   })
 
   app.get('/orgs/:id/keys', { schema: { params: Id } }, async req => {

@@ -99,14 +99,16 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
         tags: ['changes'],
         summary: 'Acknowledge a change',
         description:
-          'Sets acknowledgedAt and acknowledgedBy (the id of the calling API key). Idempotent: acknowledging again ' +
+          'Sets acknowledgedAt and acknowledgedBy (the id of the calling API key; `acknowledgedByKind` key). ' +
+          'Idempotent: acknowledging again ' +
           'keeps the first time and key.',
         params: IdParams,
         response: responses(200, Type.Ref(Change), [404])
       }
     },
     async req => {
-      const change = await setAcknowledged(db, req.principal!.org.id, req.params.id, req.principal!.keyId)
+      const by = { keyId: req.principal!.keyId }
+      const [change] = await setAcknowledged(db, req.principal!.org.id, [req.params.id], by)
       if (!change) throw notFound('Change')
       return { data: change }
     }
@@ -125,7 +127,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       }
     },
     async req => {
-      const change = await setAcknowledged(db, req.principal!.org.id, req.params.id, null)
+      const [change] = await setAcknowledged(db, req.principal!.org.id, [req.params.id], null)
       if (!change) throw notFound('Change')
       return { data: change }
     }

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { diffImage } from '../../changes/visual.js'
 import { verifyImageLink } from '../../alerts/signature.js'
 import { AppError, notFound } from '../../domain/errors.js'
 import { requirePage } from '../../services/pages.js'
-import { changeScreenshots, latestScreenshot } from '../../store/screenshots.js'
+import { changeImage } from '../../services/images.js'
+import { latestScreenshot } from '../../store/screenshots.js'
 import type { ApiDeps } from '../deps.js'
 import { literals, responses, Uuid } from '../schemas.js'
 
@@ -14,20 +14,7 @@ const png = (description: string) => ({
   200: { description, content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } }
 })
 
-type Which = 'before' | 'after' | 'diff'
 const WhichSchema = literals(['before', 'after', 'diff'] as const)
-
-async function changeImage (db: ApiDeps['db'], changeId: string, which: Which, orgId?: string): Promise<Buffer> {
-  const shots = await changeScreenshots(db, changeId, orgId)
-  if (!shots) throw notFound('Change')
-  const { before, after } = shots
-  let image: Buffer | undefined
-  if (which === 'before') image = before?.image
-  else if (which === 'after') image = after?.image
-  else if (before && after) image = diffImage(before.image, after.image, shots.diffData.visual?.regions ?? [])
-  if (!image) throw notFound(`The ${which} screenshot of this change`)
-  return image
-}
 
 /**
  * The keyless links of webhook and Slack payloads (see signedImageLinks): outside /api

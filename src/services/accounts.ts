@@ -1,0 +1,286 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { hash, verify } from '@node-rs/argon2'
+import { AppError, validation } from '../domain/errors.js'
+import { roleAllows, type Role } from '../domain/vocabulary.js'
+import {
+  anyUserExists,
+  deleteMember,
+  deleteSessions,
+  findLiveSession,
+  findUser,
+  findUserByEmail,
+  findUsableToken,
+  insertAccountToken,
+  insertSession,
+  insertUser,
+  lockOwners,
+  memberRole,
+  membershipsOf,
+  putMember,
+  setMemberRole,
+  setPasswordHash,
+  touchSession,
+  useToken,
+  type User
+} from '../store/accounts.js'
+import type { Db } from '../store/db.js'
+import type { TokenPurpose } from '../store/schema.js'
+
+// People's accounts: passwords (argon2id), sessions kept in the database, and one-time
+// links for the first owner, password resets and invitations. What a person may do in an
+// organisation is their role's (domain/vocabulary.ts, roleAllows).
+
+/** How long each kind of one-time link works. */
+export const LINK_LIFETIME_MS: Record<TokenPurpose, number> = {
+  setup: 7 * 86_400_000,
+  reset: 3_600_000,
+  invite: 7 * 86_400_000
+}
+
+export interface SessionRules {
+  idleMs: number
+  maxMs: number
+}
+
+/** A session's last request is written at most this often: a page's burst of requests costs one write. */
+const TOUCH_EVERY_MS = 60_000
+
+export const newSecret = () => randomBytes(32).toString('base64url')
+export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/** An e-mail as stored (trimmed, lower case), or undefined when it is not one. */
+export function normalizeEmail (raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined
+  const email = raw.trim().toLowerCase()
+  return email.length <= 254 && EMAIL.test(email) ? email : undefined
+}
+
+export const PASSWORD_MIN = 10
+export const PASSWORD_MAX = 200
+
+export function passwordProblem (password: unknown): string | undefined {
+  if (typeof password !== 'string' || password.length < PASSWORD_MIN) {
+    return `The password needs at least ${PASSWORD_MIN} characters`
+  }
+  if (password.length > PASSWORD_MAX) return `The password may have at most ${PASSWORD_MAX} characters`
+  return undefined
+}
+
+// Verified when the e-mail is unknown, so that an unknown e-mail takes as long as a wrong password.
+let decoyHash: Promise<string> | undefined
+const decoy = async () => await (decoyHash ??= hash(newSecret()))
+
+/** The person whose e-mail and password these are; undefined otherwise, in the same time either way. */
+export async function checkPassword (db: Db, email: string, password: string): Promise<User | undefined> {
+  const user = normalizeEmail(email) ? await findUserByEmail(db, normalizeEmail(email)!) : undefined
+  const ok = await verify(user?.password_hash ?? await decoy(), password.slice(0, PASSWORD_MAX)).catch(() => false)
+  return user?.password_hash && ok ? user : undefined
+}
+
+export async function startSession (
+  db: Db,
+  rules: SessionRules,
+  userId: string,
+  meta: { userAgent?: string, ip?: string, orgId?: string },
+  now = new Date()
+): Promise<{ token: string, id: string }> {
+  const token = newSecret()
+  const orgId = meta.orgId ?? (await membershipsOf(db, userId))[0]?.org.id ?? null
+  const id = await insertSession(db, {
+    tokenHash: hashSecret(token),
+    userId,
+    orgId,
+    userAgent: meta.userAgent?.slice(0, 300) ?? null,
+    ip: meta.ip ?? null,
+    expiresAt: new Date(now.getTime() + rules.maxMs)
+  })
+  return { token, id }
+}
+
+/** The live session of a cookie's token, with its person; its last use is written now and then. */
+export async function findSession (db: Db, rules: SessionRules, token: string, now = new Date()) {
+  if (token.length > 100) return undefined
+  const session = await findLiveSession(db, hashSecret(token), new Date(now.getTime() - rules.idleMs), now)
+  if (session && now.getTime() - session.last_seen_at.getTime() > TOUCH_EVERY_MS) {
+    await touchSession(db, session.id, now)
+  }
+  return session
+}
+
+export async function endSession (db: Db, userId: string, sessionId: string): Promise<void> {
+  await deleteSessions(db, userId, { id: sessionId })
+}
+
+/** A one-time link's secret; only its hash is stored. */
+async function issueLink (
+  db: Db,
+  purpose: TokenPurpose,
+  fields: { email?: string, userId?: string, orgId?: string, role?: Role, invitedBy?: string },
+  now: Date
+): Promise<string> {
+  const secret = newSecret()
+  await insertAccountToken(db, {
+    tokenHash: hashSecret(secret),
+    purpose,
+    ...fields,
+    expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS[purpose])
+  })
+  return secret
+}
+
+/** The first owner's link, while nobody has an account: it makes its holder the owner of `orgId`. */
+export async function firstOwnerLink (db: Db, orgId: string, now = new Date()): Promise<string | undefined> {
+  if (await anyUserExists(db)) return undefined
+  return await issueLink(db, 'setup', { orgId, role: 'owner' }, now)
+}
+
+/** What a link is for, while it works (to show its form), without using it. */
+export async function peekLink (db: Db, purpose: TokenPurpose, secret: string, now = new Date()) {
+  if (secret.length > 100) return undefined
+  return await findUsableToken(db, hashSecret(secret), purpose, now)
+}
+
+export interface NewAccount {
+  email: string
+  name?: string
+  password: string
+}
+
+function checkAccount (a: NewAccount): { email: string, name: string | null } {
+  const email = normalizeEmail(a.email)
+  if (!email) throw validation('email', 'Enter an e-mail address such as name@example.com')
+  const problem = passwordProblem(a.password)
+  if (problem) throw validation('password', problem)
+  return { email, name: a.name?.trim().slice(0, 200) || null }
+}
+
+/**
+ * Uses a setup or invitation link: a new person with the password, or (invitation) a
+ * person who already has an account, who must give its password. Either way they become a
+ * member with the link's role. The link works once.
+ */
+export async function acceptLink (
+  db: Db,
+  purpose: 'setup' | 'invite',
+  secret: string,
+  account: NewAccount,
+  now = new Date()
+): Promise<{ user: User, orgId: string }> {
+  const { email, name } = checkAccount(account)
+  const existing = await findUserByEmail(db, email)
+  if (existing && !(await checkPassword(db, email, account.password))) {
+    throw new AppError('UNAUTHORIZED', 'This e-mail has an account: enter its password to join')
+  }
+  const passwordHash = existing ? undefined : await hash(account.password)
+  return await db.transaction().execute(async tx => {
+    const link = await useToken(tx, hashSecret(secret), purpose, now)
+    if (!link || !link.org_id || !link.role) throw new AppError('NOT_FOUND', 'This link has expired or was used')
+    if (link.email && link.email !== email) {
+      throw validation('email', 'This invitation is for another e-mail address')
+    }
+    const user = existing ?? await insertUser(tx, { email, name, passwordHash: passwordHash! })
+    await putMember(tx, user.id, link.org_id, link.role)
+    return { user, orgId: link.org_id }
+  })
+}
+
+/** An invitation's secret, for `email` to join with `role`. Only an owner may invite an owner. */
+export async function invite (
+  db: Db,
+  actor: { userId?: string, role: Role },
+  orgId: string,
+  rawEmail: string,
+  role: Role,
+  now = new Date()
+): Promise<{ secret: string, email: string }> {
+  const email = normalizeEmail(rawEmail)
+  if (!email) throw validation('email', 'Enter an e-mail address such as name@example.com')
+  assertMay(actor.role, 'admin')
+  if (role === 'owner') assertMay(actor.role, 'owner')
+  const secret = await issueLink(db, 'invite', { email, orgId, role, invitedBy: actor.userId }, now)
+  return { secret, email }
+}
+
+/** A reset link for the e-mail's account, or undefined (the caller answers the same either way). */
+export async function requestReset (db: Db, rawEmail: string, now = new Date()): Promise<string | undefined> {
+  const email = normalizeEmail(rawEmail)
+  const user = email ? await findUserByEmail(db, email) : undefined
+  if (!user) return undefined
+  return await issueLink(db, 'reset', { userId: user.id, email: user.email }, now)
+}
+
+/** Sets a new password through a reset link, and ends every session of the person. */
+export async function resetPassword (db: Db, secret: string, password: string, now = new Date()): Promise<User> {
+  const problem = passwordProblem(password)
+  if (problem) throw validation('password', problem)
+  const passwordHash = await hash(password)
+  return await db.transaction().execute(async tx => {
+    const link = await useToken(tx, hashSecret(secret), 'reset', now)
+    const user = link?.user_id ? await findUser(tx, link.user_id) : undefined
+    if (!user) throw new AppError('NOT_FOUND', 'This link has expired or was used')
+    await setPasswordHash(tx, user.id, passwordHash)
+    await deleteSessions(tx, user.id, {})
+    return user
+  })
+}
+
+/** A new password for a signed-in person, who proves the current one; their other sessions end. */
+export async function changePassword (db: Db, user: { id: string, email: string }, current: string, next: string,
+  keepSession: string): Promise<void> {
+  if (!(await checkPassword(db, user.email, current))) {
+    throw validation('currentPassword', 'The current password is not right')
+  }
+  const problem = passwordProblem(next)
+  if (problem) throw validation('password', problem)
+  await setPasswordHash(db, user.id, await hash(next))
+  await deleteSessions(db, user.id, { keep: keepSession })
+}
+
+/** Refuses, with the contract's 403, what the role does not allow. */
+export function assertMay (role: Role, needed: Role): void {
+  if (!roleAllows(role, needed)) {
+    throw new AppError('FORBIDDEN', `This needs the ${needed} role or higher; you are ${articled(role)}`)
+  }
+}
+
+const articled = (role: Role) => `${role === 'admin' || role === 'owner' || role === 'editor' ? 'an' : 'a'} ${role}`
+
+/**
+ * Gives a member another role, or removes them (`role` null). Admins manage viewers,
+ * editors and admins; only an owner touches an owner or makes one; the last owner stays.
+ */
+export async function changeMember (
+  db: Db,
+  actor: { userId: string, role: Role },
+  orgId: string,
+  userId: string,
+  role: Role | null
+): Promise<void> {
+  const leaving = role === null && actor.userId === userId
+  if (!leaving) assertMay(actor.role, 'admin')
+  await db.transaction().execute(async tx => {
+    const owners = await lockOwners(tx, orgId)
+    const current = await memberRole(tx, orgId, userId)
+    if (!current) throw new AppError('NOT_FOUND', 'Member not found')
+    if ((current === 'owner' || role === 'owner') && !leaving) assertMay(actor.role, 'owner')
+    if (current === 'owner' && role !== 'owner' && owners.length === 1) {
+      throw new AppError('CONFLICT', 'The last owner cannot leave or lose the role: make another member owner first')
+    }
+    if (role === null) await deleteMember(tx, orgId, userId)
+    else await setMemberRole(tx, orgId, userId, role)
+  })
+}
+
+/** Makes a person a member with a role directly (the operator's CLI and admin API). */
+export async function addUser (db: Db, orgId: string, account: NewAccount, role: Role): Promise<User> {
+  const { email, name } = checkAccount(account)
+  const passwordHash = await hash(account.password)
+  return await db.transaction().execute(async tx => {
+    if (await findUserByEmail(tx, email)) throw new AppError('CONFLICT', `${email} already has an account`)
+    const user = await insertUser(tx, { email, name, passwordHash })
+    await putMember(tx, user.id, orgId, role)
+    return user
+  })
+}

@@ -1,0 +1,258 @@
+import type { Org } from '../domain/plans.js'
+import type { Role } from '../domain/vocabulary.js'
+import type { Db } from './db.js'
+import type { TokenPurpose } from './schema.js'
+
+// People: users, their memberships of organisations, their sessions, and one-time links
+// (first owner, password reset, invitation). Sessions and links are known by the SHA-256
+// of their secret, never by the secret.
+
+export interface User {
+  id: string
+  email: string
+  name: string | null
+  password_hash: string | null
+}
+
+export async function findUserByEmail (db: Db, email: string): Promise<User | undefined> {
+  return await db
+    .selectFrom('users')
+    .select(['id', 'email', 'name', 'password_hash'])
+    .where('email', '=', email)
+    .executeTakeFirst()
+}
+
+export async function findUser (db: Db, id: string): Promise<User | undefined> {
+  return await db.selectFrom('users').select(['id', 'email', 'name', 'password_hash']).where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export async function anyUserExists (db: Db): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined
+}
+
+export async function insertUser (db: Db, u: { email: string, name: string | null, passwordHash: string }) {
+  return await db
+    .insertInto('users')
+    .values({ email: u.email, name: u.name, password_hash: u.passwordHash })
+    .returning(['id', 'email', 'name', 'password_hash'])
+    .executeTakeFirstOrThrow()
+}
+
+export async function setPasswordHash (db: Db, userId: string, hash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute()
+}
+
+export async function setUserName (db: Db, userId: string, name: string | null): Promise<void> {
+  await db.updateTable('users').set({ name }).where('id', '=', userId).execute()
+}
+
+// Memberships
+
+export interface Membership {
+  org: Org
+  role: Role
+}
+
+export async function membershipsOf (db: Db, userId: string): Promise<Membership[]> {
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('orgs as o', 'o.id', 'm.org_id')
+    .select(['m.role', 'o.id', 'o.name', 'o.plan', 'o.trial_ends_at', 'o.created_at'])
+    .where('m.user_id', '=', userId)
+    .orderBy('o.name')
+    .execute()
+  return rows.map(({ role, ...org }) => ({ org, role }))
+}
+
+/** Adds a member, or gives an existing one the role (an invitation accepted by a member). */
+export async function putMember (db: Db, userId: string, orgId: string, role: Role): Promise<void> {
+  await db
+    .insertInto('memberships')
+    .values({ user_id: userId, org_id: orgId, role })
+    .onConflict(oc => oc.columns(['user_id', 'org_id']).doUpdateSet({ role }))
+    .execute()
+}
+
+export async function listMembers (db: Db, orgId: string) {
+  return await db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.email', 'u.name', 'm.role', 'm.created_at'])
+    .where('m.org_id', '=', orgId)
+    .orderBy('u.email')
+    .execute()
+}
+
+export async function memberRole (db: Db, orgId: string, userId: string): Promise<Role | undefined> {
+  return (await db.selectFrom('memberships').select('role').where('org_id', '=', orgId).where('user_id', '=', userId)
+    .executeTakeFirst())?.role
+}
+
+/** The organisation's owners, locked so that two changes cannot remove the last one together. */
+export async function lockOwners (db: Db, orgId: string): Promise<string[]> {
+  const rows = await db.selectFrom('memberships').select('user_id').where('org_id', '=', orgId)
+    .where('role', '=', 'owner').forUpdate().execute()
+  return rows.map(r => r.user_id)
+}
+
+export async function setMemberRole (db: Db, orgId: string, userId: string, role: Role): Promise<boolean> {
+  const r = await db.updateTable('memberships').set({ role }).where('org_id', '=', orgId)
+    .where('user_id', '=', userId).executeTakeFirst()
+  return Number(r.numUpdatedRows) > 0
+}
+
+export async function deleteMember (db: Db, orgId: string, userId: string): Promise<boolean> {
+  const r = await db.deleteFrom('memberships').where('org_id', '=', orgId).where('user_id', '=', userId)
+    .executeTakeFirst()
+  return Number(r.numDeletedRows) > 0
+}
+
+// Sessions
+
+export interface NewSession {
+  tokenHash: string
+  userId: string
+  orgId: string | null
+  userAgent: string | null
+  ip: string | null
+  expiresAt: Date
+}
+
+export async function insertSession (db: Db, s: NewSession): Promise<string> {
+  const row = await db
+    .insertInto('sessions')
+    .values({
+      token_hash: s.tokenHash,
+      user_id: s.userId,
+      org_id: s.orgId,
+      user_agent: s.userAgent,
+      ip: s.ip,
+      expires_at: s.expiresAt
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+/** A session that has not expired, idle or absolutely, with its person. */
+export async function findLiveSession (db: Db, tokenHash: string, idleSince: Date, now: Date) {
+  return await db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id', 's.user_id', 's.org_id', 's.last_seen_at', 'u.email', 'u.name'])
+    .where('s.token_hash', '=', tokenHash)
+    .where('s.expires_at', '>', now)
+    .where('s.last_seen_at', '>', idleSince)
+    .executeTakeFirst()
+}
+
+export async function touchSession (db: Db, id: string, at: Date): Promise<void> {
+  await db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute()
+}
+
+export async function setSessionOrg (db: Db, id: string, orgId: string): Promise<void> {
+  await db.updateTable('sessions').set({ org_id: orgId }).where('id', '=', id).execute()
+}
+
+export async function listSessions (db: Db, userId: string, idleSince: Date, now: Date) {
+  return await db
+    .selectFrom('sessions')
+    .select(['id', 'user_agent', 'ip', 'created_at', 'last_seen_at'])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .where('last_seen_at', '>', idleSince)
+    .orderBy('last_seen_at', 'desc')
+    .execute()
+}
+
+/** Ends one session of the person (`id`), or all but `keep`, or all. */
+export async function deleteSessions (db: Db, userId: string, which: { id?: string, keep?: string }) {
+  await db
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .$if(which.id !== undefined, q => q.where('id', '=', which.id!))
+    .$if(which.keep !== undefined, q => q.where('id', '<>', which.keep!))
+    .execute()
+}
+
+export async function deleteExpiredSessions (db: Db, idleSince: Date, now: Date): Promise<void> {
+  await db.deleteFrom('sessions').where(eb => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', idleSince)]))
+    .execute()
+}
+
+// One-time links
+
+export interface NewAccountToken {
+  tokenHash: string
+  purpose: TokenPurpose
+  email?: string
+  userId?: string
+  orgId?: string
+  role?: Role
+  invitedBy?: string
+  expiresAt: Date
+}
+
+export async function insertAccountToken (db: Db, t: NewAccountToken): Promise<string> {
+  const row = await db
+    .insertInto('account_tokens')
+    .values({
+      token_hash: t.tokenHash,
+      purpose: t.purpose,
+      email: t.email ?? null,
+      user_id: t.userId ?? null,
+      org_id: t.orgId ?? null,
+      role: t.role ?? null,
+      invited_by: t.invitedBy ?? null,
+      expires_at: t.expiresAt
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+const TOKEN_COLUMNS = ['id', 'purpose', 'email', 'user_id', 'org_id', 'role', 'expires_at'] as const
+
+/** A link that still works, without using it (to show its form). */
+export async function findUsableToken (db: Db, tokenHash: string, purpose: TokenPurpose, now: Date) {
+  return await db
+    .selectFrom('account_tokens')
+    .select([...TOKEN_COLUMNS])
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+}
+
+/** Uses a link: once, atomically; undefined when it was used, expired or never existed. */
+export async function useToken (db: Db, tokenHash: string, purpose: TokenPurpose, now: Date) {
+  return await db
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning([...TOKEN_COLUMNS])
+    .executeTakeFirst()
+}
+
+export async function listInvitations (db: Db, orgId: string, now: Date) {
+  return await db
+    .selectFrom('account_tokens')
+    .select(['id', 'email', 'role', 'created_at', 'expires_at'])
+    .where('org_id', '=', orgId)
+    .where('purpose', '=', 'invite')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .execute()
+}
+
+export async function cancelInvitation (db: Db, orgId: string, id: string, now: Date): Promise<boolean> {
+  const r = await db.updateTable('account_tokens').set({ used_at: now }).where('id', '=', id)
+    .where('org_id', '=', orgId).where('purpose', '=', 'invite').where('used_at', 'is', null).executeTakeFirst()
+  return Number(r.numUpdatedRows) > 0
+}

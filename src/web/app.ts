@@ -1,0 +1,107 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import cookie from '@fastify/cookie'
+import csrf from '@fastify/csrf-protection'
+import formbody from '@fastify/formbody'
+import { AppError } from '../domain/errors.js'
+import { findSession } from '../services/accounts.js'
+import { membershipsOf, setSessionOrg } from '../store/accounts.js'
+import { SCRIPT, STYLESHEET } from './static/assets.js'
+import { authRoutes } from './routes/auth.js'
+import { settingsRoutes } from './routes/settings.js'
+import { watchRoutes } from './routes/watch.js'
+import { html, Problem } from './views/layout.js'
+import { cookieOptions, sessionRules, SESSION_COOKIE, viewerOf, type WebDeps } from './context.js'
+
+// The web app under /app: server-rendered pages on the same services as the API, for
+// people signed in with a session cookie. Forms post and redirect; the core flows need
+// no script. Every form carries a CSRF token; a strict Content-Security-Policy forbids
+// inline script and framing.
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "object-src 'none'"
+].join('; ')
+
+export async function webApp (app: FastifyInstance, deps: WebDeps) {
+  const { db, settings: config } = deps
+  const rules = sessionRules(config)
+  await app.register(cookie)
+  await app.register(formbody, { bodyLimit: 64 * 1024 })
+  const cookieOpts = { ...cookieOptions(config), signed: false }
+  await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieOpts })
+  app.decorateRequest('person', null)
+
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('content-security-policy', CSP)
+    reply.header('x-content-type-options', 'nosniff')
+    reply.header('referrer-policy', 'same-origin')
+    if (!reply.getHeader('cache-control')) reply.header('cache-control', 'no-store')
+    return payload
+  })
+
+  app.addHook('preHandler', async (req, reply) => {
+    if (req.method === 'POST') {
+      await new Promise<void>((resolve, reject) => {
+        app.csrfProtection(req, reply, (err?: Error) => { if (err) reject(err); else resolve() })
+      })
+    }
+    const token = req.cookies[SESSION_COOKIE]
+    const session = token ? await findSession(db, rules, token) : undefined
+    if (session) {
+      const memberships = await membershipsOf(db, session.user_id)
+      const current = memberships.find(m => m.org.id === session.org_id) ?? memberships[0]
+      if (current) {
+        if (current.org.id !== session.org_id) await setSessionOrg(db, session.id, current.org.id)
+        req.person = {
+          userId: session.user_id,
+          email: session.email,
+          name: session.name,
+          sessionId: session.id,
+          org: current.org,
+          role: current.role,
+          orgs: memberships.map(m => ({ id: m.org.id, name: m.org.name }))
+        }
+      }
+    }
+    if (req.person || req.routeOptions.config?.public) return
+    if (session) throw new AppError('FORBIDDEN', 'You are not a member of any organisation any more.')
+    const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : ''
+    return await reply.redirect(`/app/sign-in${next}`, 303)
+  })
+
+  app.setErrorHandler(async (err: Error & { statusCode?: number, code?: string }, req, reply) => {
+    let status = err instanceof AppError ? err.statusCode : (err.statusCode ?? 500)
+    let message = err.message
+    if (err.code === 'FST_CSRF_MISSING_SECRET' || err.code === 'FST_CSRF_INVALID_TOKEN') {
+      status = 403
+      message = 'This form was not sent from this page, or it has expired. Go back, reload the page and try again.'
+    } else if (status >= 500) {
+      req.log.error({ err }, 'web app request failed')
+      message = 'Sitewatch could not do this just now. Try again in a moment.'
+    }
+    const viewer = req.person ? viewerOf(req, reply) : undefined
+    return await reply.code(status).type('text/html; charset=utf-8').send(html(Problem({ viewer, status, message })))
+  })
+  app.setNotFoundHandler(async (req, reply) => {
+    return await reply.code(404).type('text/html; charset=utf-8')
+      .send(html(Problem({ status: 404, message: `There is no page at ${req.url.slice(0, 200)}.` })))
+  })
+
+  const asset = (body: string, type: string) => async (_req: FastifyRequest, reply: FastifyReply) =>
+    await reply.type(type).header('cache-control', 'public, max-age=3600').send(body)
+  app.get('/static/app.css', { config: { public: true } }, asset(STYLESHEET, 'text/css; charset=utf-8'))
+  app.get('/static/app.js', { config: { public: true } }, asset(SCRIPT, 'text/javascript; charset=utf-8'))
+  app.get('/', async (_req, reply) => await reply.redirect('/app/domains', 303))
+
+  // The dependencies by name: the options this plugin was given also hold its prefix, which the routes' must not.
+  const shared = { db, queue: deps.queue, settings: config, mailer: deps.mailer, principals: deps.principals, rules }
+  await app.register(authRoutes, shared)
+  await app.register(watchRoutes, shared)
+  await app.register(settingsRoutes, shared)
+}

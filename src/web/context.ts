@@ -1,0 +1,105 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Config } from '../config.js'
+import { AppError } from '../domain/errors.js'
+import type { Org } from '../domain/plans.js'
+import { roleAllows, type Role } from '../domain/vocabulary.js'
+import type { Mailer } from '../mail/mailer.js'
+import type { JobQueue } from '../queue/queue.js'
+import type { SessionRules } from '../services/accounts.js'
+import type { Principals } from '../services/principals.js'
+import type { Db } from '../store/db.js'
+import type { Viewer } from './views/layout.js'
+
+// What the web app's routes share: its dependencies, the signed-in person, the session
+// cookie's settings, and small helpers for forms and answers.
+
+export interface WebDeps {
+  db: Db
+  queue: JobQueue
+  /** The settings (not `config`: Fastify reads a plugin's `config` option as its routes' config). */
+  settings: Config
+  mailer: Mailer
+  principals: Principals
+}
+
+/** The signed-in person of a request, in the organisation they work in. */
+export interface Person {
+  userId: string
+  email: string
+  name: string | null
+  sessionId: string
+  org: Org
+  role: Role
+  orgs: Array<{ id: string, name: string }>
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    person: Person | null
+  }
+  interface FastifyContextConfig {
+    /** Served without a session (sign-in, links from e-mails, the stylesheet). */
+    public?: boolean
+  }
+}
+
+export const SESSION_COOKIE = 'sw_session'
+
+export function sessionRules (config: Config): SessionRules {
+  return { idleMs: config.sessionIdleMinutes * 60_000, maxMs: config.sessionMaxDays * 86_400_000 }
+}
+
+export function cookieOptions (config: Config) {
+  return {
+    path: '/app',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: (config.publicBaseUrl ?? '').startsWith('https:')
+  }
+}
+
+/** What every page's frame needs of the person. */
+export function viewerOf (req: FastifyRequest, reply: FastifyReply): Viewer {
+  const p = req.person!
+  const accept = String(req.headers['accept-language'] ?? 'en').split(',')[0].split(';')[0].trim()
+  let locale = 'en'
+  try {
+    locale = Intl.NumberFormat.supportedLocalesOf([accept]).length > 0 ? accept : 'en'
+  } catch { /* not a language tag */ }
+  return {
+    email: p.email,
+    name: p.name,
+    role: p.role,
+    org: { id: p.org.id, name: p.org.name, plan: p.org.plan },
+    orgs: p.orgs,
+    csrf: reply.generateCsrf(),
+    locale
+  }
+}
+
+/** Refuses (403, explained) what the person's role does not allow. */
+export function requireRole (req: FastifyRequest, needed: Role): Person {
+  const p = req.person!
+  if (!roleAllows(p.role, needed)) {
+    const article = p.role === 'viewer' ? 'a' : 'an'
+    throw new AppError('FORBIDDEN', `This needs the ${needed} role or higher; you are ${article} ` +
+      `${p.role} in ${p.org.name}. Ask an admin of the organisation.`)
+  }
+  return p
+}
+
+/** A page's HTML answer. */
+export async function page (reply: FastifyReply, body: string, status = 200) {
+  return await reply.code(status).type('text/html; charset=utf-8').send(body)
+}
+
+/** A form's field as text (formbody gives strings, or arrays of them for repeated names). */
+export function field (body: unknown, name: string): string {
+  const v = (body as Record<string, unknown> | undefined)?.[name]
+  return typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : ''
+}
+
+export function fields (body: unknown, name: string): string[] {
+  const v = (body as Record<string, unknown> | undefined)?.[name]
+  return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string')
+}

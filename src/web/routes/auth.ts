@@ -1,0 +1,172 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../../domain/errors.js'
+import {
+  acceptLink,
+  checkPassword,
+  endSession,
+  normalizeEmail,
+  peekLink,
+  requestReset,
+  resetPassword,
+  startSession,
+  type SessionRules
+} from '../../services/accounts.js'
+import { cookieOptions, field, page, SESSION_COOKIE, type WebDeps } from '../context.js'
+import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn } from '../views/auth.js'
+import { html } from '../views/layout.js'
+
+// Signing in and out, the first owner's link, invitations, password resets. The answers
+// never tell whether an e-mail has an account; attempts are limited per address and per
+// account.
+
+const PUBLIC = { config: { public: true } }
+
+/** Where to go after signing in: only a path of the app itself. */
+const safeNext = (next: string) => /^\/app(\/[\w\-/?=&%.]*)?$/.test(next) && !next.startsWith('//') ? next : '/app/domains'
+
+export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules: SessionRules }) {
+  const { db, settings: config, mailer, rules } = deps
+  const base = (config.publicBaseUrl ?? '').replace(/\/$/, '')
+  const limit = (max: number, minutes: number, key: (req: FastifyRequest) => string) =>
+    app.createRateLimit({ max, timeWindow: minutes * 60_000, keyGenerator: key })
+  const perAddress = limit(20, 15, req => `web-addr:${req.ip}`)
+  const perAccount = limit(10, 15, req => `web-acct:${normalizeEmail(field(req.body, 'email')) ?? '-'}`)
+  const throttle = async (req: FastifyRequest) => {
+    for (const check of [perAddress, perAccount]) {
+      const r = await check(req)
+      if (!r.isAllowed && r.isExceeded) {
+        throw new AppError('RATE_LIMITED', `Too many attempts: try again in ${Math.max(1, r.ttlInSeconds)} seconds.`)
+      }
+    }
+  }
+
+  const signedIn = async (
+    req: FastifyRequest, reply: FastifyReply, userId: string, orgId?: string, to = '/app/domains'
+  ) => {
+    // A new session at every sign-in: a cookie planted before it is worth nothing after.
+    const old = req.cookies[SESSION_COOKIE]
+    if (old && req.person) await endSession(db, req.person.userId, req.person.sessionId)
+    const { token } = await startSession(db, rules, userId, {
+      userAgent: req.headers['user-agent'], ip: req.ip, orgId
+    })
+    reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(config), maxAge: rules.maxMs / 1000 })
+    return await reply.redirect(to, 303)
+  }
+
+  app.get('/sign-in', PUBLIC, async (req, reply) => {
+    const q = req.query as Record<string, string>
+    const notices: Record<string, string> = {
+      reset: 'Your password is set. Sign in with it.',
+      out: 'You are signed out.'
+    }
+    const notice = notices[q.done ?? '']
+    return await page(reply, html(SignIn({ csrf: reply.generateCsrf(), next: q.next, notice })))
+  })
+
+  app.post('/sign-in', PUBLIC, async (req, reply) => {
+    await throttle(req)
+    const email = field(req.body, 'email')
+    const user = await checkPassword(db, email, field(req.body, 'password'))
+    if (!user) {
+      return await page(reply, html(SignIn({
+        csrf: reply.generateCsrf(),
+        email,
+        next: field(req.body, 'next'),
+        error: 'That e-mail and password do not match an account.'
+      })), 401)
+    }
+    return await signedIn(req, reply, user.id, undefined, safeNext(field(req.body, 'next')))
+  })
+
+  app.post('/sign-out', async (req, reply) => {
+    await endSession(db, req.person!.userId, req.person!.sessionId)
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(config))
+    return await reply.redirect('/app/sign-in?done=out', 303)
+  })
+
+  // The first owner's link and invitations: the same form, a new account or an existing one's password.
+  for (const purpose of ['setup', 'invite'] as const) {
+    const title = purpose === 'setup' ? 'Create the owner account' : 'Join an organisation'
+    const intro = (role?: string | null) => purpose === 'setup'
+      ? 'Choose the e-mail and password of the organisation\'s owner.'
+      : `You are invited to join as ${role ?? 'a member'}. ` +
+        'Create your account, or enter the password of the one you have.'
+    app.get(`/${purpose}/:token`, PUBLIC, async (req, reply) => {
+      const { token } = req.params as { token: string }
+      const link = await peekLink(db, purpose, token)
+      if (!link) return await page(reply, html(LinkGone()), 404)
+      return await page(reply, html(CreateAccount({
+        csrf: reply.generateCsrf(),
+        action: `/app/${purpose}/${token}`,
+        title,
+        intro: intro(link.role),
+        email: link.email ?? undefined,
+        emailFixed: Boolean(link.email)
+      })))
+    })
+    app.post(`/${purpose}/:token`, PUBLIC, async (req, reply) => {
+      await throttle(req)
+      const { token } = req.params as { token: string }
+      const link = await peekLink(db, purpose, token)
+      if (!link) return await page(reply, html(LinkGone()), 404)
+      try {
+        const { user, orgId } = await acceptLink(db, purpose, token, {
+          email: field(req.body, 'email'), name: field(req.body, 'name'), password: field(req.body, 'password')
+        })
+        return await signedIn(req, reply, user.id, orgId)
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'NOT_FOUND') throw err
+        return await page(reply, html(CreateAccount({
+          csrf: reply.generateCsrf(),
+          action: `/app/${purpose}/${token}`,
+          title,
+          intro: intro(link.role),
+          email: link.email ?? field(req.body, 'email'),
+          emailFixed: Boolean(link.email),
+          error: err.message
+        })), err.statusCode)
+      }
+    })
+  }
+
+  app.get('/reset', PUBLIC, async (_req, reply) =>
+    await page(reply, html(ResetRequest({ csrf: reply.generateCsrf() }))))
+
+  app.post('/reset', PUBLIC, async (req, reply) => {
+    await throttle(req)
+    const secret = await requestReset(db, field(req.body, 'email'))
+    if (secret) {
+      await mailer.send({
+        to: normalizeEmail(field(req.body, 'email'))!,
+        subject: 'Reset your Sitewatch password',
+        text: 'Someone asked to reset the password of your Sitewatch account.\n\nChoose a new one here (the link ' +
+          `works once, for an hour):\n\n${base}/app/reset/${secret}\n\nIf it was not you, ignore this e-mail.\n`
+      })
+    }
+    // The same answer whether or not the e-mail has an account.
+    return await page(reply, html(ResetRequest({
+      csrf: reply.generateCsrf(),
+      notice: 'If this e-mail has an account, a reset link is on its way. It works for an hour.'
+    })))
+  })
+
+  app.get('/reset/:token', PUBLIC, async (req, reply) => {
+    const { token } = req.params as { token: string }
+    if (!(await peekLink(db, 'reset', token))) return await page(reply, html(LinkGone()), 404)
+    return await page(reply, html(ResetForm({ csrf: reply.generateCsrf(), action: `/app/reset/${token}` })))
+  })
+
+  app.post('/reset/:token', PUBLIC, async (req, reply) => {
+    const { token } = req.params as { token: string }
+    try {
+      await resetPassword(db, token, field(req.body, 'password'))
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') return await page(reply, html(LinkGone()), 404)
+      if (!(err instanceof AppError)) throw err
+      const form = ResetForm({ csrf: reply.generateCsrf(), action: `/app/reset/${token}`, error: err.message })
+      return await page(reply, html(form), 400)
+    }
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(config))
+    return await reply.redirect('/app/sign-in?done=reset', 303)
+  })
+}

@@ -1,0 +1,159 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, notFound } from '../../domain/errors.js'
+import { describeUsage, PLANS } from '../../domain/plans.js'
+import { ROLES, type Role } from '../../domain/vocabulary.js'
+import { changeMember, changePassword, invite, type SessionRules } from '../../services/accounts.js'
+import { currentPeriod } from '../../store/billing.js'
+import {
+  cancelInvitation,
+  deleteSessions,
+  listInvitations,
+  listMembers,
+  listSessions,
+  setSessionOrg
+} from '../../store/accounts.js'
+import { issueKey, listKeys, revokeKey } from '../../store/orgs.js'
+import { field, page, requireRole, viewerOf, type WebDeps } from '../context.js'
+import { html } from '../views/layout.js'
+import { AccountPage, KeysPage, MembersPage, UsagePage } from '../views/settings.js'
+
+// Usage, members and invitations, API keys, one's own account; switching organisation.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const DONE: Record<string, string> = {
+  invited: 'Invitation sent.',
+  changed: 'Member updated.',
+  cancelled: 'Invitation cancelled.',
+  revoked: 'Key revoked.',
+  password: 'Password changed; your other sessions are signed out.',
+  others: 'Your other sessions are signed out.'
+}
+const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
+
+export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { rules: SessionRules }) {
+  const { db, settings: config, mailer, principals, rules } = deps
+  const base = (config.publicBaseUrl ?? '').replace(/\/$/, '')
+
+  app.get('/usage', async (req, reply) => {
+    const org = req.person!.org
+    const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
+    return await page(reply, html(UsagePage({ viewer: viewerOf(req, reply), usage })))
+  })
+
+  const showMembers = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
+    const org = req.person!.org
+    const [members, invitations] = await Promise.all([listMembers(db, org.id), listInvitations(db, org.id, new Date())])
+    return await page(reply, html(MembersPage({
+      viewer: viewerOf(req, reply), members, invitations, me: req.person!.userId, notice: notice(req.query), error
+    })), status)
+  }
+  app.get('/members', async (req, reply) => await showMembers(req, reply))
+
+  app.post('/members/invite', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    const role = field(req.body, 'role') as Role
+    if (!ROLES.includes(role)) return await showMembers(req, reply, 'Choose a role.', 400)
+    try {
+      const { secret, email } = await invite(db, { userId: person.userId, role: person.role }, person.org.id,
+        field(req.body, 'email'), role)
+      await mailer.send({
+        to: email,
+        subject: `${person.name ?? person.email} invites you to ${person.org.name} on Sitewatch`,
+        text: `${person.name ?? person.email} invites you to join ${person.org.name} on Sitewatch as ${role}.\n\n` +
+          `Accept here (the link works once, for 7 days):\n\n${base}/app/invite/${secret}\n`
+      })
+      return await reply.redirect('/app/members?done=invited', 303)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode === 403) throw err
+      return await showMembers(req, reply, err.message, err.statusCode)
+    }
+  })
+
+  app.post('/members/:userId', async (req, reply) => {
+    const person = req.person!
+    const userId = (req.params as Record<string, string>).userId
+    if (!UUID.test(userId)) throw notFound('Member')
+    const choice = field(req.body, 'role')
+    const role = choice === 'remove' ? null : ROLES.includes(choice as Role) ? choice as Role : undefined
+    if (role === undefined) return await showMembers(req, reply, 'Choose a role.', 400)
+    try {
+      await changeMember(db, { userId: person.userId, role: person.role }, person.org.id, userId, role)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 409) throw err
+      return await showMembers(req, reply, err.message, 409)
+    }
+    const left = userId === person.userId && role === null
+    return await reply.redirect(left ? '/app/domains' : '/app/members?done=changed', 303)
+  })
+
+  app.post('/invitations/:id/cancel', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    const id = (req.params as Record<string, string>).id
+    if (!UUID.test(id) || !(await cancelInvitation(db, person.org.id, id, new Date()))) throw notFound('Invitation')
+    return await reply.redirect('/app/members?done=cancelled', 303)
+  })
+
+  const showKeys = async (req: FastifyRequest, reply: FastifyReply, created?: { apiKey: string, scope: string }) => {
+    const org = req.person!.org
+    return await page(reply, html(KeysPage({
+      viewer: viewerOf(req, reply),
+      apiAccess: PLANS[org.plan].features.apiAccess,
+      keys: await listKeys(db, org.id),
+      created,
+      notice: notice(req.query)
+    })))
+  }
+  app.get('/keys', async (req, reply) => await showKeys(req, reply))
+
+  app.post('/keys', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    if (!PLANS[person.org.plan].features.apiAccess) {
+      throw new AppError('FORBIDDEN', `The ${person.org.plan} plan does not include API access, so it has no API keys.`)
+    }
+    const scope = field(req.body, 'scope') === 'read' ? 'read' : 'write'
+    const key = await issueKey(db, person.org.id, { scope, createdBy: person.userId })
+    // Shown once, in this answer: it is not stored.
+    return await showKeys(req, reply, { apiKey: key.apiKey, scope })
+  })
+
+  app.post('/keys/:id/revoke', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    const id = (req.params as Record<string, string>).id
+    if (!UUID.test(id) || !(await revokeKey(db, id, person.org.id))) throw notFound('API key')
+    principals.forgetKey(id)
+    return await reply.redirect('/app/keys?done=revoked', 303)
+  })
+
+  const showAccount = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
+    const now = new Date()
+    const sessions = await listSessions(db, req.person!.userId, new Date(now.getTime() - rules.idleMs), now)
+    return await page(reply, html(AccountPage({
+      viewer: viewerOf(req, reply), sessions, current: req.person!.sessionId, notice: notice(req.query), error
+    })), status)
+  }
+  app.get('/account', async (req, reply) => await showAccount(req, reply))
+
+  app.post('/account/password', async (req, reply) => {
+    const person = req.person!
+    try {
+      await changePassword(db, { id: person.userId, email: person.email }, field(req.body, 'currentPassword'),
+        field(req.body, 'password'), person.sessionId)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 400) throw err
+      return await showAccount(req, reply, err.message, 400)
+    }
+    return await reply.redirect('/app/account?done=password', 303)
+  })
+
+  app.post('/account/sessions/end-others', async (req, reply) => {
+    await deleteSessions(db, req.person!.userId, { keep: req.person!.sessionId })
+    return await reply.redirect('/app/account?done=others', 303)
+  })
+
+  app.post('/org', async (req, reply) => {
+    const orgId = field(req.body, 'orgId')
+    if (!req.person!.orgs.some(o => o.id === orgId)) throw notFound('Organisation')
+    await setSessionOrg(db, req.person!.sessionId, orgId)
+    return await reply.redirect('/app/domains', 303)
+  })
+}

@@ -1,0 +1,200 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { parseDomainInput } from '../../crawl/url.js'
+import { AppError, notFound } from '../../domain/errors.js'
+import { asPlanAllows, describeUsage } from '../../domain/plans.js'
+import { CHANGE_TYPES, SEVERITIES, type ChangeType, type RenderMode, type Severity } from '../../domain/vocabulary.js'
+import { crawlNow, createDomain, removeDomain, requireDomain } from '../../services/domains.js'
+import { changeImage, type ChangeImage } from '../../services/images.js'
+import { addPageByHand, changePage } from '../../services/pages.js'
+import { currentPeriod } from '../../store/billing.js'
+import { getChange, listChanges, openChangesByDomain, setAcknowledged } from '../../store/changes.js'
+import { getDomainDetails, listDomains } from '../../store/domains.js'
+import { findPage } from '../../store/pages.js'
+import { field, fields, page, requireRole, viewerOf, type Person, type WebDeps } from '../context.js'
+import { ChangePage, Inbox, type InboxFilters } from '../views/changes.js'
+import { DomainList, DomainPage } from '../views/domains.js'
+import { html } from '../views/layout.js'
+
+// Domains, their pages, and their changes: what people come for.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const id = (params: unknown, name = 'id') => {
+  const v = (params as Record<string, string>)[name]
+  if (!UUID.test(v)) throw notFound('This')
+  return v
+}
+const lines = (s: string) => s.split(/\r?\n/).map(l => l.trim()).filter(Boolean)
+const DONE: Record<string, string> = {
+  added: 'Domain added: Sitewatch is discovering its pages.',
+  crawl: 'A crawl of every monitored page is queued.',
+  page: 'Page added: its first check is queued.',
+  saved: 'Page settings saved.',
+  acknowledged: 'Acknowledged.',
+  deleted: 'Domain deleted.'
+}
+const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
+
+export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
+  const { db, queue, settings: config } = deps
+  const ctx = { db, queue }
+  const mappedHosts = new Set(config.crawlHostMap.keys())
+
+  const domainList = async (orgId: string) => {
+    const { items } = await listDomains(db, orgId, 1, 100)
+    const open = await openChangesByDomain(db, orgId, items.map(d => d.id))
+    return items.map(d => ({ ...d, open: open.get(d.id) ?? {} }))
+  }
+
+  app.get('/domains', async (req, reply) => {
+    const org = req.person!.org
+    const domains = (await domainList(org.id)).map(d => asPlanAllows(d, org))
+    return await page(reply, html(DomainList({ viewer: viewerOf(req, reply), domains, notice: notice(req.query) })))
+  })
+
+  app.post('/domains', async (req, reply) => {
+    const person = requireRole(req, 'editor')
+    const raw = field(req.body, 'domain')
+    try {
+      const parsed = parseDomainInput(raw, mappedHosts)
+      if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error)
+      const created = await createDomain(ctx, person.org, parsed.hostname)
+      return await reply.redirect(`/app/domains/${created.id}?done=added`, 303)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode === 403) throw err
+      const domains = await domainList(person.org.id)
+      const list = DomainList({ viewer: viewerOf(req, reply), domains, error: err.message, value: raw })
+      return await page(reply, html(list),
+        err.statusCode)
+    }
+  })
+
+  const showDomain = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
+    const org = req.person!.org
+    const domain = await requireDomain(ctx, org.id, id(req.params))
+    const details = asPlanAllows(await getDomainDetails(db, domain), org)
+    const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
+    return await page(reply, html(DomainPage({
+      viewer: viewerOf(req, reply),
+      domain: details,
+      rechecksLeft: usage.limits.manualRechecks.remaining,
+      error,
+      notice: notice(req.query)
+    })), status)
+  }
+
+  app.get('/domains/:id', async (req, reply) => await showDomain(req, reply))
+
+  /** A form's action: done → back to the domain with a notice; a refusal the person can fix → the domain with it. */
+  const onDomain = (action: (req: FastifyRequest & { person: Person }) => Promise<string>) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      requireRole(req, 'editor')
+      try {
+        return await reply.redirect(await action(req as FastifyRequest & { person: Person }), 303)
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
+        return await showDomain(req, reply, err.message, err.statusCode)
+      }
+    }
+
+  app.post('/domains/:id/crawl', onDomain(async req => {
+    await crawlNow(ctx, req.person.org, id(req.params))
+    return `/app/domains/${id(req.params)}?done=crawl`
+  }))
+
+  app.post('/domains/:id/pages', onDomain(async req => {
+    await addPageByHand(ctx, req.person.org, id(req.params), field(req.body, 'url'), undefined)
+    return `/app/domains/${id(req.params)}?done=page`
+  }))
+
+  app.post('/domains/:id/pages/:pageId', onDomain(async req => {
+    const render = field(req.body, 'render')
+    await changePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'), {
+      monitoringEnabled: field(req.body, 'monitoringEnabled') === 'on',
+      render: ['auto', 'always', 'never'].includes(render) ? render as RenderMode : null,
+      noiseRules: {
+        ignoreSelectors: lines(field(req.body, 'ignoreSelectors')),
+        ignorePatterns: lines(field(req.body, 'ignorePatterns')),
+        includeSelectors: lines(field(req.body, 'includeSelectors'))
+      }
+    })
+    return `/app/domains/${id(req.params)}?done=saved`
+  }))
+
+  app.post('/domains/:id/delete', onDomain(async req => {
+    await removeDomain(ctx, req.person.org.id, id(req.params))
+    return '/app/domains?done=deleted'
+  }))
+
+  app.get('/changes', async (req, reply) => {
+    const org = req.person!.org
+    const q = req.query as Record<string, string | undefined>
+    const filters: InboxFilters = {
+      severity: SEVERITIES.includes(q.severity as Severity) ? q.severity : undefined,
+      changeType: CHANGE_TYPES.includes(q.changeType as ChangeType) ? q.changeType : undefined,
+      domainId: q.domainId && UUID.test(q.domainId) ? q.domainId : undefined,
+      acknowledged: q.acknowledged === 'true' || q.acknowledged === 'false' ? q.acknowledged : undefined,
+      q: q.q?.trim().slice(0, 200) || undefined
+    }
+    const pageNo = Math.min(1000, Math.max(1, Number.parseInt(q.page ?? '1', 10) || 1))
+    const pageSize = 25
+    const [{ items, total }, domains] = await Promise.all([
+      listChanges(db, org.id, {
+        severity: filters.severity ? [filters.severity as Severity] : undefined,
+        changeType: filters.changeType ? [filters.changeType as ChangeType] : undefined,
+        domainId: filters.domainId,
+        acknowledged: filters.acknowledged === undefined ? undefined : filters.acknowledged === 'true',
+        q: filters.q
+      }, pageNo, pageSize),
+      listDomains(db, org.id, 1, 100)
+    ])
+    return await page(reply, html(Inbox({
+      viewer: viewerOf(req, reply),
+      changes: items,
+      total,
+      page: pageNo,
+      pageSize,
+      filters,
+      domains: domains.items.map(d => ({ id: d.id, domain: d.domain })),
+      notice: notice(req.query)
+    })))
+  })
+
+  app.post('/changes/acknowledge', async (req, reply) => {
+    const person = requireRole(req, 'viewer')
+    const ids = fields(req.body, 'ids').filter(x => UUID.test(x)).slice(0, 100)
+    await setAcknowledged(db, person.org.id, ids, { userId: person.userId })
+    return await reply.redirect('/app/changes?done=acknowledged', 303)
+  })
+
+  app.get('/changes/:id', async (req, reply) => {
+    const org = req.person!.org
+    const change = await getChange(db, org.id, id(req.params))
+    if (!change) throw notFound('Change')
+    const [pageRow, domain] = await Promise.all([
+      findPage(db, org.id, change.domainId, change.pageId),
+      requireDomain(ctx, org.id, change.domainId)
+    ])
+    return await page(reply, html(ChangePage({
+      viewer: viewerOf(req, reply),
+      change,
+      pageUrl: pageRow?.url ?? '',
+      domain: domain.hostname,
+      acknowledger: change.acknowledgedByKind === 'person' ? change.acknowledgedBy : null,
+      notice: notice(req.query)
+    })))
+  })
+
+  app.post('/changes/:id/acknowledge', async (req, reply) => {
+    const person = requireRole(req, 'viewer')
+    const [change] = await setAcknowledged(db, person.org.id, [id(req.params)], { userId: person.userId })
+    if (!change) throw notFound('Change')
+    return await reply.redirect(`/app/changes/${change.id}?done=acknowledged`, 303)
+  })
+
+  app.get('/changes/:id/images/:which', async (req, reply) => {
+    const which = (req.params as Record<string, string>).which
+    if (!['before', 'after', 'diff'].includes(which)) throw notFound('Image')
+    const image = await changeImage(db, id(req.params), which as ChangeImage, req.person!.org.id)
+    return await reply.type('image/png').header('cache-control', 'private, max-age=3600').send(image)
+  })
+}

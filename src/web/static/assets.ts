@@ -1,0 +1,65 @@
+// The app's one stylesheet and its one script, served from memory under /app/static/.
+// No build step: what is here is what the browser gets.
+
+export const STYLESHEET = `
+:root { color-scheme: light dark; --bg: #f7f7f5; --card: #fff; --text: #1d1d1f; --muted: #5f6368; --line: #dcdcd7;
+  --accent: #1f5fbf; --accent-text: #fff; --low: #2e7d32; --medium: #8a6d00; --high: #c25400; --critical: #b3261e;
+  --del: #fde2e1; --ins: #dcf5e3; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+@media (prefers-color-scheme: dark) { :root { --bg: #151618; --card: #1f2023; --text: #ececec; --muted: #a5a8ad;
+  --line: #393b40; --accent: #7fb0ff; --accent-text: #0b1a33; --low: #7ed787; --medium: #e7c94b; --high: #ffab70;
+  --critical: #ff8a80; --del: #5c2320; --ins: #1e4a2b; } }
+* { box-sizing: border-box }
+body { margin: 0; background: var(--bg); color: var(--text); line-height: 1.5 }
+a { color: var(--accent) }
+.skip { position: absolute; left: -999px }
+.skip:focus { left: 1rem; top: 1rem; background: var(--card); padding: .5rem }
+header.top { background: var(--card); border-bottom: 1px solid var(--line); padding: .5rem 1rem; display: flex;
+  flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center }
+header.top .brand { font-weight: 700; text-decoration: none; color: var(--text) }
+header.top nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0; padding: 0 }
+header.top nav a[aria-current] { font-weight: 700; text-decoration: none; color: var(--text) }
+header.top .who { margin-left: auto; display: flex; gap: .5rem; align-items: center; flex-wrap: wrap }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem }
+h1 { font-size: 1.5rem; margin: .5rem 0 1rem } h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem }
+table { width: 100%; border-collapse: collapse; background: var(--card) }
+th, td { text-align: left; padding: .45rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top }
+th { font-size: .85rem; color: var(--muted); font-weight: 600 }
+.scroll { overflow-x: auto }
+form.inline { display: inline }
+label { display: block; font-weight: 600; margin: .5rem 0 .25rem }
+input, select, textarea { font: inherit; color: var(--text); background: var(--bg); border: 1px solid var(--line);
+  border-radius: 6px; padding: .4rem .5rem; max-width: 100% }
+input[type=checkbox] { width: 1.1rem; height: 1.1rem }
+button { font: inherit; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent);
+  color: var(--accent-text); padding: .4rem .9rem; cursor: pointer }
+button.quiet { background: transparent; color: var(--accent) }
+button.danger { background: var(--critical); border-color: var(--critical); color: #fff }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px }
+.row { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end }
+.muted { color: var(--muted) } .small { font-size: .85rem }
+.notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: var(--card); margin-bottom: 1rem }
+.error { border-left-color: var(--critical) }
+.sev { display: inline-block; border-radius: 999px; padding: 0 .55rem; font-size: .8rem; font-weight: 700;
+  border: 1px solid currentColor }
+.sev-low { color: var(--low) } .sev-medium { color: var(--medium) } .sev-high { color: var(--high) }
+.sev-critical { color: var(--critical) }
+del { background: var(--del); text-decoration: line-through } ins { background: var(--ins); text-decoration: none }
+.diff { white-space: pre-wrap; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .9rem }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem }
+@media (max-width: 700px) { .sides { grid-template-columns: 1fr } }
+.shots { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 1rem }
+.shots img { width: 100%; border: 1px solid var(--line) }
+.bar { width: 100%; height: .7rem; accent-color: var(--accent) }
+.key { font-family: ui-monospace, monospace; word-break: break-all; background: var(--bg); padding: .5rem }
+.pager { display: flex; gap: 1rem; margin-top: 1rem }
+.auth { max-width: 24rem; margin: 3rem auto }
+`
+
+/** Shows each <time datetime> in the reader's locale and time zone (the server knows neither). */
+export const SCRIPT = `
+for (const t of document.querySelectorAll('time[datetime]')) {
+  const d = new Date(t.getAttribute('datetime'))
+  if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+}
+`

@@ -1,0 +1,105 @@
+import type { ComponentChildren } from 'preact'
+import { Csrf, Document } from './layout.js'
+
+// The pages before signing in: sign-in, the first owner's account, an invitation, a reset.
+
+function AuthPage (props: { title: string, error?: string, notice?: string, children: ComponentChildren }) {
+  return (
+    <Document title={props.title}>
+      <main id='main' class='auth'>
+        <p><strong>Sitewatch</strong></p>
+        <h1>{props.title}</h1>
+        {props.notice ? <p class='notice' role='status'>{props.notice}</p> : null}
+        {props.error ? <p class='notice error' role='alert'>{props.error}</p> : null}
+        <div class='card'>{props.children}</div>
+      </main>
+    </Document>
+  )
+}
+
+const Field = (p: { id: string, label: string, type?: 'text' | 'email' | 'password', value?: string, autocomplete?: string, required?: boolean }) => (
+  <>
+    <label for={p.id}>{p.label}</label>
+    <input
+      id={p.id} name={p.id} type={(p.type ?? 'text') as 'text'} value={p.value} autocomplete={p.autocomplete}
+      required={p.required ?? true} size={30}
+    />
+  </>
+)
+
+export function SignIn (p: { csrf: string, email?: string, error?: string, notice?: string, next?: string }) {
+  return (
+    <AuthPage title='Sign in' error={p.error} notice={p.notice}>
+      <form method='post' action='/app/sign-in'>
+        <Csrf token={p.csrf} />
+        {p.next ? <input type='hidden' name='next' value={p.next} /> : null}
+        <Field id='email' label='Email' type='email' value={p.email} autocomplete='username' />
+        <Field id='password' label='Password' type='password' autocomplete='current-password' />
+        <p><button type='submit'>Sign in</button></p>
+      </form>
+      <p class='small'><a href='/app/reset'>Forgot your password?</a></p>
+    </AuthPage>
+  )
+}
+
+/** The first owner's form, and an invitation's: a new account (or the password of an existing one). */
+export function CreateAccount (p: {
+  csrf: string
+  action: string
+  title: string
+  intro: string
+  email?: string
+  emailFixed?: boolean
+  error?: string
+}) {
+  return (
+    <AuthPage title={p.title} error={p.error}>
+      <p>{p.intro}</p>
+      <form method='post' action={p.action}>
+        <Csrf token={p.csrf} />
+        <label for='email'>Email</label>
+        <input
+          id='email' name='email' type='email' value={p.email} readOnly={p.emailFixed} required
+          autocomplete='username' size={30}
+        />
+        <Field id='name' label='Name (optional)' autocomplete='name' required={false} />
+        <Field id='password' label='Password' type='password' autocomplete='new-password' />
+        <p class='small muted'>At least 10 characters. If this e-mail already has an account, enter its password.</p>
+        <p><button type='submit'>Create account</button></p>
+      </form>
+    </AuthPage>
+  )
+}
+
+export function LinkGone () {
+  return (
+    <AuthPage title='This link no longer works'>
+      <p>It has expired or was already used. Ask for a new one, or <a href='/app/sign-in'>sign in</a>.</p>
+    </AuthPage>
+  )
+}
+
+export function ResetRequest (p: { csrf: string, notice?: string, error?: string }) {
+  return (
+    <AuthPage title='Reset your password' notice={p.notice} error={p.error}>
+      <form method='post' action='/app/reset'>
+        <Csrf token={p.csrf} />
+        <Field id='email' label='Email' type='email' autocomplete='username' />
+        <p><button type='submit'>Send a reset link</button></p>
+      </form>
+      <p class='small'><a href='/app/sign-in'>Back to sign-in</a></p>
+    </AuthPage>
+  )
+}
+
+export function ResetForm (p: { csrf: string, action: string, error?: string }) {
+  return (
+    <AuthPage title='Choose a new password' error={p.error}>
+      <form method='post' action={p.action}>
+        <Csrf token={p.csrf} />
+        <Field id='password' label='New password' type='password' autocomplete='new-password' />
+        <p><button type='submit'>Set password</button></p>
+      </form>
+    </AuthPage>
+  )
+}

@@ -1,0 +1,172 @@
+import { diffWords } from 'diff'
+import { CHANGE_TYPES, SEVERITIES, type ChangeType, type Severity } from '../../domain/vocabulary.js'
+import { Csrf, Page, Pager, Sev, Time, type Viewer } from './layout.js'
+
+export interface ChangeItem {
+  id: string
+  domainId: string
+  pageId: string
+  changeType: ChangeType
+  severity: Severity
+  confidence: string
+  summary: string
+  acknowledgedAt: Date | null
+  acknowledgedBy: string | null
+  createdAt: Date
+  diffData: { before: string, after: string, visual?: unknown }
+}
+
+export interface InboxFilters {
+  severity?: string
+  changeType?: string
+  domainId?: string
+  acknowledged?: string
+  q?: string
+}
+
+export function Inbox (p: {
+  viewer: Viewer
+  changes: ChangeItem[]
+  total: number
+  page: number
+  pageSize: number
+  filters: InboxFilters
+  domains: Array<{ id: string, domain: string }>
+  notice?: string
+}) {
+  const f = p.filters
+  const names = new Map(p.domains.map(d => [d.id, d.domain]))
+  const query = (page: number) => '/app/changes?' + new URLSearchParams(
+    Object.entries({ ...f, page: String(page) }).filter(([, v]) => v) as Array<[string, string]>
+  ).toString()
+  return (
+    <Page viewer={p.viewer} title='Changes' section='/app/changes' notice={p.notice}>
+      <form method='get' action='/app/changes' class='card row' aria-label='Filter changes'>
+        <div>
+          <label for='q'>Search</label>
+          <input id='q' name='q' type='search' value={f.q} size={20} />
+        </div>
+        <div>
+          <label for='severity'>Severity</label>
+          <select id='severity' name='severity'>
+            <option value=''>any</option>
+            {SEVERITIES.map(s => <option key={s} value={s} selected={f.severity === s}>{s}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for='changeType'>Type</label>
+          <select id='changeType' name='changeType'>
+            <option value=''>any</option>
+            {CHANGE_TYPES.map(t => <option key={t} value={t} selected={f.changeType === t}>{t.replace('_', ' ')}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for='domainId'>Domain</label>
+          <select id='domainId' name='domainId'>
+            <option value=''>any</option>
+            {p.domains.map(d => <option key={d.id} value={d.id} selected={f.domainId === d.id}>{d.domain}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for='acknowledged'>State</label>
+          <select id='acknowledged' name='acknowledged'>
+            <option value=''>all</option>
+            <option value='false' selected={f.acknowledged === 'false'}>to review</option>
+            <option value='true' selected={f.acknowledged === 'true'}>acknowledged</option>
+          </select>
+        </div>
+        <button type='submit'>Filter</button>
+      </form>
+      {p.changes.length === 0
+        ? <p class='card'>No changes{Object.values(f).some(Boolean) ? ' match these filters' : ' yet: Sitewatch lists here what moves on the pages it watches'}.</p>
+        : (
+          <form method='post' action='/app/changes/acknowledge'>
+            <Csrf token={p.viewer.csrf} />
+            <div class='scroll'>
+              <table>
+                <thead>
+                  <tr><th scope='col'><span class='small'>Select</span></th><th scope='col'>Change</th><th scope='col'>Severity</th><th scope='col'>Domain</th><th scope='col'>When</th><th scope='col'>State</th></tr>
+                </thead>
+                <tbody>
+                  {p.changes.map(c => (
+                    <tr key={c.id}>
+                      <td><input type='checkbox' name='ids' value={c.id} aria-label={`Select: ${c.summary.slice(0, 80)}`} /></td>
+                      <td><a href={`/app/changes/${c.id}`}>{c.summary}</a><div class='small muted'>{c.changeType.replace('_', ' ')}</div></td>
+                      <td><Sev s={c.severity} /></td>
+                      <td>{names.get(c.domainId) ?? ''}</td>
+                      <td><Time at={c.createdAt} /></td>
+                      <td>{c.acknowledgedAt ? 'acknowledged' : 'to review'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <p><button type='submit'>Acknowledge selected</button></p>
+          </form>
+          )}
+      <p class='small muted'>{p.total} change{p.total === 1 ? '' : 's'}</p>
+      <Pager page={p.page} pageSize={p.pageSize} total={p.total} href={query} />
+    </Page>
+  )
+}
+
+/** The words of before and after, marked: deletions as <del>, additions as <ins>. */
+function wordDiff (before: string, after: string) {
+  return diffWords(before, after)
+}
+
+export function ChangePage (p: {
+  viewer: Viewer
+  change: ChangeItem
+  pageUrl: string
+  domain: string
+  acknowledger: string | null
+  notice?: string
+}) {
+  const c = p.change
+  const parts = wordDiff(c.diffData.before, c.diffData.after)
+  return (
+    <Page viewer={p.viewer} title={c.summary} section='/app/changes' notice={p.notice}>
+      <div class='card'>
+        <p><Sev s={c.severity} /> <strong>{c.changeType.replace('_', ' ')}</strong>, confidence {c.confidence}</p>
+        <p>On <a href={p.pageUrl} rel='noreferrer noopener' target='_blank'>{p.pageUrl}</a> ({p.domain}), found <Time at={c.createdAt} /></p>
+        {c.acknowledgedAt
+          ? <p>Acknowledged by {p.acknowledger ?? c.acknowledgedBy ?? 'an API key'}, <Time at={c.acknowledgedAt} /></p>
+          : (
+            <form method='post' action={`/app/changes/${c.id}/acknowledge`}>
+              <Csrf token={p.viewer.csrf} />
+              <button type='submit'>Acknowledge</button>
+            </form>
+            )}
+      </div>
+      <h2>What changed</h2>
+      <div class='card diff' aria-label='The change, inline'>
+        {parts.map((x, i) => x.removed ? <del key={i}>{x.value}</del> : x.added ? <ins key={i}>{x.value}</ins> : <span key={i}>{x.value}</span>)}
+      </div>
+      <h2>Side by side</h2>
+      <div class='sides'>
+        <section class='card diff' aria-label='Before'>
+          <h3 class='small'>Before</h3>
+          {parts.filter(x => !x.added).map((x, i) => x.removed ? <del key={i}>{x.value}</del> : <span key={i}>{x.value}</span>)}
+        </section>
+        <section class='card diff' aria-label='After'>
+          <h3 class='small'>After</h3>
+          {parts.filter(x => !x.removed).map((x, i) => x.added ? <ins key={i}>{x.value}</ins> : <span key={i}>{x.value}</span>)}
+        </section>
+      </div>
+      {c.diffData.visual
+        ? (
+          <>
+            <h2>Screenshots</h2>
+            <div class='shots'>
+              <img src={`/app/changes/${c.id}/images/before`} alt='Before' loading='lazy' />
+              <img src={`/app/changes/${c.id}/images/after`} alt='After' loading='lazy' />
+              <img src={`/app/changes/${c.id}/images/diff`} alt='Difference' loading='lazy' />
+            </div>
+          </>
+          )
+        : null}
+      <p><a href='/app/changes'>Back to changes</a></p>
+    </Page>
+  )
+}

@@ -1,0 +1,144 @@
+import type { ComponentChildren } from 'preact'
+import { renderToString } from 'preact-render-to-string'
+import type { Role, Severity } from '../../domain/vocabulary.js'
+
+// The frame of every page, and the small pieces pages share. Preact escapes every text
+// and attribute it renders: page text from crawled sites is shown as text, never as HTML.
+
+export interface Viewer {
+  email: string
+  name: string | null
+  role: Role
+  org: { id: string, name: string, plan: string }
+  orgs: Array<{ id: string, name: string }>
+  csrf: string
+  /** For numbers: the first language the browser asks for. */
+  locale: string
+}
+
+const SECTIONS = [
+  ['/app/domains', 'Domains'],
+  ['/app/changes', 'Changes'],
+  ['/app/usage', 'Usage and plan'],
+  ['/app/members', 'Members'],
+  ['/app/keys', 'API keys'],
+  ['/app/account', 'Account']
+] as const
+
+export function html (node: ComponentChildren): string {
+  return '<!doctype html>' + renderToString(<>{node}</>)
+}
+
+export function Document (props: { title: string, refresh?: number, children: ComponentChildren }) {
+  return (
+    <html lang='en'>
+      <head>
+        <meta charset='utf-8' />
+        <meta name='viewport' content='width=device-width, initial-scale=1' />
+        {props.refresh ? <meta http-equiv='refresh' content={String(props.refresh)} /> : null}
+        <title>{`${props.title} · Sitewatch`}</title>
+        <link rel='stylesheet' href='/app/static/app.css' />
+        <script src='/app/static/app.js' defer />
+      </head>
+      <body>{props.children}</body>
+    </html>
+  )
+}
+
+/** A page of the signed-in app: the navigation, who is signed in, the organisation switch. */
+export function Page (props: {
+  viewer: Viewer
+  title: string
+  section: string
+  refresh?: number
+  notice?: string
+  error?: string
+  children: ComponentChildren
+}) {
+  const v = props.viewer
+  return (
+    <Document title={props.title} refresh={props.refresh}>
+      <a class='skip' href='#main'>Skip to content</a>
+      <header class='top'>
+        <a class='brand' href='/app/domains'>Sitewatch</a>
+        <nav aria-label='Main'>
+          <ul>
+            {SECTIONS.map(([href, label]) => (
+              <li key={href}>
+                <a href={href} aria-current={props.section === href ? 'page' : undefined}>{label}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class='who'>
+          {v.orgs.length > 1
+            ? (
+              <form method='post' action='/app/org' class='row'>
+                <Csrf token={v.csrf} />
+                <label for='org-switch' class='small'>Organisation</label>
+                <select id='org-switch' name='orgId'>
+                  {v.orgs.map(o => <option key={o.id} value={o.id} selected={o.id === v.org.id}>{o.name}</option>)}
+                </select>
+                <button class='quiet' type='submit'>Switch</button>
+              </form>
+              )
+            : <span class='small muted'>{v.org.name}</span>}
+          <span class='small'>{v.name ?? v.email} ({v.role})</span>
+          <form method='post' action='/app/sign-out' class='inline'>
+            <Csrf token={v.csrf} />
+            <button class='quiet' type='submit'>Sign out</button>
+          </form>
+        </div>
+      </header>
+      <main id='main'>
+        <h1>{props.title}</h1>
+        {props.notice ? <p class='notice' role='status'>{props.notice}</p> : null}
+        {props.error ? <p class='notice error' role='alert'>{props.error}</p> : null}
+        {props.children}
+      </main>
+    </Document>
+  )
+}
+
+export const Csrf = ({ token }: { token: string }) => <input type='hidden' name='_csrf' value={token} />
+
+/** A time the browser's script shows in the reader's locale and zone; UTC until then. */
+export function Time ({ at, empty = '—' }: { at: Date | string | null | undefined, empty?: string }) {
+  if (!at) return <span class='muted'>{empty}</span>
+  const d = new Date(at)
+  return <time datetime={d.toISOString()}>{d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>
+}
+
+/** Severity as a colour and as its word. */
+export const Sev = ({ s }: { s: Severity }) => <span class={`sev sev-${s}`}>{s}</span>
+
+/** An explained refusal, a missing thing, or a failure: the page the person lands on. */
+export function Problem (props: { viewer?: Viewer, status: number, message: string }) {
+  const title = props.status === 403
+    ? 'Not allowed'
+    : props.status === 404 ? 'Not found' : props.status === 429 ? 'Too many attempts' : 'Something went wrong'
+  const body = (
+    <>
+      <p role='alert'>{props.message}</p>
+      <p><a href='/app/domains'>Back to your domains</a></p>
+    </>
+  )
+  if (props.viewer) return <Page viewer={props.viewer} title={title} section=''>{body}</Page>
+  return (
+    <Document title={title}>
+      <main id='main' class='auth'><h1>{title}</h1>{body}</main>
+    </Document>
+  )
+}
+
+export function Pager (props: { page: number, pageSize: number, total: number, href: (page: number) => string }) {
+  const last = Math.max(1, Math.ceil(props.total / props.pageSize))
+  if (last === 1) return null
+  return (
+    <nav class='pager' aria-label='Pages'>
+      {props.page > 1 ? <a href={props.href(props.page - 1)}>Previous page</a> : null}
+      <span>Page {props.page} of {last}</span>
+      {props.page < last ? <a href={props.href(props.page + 1)}>Next page</a> : null}
+    </nav>
+  )
+}

@@ -1,0 +1,231 @@
+import type { Usage } from '../../domain/plans.js'
+import { ROLES, roleAllows, type Role } from '../../domain/vocabulary.js'
+import { Csrf, Page, Time, type Viewer } from './layout.js'
+
+function Meter (p: { label: string, used: number, limit: number | null, locale: string }) {
+  const n = (x: number) => x.toLocaleString(p.locale)
+  const share = p.limit ? Math.min(100, Math.round((p.used / p.limit) * 100)) : 0
+  return (
+    <div class='card'>
+      <p><strong>{p.label}</strong>: {n(p.used)} {p.limit === null ? '(unlimited)' : `of ${n(p.limit)}`}</p>
+      {p.limit !== null
+        ? <progress class='bar' max={100} value={share} aria-label={`${p.label}: ${share}% used`}>{share}%</progress>
+        : null}
+    </div>
+  )
+}
+
+export function UsagePage (p: { viewer: Viewer, usage: Usage }) {
+  const u = p.usage
+  const trialDays = u.trial ? Math.max(0, Math.ceil((new Date(u.trial.expiresAt).getTime() - Date.now()) / 86_400_000)) : null
+  return (
+    <Page viewer={p.viewer} title='Usage and plan' section='/app/usage'>
+      <div class='card'>
+        <p>Plan: <strong>{u.plan}</strong>, billed {u.billingCycle}.
+          {trialDays !== null ? ` ${trialDays} day${trialDays === 1 ? '' : 's'} left in the trial.` : ''}
+        </p>
+        <p class='small'>This period: <Time at={u.period.start} /> to <Time at={u.period.end} /></p>
+      </div>
+      <Meter label='Domains' used={u.limits.domains.used} limit={u.limits.domains.limit} locale={p.viewer.locale} />
+      <Meter label='Manual rechecks' used={u.limits.manualRechecks.used} limit={u.limits.manualRechecks.limit} locale={p.viewer.locale} />
+      <div class='card'>
+        <p>Pages per domain: {u.limits.accessiblePagesPerDomain ?? 'unlimited'}. Slack: {u.features.slackIntegration ? 'yes' : 'no'}. Custom alert rules: {u.features.customAlertRules ? 'yes' : 'no'}. API access: {u.features.apiAccess ? 'yes' : 'no'}.</p>
+      </div>
+    </Page>
+  )
+}
+
+export function MembersPage (p: {
+  viewer: Viewer
+  members: Array<{ id: string, email: string, name: string | null, role: Role, created_at: Date }>
+  invitations: Array<{ id: string, email: string | null, role: Role | null, expires_at: Date }>
+  me: string
+  notice?: string
+  error?: string
+}) {
+  const admin = roleAllows(p.viewer.role, 'admin')
+  const grantable = ROLES.filter(r => r !== 'owner' || p.viewer.role === 'owner')
+  return (
+    <Page viewer={p.viewer} title='Members' section='/app/members' notice={p.notice} error={p.error}>
+      <div class='scroll'>
+        <table>
+          <thead><tr><th scope='col'>Person</th><th scope='col'>Role</th><th scope='col'>Member since</th>{admin ? <th scope='col'>Change</th> : null}</tr></thead>
+          <tbody>
+            {p.members.map(m => (
+              <tr key={m.id}>
+                <td>{m.name ? `${m.name} ` : ''}<span class='muted'>{m.email}</span></td>
+                <td>{m.role}</td>
+                <td><Time at={m.created_at} /></td>
+                {admin
+                  ? (
+                    <td>
+                      <form method='post' action={`/app/members/${m.id}`} class='row'>
+                        <Csrf token={p.viewer.csrf} />
+                        <label class='small' for={`role-${m.id}`}>Role of {m.email}</label>
+                        <select id={`role-${m.id}`} name='role'>
+                          {grantable.map(r => <option key={r} value={r} selected={r === m.role}>{r}</option>)}
+                          <option value='remove'>remove from organisation</option>
+                        </select>
+                        <button type='submit' class='quiet'>Apply</button>
+                      </form>
+                    </td>
+                    )
+                  : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {admin
+        ? (
+          <>
+            <h2>Invite someone</h2>
+            <form method='post' action='/app/members/invite' class='card row'>
+              <Csrf token={p.viewer.csrf} />
+              <div><label for='invite-email'>Email</label><input id='invite-email' name='email' type='email' required size={28} /></div>
+              <div>
+                <label for='invite-role'>Role</label>
+                <select id='invite-role' name='role'>
+                  {grantable.map(r => <option key={r} value={r} selected={r === 'viewer'}>{r}</option>)}
+                </select>
+              </div>
+              <button type='submit'>Invite</button>
+            </form>
+            <h2>Open invitations</h2>
+            {p.invitations.length === 0
+              ? <p class='muted'>None.</p>
+              : (
+                <ul>
+                  {p.invitations.map(i => (
+                    <li key={i.id}>
+                      {i.email} as {i.role}, until <Time at={i.expires_at} />{' '}
+                      <form method='post' action={`/app/invitations/${i.id}/cancel`} class='inline'>
+                        <Csrf token={p.viewer.csrf} />
+                        <button type='submit' class='quiet'>Cancel invitation to {i.email}</button>
+                      </form>
+                    </li>
+                  ))}
+                </ul>
+                )}
+          </>
+          )
+        : <p class='muted'>An admin or owner invites people and changes roles.</p>}
+      <form method='post' action={`/app/members/${p.me}`} class='row'>
+        <Csrf token={p.viewer.csrf} />
+        <input type='hidden' name='role' value='remove' />
+        <button type='submit' class='quiet'>Leave this organisation</button>
+      </form>
+    </Page>
+  )
+}
+
+export function KeysPage (p: {
+  viewer: Viewer
+  apiAccess: boolean
+  keys: Array<{ id: string, prefix: string, scope: string, createdBy: string | null, createdAt: string, lastUsedAt: string | null, revokedAt: string | null }>
+  created?: { apiKey: string, scope: string }
+  notice?: string
+}) {
+  const admin = roleAllows(p.viewer.role, 'admin')
+  return (
+    <Page viewer={p.viewer} title='API keys' section='/app/keys' notice={p.notice}>
+      {!p.apiAccess
+        ? <p class='notice'>The {p.viewer.org.plan} plan does not include API access: keys would be refused (403). Everything the plan includes is here in the app; the pro and enterprise plans add the API.</p>
+        : null}
+      {p.created
+        ? (
+          <div class='notice' role='status'>
+            <p>Your new {p.created.scope} key. Copy it now: it is shown only once.</p>
+            <p class='key'>{p.created.apiKey}</p>
+          </div>
+          )
+        : null}
+      {admin && p.apiAccess
+        ? (
+          <form method='post' action='/app/keys' class='card row'>
+            <Csrf token={p.viewer.csrf} />
+            <div>
+              <label for='scope'>Scope</label>
+              <select id='scope' name='scope'>
+                <option value='read'>read (GET only)</option>
+                <option value='write'>write</option>
+              </select>
+            </div>
+            <button type='submit'>Create key</button>
+          </form>
+          )
+        : null}
+      {p.keys.length === 0
+        ? <p class='muted'>No keys.</p>
+        : (
+          <div class='scroll'>
+            <table>
+              <thead><tr><th scope='col'>Key</th><th scope='col'>Scope</th><th scope='col'>Created</th><th scope='col'>Last used</th><th scope='col'>State</th></tr></thead>
+              <tbody>
+                {p.keys.map(k => (
+                  <tr key={k.id}>
+                    <td class='key'>{k.prefix}…</td>
+                    <td>{k.scope}</td>
+                    <td><Time at={k.createdAt} />{k.createdBy ? <div class='small muted'>by {k.createdBy}</div> : null}</td>
+                    <td><Time at={k.lastUsedAt} empty='never' /></td>
+                    <td>
+                      {k.revokedAt
+                        ? <>revoked <Time at={k.revokedAt} /></>
+                        : admin
+                          ? (
+                            <form method='post' action={`/app/keys/${k.id}/revoke`} class='inline'>
+                              <Csrf token={p.viewer.csrf} />
+                              <button type='submit' class='danger'>Revoke {k.prefix}…</button>
+                            </form>
+                            )
+                          : 'active'}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          )}
+    </Page>
+  )
+}
+
+export function AccountPage (p: {
+  viewer: Viewer
+  sessions: Array<{ id: string, user_agent: string | null, ip: string | null, created_at: Date, last_seen_at: Date }>
+  current: string
+  notice?: string
+  error?: string
+}) {
+  return (
+    <Page viewer={p.viewer} title='Your account' section='/app/account' notice={p.notice} error={p.error}>
+      <p>Signed in as {p.viewer.email}.</p>
+      <h2>Change your password</h2>
+      <form method='post' action='/app/account/password' class='card'>
+        <Csrf token={p.viewer.csrf} />
+        <label for='currentPassword'>Current password</label>
+        <input id='currentPassword' name='currentPassword' type='password' autocomplete='current-password' required />
+        <label for='password'>New password</label>
+        <input id='password' name='password' type='password' autocomplete='new-password' required />
+        <p><button type='submit'>Change password</button></p>
+      </form>
+      <h2>Your sessions</h2>
+      <ul>
+        {p.sessions.map(s => (
+          <li key={s.id}>
+            {s.user_agent ?? 'unknown browser'} {s.ip ? `from ${s.ip}` : ''}, last active <Time at={s.last_seen_at} />
+            {s.id === p.current ? <strong> (this one)</strong> : null}
+          </li>
+        ))}
+      </ul>
+      {p.sessions.length > 1
+        ? (
+          <form method='post' action='/app/account/sessions/end-others'>
+            <Csrf token={p.viewer.csrf} />
+            <button type='submit'>Sign out everywhere else</button>
+          </form>
+          )
+        : null}
+    </Page>
+  )
+}

@@ -1,0 +1,257 @@
+import assert from 'node:assert/strict'
+import { mkdirSync } from 'node:fs'
+import { after, before, describe, it } from 'node:test'
+import { AxeBuilder } from '@axe-core/playwright'
+import chromium from '@sparticuz/chromium'
+import { simpleParser } from 'mailparser'
+import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { SMTPServer } from 'smtp-server'
+import { addUser } from '../../src/services/accounts.js'
+import { createOrg } from '../../src/services/orgs.js'
+import { layout, pricingMain } from '../helpers/fixtures.js'
+import { eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
+import { TestSite } from '../helpers/site.js'
+
+// The web app in the project's own Chromium against a real server, a local site and a
+// real SMTP server: the first owner, a domain added and its change acknowledged, a viewer
+// invited by e-mail, a starter organisation, and the app's security and accessibility.
+
+const SHOTS = 'test-results/screens'
+const PASSWORD = 'correct horse battery'
+
+describe('the web app, in a browser', () => {
+  let site: TestSite
+  let t: TestService
+  let browser: Browser
+  let smtp: SMTPServer
+  const mails: Array<{ to: string, subject: string, text: string }> = []
+  const problems: string[] = []
+
+  before(async () => {
+    site = await new TestSite().start()
+    site.page('/', layout('Acme', '<h1>Acme</h1><p>We ship <b>fast</b>. &lt;script&gt;alert(1)&lt;/script&gt; is how we test.</p><a href="/pricing">Pricing</a>'))
+    site.page('/pricing', layout('Pricing', pricingMain('$49')))
+    const smtpPort = await freePort()
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData (stream, _session, done) {
+        simpleParser(stream).then(m => {
+          mails.push({ to: (m.to as any).text, subject: m.subject ?? '', text: m.text ?? '' })
+          done()
+        }, done)
+      }
+    })
+    await new Promise<void>(resolve => smtp.listen(smtpPort, '127.0.0.1', resolve))
+    const port = await freePort()
+    t = await startTestService({
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      CRAWL_HOST_MAP: `acme.test=${site.origin}`,
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      MAIL_FROM: 'Sitewatch <sitewatch@example.test>'
+    })
+    // One process per page (not the single process @sparticuz/chromium suggests for Lambda): contexts come and go.
+    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
+    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    mkdirSync(SHOTS, { recursive: true })
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.stop()
+    await site?.close()
+    await new Promise<void>(resolve => smtp?.close(() => resolve()))
+  })
+
+  /** A browser context that records console errors, page errors and CSP refusals. */
+  const person = async (): Promise<{ context: BrowserContext, page: Page }> => {
+    const context = await browser.newContext({ locale: 'en-GB', timezoneId: 'Europe/Paris' })
+    const page = await context.newPage()
+    // A refused page (401, 403, 404 on purpose) is logged as a failed load: the tests check those answers themselves.
+    page.on('console', m => {
+      if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) {
+        problems.push(`${page.url()}: ${m.text()}`)
+      }
+    })
+    page.on('pageerror', e => problems.push(`${page.url()}: ${e.message}`))
+    page.on('dialog', d => { problems.push(`a dialog opened: ${d.message()}`); void d.dismiss() })
+    return { context, page }
+  }
+
+  /** No serious or critical violation of axe-core's rules on the page as it is. */
+  const accessible = async (page: Page) => {
+    const { violations } = await new AxeBuilder({ page }).analyze()
+    const bad = violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    assert.deepEqual(bad.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`), [], page.url())
+  }
+
+  let owner: { context: BrowserContext, page: Page }
+  let changeUrl = ''
+
+  it('the first-start link makes an owner account; the owner signs in and out', async () => {
+    owner = await person()
+    const { page } = owner
+    assert.match(t.setupLink, /\/app\/setup\/[\w-]{40,}$/)
+    await page.goto(t.setupLink)
+    await accessible(page)
+    await page.getByLabel('Email').fill('owner@example.test')
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await page.waitForURL('**/app/domains')
+    const cookie = (await owner.context.cookies()).find(c => c.name === 'sw_session')!
+    assert.equal(cookie.httpOnly, true)
+    assert.equal(cookie.sameSite, 'Lax')
+    // The link worked once.
+    const again = await (await owner.context.newPage()).goto(t.setupLink)
+    assert.equal(again?.status(), 404)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL('**/app/sign-in?done=out')
+    await accessible(page)
+    await page.getByLabel('Email').fill('owner@example.test')
+    await page.getByLabel('Password').fill('wrong password!')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    assert.match(await page.textContent('main') ?? '', /do not match an account/)
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL('**/app/domains')
+    assert.notEqual((await owner.context.cookies()).find(c => c.name === 'sw_session')!.value, cookie.value, 'a new session')
+  })
+
+  it('a domain added from the form is discovered, and a change of the site appears, with its diff', async () => {
+    const { page } = owner
+    await accessible(page)
+    await page.getByLabel('Domain').fill('acme.test')
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    await page.waitForURL(/\/app\/domains\/[0-9a-f-]{36}/)
+    await eventually(async () => {
+      await page.reload()
+      return /Status: active/.test(await page.textContent('main') ?? '') && /pricing/.test(await page.textContent('main') ?? '') ? true : undefined
+    }, 30_000, 'discovery to finish')
+    await accessible(page)
+    await page.screenshot({ path: `${SHOTS}/domain.png`, fullPage: true })
+    // The first crawl is the baseline; the price moves; a crawl now finds it.
+    await eventually(async () => (await t.service.store.db.selectFrom('snapshots').select('id').execute()).length >= 2 ? true : undefined,
+      30_000, 'the first snapshots')
+    site.page('/pricing', layout('Pricing', pricingMain('$59')))
+    await page.getByRole('button', { name: 'Crawl now' }).click()
+    assert.match(await page.textContent('main') ?? '', /crawl of every monitored page is queued/)
+    await page.goto(`${t.url}/app/changes`)
+    const link = await eventually(async () => {
+      await page.reload()
+      const l = page.getByRole('link', { name: /\$49\/month.*\$59\/month/ })
+      return (await l.count()) > 0 ? l.first() : undefined
+    }, 30_000, 'the change in the inbox')
+    await accessible(page)
+    await page.goto(`${t.url}/app/domains`)
+    await page.screenshot({ path: 'docs/domains.png', fullPage: true })
+    await page.goBack()
+    await link.click()
+    changeUrl = page.url()
+    const main = await page.textContent('main') ?? ''
+    assert.match(main, /high/)
+    assert.match(main, /price change/)
+    assert.equal(await page.locator('del').first().textContent(), '49')
+    assert.equal(await page.locator('ins').first().textContent(), '59')
+    await accessible(page)
+  })
+
+  it('acknowledging names the person', async () => {
+    const { page } = owner
+    await page.getByRole('button', { name: 'Acknowledge' }).click()
+    assert.match(await page.textContent('main') ?? '', /Acknowledged by owner@example\.test/)
+    await page.screenshot({ path: 'docs/change.png', fullPage: true })
+    const id = changeUrl.split('/').pop()
+    const viaApi = (await t.api.get(`/api/changes/${id}`)).body.data
+    assert.equal(viaApi.acknowledgedBy, 'owner@example.test')
+    assert.equal(viaApi.acknowledgedByKind, 'person')
+  })
+
+  it('a viewer invited through SMTP joins, may acknowledge, and may not add a domain', async () => {
+    const { page } = owner
+    await page.goto(`${t.url}/app/members`)
+    await accessible(page)
+    await page.getByLabel('Email').fill('viewer@example.test')
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer')
+    await page.getByRole('button', { name: 'Invite' }).click()
+    assert.match(await page.textContent('main') ?? '', /Invitation sent/)
+    const mail = await eventually(async () => mails.find(m => m.to === 'viewer@example.test'), 10_000, 'the invitation')
+    const link = /http\S+\/app\/invite\/[\w-]+/.exec(mail.text)![0]
+    const viewer = await person()
+    await viewer.page.goto(link)
+    await viewer.page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await viewer.page.getByRole('button', { name: 'Create account' }).click()
+    await viewer.page.waitForURL('**/app/domains')
+    assert.equal(await viewer.page.getByRole('button', { name: 'Add domain' }).count(), 0)
+    assert.match(await viewer.page.textContent('main') ?? '', /You are a viewer/)
+    // A post anyway, with a valid CSRF token: an explained refusal.
+    const csrf = await viewer.page.locator('input[name=_csrf]').first().inputValue()
+    const refused = await viewer.context.request.post(`${t.url}/app/domains`, { form: { _csrf: csrf, domain: 'other.test' } })
+    assert.equal(refused.status(), 403)
+    assert.match(await refused.text(), /needs the editor role/)
+    // The viewer acknowledges from the inbox.
+    await t.api.post(`/api/changes/${changeUrl.split('/').pop()}/acknowledge`)
+    await t.api.request('DELETE', `/api/changes/${changeUrl.split('/').pop()}/acknowledge`)
+    await viewer.page.goto(changeUrl)
+    await viewer.page.getByRole('button', { name: 'Acknowledge' }).click()
+    assert.match(await viewer.page.textContent('main') ?? '', /Acknowledged by viewer@example\.test/)
+    await viewer.context.close()
+  })
+
+  it('a read key reads and may not write (403); keys are listed with who made them', async () => {
+    const { page } = owner
+    await page.goto(`${t.url}/app/keys`)
+    await page.getByLabel('Scope').selectOption('read')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const key = (await page.locator('.key').first().textContent())!.trim()
+    assert.match(key, /^sw_live_/)
+    await accessible(page)
+    const api = t.api.withKey(key)
+    assert.equal((await api.get('/api/domains')).status, 200)
+    const write = await api.post('/api/domains', { domain: 'beta.test' })
+    assert.equal(write.status, 403)
+    assert.equal(write.body.code, 'FORBIDDEN')
+    await page.reload()
+    assert.match(await page.textContent('main') ?? '', /owner@example\.test/)
+  })
+
+  it('a post without a CSRF token is refused; page text is shown as text', async () => {
+    const refused = await owner.context.request.post(`${t.url}/app/domains`, { form: { domain: 'csrf.test' } })
+    assert.equal(refused.status(), 403)
+    const { page } = owner
+    // The home page's text says <script>…</script>: shown as words, never run.
+    const home = (await t.api.get('/api/domains')).body.data[0]
+    const details = (await t.api.get(`/api/domains/${home.id}`)).body.data
+    const homePage = details.pages.find((p: any) => new URL(p.url).pathname === '/')
+    const snap = (await t.api.get(`/api/domains/${home.id}/pages/${homePage.id}/snapshots/latest`)).body.data
+    assert.match(snap.text, /<script>alert\(1\)<\/script>/)
+    await page.goto(`${t.url}/app/domains/${home.id}`)
+    for (const path of ['/app/usage', '/app/account', '/app/members', '/app/changes']) {
+      await page.goto(`${t.url}${path}`)
+      await accessible(page)
+    }
+  })
+
+  it('a starter organisation uses the app; its keys page explains why it has no API', async () => {
+    const { org } = await createOrg(t.service.store.db, 'Small shop', 'starter')
+    await addUser(t.service.store.db, org.id, { email: 'small@example.test', password: PASSWORD }, 'owner')
+    const small = await person()
+    await small.page.goto(`${t.url}/app/sign-in`)
+    await small.page.getByLabel('Email').fill('small@example.test')
+    await small.page.getByLabel('Password').fill(PASSWORD)
+    await small.page.getByRole('button', { name: 'Sign in' }).click()
+    await small.page.waitForURL('**/app/domains')
+    await small.page.getByLabel('Domain').fill('acme.test')
+    await small.page.getByRole('button', { name: 'Add domain' }).click()
+    await small.page.waitForURL(/\/app\/domains\/[0-9a-f-]{36}/)
+    // Another organisation's change is not found here.
+    assert.equal((await small.page.goto(changeUrl))?.status(), 404)
+    await small.page.goto(`${t.url}/app/keys`)
+    assert.match(await small.page.textContent('main') ?? '', /does not include API access/)
+    await accessible(small.page)
+    await small.context.close()
+  })
+
+  it('no console error and no CSP violation on any page', () => {
+    assert.deepEqual(problems, [])
+  })
+})
