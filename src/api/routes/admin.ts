@@ -2,7 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { AppError, notFound } from '../../domain/errors.js'
-import { KeyScopeSchema, PlanNameSchema as PlanSchema } from '../../domain/vocabulary.js'
+import { KEY_SCOPES, PlanNameSchema as PlanSchema, type KeyScope } from '../../domain/vocabulary.js'
 import { createOrg, updateOrg } from '../../services/orgs.js'
 import { findOrg, issueKey, listKeys, listOrgs, orgView, revokeKey } from '../../store/orgs.js'
 import type { Principals } from '../../services/principals.js'
@@ -61,12 +61,15 @@ export const adminRoutes: FastifyPluginAsyncTypebox<ApiDeps & { adminToken: stri
     }
   )
 
-  app.post('/orgs/:id/keys', {
-    schema: { params: Id, body: Type.Optional(Type.Object({ scope: Type.Optional(KeyScopeSchema) })) }
-  }, async (req, reply) => {
+  // The body is optional (`{"scope": "read"}`): a bare POST makes a write key, as before scopes.
+  app.post('/orgs/:id/keys', { schema: { params: Id } }, async (req, reply) => {
+    const scope = (req.body as { scope?: unknown } | undefined)?.scope
+    if (scope !== undefined && !KEY_SCOPES.includes(scope as KeyScope)) {
+      throw new AppError('VALIDATION_ERROR', 'scope must be one of: read, write', { field: 'scope' })
+    }
     const org = await findOrg(db, req.params.id)
     if (!org) throw notFound('Organisation')
-    return await reply.code(201).send({ data: await issueKey(db, org.id, { scope: req.body?.scope }) })
+    return await reply.code(201).send({ data: await issueKey(db, org.id, { scope: scope as KeyScope | undefined }) })
   })
 
   app.get('/orgs/:id/keys', { schema: { params: Id } }, async req => {
