@@ -296,14 +296,7 @@ export async function changesBetween (db: Db, orgId: string, from: Date, to: Dat
 /** A page's snapshots, newest first, without their text. */
 export async function listSnapshots (db: Db, pageId: string, page: number, pageSize: number) {
   const [rows, count] = await Promise.all([
-    db
-      .selectFrom('snapshots as s')
-      .leftJoin('screenshots as i', 'i.snapshot_id', 's.id')
-      .select([
-        's.id', 's.created_at', 's.content_hash', 's.http_status', 's.content_type',
-        sql<number>`length(s.content)`.as('text_length'), 'i.width', 'i.height'
-      ])
-      .where('s.page_id', '=', pageId)
+    snapshotsOf(db, pageId)
       .orderBy('s.created_at', 'desc')
       .orderBy('s.id', 'desc')
       .limit(pageSize)
@@ -325,8 +318,9 @@ export async function getSnapshotWithText (db: Db, pageId: string, id: string | 
   return await oneSnapshot(db, pageId, id).select('s.content').executeTakeFirst()
 }
 
-function oneSnapshot (db: Db, pageId: string, id: string | 'latest') {
-  const q = db
+/** A page's snapshots as the API lists them: no text, its length, and the screenshot's size. */
+function snapshotsOf (db: Db, pageId: string) {
+  return db
     .selectFrom('snapshots as s')
     .leftJoin('screenshots as i', 'i.snapshot_id', 's.id')
     .select([
@@ -334,6 +328,10 @@ function oneSnapshot (db: Db, pageId: string, id: string | 'latest') {
       sql<number>`length(s.content)`.as('text_length'), 'i.width', 'i.height'
     ])
     .where('s.page_id', '=', pageId)
+}
+
+function oneSnapshot (db: Db, pageId: string, id: string | 'latest') {
+  const q = snapshotsOf(db, pageId)
   return id === 'latest' ? q.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(1) : q.where('s.id', '=', id)
 }
 

@@ -24,6 +24,19 @@ export interface InboxFilters {
   q?: string
 }
 
+/** One filter of the inbox: a labelled select whose empty choice means any. */
+function Choice (p: { name: string, label: string, value?: string, empty?: string, options: Array<[string, string]> }) {
+  return (
+    <div>
+      <label for={p.name}>{p.label}</label>
+      <select id={p.name} name={p.name}>
+        <option value=''>{p.empty ?? 'any'}</option>
+        {p.options.map(([value, text]) => <option key={value} value={value} selected={p.value === value}>{text}</option>)}
+      </select>
+    </div>
+  )
+}
+
 export function Inbox (p: {
   viewer: Viewer
   changes: ChangeItem[]
@@ -46,35 +59,10 @@ export function Inbox (p: {
           <label for='q'>Search</label>
           <input id='q' name='q' type='search' value={f.q} size={20} />
         </div>
-        <div>
-          <label for='severity'>Severity</label>
-          <select id='severity' name='severity'>
-            <option value=''>any</option>
-            {SEVERITIES.map(s => <option key={s} value={s} selected={f.severity === s}>{s}</option>)}
-          </select>
-        </div>
-        <div>
-          <label for='changeType'>Type</label>
-          <select id='changeType' name='changeType'>
-            <option value=''>any</option>
-            {CHANGE_TYPES.map(t => <option key={t} value={t} selected={f.changeType === t}>{t.replace('_', ' ')}</option>)}
-          </select>
-        </div>
-        <div>
-          <label for='domainId'>Domain</label>
-          <select id='domainId' name='domainId'>
-            <option value=''>any</option>
-            {p.domains.map(d => <option key={d.id} value={d.id} selected={f.domainId === d.id}>{d.domain}</option>)}
-          </select>
-        </div>
-        <div>
-          <label for='acknowledged'>State</label>
-          <select id='acknowledged' name='acknowledged'>
-            <option value=''>all</option>
-            <option value='false' selected={f.acknowledged === 'false'}>to review</option>
-            <option value='true' selected={f.acknowledged === 'true'}>acknowledged</option>
-          </select>
-        </div>
+        <Choice name='severity' label='Severity' value={f.severity} options={SEVERITIES.map(s => [s, s])} />
+        <Choice name='changeType' label='Type' value={f.changeType} options={CHANGE_TYPES.map(t => [t, t.replace('_', ' ')])} />
+        <Choice name='domainId' label='Domain' value={f.domainId} options={p.domains.map(d => [d.id, d.domain])} />
+        <Choice name='acknowledged' label='State' value={f.acknowledged} empty='all' options={[['false', 'to review'], ['true', 'acknowledged']]} />
         <button type='submit'>Filter</button>
       </form>
       {p.changes.length === 0
