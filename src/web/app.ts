@@ -6,6 +6,7 @@ import { AppError } from '../domain/errors.js'
 import { findSession } from '../services/accounts.js'
 import { membershipsOf, setSessionOrg } from '../store/accounts.js'
 import { SCRIPT, STYLESHEET } from './static/assets.js'
+import { alertRoutes } from './routes/alerts.js'
 import { authRoutes } from './routes/auth.js'
 import { settingsRoutes } from './routes/settings.js'
 import { watchRoutes } from './routes/watch.js'
@@ -104,4 +105,5 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
   await app.register(authRoutes, shared)
   await app.register(watchRoutes, shared)
   await app.register(settingsRoutes, shared)
+  await app.register(alertRoutes, shared)
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { AxeBuilder } from '@axe-core/playwright'
 import chromium from '@sparticuz/chromium'
@@ -24,6 +25,8 @@ describe('the web app, in a browser', () => {
   let t: TestService
   let browser: Browser
   let smtp: SMTPServer
+  let hooks: Server
+  const hookCalls: Array<{ event: string, body: string }> = []
   const mails: Array<{ to: string, subject: string, text: string }> = []
   const problems: string[] = []
 
@@ -43,11 +46,18 @@ describe('the web app, in a browser', () => {
       }
     })
     await new Promise<void>(resolve => smtp.listen(smtpPort, '127.0.0.1', resolve))
+    hooks = createServer((req, res) => {
+      let body = ''
+      req.on('data', (c: Buffer) => { body += c.toString() })
+      req.on('end', () => { hookCalls.push({ event: String(req.headers['x-sitewatch-event']), body }); res.end('ok') })
+    })
+    await new Promise<void>(resolve => hooks.listen(0, '127.0.0.1', resolve))
+    const hooksOrigin = `http://127.0.0.1:${(hooks.address() as { port: number }).port}`
     const port = await freePort()
     t = await startTestService({
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      CRAWL_HOST_MAP: `acme.test=${site.origin}`,
+      CRAWL_HOST_MAP: `acme.test=${site.origin},hooks.test=${hooksOrigin}`,
       SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
       MAIL_FROM: 'Sitewatch <sitewatch@example.test>'
     })
@@ -60,6 +70,7 @@ describe('the web app, in a browser', () => {
     await browser?.close()
     await t?.stop()
     await site?.close()
+    hooks?.close()
     await new Promise<void>(resolve => smtp?.close(() => resolve()))
   })
 
@@ -212,6 +223,37 @@ describe('the web app, in a browser', () => {
     assert.equal(write.body.code, 'FORBIDDEN')
     await page.reload()
     assert.match(await page.textContent('main') ?? '', /owner@example\.test/)
+  })
+
+  it('an admin adds a webhook, sends it a test event and reads its delivery log', async () => {
+    const { page } = owner
+    await page.goto(`${t.url}/app/alerts`)
+    assert.match(await page.textContent('main') ?? '', /No destinations yet/)
+    await accessible(page)
+    await page.getByLabel('URL').fill('http://10.0.0.1/hook')
+    await page.getByRole('button', { name: 'Add destination' }).click()
+    assert.match(await page.textContent('[role=alert]') ?? '', /public address/)
+    await page.getByLabel('URL').fill('http://hooks.test/sitewatch?token=secret')
+    await page.getByLabel('Description').fill('Our incident channel')
+    await page.getByRole('button', { name: 'Add destination' }).click()
+    assert.match((await page.locator('.key').first().textContent())!, /^whsec_/)
+    assert.doesNotMatch(await page.textContent('main') ?? '', /token=secret/, 'a query string may hold a secret')
+    await page.getByRole('link', { name: 'Our incident channel' }).click()
+    await accessible(page)
+    await page.getByRole('button', { name: 'Send a test event' }).click()
+    await eventually(async () => hookCalls.find(c => c.event === 'webhook.test'), 15_000, 'the test event')
+    const row = await eventually(async () => {
+      await page.reload()
+      const r = page.locator('tbody tr', { hasText: 'webhook.test' })
+      return /delivered/.test(await r.textContent() ?? '') ? r : undefined
+    }, 15_000, 'the delivery in the log')
+    assert.match(await row.textContent() ?? '', /200/)
+    await page.screenshot({ path: `${SHOTS}/alerts.png`, fullPage: true })
+    await page.getByRole('button', { name: 'Switch off' }).click()
+    assert.match(await page.textContent('main') ?? '', /switched off/)
+    const viaApi = (await t.api.get('/api/webhooks')).body.data
+    assert.equal(viaApi.length, 1)
+    assert.equal(viaApi[0].enabled, false)
   })
 
   it('a post without a CSRF token is refused; page text is shown as text', async () => {

@@ -37,6 +37,8 @@ button.quiet { background: transparent; color: var(--accent) }
 button.danger { background: var(--critical); border-color: var(--critical); color: #fff }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px }
 .row { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end }
+.grow { flex: 1 1 16rem }
+.grow input { width: 100% }
 .muted { color: var(--muted) } .small { font-size: .85rem }
 .notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: var(--card); margin-bottom: 1rem }
 .error { border-left-color: var(--critical) }

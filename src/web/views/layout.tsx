@@ -20,6 +20,7 @@ const SECTIONS = [
   ['/app/domains', 'Domains'],
   ['/app/changes', 'Changes'],
   ['/app/usage', 'Usage and plan'],
+  ['/app/alerts', 'Alerts'],
   ['/app/members', 'Members'],
   ['/app/keys', 'API keys'],
   ['/app/account', 'Account']

@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, notFound } from '../../domain/errors.js'
+import { PLANS } from '../../domain/plans.js'
+import { SEVERITIES, type Severity } from '../../domain/vocabulary.js'
+import {
+  changeWebhook,
+  createWebhook,
+  removeWebhook,
+  requireEndpoint,
+  sendTestEvent,
+  type DestinationRules
+} from '../../services/webhooks.js'
+import { endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
+import { field, page, requireRole, viewerOf, type WebDeps } from '../context.js'
+import { AlertsPage, DestinationPage } from '../views/alerts.js'
+import { html } from '../views/layout.js'
+
+// Alert destinations (webhooks and Slack) and their delivery logs: the same services as the API's /webhooks.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const id = (params: unknown) => {
+  const v = (params as Record<string, string>).id
+  if (!UUID.test(v)) throw notFound('Alert destination')
+  return v
+}
+const DONE: Record<string, string> = {
+  test: 'A test event is queued; its delivery appears below within seconds.',
+  enabled: 'Destination switched on.',
+  disabled: 'Destination switched off: nothing is sent to it until it is switched on.',
+  deleted: 'Destination deleted, with its delivery log.'
+}
+const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
+
+export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
+  const { db, queue, settings: config } = deps
+  const ctx = { db, queue }
+  const rules: DestinationRules = { hostMap: config.crawlHostMap, allowPrivateNetworks: config.crawlAllowPrivateNetworks }
+
+  const showAlerts = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    extra: { error?: string, status?: number, created?: { secret: string, url: string }, form?: Record<string, string> } = {}
+  ) => {
+    const org = req.person!.org
+    const { items } = await listEndpoints(db, org.id, 1, 100)
+    return await page(reply, html(AlertsPage({
+      viewer: viewerOf(req, reply),
+      plan: PLANS[org.plan],
+      destinations: items,
+      notice: notice(req.query),
+      ...extra
+    })), extra.status ?? 200)
+  }
+  app.get('/alerts', async (req, reply) => await showAlerts(req, reply))
+
+  app.post('/alerts', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    const kind = field(req.body, 'kind') === 'slack' ? 'slack' : 'webhook'
+    const minSeverity = field(req.body, 'minSeverity')
+    const form = { kind, url: field(req.body, 'url'), description: field(req.body, 'description'), minSeverity }
+    try {
+      const created = await createWebhook(ctx, rules, person.org, {
+        kind,
+        url: form.url.trim(),
+        description: form.description.trim().slice(0, 200) || null,
+        ...(SEVERITIES.includes(minSeverity as Severity) ? { minSeverity: minSeverity as Severity } : {})
+      })
+      // The signing secret is shown once, in this answer.
+      return await showAlerts(req, reply, { created: { secret: created.secret, url: created.url } })
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode === 404) throw err
+      return await showAlerts(req, reply, { error: err.message, status: err.statusCode, form })
+    }
+  })
+
+  app.get('/alerts/:id', async (req, reply) => {
+    const org = req.person!.org
+    const endpoint = endpointView(await requireEndpoint(ctx, org.id, id(req.params)))
+    const q = req.query as Record<string, string | undefined>
+    const pageNo = Math.min(1000, Math.max(1, Number.parseInt(q.page ?? '1', 10) || 1))
+    const pageSize = 25
+    const { items, total } = await listDeliveries(db, endpoint.id, pageNo, pageSize)
+    return await page(reply, html(DestinationPage({
+      viewer: viewerOf(req, reply), endpoint, deliveries: items, total, page: pageNo, pageSize, notice: notice(req.query)
+    })))
+  })
+
+  app.post('/alerts/:id/test', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    const endpoint = await sendTestEvent(ctx, person.org, id(req.params))
+    return await reply.redirect(`/app/alerts/${endpoint.endpoint_id}?done=test`, 303)
+  })
+
+  app.post('/alerts/:id/enabled', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    const enabled = field(req.body, 'enabled') === 'true'
+    const changed = await changeWebhook(ctx, rules, person.org, id(req.params), { enabled })
+    return await reply.redirect(`/app/alerts/${changed.id}?done=${enabled ? 'enabled' : 'disabled'}`, 303)
+  })
+
+  app.post('/alerts/:id/delete', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    await removeWebhook(ctx, person.org.id, id(req.params))
+    return await reply.redirect('/app/alerts?done=deleted', 303)
+  })
+}
