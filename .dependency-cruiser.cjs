@@ -5,7 +5,6 @@
 //   service.ts             the composition root
 //   web/                   the web app for people (/app): session, pages, forms
 //   api/                   HTTP: app, guard, errors, input checks, one routes file per resource
-//   mail/                  e-mail to people (nodemailer, or the log)
 //   metrics/               Prometheus: listeners on the parts' events, gauges read when scraped
 //   alerts/                subscribers to the pipeline's events: dispatch, delivery, digest
 //   pipeline/              job handlers and analysis threads; they emit the pipeline's events
@@ -13,6 +12,7 @@
 //   queue/                 pg-boss: enqueue in a transaction, pullers, wake-up, completions
 //   store/                 every statement on our tables, and the migrations
 //   crawl/  changes/       fetching and discovery; reading and comparing pages (no database)
+//   mail/                  e-mail to people (nodemailer, or the log) and the words of each message
 //   domain/  config.ts     the vocabulary and plan rules; settings (import nothing of ours)
 const layer = (from, allowed, comment) => ({
   name: `${from}-imports-only-below`,
@@ -43,7 +43,7 @@ module.exports = {
     layer('pipeline/', ['services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
       'the pipeline never calls alerts or the API: it emits events'),
     layer('alerts/',
-      ['pipeline/events\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
+      ['pipeline/events\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
       'alerts subscribe to the pipeline\'s events and know nothing else of it'),
     layer('metrics/',
       ['pipeline/events\\.ts$', 'queue/', 'store/', 'crawl/', 'domain/'],
@@ -53,7 +53,7 @@ module.exports = {
       ['mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
       'the web app stands on the services and the store, as the API does'),
     layer('api/',
-      ['metrics/', 'alerts/signature\\.ts$', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/',
+      ['metrics/', 'alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/',
         'config\\.ts$'],
       'routes reach the database through services and store modules; the signature recipe is documented from alerts'),
     {

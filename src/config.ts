@@ -122,3 +122,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.TRUST_PROXY === 'true'
   }
 }
+
+/** Where people reach this deployment, without a trailing slash: for links in e-mails and on the console. */
+export function appBaseUrl (config: Pick<Config, 'publicBaseUrl' | 'port'>): string {
+  return (config.publicBaseUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '')
+}

@@ -3,7 +3,7 @@ import pino from 'pino'
 import { attachAlerts } from './alerts/subscribers.js'
 import { startAlertWorkers } from './alerts/workers.js'
 import { buildApp } from './api/app.js'
-import type { Config } from './config.js'
+import { appBaseUrl, type Config } from './config.js'
 import { Crawler } from './crawl/crawler.js'
 import { PipelineEvents } from './pipeline/events.js'
 import { startPipeline } from './pipeline/workers.js'
@@ -79,7 +79,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   // While nobody has an account, every start prints a one-time link that makes its holder the owner.
   const setup = await firstOwnerLink(store.db, bootstrap?.org.id ?? (await listOrgs(store.db))[0]?.id)
   if (setup && servesApi) {
-    const base = (config.publicBaseUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '')
+    const base = appBaseUrl(config)
     ;(
       opts.onSetupLink ??
       ((link: string) => {
@@ -118,7 +118,12 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   if (port !== undefined) {
     const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret }
     const principals = new Principals(store.db)
-    app = await buildApp(deps, { logger: opts.logger ?? { level: config.logLevel }, api: servesApi, principals })
+    app = await buildApp(deps, {
+      logger: opts.logger ?? { level: config.logLevel },
+      api: servesApi,
+      principals,
+      mailer
+    })
     if (servesApi) {
       await app.register(webApp, { prefix: '/app', db: store.db, queue, settings: config, mailer, principals })
     }

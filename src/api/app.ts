@@ -22,6 +22,7 @@ import { Principals } from '../services/principals.js'
 import { guard } from './guard.js'
 import { addInputChecks, validatorCompilers } from './input.js'
 import { SHARED_SCHEMAS } from './schemas.js'
+import { Mailer } from '../mail/mailer.js'
 import { adminRoutes } from './routes/admin.js'
 import { changeRoutes } from './routes/changes.js'
 import { webhookRoutes } from './routes/webhooks.js'
@@ -46,7 +47,7 @@ const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
  */
 export async function buildApp (
   deps: ApiDeps,
-  opts: { logger?: boolean | object, api?: boolean, principals?: Principals } = {}
+  opts: { logger?: boolean | object, api?: boolean, principals?: Principals, mailer?: Mailer } = {}
 ): Promise<FastifyInstance> {
   const { config } = deps
   const principals = opts.principals ?? new Principals(deps.db)
@@ -238,7 +239,8 @@ export async function buildApp (
     await app.register(
       async admin => {
         admin.setNotFoundHandler(notFoundHandler)
-        await admin.register(adminRoutes, { ...deps, adminToken, principals })
+        const mailer = opts.mailer ?? new Mailer(config, app.log)
+        await admin.register(adminRoutes, { ...deps, adminToken, principals, mailer })
       },
       { prefix: '/admin' }
     )

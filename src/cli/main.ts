@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
-import { loadConfig } from '../config.js'
-import { PLAN_NAMES, type PlanName } from '../domain/vocabulary.js'
+import { appBaseUrl, loadConfig } from '../config.js'
+import { AppError } from '../domain/errors.js'
+import { PLAN_NAMES, ROLES, type PlanName, type Role } from '../domain/vocabulary.js'
+import { Mailer } from '../mail/mailer.js'
+import { invitationMail, resetMail } from '../mail/messages.js'
+import { addUser, invite, normalizeEmail, requestReset } from '../services/accounts.js'
 import { createOrg, updateOrg } from '../services/orgs.js'
+import { listMembers } from '../store/accounts.js'
 import { openStore } from '../store/db.js'
 import { findOrg, issueKey, listOrgs, orgView, revokeKey } from '../store/orgs.js'
 
@@ -14,6 +19,14 @@ const USAGE = `sitewatch — operator commands (reads DATABASE_URL or DATA_DIR)
   sitewatch org trial <orgId> <ISO datetime>
   sitewatch key issue <orgId>
   sitewatch key revoke <keyId>
+  sitewatch user list <orgId>
+  sitewatch user add <orgId> <email> [--role owner|admin|editor|viewer] [--name <name>]
+                                      (reads the password from standard input)
+  sitewatch user invite <orgId> <email> [--role viewer]
+                                      (prints the link; e-mails it too when SMTP_URL is set)
+  sitewatch user reset <email>        (prints a password reset link; e-mails it too when SMTP_URL is set)
+
+Links start with PUBLIC_BASE_URL (default http://localhost:PORT).
 `
 
 function fail (message: string): never {
@@ -28,11 +41,30 @@ const plan = (p: string | undefined): PlanName => {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { plan: { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+  options: {
+    plan: { type: 'string' },
+    role: { type: 'string' },
+    name: { type: 'string' },
+    help: { type: 'boolean', short: 'h' }
+  }
 })
 if (values.help || positionals.length === 0) {
   process.stdout.write(USAGE)
   process.exit(0)
+}
+
+const role = (r: string | undefined, fallback: Role): Role => {
+  if (r === undefined) return fallback
+  if (!(ROLES as readonly string[]).includes(r)) fail(`role must be one of ${ROLES.join(', ')}`)
+  return r as Role
+}
+
+/** The first line of standard input, for a password that must not sit in the shell's history. */
+async function passwordFromStdin (): Promise<string> {
+  if (process.stdin.isTTY) fail('user add reads the password from standard input: pipe it in')
+  let text = ''
+  for await (const chunk of process.stdin) text += String(chunk)
+  return text.split(/\r?\n/)[0]
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -55,6 +87,51 @@ try {
   process.exit(1)
 }
 const [noun, verb, a, b] = positionals
+const base = appBaseUrl(config)
+
+async function userCommand (verb: string | undefined, a: string | undefined, b: string | undefined) {
+  const mailer = new Mailer(config, {
+    info: () => {},
+    warn: (o, m) => process.stderr.write(`${m}: ${JSON.stringify(o)}\n`)
+  })
+  const requireOrg = async (orgId: string | undefined) => {
+    id(orgId, 'an organisation id')
+    const org = await findOrg(store.db, orgId!)
+    if (!org) fail(`no organisation ${orgId}`)
+    return org
+  }
+  if (verb === 'list') {
+    const org = await requireOrg(a)
+    print((await listMembers(store.db, org.id)).map(m => ({ id: m.id, email: m.email, name: m.name, role: m.role })))
+  } else if (verb === 'add') {
+    const org = await requireOrg(a)
+    if (!b) fail('user add needs an e-mail address')
+    const r = role(values.role, 'owner')
+    const password = await passwordFromStdin()
+    const user = await addUser(store.db, org.id, { email: b, name: values.name, password }, r)
+    print({ id: user.id, email: user.email, role: r, org: org.id, signIn: `${base}/app/sign-in` })
+  } else if (verb === 'invite') {
+    const org = await requireOrg(a)
+    if (!b) fail('user invite needs an e-mail address')
+    const r = role(values.role, 'viewer')
+    const { secret, email } = await invite(store.db, { role: 'owner' }, org.id, b, r)
+    const link = `${base}/app/invite/${secret}`
+    const mailed = Boolean(config.smtpUrl) &&
+      await mailer.send(invitationMail({ to: email, inviter: 'An operator', orgName: org.name, role: r, link }))
+    print({ email, role: r, link, mailed })
+  } else if (verb === 'reset') {
+    if (!a) fail('user reset needs an e-mail address')
+    const secret = await requestReset(store.db, a)
+    if (!secret) fail(`no account has the e-mail ${a}`)
+    const email = normalizeEmail(a)!
+    const link = `${base}/app/reset/${secret}`
+    const mailed = Boolean(config.smtpUrl) && await mailer.send(resetMail({ to: email, link }))
+    print({ email, link, mailed })
+  } else {
+    fail(`unknown command: user ${verb ?? ''}`)
+  }
+  mailer.close()
+}
 const print = (o: unknown) => process.stdout.write(`${JSON.stringify(o, null, 2)}\n`)
 try {
   if (noun === 'org' && verb === 'list') {
@@ -84,9 +161,16 @@ try {
     id(a, 'a key id')
     if (!(await revokeKey(store.db, a!))) fail(`no active key ${a}`)
     print({ revoked: a })
+  } else if (noun === 'user') {
+    await userCommand(verb, a, b)
   } else {
     fail(`unknown command: ${positionals.join(' ')}`)
   }
+} catch (err) {
+  // A refusal of the rules (an e-mail taken, a short password) is the operator's to fix: said plainly.
+  if (!(err instanceof AppError)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exitCode = 1
 } finally {
   await store.close()
 }

@@ -34,12 +34,20 @@ const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
   const { db, queue, settings: config } = deps
   const ctx = { db, queue }
-  const rules: DestinationRules = { hostMap: config.crawlHostMap, allowPrivateNetworks: config.crawlAllowPrivateNetworks }
+  const rules: DestinationRules = {
+    hostMap: config.crawlHostMap,
+    allowPrivateNetworks: config.crawlAllowPrivateNetworks
+  }
 
   const showAlerts = async (
     req: FastifyRequest,
     reply: FastifyReply,
-    extra: { error?: string, status?: number, created?: { secret: string, url: string }, form?: Record<string, string> } = {}
+    extra: {
+      error?: string
+      status?: number
+      created?: { secret: string, url: string }
+      form?: Record<string, string>
+    } = {}
   ) => {
     const org = req.person!.org
     const { items } = await listEndpoints(db, org.id, 1, 100)
@@ -81,7 +89,13 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
     const pageSize = 25
     const { items, total } = await listDeliveries(db, endpoint.id, pageNo, pageSize)
     return await page(reply, html(DestinationPage({
-      viewer: viewerOf(req, reply), endpoint, deliveries: items, total, page: pageNo, pageSize, notice: notice(req.query)
+      viewer: viewerOf(req, reply),
+      endpoint,
+      deliveries: items,
+      total,
+      page: pageNo,
+      pageSize,
+      notice: notice(req.query)
     })))
   })
 

@@ -1,3 +1,4 @@
+import { appBaseUrl } from '../../config.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors.js'
 import {
@@ -13,6 +14,7 @@ import {
 } from '../../services/accounts.js'
 import { cookieOptions, field, page, SESSION_COOKIE, type WebDeps } from '../context.js'
 import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn } from '../views/auth.js'
+import { resetMail } from '../../mail/messages.js'
 import { html } from '../views/layout.js'
 
 // Signing in and out, the first owner's link, invitations, password resets. The answers
@@ -26,7 +28,7 @@ const safeNext = (next: string) => /^\/app(\/[\w\-/?=&%.]*)?$/.test(next) && !ne
 
 export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules: SessionRules }) {
   const { db, settings: config, mailer, rules } = deps
-  const base = (config.publicBaseUrl ?? '').replace(/\/$/, '')
+  const base = appBaseUrl(config)
   const limit = (max: number, minutes: number, key: (req: FastifyRequest) => string) =>
     app.createRateLimit({ max, timeWindow: minutes * 60_000, keyGenerator: key })
   const perAddress = limit(20, 15, req => `web-addr:${req.ip}`)
@@ -136,12 +138,8 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
     await throttle(req)
     const secret = await requestReset(db, field(req.body, 'email'))
     if (secret) {
-      await mailer.send({
-        to: normalizeEmail(field(req.body, 'email'))!,
-        subject: 'Reset your Sitewatch password',
-        text: 'Someone asked to reset the password of your Sitewatch account.\n\nChoose a new one here (the link ' +
-          `works once, for an hour):\n\n${base}/app/reset/${secret}\n\nIf it was not you, ignore this e-mail.\n`
-      })
+      const to = normalizeEmail(field(req.body, 'email'))!
+      await mailer.send(resetMail({ to, link: `${base}/app/reset/${secret}` }))
     }
     // The same answer whether or not the e-mail has an account.
     return await page(reply, html(ResetRequest({

@@ -1,3 +1,4 @@
+import { appBaseUrl } from '../../config.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, notFound } from '../../domain/errors.js'
 import { describeUsage, PLANS } from '../../domain/plans.js'
@@ -14,6 +15,7 @@ import {
 } from '../../store/accounts.js'
 import { issueKey, listKeys, revokeKey } from '../../store/orgs.js'
 import { field, page, requireRole, viewerOf, type WebDeps } from '../context.js'
+import { invitationMail } from '../../mail/messages.js'
 import { html } from '../views/layout.js'
 import { AccountPage, KeysPage, MembersPage, UsagePage } from '../views/settings.js'
 
@@ -32,7 +34,7 @@ const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 
 export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { rules: SessionRules }) {
   const { db, settings: config, mailer, principals, rules } = deps
-  const base = (config.publicBaseUrl ?? '').replace(/\/$/, '')
+  const base = appBaseUrl(config)
 
   app.get('/usage', async (req, reply) => {
     const org = req.person!.org
@@ -56,12 +58,13 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     try {
       const { secret, email } = await invite(db, { userId: person.userId, role: person.role }, person.org.id,
         field(req.body, 'email'), role)
-      await mailer.send({
+      await mailer.send(invitationMail({
         to: email,
-        subject: `${person.name ?? person.email} invites you to ${person.org.name} on Sitewatch`,
-        text: `${person.name ?? person.email} invites you to join ${person.org.name} on Sitewatch as ${role}.\n\n` +
-          `Accept here (the link works once, for 7 days):\n\n${base}/app/invite/${secret}\n`
-      })
+        inviter: person.name ?? person.email,
+        orgName: person.org.name,
+        role,
+        link: `${base}/app/invite/${secret}`
+      }))
       return await reply.redirect('/app/members?done=invited', 303)
     } catch (err) {
       if (!(err instanceof AppError) || err.statusCode === 403) throw err
