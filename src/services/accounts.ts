@@ -273,6 +273,23 @@ export async function changeMember (
   })
 }
 
+/** The owner hands the organisation to another member, who becomes owner; the giver stays as admin. */
+export async function transferOwnership (
+  db: Db,
+  actor: { userId: string, role: Role },
+  orgId: string,
+  toUserId: string
+): Promise<void> {
+  assertMay(actor.role, 'owner')
+  if (toUserId === actor.userId) throw validation('userId', 'Choose another member')
+  await db.transaction().execute(async tx => {
+    await lockOwners(tx, orgId)
+    if (!(await memberRole(tx, orgId, toUserId))) throw new AppError('NOT_FOUND', 'Member not found')
+    await setMemberRole(tx, orgId, toUserId, 'owner')
+    await setMemberRole(tx, orgId, actor.userId, 'admin')
+  })
+}
+
 /** Makes a person a member with a role directly (the operator's CLI and admin API). */
 export async function addUser (db: Db, orgId: string, account: NewAccount, role: Role): Promise<User> {
   const { email, name } = checkAccount(account)

@@ -1,9 +1,11 @@
 import { trialEnd, type Org } from '../domain/plans.js'
-import type { PlanName } from '../domain/vocabulary.js'
-import { startPeriod, setTrialPeriodEnd } from '../store/billing.js'
+import { AppError } from '../domain/errors.js'
+import { PLAN_NAMES, type PlanName, type Role } from '../domain/vocabulary.js'
+import { carryUsage, currentPeriod, startPeriod, setTrialPeriodEnd } from '../store/billing.js'
 import type { Db } from '../store/db.js'
 import { resumeTrialPaused } from '../store/domains.js'
-import { anyOrgExists, findOrg, insertOrg, issueKey, setOrgPlan } from '../store/orgs.js'
+import { anyOrgExists, deleteOrg, findOrg, insertOrg, issueKey, setOrgPlan } from '../store/orgs.js'
+import { assertMay } from './accounts.js'
 
 // Tenants, for the admin API and the operator's command.
 
@@ -31,7 +33,8 @@ export async function updateOrg (
   db: Db,
   id: string,
   patch: { plan?: PlanName, trialEndsAt?: Date },
-  now = new Date()
+  now = new Date(),
+  opts: { keepUsage?: boolean } = {}
 ): Promise<Org | undefined> {
   return await db.transaction().execute(async tx => {
     const org = await findOrg(tx, id, { forUpdate: true })
@@ -40,7 +43,9 @@ export async function updateOrg (
     let trialEndsAt = patch.trialEndsAt ?? org.trial_ends_at
     if (patch.plan !== undefined && patch.plan !== org.plan) {
       if (plan === 'trial' && !patch.trialEndsAt) trialEndsAt = trialEnd(now)
-      await startPeriod(tx, { id, plan }, now)
+      const before = opts.keepUsage ? await currentPeriod(tx, org, now, true) : undefined
+      const started = await startPeriod(tx, { id, plan }, now)
+      if (before) await carryUsage(tx, before, started.id)
     } else if (plan === 'trial' && patch.trialEndsAt) {
       await setTrialPeriodEnd(tx, id, patch.trialEndsAt)
     }
@@ -48,6 +53,31 @@ export async function updateOrg (
     if (plan !== 'trial' || (trialEndsAt && trialEndsAt > now)) await resumeTrialPaused(tx, id, now)
     return updated
   })
+}
+
+/** The plans an owner may choose in the app: a trial is given, not chosen. */
+export const SELF_SERVICE_PLANS: readonly PlanName[] = PLAN_NAMES.filter(p => p !== 'trial')
+
+/**
+ * An owner's change of plan. Unlike an operator's, it keeps what this period used: the
+ * new limits apply to it at once, and switching back and forth does not reset counters.
+ */
+export async function changePlan (db: Db, actor: { role: Role }, org: Org, plan: PlanName, now = new Date()) {
+  assertMay(actor.role, 'owner')
+  if (!SELF_SERVICE_PLANS.includes(plan)) {
+    throw new AppError('VALIDATION_ERROR', `Choose one of ${SELF_SERVICE_PLANS.join(', ')}`, { field: 'plan' })
+  }
+  if (plan === org.plan) return org
+  return (await updateOrg(db, org.id, { plan }, now, { keepUsage: true }))!
+}
+
+/** Deletes the organisation with everything it holds; the owner confirms by typing its name. */
+export async function deleteOrganisation (db: Db, actor: { role: Role }, org: Org, typedName: string): Promise<void> {
+  assertMay(actor.role, 'owner')
+  if (typedName.trim() !== org.name) {
+    throw new AppError('VALIDATION_ERROR', `Type the organisation's name, ${org.name}, to delete it`, { field: 'name' })
+  }
+  await deleteOrg(db, org.id)
 }
 
 /** The first start on an empty database creates "default" on the trial plan. */

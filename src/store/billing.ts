@@ -50,6 +50,20 @@ export async function currentPeriod (db: Db, org: Org, now = new Date(), forUpda
   return (await latest())!
 }
 
+/** Puts what one period used into another (a plan changed by its owner keeps the period's usage). */
+export async function carryUsage (tx: Db, from: BillingPeriod, toId: string): Promise<void> {
+  await tx
+    .updateTable('billing_periods')
+    .set({
+      domains_used: from.domains_used,
+      pages_used: from.pages_used,
+      manual_rechecks_used: from.manual_rechecks_used,
+      research_credits_used: from.research_credits_used
+    })
+    .where('id', '=', toId)
+    .execute()
+}
+
 /** Adds `amount` to what the period used of `resource`. */
 export async function addUsage (tx: Db, periodId: string, resource: MeteredResource, amount: number): Promise<void> {
   const column = USAGE_COLUMN[resource]

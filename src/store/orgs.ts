@@ -99,6 +99,11 @@ export async function findOrg (db: Db, id: string, opts: { forUpdate?: boolean }
   return await q.executeTakeFirst()
 }
 
+/** Deletes an organisation and, through the foreign keys, everything it owns; whether it existed. */
+export async function deleteOrg (db: Db, id: string): Promise<boolean> {
+  return (await db.deleteFrom('orgs').where('id', '=', id).executeTakeFirst()).numDeletedRows > 0n
+}
+
 export async function listOrgs (db: Db): Promise<Org[]> {
   return await db
     .selectFrom('orgs')

@@ -9,6 +9,7 @@ import { chromium as playwright, type Browser, type BrowserContext, type Page } 
 import { SMTPServer } from 'smtp-server'
 import { addUser } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
+import { findOrg } from '../../src/store/orgs.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
@@ -291,6 +292,50 @@ describe('the web app, in a browser', () => {
     assert.match(await small.page.textContent('main') ?? '', /does not include API access/)
     await accessible(small.page)
     await small.context.close()
+  })
+
+  it('an owner changes the plan, hands the organisation over, and the new owner deletes it', async () => {
+    const db = t.service.store.db
+    const { org } = await createOrg(db, 'Owned & Co', 'starter')
+    await addUser(db, org.id, { email: 'first@example.test', password: PASSWORD }, 'owner')
+    await addUser(db, org.id, { email: 'second@example.test', password: PASSWORD }, 'viewer')
+    const signIn = async (email: string) => {
+      const p = await person()
+      await p.page.goto(`${t.url}/app/sign-in`)
+      await p.page.getByLabel('Email').fill(email)
+      await p.page.getByLabel('Password').fill(PASSWORD)
+      await p.page.getByRole('button', { name: 'Sign in' }).click()
+      await p.page.waitForURL('**/app/domains')
+      return p
+    }
+    const first = await signIn('first@example.test')
+    await first.page.goto(`${t.url}/app/usage`)
+    await accessible(first.page)
+    await first.page.getByLabel('Plan', { exact: true }).selectOption('pro')
+    await first.page.getByRole('button', { name: 'Change plan' }).click()
+    assert.match(await first.page.textContent('main') ?? '', /Plan changed/)
+    assert.equal((await findOrg(db, org.id))?.plan, 'pro')
+    await first.page.screenshot({ path: `${SHOTS}/usage.png`, fullPage: true })
+    await first.page.goto(`${t.url}/app/members`)
+    await first.page.getByLabel('New owner').selectOption({ label: 'second@example.test' })
+    await first.page.getByRole('button', { name: 'Transfer ownership' }).click()
+    assert.match(await first.page.textContent('main') ?? '', /you are an admin now/)
+    assert.match(await first.page.textContent('header') ?? '', /\(admin\)/)
+    await first.page.goto(`${t.url}/app/usage`)
+    assert.equal(await first.page.getByRole('button', { name: 'Delete organisation' }).count(), 0)
+
+    const second = await signIn('second@example.test')
+    await second.page.goto(`${t.url}/app/usage`)
+    await second.page.getByLabel(/Type the organisation/).fill('Owned and Co')
+    await second.page.getByRole('button', { name: 'Delete organisation' }).click()
+    assert.match(await second.page.textContent('[role=alert]') ?? '', /Type the organisation's name, Owned & Co/)
+    assert.ok(await findOrg(db, org.id), 'a wrong name deletes nothing')
+    await second.page.getByLabel(/Type the organisation/).fill('Owned & Co')
+    await second.page.getByRole('button', { name: 'Delete organisation' }).click()
+    await second.page.waitForURL('**/app/sign-in?done=org-deleted')
+    assert.equal(await findOrg(db, org.id), undefined)
+    await first.context.close()
+    await second.context.close()
   })
 
   it('no console error and no CSP violation on any page', () => {

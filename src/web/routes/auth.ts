@@ -59,7 +59,8 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
     const q = req.query as Record<string, string>
     const notices: Record<string, string> = {
       reset: 'Your password is set. Sign in with it.',
-      out: 'You are signed out.'
+      out: 'You are signed out.',
+      'org-deleted': 'The organisation is deleted, and you belong to no other: you are signed out.'
     }
     const notice = notices[q.done ?? '']
     return await page(reply, html(SignIn({ csrf: reply.generateCsrf(), next: q.next, notice })))

@@ -2,8 +2,9 @@ import { appBaseUrl } from '../../config.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, notFound } from '../../domain/errors.js'
 import { describeUsage, PLANS } from '../../domain/plans.js'
-import { ROLES, type Role } from '../../domain/vocabulary.js'
-import { changeMember, changePassword, invite, type SessionRules } from '../../services/accounts.js'
+import { ROLES, type PlanName, type Role } from '../../domain/vocabulary.js'
+import { changeMember, changePassword, invite, transferOwnership, type SessionRules } from '../../services/accounts.js'
+import { changePlan, deleteOrganisation, SELF_SERVICE_PLANS } from '../../services/orgs.js'
 import { currentPeriod } from '../../store/billing.js'
 import {
   cancelInvitation,
@@ -14,7 +15,7 @@ import {
   setSessionOrg
 } from '../../store/accounts.js'
 import { issueKey, listKeys, revokeKey } from '../../store/orgs.js'
-import { field, page, requireRole, viewerOf, type WebDeps } from '../context.js'
+import { cookieOptions, field, page, requireRole, SESSION_COOKIE, viewerOf, type WebDeps } from '../context.js'
 import { invitationMail } from '../../mail/messages.js'
 import { html } from '../views/layout.js'
 import { AccountPage, KeysPage, MembersPage, UsagePage } from '../views/settings.js'
@@ -28,7 +29,9 @@ const DONE: Record<string, string> = {
   cancelled: 'Invitation cancelled.',
   revoked: 'Key revoked.',
   password: 'Password changed; your other sessions are signed out.',
-  others: 'Your other sessions are signed out.'
+  others: 'Your other sessions are signed out.',
+  plan: 'Plan changed: its limits apply now, to this period\'s usage as well.',
+  transferred: 'Ownership transferred: you are an admin now.'
 }
 const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 
@@ -36,10 +39,45 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
   const { db, settings: config, mailer, principals, rules } = deps
   const base = appBaseUrl(config)
 
-  app.get('/usage', async (req, reply) => {
+  const showUsage = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
     const org = req.person!.org
     const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
-    return await page(reply, html(UsagePage({ viewer: viewerOf(req, reply), usage })))
+    return await page(reply, html(UsagePage({
+      viewer: viewerOf(req, reply), usage, plans: SELF_SERVICE_PLANS, notice: notice(req.query), error
+    })), status)
+  }
+  app.get('/usage', async (req, reply) => await showUsage(req, reply))
+
+  app.post('/plan', async (req, reply) => {
+    const person = requireRole(req, 'owner')
+    try {
+      await changePlan(db, person, person.org, field(req.body, 'plan') as PlanName)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 400) throw err
+      return await showUsage(req, reply, err.message, 400)
+    }
+    principals.forgetOrg(person.org.id)
+    return await reply.redirect('/app/usage?done=plan', 303)
+  })
+
+  app.post('/org/delete', async (req, reply) => {
+    const person = requireRole(req, 'owner')
+    try {
+      await deleteOrganisation(db, person, person.org, field(req.body, 'name'))
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 400) throw err
+      return await showUsage(req, reply, err.message, 400)
+    }
+    principals.forgetOrg(person.org.id)
+    const other = person.orgs.find(o => o.id !== person.org.id)
+    if (other) {
+      await setSessionOrg(db, person.sessionId, other.id)
+      return await reply.redirect('/app/domains?done=org-deleted', 303)
+    }
+    // Nothing left to sign in to: the session ends with the organisation.
+    await deleteSessions(db, person.userId, { id: person.sessionId })
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(config))
+    return await reply.redirect('/app/sign-in?done=org-deleted', 303)
   })
 
   const showMembers = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
@@ -87,6 +125,14 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     }
     const left = userId === person.userId && role === null
     return await reply.redirect(left ? '/app/domains' : '/app/members?done=changed', 303)
+  })
+
+  app.post('/members/transfer', async (req, reply) => {
+    const person = requireRole(req, 'owner')
+    const to = field(req.body, 'userId')
+    if (!UUID.test(to)) return await showMembers(req, reply, 'Choose the member who becomes owner.', 400)
+    await transferOwnership(db, person, person.org.id, to)
+    return await reply.redirect('/app/members?done=transferred', 303)
   })
 
   app.post('/invitations/:id/cancel', async (req, reply) => {

@@ -30,7 +30,8 @@ const DONE: Record<string, string> = {
   page: 'Page added: its first check is queued.',
   saved: 'Page settings saved.',
   acknowledged: 'Acknowledged.',
-  deleted: 'Domain deleted.'
+  deleted: 'Domain deleted.',
+  'org-deleted': 'The organisation is deleted. You are now in another of yours.'
 }
 const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 

@@ -22,6 +22,8 @@ header.top .who { margin-left: auto; display: flex; gap: .5rem; align-items: cen
 main { max-width: 72rem; margin: 0 auto; padding: 1rem }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem } h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem }
+.card > :first-child { margin-top: 0 }
+.card > :last-child { margin-bottom: 0 }
 table { width: 100%; border-collapse: collapse; background: var(--card) }
 th, td { text-align: left; padding: .45rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top }
 th { font-size: .85rem; color: var(--muted); font-weight: 600 }

@@ -15,11 +15,12 @@ function Meter (p: { label: string, used: number, limit: number | null, locale: 
   )
 }
 
-export function UsagePage (p: { viewer: Viewer, usage: Usage }) {
+export function UsagePage (p: { viewer: Viewer, usage: Usage, plans: readonly string[], notice?: string, error?: string }) {
   const u = p.usage
+  const owner = p.viewer.role === 'owner'
   const trialDays = u.trial ? Math.max(0, Math.ceil((new Date(u.trial.expiresAt).getTime() - Date.now()) / 86_400_000)) : null
   return (
-    <Page viewer={p.viewer} title='Usage and plan' section='/app/usage'>
+    <Page viewer={p.viewer} title='Usage and plan' section='/app/usage' notice={p.notice} error={p.error}>
       <div class='card'>
         <p>Plan: <strong>{u.plan}</strong>, billed {u.billingCycle}.
           {trialDays !== null ? ` ${trialDays} day${trialDays === 1 ? '' : 's'} left in the trial.` : ''}
@@ -31,6 +32,32 @@ export function UsagePage (p: { viewer: Viewer, usage: Usage }) {
       <div class='card'>
         <p>Pages per domain: {u.limits.accessiblePagesPerDomain ?? 'unlimited'}. Slack: {u.features.slackIntegration ? 'yes' : 'no'}. Custom alert rules: {u.features.customAlertRules ? 'yes' : 'no'}. API access: {u.features.apiAccess ? 'yes' : 'no'}.</p>
       </div>
+      {owner
+        ? (
+          <>
+            <h2>Change the plan</h2>
+            <form method='post' action='/app/plan' class='card row'>
+              <Csrf token={p.viewer.csrf} />
+              <div>
+                <label for='plan'>Plan</label>
+                <select id='plan' name='plan'>
+                  {p.plans.map(x => <option key={x} value={x} selected={x === u.plan}>{x}</option>)}
+                </select>
+              </div>
+              <button type='submit'>Change plan</button>
+              <p class='small muted grow'>The new limits apply at once, to what this period has already used.</p>
+            </form>
+            <h2>Delete this organisation</h2>
+            <form method='post' action='/app/org/delete' class='card'>
+              <Csrf token={p.viewer.csrf} />
+              <p>Deleting {p.viewer.org.name} removes its domains, pages, snapshots, changes, keys, alert destinations and members, at once and for good.</p>
+              <label for='confirm-name'>Type the organisation's name to confirm</label>
+              <input id='confirm-name' name='name' required autocomplete='off' />
+              <p><button type='submit' class='danger'>Delete organisation</button></p>
+            </form>
+          </>
+          )
+        : <p class='muted'>The owner changes the plan.</p>}
     </Page>
   )
 }
@@ -110,6 +137,24 @@ export function MembersPage (p: {
           </>
           )
         : <p class='muted'>An admin or owner invites people and changes roles.</p>}
+      {p.viewer.role === 'owner' && p.members.length > 1
+        ? (
+          <>
+            <h2>Transfer ownership</h2>
+            <form method='post' action='/app/members/transfer' class='card row'>
+              <Csrf token={p.viewer.csrf} />
+              <div>
+                <label for='transfer-to'>New owner</label>
+                <select id='transfer-to' name='userId'>
+                  {p.members.filter(m => m.id !== p.me).map(m => <option key={m.id} value={m.id}>{m.email}</option>)}
+                </select>
+              </div>
+              <button type='submit'>Transfer ownership</button>
+              <p class='small muted grow'>They become owner; you stay, as an admin.</p>
+            </form>
+          </>
+          )
+        : null}
       <form method='post' action={`/app/members/${p.me}`} class='row'>
         <Csrf token={p.viewer.csrf} />
         <input type='hidden' name='role' value='remove' />
