@@ -178,6 +178,24 @@ describe('the web app, in a browser', () => {
     assert.equal(viaApi.acknowledgedByKind, 'person')
   })
 
+  it('a page\'s settings (monitoring, render mode, noise rules) are saved from the domain page', async () => {
+    const { page } = owner
+    const domain = (await t.api.get('/api/domains')).body.data[0]
+    await page.goto(`${t.url}/app/domains/${domain.id}`)
+    const settings = page.locator('details', { hasText: 'Settings of /pricing' })
+    await settings.getByText('Settings of /pricing').click()
+    await settings.getByLabel('Render').selectOption('never')
+    await settings.getByLabel(/Ignore text matching/).fill('Updated \\d+ minutes ago')
+    await settings.getByRole('button', { name: 'Save page settings' }).click()
+    assert.match(await page.textContent('main') ?? '', /Page settings saved/)
+    const details = (await t.api.get(`/api/domains/${domain.id}`)).body.data
+    const pricingId = details.pages.find((p: any) => p.url.endsWith('/pricing')).id
+    const pricing = (await t.api.get(`/api/domains/${domain.id}/pages/${pricingId}`)).body.data
+    assert.equal(pricing.render, 'never')
+    assert.deepEqual(pricing.noiseRules.ignorePatterns, ['Updated \\d+ minutes ago'])
+    assert.equal(pricing.monitoringEnabled, true)
+  })
+
   it('a viewer invited through SMTP joins, may acknowledge, and may not add a domain', async () => {
     const { page } = owner
     await page.goto(`${t.url}/app/members`)
@@ -291,7 +309,54 @@ describe('the web app, in a browser', () => {
     await small.page.goto(`${t.url}/app/keys`)
     assert.match(await small.page.textContent('main') ?? '', /does not include API access/)
     await accessible(small.page)
+    // Deleting a domain takes two clicks: the button is behind its explanation.
+    await small.page.goto(`${t.url}/app/domains`)
+    await small.page.getByRole('link', { name: 'acme.test' }).click()
+    await small.page.getByText('Delete this domain').click()
+    await small.page.getByRole('button', { name: 'Delete acme.test and its history' }).click()
+    await small.page.waitForURL('**/app/domains?done=deleted')
+    assert.match(await small.page.textContent('main') ?? '', /No domains yet/)
     await small.context.close()
+  })
+
+  it('every page fits 375 px and reads in the dark scheme, without an accessibility violation', async () => {
+    const domainId = (await t.api.get('/api/domains')).body.data[0].id
+    const alertId = (await t.api.get('/api/webhooks')).body.data[0].id
+    const pages: Record<string, string> = {
+      domains: '/app/domains',
+      domain: `/app/domains/${domainId}`,
+      changes: '/app/changes',
+      change: new URL(changeUrl).pathname,
+      usage: '/app/usage',
+      alerts: '/app/alerts',
+      destination: `/app/alerts/${alertId}`,
+      members: '/app/members',
+      keys: '/app/keys',
+      account: '/app/account'
+    }
+    const storageState = await owner.context.storageState()
+    for (const [scheme, viewport] of [['dark', { width: 375, height: 812 }], ['light', { width: 1280, height: 800 }]] as const) {
+      const context = await browser.newContext({ storageState, viewport, colorScheme: scheme, locale: 'de-DE', timezoneId: 'America/New_York' })
+      const page = await context.newPage()
+      page.on('console', m => { if (m.type() === 'error') problems.push(`${page.url()}: ${m.text()}`) })
+      for (const [name, path] of Object.entries(pages)) {
+        await page.goto(`${t.url}${path}`)
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth
+          ? []
+          : [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth && !e.closest('.scroll'))
+              .map(e => `${e.tagName}.${e.className}: ${(e.textContent ?? '').slice(0, 40)}`).slice(0, 5))
+        assert.deepEqual(wide, [], `${path} is wider than ${viewport.width} px`)
+        const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+        const [r, g, b] = background.match(/\d+/g)!.map(Number)
+        assert.equal(r + g + b < 200, scheme === 'dark', `${path}: the ${scheme} scheme's background is ${background}`)
+        await accessible(page)
+        await page.screenshot({ path: `${SHOTS}/${name}-${scheme}-${viewport.width}.png`, fullPage: true })
+      }
+      // Times are shown in the reader's zone and language.
+      await page.goto(`${t.url}${pages.change}`)
+      assert.match(await page.locator('time').first().textContent() ?? '', /\d{2}\.\d{2}\.\d{4}|\d{1,2}\. \w+/)
+      await context.close()
+    }
   })
 
   it('an owner changes the plan, hands the organisation over, and the new owner deletes it', async () => {

@@ -28,6 +28,8 @@ table { width: 100%; border-collapse: collapse; background: var(--card) }
 th, td { text-align: left; padding: .45rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top }
 th { font-size: .85rem; color: var(--muted); font-weight: 600 }
 .scroll { overflow-x: auto }
+summary { cursor: pointer; color: var(--accent) }
+details[open] { min-width: 18rem }
 form.inline { display: inline }
 label { display: block; font-weight: 600; margin: .5rem 0 .25rem }
 input, select, textarea { font: inherit; color: var(--text); background: var(--bg); border: 1px solid var(--line);
@@ -36,9 +38,10 @@ input[type=checkbox] { width: 1.1rem; height: 1.1rem }
 button { font: inherit; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent);
   color: var(--accent-text); padding: .4rem .9rem; cursor: pointer }
 button.quiet { background: transparent; color: var(--accent) }
-button.danger { background: var(--critical); border-color: var(--critical); color: #fff }
+button.danger { background: #b3261e; border-color: #b3261e; color: #fff }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px }
 .row { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end }
+.row > * { min-width: 0; max-width: 100% }
 .grow { flex: 1 1 16rem }
 .grow input { width: 100% }
 .muted { color: var(--muted) } .small { font-size: .85rem }

@@ -44,7 +44,7 @@ export function AlertsPage (p: {
       {p.destinations.length === 0
         ? <p class='card'>No destinations yet.{admin ? ' Add a webhook URL below, then send it a test event.' : ' An admin adds them.'}</p>
         : (
-          <div class='scroll'>
+          <div class='scroll' tabIndex={0} role='region' aria-label='Alert destinations'>
             <table>
               <thead><tr><th scope='col'>Destination</th><th scope='col'>Sends</th><th scope='col'>State</th><th scope='col'>Added</th></tr></thead>
               <tbody>
@@ -144,7 +144,7 @@ export function DestinationPage (p: {
       {p.deliveries.length === 0
         ? <p class='muted'>Nothing sent yet. Sitewatch sends here when a change is found{admin ? ', or when you send a test event' : ''}.</p>
         : (
-          <div class='scroll'>
+          <div class='scroll' tabIndex={0} role='region' aria-label='Deliveries'>
             <table>
               <thead><tr><th scope='col'>Event</th><th scope='col'>State</th><th scope='col'>Attempts</th><th scope='col'>Answer</th><th scope='col'>Queued</th><th scope='col'>Last attempt</th></tr></thead>
               <tbody>

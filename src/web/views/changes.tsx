@@ -70,7 +70,7 @@ export function Inbox (p: {
         : (
           <form method='post' action='/app/changes/acknowledge'>
             <Csrf token={p.viewer.csrf} />
-            <div class='scroll'>
+            <div class='scroll' tabIndex={0} role='region' aria-label='Changes'>
               <table>
                 <thead>
                   <tr><th scope='col'><span class='small'>Select</span></th><th scope='col'>Change</th><th scope='col'>Severity</th><th scope='col'>Domain</th><th scope='col'>When</th><th scope='col'>State</th></tr>

@@ -41,7 +41,7 @@ export function DomainList (p: { viewer: Viewer, domains: DomainItem[], error?: 
       {p.domains.length === 0
         ? <p class='card'>No domains yet. Add a competitor's domain above: Sitewatch finds its pricing, terms and other important pages and watches them.</p>
         : (
-          <div class='scroll'>
+          <div class='scroll' tabIndex={0} role='region' aria-label='Domains'>
             <table>
               <thead>
                 <tr><th scope='col'>Domain</th><th scope='col'>Status</th><th scope='col'>Pages</th><th scope='col'>Last crawl</th><th scope='col'>Next crawl</th><th scope='col'>Unacknowledged changes</th></tr>
@@ -128,7 +128,7 @@ export function DomainPage (p: {
       {d.pages.length === 0
         ? <p class='muted'>{discovering ? 'Looking for pages…' : 'No pages yet.'}</p>
         : (
-          <div class='scroll'>
+          <div class='scroll' tabIndex={0} role='region' aria-label='Pages'>
             <table>
               <thead>
                 <tr><th scope='col'>Page</th><th scope='col'>Type</th><th scope='col'>Status</th><th scope='col'>Last check</th><th scope='col'>Last change</th>{mayEdit ? <th scope='col'>Settings</th> : null}</tr>
@@ -146,24 +146,27 @@ export function DomainPage (p: {
                     {mayEdit
                       ? (
                         <td>
-                          <form method='post' action={`/app/domains/${d.id}/pages/${pg.id}`}>
-                            <Csrf token={p.viewer.csrf} />
-                            <label class='small'>
-                              <input type='checkbox' name='monitoringEnabled' value='on' checked={pg.monitoringEnabled} /> Monitored
-                            </label>
-                            <label class='small' for={`render-${pg.id}`}>Render</label>
-                            <select id={`render-${pg.id}`} name='render'>
-                              <option value='' selected={pg.render === null}>as the domain ({d.render})</option>
-                              {RENDERS.map(r => <option key={r} value={r} selected={pg.render === r}>{r}</option>)}
-                            </select>
-                            <label class='small' for={`ignore-${pg.id}`}>Ignore (CSS selectors, one per line)</label>
-                            <textarea id={`ignore-${pg.id}`} name='ignoreSelectors' rows={2}>{(pg.noiseRules.ignoreSelectors ?? []).join('\n')}</textarea>
-                            <label class='small' for={`patterns-${pg.id}`}>Ignore text matching (patterns, one per line)</label>
-                            <textarea id={`patterns-${pg.id}`} name='ignorePatterns' rows={2}>{(pg.noiseRules.ignorePatterns ?? []).join('\n')}</textarea>
-                            <label class='small' for={`include-${pg.id}`}>Watch only (CSS selectors, one per line)</label>
-                            <textarea id={`include-${pg.id}`} name='includeSelectors' rows={2}>{(pg.noiseRules.includeSelectors ?? []).join('\n')}</textarea>
-                            <p><button type='submit' class='quiet'>Save page settings</button></p>
-                          </form>
+                          <details>
+                            <summary>Settings of {new URL(pg.url).pathname}</summary>
+                            <form method='post' action={`/app/domains/${d.id}/pages/${pg.id}`}>
+                              <Csrf token={p.viewer.csrf} />
+                              <label class='small'>
+                                <input type='checkbox' name='monitoringEnabled' value='on' checked={pg.monitoringEnabled} /> Monitored
+                              </label>
+                              <label class='small' for={`render-${pg.id}`}>Render</label>
+                              <select id={`render-${pg.id}`} name='render'>
+                                <option value='' selected={pg.render === null}>as the domain ({d.render})</option>
+                                {RENDERS.map(r => <option key={r} value={r} selected={pg.render === r}>{r}</option>)}
+                              </select>
+                              <label class='small' for={`ignore-${pg.id}`}>Ignore (CSS selectors, one per line)</label>
+                              <textarea id={`ignore-${pg.id}`} name='ignoreSelectors' rows={2}>{(pg.noiseRules.ignoreSelectors ?? []).join('\n')}</textarea>
+                              <label class='small' for={`patterns-${pg.id}`}>Ignore text matching (patterns, one per line)</label>
+                              <textarea id={`patterns-${pg.id}`} name='ignorePatterns' rows={2}>{(pg.noiseRules.ignorePatterns ?? []).join('\n')}</textarea>
+                              <label class='small' for={`include-${pg.id}`}>Watch only (CSS selectors, one per line)</label>
+                              <textarea id={`include-${pg.id}`} name='includeSelectors' rows={2}>{(pg.noiseRules.includeSelectors ?? []).join('\n')}</textarea>
+                              <p><button type='submit' class='quiet'>Save page settings</button></p>
+                            </form>
+                          </details>
                         </td>
                         )
                       : null}
@@ -175,22 +178,29 @@ export function DomainPage (p: {
           )}
       {mayEdit
         ? (
-          <form method='post' action={`/app/domains/${d.id}/pages`} class='card row'>
-            <Csrf token={p.viewer.csrf} />
-            <div>
-              <label for='url'>Page URL</label>
-              <input id='url' name='url' type='url' placeholder={`https://${d.domain}/pricing`} required size={40} />
-            </div>
-            <button type='submit'>Add page</button>
-          </form>
+          <>
+            <h2>Add a page</h2>
+            <form method='post' action={`/app/domains/${d.id}/pages`} class='card row'>
+              <Csrf token={p.viewer.csrf} />
+              <div class='grow'>
+                <label for='url'>Page URL</label>
+                <input id='url' name='url' type='url' placeholder={`https://${d.domain}/pricing`} required size={40} />
+              </div>
+              <button type='submit'>Add page</button>
+            </form>
+          </>
           )
         : null}
       {mayEdit
         ? (
-          <form method='post' action={`/app/domains/${d.id}/delete`} class='row'>
-            <Csrf token={p.viewer.csrf} />
-            <button type='submit' class='danger'>Delete this domain</button>
-          </form>
+          <details class='card'>
+            <summary>Delete this domain</summary>
+            <form method='post' action={`/app/domains/${d.id}/delete`}>
+              <Csrf token={p.viewer.csrf} />
+              <p>This removes {d.domain}, its pages, snapshots and changes for good. It does not give back a domain of the plan's quota.</p>
+              <button type='submit' class='danger'>Delete {d.domain} and its history</button>
+            </form>
+          </details>
           )
         : null}
     </Page>

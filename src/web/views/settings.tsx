@@ -74,7 +74,7 @@ export function MembersPage (p: {
   const grantable = ROLES.filter(r => r !== 'owner' || p.viewer.role === 'owner')
   return (
     <Page viewer={p.viewer} title='Members' section='/app/members' notice={p.notice} error={p.error}>
-      <div class='scroll'>
+      <div class='scroll' tabIndex={0} role='region' aria-label='Members'>
         <table>
           <thead><tr><th scope='col'>Person</th><th scope='col'>Role</th><th scope='col'>Member since</th>{admin ? <th scope='col'>Change</th> : null}</tr></thead>
           <tbody>
@@ -203,7 +203,7 @@ export function KeysPage (p: {
       {p.keys.length === 0
         ? <p class='muted'>No keys.</p>
         : (
-          <div class='scroll'>
+          <div class='scroll' tabIndex={0} role='region' aria-label='API keys'>
             <table>
               <thead><tr><th scope='col'>Key</th><th scope='col'>Scope</th><th scope='col'>Created</th><th scope='col'>Last used</th><th scope='col'>State</th></tr></thead>
               <tbody>
