@@ -375,7 +375,7 @@ async function inChild (args: string[], env: Record<string, string> = {}): Promi
   const child = fork(fileURLToPath(import.meta.url), args, {
     stdio: 'inherit',
     env: { ...process.env, ...env },
-    execArgv: args[0] === '--scenario' || args[0] === '--api' ? START_FLAGS : []
+    execArgv: ['--scenario', '--api', '--web'].includes(args[0]) ? START_FLAGS : []
   })
   const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
   if (code !== 0) throw new Error(`scenario ${args.join(' ')} exited with ${code}`)
@@ -385,6 +385,9 @@ const [mode, target] = process.argv.slice(2)
 if (mode === '--changes') {
   const { changesBenchmark } = await import('./changes.js')
   await changesBenchmark(target)
+} else if (mode === '--web') {
+  const { webBenchmark } = await import('./web.js')
+  await webBenchmark(target)
 } else if (mode === '--api') {
   const { apiBenchmark } = await import('./api.js')
   await apiBenchmark(target)
@@ -398,6 +401,7 @@ if (mode === '--changes') {
   console.log(`\n(the service runs as npm start runs it: node ${START_FLAGS.join(' ')})`)
   await inChild(['--scenario', 'pglite'])
   await inChild(['--api', 'pglite'])
+  await inChild(['--web', 'pglite'])
   if (process.env.BENCH_SKIP_POSTGRES) {
     console.log('\n(PostgreSQL skipped: BENCH_SKIP_POSTGRES is set)')
   } else if (await postgresAnswers()) {
@@ -412,6 +416,12 @@ if (mode === '--changes') {
       await inChild(['--api', apiDb.url])
     } finally {
       await apiDb.drop()
+    }
+    const webDb = await freshDatabase()
+    try {
+      await inChild(['--web', webDb.url])
+    } finally {
+      await webDb.drop()
     }
     if (!process.env.BENCH_SKIP_CHANGES) {
       const big = await freshDatabase()

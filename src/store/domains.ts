@@ -83,6 +83,32 @@ export async function listDomains (db: Db, orgId: string, page: number, pageSize
   }
 }
 
+/** The organisation's newest domains with their crawl times and how many pages each has: the app's domain list. */
+export async function listDomainSummaries (db: Db, orgId: string, limit: number) {
+  const rows = await db
+    .selectFrom('domains as d')
+    .leftJoinLateral(crawlTimes, join => join.onTrue())
+    .selectAll('d')
+    .select(eb => [
+      't.last',
+      't.next',
+      eb.selectFrom('pages as p').select(sql<number>`count(*)::int`.as('n')).whereRef('p.domain_id', '=', 'd.id')
+        .as('pageCount')
+    ])
+    .where('d.org_id', '=', orgId)
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id')
+    .limit(limit)
+    .execute()
+  return rows.map(d => ({ ...domainView(d), lastCrawledAt: d.last, nextCrawlAt: d.next, pageCount: d.pageCount ?? 0 }))
+}
+
+/** The organisation's domains' ids and hostnames, for a filter's choices. */
+export async function domainNames (db: Db, orgId: string, limit: number) {
+  return await db.selectFrom('domains').select(['id', 'hostname as domain']).where('org_id', '=', orgId)
+    .orderBy('hostname').limit(limit).execute()
+}
+
 async function countDomains (db: Db, orgId: string): Promise<number> {
   const r = await db
     .selectFrom('domains')

@@ -8,7 +8,7 @@ import { changeImage, type ChangeImage } from '../../services/images.js'
 import { addPageByHand, changePage } from '../../services/pages.js'
 import { currentPeriod } from '../../store/billing.js'
 import { getChange, listChanges, openChangesByDomain, setAcknowledged } from '../../store/changes.js'
-import { getDomainDetails, listDomains } from '../../store/domains.js'
+import { domainNames, getDomainDetails, listDomainSummaries } from '../../store/domains.js'
 import { findPage } from '../../store/pages.js'
 import { field, fields, page, requireRole, viewerOf, type Person, type WebDeps } from '../context.js'
 import { ChangePage, Inbox, type InboxFilters } from '../views/changes.js'
@@ -41,7 +41,7 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
   const mappedHosts = new Set(config.crawlHostMap.keys())
 
   const domainList = async (orgId: string) => {
-    const { items } = await listDomains(db, orgId, 1, 100)
+    const items = await listDomainSummaries(db, orgId, 100)
     const open = await openChangesByDomain(db, orgId, items.map(d => d.id))
     return items.map(d => ({ ...d, open: open.get(d.id) ?? {} }))
   }
@@ -146,7 +146,7 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
         acknowledged: filters.acknowledged === undefined ? undefined : filters.acknowledged === 'true',
         q: filters.q
       }, pageNo, pageSize),
-      listDomains(db, org.id, 1, 100)
+      domainNames(db, org.id, 500)
     ])
     return await page(reply, html(Inbox({
       viewer: viewerOf(req, reply),
@@ -155,7 +155,7 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
       page: pageNo,
       pageSize,
       filters,
-      domains: domains.items.map(d => ({ id: d.id, domain: d.domain })),
+      domains,
       notice: notice(req.query)
     })))
   })

@@ -8,7 +8,7 @@ export interface DomainItem {
   status: string
   lastCrawledAt: Date | null
   nextCrawlAt: Date | null
-  pages: Array<{ id: string }>
+  pageCount: number
   open: Partial<Record<Severity, number>>
 }
 
@@ -51,7 +51,7 @@ export function DomainList (p: { viewer: Viewer, domains: DomainItem[], error?: 
                   <tr key={d.id}>
                     <td><a href={`/app/domains/${d.id}`}>{d.displayName ?? d.domain}</a>{d.displayName ? <div class='small muted'>{d.domain}</div> : null}</td>
                     <td>{d.status}</td>
-                    <td>{d.pages.length}</td>
+                    <td>{d.pageCount}</td>
                     <td><Time at={d.lastCrawledAt} empty='not yet' /></td>
                     <td><Time at={d.nextCrawlAt} empty='—' /></td>
                     <td><OpenChanges open={d.open} domainId={d.id} /></td>
