@@ -48,7 +48,7 @@ module.exports = {
     layer('metrics/',
       ['pipeline/events\\.ts$', 'queue/', 'store/', 'crawl/', 'domain/'],
       'metrics listen to events and read gauges; nothing in the pipeline calls them'),
-    layer('mail/', ['config\\.ts$'], 'sending mail knows only the settings'),
+    layer('mail/', ['domain/', 'config\\.ts$'], 'mail knows the vocabulary and the settings'),
     layer('web/',
       ['mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
       'the web app stands on the services and the store, as the API does'),

@@ -37,7 +37,7 @@ export default [
   },
   {
     // Templates: a line of markup with its attributes and text reads best whole.
-    files: ['src/web/views/**/*.tsx'],
+    files: ['src/web/views/**/*.tsx', 'src/mail/**/*.tsx'],
     rules: {
       '@stylistic/max-len': ['error', {
         code: 160, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true

@@ -100,6 +100,8 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
       queue,
       fetcher: crawler.fetcher,
       publicBaseUrl: config.publicBaseUrl,
+      appBase: appBaseUrl(config),
+      mailer,
       linkSecret,
       log
     })
@@ -125,7 +127,9 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
       mailer
     })
     if (servesApi) {
-      await app.register(webApp, { prefix: '/app', db: store.db, queue, settings: config, mailer, principals })
+      await app.register(webApp, {
+        prefix: '/app', db: store.db, queue, settings: config, mailer, principals, linkSecret
+      })
     }
     if (opts.listen !== false) url = await app.listen({ port, host: config.host })
   }

@@ -27,7 +27,7 @@ export function slackMessage (
   const base = publicBaseUrl?.replace(/\/$/, '') ?? ''
   if (eventType === 'change.detected') {
     const c = payload.change
-    const link = `${base}/api/changes/${c.id}`
+    const link = `${base}/app/changes/${c.id}`
     const others: any[] = (payload.changes ?? []).filter((x: any) => x.id !== c.id)
     const more = others.map(x => `\n• ${x.summary} (${x.changeType}, ${x.severity})`).join('')
     const text =
@@ -60,7 +60,7 @@ export function slackMessage (
     const lines = (payload.changes as any[]).map(
       c =>
         `• ${SEVERITY_MARK[c.severity] ?? ''} *${c.domain}* (${c.changeType}): ${c.summary} ` +
-        `<${base}/api/changes/${c.id}|diff>`
+        `<${base}/app/changes/${c.id}|diff>`
     )
     return {
       text: `${payload.total} change${payload.total === 1 ? '' : 's'} since ${payload.period.from}`,

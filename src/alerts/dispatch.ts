@@ -7,6 +7,7 @@ import { changeView, markAlerted, takeUnalerted } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { domainHostname } from '../store/domains.js'
 import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webhooks.js'
+import { queueChangeMails } from './mail.js'
 
 // Alerting reads the pipeline's records, never the other way round: changes not yet
 // alerted (alerted_at null) are the outbox. Each is matched against the organisation's
@@ -80,6 +81,7 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
         }
       }
       await queueDeliveries(tx, queue, deliveries)
+      await queueChangeMails(tx, queue, rows)
       await markAlerted(
         tx,
         rows.map(r => r.id)

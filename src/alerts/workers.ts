@@ -1,9 +1,11 @@
 import type { Logger } from 'pino'
 import type { Fetcher } from '../crawl/fetch.js'
+import type { Mailer } from '../mail/mailer.js'
 import { QUEUE, type JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
 import { deliver } from './deliver.js'
 import { runDigest } from './digest.js'
+import { runMailDigests, sendEmail } from './mail.js'
 import { dispatchChanges } from './dispatch.js'
 
 export interface AlertDeps {
@@ -11,6 +13,9 @@ export interface AlertDeps {
   queue: JobQueue
   fetcher: Fetcher
   publicBaseUrl: string | undefined
+  /** Where links in e-mails point: PUBLIC_BASE_URL or this host. */
+  appBase: string
+  mailer: Mailer
   linkSecret: string
   log: Logger
 }
@@ -32,6 +37,11 @@ export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
     }
   })
   await queue.work(QUEUE.digest, 1, async () => ({ sent: await runDigest(db, queue) }))
+  queue.pull<{ emailId: string }, object>(QUEUE.mail, 4, {
+    run: async job => await sendEmail(deps, job.data.emailId, job.retryCount >= job.retryLimit)
+  })
+  await queue.work(QUEUE.mailDigest, 1, async () => ({ queued: await runMailDigests(deps) }))
+  await queue.schedule(QUEUE.mailDigest, '*/15 * * * *')
   await queue.schedule(QUEUE.dispatch, '* * * * *')
   await queue.schedule(QUEUE.digest, '0 8 * * *')
 }

@@ -25,6 +25,8 @@ import { SHARED_SCHEMAS } from './schemas.js'
 import { Mailer } from '../mail/mailer.js'
 import { adminRoutes } from './routes/admin.js'
 import { changeRoutes } from './routes/changes.js'
+import { feedRoutes } from './routes/feeds.js'
+import { mailAlertRoutes } from './routes/mail-alerts.js'
 import { webhookRoutes } from './routes/webhooks.js'
 import { imageRoutes, publicImageRoutes } from './routes/images.js'
 import { domainRoutes } from './routes/domains.js'
@@ -221,6 +223,7 @@ export async function buildApp (
       await api.register(usageRoutes, deps)
       await api.register(changeRoutes, deps)
       await api.register(webhookRoutes, deps)
+      await api.register(mailAlertRoutes, deps)
       await api.register(imageRoutes, deps)
     },
     { prefix: '/api' }
@@ -232,6 +235,14 @@ export async function buildApp (
       await links.register(publicImageRoutes, deps)
     },
     { prefix: '/public' }
+  )
+
+  await app.register(
+    async feeds => {
+      feeds.setNotFoundHandler(notFoundHandler)
+      await feeds.register(feedRoutes, deps)
+    },
+    { prefix: '/feeds' }
   )
 
   if (config.adminToken) {

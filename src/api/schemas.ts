@@ -12,6 +12,8 @@ import {
   JobNameSchema,
   JobStateSchema,
   literals,
+  MailModeSchema,
+  SEVERITIES,
   NoiseRulesSchema,
   Nullable,
   PageTypeSchema,
@@ -309,6 +311,44 @@ export const WebhookDelivery = Type.Object(
   { $id: 'WebhookDelivery', title: 'WebhookDelivery' }
 )
 
+const CUSTOM_RULE = 'null: all; enterprise (custom alert rules)'
+
+export const MailSettings = Type.Object(
+  {
+    userId: Uuid,
+    email: Type.String(),
+    mode: { ...MailModeSchema, description: 'realtime (each change as it is found), daily or weekly digest, or off' },
+    minSeverity: literals(SEVERITIES),
+    changeTypes: Type.Union([Type.Array(ChangeTypeSchema), Type.Null()], { description: CUSTOM_RULE }),
+    domainIds: Type.Union([Type.Array(Uuid), Type.Null()], { description: CUSTOM_RULE }),
+    pageTypes: Type.Union([Type.Array(PageTypeSchema), Type.Null()], { description: CUSTOM_RULE }),
+    timeZone: Type.String({ description: 'IANA time zone of the digest hour', examples: ['Europe/Paris'] }),
+    hour: Type.Integer({ minimum: 0, maximum: 23, description: 'local hour a digest is sent at' }),
+    weekday: Type.Integer({ minimum: 0, maximum: 6, description: 'local day of a weekly digest, 0 = Sunday' }),
+    chosen: Type.Boolean({ description: "false: the plan's default (realtime on trial and pro, daily on starter)" }),
+    pausedReason: Nullable(Type.String({ description: 'why alerts are paused (an address that keeps bouncing)' }))
+  },
+  { $id: 'MailSettings', title: 'MailSettings' }
+)
+
+export const EmailDelivery = Type.Object(
+  {
+    id: Uuid,
+    userId: Uuid,
+    to: Type.String(),
+    kind: literals(['change', 'digest'] as const),
+    subject: Type.String(),
+    status: literals(DELIVERY_STATUSES),
+    attempts: Type.Integer(),
+    smtpResponse: Nullable(Type.String({ description: "the SMTP server's last answer" })),
+    error: Nullable(Type.String()),
+    createdAt: DateTime,
+    lastAttemptAt: Nullable(DateTime),
+    deliveredAt: Nullable(DateTime)
+  },
+  { $id: 'EmailDelivery', title: 'EmailDelivery' }
+)
+
 export const SHARED_SCHEMAS = [
   DiffData,
   Change,
@@ -327,7 +367,9 @@ export const SHARED_SCHEMAS = [
   ListMeta,
   WebhookEndpoint,
   CreatedWebhookEndpoint,
-  WebhookDelivery
+  WebhookDelivery,
+  MailSettings,
+  EmailDelivery
 ]
 
 // Headers every /api response carries, for the OpenAPI description.

@@ -90,6 +90,11 @@ export const ENDPOINT_KINDS = ['webhook', 'slack'] as const
 export const EndpointKindSchema = literals(ENDPOINT_KINDS)
 export type EndpointKind = Static<typeof EndpointKindSchema>
 
+/** How a member hears of changes by e-mail: each as it is found, a daily or weekly digest, or not at all. */
+export const MAIL_MODES = ['realtime', 'daily', 'weekly', 'off'] as const
+export const MailModeSchema = literals(MAIL_MODES)
+export type MailMode = Static<typeof MailModeSchema>
+
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 

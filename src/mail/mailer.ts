@@ -9,6 +9,19 @@ export interface Mail {
   to: string
   subject: string
   text: string
+  html?: string
+  headers?: Record<string, string>
+}
+
+/** What the SMTP server said to a message it did not take: 4xx is worth a retry, 5xx is not. */
+export class MailRefused extends Error {
+  constructor (message: string, readonly responseCode: number | undefined) {
+    super(message)
+  }
+
+  get permanent (): boolean {
+    return this.responseCode !== undefined && this.responseCode >= 500
+  }
 }
 
 interface Log {
@@ -35,6 +48,24 @@ export class Mailer {
     } catch (err) {
       this.log.warn({ to: mail.to, subject: mail.subject, err: (err as Error).message }, 'mail not sent')
       return false
+    }
+  }
+
+  /**
+   * Sends one message and reports the server's answer, or throws MailRefused. Without
+   * SMTP_URL the message is written to the log, and that is its delivery.
+   */
+  async deliver (mail: Mail & { messageId?: string }): Promise<string> {
+    if (!this.transport) {
+      this.log.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'mail (SMTP_URL is unset: not sent)')
+      return 'logged: SMTP_URL is unset'
+    }
+    try {
+      const info = await this.transport.sendMail({ from: this.config.mailFrom, ...mail })
+      return String(info.response ?? 'sent').slice(0, 300)
+    } catch (err) {
+      const e = err as Error & { responseCode?: number, response?: string }
+      throw new MailRefused((e.response ?? e.message).slice(0, 300), e.responseCode)
     }
   }
 

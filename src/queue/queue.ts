@@ -20,7 +20,9 @@ export const QUEUE = {
   retention: 'retention.sweep',
   dispatch: 'alerts.dispatch',
   deliver: 'webhook.deliver',
-  digest: 'alerts.digest'
+  digest: 'alerts.digest',
+  mail: 'mail.deliver',
+  mailDigest: 'mail.digest'
 } as const
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE]
 
@@ -180,6 +182,13 @@ export class JobQueue {
       expireInSeconds: 120
     })
     await boss.createQueue(QUEUE.digest, { name: QUEUE.digest, retryLimit: 2, expireInSeconds: 600 })
+    await boss.createQueue(QUEUE.mail, {
+      name: QUEUE.mail,
+      retryLimit: DELIVERY_ATTEMPTS - 1,
+      ...backoff,
+      expireInSeconds: 120
+    })
+    await boss.createQueue(QUEUE.mailDigest, { name: QUEUE.mailDigest, retryLimit: 2, expireInSeconds: 600 })
     await createFetchIndex(store.db)
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
     const crawlTable = await sql<{ partition_name: string }>`

@@ -274,6 +274,8 @@ export async function countOwnedDomains (db: Db, orgId: string, ids: string[]): 
   return rows.length
 }
 
-export async function domainHostname (db: Db, id: string): Promise<string | undefined> {
-  return (await db.selectFrom('domains').select('hostname').where('id', '=', id).executeTakeFirst())?.hostname
+export async function domainHostname (db: Db, id: string, orgId?: string): Promise<string | undefined> {
+  let q = db.selectFrom('domains').select('hostname').where('id', '=', id)
+  if (orgId) q = q.where('org_id', '=', orgId)
+  return (await q.executeTakeFirst())?.hostname
 }

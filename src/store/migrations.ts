@@ -261,6 +261,45 @@ const migrations: Record<string, string[]> = {
   // in its order, 100,000 open changes take 9 ms instead of 26 ms.
   '0006_open_changes': [
     'CREATE INDEX changes_open_by_domain ON changes (org_id, domain_id, severity) WHERE acknowledged_at IS NULL'
+  ],
+  '0007_mail_alerts': [
+    `CREATE TABLE alert_preferences (
+      user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      mode text NOT NULL CHECK (mode IN ('realtime', 'daily', 'weekly', 'off')),
+      min_severity text NOT NULL DEFAULT 'low',
+      change_types text[],
+      domain_ids uuid[],
+      page_types text[],
+      time_zone text NOT NULL DEFAULT 'UTC',
+      hour integer NOT NULL DEFAULT 8 CHECK (hour BETWEEN 0 AND 23),
+      weekday integer NOT NULL DEFAULT 1 CHECK (weekday BETWEEN 0 AND 6),
+      last_digest_at timestamptz,
+      bounces integer NOT NULL DEFAULT 0,
+      paused_reason text,
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (user_id, org_id)
+    )`,
+    `CREATE TABLE email_deliveries (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      to_address text NOT NULL,
+      kind text NOT NULL CHECK (kind IN ('change', 'digest')),
+      event_id text NOT NULL,
+      subject text NOT NULL,
+      payload jsonb NOT NULL,
+      status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+      attempts integer NOT NULL DEFAULT 0,
+      smtp_response text,
+      error text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      last_attempt_at timestamptz,
+      delivered_at timestamptz,
+      UNIQUE (user_id, org_id, kind, event_id)
+    )`,
+    'CREATE INDEX email_deliveries_org_time ON email_deliveries (org_id, created_at DESC)',
+    'ALTER TABLE orgs ADD COLUMN feed_token text UNIQUE'
   ]
 }
 

@@ -15,6 +15,7 @@ import type {
   RenderMode,
   PausedReason,
   KeyScope,
+  MailMode,
   PlanName,
   Role,
   Severity
@@ -33,6 +34,7 @@ export interface OrgsTable {
   plan: PlanName
   trial_ends_at: Timestamp | null
   last_digest_at: Timestamp | null
+  feed_token: string | null
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -237,6 +239,41 @@ export interface WebhookDeliveriesTable {
   delivered_at: Timestamp | null
 }
 
+export interface AlertPreferencesTable {
+  user_id: string
+  org_id: string
+  mode: MailMode
+  min_severity: Generated<Severity>
+  change_types: ChangeType[] | null
+  domain_ids: string[] | null
+  page_types: PageType[] | null
+  time_zone: Generated<string>
+  hour: Generated<number>
+  weekday: Generated<number>
+  last_digest_at: Timestamp | null
+  bounces: Generated<number>
+  paused_reason: string | null
+  updated_at: Generated<Date>
+}
+
+export interface EmailDeliveriesTable {
+  id: Generated<string>
+  org_id: string
+  user_id: string
+  to_address: string
+  kind: 'change' | 'digest'
+  event_id: string
+  subject: string
+  payload: Json<Record<string, unknown>>
+  status: Generated<DeliveryStatus>
+  attempts: Generated<number>
+  smtp_response: string | null
+  error: string | null
+  created_at: CreatedAt
+  last_attempt_at: Timestamp | null
+  delivered_at: Timestamp | null
+}
+
 export interface Database {
   orgs: OrgsTable
   api_keys: ApiKeysTable
@@ -254,4 +291,6 @@ export interface Database {
   memberships: MembershipsTable
   sessions: SessionsTable
   account_tokens: AccountTokensTable
+  alert_preferences: AlertPreferencesTable
+  email_deliveries: EmailDeliveriesTable
 }

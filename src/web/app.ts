@@ -47,7 +47,7 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
   })
 
   app.addHook('preHandler', async (req, reply) => {
-    if (req.method === 'POST') {
+    if (req.method === 'POST' && !req.routeOptions.config?.fromOutside) {
       await new Promise<void>((resolve, reject) => {
         app.csrfProtection(req, reply, (err?: Error) => { if (err) reject(err); else resolve() })
       })
@@ -101,7 +101,15 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
   app.get('/', async (_req, reply) => await reply.redirect('/app/domains', 303))
 
   // The dependencies by name: the options this plugin was given also hold its prefix, which the routes' must not.
-  const shared = { db, queue: deps.queue, settings: config, mailer: deps.mailer, principals: deps.principals, rules }
+  const shared = {
+    db,
+    queue: deps.queue,
+    settings: config,
+    mailer: deps.mailer,
+    principals: deps.principals,
+    linkSecret: deps.linkSecret,
+    rules
+  }
   await app.register(authRoutes, shared)
   await app.register(watchRoutes, shared)
   await app.register(settingsRoutes, shared)

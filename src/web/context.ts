@@ -20,6 +20,8 @@ export interface WebDeps {
   settings: Config
   mailer: Mailer
   principals: Principals
+  /** Signs unsubscribe links and image links. */
+  linkSecret: string
 }
 
 /** The signed-in person of a request, in the organisation they work in. */
@@ -40,6 +42,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without a session (sign-in, links from e-mails, the stylesheet). */
     public?: boolean
+    /** A POST that comes from outside the app (RFC 8058's one-click unsubscribe): no CSRF token. */
+    fromOutside?: boolean
   }
 }
 

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, notFound } from '../../domain/errors.js'
 import { PLANS } from '../../domain/plans.js'
-import { SEVERITIES, type Severity } from '../../domain/vocabulary.js'
+import { appBaseUrl } from '../../config.js'
+import { MAIL_MODES, roleAllows, SEVERITIES, type Severity } from '../../domain/vocabulary.js'
+import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
+import { feedToken, listEmails, rotateFeedToken } from '../../store/mail-alerts.js'
 import {
   changeWebhook,
   createWebhook,
@@ -23,17 +26,22 @@ const id = (params: unknown) => {
   if (!UUID.test(v)) throw notFound('Alert destination')
   return v
 }
+const oneOf = <T extends string>(choices: readonly T[], value: string): T | undefined =>
+  choices.includes(value as T) ? value as T : undefined
 const DONE: Record<string, string> = {
   test: 'A test event is queued; its delivery appears below within seconds.',
   enabled: 'Destination switched on.',
   disabled: 'Destination switched off: nothing is sent to it until it is switched on.',
-  deleted: 'Destination deleted, with its delivery log.'
+  deleted: 'Destination deleted, with its delivery log.',
+  email: 'Your e-mail alerts are saved.',
+  feeds: 'New feed addresses: the old ones no longer work.'
 }
 const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 
 export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
   const { db, queue, settings: config } = deps
   const ctx = { db, queue }
+  const base = appBaseUrl(config)
   const rules: DestinationRules = {
     hostMap: config.crawlHostMap,
     allowPrivateNetworks: config.crawlAllowPrivateNetworks
@@ -50,10 +58,20 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
     } = {}
   ) => {
     const org = req.person!.org
-    const { items } = await listEndpoints(db, org.id, 1, 100)
+    const admin = roleAllows(req.person!.role, 'admin')
+    const [{ items }, members, emails, token] = await Promise.all([
+      listEndpoints(db, org.id, 1, 100),
+      alertSettings(db, org),
+      admin ? listEmails(db, org.id, 1, 25) : { items: [] },
+      feedToken(db, org.id)
+    ])
     return await page(reply, html(AlertsPage({
       viewer: viewerOf(req, reply),
       plan: PLANS[org.plan],
+      mine: members.find(m => m.userId === req.person!.userId)!,
+      members,
+      emails: emails.items,
+      feeds: feedUrls(base, token),
       destinations: items,
       notice: notice(req.query),
       ...extra
@@ -79,6 +97,31 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
       if (!(err instanceof AppError) || err.statusCode === 404) throw err
       return await showAlerts(req, reply, { error: err.message, status: err.statusCode, form })
     }
+  })
+
+  app.post('/alerts/email', async (req, reply) => {
+    const person = req.person!
+    const hour = Number.parseInt(field(req.body, 'hour'), 10)
+    const weekday = Number.parseInt(field(req.body, 'weekday'), 10)
+    try {
+      await changeAlertSettings(db, person.org, person.userId, {
+        mode: oneOf(MAIL_MODES, field(req.body, 'mode')),
+        minSeverity: oneOf(SEVERITIES, field(req.body, 'minSeverity')),
+        hour: hour >= 0 && hour <= 23 ? hour : undefined,
+        weekday: weekday >= 0 && weekday <= 6 ? weekday : undefined,
+        timeZone: field(req.body, 'timeZone') || undefined
+      })
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 400) throw err
+      return await showAlerts(req, reply, { error: err.message, status: 400 })
+    }
+    return await reply.redirect('/app/alerts?done=email', 303)
+  })
+
+  app.post('/alerts/feeds/rotate', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    await rotateFeedToken(db, person.org.id)
+    return await reply.redirect('/app/alerts?done=feeds', 303)
   })
 
   app.get('/alerts/:id', async (req, reply) => {

@@ -65,6 +65,11 @@ del { background: var(--del); text-decoration: line-through } ins { background: 
 
 /** Shows each <time datetime> in the reader's locale and time zone (the server knows neither). */
 export const SCRIPT = `
+const zone = document.querySelector('select[data-guess=browser]')
+if (zone) {
+  const here = Intl.DateTimeFormat().resolvedOptions().timeZone
+  if ([...zone.options].some(o => o.value === here)) zone.value = here
+}
 for (const t of document.querySelectorAll('time[datetime]')) {
   const d = new Date(t.getAttribute('datetime'))
   if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })

@@ -1,5 +1,7 @@
+import { mailModesFor, type MailPreference } from '../../domain/mail-alerts.js'
 import type { Plan } from '../../domain/plans.js'
-import { roleAllows, SEVERITIES } from '../../domain/vocabulary.js'
+import { roleAllows, SEVERITIES, type MailMode } from '../../domain/vocabulary.js'
+import type { emailView } from '../../store/mail-alerts.js'
 import type { deliveryView, endpointView } from '../../store/webhooks.js'
 import { Csrf, Page, Pager, Time, type Viewer } from './layout.js'
 
@@ -19,9 +21,70 @@ const MODE: Record<Plan['alerts'], string> = {
   custom: 'each change is sent as soon as it is found, filtered by each destination’s rules'
 }
 
+type MemberSettings = MailPreference & { userId: string, email: string, chosen: boolean, pausedReason: string | null }
+type Email = ReturnType<typeof emailView>
+
+const MODE_WORDS: Record<MailMode, string> = {
+  realtime: 'each change as it is found',
+  daily: 'a daily digest',
+  weekly: 'a weekly digest',
+  off: 'off'
+}
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
+const ZONES = Intl.supportedValuesOf('timeZone')
+
+function MailSettings (p: { viewer: Viewer, plan: Plan, mine: MemberSettings }) {
+  const m = p.mine
+  const zones = ZONES.includes(m.timeZone) ? ZONES : [m.timeZone, ...ZONES]
+  return (
+    <form method='post' action='/app/alerts/email' class='card'>
+      <Csrf token={p.viewer.csrf} />
+      {m.pausedReason ? <p class='notice error' role='alert'>Your alert e-mails are paused: {m.pausedReason}. Saving these settings resumes them.</p> : null}
+      <div class='row'>
+        <div>
+          <label for='mail-mode'>E-mail alerts</label>
+          <select id='mail-mode' name='mode'>
+            {mailModesFor(p.plan).map(x => <option key={x} value={x} selected={x === m.mode}>{MODE_WORDS[x]}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for='mail-severity'>Minimum severity</label>
+          <select id='mail-severity' name='minSeverity'>
+            {[...SEVERITIES].reverse().map(s => <option key={s} value={s} selected={s === m.minSeverity}>{s}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for='mail-hour'>Digest hour</label>
+          <select id='mail-hour' name='hour'>
+            {Array.from({ length: 24 }, (_, h) => <option key={h} value={h} selected={h === m.hour}>{`${String(h).padStart(2, '0')}:00`}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for='mail-weekday'>Weekly digest day</label>
+          <select id='mail-weekday' name='weekday'>
+            {DAYS.map((d, i) => <option key={d} value={i} selected={i === m.weekday}>{d}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for='mail-zone'>Time zone</label>
+          <select id='mail-zone' name='timeZone' data-guess={m.chosen ? undefined : 'browser'}>
+            {zones.map(z => <option key={z} value={z} selected={z === m.timeZone}>{z}</option>)}
+          </select>
+        </div>
+      </div>
+      <p><button type='submit'>Save e-mail alerts</button></p>
+      <p class='small muted'>To {p.viewer.email}. Every message has a link that turns them off without signing in.</p>
+    </form>
+  )
+}
+
 export function AlertsPage (p: {
   viewer: Viewer
   plan: Plan
+  mine: MemberSettings
+  members: MemberSettings[]
+  emails: Email[]
+  feeds: { changes: string, domain: string }
   destinations: Destination[]
   created?: { secret: string, url: string }
   form?: Record<string, string>
@@ -32,6 +95,68 @@ export function AlertsPage (p: {
   const f = p.form ?? {}
   return (
     <Page viewer={p.viewer} title='Alerts' section='/app/alerts' notice={p.notice} error={p.error}>
+      <h2>Your e-mail alerts</h2>
+      <MailSettings viewer={p.viewer} plan={p.plan} mine={p.mine} />
+      <h2>Atom feeds</h2>
+      <div class='card'>
+        <p>
+          For a feed reader: every change of the organisation, newest first. Add <code>?severity=high</code>,
+          {' '}<code>changeType=</code> or <code>pageType=</code> to filter, as in the API.
+        </p>
+        <p class='key'>{p.feeds.changes}</p>
+        <p class='small muted'>One domain's changes: <span class='key'>{p.feeds.domain}</span></p>
+        {admin
+          ? (
+            <form method='post' action='/app/alerts/feeds/rotate' class='inline'>
+              <Csrf token={p.viewer.csrf} />
+              <button type='submit' class='quiet'>Make new feed addresses (the old ones stop working)</button>
+            </form>
+            )
+          : null}
+      </div>
+      {admin
+        ? (
+          <>
+            <h2>Members' e-mail alerts</h2>
+            <div class='scroll' tabIndex={0} role='region' aria-label="Members' e-mail alerts">
+              <table>
+                <thead><tr><th scope='col'>Member</th><th scope='col'>Gets</th><th scope='col'>From severity</th><th scope='col'>State</th></tr></thead>
+                <tbody>
+                  {p.members.map(m => (
+                    <tr key={m.userId}>
+                      <td>{m.email}</td>
+                      <td>{MODE_WORDS[m.mode]}{m.mode === 'daily' || m.mode === 'weekly' ? <div class='small muted'>{m.mode === 'weekly' ? `${DAYS[m.weekday]}s, ` : ''}{String(m.hour).padStart(2, '0')}:00 {m.timeZone}</div> : null}</td>
+                      <td>{m.minSeverity}</td>
+                      <td>{m.pausedReason ? <span class='sev sev-high'>paused</span> : m.chosen ? 'chosen' : 'plan default'}{m.pausedReason ? <div class='small'>{m.pausedReason}</div> : null}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <h2>E-mails sent</h2>
+            {p.emails.length === 0
+              ? <p class='muted'>No alert e-mail yet.</p>
+              : (
+                <div class='scroll' tabIndex={0} role='region' aria-label='E-mails sent'>
+                  <table>
+                    <thead><tr><th scope='col'>To</th><th scope='col'>Subject</th><th scope='col'>State</th><th scope='col'>Queued</th></tr></thead>
+                    <tbody>
+                      {p.emails.map(e => (
+                        <tr key={e.id}>
+                          <td>{e.to}</td>
+                          <td>{e.subject}</td>
+                          <td class={e.status === 'failed' ? 'sev sev-high' : undefined}>{e.status}{e.attempts > 1 ? ` after ${e.attempts} attempts` : ''}{e.error ? <div class='small'>{e.error}</div> : null}</td>
+                          <td><Time at={e.createdAt} /></td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+                )}
+          </>
+          )
+        : null}
+      <h2>Webhooks and Slack</h2>
       <p>On the {p.plan.name} plan, {MODE[p.plan.alerts]}. Alerts go to the destinations below: a webhook (signed JSON) or{p.plan.features.slackIntegration ? ' a Slack channel' : ' Slack, which comes with the pro plan'}.</p>
       {p.created
         ? (

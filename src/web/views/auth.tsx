@@ -103,3 +103,19 @@ export function ResetForm (p: { csrf: string, action: string, error?: string }) 
     </AuthPage>
   )
 }
+
+/** The unsubscribe link of an alert e-mail: a button (a link alone must not change anything: mail scanners follow links). */
+export function Unsubscribe (p: { action: string, email: string, orgName: string, done: boolean }) {
+  return (
+    <AuthPage title={p.done ? 'E-mail alerts are off' : 'Turn off e-mail alerts'}>
+      {p.done
+        ? <p role='status'>{p.email} gets no more alert e-mails from {p.orgName}. Turn them back on in <a href='/app/alerts'>Alerts</a>.</p>
+        : (
+          <form method='post' action={p.action}>
+            <p>Stop the alert e-mails that {p.email} gets from {p.orgName} on Sitewatch?</p>
+            <button type='submit'>Turn off e-mail alerts</button>
+          </form>
+          )}
+    </AuthPage>
+  )
+}

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { Feed } from 'feed'
+import { appBaseUrl } from '../../config.js'
+import { AppError, notFound } from '../../domain/errors.js'
+import { CHANGE_TYPES, SEVERITIES, type ChangeType, type PageType, type Severity } from '../../domain/vocabulary.js'
+import { listChanges } from '../../store/changes.js'
+import { domainHostname } from '../../store/domains.js'
+import { orgOfFeedToken } from '../../store/mail-alerts.js'
+import type { ApiDeps } from '../deps.js'
+import { literals, PageTypeSchema, responses } from '../schemas.js'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const ENTRIES = 50
+const MULTI = ['severity', 'changeType', 'pageType'] as const
+const words = (t: string) => t.replaceAll('_', ' ')
+const line = (l: { type: string, content: string }) =>
+  l.type === 'deletion' ? `<p><del>${esc(l.content)}</del></p>` : `<p><ins>${esc(l.content)}</ins></p>`
+const esc = (s: string) => s.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
+
+const atom = (description: string) => ({
+  ...responses(200, Type.Null(), [400, 404]),
+  200: { description, content: { 'application/atom+xml': { schema: { type: 'string' } } } },
+  304: { description: 'unchanged since the ETag given in If-None-Match' }
+})
+
+/**
+ * Atom feeds of an organisation's changes, and of one domain's: outside /api, for feed
+ * readers, which send no key; the secret in the path is the organisation's feed token
+ * (shown in the app's Alerts page and at GET /api/feeds). Entries are the stored changes,
+ * newest first, with stable `tag:` ids; an ETag lets a reader skip an unchanged feed.
+ */
+export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, config }) => {
+  const base = appBaseUrl(config)
+  const authority = new URL(base).hostname
+  const querystring = Type.Object({
+    severity: Type.Optional(Type.Array(literals(SEVERITIES), { maxItems: 4 })),
+    changeType: Type.Optional(Type.Array(literals(CHANGE_TYPES), { maxItems: CHANGE_TYPES.length })),
+    pageType: Type.Optional(Type.Array(PageTypeSchema, { maxItems: 7 }))
+  })
+  const commaLists = async (req: { query: unknown }) => {
+    const q = req.query as Record<string, unknown>
+    for (const key of MULTI) {
+      const v = q[key]
+      if (v === undefined) continue
+      q[key] = (Array.isArray(v) ? v : [v]).flatMap(x => String(x).split(',')).map(x => x.trim()).filter(Boolean)
+    }
+  }
+  const Token = Type.String({ minLength: 10, maxLength: 100, description: "the organisation's feed token" })
+
+  const serve = async (
+    token: string,
+    filters: { severity?: Severity[], changeType?: ChangeType[], pageType?: PageType[] },
+    domainId: string | undefined,
+    self: string,
+    ifNoneMatch: string | undefined
+  ) => {
+    const org = await orgOfFeedToken(db, token)
+    if (!org) throw notFound('Feed')
+    const hostname = domainId ? await domainHostname(db, domainId, org.id) : undefined
+    if (domainId && hostname === undefined) throw notFound('Domain')
+    const { items } = await listChanges(db, org.id, { ...filters, domainId }, 1, ENTRIES)
+    const state = items.map(c => `${c.id}:${c.acknowledgedAt ? 1 : 0}`).join(',')
+    const etag = `"${createHash('sha256').update(`${self}|${state}`).digest('base64url').slice(0, 27)}"`
+    const modified = (items[0]?.createdAt ? new Date(items[0].createdAt) : org.created_at).toUTCString()
+    if (ifNoneMatch === etag) return { etag, modified, body: undefined }
+    const feed = new Feed({
+      title: hostname ? `${hostname} — changes on Sitewatch` : `${org.name} — changes on Sitewatch`,
+      id: `tag:${authority},2026:${hostname ? `domain/${domainId}` : `org/${org.id}`}/changes`,
+      link: hostname ? `${base}/app/changes?domainId=${domainId}` : `${base}/app/changes`,
+      updated: items[0]?.createdAt ?? org.created_at,
+      generator: 'Sitewatch',
+      copyright: '',
+      feedLinks: { atom: self }
+    })
+    for (const c of items) {
+      const lines = c.diffData.hunks.flatMap(h => h.lines).filter(l => l.type !== 'context').slice(0, 12)
+      feed.addItem({
+        title: `[${c.severity}] ${c.summary}`,
+        id: `tag:${authority},2026:change/${c.id}`,
+        link: `${base}/app/changes/${c.id}`,
+        date: c.createdAt,
+        description: `${c.changeType.replaceAll('_', ' ')}, severity ${c.severity}, confidence ${c.confidence}`,
+        content: `<p><strong>${esc(c.severity)}</strong> ${esc(words(c.changeType))}: ${esc(c.summary)}</p>` +
+          lines.map(line).join('')
+      })
+    }
+    return { etag, modified, body: feed.atom1() }
+  }
+
+  const answer = async (reply: any, result: { etag: string, modified: string, body: string | undefined }) => {
+    reply.header('etag', result.etag).header('last-modified', result.modified)
+    reply.header('cache-control', 'private, max-age=300')
+    if (result.body === undefined) return await reply.code(304).send()
+    return await reply.type('application/atom+xml; charset=utf-8').send(result.body)
+  }
+
+  app.get('/:token/changes.atom', {
+    preValidation: commaLists,
+    schema: {
+      operationId: 'getChangesFeed',
+      tags: ['alerts'],
+      summary: "An Atom feed of the organisation's changes (no key: the feed token is in the path)",
+      description: 'The newest 50 changes, filtered like GET /api/changes (severity, changeType, pageType; ' +
+        'repeated or ' +
+        'comma-separated). Entry ids are `tag:` URIs that never change; links go to the change in the web app. ' +
+        'Send the ETag back in If-None-Match for a 304 when nothing changed.',
+      security: [],
+      params: Type.Object({ token: Token }),
+      querystring,
+      response: atom('the feed (Atom 1.0)')
+    }
+  }, async (req, reply) => {
+    const self = `${base}/feeds/${req.params.token}/changes.atom`
+    return await answer(reply, await serve(req.params.token, req.query, undefined, self, req.headers['if-none-match']))
+  })
+
+  app.get('/:token/domains/:file', {
+    preValidation: commaLists,
+    schema: {
+      operationId: 'getDomainChangesFeed',
+      tags: ['alerts'],
+      summary: "An Atom feed of one domain's changes: /feeds/{token}/domains/{domainId}.atom",
+      security: [],
+      params: Type.Object({ token: Token, file: Type.String({ pattern: '^[0-9a-fA-F-]{36}\\.atom$' }) }),
+      querystring,
+      response: atom('the feed (Atom 1.0)')
+    }
+  }, async (req, reply) => {
+    const domainId = req.params.file.slice(0, 36)
+    if (!UUID.test(domainId)) throw new AppError('VALIDATION_ERROR', 'the file name is a domain id and .atom')
+    const self = `${base}/feeds/${req.params.token}/domains/${req.params.file}`
+    return await answer(reply, await serve(req.params.token, req.query, domainId, self, req.headers['if-none-match']))
+  })
+}

@@ -1,0 +1,229 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { sql, type Selectable } from 'kysely'
+import type { MailPreference } from '../domain/mail-alerts.js'
+import type { PlanName } from '../domain/vocabulary.js'
+import type { Db } from './db.js'
+import type { AlertPreferencesTable, EmailDeliveriesTable } from './schema.js'
+
+// Members' e-mail alert settings, the e-mail outbox (one row per message, sent by a job),
+// and the secret of an organisation's feeds.
+
+export type PreferenceRow = Selectable<AlertPreferencesTable>
+export type EmailDeliveryRow = Selectable<EmailDeliveriesTable>
+
+export function preferenceOf (r: PreferenceRow): MailPreference {
+  return {
+    mode: r.mode,
+    minSeverity: r.min_severity,
+    changeTypes: r.change_types,
+    domainIds: r.domain_ids,
+    pageTypes: r.page_types,
+    timeZone: r.time_zone,
+    hour: r.hour,
+    weekday: r.weekday
+  }
+}
+
+/** Every member of the organisations, with their e-mail, the plan, and their settings when they chose some. */
+export async function mailRecipients (db: Db, orgIds: string[]) {
+  if (orgIds.length === 0) return []
+  return await db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .innerJoin('orgs as o', 'o.id', 'm.org_id')
+    .leftJoin('alert_preferences as a', join =>
+      join.onRef('a.user_id', '=', 'm.user_id').onRef('a.org_id', '=', 'm.org_id'))
+    .select([
+      'm.user_id', 'm.org_id', 'u.email', 'o.plan', 'o.name as org_name', 'o.created_at as org_created_at',
+      'a.mode', 'a.min_severity', 'a.change_types', 'a.domain_ids', 'a.page_types', 'a.time_zone', 'a.hour',
+      'a.weekday', 'a.last_digest_at', 'a.paused_reason', 'm.created_at as member_since'
+    ])
+    .where('m.org_id', 'in', orgIds)
+    .orderBy('u.email')
+    .execute()
+}
+export type Recipient = Awaited<ReturnType<typeof mailRecipients>>[number]
+
+/** A recipient's chosen settings, or null when they chose none. */
+export function chosenPreference (r: Recipient): MailPreference | null {
+  if (!r.mode) return null
+  return {
+    mode: r.mode,
+    minSeverity: r.min_severity!,
+    changeTypes: r.change_types,
+    domainIds: r.domain_ids,
+    pageTypes: r.page_types,
+    timeZone: r.time_zone!,
+    hour: r.hour!,
+    weekday: r.weekday!
+  }
+}
+
+/** The organisations that have members, for the digest's rounds. */
+export async function orgsWithMembers (db: Db): Promise<Array<{ id: string, plan: PlanName }>> {
+  return await db.selectFrom('orgs as o').select(['o.id', 'o.plan'])
+    .where(eb => eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'o.id')))
+    .execute()
+}
+
+/** Saves a member's settings; saving clears a pause for bounces. */
+export async function savePreference (db: Db, userId: string, orgId: string, p: MailPreference): Promise<void> {
+  const values = {
+    mode: p.mode,
+    min_severity: p.minSeverity,
+    change_types: p.changeTypes,
+    domain_ids: p.domainIds,
+    page_types: p.pageTypes,
+    time_zone: p.timeZone,
+    hour: p.hour,
+    weekday: p.weekday,
+    bounces: 0,
+    paused_reason: null,
+    updated_at: new Date()
+  }
+  await db.insertInto('alert_preferences').values({ user_id: userId, org_id: orgId, ...values })
+    .onConflict(oc => oc.columns(['user_id', 'org_id']).doUpdateSet(values)).execute()
+}
+
+/** Turns a member's e-mail alerts off (the one-click unsubscribe), keeping their other settings. */
+export async function turnMailOff (db: Db, userId: string, orgId: string, defaults: MailPreference): Promise<boolean> {
+  const member = await db.selectFrom('memberships').select('user_id').where('user_id', '=', userId)
+    .where('org_id', '=', orgId).executeTakeFirst()
+  if (!member) return false
+  await db.insertInto('alert_preferences')
+    .values({ user_id: userId, org_id: orgId, ...asColumns(defaults), mode: 'off' })
+    .onConflict(oc => oc.columns(['user_id', 'org_id']).doUpdateSet({ mode: 'off', updated_at: new Date() })).execute()
+  return true
+}
+
+const asColumns = (p: MailPreference) => ({
+  min_severity: p.minSeverity,
+  change_types: p.changeTypes,
+  domain_ids: p.domainIds,
+  page_types: p.pageTypes,
+  time_zone: p.timeZone,
+  hour: p.hour,
+  weekday: p.weekday
+})
+
+/** Marks that a member's digest went (or had nothing to say) at `at`. */
+export async function setLastMailDigest (db: Db, userId: string, orgId: string, p: MailPreference, at: Date) {
+  await db.insertInto('alert_preferences')
+    .values({ user_id: userId, org_id: orgId, ...asColumns(p), mode: p.mode, last_digest_at: at })
+    .onConflict(oc => oc.columns(['user_id', 'org_id']).doUpdateSet({ last_digest_at: at })).execute()
+}
+
+export interface NewEmail {
+  org_id: string
+  user_id: string
+  to_address: string
+  kind: 'change' | 'digest'
+  event_id: string
+  subject: string
+  payload: Record<string, unknown>
+}
+
+/** Inserts messages, once per member, kind and event (a repeat is skipped); the new ones' ids. */
+export async function insertEmails (tx: Db, emails: NewEmail[]): Promise<string[]> {
+  if (emails.length === 0) return []
+  const rows = await tx.insertInto('email_deliveries')
+    .values(emails.map(e => ({ ...e, id: randomUUID(), payload: JSON.stringify(e.payload) })))
+    .onConflict(oc => oc.columns(['user_id', 'org_id', 'kind', 'event_id']).doNothing())
+    .returning('id')
+    .execute()
+  return rows.map(r => r.id)
+}
+
+/** A message to send, with its member's current settings (they may have turned alerts off since). */
+export async function findEmailToSend (db: Db, id: string) {
+  return await db.selectFrom('email_deliveries as e')
+    .leftJoin('alert_preferences as a', join =>
+      join.onRef('a.user_id', '=', 'e.user_id').onRef('a.org_id', '=', 'e.org_id'))
+    .innerJoin('orgs as o', 'o.id', 'e.org_id')
+    .selectAll('e')
+    .select(['a.mode', 'a.paused_reason', 'o.plan'])
+    .where('e.id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Records one attempt: delivered, failed for good, or still pending (a retry follows). */
+export async function recordEmailAttempt (
+  db: Db,
+  id: string,
+  a: { status: 'delivered' | 'failed' | 'pending', smtpResponse: string | null, error: string | null },
+  at = new Date()
+): Promise<void> {
+  await db.updateTable('email_deliveries').set({
+    attempts: sql`attempts + 1`,
+    last_attempt_at: at,
+    status: a.status,
+    smtp_response: a.smtpResponse,
+    error: a.error,
+    ...(a.status === 'delivered' ? { delivered_at: at } : {})
+  }).where('id', '=', id).execute()
+}
+
+/** Counts a hard bounce; at `limit` in a row the member's alerts pause with the reason. Delivery resets it. */
+export async function recordBounce (
+  db: Db, userId: string, orgId: string, reason: string, limit: number, defaults: MailPreference
+) {
+  await db.insertInto('alert_preferences')
+    .values({ user_id: userId, org_id: orgId, ...asColumns(defaults), mode: defaults.mode, bounces: 1 })
+    .onConflict(oc => oc.columns(['user_id', 'org_id']).doUpdateSet({
+      bounces: sql`alert_preferences.bounces + 1`,
+      paused_reason: sql`CASE WHEN alert_preferences.bounces + 1 >= ${limit} THEN ${reason}
+        ELSE alert_preferences.paused_reason END`
+    }))
+    .execute()
+}
+
+export async function clearBounces (db: Db, userId: string, orgId: string) {
+  await db.updateTable('alert_preferences').set({ bounces: 0 }).where('user_id', '=', userId)
+    .where('org_id', '=', orgId).where('bounces', '>', 0).execute()
+}
+
+export function emailView (e: EmailDeliveryRow) {
+  return {
+    id: e.id,
+    userId: e.user_id,
+    to: e.to_address,
+    kind: e.kind,
+    subject: e.subject,
+    status: e.status,
+    attempts: e.attempts,
+    smtpResponse: e.smtp_response,
+    error: e.error,
+    createdAt: e.created_at,
+    lastAttemptAt: e.last_attempt_at,
+    deliveredAt: e.delivered_at
+  }
+}
+
+export async function listEmails (db: Db, orgId: string, page: number, pageSize: number) {
+  const [rows, count] = await Promise.all([
+    db.selectFrom('email_deliveries').selectAll().where('org_id', '=', orgId)
+      .orderBy('created_at', 'desc').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
+    db.selectFrom('email_deliveries').select(eb => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId)
+      .executeTakeFirstOrThrow()
+  ])
+  return { items: rows.map(emailView), total: Number(count.n) }
+}
+
+/** The secret of the organisation's feed URLs, made on first use. */
+export async function feedToken (db: Db, orgId: string): Promise<string> {
+  const row = await db.selectFrom('orgs').select('feed_token').where('id', '=', orgId).executeTakeFirstOrThrow()
+  if (row.feed_token) return row.feed_token
+  return await rotateFeedToken(db, orgId)
+}
+
+/** A new secret: the old feed URLs stop working. */
+export async function rotateFeedToken (db: Db, orgId: string): Promise<string> {
+  const token = `swf_${randomBytes(24).toString('base64url')}`
+  await db.updateTable('orgs').set({ feed_token: token }).where('id', '=', orgId).execute()
+  return token
+}
+
+export async function orgOfFeedToken (db: Db, token: string) {
+  return await db.selectFrom('orgs').select(['id', 'name', 'plan', 'trial_ends_at', 'created_at'])
+    .where('feed_token', '=', token).executeTakeFirst()
+}
