@@ -280,7 +280,7 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     const msg = JSON.parse(hit.body)
     assert.match(msg.text, /acme\.test: Pricing, Pro: \$69\/month → \$79\/month/)
     const blocks = JSON.stringify(msg.blocks)
-    for (const part of ['https://acme.test/pricing', 'price_change', 'severity *high*', '/api/changes/']) {
+    for (const part of ['https://acme.test/pricing', 'price_change', 'severity *high*', '/app/changes/']) {
       assert.ok(blocks.includes(part), part)
     }
     assert.equal(hit.headers['x-sitewatch-signature'], undefined)
