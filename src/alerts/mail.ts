@@ -20,7 +20,6 @@ import {
   findEmailToSend,
   insertEmails,
   mailRecipients,
-  orgsWithMembers,
   recordBounce,
   recordEmailAttempt,
   setLastMailDigest,
@@ -73,8 +72,8 @@ const worstFirst = (a: { severity: Severity }, b: { severity: Severity }) =>
   SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]
 
 interface Facts { severity: Severity, change_type: ChangeType, domain_id: string, page_type: PageType }
-const wants = (r: Recipient, plan: Recipient['plan'], c: Facts) =>
-  preferenceWants(effectiveMailPreference(plan, chosenPreference(r)), {
+const wants = (r: Recipient, c: Facts) =>
+  preferenceWants(effectiveMailPreference(r.plan, chosenPreference(r)), {
     severity: c.severity, changeType: c.change_type, domainId: c.domain_id, pageType: c.page_type
   })
 
@@ -89,7 +88,7 @@ export async function queueChangeMails (tx: Tx, queue: JobQueue, changes: Alerte
     for (const r of recipients) {
       if (r.org_id !== found[0].org_id || r.paused_reason) continue
       if (effectiveMailPreference(r.plan, chosenPreference(r)).mode !== 'realtime') continue
-      const wanted = found.filter(c => wants(r, r.plan, c))
+      const wanted = found.filter(c => wants(r, c))
       if (wanted.length === 0) continue
       const lead = wanted.reduce((a, b) => SEVERITY_RANK[b.severity] > SEVERITY_RANK[a.severity] ? b : a)
       const domain = lead.display_name ?? lead.hostname
@@ -133,65 +132,63 @@ export async function runMailDigests (
 ): Promise<number> {
   const { db, queue, appBase } = deps
   let queued = 0
-  for (const org of await orgsWithMembers(db)) {
-    for (const r of await mailRecipients(db, [org.id])) {
-      const pref = effectiveMailPreference(r.plan, chosenPreference(r))
-      if (r.paused_reason || !isDigestDue(pref, r.last_digest_at, now)) continue
-      const from = digestStart(pref, r.last_digest_at, now)
-      await queue.transaction(db, async tx => {
-        const changes = (await changesBetween(tx, org.id, from, now)).filter(c => wants(r, r.plan, c))
-        if (changes.length > 0) {
-          const byDomain = new Map<string, typeof changes>()
-          for (const c of changes) byDomain.set(c.hostname, [...(byDomain.get(c.hostname) ?? []), c])
-          let budget = DIGEST_LIMIT
-          const groups = [...byDomain.entries()]
-            .map(([domain, list]) => ({ domain, list: list.sort(worstFirst) }))
-            .sort((a, b) => worstFirst(a.list[0], b.list[0]) || a.domain.localeCompare(b.domain))
-            .map(({ domain, list }) => {
-              const counts: Record<string, number> = {}
-              for (const c of list) counts[c.change_type] = (counts[c.change_type] ?? 0) + 1
-              const shown = list.slice(0, Math.max(0, budget))
-              budget -= shown.length
-              return {
-                domain,
-                counts,
-                changes: shown.map(c => ({
-                  summary: c.summary,
-                  severity: c.severity,
-                  changeType: c.change_type,
-                  link: `${appBase}/app/changes/${c.id}`
-                }))
-              }
-            })
-          const more = changes.length > DIGEST_LIMIT
-            ? {
-                count: changes.length - DIGEST_LIMIT,
-                link: `${appBase}/app/changes?since=${encodeURIComponent(from.toISOString())}` +
-                  (pref.minSeverity !== 'low' ? `&severity=${pref.minSeverity}` : '')
-              }
-            : null
-          const when = pref.mode === 'weekly' ? 'this week' : 'today'
-          const ids = await insertEmails(tx, [{
-            org_id: org.id,
-            user_id: r.user_id,
-            to_address: r.email,
-            kind: 'digest',
-            event_id: `${pref.mode}:${localClock(pref.timeZone, now).date}`,
-            subject: `${changes.length} change${changes.length === 1 ? '' : 's'} ${when} on Sitewatch — ${r.org_name}`,
-            payload: {
-              orgName: r.org_name,
-              period: { from: from.toISOString(), to: now.toISOString(), mode: pref.mode },
-              total: changes.length,
-              groups,
-              more
+  for (const r of await mailRecipients(db)) {
+    const pref = effectiveMailPreference(r.plan, chosenPreference(r))
+    if (r.paused_reason || !isDigestDue(pref, r.last_digest_at, now)) continue
+    const from = digestStart(pref, r.last_digest_at, now)
+    await queue.transaction(db, async tx => {
+      const changes = (await changesBetween(tx, r.org_id, from, now)).filter(c => wants(r, c))
+      if (changes.length > 0) {
+        const byDomain = new Map<string, typeof changes>()
+        for (const c of changes) byDomain.set(c.hostname, [...(byDomain.get(c.hostname) ?? []), c])
+        let budget = DIGEST_LIMIT
+        const groups = [...byDomain.entries()]
+          .map(([domain, list]) => ({ domain, list: list.sort(worstFirst) }))
+          .sort((a, b) => worstFirst(a.list[0], b.list[0]) || a.domain.localeCompare(b.domain))
+          .map(({ domain, list }) => {
+            const counts: Record<string, number> = {}
+            for (const c of list) counts[c.change_type] = (counts[c.change_type] ?? 0) + 1
+            const shown = list.slice(0, Math.max(0, budget))
+            budget -= shown.length
+            return {
+              domain,
+              counts,
+              changes: shown.map(c => ({
+                summary: c.summary,
+                severity: c.severity,
+                changeType: c.change_type,
+                link: `${appBase}/app/changes/${c.id}`
+              }))
             }
-          }])
-          await queue.enqueue(tx, QUEUE.mail, ids.map(emailId => ({ emailId })))
-          queued += ids.length
-        }
-        await setLastMailDigest(tx, r.user_id, org.id, pref, now)
-      })
-    }
+          })
+        const more = changes.length > DIGEST_LIMIT
+          ? {
+              count: changes.length - DIGEST_LIMIT,
+              link: `${appBase}/app/changes?since=${encodeURIComponent(from.toISOString())}` +
+                (pref.minSeverity !== 'low' ? `&severity=${pref.minSeverity}` : '')
+            }
+          : null
+        const when = pref.mode === 'weekly' ? 'this week' : 'today'
+        const ids = await insertEmails(tx, [{
+          org_id: r.org_id,
+          user_id: r.user_id,
+          to_address: r.email,
+          kind: 'digest',
+          event_id: `${pref.mode}:${localClock(pref.timeZone, now).date}`,
+          subject: `${changes.length} change${changes.length === 1 ? '' : 's'} ${when} on Sitewatch — ${r.org_name}`,
+          payload: {
+            orgName: r.org_name,
+            period: { from: from.toISOString(), to: now.toISOString(), mode: pref.mode },
+            total: changes.length,
+            groups,
+            more
+          }
+        }])
+        await queue.enqueue(tx, QUEUE.mail, ids.map(emailId => ({ emailId })))
+        queued += ids.length
+      }
+      await setLastMailDigest(tx, r.user_id, r.org_id, pref, now)
+    })
   }
   return queued
 }

@@ -38,12 +38,8 @@ export class Mailer {
 
   /** Sends, or logs; a failed delivery is logged and reported false, never thrown at the person's request. */
   async send (mail: Mail): Promise<boolean> {
-    if (!this.transport) {
-      this.log.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'mail (SMTP_URL is unset: not sent)')
-      return true
-    }
     try {
-      await this.transport.sendMail({ from: this.config.mailFrom, ...mail })
+      await this.deliver(mail)
       return true
     } catch (err) {
       this.log.warn({ to: mail.to, subject: mail.subject, err: (err as Error).message }, 'mail not sent')

@@ -10,6 +10,7 @@ import {
 import { PLANS, type Org } from '../domain/plans.js'
 import { countOwnedDomains } from '../store/domains.js'
 import type { Db } from '../store/db.js'
+import { findUser } from '../store/accounts.js'
 import { findOrg } from '../store/orgs.js'
 import { chosenPreference, mailRecipients, savePreference, turnMailOff } from '../store/mail-alerts.js'
 
@@ -84,13 +85,17 @@ export function readUnsubscribeToken (secret: string, token: string): { userId: 
   return supplied.length === expected.length && timingSafeEqual(supplied, expected) ? { userId, orgId } : undefined
 }
 
-/** Turns the token's member's e-mail alerts off; whether the token named a member. */
-export async function unsubscribe (db: Db, secret: string, token: string): Promise<boolean> {
+/** Who an unsubscribe token names, while they are still a member; undefined for a forged or stale token. */
+export async function unsubscribeTarget (db: Db, secret: string, token: string) {
   const who = readUnsubscribeToken(secret, token)
-  if (!who) return false
-  const org = await findOrg(db, who.orgId)
-  if (!org) return false
-  return await turnMailOff(db, who.userId, who.orgId, defaultMailPreference(org.plan))
+  if (!who) return undefined
+  const [user, org] = await Promise.all([findUser(db, who.userId), findOrg(db, who.orgId)])
+  return user && org ? { userId: user.id, email: user.email, org } : undefined
+}
+
+/** Turns the member's e-mail alerts off; false when they are no longer a member. */
+export async function unsubscribe (db: Db, target: { userId: string, org: Org }): Promise<boolean> {
+  return await turnMailOff(db, target.userId, target.org.id, defaultMailPreference(target.org.plan))
 }
 
 /** The addresses of an organisation's Atom feeds; `{domainId}` stands for a domain's id. */

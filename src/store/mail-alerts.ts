@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { sql, type Selectable } from 'kysely'
 import type { MailPreference } from '../domain/mail-alerts.js'
-import type { PlanName } from '../domain/vocabulary.js'
 import type { Db } from './db.js'
 import type { AlertPreferencesTable, EmailDeliveriesTable } from './schema.js'
 
@@ -24,10 +23,10 @@ export function preferenceOf (r: PreferenceRow): MailPreference {
   }
 }
 
-/** Every member of the organisations, with their e-mail, the plan, and their settings when they chose some. */
-export async function mailRecipients (db: Db, orgIds: string[]) {
-  if (orgIds.length === 0) return []
-  return await db
+/** Every member of the organisations (of all, without ids), with e-mail, plan, and settings when chosen. */
+export async function mailRecipients (db: Db, orgIds?: string[]) {
+  if (orgIds?.length === 0) return []
+  let q = db
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .innerJoin('orgs as o', 'o.id', 'm.org_id')
@@ -38,9 +37,9 @@ export async function mailRecipients (db: Db, orgIds: string[]) {
       'a.mode', 'a.min_severity', 'a.change_types', 'a.domain_ids', 'a.page_types', 'a.time_zone', 'a.hour',
       'a.weekday', 'a.last_digest_at', 'a.paused_reason', 'm.created_at as member_since'
     ])
-    .where('m.org_id', 'in', orgIds)
     .orderBy('u.email')
-    .execute()
+  if (orgIds) q = q.where('m.org_id', 'in', orgIds)
+  return await q.execute()
 }
 export type Recipient = Awaited<ReturnType<typeof mailRecipients>>[number]
 
@@ -59,24 +58,11 @@ export function chosenPreference (r: Recipient): MailPreference | null {
   }
 }
 
-/** The organisations that have members, for the digest's rounds. */
-export async function orgsWithMembers (db: Db): Promise<Array<{ id: string, plan: PlanName }>> {
-  return await db.selectFrom('orgs as o').select(['o.id', 'o.plan'])
-    .where(eb => eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.org_id', '=', 'o.id')))
-    .execute()
-}
-
 /** Saves a member's settings; saving clears a pause for bounces. */
 export async function savePreference (db: Db, userId: string, orgId: string, p: MailPreference): Promise<void> {
   const values = {
     mode: p.mode,
-    min_severity: p.minSeverity,
-    change_types: p.changeTypes,
-    domain_ids: p.domainIds,
-    page_types: p.pageTypes,
-    time_zone: p.timeZone,
-    hour: p.hour,
-    weekday: p.weekday,
+    ...asColumns(p),
     bounces: 0,
     paused_reason: null,
     updated_at: new Date()

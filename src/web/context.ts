@@ -49,6 +49,9 @@ declare module 'fastify' {
 
 export const SESSION_COOKIE = 'sw_session'
 
+/** The form of the ids in the app's paths: anything else is not found. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 export function sessionRules (config: Config): SessionRules {
   return { idleMs: config.sessionIdleMinutes * 60_000, maxMs: config.sessionMaxDays * 86_400_000 }
 }

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
-import { simpleParser, type ParsedMail } from 'mailparser'
-import { SMTPServer } from 'smtp-server'
 import { runMailDigests } from '../../src/alerts/mail.js'
 import { localClock } from '../../src/domain/mail-alerts.js'
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain, startAcmeSite, acmeHostMap } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
+import { startSmtp } from '../helpers/smtp.js'
 import { FormClient } from '../helpers/web-client.js'
 
 // Alert e-mails through a real SMTP server: a change as it is found, digests at the
@@ -20,37 +19,26 @@ const PASSWORD = 'mail test password'
 describe('alerts by e-mail and Atom feeds', () => {
   let site: TestSite
   let t: TestService
-  let smtp: SMTPServer
-  const mails: ParsedMail[] = []
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
   const refusedOnce = new Set<string>()
   let ownerId = ''
 
   before(async () => {
     site = await startAcmeSite()
-    const smtpPort = await freePort()
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onRcptTo (address, _session, done) {
-        const to = address.address
-        if (to.startsWith('bounce@')) return done(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }))
-        if (to.startsWith('busy@') && !refusedOnce.has(to)) {
-          refusedOnce.add(to)
-          return done(Object.assign(new Error('4.2.1 Try again later'), { responseCode: 451 }))
-        }
-        done()
-      },
-      onData (stream, _session, done) {
-        simpleParser(stream).then(m => { mails.push(m); done() }, done)
+    smtp = await startSmtp(to => {
+      if (to.startsWith('bounce@')) return { code: 550, message: '5.1.1 No such user' }
+      if (to.startsWith('busy@') && !refusedOnce.has(to)) {
+        refusedOnce.add(to)
+        return { code: 451, message: '4.2.1 Try again later' }
       }
+      return undefined
     })
-    await new Promise<void>(resolve => smtp.listen(smtpPort, '127.0.0.1', resolve))
     const port = await freePort()
     t = await startTestService({
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       CRAWL_HOST_MAP: acmeHostMap(site),
-      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`
+      SMTP_URL: smtp.url
     })
     const db = t.service.store.db
     const org = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
@@ -60,10 +48,10 @@ describe('alerts by e-mail and Atom feeds', () => {
   after(async () => {
     await t?.stop()
     await site?.close()
-    await new Promise<void>(resolve => smtp?.close(() => resolve()))
+    await smtp?.close()
   })
 
-  const mailTo = (to: string, subject: RegExp) => mails.find(m => (m.to as any).text === to && subject.test(m.subject ?? ''))
+  const mailTo = (to: string, subject: RegExp) => smtp.find(to, subject)
 
   it('a change found is e-mailed at once to members on realtime, with a diff excerpt and one-click unsubscribe', async () => {
     const created = await t.api.post('/api/domains', { domain: 'acme.test' })

@@ -4,15 +4,16 @@ import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { AxeBuilder } from '@axe-core/playwright'
 import chromium from '@sparticuz/chromium'
-import { simpleParser } from 'mailparser'
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { SMTPServer } from 'smtp-server'
 import { addUser } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
+import { unsubscribeToken } from '../../src/services/mail-alerts.js'
 import { findOrg } from '../../src/store/orgs.js'
+import { serviceSecret } from '../../src/store/secrets.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
+import { startSmtp } from '../helpers/smtp.js'
 
 // The web app in the project's own Chromium against a real server, a local site and a
 // real SMTP server: the first owner, a domain added and its change acknowledged, a viewer
@@ -25,28 +26,16 @@ describe('the web app, in a browser', () => {
   let site: TestSite
   let t: TestService
   let browser: Browser
-  let smtp: SMTPServer
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
   let hooks: Server
   const hookCalls: Array<{ event: string, body: string }> = []
-  const mails: Array<{ to: string, subject: string, text: string }> = []
   const problems: string[] = []
 
   before(async () => {
     site = await new TestSite().start()
     site.page('/', layout('Acme', '<h1>Acme</h1><p>We ship <b>fast</b>. &lt;script&gt;alert(1)&lt;/script&gt; is how we test.</p><a href="/pricing">Pricing</a>'))
     site.page('/pricing', layout('Pricing', pricingMain('$49')))
-    const smtpPort = await freePort()
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData (stream, _session, done) {
-        simpleParser(stream).then(m => {
-          mails.push({ to: (m.to as any).text, subject: m.subject ?? '', text: m.text ?? '' })
-          done()
-        }, done)
-      }
-    })
-    await new Promise<void>(resolve => smtp.listen(smtpPort, '127.0.0.1', resolve))
+    smtp = await startSmtp()
     hooks = createServer((req, res) => {
       let body = ''
       req.on('data', (c: Buffer) => { body += c.toString() })
@@ -59,7 +48,7 @@ describe('the web app, in a browser', () => {
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       CRAWL_HOST_MAP: `acme.test=${site.origin},hooks.test=${hooksOrigin}`,
-      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      SMTP_URL: smtp.url,
       MAIL_FROM: 'Sitewatch <sitewatch@example.test>'
     })
     // One process per page (not the single process @sparticuz/chromium suggests for Lambda): contexts come and go.
@@ -72,7 +61,7 @@ describe('the web app, in a browser', () => {
     await t?.stop()
     await site?.close()
     hooks?.close()
-    await new Promise<void>(resolve => smtp?.close(() => resolve()))
+    await smtp?.close()
   })
 
   /** A browser context that records console errors, page errors and CSP refusals. */
@@ -204,8 +193,8 @@ describe('the web app, in a browser', () => {
     await page.getByLabel('Role', { exact: true }).selectOption('viewer')
     await page.getByRole('button', { name: 'Invite' }).click()
     assert.match(await page.textContent('main') ?? '', /Invitation sent/)
-    const mail = await eventually(async () => mails.find(m => m.to === 'viewer@example.test'), 10_000, 'the invitation')
-    const link = /http\S+\/app\/invite\/[\w-]+/.exec(mail.text)![0]
+    const mail = await eventually(async () => smtp.find('viewer@example.test'), 10_000, 'the invitation')
+    const link = /http\S+\/app\/invite\/[\w-]+/.exec(mail.text!)![0]
     const viewer = await person()
     await viewer.page.goto(link)
     await viewer.page.getByLabel('Password', { exact: true }).fill(PASSWORD)
@@ -322,6 +311,7 @@ describe('the web app, in a browser', () => {
   it('every page fits 375 px and reads in the dark scheme, without an accessibility violation', async () => {
     const domainId = (await t.api.get('/api/domains')).body.data[0].id
     const alertId = (await t.api.get('/api/webhooks')).body.data[0].id
+    const domainOrg = (await t.api.get(`/api/domains/${domainId}`)).body.data.orgId
     const pages: Record<string, string> = {
       domains: '/app/domains',
       domain: `/app/domains/${domainId}`,
@@ -332,7 +322,10 @@ describe('the web app, in a browser', () => {
       destination: `/app/alerts/${alertId}`,
       members: '/app/members',
       keys: '/app/keys',
-      account: '/app/account'
+      account: '/app/account',
+      unsubscribe: `/app/unsubscribe/${unsubscribeToken(await serviceSecret(t.service.store.db, 'image-links'),
+        (await t.service.store.db.selectFrom('users').select('id').where('email', '=', 'owner@example.test')
+          .executeTakeFirstOrThrow()).id, domainOrg)}`
     }
     const storageState = await owner.context.storageState()
     for (const [scheme, viewport] of [['dark', { width: 375, height: 812 }], ['light', { width: 1280, height: 800 }]] as const) {

@@ -4,9 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { simpleParser } from 'mailparser'
-import { SMTPServer } from 'smtp-server'
 import { createDatabase, eventually, freePort, onPostgres, startTestService, type TestService } from '../helpers/service.js'
+import { startSmtp } from '../helpers/smtp.js'
 import { FormClient } from '../helpers/web-client.js'
 
 // Operators make people without the app: the admin API and the CLI create users, invite and
@@ -17,8 +16,7 @@ const PASSWORD = 'operator chosen pass'
 
 describe('operators manage people through the admin API', () => {
   let t: TestService
-  let smtp: SMTPServer
-  const mails: Array<{ to: string, subject: string, text: string }> = []
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
   const admin = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${t.url}${path}`, {
       method,
@@ -29,29 +27,18 @@ describe('operators manage people through the admin API', () => {
   }
 
   before(async () => {
-    const smtpPort = await freePort()
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData (stream, _session, done) {
-        simpleParser(stream).then(m => {
-          mails.push({ to: (m.to as any).text, subject: m.subject ?? '', text: m.text ?? '' })
-          done()
-        }, done)
-      }
-    })
-    await new Promise<void>(resolve => smtp.listen(smtpPort, '127.0.0.1', resolve))
+    smtp = await startSmtp()
     const port = await freePort()
     t = await startTestService({
       ADMIN_TOKEN: ADMIN,
-      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      SMTP_URL: smtp.url,
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`
     })
   })
   after(async () => {
     await t?.stop()
-    await new Promise<void>(resolve => smtp?.close(() => resolve()))
+    await smtp?.close()
   })
 
   it('creates a person who signs in, invites one who joins, and resets a password', async () => {
@@ -76,9 +63,9 @@ describe('operators manage people through the admin API', () => {
     assert.equal(invited.status, 201)
     assert.equal(invited.body.data.mailed, true)
     assert.match(invited.body.data.link, new RegExp(`^${t.url}/app/invite/[\\w-]{40,}$`))
-    const mail = await eventually(async () => mails.find(m => m.to === 'bo@example.test'), 10_000, 'the invitation')
-    assert.match(mail.text, /as editor/)
-    assert.ok(mail.text.includes(invited.body.data.link))
+    const mail = await eventually(async () => smtp.find('bo@example.test'), 10_000, 'the invitation')
+    assert.match(mail.text!, /as editor/)
+    assert.ok(mail.text!.includes(invited.body.data.link))
     const bo = new FormClient(t.url)
     const path = new URL(invited.body.data.link).pathname
     const joined = await bo.submit(path, path, { email: 'bo@example.test', password: PASSWORD })

@@ -14,13 +14,12 @@ import {
   type DestinationRules
 } from '../../services/webhooks.js'
 import { endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
-import { field, page, requireRole, viewerOf, type WebDeps } from '../context.js'
+import { field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { AlertsPage, DestinationPage } from '../views/alerts.js'
 import { html } from '../views/layout.js'
 
 // Alert destinations (webhooks and Slack) and their delivery logs: the same services as the API's /webhooks.
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const id = (params: unknown) => {
   const v = (params as Record<string, string>).id
   if (!UUID.test(v)) throw notFound('Alert destination')

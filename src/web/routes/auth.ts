@@ -15,9 +15,7 @@ import {
 import { cookieOptions, field, page, SESSION_COOKIE, type WebDeps } from '../context.js'
 import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, Unsubscribe } from '../views/auth.js'
 import { resetMail } from '../../mail/messages.js'
-import { readUnsubscribeToken, unsubscribe } from '../../services/mail-alerts.js'
-import { findUser } from '../../store/accounts.js'
-import { findOrg } from '../../store/orgs.js'
+import { unsubscribe, unsubscribeTarget } from '../../services/mail-alerts.js'
 import { html } from '../views/layout.js'
 
 // Signing in and out, the first owner's link, invitations, password resets. The answers
@@ -136,23 +134,21 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
   }
 
   // One-click unsubscribe (RFC 8058): the mail client POSTs `List-Unsubscribe=One-Click` to the link itself.
-  const unsubscribeTarget = async (token: string) => {
-    const who = readUnsubscribeToken(deps.linkSecret, token)
-    if (!who) return undefined
-    const [user, org] = await Promise.all([findUser(db, who.userId), findOrg(db, who.orgId)])
-    return user && org ? { email: user.email, orgName: org.name } : undefined
-  }
   app.get('/unsubscribe/:token', PUBLIC, async (req, reply) => {
     const { token } = req.params as { token: string }
-    const target = await unsubscribeTarget(token)
+    const target = await unsubscribeTarget(db, deps.linkSecret, token)
     if (!target) return await page(reply, html(LinkGone()), 404)
-    return await page(reply, html(Unsubscribe({ action: `/app/unsubscribe/${token}`, ...target, done: false })))
+    return await page(reply, html(Unsubscribe({
+      action: `/app/unsubscribe/${token}`, email: target.email, orgName: target.org.name, done: false
+    })))
   })
   app.post('/unsubscribe/:token', { config: { public: true, fromOutside: true } }, async (req, reply) => {
     const { token } = req.params as { token: string }
-    const target = await unsubscribeTarget(token)
-    if (!target || !(await unsubscribe(db, deps.linkSecret, token))) return await page(reply, html(LinkGone()), 404)
-    return await page(reply, html(Unsubscribe({ action: `/app/unsubscribe/${token}`, ...target, done: true })))
+    const target = await unsubscribeTarget(db, deps.linkSecret, token)
+    if (!target || !(await unsubscribe(db, target))) return await page(reply, html(LinkGone()), 404)
+    return await page(reply, html(Unsubscribe({
+      action: `/app/unsubscribe/${token}`, email: target.email, orgName: target.org.name, done: true
+    })))
   })
 
   app.get('/reset', PUBLIC, async (_req, reply) =>

@@ -15,14 +15,13 @@ import {
   setSessionOrg
 } from '../../store/accounts.js'
 import { issueKey, listKeys, revokeKey } from '../../store/orgs.js'
-import { cookieOptions, field, page, requireRole, SESSION_COOKIE, viewerOf, type WebDeps } from '../context.js'
+import { cookieOptions, field, page, requireRole, SESSION_COOKIE, UUID, viewerOf, type WebDeps } from '../context.js'
 import { invitationMail } from '../../mail/messages.js'
 import { html } from '../views/layout.js'
 import { AccountPage, KeysPage, MembersPage, UsagePage } from '../views/settings.js'
 
 // Usage, members and invitations, API keys, one's own account; switching organisation.
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DONE: Record<string, string> = {
   invited: 'Invitation sent.',
   changed: 'Member updated.',

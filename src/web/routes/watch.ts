@@ -10,14 +10,13 @@ import { currentPeriod } from '../../store/billing.js'
 import { getChange, listChanges, openChangesByDomain, setAcknowledged } from '../../store/changes.js'
 import { domainNames, getDomainDetails, listDomainSummaries } from '../../store/domains.js'
 import { findPage } from '../../store/pages.js'
-import { field, fields, page, requireRole, viewerOf, type Person, type WebDeps } from '../context.js'
+import { field, fields, page, type Person, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { ChangePage, Inbox, type InboxFilters } from '../views/changes.js'
 import { DomainList, DomainPage } from '../views/domains.js'
 import { html } from '../views/layout.js'
 
 // Domains, their pages, and their changes: what people come for.
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const id = (params: unknown, name = 'id') => {
   const v = (params as Record<string, string>)[name]
   if (!UUID.test(v)) throw notFound('This')

@@ -104,7 +104,8 @@ export function AlertsPage (p: {
           {' '}<code>changeType=</code> or <code>pageType=</code> to filter, as in the API.
         </p>
         <p class='key'>{p.feeds.changes}</p>
-        <p class='small muted'>One domain's changes: <span class='key'>{p.feeds.domain}</span></p>
+        <p class='small muted'>One domain's changes:</p>
+        <p class='key small'>{p.feeds.domain}</p>
         {admin
           ? (
             <form method='post' action='/app/alerts/feeds/rotate' class='inline'>
