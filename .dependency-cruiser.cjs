@@ -50,7 +50,7 @@ module.exports = {
       'metrics listen to events and read gauges; nothing in the pipeline calls them'),
     layer('mail/', ['domain/', 'config\\.ts$'], 'mail knows the vocabulary and the settings'),
     layer('web/',
-      ['mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
+      ['alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
       'the web app stands on the services and the store, as the API does'),
     layer('api/',
       ['metrics/', 'alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/',

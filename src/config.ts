@@ -9,6 +9,8 @@ export interface Config {
   dataDir: string
   databaseUrl: string | undefined
   redisUrl: string | undefined
+  /** Prefix of the rate-limit keys in Redis, so deployments can share one Redis. */
+  redisKeyPrefix: string
   adminToken: string | undefined
   /** When set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
   metricsToken: string | undefined
@@ -86,6 +88,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'sitewatch-rl-',
     adminToken: env.ADMIN_TOKEN || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,

@@ -1,3 +1,4 @@
+import { fleetPacer } from './services/host-pacer.js'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { attachAlerts } from './alerts/subscribers.js'
@@ -65,7 +66,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     log.warn({ event: 'job.failed', ...e }, `job failed: ${e.reason}`)
   })
   attachAlerts(events, store.db, queue, log)
-  const crawler = new Crawler(config)
+  const crawler = new Crawler(config, fleetPacer(store.db, config))
 
   const bootstrap = await bootstrapDefaultOrg(store.db)
   if (bootstrap) {

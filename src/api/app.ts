@@ -204,7 +204,7 @@ export async function buildApp (
   await app.register(rateLimit, {
     global: false,
     skipOnError: true,
-    ...(redis ? { redis, nameSpace: 'sitewatch-rl-' } : {})
+    ...(redis ? { redis, nameSpace: config.redisKeyPrefix } : {})
   })
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

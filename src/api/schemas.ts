@@ -214,7 +214,16 @@ export const QueueStats = Type.Object(
     completed: Type.Integer(),
     failed: Type.Integer(),
     delayed: Type.Integer(),
-    total: Type.Integer()
+    total: Type.Integer(),
+    oldestWaitingSeconds: Type.Optional(Type.Number({
+      description: 'How long the oldest job that may start has waited for a worker (0 when none waits)'
+    })),
+    hosts: Type.Optional(Type.Array(Type.Object({
+      host: Type.String(),
+      waiting: Type.Integer({ description: 'crawls that may start now' }),
+      delayed: Type.Integer({ description: "crawls queued for the host's turn, or a retry's backoff" }),
+      active: Type.Integer()
+    }), { description: 'Unfinished crawls by host, the 20 with most' }))
   },
   { $id: 'QueueStats', title: 'QueueStats' }
 )

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import { FetchError } from './errors.js'
 import { decodeHtml } from './charset.js'
 import { createFetcher, type Fetcher, type FetchRequest } from './fetch.js'
-import { HostLimiter } from './polite.js'
+import { HostBusy, HostLimiter, type HostPacer } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
 import { isBotWall } from './render-decision.js'
 import { RobotsCache } from './robots.js'
@@ -32,13 +33,25 @@ export interface FetchTiming {
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain)?$/i
 
 /**
+ * What a request does when its host's turn is far away: `defer` throws HostBusy (a crawl
+ * job steps aside and comes back then), `wait` waits for it (a discovery, robots.txt).
+ */
+export type Pace = 'defer' | 'wait'
+
+/** How many late turns a request gives up before it takes one late anyway. */
+const MAX_LATE_TURNS = 5
+
+/** How long a `wait` request waits for its host before its attempt fails (and is retried later). */
+const MAX_HOST_WAIT_MS = 60_000
+
+/**
  * Every request the service makes to a watched site goes through here: robots.txt
  * first, then the per-host limiter, then the SSRF-guarded fetcher.
  */
 export class Crawler {
   readonly fetcher: Fetcher
   readonly robots: RobotsCache
-  readonly limiter: HostLimiter
+  readonly pacer: HostPacer
   readonly renderer: BrowserRenderer
   /** Told of every page request once it has an answer or has failed. */
   readonly events = new EventEmitter<{ fetched: [FetchTiming], rendered: [{ seconds: number }] }>()
@@ -57,7 +70,9 @@ export class Crawler {
       | 'renderTimeoutMs'
       | 'renderQuietMs'
       | 'browserRestartAfter'
-    >
+    >,
+    /** Per-host politeness: the fleet's (in the database) in the service, one process's otherwise. */
+    pacer?: HostPacer
   ) {
     this.fetcher = createFetcher({
       hostMap: config.crawlHostMap,
@@ -65,8 +80,8 @@ export class Crawler {
       timeoutMs: config.crawlTimeoutMs,
       maxBytes: config.crawlMaxBytes
     })
-    this.robots = new RobotsCache(this.fetcher)
-    this.limiter = new HostLimiter(config.crawlPerHostConcurrency, config.crawlPerHostDelayMs)
+    this.pacer = pacer ?? new HostLimiter(config.crawlPerHostConcurrency, config.crawlPerHostDelayMs)
+    this.robots = new RobotsCache(this.fetcher, async (url, fetch) => await this.polite(url, 'wait', fetch))
     this.renderer = new BrowserRenderer({
       fetcher: this.fetcher,
       concurrency: config.browserConcurrency,
@@ -81,12 +96,12 @@ export class Crawler {
    * Renders one page in the browser, as politely as fetchPage fetches one (robots.txt,
    * the per-host limiter), and gives its DOM as a page's HTML, with a screenshot when asked.
    */
-  async renderPage (url: string, req: RenderRequest): Promise<FetchedPage> {
+  async renderPage (url: string, req: RenderRequest, pace: Pace = 'wait'): Promise<FetchedPage> {
     if (!(await this.robots.isAllowed(url))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
     const started = performance.now()
-    const rendered = await this.limiter.run(new URL(url).host, async () => await this.renderer.render(url, req))
+    const rendered = await this.polite(url, pace, async () => await this.renderer.render(url, req))
       .finally(() => {
         this.events.emit('rendered', { seconds: (performance.now() - started) / 1000 })
       })
@@ -110,15 +125,18 @@ export class Crawler {
   }
 
   /** Fetches one HTML page politely; HTTP errors and non-HTML bodies throw FetchError. */
-  async fetchPage (url: string, req: FetchRequest = {}): Promise<FetchedPage> {
+  async fetchPage (url: string, req: FetchRequest = {}, pace: Pace = 'wait'): Promise<FetchedPage> {
     if (!(await this.robots.isAllowed(url))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
-    const host = new URL(url).host
-    const res = await this.limiter.run(host, async () => await this.timed(url, req))
-    if ((res.status === 429 || res.status === 503) && res.retryAfterMs !== undefined) {
-      this.limiter.backoff(host, res.retryAfterMs)
-    }
+    const res = await this.polite(url, pace, async () => {
+      const answer = await this.timed(url, req)
+      // Held before this turn ends, so that no worker's next turn comes first.
+      if ((answer.status === 429 || answer.status === 503) && answer.retryAfterMs !== undefined) {
+        await this.pacer.backoff(new URL(url).host, answer.retryAfterMs)
+      }
+      return answer
+    })
     if (res.notModified) {
       if (!req.etag && !req.lastModified) {
         throw new FetchError('HTTP_STATUS', `HTTP 304 Not Modified from ${res.url}, to a request that named no version`)
@@ -157,6 +175,48 @@ export class Crawler {
       contentLanguage: res.contentLanguage,
       etag: res.etag,
       lastModified: res.lastModified
+    }
+  }
+
+  /** Runs one request to `url`'s host in its turn (see HostPacer and Pace). */
+  async polite<T>(url: string, pace: Pace, request: () => Promise<T>): Promise<T> {
+    const host = new URL(url).host
+    const giveUpAt = Date.now() + MAX_HOST_WAIT_MS
+    let lateTurns = 0
+    for (;;) {
+      const turn = await this.pacer.turn(host, this.robots.crawlDelayMs(url))
+      let busyUntil = 'busyUntil' in turn ? turn.busyUntil : undefined
+      if (!('busyUntil' in turn)) {
+        const waitMs = turn.startAt - Date.now()
+        if (waitMs > 0) {
+          await sleep(waitMs)
+          // The host may have asked every worker to wait (Retry-After) while this one slept.
+          busyUntil = await turn.heldUntil()
+        }
+        if (!busyUntil) {
+          // Too late (a slow answer from the database, a busy event loop): starting now could
+          // come too close to the next turn, which another worker may take on time. This
+          // turn is given up for the next one.
+          const late = Date.now() - turn.startAt > turn.lateMs && lateTurns++ < MAX_LATE_TURNS
+          if (!late) {
+            try {
+              return await request()
+            } finally {
+              await turn.end().catch(() => {})
+            }
+          }
+        }
+        await turn.end().catch(() => {})
+        if (!busyUntil) continue
+      }
+      // Here the host is busy: it gave no turn, or asked to be left alone until then.
+      const until = busyUntil!
+      if (pace === 'defer') throw new HostBusy(host, until)
+      if (until.getTime() > giveUpAt) {
+        const seconds = Math.ceil((until.getTime() - Date.now()) / 1000)
+        throw new FetchError('HTTP_STATUS', `${host} asked us to retry in ${seconds} s`)
+      }
+      await sleep(Math.max(50, until.getTime() - Date.now()))
     }
   }
 

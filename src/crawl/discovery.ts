@@ -150,17 +150,17 @@ export async function discoverPages (
     }
     if (!belongsToDomain(sitemapUrl.hostname, hostname)) continue
     fetches++
-    await crawler.limiter.run(sitemapUrl.host, () =>
-      readSitemap(
-        crawler.fetcher,
-        sitemap,
-        loc => {
-          consider(loc)
-        },
-        loc => {
-          queue.push(loc)
-        }
-      )
+    await crawler.polite(sitemap, 'wait', async () => await
+    readSitemap(
+      crawler.fetcher,
+      sitemap,
+      loc => {
+        consider(loc)
+      },
+      loc => {
+        queue.push(loc)
+      }
+    )
     )
   }
   await progress(45)

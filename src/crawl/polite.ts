@@ -1,14 +1,40 @@
-import { setTimeout as sleep } from 'node:timers/promises'
-import { FetchError } from './errors.js'
-
-const MAX_WAIT_MS = 60_000
+/**
+ * A turn to send one request to a host: at `startAt` (epoch ms), and not more than
+ * `lateMs` after it, else the turn is given up; `end()` once the answer is in.
+ */
+export interface HostTurn {
+  startAt: number
+  lateMs: number
+  end: () => Promise<void>
+  /** When the host asked to be left alone (Retry-After) since the turn was given: until then. */
+  heldUntil: () => Promise<Date | undefined>
+}
 
 /**
- * Per-host manners for one process: at most `concurrency` requests to a host at a time,
- * at least `delayMs` between their starts, and none before a host's Retry-After runs out
- * (past a minute the job gives up this attempt and retries later, with backoff).
+ * Per-host manners: at most so many requests to a host in flight, at least a delay
+ * between their starts (the longer of ours and the host's Crawl-delay), none before its
+ * Retry-After. A turn that is too far away is not given: the answer says when to come
+ * back (busyUntil), so that a job can step aside instead of holding a worker.
+ * The service keeps this in the database for the whole fleet (services/host-pacer.ts);
+ * HostLimiter keeps it in one process.
  */
-export class HostLimiter {
+export interface HostPacer {
+  turn: (host: string, crawlDelayMs: number) => Promise<HostTurn | { busyUntil: Date }>
+  backoff: (host: string, ms: number) => Promise<void>
+}
+
+/** A host's turn is farther away than a request should wait for (see HostPacer). */
+export class HostBusy extends Error {
+  constructor (readonly host: string, readonly until: Date) {
+    super(`${host} is busy until ${until.toISOString()}`)
+  }
+}
+
+/** How far ahead a Retry-After is waited for in one process; past it the caller comes back later. */
+const MAX_WAIT_MS = 60_000
+
+/** HostPacer for one process: each host's callers queue in memory. */
+export class HostLimiter implements HostPacer {
   private readonly hosts = new Map<
     string,
     { active: number, waiting: Array<() => void>, nextStart: number, backoffUntil: number }
@@ -28,26 +54,20 @@ export class HostLimiter {
     return s
   }
 
-  backoff (host: string, ms: number): void {
+  async backoff (host: string, ms: number): Promise<void> {
     const s = this.state(host)
     s.backoffUntil = Math.max(s.backoffUntil, Date.now() + ms)
   }
 
-  async run<T>(host: string, fn: () => Promise<T>): Promise<T> {
+  async turn (host: string, crawlDelayMs: number): Promise<HostTurn | { busyUntil: Date }> {
     const s = this.state(host)
+    if (s.backoffUntil - Date.now() > MAX_WAIT_MS) return { busyUntil: new Date(s.backoffUntil) }
     if (s.active >= this.concurrency) await new Promise<void>(resolve => s.waiting.push(resolve))
     else s.active++
-    try {
-      const now = Date.now()
-      const backoff = s.backoffUntil - now
-      if (backoff > MAX_WAIT_MS) {
-        throw new FetchError('HTTP_STATUS', `${host} asked us to retry in ${Math.ceil(backoff / 1000)} s`)
-      }
-      const start = Math.max(now, s.nextStart, s.backoffUntil)
-      s.nextStart = start + this.delayMs
-      if (start > now) await sleep(start - now)
-      return await fn()
-    } finally {
+    const now = Date.now()
+    const start = Math.max(now, s.nextStart, s.backoffUntil)
+    s.nextStart = start + Math.max(this.delayMs, crawlDelayMs)
+    const end = async () => {
       const next = s.waiting.shift()
       if (next) next()
       else {
@@ -55,5 +75,8 @@ export class HostLimiter {
         if (s.active === 0 && s.nextStart < Date.now() && s.backoffUntil < Date.now()) this.hosts.delete(host)
       }
     }
+    // One process's turns are kept in order by its own queue: a late start cannot overtake.
+    const heldUntil = async () => s.backoffUntil > Date.now() ? new Date(s.backoffUntil) : undefined
+    return { startAt: start, lateMs: Infinity, end, heldUntil }
   }
 }

@@ -20,7 +20,18 @@ export class RobotsCache {
   private readonly cache = new Map<string, { robots: Robots, expires: number }>()
   private readonly inflight = new Map<string, Promise<Robots>>()
 
-  constructor (private readonly fetcher: Fetcher) {}
+  constructor (
+    private readonly fetcher: Fetcher,
+    /** Sends the request for robots.txt in the host's turn. */
+    private readonly polite: <T>(url: string, request: () => Promise<T>) => Promise<T> =
+    async (_url, request) => await request()
+  ) {}
+
+  /** The host's Crawl-delay for us, when its robots.txt is known (at most a minute); 0 otherwise. */
+  crawlDelayMs (pageUrl: string): number {
+    const seconds = this.cache.get(new URL(pageUrl).origin)?.robots.getCrawlDelay(ROBOTS_AGENT)
+    return typeof seconds === 'number' && seconds > 0 ? Math.min(60, seconds) * 1000 : 0
+  }
 
   async get (pageUrl: string): Promise<Robots> {
     const origin = new URL(pageUrl).origin
@@ -43,7 +54,8 @@ export class RobotsCache {
     let robots: Robots
     let ttl = TTL_MS
     try {
-      const res = await this.fetcher.fetch(url, { accept: 'text/plain,*/*;q=0.5', maxBytes: MAX_ROBOTS_BYTES })
+      const res = await this.polite(url, async () =>
+        await this.fetcher.fetch(url, { accept: 'text/plain,*/*;q=0.5', maxBytes: MAX_ROBOTS_BYTES }))
       robots = robotsParser(url, res.status >= 200 && res.status < 300 ? res.body.toString('utf8') : '')
       if (res.status >= 500) ttl = ERROR_TTL_MS
     } catch (err) {

@@ -33,7 +33,13 @@ export class Mailer {
   private readonly transport: Transporter | undefined
 
   constructor (private readonly config: Pick<Config, 'smtpUrl' | 'mailFrom'>, private readonly log: Log) {
-    this.transport = config.smtpUrl ? createTransport(config.smtpUrl) : undefined
+    // A server that stops answering gives up well before the job's expiry (two minutes),
+    // so that a retry never overlaps a send still waiting for its answer.
+    this.transport = config.smtpUrl
+      ? createTransport({
+        url: config.smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000
+      } as Parameters<typeof createTransport>[0])
+      : undefined
   }
 
   /** Sends, or logs; a failed delivery is logged and reported false, never thrown at the person's request. */

@@ -36,7 +36,8 @@ export class Metrics {
 
     const jobs = new Histogram({
       name: 'sitewatch_job_duration_seconds',
-      help: 'Attempts at jobs by queue and outcome (completed, retried, failed for good), and how long they took',
+      help: 'Attempts at jobs by queue and outcome (completed, retried, failed for good, deferred: put back for ' +
+        'its host\'s turn), and how long they took',
       labelNames: ['queue', 'outcome'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers
@@ -104,6 +105,28 @@ export class Metrics {
       async collect () {
         this.reset()
         for (const d of await queue.depth().catch(() => [])) this.labels(d.queue, d.state).set(d.jobs)
+      }
+    })
+    // eslint-disable-next-line no-new -- as above
+    new Gauge({
+      name: 'sitewatch_host_backlog_jobs',
+      help: 'Unfinished crawls by watched host (the 20 hosts with most): each is released at the host\'s pace',
+      labelNames: ['host'],
+      registers,
+      async collect () {
+        this.reset()
+        for (const h of await queue.hostBacklog().catch(() => [])) this.labels(h.host).set(h.jobs)
+      }
+    })
+    // eslint-disable-next-line no-new -- as above
+    new Gauge({
+      name: 'sitewatch_tenant_oldest_waiting_seconds',
+      help: 'How long the oldest due crawl of an organisation has waited for a worker (the 20 longest)',
+      labelNames: ['org'],
+      registers,
+      async collect () {
+        this.reset()
+        for (const t of await queue.tenantWaits().catch(() => [])) this.labels(t.org).set(t.seconds)
       }
     })
     // eslint-disable-next-line no-new -- as above

@@ -4,6 +4,7 @@ import type { DetectedChange } from '../changes/classify.js'
 import { pngSize, type VisualDiff } from '../changes/visual.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
+import { HostBusy } from '../crawl/polite.js'
 import type { Language } from '../changes/lexicon.js'
 import { classifyPageType } from '../crawl/page-type.js'
 import { needsBrowser } from '../crawl/render-decision.js'
@@ -85,6 +86,8 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     fetched = got.page
     if (got.decision) await recordRenderDecision(db, page.id, got.decision)
   } catch (err) {
+    // Its host's turn is not yet: the job steps aside, and nothing failed.
+    if (err instanceof HostBusy) throw err
     const at = new Date()
     await recordCrawlFailure(db, page, err, at, next(at))
     throw err
@@ -235,7 +238,7 @@ async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: 
   const shot = { screenshot: true, hideSelectors: page.noise_rules?.ignoreSelectors }
   const render = async (reason: string, known = false) => {
     try {
-      const rendered = await crawler.renderPage(page.url, shot)
+      const rendered = await crawler.renderPage(page.url, shot, 'defer')
       const same = known || (page.rendered_with === 'browser' && page.render_reason === reason)
       return { page: rendered, decision: same ? undefined : { with: 'browser' as const, reason, at: now } }
     } catch (err) {
@@ -250,7 +253,8 @@ async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: 
   }
   let plain
   try {
-    plain = await crawler.fetchPage(page.url, conditional ? { etag: page.etag, lastModified: page.last_modified } : {})
+    const validators = conditional ? { etag: page.etag, lastModified: page.last_modified } : {}
+    plain = await crawler.fetchPage(page.url, validators, 'defer')
   } catch (err) {
     if (mode === 'auto' && err instanceof FetchError && err.code === 'BOT_WALL') return await render(err.message)
     throw err
@@ -272,8 +276,10 @@ async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: 
  * The decision's time is left empty so that the next crawl asks again.
  */
 async function plainInstead (crawler: Crawler, url: string, renderError: unknown) {
+  if (renderError instanceof HostBusy) throw renderError
   if (renderError instanceof FetchError && renderError.code === 'ROBOTS_DISALLOWED') throw renderError
-  const plain = await crawler.fetchPage(url).catch(() => { throw renderError })
+  const plain = await crawler.fetchPage(url, {}, 'defer')
+    .catch(err => { throw err instanceof HostBusy ? err : renderError })
   if (needsBrowser(plain.status, plain.html)) throw renderError
   const why = (renderError as Error)?.message ?? String(renderError)
   return {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
+import { HostBusy } from '../crawl/polite.js'
 import { BatchedCompletions } from '../queue/completions.js'
 import { forgetOldJobRecords } from '../queue/job-records.js'
 import type { Job } from '../queue/puller.js'
@@ -21,6 +22,7 @@ const checkOutcome = (r: CrawlResult): PageChecked['outcome'] =>
     : r.notModified ? 'not_modified' : r.baseline ? 'baseline' : r.changesDetected > 0 ? 'changed' : 'unchanged'
 
 const isPermanent = (err: unknown) => err instanceof FetchError && err.permanent
+const deferredUntil = (err: unknown) => err instanceof HostBusy ? err.until : undefined
 
 export interface PipelineDeps {
   db: Db
@@ -58,11 +60,12 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
         checked(checkOutcome(result))
         return result
       } catch (err) {
-        checked('failed')
+        if (!(err instanceof HostBusy)) checked('failed')
         throw err
       }
     },
     isPermanent,
+    deferredUntil,
     complete: async (job, { pageCheck, ...output }) => {
       await completions.complete(job.id, output, pageCheck)
     },

@@ -117,6 +117,27 @@ export async function jobStats (db: Db, orgId: string): Promise<Record<JobState 
   return stats
 }
 
+/**
+ * The organisation's unfinished crawls by host: waiting (due), delayed (queued for the
+ * host's turn or a retry), active; and how long its oldest due job has waited.
+ */
+export async function jobBacklog (db: Db, orgId: string) {
+  const { rows } = await sql<{ host: string, waiting: number, delayed: number, active: number, oldest: number | null }>`
+    SELECT substring(j.url from '^[a-z]+://([^/?#]+)') AS host,
+      count(*) FILTER (WHERE q.state IN ('created', 'retry') AND q.start_after <= now())::int AS waiting,
+      count(*) FILTER (WHERE q.state IN ('created', 'retry') AND q.start_after > now())::int AS delayed,
+      count(*) FILTER (WHERE q.state = 'active')::int AS active,
+      max(extract(epoch FROM now() - greatest(q.start_after, j.created_at)))
+        FILTER (WHERE q.state IN ('created', 'retry') AND q.start_after <= now())::float8 AS oldest
+    FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = j.name
+    WHERE j.org_id = ${orgId} AND j.url IS NOT NULL AND q.state < 'completed'
+    GROUP BY 1 ORDER BY count(*) DESC LIMIT 20`.execute(db)
+  return {
+    oldestWaitingSeconds: Math.max(0, ...rows.map(r => r.oldest ?? 0)),
+    hosts: rows.map(r => ({ host: r.host, waiting: r.waiting, delayed: r.delayed, active: r.active }))
+  }
+}
+
 export async function setJobProgress (db: Db, id: string, progress: number): Promise<void> {
   await db
     .updateTable('jobs')

@@ -12,10 +12,18 @@ const OUTAGE_PATIENCE_MS = 120_000
 const NO_MORE_RETRIES =
   "UPDATE pgboss.job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND state = 'active'"
 
-/** How an attempt at a job ended: done, to be tried again, or given up. */
+/** Puts an active job back in the queue until `start_after`, without spending one of its attempts. */
+const STEP_ASIDE = "UPDATE pgboss.job SET state = 'created', start_after = $3, started_on = NULL " +
+  "WHERE name = $1 AND id = $2 AND state = 'active'"
+
+/** Milliseconds until the queue's next waiting job may start (null: none waiting). */
+const NEXT_DUE = 'SELECT (extract(epoch FROM min(start_after) - now()) * 1000)::float8 AS ms FROM pgboss.job ' +
+  "WHERE name = $1 AND state < 'active'"
+
+/** How an attempt at a job ended: done, to be tried again, given up, or put back for later (deferred). */
 export interface JobSettled {
   queue: string
-  outcome: 'completed' | 'retried' | 'failed'
+  outcome: 'completed' | 'retried' | 'failed' | 'deferred'
   seconds: number
   /** The job's output, when completed. */
   output?: object
@@ -29,6 +37,12 @@ export interface JobHandler<T, O extends object> {
   complete?: (job: Job<T>, output: O) => Promise<void>
   /** Whether an error cannot go away by trying again (no retry is spent on it). */
   isPermanent?: (err: unknown) => boolean
+  /**
+   * When an error only says "not yet" (the job's host is busy): the time to run the job
+   * again. The job goes back to the queue until then, its attempts untouched, and frees
+   * its worker's slot at once.
+   */
+  deferredUntil?: (err: unknown) => Date | undefined
   /** After the last attempt failed: what is left to do, and whom to tell. */
   onGiveUp?: (job: Job<T>, reason: string) => Promise<void>
 }
@@ -84,6 +98,16 @@ export class JobPuller<T, O extends object = object> {
       })
       settled('completed', output)
     } catch (err) {
+      const until = handler.deferredUntil?.(err)
+      if (until) {
+        await this.whileDatabaseAway(async () => {
+          await this.boss.getDb().executeSql(STEP_ASIDE, [this.name, job.id, until.toISOString()])
+        })
+        settled('deferred')
+        // This worker may be napping until its next poll: it wakes for the job's new time.
+        this.wake()
+        return
+      }
       const message = (err as Error)?.message ?? String(err)
       const permanent = handler.isPermanent?.(err) ?? false
       const last = permanent || job.retryCount >= job.retryLimit
@@ -161,7 +185,8 @@ export class JobPuller<T, O extends object = object> {
       if (jobs.length === 0) {
         if (this.woken) continue
         this.idle = new AbortController()
-        await sleep(this.pollMs, undefined, { signal: this.idle.signal }).catch(() => {})
+        const napMs = Math.min(this.pollMs, await this.untilNextDue())
+        await sleep(napMs, undefined, { signal: this.idle.signal }).catch(() => {})
         this.idle = undefined
         continue
       }
@@ -175,6 +200,21 @@ export class JobPuller<T, O extends object = object> {
           })
         this.inflight.set(job.id, done)
       }
+    }
+  }
+
+  /**
+   * How long until the next waiting job of the queue may start: crawls are queued for
+   * their host's turn (start_after), and the worker wakes for it rather than at its next poll.
+   */
+  private async untilNextDue (): Promise<number> {
+    try {
+      const rows = await this.boss.getDb().executeSql(NEXT_DUE, [this.name]) as { rows: Array<{ ms: number | null }> }
+      const ms = rows.rows[0]?.ms
+      return ms === null || ms === undefined ? this.pollMs : Math.max(20, ms)
+    } catch (err) {
+      this.onError(err)
+      return this.pollMs
     }
   }
 

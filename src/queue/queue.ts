@@ -8,6 +8,7 @@ import { CompiledQuery, sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Db, SqlExecutor, Store, Tx } from '../store/db.js'
+import { planTurns } from '../store/host-pace.js'
 import { lockPages, ROWS_PER_STATEMENT } from '../store/pages.js'
 import { FINISHED_JOB_DAYS, insertJobRecords } from './job-records.js'
 import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
@@ -84,7 +85,7 @@ export class JobQueue {
     readonly boss: PgBoss,
     private readonly db: Db,
     private readonly log: Logger,
-    private readonly config: Pick<Config, 'jobPollingSeconds'>,
+    private readonly config: Pick<Config, 'jobPollingSeconds' | 'crawlPerHostDelayMs'>,
     private readonly crawlTable: string,
     /** Other processes may share the database (PostgreSQL): tell them of new jobs. */
     private readonly notifies: boolean
@@ -186,7 +187,8 @@ export class JobQueue {
       name: QUEUE.mail,
       retryLimit: DELIVERY_ATTEMPTS - 1,
       ...backoff,
-      expireInSeconds: 120
+      // A sender killed mid-send leaves its message to be retried once this expires.
+      expireInSeconds: Math.min(120, config.jobExpireSeconds)
     })
     await boss.createQueue(QUEUE.mailDigest, { name: QUEUE.mailDigest, retryLimit: 2, expireInSeconds: 600 })
     await createFetchIndex(store.db)
@@ -226,13 +228,88 @@ export class JobQueue {
   async enqueueCrawls (tx: Tx, pages: readonly CrawlJobData[]): Promise<Map<string, string>> {
     const queued = new Map<string, string>()
     const inLockOrder = [...pages].sort((a, b) => (a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0))
+    const fresh: CrawlJobData[] = []
     for (let i = 0; i < inLockOrder.length; i += ROWS_PER_STATEMENT) {
-      await this.enqueueSomeCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued)
+      fresh.push(...await this.freshCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued))
     }
+    if (fresh.length === 0) return queued
+    const turns = await this.turnsOf(tx, fresh)
+    const ranks = await this.ranksOf(tx, fresh)
+    for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
+      const some = fresh.slice(i, i + ROWS_PER_STATEMENT)
+      await this.boss.insert(
+        some.map(p => ({
+          id: queued.get(p.pageId)!,
+          name: QUEUE.crawl,
+          data: p,
+          startAfter: turns.get(p.pageId),
+          priority: -(ranks.get(p.pageId) ?? 0)
+        })),
+        { db: txSqlExecutor(tx) }
+      )
+      await insertJobRecords(
+        tx,
+        some.map(p => ({
+          id: queued.get(p.pageId)!,
+          org_id: p.orgId,
+          domain_id: p.domainId,
+          page_id: p.pageId,
+          url: p.url,
+          name: QUEUE.crawl
+        }))
+      )
+    }
+    this.sentWithin(tx, QUEUE.crawl, fresh.length)
     return queued
   }
 
-  private async enqueueSomeCrawls (tx: Tx, pages: readonly CrawlJobData[], queued: Map<string, string>): Promise<void> {
+  /**
+   * Each crawl's promised turn at its host (see planTurns): a host's crawls are released
+   * one delay apart, so none of them waits in a worker for its host, and the crawls of
+   * other hosts go between them.
+   */
+  private async turnsOf (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, Date>> {
+    const byHost = new Map<string, CrawlJobData[]>()
+    for (const c of crawls) {
+      const host = new URL(c.url).host
+      const some = byHost.get(host)
+      if (some) some.push(c)
+      else byHost.set(host, [c])
+    }
+    const turns = new Map<string, Date>()
+    for (const host of [...byHost.keys()].sort()) {
+      const some = byHost.get(host)!
+      const times = await planTurns(tx, host, some.length, this.config.crawlPerHostDelayMs)
+      some.forEach((c, i) => turns.set(c.pageId, times[i]))
+    }
+    return turns
+  }
+
+  /**
+   * Fair shares between organisations: a crawl's rank is the number of its organisation's
+   * crawls already waiting, plus its place among those queued now. The queue takes the
+   * lowest ranks first (pg-boss's priority, negated), so an organisation that queues 400
+   * crawls has its first ones taken beside another's first ones, not before them.
+   */
+  private async ranksOf (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, number>> {
+    const orgs = [...new Set(crawls.map(c => c.orgId))]
+    const { rows } = await sql<{ org_id: string, waiting: number }>`
+      SELECT j.org_id, count(*)::int AS waiting FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ${QUEUE.crawl}
+      WHERE j.org_id = ANY(${orgs}::uuid[]) AND q.state < 'active' GROUP BY j.org_id`.execute(tx)
+    const next = new Map(rows.map(r => [r.org_id, r.waiting]))
+    const ranks = new Map<string, number>()
+    for (const c of crawls) {
+      const rank = next.get(c.orgId) ?? 0
+      ranks.set(c.pageId, rank)
+      next.set(c.orgId, rank + 1)
+    }
+    return ranks
+  }
+
+  /** The pages without a crawl waiting or running, each given the id of its new job in `queued`. */
+  private async freshCrawls (
+    tx: Tx, pages: readonly CrawlJobData[], queued: Map<string, string>
+  ): Promise<CrawlJobData[]> {
     const ids = pages.map(p => p.pageId)
     const exists = await lockPages(tx, ids)
     const pending = await sql<{ page_id: string }>`
@@ -240,24 +317,8 @@ export class JobQueue {
       WHERE j.page_id = ANY(${ids}::uuid[]) AND q.state IN ('created', 'retry', 'active')`.execute(tx)
     const busy = new Set(pending.rows.map(r => r.page_id))
     const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
-    if (fresh.length === 0) return
     for (const p of fresh) queued.set(p.pageId, randomUUID())
-    await this.boss.insert(
-      fresh.map(p => ({ id: queued.get(p.pageId)!, name: QUEUE.crawl, data: p })),
-      { db: txSqlExecutor(tx) }
-    )
-    this.sentWithin(tx, QUEUE.crawl, fresh.length)
-    await insertJobRecords(
-      tx,
-      fresh.map(p => ({
-        id: queued.get(p.pageId)!,
-        org_id: p.orgId,
-        domain_id: p.domainId,
-        page_id: p.pageId,
-        url: p.url,
-        name: QUEUE.crawl
-      }))
-    )
+    return fresh
   }
 
   /**
@@ -333,6 +394,24 @@ export class JobQueue {
         CASE WHEN state = 'active' THEN 'active' WHEN start_after > now() THEN 'delayed' ELSE 'waiting' END AS state,
         count(*)::int AS jobs
       FROM pgboss.job WHERE state < 'completed' GROUP BY 1, 2`.execute(this.db)
+    return rows
+  }
+
+  /** Across tenants, for /metrics: unfinished crawls by host, the 20 hosts with most. */
+  async hostBacklog () {
+    const { rows } = await sql<{ host: string, jobs: number }>`
+      SELECT substring(data->>'url' from '^[a-z]+://([^/?#]+)') AS host, count(*)::int AS jobs
+      FROM pgboss.job WHERE name = ${QUEUE.crawl} AND state < 'completed'
+      GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
+    return rows
+  }
+
+  /** Across tenants, for /metrics: the longest wait of a due crawl by organisation, the 20 longest. */
+  async tenantWaits () {
+    const { rows } = await sql<{ org: string, seconds: number }>`
+      SELECT data->>'orgId' AS org, max(extract(epoch FROM now() - start_after))::float8 AS seconds
+      FROM pgboss.job WHERE name = ${QUEUE.crawl} AND state IN ('created', 'retry') AND start_after <= now()
+      GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows
   }
 

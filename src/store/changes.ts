@@ -133,14 +133,11 @@ export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page
   }
 }
 
-export async function getChange (db: Db, orgId: string, id: string) {
-  const row = await db
-    .selectFrom('changes')
-    .select([...CHANGE_COLUMNS])
-    .select(ACKNOWLEDGER)
-    .where('id', '=', id)
-    .where('org_id', '=', orgId)
-    .executeTakeFirst()
+/** One of the organisation's changes; `orgId` null only for a link that was signed for this change. */
+export async function getChange (db: Db, orgId: string | null, id: string) {
+  let q = db.selectFrom('changes').select([...CHANGE_COLUMNS]).select(ACKNOWLEDGER).where('id', '=', id)
+  if (orgId !== null) q = q.where('org_id', '=', orgId)
+  const row = await q.executeTakeFirst()
   return row ? changeView(row) : undefined
 }
 

@@ -300,6 +300,27 @@ const migrations: Record<string, string[]> = {
     )`,
     'CREATE INDEX email_deliveries_org_time ON email_deliveries (org_id, created_at DESC)',
     'ALTER TABLE orgs ADD COLUMN feed_token text UNIQUE'
+  ],
+  '0008_share_links': [
+    'ALTER TABLE orgs ADD COLUMN share_links boolean NOT NULL DEFAULT false'
+  ],
+  // Politeness for the whole fleet: one row per watched host (its next free start, the
+  // turns promised to queued jobs, its Retry-After and Crawl-delay), and a lease for
+  // each request in flight, which expires if its worker dies.
+  '0009_host_pace': [
+    `CREATE UNLOGGED TABLE host_pace (
+      host text PRIMARY KEY,
+      next_start timestamptz NOT NULL DEFAULT now(),
+      planned timestamptz NOT NULL DEFAULT now(),
+      backoff_until timestamptz NOT NULL DEFAULT now(),
+      delay_ms integer NOT NULL DEFAULT 0
+    )`,
+    `CREATE UNLOGGED TABLE host_leases (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      host text NOT NULL,
+      expires_at timestamptz NOT NULL
+    )`,
+    'CREATE INDEX host_leases_host ON host_leases (host, expires_at)'
   ]
 }
 

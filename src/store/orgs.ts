@@ -169,3 +169,13 @@ export async function digestOrgs (db: Db, plans: PlanName[]) {
 export async function setLastDigest (tx: Db, orgId: string, at: Date): Promise<void> {
   await tx.updateTable('orgs').set({ last_digest_at: at }).where('id', '=', orgId).execute()
 }
+
+/** Whether the organisation lets its people share one change by a signed link. */
+export async function shareLinksOn (db: Db, orgId: string): Promise<boolean> {
+  const row = await db.selectFrom('orgs').select('share_links').where('id', '=', orgId).executeTakeFirst()
+  return row?.share_links ?? false
+}
+
+export async function setShareLinks (db: Db, orgId: string, on: boolean): Promise<void> {
+  await db.updateTable('orgs').set({ share_links: on, updated_at: new Date() }).where('id', '=', orgId).execute()
+}

@@ -35,6 +35,8 @@ export interface OrgsTable {
   trial_ends_at: Timestamp | null
   last_digest_at: Timestamp | null
   feed_token: string | null
+  /** Whether a signed, expiring link may show one change to anyone who holds it. */
+  share_links: Generated<boolean>
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -293,4 +295,6 @@ export interface Database {
   account_tokens: AccountTokensTable
   alert_preferences: AlertPreferencesTable
   email_deliveries: EmailDeliveriesTable
+  host_pace: { host: string, next_start: Timestamp, planned: Timestamp, backoff_until: Timestamp, delay_ms: number }
+  host_leases: { id: Generated<string>, host: string, expires_at: Timestamp }
 }

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { parseFeed } from '@rowanmanning/feed-parser'
 import { sql } from 'kysely'
 import { runMailDigests } from '../../src/alerts/mail.js'
 import { localClock } from '../../src/domain/mail-alerts.js'
 import { addUser } from '../../src/services/accounts.js'
+import { createOrg } from '../../src/services/orgs.js'
+import { verifyShareToken } from '../../src/services/share.js'
+import { serviceSecret } from '../../src/store/secrets.js'
 import { layout, pricingMain, startAcmeSite, acmeHostMap } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
@@ -98,7 +102,15 @@ describe('alerts by e-mail and Atom feeds', () => {
     const put = await t.api.request('PUT', `/api/alert-settings/${ownerId}`, { body: { mode: 'daily', timeZone: 'Asia/Tokyo', hour: tokyo.hour } })
     assert.equal(put.status, 200)
     assert.equal(put.body.data.chosen, true)
-    assert.equal((await t.api.request('PUT', `/api/alert-settings/${ownerId}`, { body: { timeZone: 'Mars/Olympus' } })).status, 400)
+    // Bad input: the contract's envelope, and nothing saved.
+    for (const body of [{ timeZone: 'Mars/Olympus' }, { hour: 25 }, { weekday: 7 }, { mode: 'hourly' }, { minSeverity: 'dire' }]) {
+      const refused = await t.api.request('PUT', `/api/alert-settings/${ownerId}`, { body })
+      assert.equal(refused.status, 400, JSON.stringify(body))
+      assert.equal(refused.body.code, 'VALIDATION_ERROR')
+    }
+    assert.equal((await t.api.request('PUT', '/api/alert-settings/00000000-0000-4000-8000-000000000000', { body: { mode: 'off' } })).status, 404)
+    const kept = (await t.api.get('/api/alert-settings')).body.data.find((s: any) => s.userId === ownerId)
+    assert.deepEqual([kept.mode, kept.hour, kept.timeZone], ['daily', tokyo.hour, 'Asia/Tokyo'])
     assert.equal((await t.api.request('PUT', `/api/alert-settings/${ownerId}`, { body: { changeTypes: ['price_change'] } })).status, 403)
     const deps = { db: t.service.store.db, queue: t.service.queue, appBase: t.url }
     // An hour that is not the member's: nothing.
@@ -110,6 +122,35 @@ describe('alerts by e-mail and Atom feeds', () => {
     assert.match(String(digest.html), /<h2[^>]*>acme\.test<\/h2>/)
     // Nothing since: no message, but the day is done.
     assert.equal(await runMailDigests(deps, new Date(now.getTime() + 24 * 3_600_000)), 0)
+  })
+
+  it('a starter organisation, which has no API, gets its daily digest by e-mail', async () => {
+    const db = t.service.store.db
+    const { org } = await createOrg(db, 'Corner shop', 'starter')
+    await addUser(db, org.id, { email: 'shop@example.test', password: PASSWORD }, 'owner')
+    const shop = new FormClient(t.url)
+    await shop.signIn('shop@example.test', PASSWORD)
+    const added = await shop.submit('/app/domains', '/app/domains', { domain: 'acme.test' })
+    assert.equal(added.status, 303, added.text.slice(0, 500))
+    const domainPage = added.location!.replace(/\?.*$/, '')
+    const pricing = () => db.selectFrom('pages').select(['last_check_at']).where('org_id', '=', org.id)
+      .where('url', 'like', '%/pricing').executeTakeFirst()
+    await eventually(async () => (await pricing())?.last_check_at ?? undefined, 30_000, 'the first crawl')
+    site.page('/pricing', layout('Pricing — Acme', pricingMain('$69')))
+    assert.equal((await shop.submit(domainPage, `${domainPage}/crawl`, {})).status, 303)
+    await eventually(async () => await db.selectFrom('changes').select('id').where('org_id', '=', org.id).executeTakeFirst(),
+      30_000, 'the change')
+    // Starter's default: a daily digest at 08:00 UTC. Nothing is sent as the change is found.
+    assert.equal(smtp.find('shop@example.test'), undefined)
+    const eight = new Date()
+    eight.setUTCDate(eight.getUTCDate() + 1)
+    eight.setUTCHours(8, 5, 0, 0)
+    const deps = { db, queue: t.service.queue, appBase: t.url }
+    assert.ok(await runMailDigests(deps, eight) >= 1)
+    const digest = await eventually(async () => mailTo('shop@example.test', /on Sitewatch/), 20_000, 'the digest')
+    assert.match(digest.text!, /acme\.test \(1 price change\)/)
+    assert.match(digest.text!, /\$59\/month → \$69\/month/)
+    assert.match(String(digest.html), /Corner shop/)
   })
 
   it('an address that keeps bouncing is paused, with the reason', async () => {
@@ -137,26 +178,83 @@ describe('alerts by e-mail and Atom feeds', () => {
     assert.equal(await runMailDigests(deps, new Date(start + 3 * 24 * 3_600_000)), 0, 'paused: no more')
   })
 
-  it('Atom feeds of the organisation and of a domain, filtered, with stable ids and an ETag', async () => {
+  it('Atom feeds of the organisation and of a domain, filtered, with stable ids and the validators', async () => {
     const links = (await t.api.get('/api/feeds')).body.data
     const res = await fetch(links.changes)
     assert.equal(res.status, 200)
     assert.match(res.headers.get('content-type')!, /application\/atom\+xml/)
-    const xml = await res.text()
-    assert.match(xml, /<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom">/)
-    assert.match(xml, /<id>tag:127\.0\.0\.1,2026:change\/[0-9a-f-]{36}<\/id>/)
-    assert.match(xml, /\$49\/month → \$59\/month/)
-    assert.ok(!Number.isNaN(Date.parse(res.headers.get('last-modified')!)))
-    const again = await fetch(links.changes, { headers: { 'if-none-match': res.headers.get('etag')! } })
-    assert.equal(again.status, 304)
-    assert.doesNotMatch(await (await fetch(`${links.changes}?severity=critical`)).text(), /<entry>/)
+    const feed = parseFeed(await res.text())
+    assert.equal(feed.meta.type, 'atom')
+    const changes = (await t.api.get('/api/changes')).body.data
+    assert.equal(feed.items.length, changes.length)
+    assert.deepEqual(feed.items.map(i => i.id), changes.map((c: any) => `tag:127.0.0.1,2026:change/${c.id}`))
+    assert.deepEqual(feed.items.map(i => i.url), changes.map((c: any) => `${t.url}/app/changes/${c.id}`))
+    assert.match(feed.items[0].title!, /\$49\/month → \$59\/month/)
+    assert.match(feed.items[0].content!, /<del>.*\$49\/month<\/del>/)
+    // The person who follows an entry's link signs in and lands on that change.
+    const person = new FormClient(t.url)
+    const entry = new URL(feed.items[0].url!).pathname
+    const away = await person.request('GET', entry)
+    assert.equal(away.status, 303)
+    assert.equal(away.location, `/app/sign-in?next=${encodeURIComponent(entry)}`)
+    const signedIn = await person.submit(away.location!, '/app/sign-in', { email: 'busy@example.test', password: PASSWORD, next: entry })
+    assert.equal(signedIn.location, entry)
+    assert.match((await person.request('GET', entry)).text, /\$59\/month/)
+    // Readers that poll: either validator gives a 304 while nothing changed.
+    const modified = res.headers.get('last-modified')!
+    assert.ok(!Number.isNaN(Date.parse(modified)))
+    assert.equal((await fetch(links.changes, { headers: { 'if-none-match': res.headers.get('etag')! } })).status, 304)
+    assert.equal((await fetch(links.changes, { headers: { 'if-modified-since': modified } })).status, 304)
+    const older = new Date(Date.parse(modified) - 1000).toUTCString()
+    assert.equal((await fetch(links.changes, { headers: { 'if-modified-since': older } })).status, 200)
+    assert.equal((await fetch(links.changes, { headers: { 'if-none-match': '"other"', 'if-modified-since': modified } })).status, 200)
+    assert.equal(parseFeed(await (await fetch(`${links.changes}?severity=critical`)).text()).items.length, 0)
     assert.equal((await fetch(`${links.changes}?severity=urgent`)).status, 400)
     const domainId = (await t.api.get('/api/domains')).body.data[0].id
-    const one = await fetch(links.domain.replace('{domainId}', domainId))
-    assert.match(await one.text(), /<title[^>]*>acme\.test — changes on Sitewatch<\/title>/)
+    const one = parseFeed(await (await fetch(links.domain.replace('{domainId}', domainId))).text())
+    assert.equal(one.title, 'acme.test — changes on Sitewatch')
+    assert.equal(one.items.length, changes.length)
     const rotated = (await t.api.post('/api/feeds/rotate')).body.data
-    assert.equal((await fetch(links.changes)).status, 404)
+    const revoked = await fetch(links.changes)
+    assert.equal(revoked.status, 404)
+    assert.equal((await revoked.json()).code, 'NOT_FOUND')
     assert.equal((await fetch(rotated.changes)).status, 200)
+  })
+
+  it('a change shared by a signed link shows that change to anyone, only while sharing is on', async () => {
+    const owner = new FormClient(t.url)
+    await owner.signIn('busy@example.test', PASSWORD)
+    const changeId = (await t.api.get('/api/changes')).body.data[0].id
+    assert.doesNotMatch((await owner.request('GET', `/app/changes/${changeId}`)).text, /Share this change/, 'off by default')
+    // A viewer cannot turn it on; an admin can.
+    assert.equal((await owner.submit('/app/usage', '/app/org/share-links', { on: '1' })).status, 403)
+    const db = t.service.store.db
+    await db.updateTable('memberships').set({ role: 'admin' })
+      .where('user_id', '=', (await db.selectFrom('users').select('id').where('email', '=', 'busy@example.test').executeTakeFirstOrThrow()).id)
+      .execute()
+    assert.equal((await owner.submit('/app/usage', '/app/org/share-links', { on: '1' })).status, 303)
+    const page = (await owner.request('GET', `/app/changes/${changeId}`)).text
+    const link = /id="share-link"[^>]* value="([^"]+)"/.exec(page)?.[1] ?? /value="([^"]+)" id="share-link"/.exec(page)?.[1]
+    assert.ok(link, 'the change page shows its share link')
+    assert.match(link, new RegExp(`^${t.url}/app/shared/${changeId}/\\d+\\.[\\w-]+$`))
+    const shared = await fetch(link, { redirect: 'manual' })
+    assert.equal(shared.status, 200)
+    assert.equal(shared.headers.get('x-robots-tag'), 'noindex, nofollow')
+    const text = await shared.text()
+    assert.match(text, /\$59\/month/)
+    assert.doesNotMatch(text, /Sign out|Acknowledge|\/app\/domains/, 'nothing of the app')
+    // The link names one change: not another (the starter organisation's), not a tampered one.
+    const otherId = (await db.selectFrom('changes').select('id').where('id', '!=', changeId).executeTakeFirstOrThrow()).id
+    assert.equal((await fetch(link.replace(changeId, otherId), { redirect: 'manual' })).status, 404)
+    assert.equal((await fetch(link.replace(/.$/, c => c === 'A' ? 'B' : 'A'), { redirect: 'manual' })).status, 404)
+    // It works for 7 days.
+    const secret = await serviceSecret(db, 'image-links')
+    const token = link.split('/').at(-1)!
+    assert.ok(verifyShareToken(secret, changeId, token, new Date(Date.now() + 6 * 86_400_000)))
+    assert.ok(!verifyShareToken(secret, changeId, token, new Date(Date.now() + 7 * 86_400_000 + 60_000)))
+    // Sharing off: every link stops.
+    assert.equal((await owner.submit('/app/usage', '/app/org/share-links', {})).status, 303)
+    assert.equal((await fetch(link, { redirect: 'manual' })).status, 404)
   })
 
   it('a member sets their e-mail alerts in the app; starter offers no realtime', async () => {

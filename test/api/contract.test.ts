@@ -410,7 +410,10 @@ describe('the API contract, endpoint by endpoint', () => {
     const res = await t.api.get('/api/jobs/stats')
     assert.equal(res.status, 200)
     const s = res.body.data
-    assert.deepEqual(Object.keys(s).sort(), ['active', 'completed', 'delayed', 'failed', 'total', 'waiting'])
+    // The counts, and the backlog by host that Sitewatch adds (documented in /openapi.json).
+    assert.deepEqual(Object.keys(s).sort(),
+      ['active', 'completed', 'delayed', 'failed', 'hosts', 'oldestWaitingSeconds', 'total', 'waiting'])
+    assert.ok(Array.isArray(s.hosts))
     assert.equal(s.total, s.waiting + s.active + s.completed + s.failed + s.delayed)
   })
 

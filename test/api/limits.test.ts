@@ -133,7 +133,7 @@ describe('rate limits', () => {
     async () => {
       const { apiKey } = await createOrg(t.service.store.db, 'Shared', 'pro')
       const second = await startTestService(
-        { ROLE: 'api', CRAWL_HOST_MAP: HOSTS, ...CONTRACT_RATE_LIMITS },
+        { ROLE: 'api', CRAWL_HOST_MAP: HOSTS, ...CONTRACT_RATE_LIMITS, REDIS_KEY_PREFIX: t.service.config.redisKeyPrefix },
         { databaseUrl: t.service.config.databaseUrl }
       )
       try {

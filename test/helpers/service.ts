@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
 import pg from 'pg'
 import { loadConfig } from '../../src/config.js'
@@ -67,7 +67,8 @@ export async function startTestService (
     LOG_LEVEL: 'silent',
     ...FAST_JOBS,
     ...((opts.databaseUrl ?? db) ? { DATABASE_URL: opts.databaseUrl ?? db!.url } : {}),
-    ...(onRedis ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    // Each service counts in its own keys: test files sign in from 127.0.0.1 at once.
+    ...(onRedis ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: `sitewatch-rl-test-${randomUUID()}-` } : {}),
     ...env
   })
   let key = ''

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { ApiClient } from '../helpers/client.js'
 import { eventually, freePort, onPostgres } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
+import { startSmtp } from '../helpers/smtp.js'
 
 // The service as a real process, killed and restarted on the same data: a job whose
 // worker died is picked up again, and SIGTERM hands jobs back and exits 0 in time.
@@ -138,5 +139,64 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
     const pages = (await api.get(`/api/domains/${domain.id}/pages`)).body.data
     assert.ok(pages.find((p: any) => p.id === page.id).lastCheckAt, 'nothing was lost: the page was crawled')
     assert.equal((await third.stop('SIGTERM')).code, 0)
+  })
+
+  it('an alert e-mail whose sender was killed mid-send is sent once after a restart', async () => {
+    let holding = true
+    const smtp = await startSmtp(undefined, () => holding)
+    site.page('/prices', '<html><body><h1>Prices</h1><p>Pro costs $10 a month.</p></body></html>')
+    const mailEnv = {
+      ...env,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'sitewatch-mail-recovery-')),
+      PORT: String(await freePort()),
+      SMTP_URL: smtp.url,
+      ADMIN_TOKEN: 'recovery-admin-token-0123456789',
+      RATE_LIMIT_STANDARD_PER_MINUTE: '10000'
+    }
+    const first = new ServiceProcess(mailEnv)
+    const second = new ServiceProcess(mailEnv)
+    try {
+      await first.start()
+      const api = new ApiClient(`http://127.0.0.1:${mailEnv.PORT}`, first.key)
+      const domain = (await api.post('/api/domains', { domain: 'slow.test' })).body.data
+      const member = await fetch(`http://127.0.0.1:${mailEnv.PORT}/admin/orgs/${domain.orgId}/members`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${mailEnv.ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'reader@example.test', role: 'viewer', password: 'a long enough password' })
+      })
+      assert.equal(member.status, 201)
+      const page = (await api.post(`/api/domains/${domain.id}/pages`, { url: 'https://slow.test/prices' })).body.data
+      const checked = async (after: string | null) => await eventually(async () => {
+        const p = (await api.get(`/api/domains/${domain.id}/pages`)).body.data.find((x: any) => x.id === page.id)
+        return p.lastCheckAt && p.lastCheckAt !== after ? p.lastCheckAt : undefined
+      }, 30_000, 'the page to be checked')
+      const firstCheck = await checked(null)
+      site.page('/prices', '<html><body><h1>Prices</h1><p>Pro costs $20 a month.</p></body></html>')
+      assert.equal((await api.post(`/api/domains/${domain.id}/crawl`)).status, 200)
+      await checked(firstCheck)
+      await eventually(async () => smtp.held() > 0 ? true : undefined, 30_000, 'the e-mail to be on the wire')
+      assert.equal((await first.stop('SIGKILL')).code, null)
+
+      holding = false
+      await second.start()
+      const sent = await eventually(async () => {
+        const res = await api.get('/api/email-deliveries')
+        const rows = res.body.data
+        if (!rows) throw new Error(JSON.stringify(res.body))
+        return rows.length === 1 && rows[0].status === 'delivered' ? rows[0] : undefined
+      }, 40_000, 'the e-mail to be sent after the restart')
+      assert.equal(sent.to, 'reader@example.test')
+      assert.equal(sent.attempts, 1, 'the killed attempt had no answer to record')
+      // Give any duplicate its chance to arrive, then count.
+      await new Promise(resolve => setTimeout(resolve, 2_000))
+      assert.equal(smtp.mails.filter(m => (m.to as { text: string }).text === 'reader@example.test').length, 1)
+      assert.match(smtp.mails[0].subject ?? '', /\$10 .*→.*\$20|\$20/)
+      assert.equal((await second.stop('SIGTERM')).code, 0)
+    } finally {
+      // A failed assertion must not leave a service running: the test run would never end.
+      for (const p of [first, second]) if (p.child?.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL')
+      await smtp.close()
+      rmSync(mailEnv.DATA_DIR, { recursive: true, force: true })
+    }
   })
 })

@@ -8,7 +8,8 @@ import { chromium as playwright, type Browser, type BrowserContext, type Page } 
 import { addUser } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { unsubscribeToken } from '../../src/services/mail-alerts.js'
-import { findOrg } from '../../src/store/orgs.js'
+import { shareLink } from '../../src/services/share.js'
+import { findOrg, setShareLinks } from '../../src/store/orgs.js'
 import { serviceSecret } from '../../src/store/secrets.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
@@ -312,6 +313,8 @@ describe('the web app, in a browser', () => {
     const domainId = (await t.api.get('/api/domains')).body.data[0].id
     const alertId = (await t.api.get('/api/webhooks')).body.data[0].id
     const domainOrg = (await t.api.get(`/api/domains/${domainId}`)).body.data.orgId
+    await setShareLinks(t.service.store.db, domainOrg, true)
+    const secret = await serviceSecret(t.service.store.db, 'image-links')
     const pages: Record<string, string> = {
       domains: '/app/domains',
       domain: `/app/domains/${domainId}`,
@@ -323,7 +326,8 @@ describe('the web app, in a browser', () => {
       members: '/app/members',
       keys: '/app/keys',
       account: '/app/account',
-      unsubscribe: `/app/unsubscribe/${unsubscribeToken(await serviceSecret(t.service.store.db, 'image-links'),
+      shared: new URL(shareLink(t.url, secret, new URL(changeUrl).pathname.split('/').at(-1)!).url).pathname,
+      unsubscribe: `/app/unsubscribe/${unsubscribeToken(secret,
         (await t.service.store.db.selectFrom('users').select('id').where('email', '=', 'owner@example.test')
           .executeTakeFirstOrThrow()).id, domainOrg)}`
     }
@@ -334,6 +338,8 @@ describe('the web app, in a browser', () => {
       page.on('console', m => { if (m.type() === 'error') problems.push(`${page.url()}: ${m.text()}`) })
       for (const [name, path] of Object.entries(pages)) {
         await page.goto(`${t.url}${path}`)
+        // What folds away (page settings, the share link) is looked at open.
+        await page.locator('details').evaluateAll(all => { for (const d of all) d.setAttribute('open', '') })
         const wide = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth
           ? []
           : [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth && !e.closest('.scroll'))

@@ -20,10 +20,18 @@ const line = (l: { type: string, content: string }) =>
   l.type === 'deletion' ? `<p><del>${esc(l.content)}</del></p>` : `<p><ins>${esc(l.content)}</ins></p>`
 const esc = (s: string) => s.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
 
+/** RFC 9110's order: If-None-Match decides when sent; If-Modified-Since only without it. */
+function unchanged (v: { ifNoneMatch?: string, ifModifiedSince?: string }, etag: string, modified: string): boolean {
+  if (v.ifNoneMatch !== undefined) return v.ifNoneMatch.split(',').some(t => t.trim() === etag || t.trim() === '*')
+  if (v.ifModifiedSince === undefined) return false
+  const since = Date.parse(v.ifModifiedSince)
+  return !Number.isNaN(since) && Date.parse(modified) <= since
+}
+
 const atom = (description: string) => ({
   ...responses(200, Type.Null(), [400, 404]),
   200: { description, content: { 'application/atom+xml': { schema: { type: 'string' } } } },
-  304: { description: 'unchanged since the ETag given in If-None-Match' }
+  304: { description: 'unchanged since the ETag given in If-None-Match (or, without it, since If-Modified-Since)' }
 })
 
 /**
@@ -55,7 +63,7 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     filters: { severity?: Severity[], changeType?: ChangeType[], pageType?: PageType[] },
     domainId: string | undefined,
     self: string,
-    ifNoneMatch: string | undefined
+    validators: { ifNoneMatch?: string, ifModifiedSince?: string }
   ) => {
     const org = await orgOfFeedToken(db, token)
     if (!org) throw notFound('Feed')
@@ -64,8 +72,8 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     const { items } = await listChanges(db, org.id, { ...filters, domainId }, 1, ENTRIES)
     const state = items.map(c => `${c.id}:${c.acknowledgedAt ? 1 : 0}`).join(',')
     const etag = `"${createHash('sha256').update(`${self}|${state}`).digest('base64url').slice(0, 27)}"`
-    const modified = (items[0]?.createdAt ? new Date(items[0].createdAt) : org.created_at).toUTCString()
-    if (ifNoneMatch === etag) return { etag, modified, body: undefined }
+    const modified = (items[0]?.createdAt ? new Date(items[0].createdAt) : new Date(org.created_at)).toUTCString()
+    if (unchanged(validators, etag, modified)) return { etag, modified, body: undefined }
     const feed = new Feed({
       title: hostname ? `${hostname} — changes on Sitewatch` : `${org.name} — changes on Sitewatch`,
       id: `tag:${authority},2026:${hostname ? `domain/${domainId}` : `org/${org.id}`}/changes`,
@@ -90,6 +98,11 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     return { etag, modified, body: feed.atom1() }
   }
 
+  const validators = (h: Record<string, string | string[] | undefined>) => ({
+    ifNoneMatch: typeof h['if-none-match'] === 'string' ? h['if-none-match'] : undefined,
+    ifModifiedSince: typeof h['if-modified-since'] === 'string' ? h['if-modified-since'] : undefined
+  })
+
   const answer = async (reply: any, result: { etag: string, modified: string, body: string | undefined }) => {
     reply.header('etag', result.etag).header('last-modified', result.modified)
     reply.header('cache-control', 'private, max-age=300')
@@ -106,7 +119,7 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
       description: 'The newest 50 changes, filtered like GET /api/changes (severity, changeType, pageType; ' +
         'repeated or ' +
         'comma-separated). Entry ids are `tag:` URIs that never change; links go to the change in the web app. ' +
-        'Send the ETag back in If-None-Match for a 304 when nothing changed.',
+        'Send the ETag back in If-None-Match, or Last-Modified in If-Modified-Since, for a 304 when nothing changed.',
       security: [],
       params: Type.Object({ token: Token }),
       querystring,
@@ -114,7 +127,7 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     }
   }, async (req, reply) => {
     const self = `${base}/feeds/${req.params.token}/changes.atom`
-    return await answer(reply, await serve(req.params.token, req.query, undefined, self, req.headers['if-none-match']))
+    return await answer(reply, await serve(req.params.token, req.query, undefined, self, validators(req.headers)))
   })
 
   app.get('/:token/domains/:file', {
@@ -132,6 +145,6 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     const domainId = req.params.file.slice(0, 36)
     if (!UUID.test(domainId)) throw new AppError('VALIDATION_ERROR', 'the file name is a domain id and .atom')
     const self = `${base}/feeds/${req.params.token}/domains/${req.params.file}`
-    return await answer(reply, await serve(req.params.token, req.query, domainId, self, req.headers['if-none-match']))
+    return await answer(reply, await serve(req.params.token, req.query, domainId, self, validators(req.headers)))
   })
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { notFound } from '../../domain/errors.js'
-import { getJob, jobStats, listJobs } from '../../queue/job-records.js'
+import { getJob, jobBacklog, jobStats, listJobs } from '../../queue/job-records.js'
 import type { ApiDeps } from '../deps.js'
 import { Job, JobListItem, JobStateSchema, PageNumber, QueueStats, responses } from '../schemas.js'
 
@@ -44,10 +44,17 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
         operationId: 'getJobStats',
         tags: ['jobs'],
         summary: "Queue statistics of the organisation's jobs",
+        description: 'Counts by state, and (added to the contract) the backlog of unfinished crawls by host and how ' +
+          'long the oldest due job has waited. A crawl is queued for its host\'s turn (one per ' +
+          'CRAWL_PER_HOST_DELAY_MS across every worker), so a big domain\'s crawls show as `delayed` until then.',
         response: responses(200, Type.Ref(QueueStats), [])
       }
     },
-    async req => ({ data: await jobStats(db, req.principal!.org.id) })
+    async req => {
+      const orgId = req.principal!.org.id
+      const [stats, backlog] = await Promise.all([jobStats(db, orgId), jobBacklog(db, orgId)])
+      return { data: { ...stats, ...backlog } }
+    }
   )
 
   app.get(

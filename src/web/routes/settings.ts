@@ -14,7 +14,7 @@ import {
   listSessions,
   setSessionOrg
 } from '../../store/accounts.js'
-import { issueKey, listKeys, revokeKey } from '../../store/orgs.js'
+import { issueKey, listKeys, revokeKey, setShareLinks, shareLinksOn } from '../../store/orgs.js'
 import { cookieOptions, field, page, requireRole, SESSION_COOKIE, UUID, viewerOf, type WebDeps } from '../context.js'
 import { invitationMail } from '../../mail/messages.js'
 import { html } from '../views/layout.js'
@@ -30,6 +30,7 @@ const DONE: Record<string, string> = {
   password: 'Password changed; your other sessions are signed out.',
   others: 'Your other sessions are signed out.',
   plan: 'Plan changed: its limits apply now, to this period\'s usage as well.',
+  sharing: 'Sharing saved.',
   transferred: 'Ownership transferred: you are an admin now.'
 }
 const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
@@ -40,9 +41,14 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
 
   const showUsage = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
     const org = req.person!.org
-    const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
+    const [period, shareLinks] = await Promise.all([currentPeriod(db, org, new Date()), shareLinksOn(db, org.id)])
     return await page(reply, html(UsagePage({
-      viewer: viewerOf(req, reply), usage, plans: SELF_SERVICE_PLANS, notice: notice(req.query), error
+      viewer: viewerOf(req, reply),
+      usage: describeUsage(org, period),
+      plans: SELF_SERVICE_PLANS,
+      shareLinks,
+      notice: notice(req.query),
+      error
     })), status)
   }
   app.get('/usage', async (req, reply) => await showUsage(req, reply))
@@ -57,6 +63,12 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     }
     principals.forgetOrg(person.org.id)
     return await reply.redirect('/app/usage?done=plan', 303)
+  })
+
+  app.post('/org/share-links', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    await setShareLinks(db, person.org.id, field(req.body, 'on') === '1')
+    return await reply.redirect('/app/usage?done=sharing', 303)
   })
 
   app.post('/org/delete', async (req, reply) => {

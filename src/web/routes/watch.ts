@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { signedImageLinks } from '../../alerts/signature.js'
+import { appBaseUrl } from '../../config.js'
 import { parseDomainInput } from '../../crawl/url.js'
 import { AppError, notFound } from '../../domain/errors.js'
 import { asPlanAllows, describeUsage } from '../../domain/plans.js'
@@ -6,12 +8,14 @@ import { CHANGE_TYPES, SEVERITIES, type ChangeType, type RenderMode, type Severi
 import { crawlNow, createDomain, removeDomain, requireDomain } from '../../services/domains.js'
 import { changeImage, type ChangeImage } from '../../services/images.js'
 import { addPageByHand, changePage } from '../../services/pages.js'
+import { sharedChange, shareLink } from '../../services/share.js'
 import { currentPeriod } from '../../store/billing.js'
 import { getChange, listChanges, openChangesByDomain, setAcknowledged } from '../../store/changes.js'
 import { domainNames, getDomainDetails, listDomainSummaries } from '../../store/domains.js'
+import { shareLinksOn } from '../../store/orgs.js'
 import { findPage } from '../../store/pages.js'
 import { field, fields, page, type Person, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
-import { ChangePage, Inbox, type InboxFilters } from '../views/changes.js'
+import { ChangePage, Inbox, SharedChangePage, type InboxFilters } from '../views/changes.js'
 import { DomainList, DomainPage } from '../views/domains.js'
 import { html } from '../views/layout.js'
 
@@ -38,6 +42,7 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
   const { db, queue, settings: config } = deps
   const ctx = { db, queue }
   const mappedHosts = new Set(config.crawlHostMap.keys())
+  const base = appBaseUrl(config)
 
   const domainList = async (orgId: string) => {
     const items = await listDomainSummaries(db, orgId, 100)
@@ -170,9 +175,10 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
     const org = req.person!.org
     const change = await getChange(db, org.id, id(req.params))
     if (!change) throw notFound('Change')
-    const [pageRow, domain] = await Promise.all([
+    const [pageRow, domain, sharing] = await Promise.all([
       findPage(db, org.id, change.domainId, change.pageId),
-      requireDomain(ctx, org.id, change.domainId)
+      requireDomain(ctx, org.id, change.domainId),
+      shareLinksOn(db, org.id)
     ])
     return await page(reply, html(ChangePage({
       viewer: viewerOf(req, reply),
@@ -180,7 +186,19 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
       pageUrl: pageRow?.url ?? '',
       domain: domain.hostname,
       acknowledger: change.acknowledgedByKind === 'person' ? change.acknowledgedBy : null,
+      share: sharing ? shareLink(base, deps.linkSecret, change.id) : undefined,
       notice: notice(req.query)
+    })))
+  })
+
+  app.get('/shared/:id/:token', { config: { public: true } }, async (req, reply) => {
+    const token = (req.params as Record<string, string>).token
+    const shared = token.length <= 100 ? await sharedChange(db, deps.linkSecret, id(req.params), token) : undefined
+    if (!shared) throw notFound('Change')
+    reply.header('x-robots-tag', 'noindex, nofollow')
+    return await page(reply, html(SharedChangePage({
+      ...shared,
+      images: signedImageLinks(deps.linkSecret, base, shared.change.id)
     })))
   })
 

@@ -1,6 +1,6 @@
 import { diffWords } from 'diff'
 import { CHANGE_TYPES, SEVERITIES, type ChangeType, type Severity } from '../../domain/vocabulary.js'
-import { Csrf, Page, Pager, Sev, Time, type Viewer } from './layout.js'
+import { Csrf, Document, Page, Pager, Sev, Time, type Viewer } from './layout.js'
 
 export interface ChangeItem {
   id: string
@@ -103,30 +103,12 @@ function wordDiff (before: string, after: string) {
   return diffWords(before, after)
 }
 
-export function ChangePage (p: {
-  viewer: Viewer
-  change: ChangeItem
-  pageUrl: string
-  domain: string
-  acknowledger: string | null
-  notice?: string
-}) {
+/** What changed: inline, side by side, and the screenshots when the change has them. */
+function ChangeBody (p: { change: ChangeItem, image: (which: 'before' | 'after' | 'diff') => string }) {
   const c = p.change
   const parts = wordDiff(c.diffData.before, c.diffData.after)
   return (
-    <Page viewer={p.viewer} title={c.summary} section='/app/changes' notice={p.notice}>
-      <div class='card'>
-        <p><Sev s={c.severity} /> <strong>{c.changeType.replace('_', ' ')}</strong>, confidence {c.confidence}</p>
-        <p>On <a href={p.pageUrl} rel='noreferrer noopener' target='_blank'>{p.pageUrl}</a> ({p.domain}), found <Time at={c.createdAt} /></p>
-        {c.acknowledgedAt
-          ? <p>Acknowledged by {p.acknowledger ?? c.acknowledgedBy ?? 'an API key'}, <Time at={c.acknowledgedAt} /></p>
-          : (
-            <form method='post' action={`/app/changes/${c.id}/acknowledge`}>
-              <Csrf token={p.viewer.csrf} />
-              <button type='submit'>Acknowledge</button>
-            </form>
-            )}
-      </div>
+    <>
       <h2>What changed</h2>
       <div class='card diff' aria-label='The change, inline'>
         {parts.map((x, i) => x.removed ? <del key={i}>{x.value}</del> : x.added ? <ins key={i}>{x.value}</ins> : <span key={i}>{x.value}</span>)}
@@ -147,14 +129,83 @@ export function ChangePage (p: {
           <>
             <h2>Screenshots</h2>
             <div class='shots'>
-              <img src={`/app/changes/${c.id}/images/before`} alt='Before' loading='lazy' />
-              <img src={`/app/changes/${c.id}/images/after`} alt='After' loading='lazy' />
-              <img src={`/app/changes/${c.id}/images/diff`} alt='Difference' loading='lazy' />
+              <img src={p.image('before')} alt='Before' loading='lazy' />
+              <img src={p.image('after')} alt='After' loading='lazy' />
+              <img src={p.image('diff')} alt='Difference' loading='lazy' />
             </div>
           </>
           )
         : null}
+    </>
+  )
+}
+
+const Found = (p: { change: ChangeItem, pageUrl: string, domain: string }) => (
+  <>
+    <p><Sev s={p.change.severity} /> <strong>{p.change.changeType.replace('_', ' ')}</strong>, confidence {p.change.confidence}</p>
+    <p>On <a href={p.pageUrl} rel='noreferrer noopener' target='_blank'>{p.pageUrl}</a> ({p.domain}), found <Time at={p.change.createdAt} /></p>
+  </>
+)
+
+export function ChangePage (p: {
+  viewer: Viewer
+  change: ChangeItem
+  pageUrl: string
+  domain: string
+  acknowledger: string | null
+  /** A link anyone may open, when the organisation allows sharing. */
+  share?: { url: string, expiresAt: Date }
+  notice?: string
+}) {
+  const c = p.change
+  return (
+    <Page viewer={p.viewer} title={c.summary} section='/app/changes' notice={p.notice}>
+      <div class='card'>
+        <Found change={c} pageUrl={p.pageUrl} domain={p.domain} />
+        {c.acknowledgedAt
+          ? <p>Acknowledged by {p.acknowledger ?? c.acknowledgedBy ?? 'an API key'}, <Time at={c.acknowledgedAt} /></p>
+          : (
+            <form method='post' action={`/app/changes/${c.id}/acknowledge`}>
+              <Csrf token={p.viewer.csrf} />
+              <button type='submit'>Acknowledge</button>
+            </form>
+            )}
+        {p.share
+          ? (
+            <details>
+              <summary>Share this change</summary>
+              <div class='grow'>
+                <label for='share-link'>Anyone with this link sees this change, and nothing else, until <Time at={p.share.expiresAt} /></label>
+                <input id='share-link' readonly value={p.share.url} />
+              </div>
+            </details>
+            )
+          : null}
+      </div>
+      <ChangeBody change={c} image={which => `/app/changes/${c.id}/images/${which}`} />
       <p><a href='/app/changes'>Back to changes</a></p>
     </Page>
+  )
+}
+
+/** One change, for whoever holds its share link: no navigation, no actions, nothing else of the organisation. */
+export function SharedChangePage (p: {
+  change: ChangeItem
+  pageUrl: string
+  domain: string
+  images: Record<'before' | 'after' | 'diff', string>
+}) {
+  return (
+    <Document title={p.change.summary}>
+      <header class='top'><span class='brand'>Sitewatch</span></header>
+      <main id='main'>
+        <h1>{p.change.summary}</h1>
+        <div class='card'>
+          <Found change={p.change} pageUrl={p.pageUrl} domain={p.domain} />
+          <p class='small muted'>Shared from Sitewatch by a link that expires.</p>
+        </div>
+        <ChangeBody change={p.change} image={which => p.images[which]} />
+      </main>
+    </Document>
   )
 }

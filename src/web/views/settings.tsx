@@ -15,7 +15,14 @@ function Meter (p: { label: string, used: number, limit: number | null, locale: 
   )
 }
 
-export function UsagePage (p: { viewer: Viewer, usage: Usage, plans: readonly string[], notice?: string, error?: string }) {
+export function UsagePage (p: {
+  viewer: Viewer
+  usage: Usage
+  plans: readonly string[]
+  shareLinks: boolean
+  notice?: string
+  error?: string
+}) {
   const u = p.usage
   const owner = p.viewer.role === 'owner'
   const trialDays = u.trial ? Math.max(0, Math.ceil((new Date(u.trial.expiresAt).getTime() - Date.now()) / 86_400_000)) : null
@@ -32,6 +39,21 @@ export function UsagePage (p: { viewer: Viewer, usage: Usage, plans: readonly st
       <div class='card'>
         <p>Pages per domain: {u.limits.accessiblePagesPerDomain ?? 'unlimited'}. Slack: {u.features.slackIntegration ? 'yes' : 'no'}. Custom alert rules: {u.features.customAlertRules ? 'yes' : 'no'}. API access: {u.features.apiAccess ? 'yes' : 'no'}.</p>
       </div>
+      {roleAllows(p.viewer.role, 'admin')
+        ? (
+          <>
+            <h2>Sharing</h2>
+            <form method='post' action='/app/org/share-links' class='card'>
+              <Csrf token={p.viewer.csrf} />
+              <label>
+                <input type='checkbox' name='on' value='1' checked={p.shareLinks} /> Members may share a change by a link that anyone can open for 7 days
+              </label>
+              <p class='small muted'>A link shows that one change and nothing else. Turning this off stops every link at once.</p>
+              <button type='submit'>Save sharing</button>
+            </form>
+          </>
+          )
+        : null}
       {owner
         ? (
           <>

@@ -1,0 +1,35 @@
+import type { Config } from '../config.js'
+import type { HostPacer } from '../crawl/polite.js'
+import type { Db } from '../store/db.js'
+import { endTurn, holdHost, hostHeldUntil, takeTurn, type PaceRules } from '../store/host-pace.js'
+
+/**
+ * The fleet's politeness (see store/host-pace.ts): every process that crawls takes its
+ * turns at a host from the same rows, so W workers keep one host's limits, not W times them.
+ */
+export function fleetPacer (db: Db, config: Pick<Config,
+  'crawlPerHostConcurrency' | 'crawlPerHostDelayMs' | 'crawlTimeoutMs' | 'renderTimeoutMs'>): HostPacer {
+  const rules: PaceRules = {
+    concurrency: config.crawlPerHostConcurrency,
+    delayMs: config.crawlPerHostDelayMs,
+    // A request ends within its timeout; a lease outlives it only when its worker died.
+    leaseMs: Math.max(config.crawlTimeoutMs, config.renderTimeoutMs) + 10_000,
+    // Sleeping through a few of the host's delays is cheaper than stepping aside and coming back.
+    maxWaitMs: Math.max(1000, 4 * config.crawlPerHostDelayMs),
+    slackMs: config.crawlPerHostDelayMs > 0 ? Math.max(5, Math.round(config.crawlPerHostDelayMs / 20)) : 0
+  }
+  return {
+    turn: async (host, crawlDelayMs) => {
+      const turn = await takeTurn(db, host, rules, crawlDelayMs)
+      if ('busyUntil' in turn) return turn
+      // The database's clock decides turns; workers' clocks are taken to agree with it (NTP).
+      return {
+        startAt: turn.startAt,
+        lateMs: rules.slackMs > 0 ? rules.slackMs : Infinity,
+        end: async () => { await endTurn(db, turn.lease) },
+        heldUntil: async () => await hostHeldUntil(db, host)
+      }
+    },
+    backoff: async (host, ms) => { await holdHost(db, host, ms) }
+  }
+}

@@ -1,0 +1,124 @@
+import { sql } from 'kysely'
+import type { Db, Tx } from './db.js'
+
+// Per-host politeness kept in the database, so that every process of a deployment keeps
+// the same promise to a watched site: at most `concurrency` requests in flight and at
+// least the host's delay between two starts, counted across the fleet. The host's row
+// is the lock: a turn is taken in one short transaction that holds it. Times are the
+// database's clock_timestamp(), read once the lock is held (now() would be the time the
+// transaction began, before any wait for the lock).
+//
+// - next_start: the earliest time the next request may start (a turn moves it on by the delay);
+// - planned: the cursor of turns promised to queued jobs (their start_after), so that a
+//   big crawl is released at the host's pace instead of all at once;
+// - backoff_until: a 429's or 503's Retry-After, for every worker;
+// - delay_ms: the host's robots.txt Crawl-delay, when longer than ours.
+
+/** A time in epoch milliseconds as SQL, to the microsecond (a Date would round it to the millisecond). */
+const at = (ms: number) => sql`to_timestamp(${ms / 1000}::float8)`
+
+export interface PaceRules {
+  concurrency: number
+  delayMs: number
+  /** How long a lease lives: a worker that dies mid-request frees its place after this. */
+  leaseMs: number
+  /** A turn farther away than this is not waited for: the caller is told when to come back. */
+  maxWaitMs: number
+  /**
+   * Added to the delay after each turn: how late a request may start and still keep the
+   * delay to the next one. A later start gives its turn up (see HostTurn).
+   */
+  slackMs: number
+}
+
+export type Turn = { startAt: number, lease: string } | { busyUntil: Date }
+
+interface PaceRow {
+  now_ms: string
+  start_ms: string
+  planned_ms: string
+  in_flight: number
+}
+
+/**
+ * Takes the next turn of `host`, or says when to come back: when the host has
+ * `concurrency` requests in flight, or its next free start is more than maxWaitMs away.
+ * Coming back is itself a promised turn (the planned cursor moves on), so that callers
+ * turned away return one by one, not all at once.
+ */
+export async function takeTurn (db: Db, host: string, rules: PaceRules, crawlDelayMs = 0): Promise<Turn> {
+  return await db.transaction().execute(async tx => {
+    const delay = Math.max(rules.delayMs, crawlDelayMs)
+    const { rows: [row] } = await sql<PaceRow>`
+      WITH pace AS (
+        INSERT INTO host_pace AS p (host, delay_ms) VALUES (${host}, ${crawlDelayMs})
+        ON CONFLICT (host) DO UPDATE SET delay_ms = ${crawlDelayMs}
+        RETURNING p.next_start, p.planned, p.backoff_until
+      ), gone AS (
+        DELETE FROM host_leases WHERE host = ${host} AND expires_at <= now()
+      )
+      SELECT
+        (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now_ms,
+        (extract(epoch FROM greatest(pace.next_start, pace.backoff_until, clock_timestamp())) * 1000)::float8
+          AS start_ms,
+        (extract(epoch FROM pace.planned) * 1000)::float8 AS planned_ms,
+        (SELECT count(*)::int FROM host_leases WHERE host = ${host} AND expires_at > now()) AS in_flight
+      FROM pace`.execute(tx)
+    const now = Number(row.now_ms)
+    const start = Number(row.start_ms)
+    if (row.in_flight >= rules.concurrency || start - now > rules.maxWaitMs) {
+      const back = Math.max(Number(row.planned_ms), start, now + delay)
+      await sql`UPDATE host_pace SET planned = ${at(back + delay)} WHERE host = ${host}`.execute(tx)
+      return { busyUntil: new Date(back) }
+    }
+    const { rows: [lease] } = await sql<{ id: string }>`
+      WITH turn AS (
+        UPDATE host_pace SET next_start = ${at(start + delay + rules.slackMs)},
+          planned = greatest(planned, ${at(start + delay + rules.slackMs)})
+        WHERE host = ${host}
+      )
+      INSERT INTO host_leases (host, expires_at) VALUES (${host}, ${new Date(start + rules.leaseMs)})
+      RETURNING id`.execute(tx)
+    return { startAt: start, lease: lease.id }
+  })
+}
+
+/** The request of this lease has ended: its place is free. */
+export async function endTurn (db: Db, lease: string): Promise<void> {
+  await sql`DELETE FROM host_leases WHERE id = ${lease}`.execute(db)
+}
+
+/** The host asked us to wait (Retry-After): no request of any worker starts before then. */
+export async function holdHost (db: Db, host: string, ms: number): Promise<void> {
+  await sql`
+    INSERT INTO host_pace AS p (host, backoff_until)
+    VALUES (${host}, clock_timestamp() + ${ms} * interval '1 millisecond')
+    ON CONFLICT (host) DO UPDATE SET backoff_until = greatest(p.backoff_until, EXCLUDED.backoff_until)`.execute(db)
+}
+
+/** The end of the host's Retry-After, while it lasts. */
+export async function hostHeldUntil (db: Db, host: string): Promise<Date | undefined> {
+  const { rows } = await sql<{ until: Date }>`
+    SELECT backoff_until AS until FROM host_pace WHERE host = ${host} AND backoff_until > clock_timestamp()`.execute(db)
+  return rows[0] ? new Date(rows[0].until) : undefined
+}
+
+/**
+ * Promises `count` turns of `host` to jobs being queued: the times they may start, one
+ * delay apart after the turns already promised. A promise is a hint for the queue (the
+ * job's start_after), not a turn: the job still takes one when it runs.
+ */
+export async function planTurns (tx: Tx, host: string, count: number, delayMs: number): Promise<Date[]> {
+  const { rows: [row] } = await sql<{ base_ms: string, delay_ms: number }>`
+    WITH cur AS (
+      INSERT INTO host_pace AS p (host) VALUES (${host})
+      ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
+      RETURNING p.next_start, p.planned, p.backoff_until, p.delay_ms
+    )
+    SELECT (extract(epoch FROM greatest(planned, next_start, backoff_until, now())) * 1000)::float8 AS base_ms,
+      delay_ms FROM cur`.execute(tx)
+  const delay = Math.max(delayMs, row.delay_ms)
+  const base = Number(row.base_ms)
+  await sql`UPDATE host_pace SET planned = ${at(base + count * delay)} WHERE host = ${host}`.execute(tx)
+  return Array.from({ length: count }, (_, i) => new Date(base + i * delay))
+}

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import { createOrg } from '../../src/services/orgs.js'
+import { ApiClient } from '../helpers/client.js'
+import { createDatabase, drainJobs, eventually, onPostgres, startTestService, waitForJob, type TestService } from '../helpers/service.js'
+
+// Politeness and fairness seen from the watched sites: a local server that plays many
+// hosts records when each request starts and ends. On PostgreSQL an API process and
+// three worker processes share the database, as a deployment does; on the embedded
+// default one process runs everything. Per host, requests in flight never pass the
+// limit and starts are never closer than the delay, whichever worker sends them.
+
+const DELAY_MS = 200
+const CONCURRENCY = 2
+const ANSWER_MS = 60
+
+interface Hit { host: string, path: string, start: number, end: number, inFlight: number }
+
+class Hosts {
+  readonly hits: Hit[] = []
+  readonly pages = new Map<string, number>()
+  /** Hosts that answer 429 with this Retry-After (seconds) to the next page request. */
+  readonly tooMany = new Map<string, number>()
+  private readonly inFlight = new Map<string, number>()
+  private server!: Server
+  origin = ''
+
+  async start (): Promise<this> {
+    this.server = createServer((req, res) => {
+      const host = (req.headers.host ?? '').split(':')[0]
+      const path = (req.url ?? '/').split('?')[0]
+      const n = (this.inFlight.get(host) ?? 0) + 1
+      this.inFlight.set(host, n)
+      const hit: Hit = { host, path, start: performance.now(), end: 0, inFlight: n }
+      this.hits.push(hit)
+      setTimeout(() => {
+        this.inFlight.set(host, this.inFlight.get(host)! - 1)
+        hit.end = performance.now()
+        const retryAfter = this.tooMany.get(host)
+        if (retryAfter !== undefined && path.startsWith('/p/')) {
+          this.tooMany.delete(host)
+          res.writeHead(429, { 'retry-after': String(retryAfter), 'content-type': 'text/html' })
+          res.end('<h1>Slow down</h1>')
+          return
+        }
+        const count = this.pages.get(host) ?? 0
+        if (path === '/robots.txt') {
+          res.writeHead(200, { 'content-type': 'text/plain' })
+          res.end(`User-agent: *\nAllow: /\nSitemap: https://${host}/sitemap.xml\n`)
+        } else if (path === '/sitemap.xml') {
+          res.writeHead(200, { 'content-type': 'application/xml' })
+          res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${
+            Array.from({ length: count }, (_, i) => `<url><loc>https://${host}/p/${i}</loc></url>`).join('')}</urlset>`)
+        } else if (path === '/' || path.startsWith('/p/')) {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          res.end(`<html><head><title>${host}${path}</title></head><body><main><h1>${host} ${path}</h1>` +
+            `<p>Page ${path} of ${host}, with enough words to be read as a page of its own.</p></main></body></html>`)
+        } else {
+          res.writeHead(404, { 'content-type': 'text/html' })
+          res.end('<h1>Not found</h1>')
+        }
+      }, ANSWER_MS)
+    })
+    await new Promise<void>(resolve => this.server.listen(0, '127.0.0.1', resolve))
+    this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+    return this
+  }
+
+  map (hosts: string[]): string {
+    return hosts.map(h => `${h}=${this.origin}`).join(',')
+  }
+
+  /** Per host: the most requests in flight at once, and the smallest gap between two starts. */
+  manners (since = 0) {
+    const byHost = new Map<string, Hit[]>()
+    for (const h of this.hits.filter(x => x.start >= since)) byHost.set(h.host, [...(byHost.get(h.host) ?? []), h])
+    return [...byHost].map(([host, hits]) => {
+      const sorted = [...hits].sort((a, b) => a.start - b.start)
+      const gaps = sorted.slice(1).map((h, i) => ({ gap: h.start - sorted[i].start, paths: `${sorted[i].path} then ${h.path}` }))
+      const closest = gaps.reduce((a, b) => (b.gap < a.gap ? b : a), { gap: Infinity, paths: '' })
+      return {
+        host,
+        requests: hits.length,
+        maxInFlight: Math.max(...hits.map(h => h.inFlight)),
+        minGap: closest.gap,
+        closest: closest.paths
+      }
+    })
+  }
+
+  async close (): Promise<void> {
+    await new Promise<void>(resolve => this.server.close(() => resolve()))
+  }
+}
+
+describe('a fleet that is polite and fair', () => {
+  const hosts = new Hosts()
+  const shared = Array.from({ length: 6 }, (_, i) => `h${i}.test`)
+  const big = 'big.test'
+  const small = Array.from({ length: 5 }, (_, i) => `small${i}.test`)
+  let api: TestService
+  const workers: TestService[] = []
+  let dropDatabase: (() => Promise<void>) | undefined
+
+  before(async () => {
+    await hosts.start()
+    for (const h of shared) hosts.pages.set(h, 8)
+    hosts.pages.set(big, 80)
+    for (const h of small) hosts.pages.set(h, 4)
+    const env = {
+      CRAWL_HOST_MAP: hosts.map([...shared, big, ...small]),
+      CRAWL_PER_HOST_DELAY_MS: String(DELAY_MS),
+      CRAWL_PER_HOST_CONCURRENCY: String(CONCURRENCY),
+      WORKER_CONCURRENCY: '8',
+      JOB_POLLING_SECONDS: '1'
+    }
+    if (onPostgres) {
+      const db = await createDatabase()
+      dropDatabase = db.drop
+      api = await startTestService({ ...env, ROLE: 'api' }, { databaseUrl: db.url })
+      for (let i = 0; i < 3; i++) workers.push(await startTestService({ ...env, ROLE: 'worker' }, { databaseUrl: db.url }))
+    } else {
+      api = await startTestService(env)
+    }
+  })
+  after(async () => {
+    for (const w of workers) await w.stop()
+    await api?.stop()
+    await dropDatabase?.()
+    await hosts.close()
+  })
+
+  const assertPolite = (since: number, t?: { diagnostic: (m: string) => void }) => {
+    const seen = hosts.manners(since)
+    t?.diagnostic(seen.map(m => `${m.host}: ${m.requests} requests, at most ${m.maxInFlight} in flight, starts ≥ ${m.minGap.toFixed(0)} ms apart`).join('; '))
+    assert.ok(seen.length > 0)
+    for (const m of seen) {
+      assert.ok(m.maxInFlight <= CONCURRENCY, `${m.host}: ${m.maxInFlight} requests in flight at once`)
+      assert.ok(m.minGap >= DELAY_MS * 0.9, `${m.host}: two starts ${m.minGap.toFixed(1)} ms apart (${m.closest})`)
+    }
+    return seen
+  }
+
+  it('keeps each host\'s limits across every worker, discoveries and crawls alike', async (t) => {
+    const since = performance.now()
+    const created = await Promise.all(shared.map(async h => (await api.api.post('/api/domains', { domain: h })).body.data))
+    for (const d of created) await waitForJob(api.api, d.discoveryJobId, 60_000)
+    await drainJobs(api.api, 60_000)
+    const crawls = await Promise.all(created.map(async d => (await api.api.post(`/api/domains/${d.id}/crawl`)).body.data))
+    for (const c of crawls) assert.equal(c.queued, 9)
+    await drainJobs(api.api, 60_000)
+    const seen = assertPolite(since, t)
+    for (const h of shared) assert.ok(seen.find(m => m.host === h)!.requests >= 18, `${h} was crawled twice`)
+  })
+
+  it('a 429 with Retry-After slows its host for every worker', async () => {
+    const domain = (await api.api.get('/api/domains')).body.data.find((d: any) => d.domain === shared[0])
+    hosts.tooMany.set(shared[0], 3)
+    const since = performance.now()
+    await api.api.post(`/api/domains/${domain.id}/crawl`)
+    await eventually(async () => hosts.tooMany.has(shared[0]) ? undefined : true, 20_000, 'the 429')
+    const refused = hosts.hits.find(h => h.host === shared[0] && h.start >= since)!
+    await drainJobs(api.api, 60_000)
+    const after429 = hosts.hits.filter(h => h.host === shared[0] && h.start > refused.start)
+    assert.ok(after429.length >= 8, 'the host was crawled after it')
+    const first = Math.min(...after429.map(h => h.start))
+    assert.ok(first - refused.end >= 3000 * 0.9, `the next request came ${(first - refused.end).toFixed(0)} ms after the 429`)
+    assertPolite(since)
+  })
+
+  it('a tenant\'s big crawl does not hold the small tenants back', async (t) => {
+    const db = api.service.store.db
+    const bigOrg = await createOrg(db, 'Big', 'pro')
+    const bigApi = new ApiClient(api.url, bigOrg.apiKey)
+    const smallApis = await Promise.all(small.map(async (_h, i) => new ApiClient(api.url, (await createOrg(db, `Small ${i}`, 'pro')).apiKey)))
+    const bigDomain = (await bigApi.post('/api/domains', { domain: big })).body.data
+    const smallDomains = await Promise.all(small.map(async (h, i) => (await smallApis[i].post('/api/domains', { domain: h })).body.data))
+    await waitForJob(bigApi, bigDomain.discoveryJobId, 60_000)
+    for (const [i, d] of smallDomains.entries()) await waitForJob(smallApis[i], d.discoveryJobId, 60_000)
+    await drainJobs(bigApi, 120_000)
+    for (const c of smallApis) await drainJobs(c, 60_000)
+
+    const since = performance.now()
+    const bigCrawl = (await bigApi.post(`/api/domains/${bigDomain.id}/crawl`)).body.data
+    assert.equal(bigCrawl.queued, 81)
+    // The backlog shows where the work waits: for the big host's turns, not for a worker.
+    const stats = (await bigApi.get('/api/jobs/stats')).body.data
+    const bigHost = stats.hosts.find((h: any) => h.host === big)
+    assert.ok(bigHost.delayed > 50, JSON.stringify(stats))
+    assert.equal(typeof stats.oldestWaitingSeconds, 'number')
+    const metrics = await (await fetch(`${api.url}/metrics`)).text()
+    assert.match(metrics, /^sitewatch_host_backlog_jobs\{host="big\.test"\} \d+$/m)
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    const took = await Promise.all(smallDomains.map(async (d, i) => {
+      const asked = performance.now()
+      const crawl = (await smallApis[i].post(`/api/domains/${d.id}/crawl`)).body.data
+      for (const id of crawl.jobIds) assert.equal((await waitForJob(smallApis[i], id, 60_000)).state, 'completed')
+      return performance.now() - asked
+    }))
+    // The polite ideal of a small tenant: its 5 pages, one delay apart, each answered in ANSWER_MS.
+    const ideal = 4 * DELAY_MS + ANSWER_MS
+    const worst = Math.max(...took)
+    t.diagnostic(`small tenants' crawls took ${took.map(x => x.toFixed(0)).join(', ')} ms (polite ideal ${ideal} ms)`)
+    assert.ok(worst <= ideal + 5000, `the small tenants waited up to ${worst.toFixed(0)} ms (ideal ${ideal} ms)`)
+    await drainJobs(bigApi, 120_000)
+    assertPolite(since, t)
+  })
+})

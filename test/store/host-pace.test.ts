@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { endTurn, holdHost, planTurns, takeTurn, type PaceRules } from '../../src/store/host-pace.js'
+import { startTestService, type TestService } from '../helpers/service.js'
+
+// The fleet's turns at a host, on the real database: what each worker is told.
+
+const rules: PaceRules = { concurrency: 2, delayMs: 100, leaseMs: 400, maxWaitMs: 1000, slackMs: 5 }
+
+describe('turns at a host, shared by every worker', () => {
+  let t: TestService
+  before(async () => {
+    t = await startTestService({ ROLE: 'api' })
+  })
+  after(async () => {
+    await t.stop()
+  })
+
+  it('spaces turns by the delay and the slack, and never gives more places than the limit', async () => {
+    const db = t.service.store.db
+    const a = await takeTurn(db, 'a.test', rules)
+    const b = await takeTurn(db, 'a.test', rules)
+    assert.ok('startAt' in a && 'startAt' in b)
+    assert.ok(b.startAt - a.startAt >= 104.9, `${b.startAt - a.startAt} ms apart`)
+    const c = await takeTurn(db, 'a.test', rules)
+    assert.ok('busyUntil' in c, 'two in flight: the third is told when to come back')
+    await endTurn(db, a.lease)
+    const d = await takeTurn(db, 'a.test', rules)
+    assert.ok('startAt' in d && d.startAt - b.startAt >= 104.9)
+    // Other hosts do not wait for this one.
+    const other = await takeTurn(db, 'b.test', rules)
+    assert.ok('startAt' in other && other.startAt <= Date.now() + 5)
+  })
+
+  it('a worker that died frees its place when its lease expires', async () => {
+    const db = t.service.store.db
+    // Two turns whose workers never end them.
+    await takeTurn(db, 'dead.test', rules)
+    await takeTurn(db, 'dead.test', rules)
+    assert.ok('busyUntil' in await takeTurn(db, 'dead.test', rules))
+    await sleep(rules.leaseMs + 300)
+    assert.ok('startAt' in await takeTurn(db, 'dead.test', rules), 'the expired leases no longer count')
+  })
+
+  it('a Retry-After and a Crawl-delay hold the host for everyone', async () => {
+    const db = t.service.store.db
+    await holdHost(db, 'slow.test', 3000)
+    const held = await takeTurn(db, 'slow.test', rules)
+    assert.ok('busyUntil' in held && held.busyUntil.getTime() >= Date.now() + 2500)
+    const first = await takeTurn(db, 'crawl-delay.test', rules, 2000)
+    const second = await takeTurn(db, 'crawl-delay.test', { ...rules, maxWaitMs: 5000 }, 2000)
+    assert.ok('startAt' in first && 'startAt' in second && second.startAt - first.startAt >= 2000)
+  })
+
+  it('turns promised to queued jobs follow one another, after those already promised', async () => {
+    const db = t.service.store.db
+    const [x, y, z] = await db.transaction().execute(async tx => await planTurns(tx, 'plan.test', 3, 250))
+    assert.deepEqual([y.getTime() - x.getTime(), z.getTime() - y.getTime()], [250, 250])
+    const [next] = await db.transaction().execute(async tx => await planTurns(tx, 'plan.test', 1, 250))
+    assert.equal(next.getTime() - x.getTime(), 750)
+  })
+})
