@@ -391,6 +391,9 @@ if (mode === '--changes') {
 } else if (mode === '--api') {
   const { apiBenchmark } = await import('./api.js')
   await apiBenchmark(target)
+} else if (mode === '--fleet') {
+  const { fleetBenchmark } = await import('./fleet.js')
+  await fleetBenchmark(freshDatabase)
 } else if (mode === '--scenario') {
   await scenario(
     target === 'pglite' ? 'embedded database (PGlite)' : `PostgreSQL (${PG_URL})`,
@@ -431,6 +434,8 @@ if (mode === '--changes') {
         await big.drop()
       }
     }
+    const { fleetBenchmark } = await import('./fleet.js')
+    await fleetBenchmark(freshDatabase)
   } else {
     console.log(`\n(PostgreSQL at ${PG_URL} does not answer: set BENCH_DATABASE_URL to benchmark it)`)
   }

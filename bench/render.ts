@@ -1,116 +1,203 @@
-// npm run bench:render — the browser, measured: renders per second at the default
-// concurrency (the renderer alone: a page check adds its analysis and database writes),
-// time per render (p50/p95), peak memory of the browser processes and of this process,
-// and browser processes left once it is closed. The reference in the same run: the same
-// pages fetched plainly through the same fetcher.
-import { readdirSync, readFileSync } from 'node:fs'
+// npm run bench:render — rendered checks end to end. A local site of script-built pages
+// (empty until their script runs) is registered through the API, discovered and crawled
+// in the browser; then a tenth of its pages change and the whole domain is crawled again.
+// Printed: the recrawl's checks/s (API in, change out), each job's time, the peak memory
+// (PSS) of the service's process and of its browsers, and browsers left once it stops.
+// The reference in the same run: a bare playwright-core + Chromium rendering the same
+// pages at the same concurrency (a fresh context per page, read once the network is idle
+// as Playwright defines it, no picture), the way a script that reads rendered pages would.
+// BENCH_RENDER_PAGES (default 200) sets the site's size; BROWSER_CONCURRENCY (default 2).
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { createFetcher } from '../src/crawl/fetch.js'
-import { BrowserRenderer } from '../src/crawl/render.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { request } from 'undici'
 
-const RENDERS = Number(process.env.BENCH_RENDERS ?? 500)
+const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200)
 const CONCURRENCY = Number(process.env.BROWSER_CONCURRENCY ?? 2)
 const fmt = (n: number, d = 1) => n.toFixed(d)
+const mb = (bytes: number) => `${fmt(bytes / 1048576, 0)} MB`
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]
 
-/** A page that is empty until its script runs: plans, a table and some prose written by the script. */
-const page = (n: number) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pricing ${n}</title>
+/** A pricing page that is empty until its script runs; `version` moves its prices. */
+const page = (n: number, version: number) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Pricing ${n}</title>
 <style>body{font:16px sans-serif;margin:40px} .plan{display:inline-block;width:30%;border:1px solid #ccc;margin:4px;padding:8px}</style></head>
 <body><div id="root"></div><script>
-const plans = [['Starter', ${9 + (n % 7)}], ['Team', ${29 + (n % 11)}], ['Business', ${99 + (n % 13)}]]
-document.getElementById('root').innerHTML = '<h1>Plans ' + ${n} + '</h1>' +
+const plans = [['Starter', ${9 + (n % 7) + version}], ['Team', ${29 + (n % 11)}], ['Business', ${99 + (n % 13)}]]
+document.getElementById('root').innerHTML = '<h1>Plans for team ' + ${n} + '</h1>' +
   plans.map(([name, price]) => '<div class="plan"><h2>' + name + '</h2><p>$' + price + '/month</p><ul>' +
     Array.from({ length: 8 }, (_, i) => '<li>Feature ' + i + ' of ' + name + '</li>').join('') + '</ul></div>').join('') +
   '<p>' + 'All plans include unlimited projects and email support. '.repeat(30) + '</p>'
 </script></body></html>`
 
-/** Resident memory of this machine's Chromium processes, in bytes, and how many there are. */
-function browserMemory (): { bytes: number, processes: number } {
+/** Proportional set size of a process, in bytes (its share of pages it shares with others). */
+function pss (pid: number | 'self'): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024
+  } catch {
+    return 0 // gone
+  }
+}
+
+/** This machine's Chromium processes: their PSS together, and how many there are. */
+function browsers (): { bytes: number, processes: number } {
   let bytes = 0
   let processes = 0
   for (const pid of readdirSync('/proc').filter(p => /^\d+$/.test(p))) {
     try {
       if (!/chromium|chrome/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0])) continue
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-      if (rss) bytes += Number(rss[1]) * 1024
+      bytes += pss(Number(pid))
       processes++
     } catch { /* gone */ }
   }
   return { bytes, processes }
 }
 
-const server = createServer((req, res) => {
-  const n = Number(/\d+/.exec(req.url ?? '')?.[0] ?? 0)
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-  res.end(page(n))
-})
-await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-const fetcher = createFetcher({
-  hostMap: new Map([['bench.test', new URL(origin)]]),
-  allowPrivateNetworks: false,
-  timeoutMs: 15_000,
-  maxBytes: 5 * 1024 * 1024
-})
-const url = (i: number) => `https://bench.test/pricing/${i % 50}`
-
-// The reference: plain fetches of the same pages, CONCURRENCY at a time.
-let t0 = performance.now()
-let next = 0
-await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-  while (next < RENDERS) await fetcher.fetch(url(next++))
-}))
-const plainPerSecond = RENDERS / ((performance.now() - t0) / 1000)
-
-const renderer = new BrowserRenderer({
-  fetcher,
-  concurrency: CONCURRENCY,
-  timeoutMs: 20_000,
-  quietMs: Number(process.env.RENDER_QUIET_MS ?? 300),
-  restartAfter: 100,
-  executablePath: process.env.CHROMIUM_PATH
-})
-await renderer.render(url(0), { screenshot: true }) // the first start unpacks Chromium: not measured
-let peakBrowser = 0
-let peakSelf = 0
-const sampler = setInterval(() => {
-  peakBrowser = Math.max(peakBrowser, browserMemory().bytes)
-  peakSelf = Math.max(peakSelf, process.memoryUsage().rss)
-}, 100)
-const times: number[] = []
-let failures = 0
-let shotBytes = 0
-t0 = performance.now()
-next = 0
-await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-  while (next < RENDERS) {
-    const i = next++
-    const started = performance.now()
-    try {
-      const r = await renderer.render(url(i), { screenshot: true })
-      shotBytes += r.screenshot?.length ?? 0
-    } catch {
-      failures++
-    }
-    times.push(performance.now() - started)
+const versions = new Map<number, number>()
+const site = createServer((req, res) => {
+  const path = (req.url ?? '/').split('?')[0]
+  if (path === '/robots.txt') {
+    res.writeHead(200, { 'content-type': 'text/plain' })
+    res.end('User-agent: *\nAllow: /\nSitemap: https://render.test/sitemap.xml\n')
+    return
   }
-}))
+  if (path === '/sitemap.xml') {
+    res.writeHead(200, { 'content-type': 'application/xml' })
+    res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${
+      Array.from({ length: PAGES }, (_, k) => `<url><loc>https://render.test/pricing/${k}</loc></url>`).join('')
+    }</urlset>`)
+    return
+  }
+  const n = path === '/' ? 0 : Number(/^\/pricing\/(\d+)$/.exec(path)?.[1] ?? -1)
+  if (n < 0 || n >= PAGES) {
+    res.writeHead(404)
+    res.end()
+    return
+  }
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+  res.end(page(n, versions.get(n) ?? 0))
+})
+await new Promise<void>(resolve => site.listen(0, '127.0.0.1', resolve))
+const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+
+// The reference: a bare browser renders every page once, CONCURRENCY at a time.
+const bareRate = await (async () => {
+  const { chromium } = await import('playwright-core')
+  const executablePath = process.env.CHROMIUM_PATH ?? await (await import('@sparticuz/chromium')).default.executablePath()
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--no-zygote', '--disable-gpu'] })
+  let next = 0
+  const started = performance.now()
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < PAGES) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+      const tab = await context.newPage()
+      await tab.goto(`${origin}/pricing/${next++}`, { waitUntil: 'networkidle' })
+      await tab.content()
+      await context.close()
+    }
+  }))
+  const rate = PAGES / ((performance.now() - started) / 1000)
+  await browser.close()
+  return rate
+})()
+
+// The service as `npm start` runs it, in a process of its own: its memory is its own.
+const dataDir = mkdtempSync(join(tmpdir(), 'sitewatch-render-bench-'))
+const port = await new Promise<number>(resolve => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as AddressInfo
+    probe.close(() => resolve(port))
+  })
+})
+const ADMIN = 'bench-admin-token'
+const service = spawn(process.execPath, [
+  '--max-semi-space-size=2', '--max-old-space-size=512', fileURLToPath(new URL('../src/main.js', import.meta.url))
+], {
+  env: {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ADMIN_TOKEN: ADMIN,
+    CRAWL_HOST_MAP: `render.test=${origin}`,
+    CRAWL_PER_HOST_CONCURRENCY: '64',
+    CRAWL_PER_HOST_DELAY_MS: '0',
+    BROWSER_CONCURRENCY: String(CONCURRENCY),
+    RATE_LIMIT_STANDARD_PER_MINUTE: '100000',
+    RATE_LIMIT_HEAVY_PER_HOUR: '100000'
+  },
+  stdio: ['ignore', 'ignore', 'inherit']
+})
+const base = `http://127.0.0.1:${port}`
+let key = ADMIN
+const call = async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => {
+  const res = await request(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined
+  })
+  return (await res.body.json()) as any
+}
+for (let ready = false; !ready; await sleep(200)) {
+  ready = await request(`${base}/readyz`).then(r => r.body.dump().then(() => r.statusCode === 200), () => false)
+}
+let peakService = 0
+let peakBrowsers = 0
+const sampler = setInterval(() => {
+  peakService = Math.max(peakService, pss(service.pid!))
+  peakBrowsers = Math.max(peakBrowsers, browsers().bytes)
+}, 200)
+key = (await call('POST', '/admin/orgs', { name: 'render bench', plan: 'enterprise' })).data.apiKey
+const settled = async () => {
+  for (;;) {
+    const q = (await call('GET', '/api/jobs/stats')).data
+    if (q.waiting + q.active + q.delayed === 0) return
+    await sleep(250)
+  }
+}
+
+let t0 = performance.now()
+const domain = (await call('POST', '/api/domains', { domain: 'render.test' })).data
+await call('PATCH', `/api/domains/${domain.id}`, { render: 'always' })
+const pageCount = async () => (await call('GET', `/api/domains/${domain.id}/pages?pageSize=1`)).meta.total as number
+while (await pageCount() < PAGES) await sleep(250)
+await settled()
+const baselineSeconds = (performance.now() - t0) / 1000
+
+for (let n = 0; n < PAGES; n += 10) versions.set(n, 1)
+t0 = performance.now()
+const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
+await settled()
 const seconds = (performance.now() - t0) / 1000
 clearInterval(sampler)
-await renderer.close()
-await new Promise(resolve => setTimeout(resolve, 1000))
-const left = browserMemory().processes
-await fetcher.close()
-server.close()
+const jobs = await Promise.all((crawl.jobIds as string[]).map(async id => (await call('GET', `/api/jobs/${id}`)).data))
+const active = jobs.map(j => (Date.parse(j.finishedAt) - Date.parse(j.processedAt)) / 1000)
+const changed = (await call('GET', `/api/changes?domainId=${domain.id}&pageSize=1`)).meta.total as number
+const pages = (await call('GET', `/api/domains/${domain.id}/pages?pageSize=500`)).data as any[]
+const rendered = pages.filter(p => p.renderedWith === 'browser').length
+service.kill('SIGTERM')
+await once(service, 'exit')
+await sleep(1000)
+const left = browsers().processes
+site.close()
+rmSync(dataDir, { recursive: true, force: true })
 
-console.log(`Rendering ${RENDERS} script-built pages with screenshots, ${CONCURRENCY} at a time (browser restarted every 100)`)
-console.log(`  renders/s                ${fmt(RENDERS / seconds, 2).padStart(8)}   (target ≥ 3; plain fetch of the same pages: ${fmt(plainPerSecond, 0)}/s)`)
-console.log(`  time per render p50/p95  ${fmt(percentile(times, 0.5), 0).padStart(8)} / ${fmt(percentile(times, 0.95), 0)} ms`)
-console.log(`  failed renders           ${String(failures).padStart(8)}`)
-console.log(`  screenshot size, mean    ${fmt(shotBytes / Math.max(1, RENDERS - failures) / 1024, 0).padStart(8)} KB`)
-console.log(`  browser processes, peak  ${fmt(peakBrowser / 1048576, 0).padStart(8)} MB   (target < 600 MB)`)
-console.log(`  this process, peak RSS   ${fmt(peakSelf / 1048576, 0).padStart(8)} MB`)
-console.log(`  browser processes left   ${String(left).padStart(8)}   (target 0)`)
+const rate = crawl.queued / seconds
+console.log(`Rendered checks end to end: ${PAGES} script-built pages, ${CONCURRENCY} renders at a time, politeness lifted`)
+console.log(`  discovery + baselines        ${fmt(baselineSeconds).padStart(8)} s   (${rendered} pages read in the browser)`)
+console.log(`  recrawl, a tenth changed     ${fmt(rate, 2).padStart(8)} checks/s   (goal ≥ 3, and ≥ 0.5 × the bare browser)`)
+console.log(`  bare browser, same pages     ${fmt(bareRate, 2).padStart(8)} renders/s   ratio ${fmt(rate / bareRate, 2)}`)
+console.log(`  job active p50 / p95         ${fmt(percentile(active, 0.5), 2).padStart(8)} / ${fmt(percentile(active, 0.95), 2)} s`)
+console.log(`  pages with a change          ${String(changed).padStart(8)}   (expected ${Math.ceil(PAGES / 10) + 1}: / is page 0 too); failed jobs ${jobs.filter(j => j.state === 'failed').length}`)
+console.log(`  the service's process, PSS   ${mb(peakService).padStart(8)}   (goal < 300 MB)`)
+console.log(`  its browsers, PSS together   ${mb(peakBrowsers).padStart(8)}   (goal < 600 MB)`)
+console.log(`  browser processes left       ${String(left).padStart(8)}   (goal 0)`)

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os'
 // Every setting comes from the environment; README.md lists each with its default.
 
-export type Role = 'all' | 'api' | 'worker'
+export type Role = 'all' | 'api' | 'worker' | 'renderer'
 
 export interface Config {
   port: number
@@ -14,7 +14,7 @@ export interface Config {
   adminToken: string | undefined
   /** When set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
   metricsToken: string | undefined
-  /** Pages rendered in the browser at once, per worker process. */
+  /** Pages rendered in the browser at once, per process that renders (0: this worker renders nothing). */
   browserConcurrency: number
   /** A system Chromium; unset: the one shipped in @sparticuz/chromium. */
   chromiumPath: string | undefined
@@ -81,7 +81,9 @@ export function parseHostMap (raw: string | undefined): Map<string, URL> {
 
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const role = (env.ROLE ?? 'all') as Role
-  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`ROLE must be all, api or worker, got "${role}"`)
+  if (!['all', 'api', 'worker', 'renderer'].includes(role)) {
+    throw new Error(`ROLE must be all, api, worker or renderer, got "${role}"`)
+  }
   return {
     port: int(env, 'PORT', 3000),
     host: env.HOST ?? '0.0.0.0',
@@ -92,7 +94,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: env.ADMIN_TOKEN || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,
-    browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, 1),
+    browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, role === 'renderer' ? 1 : 0),
     chromiumPath: env.CHROMIUM_PATH || undefined,
     renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 20_000, 1000),
     renderQuietMs: int(env, 'RENDER_QUIET_MS', 300, 0),

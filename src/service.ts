@@ -56,7 +56,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     }
   })
   const runsWorkers = config.role !== 'api'
-  const servesApi = config.role !== 'worker'
+  const servesApi = config.role === 'all' || config.role === 'api'
   const queue = await JobQueue.start(store, config, { runsWorkers, log })
   const events = new PipelineEvents()
   events.on('change.detected', e => {
@@ -96,6 +96,8 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   let pipeline: { close(): Promise<void> } | undefined
   if (runsWorkers) {
     pipeline = await startPipeline({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log })
+  }
+  if (runsWorkers && config.role !== 'renderer') {
     await startAlertWorkers({
       db: store.db,
       queue,

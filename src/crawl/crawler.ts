@@ -54,7 +54,7 @@ export class Crawler {
   readonly pacer: HostPacer
   readonly renderer: BrowserRenderer
   /** Told of every page request once it has an answer or has failed. */
-  readonly events = new EventEmitter<{ fetched: [FetchTiming], rendered: [{ seconds: number }] }>()
+  readonly events = new EventEmitter<{ fetched: [FetchTiming], rendered: [{ seconds: number, screenshot: boolean }] }>()
 
   constructor (
     config: Pick<
@@ -101,10 +101,15 @@ export class Crawler {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
     const started = performance.now()
+    const timed = (screenshot: boolean) => {
+      this.events.emit('rendered', { seconds: (performance.now() - started) / 1000, screenshot })
+    }
     const rendered = await this.polite(url, pace, async () => await this.renderer.render(url, req))
-      .finally(() => {
-        this.events.emit('rendered', { seconds: (performance.now() - started) / 1000 })
+      .catch(err => {
+        if (!(err instanceof HostBusy)) timed(false) // a turn given up rendered nothing
+        throw err
       })
+    timed(rendered.screenshot !== undefined)
     if (rendered.status >= 400) {
       throw new FetchError('HTTP_STATUS', `HTTP ${rendered.status} from ${rendered.url} (rendered)`, rendered.status)
     }

@@ -22,7 +22,11 @@ export interface RendererOptions {
 const SCREENSHOT_RESERVE_MS = 3000
 
 export interface RenderRequest {
-  screenshot: boolean
+  /**
+   * Whether to take a screenshot; a function is asked with the settled page's HTML while
+   * the page is still open (a picture only when the text moved, say).
+   */
+  screenshot: boolean | ((html: string) => Promise<boolean>)
   /** Hidden before the screenshot is taken (the page's ignoreSelectors). */
   hideSelectors?: readonly string[]
 }
@@ -233,7 +237,8 @@ export class BrowserRenderer {
     await page.waitForLoadState('load', { timeout: left() }).catch(() => {})
     const html = await page.content()
     let screenshot: Buffer | undefined
-    if (req.screenshot) {
+    const wanted = typeof req.screenshot === 'function' ? await req.screenshot(html).catch(() => true) : req.screenshot
+    if (wanted) {
       if (req.hideSelectors && req.hideSelectors.length > 0) {
         await page.addStyleTag({ content: `${req.hideSelectors.join(', ')} { visibility: hidden !important; }` })
       }

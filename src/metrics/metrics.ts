@@ -37,7 +37,7 @@ export class Metrics {
     const jobs = new Histogram({
       name: 'sitewatch_job_duration_seconds',
       help: 'Attempts at jobs by queue and outcome (completed, retried, failed for good, deferred: put back for ' +
-        'its host\'s turn), and how long they took',
+        'its host\'s turn, moved: a crawl handed to the renderers), and how long they took',
       labelNames: ['queue', 'outcome'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers
@@ -91,8 +91,14 @@ export class Metrics {
       buckets: [0.25, 0.5, 1, 2, 4, 8, 15, 30],
       registers
     })
+    const screenshots = new Counter({
+      name: 'sitewatch_screenshots_total',
+      help: 'Screenshots taken by renders: only where one is used (a text change, a visual threshold, a first picture)',
+      registers
+    })
     sources.crawler?.events.on('rendered', r => {
       renders.observe(r.seconds)
+      if (r.screenshot) screenshots.inc()
     })
 
     const queue = sources.queue

@@ -18,13 +18,15 @@ import {
   recordChange,
   recordFailure,
   recordRenderDecision,
+  RENDER_RECHECK_MS,
   ROWS_PER_STATEMENT,
   typeFromContent,
   clearFailureAlert,
   type CrawlTarget,
   type PageCheck
 } from '../store/pages.js'
-import type { PageAnalysis } from './analysis.js'
+import type { RenderRequest } from '../crawl/render.js'
+import type { PageAnalysis, PageReading } from './analysis.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
 
@@ -34,6 +36,15 @@ export interface CrawlDeps {
   events: PipelineEvents
   targets: CrawlTargetLoader
   analysis: PageAnalysis
+  /** Whether this crawl may use the browser; otherwise a page that needs it throws NeedsBrowser. */
+  mayRender: boolean
+}
+
+/** The page is to be read in the browser, and this crawl runs where none is (a plain-fetch worker's). */
+export class NeedsBrowser extends Error {
+  constructor (readonly reason: string) {
+    super(`needs the browser: ${reason}`)
+  }
 }
 
 export interface CrawlResult {
@@ -80,12 +91,29 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const previous = page.previous_id && !page.rebaseline ? { id: page.previous_id, hash: page.previous_hash } : undefined
 
   const next = (at: Date) => nextCrawlAt(page.id, at, page.check_frequency_hours)
+  const readPage = async (raw: Buffer, contentType: string, contentLanguage: string | null) =>
+    await deps.analysis.read({
+      raw, contentType, contentLanguage, rules: page.noise_rules, previousHash: previous?.hash
+    })
+  // A rendered page is read while it is still open, to know whether its picture is wanted.
+  let readInBrowser: { html: string, reading: Promise<PageReading> } | undefined
+  const picture = pictureWanted(page, previous !== undefined, async html => {
+    readInBrowser = { html, reading: readPage(Buffer.from(html, 'utf8'), RENDERED_TYPE, null) }
+    return (await readInBrowser.reading).snapshot !== undefined
+  })
   let fetched
   try {
-    const got = await fetchOrRender(deps.crawler, page, previous !== undefined)
+    const got = await fetchOrRender(deps.crawler, page, previous !== undefined, picture, deps.mayRender)
     fetched = got.page
     if (got.decision) await recordRenderDecision(db, page.id, got.decision)
   } catch (err) {
+    // Kept before the crawl moves to a renderer, which then goes to the browser at once.
+    if (err instanceof NeedsBrowser) {
+      if (page.rendered_with !== 'browser' || page.render_reason !== err.reason) {
+        await recordRenderDecision(db, page.id, { with: 'browser', reason: err.reason, at: new Date() })
+      }
+      throw err
+    }
     // Its host's turn is not yet: the job steps aside, and nothing failed.
     if (err instanceof HostBusy) throw err
     const at = new Date()
@@ -118,13 +146,9 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true, ...(await unchanged()) }
   }
 
-  const read = await deps.analysis.read({
-    raw: fetched.raw,
-    contentType: fetched.contentType,
-    contentLanguage: fetched.contentLanguage,
-    rules: page.noise_rules,
-    previousHash: previous?.hash
-  })
+  const read = readInBrowser?.html === fetched.html
+    ? await readInBrowser.reading
+    : await readPage(fetched.raw, fetched.contentType, fetched.contentLanguage)
   const shot = fetched.screenshot ? { image: fetched.screenshot, ...pngSize(fetched.screenshot) } : undefined
   // The look of the page against its last snapshot's, when both were taken.
   const previousShot = shot && previous ? await screenshotOf(db, previous.id) : undefined
@@ -223,8 +247,25 @@ function visualChange (visual: VisualDiff): DetectedChange {
   }
 }
 
-/** A page read in the browser is tried plainly again after this long, in case it no longer needs one. */
-const RENDER_RECHECK_MS = 7 * 86_400_000
+/** What the crawler says a rendered page is (see Crawler.renderPage). */
+const RENDERED_TYPE = 'text/html; charset=utf-8'
+
+/**
+ * Whether a render takes the page's picture. Taking, decoding and storing a full-page
+ * picture costs more than the rest of a check, so it is taken where it is used: on every
+ * render of a page with a visual threshold (a change may show only in the picture) or
+ * whose last snapshot has none (its next change needs a "before"); otherwise only when
+ * the text moved (`textMoved`, asked while the page is open), as the evidence of that
+ * change and the "before" of the next one.
+ */
+export function pictureWanted (
+  page: Pick<CrawlTarget, 'visual_threshold' | 'previous_pictured'>,
+  hasPrevious: boolean,
+  textMoved: (html: string) => Promise<boolean>
+): RenderRequest['screenshot'] {
+  if (page.visual_threshold !== null || !hasPrevious || page.previous_pictured !== true) return true
+  return textMoved
+}
 
 /**
  * Fetches the page plainly or renders it, as its render mode says (the page's, else its
@@ -232,11 +273,14 @@ const RENDER_RECHECK_MS = 7 * 86_400_000
  * recheck is due; any other is fetched plainly and rendered when the answer needs it
  * (see needsBrowser). Returns the decision when it is new or was checked again.
  */
-async function fetchOrRender (crawler: Crawler, page: CrawlTarget, conditional: boolean) {
+async function fetchOrRender (
+  crawler: Crawler, page: CrawlTarget, conditional: boolean, picture: RenderRequest['screenshot'], mayRender: boolean
+) {
   const mode = page.render ?? page.domain_render
   const now = new Date()
-  const shot = { screenshot: true, hideSelectors: page.noise_rules?.ignoreSelectors }
+  const shot = { screenshot: picture, hideSelectors: page.noise_rules?.ignoreSelectors }
   const render = async (reason: string, known = false) => {
+    if (!mayRender) throw new NeedsBrowser(reason)
     try {
       const rendered = await crawler.renderPage(page.url, shot, 'defer')
       const same = known || (page.rendered_with === 'browser' && page.render_reason === reason)

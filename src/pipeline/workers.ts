@@ -11,7 +11,7 @@ import type { Db } from '../store/db.js'
 import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/pages.js'
 import { deleteExpired } from '../store/retention.js'
 import { PageAnalysis } from './analysis.js'
-import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
+import { crawlPage, crawlTargetLoader, NeedsBrowser, type CrawlResult } from './crawl-job.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
 import type { PageChecked, PipelineEvents } from './events.js'
 import { runSchedulerTick } from './scheduler-tick.js'
@@ -48,32 +48,42 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   }
 
   const analysis = new PageAnalysis(config.analysisThreads)
-  const completions = new BatchedCompletions<PageCheck>(deps.db, QUEUE.crawl, recordChecksStatement)
-  const crawlDeps = { ...deps, targets: crawlTargetLoader(deps.db), analysis }
-  queue.pull<CrawlJobData, CrawlResult>(QUEUE.crawl, config.workerConcurrency, {
-    run: async job => {
-      const checked = (outcome: PageChecked['outcome']) => {
-        deps.events.emit('page.checked', { pageId: job.data.pageId, outcome })
+  const targets = crawlTargetLoader(deps.db)
+  // Plain crawls and rendered ones on queues of their own: a plain-fetch slot never waits
+  // for a browser, and a renderer (ROLE=renderer) takes only the crawls that need one.
+  const crawls = (name: typeof QUEUE.crawl | typeof QUEUE.render, concurrency: number) => {
+    const completions = new BatchedCompletions<PageCheck>(deps.db, name, recordChecksStatement)
+    const crawlDeps = { ...deps, targets, analysis, mayRender: name === QUEUE.render }
+    queue.pull<CrawlJobData, CrawlResult>(name, concurrency, {
+      run: async job => {
+        const checked = (outcome: PageChecked['outcome']) => {
+          deps.events.emit('page.checked', { pageId: job.data.pageId, outcome })
+        }
+        try {
+          const result = await crawlPage(crawlDeps, job.data)
+          checked(checkOutcome(result))
+          return result
+        } catch (err) {
+          if (!(err instanceof HostBusy) && !(err instanceof NeedsBrowser)) checked('failed')
+          throw err
+        }
+      },
+      isPermanent,
+      deferredUntil,
+      movedTo: err => err instanceof NeedsBrowser ? QUEUE.render : undefined,
+      complete: async (job, { pageCheck, ...output }) => {
+        await completions.complete(job.id, output, pageCheck)
+      },
+      onGiveUp: async (job, reason) => {
+        // A page that keeps failing is alerted once, when it enters error; again only once it has recovered.
+        if (await claimFailureAlert(deps.db, job.data.pageId)) gaveUp(job, reason)
       }
-      try {
-        const result = await crawlPage(crawlDeps, job.data)
-        checked(checkOutcome(result))
-        return result
-      } catch (err) {
-        if (!(err instanceof HostBusy)) checked('failed')
-        throw err
-      }
-    },
-    isPermanent,
-    deferredUntil,
-    complete: async (job, { pageCheck, ...output }) => {
-      await completions.complete(job.id, output, pageCheck)
-    },
-    onGiveUp: async (job, reason) => {
-      // A page that keeps failing is alerted once, when it enters error; again only once it has recovered.
-      if (await claimFailureAlert(deps.db, job.data.pageId)) gaveUp(job, reason)
-    }
-  })
+    })
+  }
+  // One more crawl than browsers: the next render starts while the last one's result is recorded.
+  if (config.browserConcurrency > 0) crawls(QUEUE.render, config.browserConcurrency + 1)
+  if (config.role === 'renderer') return { close: async () => { await analysis.close() } }
+  crawls(QUEUE.crawl, config.workerConcurrency)
 
   const discoveryDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
   queue.pull<DiscoverJobData, object>(QUEUE.discover, 2, {

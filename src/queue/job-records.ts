@@ -4,7 +4,8 @@ import type { Db } from '../store/db.js'
 import type { JobsTable } from '../store/schema.js'
 
 // The jobs a client sees (GET /api/jobs): our `jobs` row (tenant, page, progress) over
-// pg-boss's own record of the job, whichever of its tables holds it now.
+// pg-boss's own record of the job, whichever of its tables holds it now. A page's crawl
+// is `crawl.page` to the client whether it runs on that queue or on `crawl.render`.
 
 export interface JobView {
   id: string
@@ -41,10 +42,10 @@ const jobsView = sql`
   FROM jobs j
   JOIN LATERAL (
     SELECT state, retry_count, retry_limit, start_after, started_on, completed_on, output
-    FROM pgboss.job WHERE id = j.id AND name = j.name
+    FROM pgboss.job WHERE id = j.id AND (name = j.name OR (j.name = 'crawl.page' AND name = 'crawl.render'))
     UNION ALL
     SELECT state, retry_count, retry_limit, start_after, started_on, completed_on, output
-    FROM pgboss.archive WHERE id = j.id AND name = j.name
+    FROM pgboss.archive WHERE id = j.id AND (name = j.name OR (j.name = 'crawl.page' AND name = 'crawl.render'))
     LIMIT 1
   ) q ON true`
 
@@ -129,7 +130,7 @@ export async function jobBacklog (db: Db, orgId: string) {
       count(*) FILTER (WHERE q.state = 'active')::int AS active,
       max(extract(epoch FROM now() - greatest(q.start_after, j.created_at)))
         FILTER (WHERE q.state IN ('created', 'retry') AND q.start_after <= now())::float8 AS oldest
-    FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = j.name
+    FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name IN ('crawl.page', 'crawl.render')
     WHERE j.org_id = ${orgId} AND j.url IS NOT NULL AND q.state < 'completed'
     GROUP BY 1 ORDER BY count(*) DESC LIMIT 20`.execute(db)
   return {

@@ -23,7 +23,7 @@ const NEXT_DUE = 'SELECT (extract(epoch FROM min(start_after) - now()) * 1000)::
 /** How an attempt at a job ended: done, to be tried again, given up, or put back for later (deferred). */
 export interface JobSettled {
   queue: string
-  outcome: 'completed' | 'retried' | 'failed' | 'deferred'
+  outcome: 'completed' | 'retried' | 'failed' | 'deferred' | 'moved'
   seconds: number
   /** The job's output, when completed. */
   output?: object
@@ -43,6 +43,11 @@ export interface JobHandler<T, O extends object> {
    * its worker's slot at once.
    */
   deferredUntil?: (err: unknown) => Date | undefined
+  /**
+   * When an error says the job belongs on another queue (a crawl that needs the browser):
+   * that queue. The job moves there, its attempts untouched, and frees its slot at once.
+   */
+  movedTo?: (err: unknown) => string | undefined
   /** After the last attempt failed: what is left to do, and whom to tell. */
   onGiveUp?: (job: Job<T>, reason: string) => Promise<void>
 }
@@ -71,7 +76,10 @@ export class JobPuller<T, O extends object = object> {
     private readonly pollMs: number,
     private readonly handler: JobHandler<T, O>,
     private readonly log: Logger,
-    private readonly onSettled: (settled: JobSettled) => void = () => {}
+    private readonly onSettled: (settled: JobSettled) => void = () => {},
+    private readonly move: (from: string, id: string, to: string) => Promise<void> = async () => {
+      throw new Error('this queue moves no jobs')
+    }
   ) {}
 
   private onError (err: unknown): void {
@@ -106,6 +114,14 @@ export class JobPuller<T, O extends object = object> {
         settled('deferred')
         // This worker may be napping until its next poll: it wakes for the job's new time.
         this.wake()
+        return
+      }
+      const to = handler.movedTo?.(err)
+      if (to) {
+        await this.whileDatabaseAway(async () => {
+          await this.move(this.name, job.id, to)
+        })
+        settled('moved')
         return
       }
       const message = (err as Error)?.message ?? String(err)

@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Db, SqlExecutor, Store, Tx } from '../store/db.js'
 import { planTurns } from '../store/host-pace.js'
-import { lockPages, ROWS_PER_STATEMENT } from '../store/pages.js'
+import { lockPages, pagesReadInBrowser, ROWS_PER_STATEMENT } from '../store/pages.js'
 import { FINISHED_JOB_DAYS, insertJobRecords } from './job-records.js'
 import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
@@ -17,6 +17,8 @@ import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
 export const QUEUE = {
   discover: 'discover.pages',
   crawl: 'crawl.page',
+  /** Crawls of pages read in the browser: pulled by processes that run browsers (see RENDER_ROLES). */
+  render: 'crawl.render',
   tick: 'schedule.tick',
   retention: 'retention.sweep',
   dispatch: 'alerts.dispatch',
@@ -26,6 +28,20 @@ export const QUEUE = {
   mailDigest: 'mail.digest'
 } as const
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE]
+
+/**
+ * A page's crawl runs on one of these queues; its tenant record (`jobs.name`) says
+ * `crawl.page` either way. A crawl that finds its page needs the browser moves to the
+ * render queue under the same id (see moveJob).
+ */
+export const CRAWL_QUEUES: readonly string[] = [QUEUE.crawl, QUEUE.render]
+
+/** One job moved between queues, id, data and attempts kept: deleted from `$1` and inserted into `$3`. */
+const MOVE_JOB = `WITH gone AS (DELETE FROM pgboss.job WHERE name = $1 AND id = $2 AND state = 'active' RETURNING *)
+  INSERT INTO pgboss.job (id, name, priority, data, retry_limit, retry_count, retry_delay, retry_backoff,
+    expire_in, keep_until, created_on, dead_letter, policy)
+  SELECT id, $3, priority, data, retry_limit, retry_count, retry_delay, retry_backoff,
+    expire_in, keep_until, created_on, dead_letter, policy FROM gone`
 
 /** Webhook deliveries get more attempts than crawls: a receiver may be down for a while. */
 export const DELIVERY_ATTEMPTS = 6
@@ -172,6 +188,7 @@ export class JobQueue {
     }
     await boss.createQueue(QUEUE.discover, { ...jobQueue, name: QUEUE.discover })
     await boss.createQueue(QUEUE.crawl, { ...jobQueue, name: QUEUE.crawl })
+    await boss.createQueue(QUEUE.render, { ...jobQueue, name: QUEUE.render })
     await boss.createQueue(QUEUE.tick, { name: QUEUE.tick, retryLimit: 0, expireInSeconds: 600 })
     await boss.createQueue(QUEUE.retention, { name: QUEUE.retention, retryLimit: 2, expireInSeconds: 3600 })
     const backoff = { retryDelay: config.jobRetryDelaySeconds, retryBackoff: true }
@@ -235,12 +252,15 @@ export class JobQueue {
     if (fresh.length === 0) return queued
     const turns = await this.turnsOf(tx, fresh)
     const ranks = await this.ranksOf(tx, fresh)
+    let rendered = 0
     for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
       const some = fresh.slice(i, i + ROWS_PER_STATEMENT)
+      const inBrowser = await pagesReadInBrowser(tx, some.map(p => p.pageId))
+      rendered += inBrowser.size
       await this.boss.insert(
         some.map(p => ({
           id: queued.get(p.pageId)!,
-          name: QUEUE.crawl,
+          name: inBrowser.has(p.pageId) ? QUEUE.render : QUEUE.crawl,
           data: p,
           startAfter: turns.get(p.pageId),
           priority: -(ranks.get(p.pageId) ?? 0)
@@ -259,7 +279,8 @@ export class JobQueue {
         }))
       )
     }
-    this.sentWithin(tx, QUEUE.crawl, fresh.length)
+    if (fresh.length > rendered) this.sentWithin(tx, QUEUE.crawl, fresh.length - rendered)
+    if (rendered > 0) this.sentWithin(tx, QUEUE.render, rendered)
     return queued
   }
 
@@ -294,7 +315,8 @@ export class JobQueue {
   private async ranksOf (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, number>> {
     const orgs = [...new Set(crawls.map(c => c.orgId))]
     const { rows } = await sql<{ org_id: string, waiting: number }>`
-      SELECT j.org_id, count(*)::int AS waiting FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ${QUEUE.crawl}
+      SELECT j.org_id, count(*)::int AS waiting
+      FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ANY(${CRAWL_QUEUES}::text[])
       WHERE j.org_id = ANY(${orgs}::uuid[]) AND q.state < 'active' GROUP BY j.org_id`.execute(tx)
     const next = new Map(rows.map(r => [r.org_id, r.waiting]))
     const ranks = new Map<string, number>()
@@ -313,7 +335,7 @@ export class JobQueue {
     const ids = pages.map(p => p.pageId)
     const exists = await lockPages(tx, ids)
     const pending = await sql<{ page_id: string }>`
-      SELECT j.page_id FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ${QUEUE.crawl}
+      SELECT j.page_id FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ANY(${CRAWL_QUEUES}::text[])
       WHERE j.page_id = ANY(${ids}::uuid[]) AND q.state IN ('created', 'retry', 'active')`.execute(tx)
     const busy = new Set(pending.rows.map(r => r.page_id))
     const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
@@ -333,6 +355,17 @@ export class JobQueue {
     this.sentWithin(tx, name, data.length)
   }
 
+  /**
+   * Moves an active job to queue `to` (a crawl that needs the browser, to the renderers),
+   * its id, data and attempts kept; the workers of `to` hear of it at once.
+   */
+  async moveJob (from: string, id: string, to: QueueName): Promise<void> {
+    await this.transaction(this.db, async tx => {
+      await tx.executeQuery(CompiledQuery.raw(MOVE_JOB, [from, id, to]))
+      this.sentWithin(tx, to, 1)
+    })
+  }
+
   /** Sends a job on its own, outside any transaction (a hint whose loss something else makes good). */
   async send (name: QueueName, data: object): Promise<void> {
     await this.boss.send(name, data)
@@ -350,7 +383,10 @@ export class JobQueue {
       this.config.jobPollingSeconds * 1000,
       handler,
       this.log,
-      settled => this.events.emit('job.settled', settled)
+      settled => this.events.emit('job.settled', settled),
+      async (from, id, to) => {
+        await this.moveJob(from, id, to as QueueName)
+      }
     )
     puller.start()
     this.pullers.push(puller)
@@ -401,7 +437,7 @@ export class JobQueue {
   async hostBacklog () {
     const { rows } = await sql<{ host: string, jobs: number }>`
       SELECT substring(data->>'url' from '^[a-z]+://([^/?#]+)') AS host, count(*)::int AS jobs
-      FROM pgboss.job WHERE name = ${QUEUE.crawl} AND state < 'completed'
+      FROM pgboss.job WHERE name = ANY(${CRAWL_QUEUES}::text[]) AND state < 'completed'
       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows
   }
@@ -410,7 +446,8 @@ export class JobQueue {
   async tenantWaits () {
     const { rows } = await sql<{ org: string, seconds: number }>`
       SELECT data->>'orgId' AS org, max(extract(epoch FROM now() - start_after))::float8 AS seconds
-      FROM pgboss.job WHERE name = ${QUEUE.crawl} AND state IN ('created', 'retry') AND start_after <= now()
+      FROM pgboss.job
+      WHERE name = ANY(${CRAWL_QUEUES}::text[]) AND state IN ('created', 'retry') AND start_after <= now()
       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows
   }

@@ -244,7 +244,12 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       eb =>
         eb
           .selectFrom('snapshots')
-          .select(['snapshots.id', 'snapshots.content_hash'])
+          .select(eb => [
+            'snapshots.id',
+            'snapshots.content_hash',
+            eb.exists(eb.selectFrom('screenshots').select('snapshot_id').whereRef('snapshot_id', '=', 'snapshots.id'))
+              .as('pictured')
+          ])
           .whereRef('snapshots.page_id', '=', 'pages.id')
           .orderBy('snapshots.created_at', 'desc')
           .orderBy('snapshots.id', 'desc')
@@ -275,12 +280,32 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'domains.check_frequency_hours',
       'domains.status as domain_status',
       'latest.id as previous_id',
-      'latest.content_hash as previous_hash'
+      'latest.content_hash as previous_hash',
+      'latest.pictured as previous_pictured'
     ])
     .where('pages.id', 'in', ids)
     .execute()
 }
 export type CrawlTarget = Awaited<ReturnType<typeof loadCrawlTargets>>[number]
+
+/** A page read in the browser is tried plainly again after this long, in case it no longer needs one. */
+export const RENDER_RECHECK_MS = 7 * 86_400_000
+
+/**
+ * Of these pages, those whose next crawl goes to the browser, as the crawl itself would
+ * decide before fetching (see fetchOrRender): render always, screenshots on, or known to
+ * need the browser (auto) with no plain recheck due.
+ */
+export async function pagesReadInBrowser (tx: Tx, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const { rows } = await sql<{ id: string }>`
+    SELECT p.id FROM pages p JOIN domains d ON d.id = p.domain_id
+    WHERE p.id = ANY(${ids}::uuid[]) AND (
+      coalesce(p.render, d.render) = 'always' OR p.screenshots OR (
+        coalesce(p.render, d.render) = 'auto' AND p.rendered_with = 'browser'
+        AND p.render_checked_at > now() - make_interval(secs => ${RENDER_RECHECK_MS / 1000})))`.execute(tx)
+  return new Set(rows.map(r => r.id))
+}
 
 /** A healthy check of a page: when, when next, and the validators for the next one. */
 export interface PageCheck {

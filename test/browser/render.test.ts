@@ -184,6 +184,14 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     assert.equal(page.renderedWith, 'browser')
     assert.match(page.renderReason, /empty application root/)
     assert.match(await snapshotText(page.id), /Pro[\s\S]*\$49\/month/)
+    // The picture is taken where it is used: a check whose text did not move takes none.
+    const pictures = async () =>
+      Number(/^sitewatch_screenshots_total (\d+)/m.exec(await (await fetch(`${t.url}/metrics`)).text())?.[1])
+    const taken = await pictures()
+    assert.ok(taken >= 1, 'the first check took its picture')
+    await t.api.post(`/api/domains/${domainId}/crawl`)
+    await eventually(async () => (await pageOf('/pricing')).lastCheckAt !== page.lastCheckAt || undefined, 30_000, 'a check')
+    assert.equal(await pictures(), taken, 'no picture when the text did not move')
     proPrice = 59
     await t.api.post(`/api/domains/${domainId}/crawl`)
     const change = await eventually(async () => {
@@ -192,6 +200,7 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     }, 60_000, 'the price change')
     assert.equal(change.changeType, 'price_change')
     assert.match(change.summary, /\$49\/month → \$59\/month/)
+    assert.equal(await pictures(), taken + 1, 'one picture: the change\'s')
     // The screenshots are evidence: where the page changed, and the pictures themselves.
     assert.ok(change.diffData.visual.changedPercent > 0)
     assert.ok(change.diffData.visual.regions.length >= 1)

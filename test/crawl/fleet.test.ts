@@ -165,8 +165,11 @@ describe('a fleet that is polite and fair', () => {
     await drainJobs(api.api, 60_000)
     const after429 = hosts.hits.filter(h => h.host === shared[0] && h.start > refused.start)
     assert.ok(after429.length >= 8, 'the host was crawled after it')
-    const first = Math.min(...after429.map(h => h.start))
-    assert.ok(first - refused.end >= 3000 * 0.9, `the next request came ${(first - refused.end).toFixed(0)} ms after the 429`)
+    // A turn taken before the 429 was recorded (the other of the host's two places, on a
+    // loaded machine) may still go; every later one waits for the Retry-After.
+    const starts = after429.map(h => h.start - refused.end).sort((a, b) => a - b)
+    assert.ok(starts.filter(ms => ms < 3000 * 0.9).length <= CONCURRENCY - 1, `requests ${starts.map(ms => ms.toFixed(0)).join(', ')} ms after the 429`)
+    assert.ok(starts[CONCURRENCY - 1] >= 3000 * 0.9, `the next requests came ${starts.slice(0, 3).map(ms => ms.toFixed(0)).join(', ')} ms after the 429`)
     assertPolite(since)
   })
 
