@@ -7,17 +7,14 @@
 // pages at the same concurrency (a fresh context per page, read once the network is idle
 // as Playwright defines it, no picture), the way a script that reads rendered pages would.
 // BENCH_RENDER_PAGES (default 200) sets the site's size; BROWSER_CONCURRENCY (default 2).
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { request } from 'undici'
+import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
 
 const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200)
 const CONCURRENCY = Number(process.env.BROWSER_CONCURRENCY ?? 2)
@@ -111,45 +108,24 @@ const bareRate = await (async () => {
 
 // The service as `npm start` runs it, in a process of its own: its memory is its own.
 const dataDir = mkdtempSync(join(tmpdir(), 'sitewatch-render-bench-'))
-const port = await new Promise<number>(resolve => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as AddressInfo
-    probe.close(() => resolve(port))
-  })
-})
+const port = await freePort()
 const ADMIN = 'bench-admin-token'
-const service = spawn(process.execPath, [
-  '--max-semi-space-size=2', '--max-old-space-size=512', fileURLToPath(new URL('../src/main.js', import.meta.url))
-], {
-  env: {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    ADMIN_TOKEN: ADMIN,
-    CRAWL_HOST_MAP: `render.test=${origin}`,
-    CRAWL_PER_HOST_CONCURRENCY: '64',
-    CRAWL_PER_HOST_DELAY_MS: '0',
-    BROWSER_CONCURRENCY: String(CONCURRENCY),
-    RATE_LIMIT_STANDARD_PER_MINUTE: '100000',
-    RATE_LIMIT_HEAVY_PER_HOUR: '100000'
-  },
-  stdio: ['ignore', 'ignore', 'inherit']
+const service = startService({
+  DATA_DIR: dataDir,
+  PORT: String(port),
+  ADMIN_TOKEN: ADMIN,
+  CRAWL_HOST_MAP: `render.test=${origin}`,
+  CRAWL_PER_HOST_CONCURRENCY: '64',
+  CRAWL_PER_HOST_DELAY_MS: '0',
+  BROWSER_CONCURRENCY: String(CONCURRENCY),
+  RATE_LIMIT_STANDARD_PER_MINUTE: '100000',
+  RATE_LIMIT_HEAVY_PER_HOUR: '100000'
 })
 const base = `http://127.0.0.1:${port}`
 let key = ADMIN
-const call = async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => {
-  const res = await request(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined
-  })
-  return (await res.body.json()) as any
-}
-for (let ready = false; !ready; await sleep(200)) {
-  ready = await request(`${base}/readyz`).then(r => r.body.dump().then(() => r.statusCode === 200), () => false)
-}
+const api = apiClient(base)
+const call = async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => await api(key, method, path, body)
+await untilReady(base)
 let peakService = 0
 let peakBrowsers = 0
 const sampler = setInterval(() => {
@@ -179,13 +155,13 @@ const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
 await settled()
 const seconds = (performance.now() - t0) / 1000
 clearInterval(sampler)
-const jobs = await Promise.all((crawl.jobIds as string[]).map(async id => (await call('GET', `/api/jobs/${id}`)).data))
+const jobs: Array<{ state: string, processedAt: string, finishedAt: string }> =
+  await Promise.all((crawl.jobIds as string[]).map(async id => (await call('GET', `/api/jobs/${id}`)).data))
 const active = jobs.map(j => (Date.parse(j.finishedAt) - Date.parse(j.processedAt)) / 1000)
 const changed = (await call('GET', `/api/changes?domainId=${domain.id}&pageSize=1`)).meta.total as number
 const pages = (await call('GET', `/api/domains/${domain.id}/pages?pageSize=500`)).data as any[]
 const rendered = pages.filter(p => p.renderedWith === 'browser').length
-service.kill('SIGTERM')
-await once(service, 'exit')
+await stopServices([service])
 await sleep(1000)
 const left = browsers().processes
 site.close()

@@ -8,6 +8,8 @@ export interface Config {
   host: string
   dataDir: string
   databaseUrl: string | undefined
+  /** Connections of this process's PostgreSQL pool (the queue's own pool gets a third as many more). */
+  databasePoolSize: number
   redisUrl: string | undefined
   /** Prefix of the rate-limit keys in Redis, so deployments can share one Redis. */
   redisKeyPrefix: string
@@ -34,6 +36,8 @@ export interface Config {
   jobPollingSeconds: number
   jobMaintenanceSeconds: number
   workerConcurrency: number
+  /** Discoveries one worker runs at once: each spends most of its time waiting for its host's turns. */
+  discoveryConcurrency: number
   /** Worker threads that read and compare crawled pages. */
   analysisThreads: number
   schedulerTickSeconds: number
@@ -89,6 +93,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 30, 2),
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'sitewatch-rl-',
     adminToken: env.ADMIN_TOKEN || undefined,
@@ -110,6 +115,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 2, 0.5),
     jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 60, 1),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    discoveryConcurrency: int(env, 'DISCOVERY_CONCURRENCY', 16, 1),
     // A thread per core beside the event loop's, up to four: each costs 30–40 MB, and on
     // two cores a second one only sped up crawls of pages that all changed.
     analysisThreads: Math.floor(int(env, 'ANALYSIS_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1)),

@@ -51,6 +51,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
     onConnectionLost: err => {
       log.warn({ err: err.message }, 'idle database connection lost')
     }

@@ -111,6 +111,8 @@ export const DomainDetails = Type.Object(
         pageType: PageTypeSchema,
         status: Type.String(),
         monitoringEnabled: Type.Boolean(),
+        priority: Type.Integer({ description: '1 (first) to 10' }),
+        intelligence: Type.Boolean({ description: "one of the domain's intelligence pages (see Page)" }),
         lastCheckAt: Nullable(DateTime),
         lastChangeAt: Nullable(DateTime)
       })
@@ -129,7 +131,15 @@ const pageBase = {
   pageTypeSource: PageTypeSourceSchema,
   status: Type.String({ description: 'active, or error after three failed crawls in a row' }),
   monitoringEnabled: Type.Boolean(),
-  priority: Type.Integer(),
+  priority: Type.Integer({
+    description: '1 (first) to 10; 5 unless set. Orders the crawls and the intelligence pages'
+  }),
+  intelligence: Type.Boolean({
+    description: "one of its domain's intelligence pages: the plan's number of highest-ranked monitored pages " +
+      '(limits.intelligencePagesPerDomain in /api/usage), by priority, then type (pricing, features, api_docs, ' +
+      'changelog, terms, security, other), then discovery order. They also get the structured readers and ' +
+      'screenshots when their screenshots setting is on'
+  }),
   lastCheckAt: Nullable(DateTime),
   lastChangeAt: Nullable(DateTime),
   errorCount: Type.Integer(),

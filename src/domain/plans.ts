@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { AppError } from './errors.js'
-import { literals, Nullable, PlanNameSchema, Timestamp, type DomainStatus, type PlanName } from './vocabulary.js'
+import {
+  literals, Nullable, PlanNameSchema, Timestamp, type DomainStatus, type PageType, type PlanName
+} from './vocabulary.js'
 
 /** The contract's plan table, as data. `null` means unlimited. */
 export interface Plan {
@@ -55,6 +57,13 @@ export const PLANS: Record<PlanName, Plan> = {
 }
 
 export const TRIAL_DAYS = 14
+
+/**
+ * After a page's priority (1 first), the order in which a domain's monitored pages become
+ * its intelligence pages (the plan's `intelligencePages` per domain); then discovery order.
+ */
+export const INTELLIGENCE_TYPE_ORDER: readonly PageType[] =
+  ['pricing', 'features', 'api_docs', 'changelog', 'terms', 'security', 'other']
 
 /** Paid periods are calendar months from the day the plan started, clamped to short months. */
 export function addMonths (start: Date, months: number): Date {
@@ -177,6 +186,11 @@ export const UsageSchema = Type.Object(
     limits: Type.Object({
       domains: Quota,
       accessiblePagesPerDomain: Nullable(Type.Integer({ description: 'null when unlimited' })),
+      intelligencePagesPerDomain: Nullable(Type.Integer({
+        description: "a domain's intelligence pages: its highest-ranked monitored pages (by priority, 1 first; " +
+          'then type: pricing, features, api_docs, changelog, terms, security, other; then discovery order), which ' +
+          'also get the structured readers and screenshots; null when every monitored page is one'
+      })),
       manualRechecks: Quota,
       researchCredits: Quota
     }),
@@ -215,6 +229,7 @@ export function describeUsage (org: Org, period: BillingPeriod, now = new Date()
     limits: {
       domains: quota(period.domains_used, plan.domains),
       accessiblePagesPerDomain: plan.pagesPerDomain,
+      intelligencePagesPerDomain: plan.intelligencePages,
       manualRechecks: quota(period.manual_rechecks_used, plan.manualRechecksPerPeriod),
       researchCredits: quota(period.research_credits_used, plan.researchCreditsPerPeriod)
     },

@@ -86,7 +86,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   crawls(QUEUE.crawl, config.workerConcurrency)
 
   const discoveryDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
-  queue.pull<DiscoverJobData, object>(QUEUE.discover, 2, {
+  queue.pull<DiscoverJobData, object>(QUEUE.discover, config.discoveryConcurrency, {
     run: async job => await runDiscovery(discoveryDeps, job.id, job.data),
     isPermanent,
     onGiveUp: async (job, reason) => {

@@ -20,6 +20,17 @@ const STEP_ASIDE = "UPDATE pgboss.job SET state = 'created', start_after = $3, s
 const NEXT_DUE = 'SELECT (extract(epoch FROM min(start_after) - now()) * 1000)::float8 AS ms FROM pgboss.job ' +
   "WHERE name = $1 AND state < 'active'"
 
+/**
+ * How a queue's jobs are taken, when not in pg-boss's own order: crawls are taken only
+ * when their host is free (see JobQueue.pull).
+ */
+export interface JobPicker<T> {
+  /** Marks up to `batchSize` waiting jobs active and returns them. */
+  fetch: (batchSize: number) => Promise<Array<Job<T>>>
+  /** Milliseconds until a waiting job may be taken (null: none waiting). */
+  untilDue: () => Promise<number | null>
+}
+
 /** How an attempt at a job ended: done, to be tried again, given up, or put back for later (deferred). */
 export interface JobSettled {
   queue: string
@@ -79,7 +90,8 @@ export class JobPuller<T, O extends object = object> {
     private readonly onSettled: (settled: JobSettled) => void = () => {},
     private readonly move: (from: string, id: string, to: string) => Promise<void> = async () => {
       throw new Error('this queue moves no jobs')
-    }
+    },
+    private readonly picker?: JobPicker<T>
   ) {}
 
   private onError (err: unknown): void {
@@ -194,7 +206,9 @@ export class JobPuller<T, O extends object = object> {
       let jobs: Array<Job<T>> = []
       this.woken = false
       try {
-        jobs = (await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true })) ?? []
+        jobs = this.picker
+          ? await this.picker.fetch(free)
+          : (await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true })) ?? []
       } catch (err) {
         this.onError(err)
       }
@@ -225,8 +239,12 @@ export class JobPuller<T, O extends object = object> {
    */
   private async untilNextDue (): Promise<number> {
     try {
-      const rows = await this.boss.getDb().executeSql(NEXT_DUE, [this.name]) as { rows: Array<{ ms: number | null }> }
-      const ms = rows.rows[0]?.ms
+      const nextDue = async () => {
+        const { rows } = await this.boss.getDb().executeSql(NEXT_DUE, [this.name]) as
+          { rows: Array<{ ms: number | null }> }
+        return rows[0]?.ms
+      }
+      const ms = this.picker ? await this.picker.untilDue() : await nextDue()
       return ms === null || ms === undefined ? this.pollMs : Math.max(20, ms)
     } catch (err) {
       this.onError(err)

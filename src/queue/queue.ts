@@ -11,7 +11,7 @@ import type { Db, SqlExecutor, Store, Tx } from '../store/db.js'
 import { planTurns } from '../store/host-pace.js'
 import { lockPages, pagesReadInBrowser, ROWS_PER_STATEMENT } from '../store/pages.js'
 import { FINISHED_JOB_DAYS, insertJobRecords } from './job-records.js'
-import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
+import { JobPuller, type Job, type JobHandler, type JobPicker, type JobSettled } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
 
 export const QUEUE = {
@@ -42,6 +42,67 @@ const MOVE_JOB = `WITH gone AS (DELETE FROM pgboss.job WHERE name = $1 AND id = 
     expire_in, keep_until, created_on, dead_letter, policy)
   SELECT id, $3, priority, data, retry_limit, retry_count, retry_delay, retry_backoff,
     expire_in, keep_until, created_on, dead_letter, policy FROM gone`
+
+/** A crawl job's host, as its pace is kept in host_pace (the URL's host and port). */
+const JOB_HOST = "substring(j.data->>'url' from '^[a-z]+://([^/?#]+)')"
+
+/** How many of a crawl queue's waiting jobs, in fetch order, are looked at for one whose host is free. */
+const CRAWL_LOOKAHEAD = 256
+
+/**
+ * pg-boss 10's fetch, for crawls: the next due jobs in the queue's order (priority, then
+ * age), only of hosts free to take a request now (their next start reached, fewer than
+ * `$3` requests in flight, not claimed by another worker's fetch), and one per host when
+ * the host has a delay between requests (`$4` ms, or its Crawl-delay). The hosts taken
+ * are claimed for `$5` ms, until their crawl takes its turn. A crawl taken while its host
+ * is busy would hold a worker's slot waiting for its turn; the crawls of one big domain,
+ * ranked one after another, did so back to back.
+ */
+export const FETCH_CRAWLS = `
+  WITH due AS (
+    SELECT j.id, j.priority, j.created_on, ${JOB_HOST} AS host
+    FROM pgboss.job j
+    WHERE j.name = $1 AND j.state < 'active' AND j.start_after < now()
+    ORDER BY j.priority DESC, j.created_on, j.id
+    LIMIT ${CRAWL_LOOKAHEAD}
+    FOR UPDATE SKIP LOCKED
+  ), hosts AS (
+    SELECT h.host, least(
+      CASE WHEN greatest($4::int, p.delay_ms) > 0 THEN 1 ELSE $3::int END,
+      $3::int - (SELECT count(*) FROM host_leases l WHERE l.host = h.host AND l.expires_at > now())) AS places
+    FROM (SELECT DISTINCT host FROM due) h LEFT JOIN host_pace p ON p.host = h.host
+    WHERE p.host IS NULL
+      OR greatest(p.next_start, p.backoff_until, p.claimed_until) <= clock_timestamp() + interval '50 milliseconds'
+  ), ranked AS (
+    SELECT d.id, d.priority, d.created_on, d.host, h.places,
+      row_number() OVER (PARTITION BY d.host ORDER BY d.priority DESC, d.created_on, d.id) AS nth
+    FROM due d JOIN hosts h ON h.host = d.host
+  ), next AS (
+    SELECT id, host FROM ranked WHERE nth <= places ORDER BY priority DESC, created_on, id LIMIT $2
+  ), claimed AS (
+    UPDATE host_pace SET claimed_until = clock_timestamp() + $5::int * interval '1 millisecond'
+    WHERE $5::int > 0 AND host IN (SELECT host FROM next)
+  )
+  UPDATE pgboss.job j SET state = 'active', started_on = now(),
+    retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
+  FROM next WHERE j.name = $1 AND j.id = next.id
+  RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds", j.policy, j.state,
+    j.priority, j.retry_limit AS "retryLimit", j.retry_count AS "retryCount", j.retry_delay AS "retryDelay",
+    j.retry_backoff AS "retryBackoff", j.start_after AS "startAfter", j.started_on AS "startedOn",
+    j.singleton_key AS "singletonKey", j.singleton_on AS "singletonOn", j.expire_in AS "expireIn",
+    j.created_on AS "createdOn", j.completed_on AS "completedOn", j.keep_until AS "keepUntil",
+    j.dead_letter AS "deadLetter", j.output`
+
+/** Milliseconds until one of the next waiting crawls may be taken: its start reached and its host's. */
+const CRAWLS_DUE_IN = `
+  WITH next AS (
+    SELECT j.start_after, ${JOB_HOST} AS host FROM pgboss.job j
+    WHERE j.name = $1 AND j.state < 'active'
+    ORDER BY j.priority DESC, j.created_on, j.id LIMIT ${CRAWL_LOOKAHEAD}
+  )
+  SELECT (extract(epoch FROM
+    min(greatest(n.start_after, p.next_start, p.backoff_until, p.claimed_until)) - now()) * 1000)::float8 AS ms
+  FROM next n LEFT JOIN host_pace p ON p.host = n.host`
 
 /** Webhook deliveries get more attempts than crawls: a receiver may be down for a while. */
 export const DELIVERY_ATTEMPTS = 6
@@ -101,7 +162,7 @@ export class JobQueue {
     readonly boss: PgBoss,
     private readonly db: Db,
     private readonly log: Logger,
-    private readonly config: Pick<Config, 'jobPollingSeconds' | 'crawlPerHostDelayMs'>,
+    private readonly config: Pick<Config, 'jobPollingSeconds' | 'crawlPerHostDelayMs' | 'crawlPerHostConcurrency'>,
     private readonly crawlTable: string,
     /** Other processes may share the database (PostgreSQL): tell them of new jobs. */
     private readonly notifies: boolean
@@ -307,23 +368,34 @@ export class JobQueue {
   }
 
   /**
-   * Fair shares between organisations: a crawl's rank is the number of its organisation's
-   * crawls already waiting, plus its place among those queued now. The queue takes the
+   * Fair shares between organisations, and between an organisation's hosts: a crawl's
+   * rank is its place in its organisation's round-robin over the hosts it has crawls
+   * waiting for (the k-th crawl of one of H hosts ranks about k × H). The queue takes the
    * lowest ranks first (pg-boss's priority, negated), so an organisation that queues 400
-   * crawls has its first ones taken beside another's first ones, not before them.
+   * crawls has its first ones taken beside another's first ones, not before them, and
+   * its own hosts take turns instead of one host's crawls coming up back to back, each
+   * to wait for that host.
    */
   private async ranksOf (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, number>> {
     const orgs = [...new Set(crawls.map(c => c.orgId))]
-    const { rows } = await sql<{ org_id: string, waiting: number }>`
-      SELECT j.org_id, count(*)::int AS waiting
+    const { rows } = await sql<{ org_id: string, host: string, waiting: number }>`
+      SELECT j.org_id, ${sql.raw(JOB_HOST.replace('j.data', 'q.data'))} AS host, count(*)::int AS waiting
       FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ANY(${CRAWL_QUEUES}::text[])
-      WHERE j.org_id = ANY(${orgs}::uuid[]) AND q.state < 'active' GROUP BY j.org_id`.execute(tx)
-    const next = new Map(rows.map(r => [r.org_id, r.waiting]))
+      WHERE j.org_id = ANY(${orgs}::uuid[]) AND q.state < 'active' GROUP BY 1, 2`.execute(tx)
+    const key = (org: string, host: string) => `${org} ${host}`
+    const next = new Map(rows.map(r => [key(r.org_id, r.host), r.waiting]))
+    const hostsOf = new Map<string, Set<string>>()
+    const hostOf = (c: CrawlJobData) => new URL(c.url).host
+    for (const r of rows) hostsOf.set(r.org_id, (hostsOf.get(r.org_id) ?? new Set()).add(r.host))
+    for (const c of crawls) hostsOf.set(c.orgId, (hostsOf.get(c.orgId) ?? new Set()).add(hostOf(c)))
+    const placeOf = new Map([...hostsOf].map(([org, hosts]) => [org, new Map([...hosts].sort().map((h, i) => [h, i]))]))
     const ranks = new Map<string, number>()
     for (const c of crawls) {
-      const rank = next.get(c.orgId) ?? 0
-      ranks.set(c.pageId, rank)
-      next.set(c.orgId, rank + 1)
+      const host = hostOf(c)
+      const k = next.get(key(c.orgId, host)) ?? 0
+      next.set(key(c.orgId, host), k + 1)
+      const hosts = placeOf.get(c.orgId)!
+      ranks.set(c.pageId, k * hosts.size + hosts.get(host)!)
     }
     return ranks
   }
@@ -386,13 +458,42 @@ export class JobQueue {
       settled => this.events.emit('job.settled', settled),
       async (from, id, to) => {
         await this.moveJob(from, id, to as QueueName)
-      }
+      },
+      CRAWL_QUEUES.includes(name) ? this.crawlPicker<T>(name) : undefined
     )
     puller.start()
     this.pullers.push(puller)
     this.committed.on(name, () => {
       puller.wake()
     })
+  }
+
+  /**
+   * Takes up to `batchSize` due crawls of queue `name` whose hosts are free (FETCH_CRAWLS),
+   * as a worker's fetch does, and claims their hosts until the crawls take their turns.
+   */
+  async takeCrawls<T = CrawlJobData>(name: QueueName, batchSize: number): Promise<Array<Job<T>>> {
+    const { crawlPerHostConcurrency: most, crawlPerHostDelayMs: delay } = this.config
+    // Long enough for the crawl to take its turn, never longer than the host's delay.
+    const claimMs = Math.min(delay, 250)
+    const { rows } = await this.boss.getDb().executeSql(FETCH_CRAWLS, [name, batchSize, most, delay, claimMs]) as
+      { rows: Array<Job<T>> }
+    return rows
+  }
+
+  /** Crawls are taken when their host is free (takeCrawls). */
+  private crawlPicker<T>(name: QueueName): JobPicker<T> {
+    return {
+      fetch: async batchSize => await this.takeCrawls<T>(name, batchSize),
+      untilDue: async () => {
+        const { rows } = await this.boss.getDb().executeSql(CRAWLS_DUE_IN, [name]) as
+          { rows: Array<{ ms: number | null }> }
+        const ms = rows[0]?.ms ?? null
+        // Due, yet not taken: its host has all its requests in flight. One ends within a few
+        // answers' time; looking again sooner would only load the database.
+        return ms !== null && ms <= 0 ? 100 : ms
+      }
+    }
   }
 
   /** pg-boss's own worker, for the service's periodic jobs: `run` handles each fetched batch. */

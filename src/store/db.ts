@@ -63,6 +63,8 @@ pg.types.setTypeParser(20, (v: string) => Number(v))
 export interface StoreOptions {
   databaseUrl?: string
   dataDir: string
+  /** PostgreSQL: the store's pool size; the queue's pool gets a third as many (at least 2). */
+  poolSize?: number
   /**
    * Told of a PostgreSQL connection that failed (the server restarted, failed over, or the
    * network dropped it). The query it was running fails; the pool opens a new one when next asked.
@@ -73,8 +75,9 @@ export interface StoreOptions {
 export async function openStore (opts: StoreOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const onError = opts.onConnectionLost ?? (() => {})
-    const pool = newPool(opts.databaseUrl, 30, onError)
-    const queuePool = newPool(opts.databaseUrl, 10, onError)
+    const size = opts.poolSize ?? 30
+    const pool = newPool(opts.databaseUrl, size, onError)
+    const queuePool = newPool(opts.databaseUrl, Math.max(2, Math.ceil(size / 3)), onError)
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     await migrate(db)
     return {

@@ -4,7 +4,7 @@ import type { Org } from '../domain/plans.js'
 import type { RenderMode } from '../domain/vocabulary.js'
 import { CHANGE_COLUMNS, changeView } from './changes.js'
 import type { Db } from './db.js'
-import { pageView } from './pages.js'
+import { intelligencePageIds, pageView } from './pages.js'
 import type { Database, DomainsTable } from './schema.js'
 
 // Domains. Rows leave as the contract's camelCase shapes (…View); the API's response
@@ -125,7 +125,7 @@ export async function getDomainListItem (db: Db, orgId: string, id: string) {
 export const RECENT_CHANGES = 20
 
 export async function getDomainDetails (db: Db, domain: DomainRow) {
-  const [times, pages, changes] = await Promise.all([
+  const [times, pages, changes, intelligence] = await Promise.all([
     db.selectFrom('domains as d').leftJoinLateral(crawlTimes, join => join.onTrue()).select(['t.last', 't.next'])
       .where('d.id', '=', domain.id).executeTakeFirst(),
     db.selectFrom('pages').selectAll().where('domain_id', '=', domain.id).orderBy('created_at').orderBy('id').execute(),
@@ -136,13 +136,14 @@ export async function getDomainDetails (db: Db, domain: DomainRow) {
       .orderBy('created_at', 'desc')
       .orderBy('id')
       .limit(RECENT_CHANGES)
-      .execute()
+      .execute(),
+    intelligencePageIds(db, [domain.id])
   ])
   return {
     ...domainView(domain),
     lastCrawledAt: times?.last ?? null,
     nextCrawlAt: times?.next ?? null,
-    pages: pages.map(pageView),
+    pages: pages.map(p => pageView(p, intelligence)),
     recentChanges: changes.map(changeView)
   }
 }

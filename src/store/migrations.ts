@@ -321,6 +321,11 @@ const migrations: Record<string, string[]> = {
       expires_at timestamptz NOT NULL
     )`,
     'CREATE INDEX host_leases_host ON host_leases (host, expires_at)'
+  ],
+  // A host whose next crawl a worker has just taken from the queue, until that crawl takes
+  // its turn: other workers' fetches leave the host's crawls alone meanwhile.
+  '0010_host_claims': [
+    "ALTER TABLE host_pace ADD COLUMN claimed_until timestamptz NOT NULL DEFAULT '-infinity'"
   ]
 }
 

@@ -3,7 +3,7 @@
 // the query for X?" about a page has one answer.
 import { createHash } from 'node:crypto'
 import { sql, type RawBuilder, type Selectable } from 'kysely'
-import { PLANS, type Org } from '../domain/plans.js'
+import { INTELLIGENCE_TYPE_ORDER, PLANS, type Org } from '../domain/plans.js'
 import type { NoiseRules, PageCandidate, PageType, RenderedWith, RenderMode } from '../domain/vocabulary.js'
 import type { Db, Tx } from './db.js'
 import { countPages } from './billing.js'
@@ -24,7 +24,41 @@ export function hashUrl (normalized: string): string {
 /** The same URL over the other scheme: one document, one page (see pageExists). */
 const schemeTwin = (url: string) => url.replace(/^(https?):/, (_, s: string) => (s === 'https' ? 'http:' : 'https:'))
 
-export function pageView (p: PageRow) {
+/** The plan's intelligence pages per domain for the organisation `orgId` (SQL; NULL when all). */
+const intelligenceLimit = (orgId: RawBuilder<unknown>) => sql<number | null>`(SELECT CASE o.plan ${
+  sql.join(Object.values(PLANS).map(plan => sql`WHEN ${plan.name} THEN ${plan.intelligencePages}::int`), sql` `)
+} END FROM orgs o WHERE o.id = ${orgId})`
+
+/** A page's place in its domain's intelligence order (SQL row value; lower comes first). */
+const intelligenceOrder = (alias: string) => sql`(${sql.ref(`${alias}.priority`)},
+  array_position(${INTELLIGENCE_TYPE_ORDER}::text[], ${sql.ref(`${alias}.page_type`)}),
+  ${sql.ref(`${alias}.created_at`)}, ${sql.ref(`${alias}.id`)})`
+
+/**
+ * Whether the page `pages` (the row in scope) is one of its domain's intelligence pages:
+ * monitored, and fewer than the plan's number of its domain's monitored pages come first.
+ */
+const isIntelligencePage = sql<boolean>`(pages.monitoring_enabled AND coalesce((
+  SELECT count(*) FROM pages q
+  WHERE q.domain_id = pages.domain_id AND q.monitoring_enabled
+    AND ${intelligenceOrder('q')} < ${intelligenceOrder('pages')}
+) < ${intelligenceLimit(sql.ref('pages.org_id'))}, true))`
+
+/** The intelligence pages among the pages of `domainIds` (see INTELLIGENCE_TYPE_ORDER). */
+export async function intelligencePageIds (db: Db | Tx, domainIds: readonly string[]): Promise<Set<string>> {
+  if (domainIds.length === 0) return new Set()
+  const { rows } = await sql<{ id: string }>`
+    SELECT r.id FROM (
+      SELECT pages.id, pages.org_id,
+        row_number() OVER (PARTITION BY pages.domain_id ORDER BY ${intelligenceOrder('pages')}) AS rank
+      FROM pages WHERE pages.domain_id = ANY(${domainIds}::uuid[]) AND pages.monitoring_enabled
+    ) r
+    WHERE coalesce(r.rank <= ${intelligenceLimit(sql.ref('r.org_id'))}, true)`.execute(db)
+  return new Set(rows.map(r => r.id))
+}
+
+/** A page as the API shows it; `intelligence`: the ids of its domain's intelligence pages. */
+export function pageView (p: PageRow, intelligence: ReadonlySet<string>) {
   return {
     id: p.id,
     domainId: p.domain_id,
@@ -36,6 +70,7 @@ export function pageView (p: PageRow) {
     status: p.status,
     monitoringEnabled: p.monitoring_enabled,
     priority: p.priority,
+    intelligence: intelligence.has(p.id),
     lastCheckAt: p.last_check_at,
     lastChangeAt: p.last_change_at,
     errorCount: p.error_count,
@@ -51,8 +86,13 @@ export function pageView (p: PageRow) {
   }
 }
 
+/** One page as the API shows it (pageView), its domain's intelligence pages looked up. */
+export async function onePageView (db: Db, p: PageRow) {
+  return pageView(p, await intelligencePageIds(db, [p.domain_id]))
+}
+
 export async function listPages (db: Db, domainId: string, page: number, pageSize: number) {
-  const [rows, count] = await Promise.all([
+  const [rows, count, intelligence] = await Promise.all([
     db
       .selectFrom('pages')
       .selectAll()
@@ -66,9 +106,10 @@ export async function listPages (db: Db, domainId: string, page: number, pageSiz
       .selectFrom('pages')
       .select(sql<number>`count(*)::int`.as('n'))
       .where('domain_id', '=', domainId)
-      .executeTakeFirstOrThrow()
+      .executeTakeFirstOrThrow(),
+    intelligencePageIds(db, [domainId])
   ])
-  return { total: count.n, items: rows.map(pageView) }
+  return { total: count.n, items: rows.map(p => pageView(p, intelligence)) }
 }
 
 /**
@@ -200,14 +241,14 @@ export async function deletePage (db: Db, id: string): Promise<void> {
   await db.deleteFrom('pages').where('id', '=', id).execute()
 }
 
-/** The pages of a domain with monitoring on: by the priority clients set, then typed pages before the rest. */
+/** A domain's pages with monitoring on: by the priority clients set (1 first), then typed pages before the rest. */
 export async function monitoredPages (db: Db, domainId: string) {
   return await db
     .selectFrom('pages')
     .select(['id', 'url', 'domain_id', 'org_id'])
     .where('domain_id', '=', domainId)
     .where('monitoring_enabled', '=', true)
-    .orderBy('priority', 'desc')
+    .orderBy('priority')
     .orderBy(sql`page_type = 'other'`)
     .orderBy('created_at')
     .execute()
@@ -270,7 +311,8 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'pages.render',
       'pages.rendered_with',
       'pages.render_reason',
-      'pages.screenshots',
+      // Only an intelligence page has its screenshots taken (the plan's intelligencePages).
+      sql<boolean>`(pages.screenshots AND ${isIntelligencePage})`.as('screenshots'),
       'pages.visual_threshold',
       'pages.render_checked_at',
       'pages.failure_alerted_at',
@@ -299,11 +341,11 @@ export const RENDER_RECHECK_MS = 7 * 86_400_000
 export async function pagesReadInBrowser (tx: Tx, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
   const { rows } = await sql<{ id: string }>`
-    SELECT p.id FROM pages p JOIN domains d ON d.id = p.domain_id
-    WHERE p.id = ANY(${ids}::uuid[]) AND (
-      coalesce(p.render, d.render) = 'always' OR p.screenshots OR (
-        coalesce(p.render, d.render) = 'auto' AND p.rendered_with = 'browser'
-        AND p.render_checked_at > now() - make_interval(secs => ${RENDER_RECHECK_MS / 1000})))`.execute(tx)
+    SELECT pages.id FROM pages JOIN domains d ON d.id = pages.domain_id
+    WHERE pages.id = ANY(${ids}::uuid[]) AND (
+      coalesce(pages.render, d.render) = 'always' OR (pages.screenshots AND ${isIntelligencePage}) OR (
+        coalesce(pages.render, d.render) = 'auto' AND pages.rendered_with = 'browser'
+        AND pages.render_checked_at > now() - make_interval(secs => ${RENDER_RECHECK_MS / 1000})))`.execute(tx)
   return new Set(rows.map(r => r.id))
 }
 

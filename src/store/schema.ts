@@ -295,6 +295,13 @@ export interface Database {
   account_tokens: AccountTokensTable
   alert_preferences: AlertPreferencesTable
   email_deliveries: EmailDeliveriesTable
-  host_pace: { host: string, next_start: Timestamp, planned: Timestamp, backoff_until: Timestamp, delay_ms: number }
+  host_pace: {
+    host: string
+    next_start: Timestamp
+    planned: Timestamp
+    backoff_until: Timestamp
+    delay_ms: number
+    claimed_until: Timestamp
+  }
   host_leases: { id: Generated<string>, host: string, expires_at: Timestamp }
 }

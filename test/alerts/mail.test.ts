@@ -142,9 +142,11 @@ describe('alerts by e-mail and Atom feeds', () => {
       30_000, 'the change')
     // Starter's default: a daily digest at 08:00 UTC. Nothing is sent as the change is found.
     assert.equal(smtp.find('shop@example.test'), undefined)
+    // The next 08:05 UTC: the digest covers the day before it, so "tomorrow" would miss a
+    // change found before 08:05 today.
     const eight = new Date()
-    eight.setUTCDate(eight.getUTCDate() + 1)
     eight.setUTCHours(8, 5, 0, 0)
+    if (eight.getTime() <= Date.now()) eight.setUTCDate(eight.getUTCDate() + 1)
     const deps = { db, queue: t.service.queue, appBase: t.url }
     assert.ok(await runMailDigests(deps, eight) >= 1)
     const digest = await eventually(async () => mailTo('shop@example.test', /on Sitewatch/), 20_000, 'the digest')

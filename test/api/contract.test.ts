@@ -236,13 +236,16 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.ok(Array.isArray(d.recentChanges))
     assert.match(d.lastCrawledAt, ISO)
     assert.match(d.nextCrawlAt, ISO)
+    // The contract's fields, with priority and intelligence added (documented in /openapi.json).
     assert.deepEqual(Object.keys(d.pages[0]).sort(), [
       'domainId',
       'id',
+      'intelligence',
       'lastChangeAt',
       'lastCheckAt',
       'monitoringEnabled',
       'pageType',
+      'priority',
       'status',
       'url'
     ])
@@ -269,6 +272,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'domainId',
       'errorCount',
       'id',
+      'intelligence',
       'lastChangeAt',
       'lastCheckAt',
       'lastError',

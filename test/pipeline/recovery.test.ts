@@ -199,4 +199,75 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
       rmSync(mailEnv.DATA_DIR, { recursive: true, force: true })
     }
   })
+  it('a worker killed mid-crawl: its host\'s turn is freed, and every page is read once, none lost or doubled', async () => {
+    // One request at a time to the host, so the killed worker's request holds its only place.
+    let hangOnce = true
+    site.set('/held', (_req, res) => {
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'text/html' })
+        res.end('<h1>Held page</h1><p>Answered at last.</p>')
+      }
+      if (hangOnce) {
+        hangOnce = false
+        held.push(answer)
+      } else answer()
+    })
+    for (const p of ['/one', '/two', '/three']) site.page(p, `<html><body><h1>Page ${p}</h1></body></html>`)
+    const turnsEnv = {
+      ...env,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'sitewatch-turns-recovery-')),
+      PORT: String(await freePort()),
+      CRAWL_PER_HOST_CONCURRENCY: '1',
+      CRAWL_PER_HOST_DELAY_MS: '200',
+      CRAWL_TIMEOUT_MS: '3000',
+      RENDER_TIMEOUT_MS: '3000'
+    }
+    const leaseMs = 3000 + 10_000
+    const first = new ServiceProcess(turnsEnv)
+    const second = new ServiceProcess(turnsEnv)
+    try {
+      await first.start()
+      const api = new ApiClient(`http://127.0.0.1:${turnsEnv.PORT}`, first.key)
+      const domain = (await api.post('/api/domains', { domain: 'slow.test' })).body.data
+      await eventually(async () => {
+        const q = (await api.get('/api/jobs/stats')).body.data
+        const discovered = (await api.get(`/api/jobs/${domain.discoveryJobId}`)).body.data.state === 'completed'
+        return discovered && q.waiting + q.active + q.delayed === 0 ? true : undefined
+      }, 30_000, 'the discovery and its crawls')
+      const before = site.hits.length
+      const heldPage = (await api.post(`/api/domains/${domain.id}/pages`, { url: 'https://slow.test/held' })).body.data
+      await eventually(async () => site.hitsOf('/held') === 1 || undefined, 20_000, 'the held page to be asked for')
+      const others: Array<{ id: string }> = []
+      for (const p of ['/one', '/two', '/three']) {
+        others.push((await api.post(`/api/domains/${domain.id}/pages`, { url: `https://slow.test${p}` })).body.data)
+      }
+      // The others wait for the host's one place, which the held request has.
+      await new Promise(resolve => setTimeout(resolve, 1000))
+      assert.deepEqual(site.hits.slice(before), ['/held'])
+      assert.equal((await first.stop('SIGKILL')).code, null)
+      const killedAt = Date.now()
+
+      await second.start()
+      const pages = await eventually(async () => {
+        const all = (await api.get(`/api/domains/${domain.id}/pages`)).body.data
+        const mine = all.filter((p: any) => [heldPage, ...others].some(x => x.id === p.id))
+        return mine.every((p: any) => p.lastCheckAt) ? mine : undefined
+      }, leaseMs + 30_000, 'every page to be checked after the restart')
+      assert.equal(pages.length, 4)
+      // The dead worker's place came back when its lease ran out, not before and not never.
+      const waited = Date.now() - killedAt
+      assert.ok(waited < leaseMs + 25_000, `the host's place came back after ${waited} ms`)
+      await new Promise(resolve => setTimeout(resolve, 1500))
+      for (const p of ['/one', '/two', '/three']) assert.equal(site.hitsOf(p), 1, `${p} was read once`)
+      assert.equal(site.hitsOf('/held'), 2, 'the held page: the killed attempt, then its retry')
+      const jobs = (await api.get(`/api/jobs?domainId=${domain.id}&pageSize=100`)).body.data
+        .filter((j: any) => [heldPage, ...others].some(x => x.id === j.pageId))
+      assert.equal(jobs.length, 4, 'one crawl job per page')
+      assert.ok(jobs.every((j: any) => j.state === 'completed'), JSON.stringify(jobs))
+      assert.equal((await second.stop('SIGTERM')).code, 0)
+    } finally {
+      for (const p of [first, second]) if (p.child?.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL')
+      rmSync(turnsEnv.DATA_DIR, { recursive: true, force: true })
+    }
+  })
 })

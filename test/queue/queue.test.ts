@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
 import { CompiledQuery, sql } from 'kysely'
 import { JOBS_CHANNEL } from '../../src/queue/wake-up.js'
-import { ANALYZE_AFTER_JOBS, QUEUE } from '../../src/queue/queue.js'
+import { ANALYZE_AFTER_JOBS, FETCH_CRAWLS, QUEUE } from '../../src/queue/queue.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
 // pg-boss's own fetch statement, so that the plan checked is the one its fetch() runs.
@@ -20,10 +20,11 @@ describe('fetching crawl jobs from a long queue', () => {
     await t.stop()
   })
 
-  const fetchPlan = async () => {
-    const text = `EXPLAIN ${plans.fetchNextJob('pgboss')({ includeMetadata: true })}`
+  // pg-boss's fetch (discoveries, deliveries) and the crawls' own (takeCrawls) walk the same order.
+  const fetchPlan = async (crawls = false) => {
+    const text = `EXPLAIN ${crawls ? FETCH_CRAWLS : plans.fetchNextJob('pgboss')({ includeMetadata: true })}`
     const r = await t.service.store.db.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(text, [QUEUE.crawl, 32])
+      CompiledQuery.raw(text, crawls ? [QUEUE.crawl, 32, 4, 0, 0] : [QUEUE.crawl, 32])
     )
     return r.rows.map(row => row['QUERY PLAN']).join('\n')
   }
@@ -83,9 +84,66 @@ describe('fetching crawl jobs from a long queue', () => {
     }
     assert.ok(plan.includes(crawlIndex), plan)
     assert.doesNotMatch(plan, sortsWaitingJobs)
+    // The crawls' fetch reads its lookahead off the index; only those 256 rows are sorted later.
+    const crawlPlan = await fetchPlan(true)
+    const lookahead = crawlPlan.slice(crawlPlan.indexOf('CTE due'), crawlPlan.indexOf('CTE hosts'))
+    assert.ok(lookahead.includes(crawlIndex), crawlPlan)
+    assert.doesNotMatch(lookahead, /Sort/)
 
-    const jobs = (await t.service.queue.boss.fetch(QUEUE.crawl, { batchSize: 32 })) ?? []
-    assert.equal(jobs.length, 32)
+    // No delay between requests here: one host takes as many as it has places (4).
+    const jobs = await t.service.queue.takeCrawls(QUEUE.crawl, 32)
+    assert.equal(jobs.length, 4)
+    assert.equal(new Set(jobs.map(j => j.id)).size, 4)
+  })
+})
+
+describe('crawls are taken when their host is free', () => {
+  let t: TestService
+  before(async () => {
+    t = await startTestService({ ROLE: 'api', CRAWL_PER_HOST_DELAY_MS: '250' })
+  })
+  after(async () => {
+    await t.stop()
+  })
+
+  /** Queues a crawl of `n` pages of `host`, in a transaction of its own, as one API call does. */
+  async function queueHost (host: string, n: number) {
+    const { db } = t.service.store
+    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
+    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: host, status: 'active' })
+      .returning('id').executeTakeFirstOrThrow()
+    const pages = await db.insertInto('pages')
+      .values(Array.from({ length: n }, (_, i) => ({
+        domain_id: domain.id, org_id: org.id, url: `https://${host}/${i}`, url_hash: `${host}${i}`
+      })))
+      .returning(['id', 'url']).execute()
+    await t.service.queue.transaction(db, tx => t.service.queue.enqueueCrawls(
+      tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
+  }
+
+  it('ranks an organisation\'s hosts in turn, takes one crawl per free host, and none of a host just taken', async () => {
+    await queueHost('a.test', 10)
+    await queueHost('b.test', 10)
+    const { db } = t.service.store
+    const order = await sql<{ url: string }>`
+      SELECT data->>'url' AS url FROM pgboss.job WHERE name = ${QUEUE.crawl} AND state = 'created'
+      ORDER BY priority DESC, created_on, id`.execute(db)
+    const firstOfB = order.rows.findIndex(r => r.url.startsWith('https://b.test/'))
+    assert.ok(firstOfB <= 2, `b.test's first crawl is ${firstOfB + 1}th in the queue's order, behind a.test's`)
+
+    // Each host's crawls are released one delay apart: now, one of each is due.
+    const taken = await t.service.queue.takeCrawls(QUEUE.crawl, 16)
+    assert.deepEqual(taken.map(j => new URL((j.data as { url: string }).url).host).sort(), ['a.test', 'b.test'])
+    // Both hosts are claimed until their crawls take their turns: nothing more yet.
+    assert.equal((await t.service.queue.takeCrawls(QUEUE.crawl, 16)).length, 0)
+
+    // a.test's next turn is far away (another worker's discovery took it): only b.test's crawls go.
+    await sql`UPDATE host_pace SET next_start = now() + interval '1 minute' WHERE host = 'a.test'`.execute(db)
+    const later = await eventually(async () => {
+      const jobs = await t.service.queue.takeCrawls(QUEUE.crawl, 16)
+      return jobs.length > 0 ? jobs : undefined
+    }, 5000, 'the next crawl to be due')
+    assert.deepEqual(later.map(j => new URL((j.data as { url: string }).url).host), ['b.test'])
   })
 })
 

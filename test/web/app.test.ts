@@ -168,12 +168,13 @@ describe('the web app, in a browser', () => {
     assert.equal(viaApi.acknowledgedByKind, 'person')
   })
 
-  it('a page\'s settings (monitoring, render mode, noise rules) are saved from the domain page', async () => {
+  it('a page\'s settings (monitoring, priority, render mode, noise rules) are saved from the domain page', async () => {
     const { page } = owner
     const domain = (await t.api.get('/api/domains')).body.data[0]
     await page.goto(`${t.url}/app/domains/${domain.id}`)
     const settings = page.locator('details', { hasText: 'Settings of /pricing' })
     await settings.getByText('Settings of /pricing').click()
+    await settings.getByLabel(/Priority/).selectOption('2')
     await settings.getByLabel('Render').selectOption('never')
     await settings.getByLabel(/Ignore text matching/).fill('Updated \\d+ minutes ago')
     await settings.getByRole('button', { name: 'Save page settings' }).click()
@@ -182,6 +183,9 @@ describe('the web app, in a browser', () => {
     const pricingId = details.pages.find((p: any) => p.url.endsWith('/pricing')).id
     const pricing = (await t.api.get(`/api/domains/${domain.id}/pages/${pricingId}`)).body.data
     assert.equal(pricing.render, 'never')
+    assert.equal(pricing.priority, 2)
+    assert.equal(pricing.intelligence, true)
+    assert.match(await page.locator('tr', { hasText: '/pricing' }).first().textContent() ?? '', /intelligence page/)
     assert.deepEqual(pricing.noiseRules.ignorePatterns, ['Updated \\d+ minutes ago'])
     assert.equal(pricing.monitoringEnabled, true)
   })

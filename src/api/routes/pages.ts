@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { requireDomain } from '../../services/domains.js'
 import { addPageByHand, changePage, removePage, requirePage } from '../../services/pages.js'
-import { listPages, pageView } from '../../store/pages.js'
+import { listPages, onePageView } from '../../store/pages.js'
 import { getSnapshot, getSnapshotWithText, listSnapshots } from '../../store/changes.js'
 import { screenshotOf } from '../../store/screenshots.js'
 import { notFound } from '../../domain/errors.js'
@@ -121,7 +121,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     async req => {
       const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
       const latest = await getSnapshot(db, page.id, 'latest')
-      return { data: { ...pageView(page), latestSnapshot: latest ? summary(page.domain_id, page.id, latest) : null } }
+      const latestSnapshot = latest ? summary(page.domain_id, page.id, latest) : null
+      return { data: { ...(await onePageView(db, page)), latestSnapshot } }
     }
   )
 
@@ -227,7 +228,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
         req.body.url,
         req.body.pageType
       )
-      return await reply.code(201).send({ data: pageView(page) })
+      return await reply.code(201).send({ data: await onePageView(db, page) })
     }
   )
 
@@ -248,7 +249,12 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
             monitoringEnabled: Type.Optional(Type.Boolean()),
             pageType: Type.Optional(PageTypeSchema),
             priority: Type.Optional(
-              Type.Integer({ minimum: 1, maximum: 10, description: '1 (lowest) to 10; higher pages are crawled first' })
+              Type.Integer({
+                minimum: 1,
+                maximum: 10,
+                description: '1 (first) to 10, 5 by default: lower numbers are crawled first and become the ' +
+                  "domain's intelligence pages first"
+              })
             ),
             noiseRules: Type.Optional(Type.Ref(NoiseRules)),
             render: Type.Optional(
@@ -258,7 +264,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
               })
             ),
             screenshots: Type.Optional(Type.Boolean({
-              description: 'keep a screenshot with each snapshot (the page is then rendered in the browser)'
+              description: 'keep a screenshot with each snapshot (the page is then rendered in the browser); taken ' +
+                'only while the page is one of its domain\'s intelligence pages'
             })),
             visualThreshold: Type.Optional(Type.Union([Type.Number({ minimum: 0.01, maximum: 100 }), Type.Null()], {
               description: 'report a change seen only in the screenshots when at least this percentage of the page ' +
@@ -272,7 +279,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     },
     async req => {
       const page = await changePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId, req.body)
-      return { data: pageView(page) }
+      return { data: await onePageView(db, page) }
     }
   )
 

@@ -113,8 +113,10 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
 
   app.post('/domains/:id/pages/:pageId', onDomain(async req => {
     const render = field(req.body, 'render')
+    const priority = Number(field(req.body, 'priority'))
     await changePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'), {
       monitoringEnabled: field(req.body, 'monitoringEnabled') === 'on',
+      ...(Number.isInteger(priority) && priority >= 1 && priority <= 10 ? { priority } : {}),
       render: ['auto', 'always', 'never'].includes(render) ? render as RenderMode : null,
       noiseRules: {
         ignoreSelectors: lines(field(req.body, 'ignoreSelectors')),

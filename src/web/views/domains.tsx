@@ -79,6 +79,8 @@ export interface DomainPageData {
     pageType: string
     status: string
     monitoringEnabled: boolean
+    priority: number
+    intelligence: boolean
     render: string | null
     renderedWith: string | null
     lastCheckAt: Date | null
@@ -89,6 +91,7 @@ export interface DomainPageData {
 }
 
 const RENDERS = ['auto', 'always', 'never'] as const
+const PRIORITIES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 
 export function DomainPage (p: {
   viewer: Viewer
@@ -139,7 +142,7 @@ export function DomainPage (p: {
                     <td><a href={pg.url} rel='noreferrer noopener' target='_blank'>{new URL(pg.url).pathname}</a>
                       {pg.lastError ? <div class='small'>{pg.lastError}</div> : null}
                     </td>
-                    <td>{pg.pageType}</td>
+                    <td>{pg.pageType}{pg.intelligence ? <div class='small'>intelligence page</div> : null}</td>
                     <td>{pg.status}{pg.renderedWith === 'browser' ? <div class='small muted'>rendered</div> : null}</td>
                     <td><Time at={pg.lastCheckAt} empty='not yet' /></td>
                     <td><Time at={pg.lastChangeAt} empty='none' /></td>
@@ -153,6 +156,10 @@ export function DomainPage (p: {
                               <label class='small'>
                                 <input type='checkbox' name='monitoringEnabled' value='on' checked={pg.monitoringEnabled} /> Monitored
                               </label>
+                              <label class='small' for={`priority-${pg.id}`}>Priority (1 first; the first ones are the intelligence pages)</label>
+                              <select id={`priority-${pg.id}`} name='priority'>
+                                {PRIORITIES.map(n => <option key={n} value={String(n)} selected={pg.priority === n}>{n}</option>)}
+                              </select>
                               <label class='small' for={`render-${pg.id}`}>Render</label>
                               <select id={`render-${pg.id}`} name='render'>
                                 <option value='' selected={pg.render === null}>as the domain ({d.render})</option>

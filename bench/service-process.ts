@@ -1,0 +1,55 @@
+// The service as `npm start` runs it, in processes of its own, driven through its API:
+// what the end-to-end benchmarks share.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { request } from 'undici'
+
+/** A port free on 127.0.0.1 a moment ago. */
+export async function freePort (): Promise<number> {
+  return await new Promise<number>(resolve => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/** Starts one service process (src/main.js, built) with `env`; its stderr is the bench's. */
+export function startService (env: NodeJS.ProcessEnv): ChildProcess {
+  const main = fileURLToPath(new URL('../src/main.js', import.meta.url))
+  return spawn(process.execPath, ['--max-semi-space-size=2', '--max-old-space-size=512', main], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit']
+  })
+}
+
+/** Stops the processes (SIGTERM) and waits for them to exit. */
+export async function stopServices (processes: ChildProcess[]): Promise<void> {
+  for (const p of processes) p.kill('SIGTERM')
+  await Promise.all(processes.map(async p => p.exitCode === null ? await once(p, 'exit') : undefined))
+}
+
+/** Waits until the API at `base` answers /readyz with 200. */
+export async function untilReady (base: string): Promise<void> {
+  for (;;) {
+    const ready = await request(`${base}/readyz`).then(r => r.body.dump().then(() => r.statusCode === 200), () => false)
+    if (ready) return
+    await sleep(200)
+  }
+}
+
+/** A call to the API at `base` with a bearer key, answering its parsed JSON body. */
+export function apiClient (base: string) {
+  return async (key: string, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<any> => {
+    const res = await request(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined
+    })
+    return await res.body.json()
+  }
+}

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createOrg } from '../../src/services/orgs.js'
+import { loadCrawlTargets } from '../../src/store/pages.js'
+import { ApiClient } from '../helpers/client.js'
+import { drainJobs, startTestService, type TestService } from '../helpers/service.js'
+import { TestSite } from '../helpers/site.js'
+
+// A domain's intelligence pages: the plan's number (25 on trial and pro) of its highest-ranked
+// monitored pages, by priority (1 first), then type, then discovery order.
+
+describe('intelligence pages', () => {
+  let site: TestSite
+  let t: TestService
+  let domainId = ''
+  const ids = new Map<string, string>()
+
+  before(async () => {
+    site = await new TestSite().start()
+    site.page('/', '<html><body><h1>Intel</h1><p>Nothing linked from here.</p></body></html>')
+    t = await startTestService({ CRAWL_HOST_MAP: `intel.test=${site.origin}` })
+    domainId = (await t.api.post('/api/domains', { domain: 'intel.test' })).body.data.id
+    await drainJobs(t.api)
+    // Four untyped pages first, then 26 features pages: with the home page, 31 monitored pages.
+    const add = async (path: string, pageType: string) => {
+      const res = await t.api.post(`/api/domains/${domainId}/pages`, { url: `https://intel.test${path}`, pageType })
+      assert.equal(res.status, 201, JSON.stringify(res.body))
+      ids.set(path, res.body.data.id)
+    }
+    for (let i = 0; i < 4; i++) await add(`/misc/${i}`, 'other')
+    for (let i = 0; i < 26; i++) await add(`/feature/${i}`, 'features')
+    await drainJobs(t.api)
+  })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
+
+  const intelligent = async () => {
+    const pages = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=100`)).body.data as any[]
+    return new Set(pages.filter(p => p.intelligence).map(p => new URL(p.url).pathname))
+  }
+
+  it('/api/usage gives the plan\'s figure per domain; null when unlimited', async () => {
+    assert.equal((await t.api.get('/api/usage')).body.data.limits.intelligencePagesPerDomain, 25)
+    const big = await createOrg(t.service.store.db, 'Unlimited', 'enterprise')
+    const usage = (await new ApiClient(t.url, big.apiKey).get('/api/usage')).body.data
+    assert.equal(usage.limits.intelligencePagesPerDomain, null)
+  })
+
+  it('ranks typed pages before the rest, then discovery order; every page says whether it is one', async () => {
+    const chosen = await intelligent()
+    assert.equal(chosen.size, 25)
+    for (let i = 0; i < 25; i++) assert.ok(chosen.has(`/feature/${i}`), `/feature/${i}`)
+    assert.ok(!chosen.has('/feature/25'), 'the 26th features page, discovered last')
+    for (let i = 0; i < 4; i++) assert.ok(!chosen.has(`/misc/${i}`))
+    assert.ok(!chosen.has('/'), 'the home page, untyped')
+    const one = (await t.api.get(`/api/domains/${domainId}/pages/${ids.get('/feature/0')}`)).body.data
+    assert.equal(one.intelligence, true)
+    const detail = (await t.api.get(`/api/domains/${domainId}`)).body.data
+    assert.equal(detail.pages.filter((p: any) => p.intelligence).length, 25)
+  })
+
+  it('priority 1 comes first; a page no longer monitored gives its place up', async () => {
+    const raised = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${ids.get('/misc/3')}`, {
+      body: { priority: 1 }
+    })
+    assert.equal(raised.status, 200)
+    assert.equal(raised.body.data.intelligence, true)
+    let chosen = await intelligent()
+    assert.ok(chosen.has('/misc/3'))
+    assert.ok(!chosen.has('/feature/24'), 'the last of the 25 made way')
+
+    const off = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${ids.get('/feature/0')}`, {
+      body: { monitoringEnabled: false }
+    })
+    assert.equal(off.body.data.intelligence, false)
+    chosen = await intelligent()
+    assert.equal(chosen.size, 25)
+    assert.ok(chosen.has('/feature/24'), 'back in, in the place the unmonitored page left')
+  })
+
+  it('screenshots are taken only of intelligence pages', async () => {
+    for (const path of ['/feature/1', '/feature/25']) {
+      const res = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${ids.get(path)}`, {
+        body: { screenshots: true }
+      })
+      assert.equal(res.status, 200)
+    }
+    const targets = await loadCrawlTargets(t.service.store.db, [ids.get('/feature/1')!, ids.get('/feature/25')!])
+    const byId = new Map(targets.map(x => [x.id, x.screenshots]))
+    assert.equal(byId.get(ids.get('/feature/1')!), true)
+    assert.equal(byId.get(ids.get('/feature/25')!), false, 'screenshots on, but not an intelligence page')
+  })
+})
