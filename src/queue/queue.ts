@@ -52,8 +52,8 @@ const CRAWL_LOOKAHEAD = 256
 /**
  * pg-boss 10's fetch, for crawls: the next due jobs in the queue's order (priority, then
  * age), only of hosts free to take a request now (their next start reached, fewer than
- * `$3` requests in flight, not claimed by another worker's fetch), and one per host when
- * the host has a delay between requests (`$4` ms, or its Crawl-delay). The hosts taken
+ * `$3` requests in flight, not claimed or being taken by another worker's fetch), and one
+ * per host when the host has a delay between requests (`$4` ms, or its Crawl-delay). The hosts taken
  * are claimed for `$5` ms, until their crawl takes its turn. A crawl taken while its host
  * is busy would hold a worker's slot waiting for its turn; the crawls of one big domain,
  * ranked one after another, did so back to back.
@@ -66,13 +66,22 @@ export const FETCH_CRAWLS = `
     ORDER BY j.priority DESC, j.created_on, j.id
     LIMIT ${CRAWL_LOOKAHEAD}
     FOR UPDATE SKIP LOCKED
+  ), paced AS (
+    -- Locked, so that two workers fetching at once cannot both take a crawl of one free host:
+    -- the second skips the row, or sees the first one's claim once it has committed.
+    SELECT p.host, p.delay_ms FROM host_pace p
+    WHERE p.host IN (SELECT host FROM due)
+      AND greatest(p.next_start, p.backoff_until, p.claimed_until) <= clock_timestamp() + interval '50 milliseconds'
+    FOR UPDATE SKIP LOCKED
   ), hosts AS (
     SELECT h.host, least(
-      CASE WHEN greatest($4::int, p.delay_ms) > 0 THEN 1 ELSE $3::int END,
+      CASE WHEN greatest($4::int, h.delay_ms) > 0 THEN 1 ELSE $3::int END,
       $3::int - (SELECT count(*) FROM host_leases l WHERE l.host = h.host AND l.expires_at > now())) AS places
-    FROM (SELECT DISTINCT host FROM due) h LEFT JOIN host_pace p ON p.host = h.host
-    WHERE p.host IS NULL
-      OR greatest(p.next_start, p.backoff_until, p.claimed_until) <= clock_timestamp() + interval '50 milliseconds'
+    FROM (
+      SELECT host, delay_ms FROM paced
+      UNION ALL
+      SELECT DISTINCT d.host, NULL::int FROM due d WHERE NOT EXISTS (SELECT 1 FROM host_pace p WHERE p.host = d.host)
+    ) h
   ), ranked AS (
     SELECT d.id, d.priority, d.created_on, d.host, h.places,
       row_number() OVER (PARTITION BY d.host ORDER BY d.priority DESC, d.created_on, d.id) AS nth

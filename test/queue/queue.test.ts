@@ -86,7 +86,7 @@ describe('fetching crawl jobs from a long queue', () => {
     assert.doesNotMatch(plan, sortsWaitingJobs)
     // The crawls' fetch reads its lookahead off the index; only those 256 rows are sorted later.
     const crawlPlan = await fetchPlan(true)
-    const lookahead = crawlPlan.slice(crawlPlan.indexOf('CTE due'), crawlPlan.indexOf('CTE hosts'))
+    const lookahead = crawlPlan.slice(crawlPlan.indexOf('CTE due'), crawlPlan.indexOf('CTE paced'))
     assert.ok(lookahead.includes(crawlIndex), crawlPlan)
     assert.doesNotMatch(lookahead, /Sort/)
 
