@@ -44,7 +44,8 @@ const MOVE_JOB = `WITH gone AS (DELETE FROM pgboss.job WHERE name = $1 AND id = 
     expire_in, keep_until, created_on, dead_letter, policy FROM gone`
 
 /** A crawl job's host, as its pace is kept in host_pace (the URL's host and port). */
-const JOB_HOST = "substring(j.data->>'url' from '^[a-z]+://([^/?#]+)')"
+const jobHost = (job: string) => `substring(${job}.data->>'url' from '^[a-z]+://([^/?#]+)')`
+const JOB_HOST = jobHost('j')
 
 /** How many of a crawl queue's waiting jobs, in fetch order, are looked at for one whose host is free. */
 const CRAWL_LOOKAHEAD = 256
@@ -388,7 +389,7 @@ export class JobQueue {
   private async ranksOf (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, number>> {
     const orgs = [...new Set(crawls.map(c => c.orgId))]
     const { rows } = await sql<{ org_id: string, host: string, waiting: number }>`
-      SELECT j.org_id, ${sql.raw(JOB_HOST.replace('j.data', 'q.data'))} AS host, count(*)::int AS waiting
+      SELECT j.org_id, ${sql.raw(jobHost('q'))} AS host, count(*)::int AS waiting
       FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ANY(${CRAWL_QUEUES}::text[])
       WHERE j.org_id = ANY(${orgs}::uuid[]) AND q.state < 'active' GROUP BY 1, 2`.execute(tx)
     const key = (org: string, host: string) => `${org} ${host}`
@@ -546,8 +547,8 @@ export class JobQueue {
   /** Across tenants, for /metrics: unfinished crawls by host, the 20 hosts with most. */
   async hostBacklog () {
     const { rows } = await sql<{ host: string, jobs: number }>`
-      SELECT substring(data->>'url' from '^[a-z]+://([^/?#]+)') AS host, count(*)::int AS jobs
-      FROM pgboss.job WHERE name = ANY(${CRAWL_QUEUES}::text[]) AND state < 'completed'
+      SELECT ${sql.raw(jobHost('j'))} AS host, count(*)::int AS jobs
+      FROM pgboss.job j WHERE name = ANY(${CRAWL_QUEUES}::text[]) AND state < 'completed'
       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows
   }

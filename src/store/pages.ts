@@ -312,7 +312,7 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'pages.rendered_with',
       'pages.render_reason',
       // Only an intelligence page has its screenshots taken (the plan's intelligencePages).
-      sql<boolean>`(pages.screenshots AND ${isIntelligencePage})`.as('screenshots'),
+      sql<boolean>`CASE WHEN pages.screenshots THEN ${isIntelligencePage} ELSE false END`.as('screenshots'),
       'pages.visual_threshold',
       'pages.render_checked_at',
       'pages.failure_alerted_at',
@@ -343,7 +343,8 @@ export async function pagesReadInBrowser (tx: Tx, ids: readonly string[]): Promi
   const { rows } = await sql<{ id: string }>`
     SELECT pages.id FROM pages JOIN domains d ON d.id = pages.domain_id
     WHERE pages.id = ANY(${ids}::uuid[]) AND (
-      coalesce(pages.render, d.render) = 'always' OR (pages.screenshots AND ${isIntelligencePage}) OR (
+      coalesce(pages.render, d.render) = 'always'
+      OR CASE WHEN pages.screenshots THEN ${isIntelligencePage} ELSE false END OR (
         coalesce(pages.render, d.render) = 'auto' AND pages.rendered_with = 'browser'
         AND pages.render_checked_at > now() - make_interval(secs => ${RENDER_RECHECK_MS / 1000})))`.execute(tx)
   return new Set(rows.map(r => r.id))

@@ -50,6 +50,11 @@ class ServiceProcess {
   }
 }
 
+/** A failed assertion must not leave a service running: the test run would never end. */
+function killLeft (...processes: ServiceProcess[]): void {
+  for (const p of processes) if (p.child?.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL')
+}
+
 describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded database only' }, () => {
   let site: TestSite
   let dataDir: string
@@ -193,8 +198,7 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
       assert.match(smtp.mails[0].subject ?? '', /\$10 .*→.*\$20|\$20/)
       assert.equal((await second.stop('SIGTERM')).code, 0)
     } finally {
-      // A failed assertion must not leave a service running: the test run would never end.
-      for (const p of [first, second]) if (p.child?.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL')
+      killLeft(first, second)
       await smtp.close()
       rmSync(mailEnv.DATA_DIR, { recursive: true, force: true })
     }
@@ -254,9 +258,11 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
         return mine.every((p: any) => p.lastCheckAt) ? mine : undefined
       }, leaseMs + 30_000, 'every page to be checked after the restart')
       assert.equal(pages.length, 4)
-      // The dead worker's place came back when its lease ran out, not before and not never.
+      // The dead worker's place came back by its lease's end at the latest. On the embedded
+      // database it comes back with the restart: leases are in an unlogged table, which starts
+      // empty after a crash (on PostgreSQL, whose server did not crash, the lease expires).
       const waited = Date.now() - killedAt
-      assert.ok(waited < leaseMs + 25_000, `the host's place came back after ${waited} ms`)
+      assert.ok(waited < leaseMs, `the host's place came back ${waited} ms after the kill`)
       await new Promise(resolve => setTimeout(resolve, 1500))
       for (const p of ['/one', '/two', '/three']) assert.equal(site.hitsOf(p), 1, `${p} was read once`)
       assert.equal(site.hitsOf('/held'), 2, 'the held page: the killed attempt, then its retry')
@@ -266,7 +272,7 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
       assert.ok(jobs.every((j: any) => j.state === 'completed'), JSON.stringify(jobs))
       assert.equal((await second.stop('SIGTERM')).code, 0)
     } finally {
-      for (const p of [first, second]) if (p.child?.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL')
+      killLeft(first, second)
       rmSync(turnsEnv.DATA_DIR, { recursive: true, force: true })
     }
   })
