@@ -2,6 +2,7 @@
 // language and per page type: noise pairs kept silent, real changes found, change
 // types right, page types right.
 import { evaluate, LANGUAGES, qualityCases, type QualityCase, type Outcome } from '../test/quality/corpus.js'
+import { readerCases } from '../test/quality/readers.js'
 
 const results = qualityCases().map(c => ({ c, o: evaluate(c) }))
 
@@ -71,3 +72,15 @@ for (const { c, o } of misses) {
   const seen = o.changes.map(ch => `${ch.changeType}: ${ch.summary}`).join(' | ') || 'nothing reported'
   console.log(`  miss ${c.id}: typed ${o.pageTypeGot}; ${seen}`)
 }
+
+// The structured readers (test/quality/readers.ts): structures read right, moves found and
+// typed, noise kept silent. Goals: every labelled structure read, no false alarm.
+const readers = readerCases().map(c => ({ c, r: c.run() }))
+const ratio = (rows: typeof readers) => cell([rows.filter(x => x.r.right).length, rows.length])
+console.log('\nstructured readers (goals: all read, all moves right, no false alarm)')
+console.log(`${''.padEnd(12)}${['read right', 'moves typed', 'noise silent'].map(h => h.padEnd(15)).join('')}`)
+for (const reader of ['pricing', 'api', 'changelog'] as const) {
+  const of = (kind: string) => readers.filter(x => x.c.reader === reader && x.c.kind === kind)
+  console.log(`${reader.padEnd(12)}${ratio(of('read'))}  ${ratio(of('move'))}  ${ratio(of('noise'))}`)
+}
+for (const { c, r } of readers.filter(x => !x.r.right)) console.log(`  miss ${c.reader} ${c.kind} ${c.id}: ${r.seen}`)

@@ -18,6 +18,18 @@ const SEVERITY_MARK: Record<string, string> = {
   low: ':white_circle:'
 }
 
+const MAX_DETAILS = 8
+
+/** What a structured reader saw, a line each: a pricing page's moves, a changelog entry's items. */
+function details (diffData: any): string {
+  const lines: string[] = diffData?.pricing
+    ? diffData.pricing.changes.map((x: any) => x.summary)
+    : diffData?.changelog?.items ?? []
+  if (lines.length < 2) return ''
+  const more = lines.length > MAX_DETAILS ? `\n…and ${lines.length - MAX_DETAILS} more` : ''
+  return lines.slice(0, MAX_DETAILS).map(l => `\n> ${l}`).join('') + more
+}
+
 /** The Slack message for an event: who, where, what, how bad, and a link to the diff. */
 export function slackMessage (
   eventType: string,
@@ -40,7 +52,7 @@ export function slackMessage (
           text: {
             type: 'mrkdwn',
             text: `*${payload.domain.displayName ?? payload.domain.domain}* · ` +
-              `<${payload.page.url}|${payload.page.url}>\n${c.summary}${more}`.slice(0, 2900)
+              `<${payload.page.url}|${payload.page.url}>\n${c.summary}${details(c.diffData)}${more}`.slice(0, 2900)
           }
         },
         {

@@ -137,8 +137,9 @@ const pageBase = {
   intelligence: Type.Boolean({
     description: "one of its domain's intelligence pages: the plan's number of highest-ranked monitored pages " +
       '(limits.intelligencePagesPerDomain in /api/usage), by priority, then type (pricing, features, api_docs, ' +
-      'changelog, terms, security, other), then discovery order. They also get the structured readers and ' +
-      'screenshots when their screenshots setting is on'
+      'changelog, terms, security, other), then discovery order. They also get screenshots when their ' +
+      'screenshots setting is on and, when of type pricing, api_docs or changelog, its structured reader: their ' +
+      'changes carry diffData.pricing, diffData.api or diffData.changelog'
   }),
   lastCheckAt: Nullable(DateTime),
   lastChangeAt: Nullable(DateTime),

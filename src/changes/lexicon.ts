@@ -338,3 +338,64 @@ const BOILERPLATE_LINE = new RegExp(
 
 /** A short line of text that is only a template's navigation link. */
 export const isBoilerplateLink = (text: string) => text.length <= 30 && BOILERPLATE_LINE.test(text)
+
+/** What a changelog's entry may say, each raising its weight (see changelogChanges). */
+export const RELEASE_WORDS: Record<'breaking' | 'removed' | 'deprecated' | 'security' | 'added', Words> = {
+  breaking: {
+    en: ['breaking', 'backwards?[- ]incompatible'],
+    fr: ['rupture', 'incompatible'],
+    de: ['breaking', 'inkompatibel'],
+    es: ['incompatible', 'ruptura'],
+    it: ['incompatibile'],
+    nl: ['breaking', 'incompatibel'],
+    pt: ['incompat[ií]vel']
+  },
+  removed: {
+    en: ['removed?', 'removal', 'dropped', 'no longer', 'discontinued', 'sunset', 'end of life'],
+    fr: ['supprim[ée]e?s?', 'retir[ée]e?s?', 'n\'est plus', 'abandonn[ée]e?s?'],
+    de: ['entfernt', 'nicht mehr', 'eingestellt', 'abgeschafft'],
+    es: ['elimin(?:ad[oa]s?|ó|amos)', 'retirad[oa]s?', 'ya no', 'descontinuad[oa]s?'],
+    it: ['rimoss[oaie]', 'non più', 'dismess[oaie]'],
+    nl: ['verwijderd', 'niet meer', 'stopgezet'],
+    pt: ['removid[oa]s?', 'não mais', 'descontinuad[oa]s?']
+  },
+  deprecated: {
+    en: ['deprecat\\w*'],
+    fr: ['obsol[eè]te', 'd[ée]pr[ée]ci[ée]e?s?'],
+    de: ['veraltet', 'abgekündigt', 'deprecated'],
+    es: ['obsolet[oa]s?', 'en desuso'],
+    it: ['deprecat[oaie]', 'obsolet[oaie]'],
+    nl: ['verouderd', 'deprecated'],
+    pt: ['obsolet[oa]s?', 'depreciad[oa]s?']
+  },
+  security: {
+    en: ['security', 'vulnerabilit(?:y|ies)', 'CVE-\\d+-\\d+', 'XSS', 'CSRF'],
+    fr: ['s[ée]curit[ée]', 'vuln[ée]rabilit[ée]s?'],
+    de: ['sicherheit\\w*'],
+    es: ['seguridad', 'vulnerabilidad(?:es)?'],
+    it: ['sicurezza', 'vulnerabilit[àa]'],
+    nl: ['beveiliging\\w*', 'kwetsba\\w*'],
+    pt: ['seguran[çc]a', 'vulnerabilidades?']
+  },
+  added: {
+    en: ['added', 'adds?', 'new', 'introduc\\w*', 'launch\\w*', 'now supports?', 'released'],
+    fr: ['ajout[ée]?e?s?', 'nouveau', 'nouvelles?', 'nouvel'],
+    de: ['neu\\w*', 'hinzugefügt'],
+    es: ['añadid[oa]s?', 'nuev[oa]s?', 'agregad[oa]s?'],
+    it: ['aggiunt[oaie]', 'nuov[oaie]'],
+    nl: ['toegevoegd', 'nieuwe?'],
+    pt: ['adicionad[oa]s?', 'nov[oa]s?']
+  }
+}
+
+/** Month names of the lexicon's languages (and English abbreviations), folded, with their number. */
+export const MONTHS: ReadonlyMap<string, number> = new Map([
+  'january february march april may june july august september october november december',
+  'janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre',
+  'januar februar marz april mai juni juli august september oktober november dezember',
+  'enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre',
+  'gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre',
+  'januari februari maart april mei juni juli augustus september oktober november december',
+  'janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro dezembro',
+  'jan feb mar apr may jun jul aug sep oct nov dec'
+].flatMap(names => names.split(' ').map((name, i) => [name, i + 1] as [string, number])).concat([['sept', 9]]))

@@ -30,6 +30,8 @@ export interface FetchTiming {
   outcome: 'ok' | 'not_modified' | 'http_error' | 'failed'
 }
 
+const DOCUMENT_ACCEPT = 'application/json, application/yaml, text/yaml, application/rss+xml, application/atom+xml, ' +
+  'application/xml;q=0.9, */*;q=0.5'
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain)?$/i
 
 /**
@@ -181,6 +183,20 @@ export class Crawler {
       etag: res.etag,
       lastModified: res.lastModified
     }
+  }
+
+  /**
+   * Fetches a document a page is read with (an API description, a feed) under the same
+   * rules as a page: robots.txt, the host's turn, the SSRF guard and the size limit. Any
+   * type; HTTP errors throw FetchError.
+   */
+  async fetchDocument (url: string, pace: Pace = 'wait'): Promise<{ url: string, raw: Buffer, contentType: string }> {
+    if (!(await this.robots.isAllowed(url))) {
+      throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
+    }
+    const res = await this.polite(url, pace, async () => await this.timed(url, { accept: DOCUMENT_ACCEPT }))
+    if (res.status >= 400) throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`, res.status)
+    return { url: res.url, raw: res.body, contentType: res.contentType }
   }
 
   /** Runs one request to `url`'s host in its turn (see HostPacer and Pace). */

@@ -12,6 +12,7 @@ export type FetchErrorCode =
   | 'BOT_WALL'
   | 'RENDER_FAILED'
   | 'BROWSER_UNAVAILABLE'
+  | 'BAD_DOCUMENT'
 
 // What trying again cannot change: the page's size, a redirect loop, what the page is,
 // what robots.txt and the SSRF guard say. Timeouts, resets, DNS and 5xx may pass.
@@ -21,7 +22,8 @@ const PERMANENT: ReadonlySet<FetchErrorCode> = new Set([
   'TOO_MANY_REDIRECTS',
   'ROBOTS_DISALLOWED',
   'NOT_HTML',
-  'BAD_URL'
+  'BAD_URL',
+  'BAD_DOCUMENT'
 ])
 
 /** 4xx answers that do say "later": request timeout, too early, too many requests. */

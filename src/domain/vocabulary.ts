@@ -141,6 +141,83 @@ export type NoiseRules = Static<typeof NoiseRulesSchema>
 
 export const DIFF_LINE_TYPES = ['context', 'deletion', 'addition'] as const
 
+/** A price as a pricing page states it. */
+export const PlanPriceSchema = Type.Object({
+  amount: Type.Number(),
+  currency: Type.String({ description: 'a symbol or ISO code as written: $, €, £, CHF…' }),
+  period: Type.String({ description: 'month, year, month/user…; empty for a one-off price' }),
+  billing: Type.Optional(Type.String({
+    description: 'the toggle state it is shown under, when the page has one: monthly or yearly'
+  })),
+  text: Type.String({ description: 'as summaries write it, e.g. $49/month' })
+})
+export type PlanPrice = Static<typeof PlanPriceSchema>
+
+export const PricingPlanSchema = Type.Object({
+  name: Type.String(),
+  prices: Type.Array(PlanPriceSchema),
+  note: Type.Optional(Type.String({ description: 'a tax or billing note, e.g. "billed annually, excl. VAT"' })),
+  limits: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), {
+    description: 'headline limits, e.g. {name: "users", value: "10"}'
+  }),
+  features: Type.Array(Type.String(), { description: "the plan's listed features, as written" })
+})
+export type PricingPlan = Static<typeof PricingPlanSchema>
+
+export const PRICING_SOURCES = ['json-ld', 'microdata', 'cards', 'table'] as const
+export const PricingTableSchema = Type.Object({
+  plans: Type.Array(PricingPlanSchema),
+  sources: Type.Array(literals(PRICING_SOURCES), { description: 'where the plans were read, in that order' })
+}, { description: "a pricing page's plans as a structure" })
+export type PricingTable = Static<typeof PricingTableSchema>
+
+export const PRICING_CHANGE_KINDS = [
+  'price_up', 'price_down', 'plan_added', 'plan_removed', 'limit_changed', 'feature_added', 'feature_removed',
+  'feature_moved'
+] as const
+export const PricingChangeSchema = Type.Object({
+  kind: literals(PRICING_CHANGE_KINDS),
+  summary: Type.String({ description: 'e.g. "Pro: $49/month → $59/month (+20%)"' }),
+  plan: Type.Optional(Type.String()),
+  before: Type.Optional(Type.String({ description: 'the price or limit before, as written in the summary' })),
+  after: Type.Optional(Type.String()),
+  percent: Type.Optional(Type.Number({ description: 'a price move, in percent of the old price' })),
+  limit: Type.Optional(Type.String({ description: "the limit's name" })),
+  feature: Type.Optional(Type.String()),
+  fromPlans: Type.Optional(Type.Array(Type.String(), { description: 'a moved feature: the plans that listed it' })),
+  toPlans: Type.Optional(Type.Array(Type.String(), { description: 'a moved feature: the plans that list it now' }))
+})
+export type PricingChange = Static<typeof PricingChangeSchema>
+
+/** A changelog's entry as the page writes it. */
+export const ChangelogEntrySchema = Type.Object({
+  version: Type.Optional(Type.String({ description: 'e.g. 2.4.0' })),
+  date: Type.Optional(Type.String({ description: 'YYYY-MM-DD when the page writes a date we can read' })),
+  title: Type.String(),
+  items: Type.Array(Type.String(), { description: "the entry's items, each with its section (\"Removed: …\") if any" })
+}, { description: "an intelligence changelog page's entry: a new one, or an old one edited" })
+export type ChangelogEntry = Static<typeof ChangelogEntrySchema>
+
+export const ApiChangeSchema = Type.Object({
+  method: Type.String({ description: 'GET, POST…' }),
+  path: Type.String({ description: 'as the description writes it, e.g. /v1/invoices/{id}' }),
+  change: Type.String({ description: 'what changed, e.g. "removed", "required request field `tag` added"' })
+})
+export type ApiChange = Static<typeof ApiChangeSchema>
+
+export const ApiDiffSchema = Type.Object({
+  breaking: Type.Array(ApiChangeSchema, {
+    description: 'operations removed, required parameters or request fields added, response fields removed, ' +
+      'types changed'
+  }),
+  nonBreaking: Type.Array(ApiChangeSchema, { description: 'operations, optional fields and parameters added' }),
+  deprecated: Type.Array(ApiChangeSchema),
+  descriptionsChanged: Type.Optional(Type.Boolean({ description: 'only the descriptions changed' }))
+}, {
+  description: "an intelligence api_docs page's OpenAPI 3.x or Swagger 2.0 description, compared operation by operation"
+})
+export type ApiDiff = Static<typeof ApiDiffSchema>
+
 export const DiffDataSchema = Type.Object(
   {
     before: Type.String({ description: 'the removed text (bounded in size)' }),
@@ -156,6 +233,21 @@ export const DiffDataSchema = Type.Object(
       }),
       { description: 'always present; empty only when the change has no line diff' }
     ),
+    pricing: Type.Optional(
+      Type.Object(
+        {
+          before: PricingTableSchema,
+          after: PricingTableSchema,
+          changes: Type.Array(PricingChangeSchema, { description: 'what moved, plan by plan; this change\'s part' })
+        },
+        {
+          description: "an intelligence pricing page's plans read as a table (JSON-LD or microdata, plan cards, " +
+            'comparison tables, both states of a monthly/yearly toggle), before and after'
+        }
+      )
+    ),
+    changelog: Type.Optional(ChangelogEntrySchema),
+    api: Type.Optional(ApiDiffSchema),
     visual: Type.Optional(
       Type.Object(
         {

@@ -1,5 +1,6 @@
-import { gzipSync } from 'node:zlib'
-import { compareContent, readPage } from '../changes/detect.js'
+import { gunzipSync, gzipSync } from 'node:zlib'
+import { createHash } from 'node:crypto'
+import { checkDocument, compareContent, documentLinks, readPage } from '../changes/detect.js'
 import { compareScreenshots, type VisualDiff } from '../changes/visual.js'
 import { decodeHtml } from '../crawl/charset.js'
 import type { Language } from '../changes/lexicon.js'
@@ -13,6 +14,10 @@ export interface ReadTask {
   contentLanguage?: string | null
   rules?: NoiseRules | null
   previousHash?: string | null
+  /** An intelligence page of a type with a structured reader: that type (see readPage). */
+  structured?: PageType
+  /** The document the page is read with (see LinksTask): in its hash, and checked when the hash moved. */
+  document?: { raw: Uint8Array, contentType: string }
 }
 
 export interface PageReading {
@@ -20,23 +25,52 @@ export interface PageReading {
   /** Hash of the noise-masked text. */
   hash: string
   /** The extracted text, the gzipped raw page and its language, for a new snapshot: only when the hash moved. */
-  snapshot?: { text: string, rawGzip: Uint8Array, language?: Language, priceLines: number[] }
+  snapshot?: { text: string, rawGzip: Uint8Array, language?: Language, priceLines: number[], documentGzip?: Uint8Array }
+  /** Why the page's document cannot be read (it is not what its reader reads). */
+  documentError?: string
 }
 
-export function read ({ raw, contentType, contentLanguage, rules, previousHash }: ReadTask): PageReading {
+export function read (task: ReadTask): PageReading {
+  const { raw, contentType, contentLanguage, rules, previousHash, structured, document } = task
   const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
-  const page = readPage(decodeHtml(body, contentType), rules ?? undefined, contentLanguage)
-  if (page.hash === previousHash) return { title: page.title, hash: page.hash }
+  const page = readPage(decodeHtml(body, contentType), rules ?? undefined, contentLanguage, structured)
+  const hash = document
+    ? createHash('sha256').update(page.hash).update(document.raw).digest('hex')
+    : page.hash
+  if (hash === previousHash) return { title: page.title, hash }
+  if (document && structured) {
+    try {
+      checkDocument(textOf(document), structured)
+    } catch (err) {
+      return { title: page.title, hash, documentError: (err as Error).message }
+    }
+  }
   return {
     title: page.title,
-    hash: page.hash,
+    hash,
     snapshot: {
       text: page.text,
       rawGzip: gzipSync(body, { level: 1 }),
       language: page.language,
-      priceLines: page.priceLines
+      priceLines: page.priceLines,
+      ...(document ? { documentGzip: gzipSync(document.raw, { level: 1 }) } : {})
     }
   }
+}
+
+const textOf = (d: { raw: Uint8Array, contentType: string }) =>
+  decodeHtml(Buffer.from(d.raw.buffer, d.raw.byteOffset, d.raw.byteLength), d.contentType)
+
+export interface LinksTask {
+  raw: Uint8Array
+  contentType: string
+  url: string
+  pageType: PageType
+}
+
+/** The documents a page names that its type's reader reads with it (see documentLinks). */
+export function links ({ raw, contentType, url, pageType }: LinksTask): string[] {
+  return documentLinks(textOf({ raw, contentType }), url, pageType)
 }
 
 export interface CompareTask {
@@ -44,6 +78,21 @@ export interface CompareTask {
   current: CurrentText
   pageType: PageType
   rules?: NoiseRules | null
+  /** An intelligence page's two versions as fetched, for its type's structured reader. */
+  pages?: { before: FetchedPage, after: FetchedPage }
+}
+
+/** A page's (or its document's) bytes as fetched (`gzip` when stored so) and their content type. */
+export interface FetchedPage {
+  raw?: Uint8Array
+  gzip?: Uint8Array
+  contentType: string
+  document?: FetchedPage
+}
+
+function htmlOf (page: FetchedPage): string {
+  const bytes = page.gzip ? gunzipSync(page.gzip) : page.raw!
+  return decodeHtml(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), page.contentType)
 }
 
 /** A page's new text, its language and the lines of its price markup. */
@@ -53,13 +102,20 @@ export interface CurrentText {
   priceLines?: readonly number[]
 }
 
-export function compare ({ previousText, current, pageType, rules }: CompareTask) {
+export function compare ({ previousText, current, pageType, rules, pages }: CompareTask) {
   const { text, language, priceLines } = current
   return compareContent(
     previousText,
     { lines: text === '' ? [] : text.split('\n'), language, priceLines },
     pageType,
-    rules ?? undefined
+    rules ?? undefined,
+    pages && {
+      before: htmlOf(pages.before),
+      after: htmlOf(pages.after),
+      ...(pages.before.document && pages.after.document
+        ? { beforeDocument: htmlOf(pages.before.document), afterDocument: htmlOf(pages.after.document) }
+        : {})
+    }
   )
 }
 

@@ -2,7 +2,9 @@ import { Piscina } from 'piscina'
 import type { DetectedChange } from '../changes/classify.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 import type { VisualDiff } from '../changes/visual.js'
-import type { CompareTask, CurrentText, PageReading, ReadTask, ScreenshotsTask } from './analysis-thread.js'
+import type {
+  CompareTask, CurrentText, FetchedPage, LinksTask, PageReading, ReadTask, ScreenshotsTask
+} from './analysis-thread.js'
 
 export type { PageReading }
 
@@ -35,15 +37,21 @@ export class PageAnalysis {
     return await this.pool.run(task, { name: 'read' })
   }
 
+  /** The documents a page names for its reader (an API description, a feed), best first. */
+  async links (task: LinksTask): Promise<string[]> {
+    return await this.pool.run(task, { name: 'links' })
+  }
+
   async compare (
     previousText: string,
     current: CurrentText,
     pageType: PageType,
-    rules?: NoiseRules | null
+    rules?: NoiseRules | null,
+    pages?: { before: FetchedPage, after: FetchedPage }
   ): Promise<DetectedChange[]> {
     // Only what the comparison reads crosses to the thread (a snapshot also holds its compressed HTML).
     const { text, language, priceLines } = current
-    const task: CompareTask = { previousText, current: { text, language, priceLines }, pageType, rules }
+    const task: CompareTask = { previousText, current: { text, language, priceLines }, pageType, rules, pages }
     return await this.pool.run(task, { name: 'compare' })
   }
 

@@ -9,7 +9,7 @@ import type { Language } from '../changes/lexicon.js'
 import { classifyPageType } from '../crawl/page-type.js'
 import { needsBrowser } from '../crawl/render-decision.js'
 import type { CrawlJobData } from '../queue/queue.js'
-import { recordSnapshot, snapshotText } from '../store/changes.js'
+import { recordSnapshot, snapshotText, snapshotTextAndPage } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { markActive, markFailedIfNoPageWorks } from '../store/domains.js'
 import { saveScreenshot, screenshotOf } from '../store/screenshots.js'
@@ -27,6 +27,9 @@ import {
 } from '../store/pages.js'
 import type { RenderRequest } from '../crawl/render.js'
 import type { PageAnalysis, PageReading } from './analysis.js'
+import type { CurrentText } from './analysis-thread.js'
+import type { PageType } from '../domain/vocabulary.js'
+import { CONVENTIONAL_SPEC_PATHS } from '../changes/api-spec.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
 
@@ -91,9 +94,14 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const previous = page.previous_id && !page.rebaseline ? { id: page.previous_id, hash: page.previous_hash } : undefined
 
   const next = (at: Date) => nextCrawlAt(page.id, at, page.check_frequency_hours)
+  const structured = page.read_structured && STRUCTURED_TYPES.has(page.page_type) ? page.page_type : undefined
+  // A page read with a document (its API description, its feed) is fetched whole: the document may have
+  // moved when the page did not.
+  const withDocument = structured !== undefined && DOCUMENT_TYPES.has(structured)
+  let document: PageDocument | undefined
   const readPage = async (raw: Buffer, contentType: string, contentLanguage: string | null) =>
     await deps.analysis.read({
-      raw, contentType, contentLanguage, rules: page.noise_rules, previousHash: previous?.hash
+      raw, contentType, contentLanguage, rules: page.noise_rules, previousHash: previous?.hash, structured, document
     })
   // A rendered page is read while it is still open, to know whether its picture is wanted.
   let readInBrowser: { html: string, reading: Promise<PageReading> } | undefined
@@ -103,9 +111,11 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   })
   let fetched
   try {
-    const got = await fetchOrRender(deps.crawler, page, previous !== undefined, picture, deps.mayRender)
+    const conditional = previous !== undefined && !withDocument
+    const got = await fetchOrRender(deps.crawler, page, conditional, picture, deps.mayRender)
     fetched = got.page
     if (got.decision) await recordRenderDecision(db, page.id, got.decision)
+    if (withDocument) document = await documentOf(deps, fetched, structured!)
   } catch (err) {
     // Kept before the crawl moves to a renderer, which then goes to the browser at once.
     if (err instanceof NeedsBrowser) {
@@ -146,9 +156,21 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     return { changed: false, changesDetected: 0, snapshotId: previous.id, notModified: true, ...(await unchanged()) }
   }
 
-  const read = readInBrowser?.html === fetched.html
+  let read = readInBrowser?.html === fetched.html && !document
     ? await readInBrowser.reading
     : await readPage(fetched.raw, fetched.contentType, fetched.contentLanguage)
+  if (read.documentError && document) {
+    // A feed that is no feed: the changelog is read from its page. A description that is none: the page's error.
+    const failed = document
+    document = undefined
+    if (structured === 'api_docs') {
+      const err = new FetchError('BAD_DOCUMENT', `API description ${failed.url}: ${read.documentError}`)
+      const at = new Date()
+      await recordCrawlFailure(db, page, err, at, next(at))
+      throw err
+    }
+    read = await readPage(fetched.raw, fetched.contentType, fetched.contentLanguage)
+  }
   const shot = fetched.screenshot ? { image: fetched.screenshot, ...pngSize(fetched.screenshot) } : undefined
   // The look of the page against its last snapshot's, when both were taken.
   const previousShot = shot && previous ? await screenshotOf(db, previous.id) : undefined
@@ -163,8 +185,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     ({ text, rawGzip } = read.snapshot)
     if (page.page_type_source === 'address') await typeFromRead(db, page, read.title, read.snapshot)
     if (previous) {
-      const before = await snapshotText(db, previous.id)
-      detected = await deps.analysis.compare(before, read.snapshot, page.page_type, page.noise_rules)
+      detected = await compareWithPrevious(deps, page, previous.id, read.snapshot, { ...fetched, document }, structured)
     }
     if (visual) for (const c of detected) c.diffData.visual = visual
   } else {
@@ -191,6 +212,9 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
         rawGzip,
         httpStatus: fetched.status,
         contentType: fetched.contentType || null,
+        ...(document && read.snapshot?.documentGzip
+          ? { document: { url: document.url, gzip: read.snapshot.documentGzip, contentType: document.contentType } }
+          : {}),
         at: checkedAt
       },
       previous && { snapshotId: previous.id, domainId: page.domain_id, changes: detected }
@@ -219,6 +243,63 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     pageCheck: check,
     ...(previous ? {} : { baseline: true })
   }
+}
+
+/** Structured readers read an intelligence page of these types (see compareContent)... */
+const STRUCTURED_TYPES: ReadonlySet<PageType> = new Set(['pricing', 'changelog', 'api_docs'])
+/** ...and these with a document the page names: its API description, its changelog's feed. */
+const DOCUMENT_TYPES: ReadonlySet<PageType> = new Set(['changelog', 'api_docs'])
+/** How many of the documents a page names are tried. */
+const MAX_DOCUMENTS_TRIED = 3
+
+type PageDocument = Awaited<ReturnType<Crawler['fetchDocument']>>
+
+/**
+ * The document a page is read with, fetched under the page's rules: the first its page
+ * names that answers; for an API page naming none, a description where hosts put one by
+ * convention. A named description that cannot be fetched is the page's error; a feed that
+ * cannot be, or a conventional address that holds none, leaves the page read alone.
+ */
+async function documentOf (
+  deps: CrawlDeps, fetched: { url: string, raw: Buffer, contentType: string }, pageType: PageType
+): Promise<PageDocument | undefined> {
+  const { raw, contentType, url: pageUrl } = fetched
+  const named = await deps.analysis.links({ raw, contentType, url: pageUrl, pageType })
+  for (const url of named.slice(0, MAX_DOCUMENTS_TRIED)) {
+    try {
+      return await deps.crawler.fetchDocument(url, 'wait')
+    } catch (err) {
+      if (pageType !== 'api_docs' || !(err instanceof FetchError)) continue
+      throw new FetchError(err.code, `API description ${url}: ${err.message}`, err.status)
+    }
+  }
+  if (pageType !== 'api_docs' || named.length > 0) return undefined
+  for (const path of CONVENTIONAL_SPEC_PATHS) {
+    const found = await deps.crawler.fetchDocument(new URL(path, pageUrl).href, 'wait').catch(() => undefined)
+    if (found && LOOKS_LIKE_SPEC.test(found.raw.subarray(0, 2048).toString('utf8'))) return found
+  }
+  return undefined
+}
+const LOOKS_LIKE_SPEC = /["']?(?:openapi|swagger)["']?\s*:/
+
+/**
+ * The changes of a page's new text against its last snapshot's; an intelligence page
+ * of a type with a structured reader is compared with both versions' HTML too.
+ */
+async function compareWithPrevious (
+  deps: CrawlDeps, page: CrawlTarget, previousId: string, read: CurrentText,
+  fetched: { raw: Uint8Array, contentType: string, document?: PageDocument }, structured: PageType | undefined
+): Promise<DetectedChange[]> {
+  if (!structured) {
+    return await deps.analysis.compare(await snapshotText(deps.db, previousId), read, page.page_type, page.noise_rules)
+  }
+  const before = await snapshotTextAndPage(deps.db, previousId)
+  const after = { raw: fetched.raw, contentType: fetched.contentType }
+  const documents = before.document && before.page && fetched.document
+    ? { before: { ...before.page, document: before.document }, after: { ...after, document: fetched.document } }
+    : undefined
+  const pages = documents ?? (before.page && { before: before.page, after })
+  return await deps.analysis.compare(before.text, read, page.page_type, page.noise_rules, pages)
 }
 
 /** A page typed from its address alone (added by hand without a type) is typed from what it says. */

@@ -177,6 +177,25 @@ export async function snapshotText (db: Db, id: string): Promise<string> {
   return (await db.selectFrom('snapshots').select('content').where('id', '=', id).executeTakeFirstOrThrow()).content
 }
 
+/**
+ * A snapshot's text with the page as it was fetched (gzipped) and its content type, and
+ * its document (see NewSnapshot), for the structured readers.
+ */
+export async function snapshotTextAndPage (db: Db, id: string) {
+  const row = await db.selectFrom('snapshots')
+    .select(['content', 'raw_html_gzip', 'content_type', 'document_url', 'document_gzip', 'document_type'])
+    .where('id', '=', id).executeTakeFirstOrThrow()
+  return {
+    text: row.content,
+    page: row.raw_html_gzip ? { gzip: row.raw_html_gzip, contentType: row.content_type ?? '' } : undefined,
+    document: row.document_gzip && row.document_url
+      ? { url: row.document_url, gzip: row.document_gzip, contentType: row.document_type ?? '' }
+      : undefined
+  }
+}
+
+const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
+
 export interface NewSnapshot {
   pageId: string
   orgId: string
@@ -185,6 +204,8 @@ export interface NewSnapshot {
   rawGzip: Uint8Array
   httpStatus: number
   contentType: string | null
+  /** The document the page is read with (an API description, a feed), gzipped. */
+  document?: { url: string, gzip: Uint8Array, contentType: string }
   at: Date
 }
 
@@ -215,6 +236,9 @@ export async function recordSnapshot (
       raw_html_gzip: Buffer.from(s.rawGzip.buffer, s.rawGzip.byteOffset, s.rawGzip.byteLength),
       http_status: s.httpStatus,
       content_type: s.contentType,
+      document_url: s.document?.url ?? null,
+      document_gzip: s.document ? asBuffer(s.document.gzip) : null,
+      document_type: s.document?.contentType ?? null,
       created_at: s.at
     })
     .returning('id')

@@ -326,6 +326,11 @@ const migrations: Record<string, string[]> = {
   // its turn: other workers' fetches leave the host's crawls alone meanwhile.
   '0010_host_claims': [
     "ALTER TABLE host_pace ADD COLUMN claimed_until timestamptz NOT NULL DEFAULT '-infinity'"
+  ],
+  // The document an intelligence page is read with, watched as part of it: an api_docs
+  // page's OpenAPI description, a changelog's feed.
+  '0011_snapshot_documents': [
+    'ALTER TABLE snapshots ADD COLUMN document_url text, ADD COLUMN document_gzip bytea, ADD COLUMN document_type text'
   ]
 }
 

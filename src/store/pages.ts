@@ -313,6 +313,9 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'pages.render_reason',
       // Only an intelligence page has its screenshots taken (the plan's intelligencePages).
       sql<boolean>`CASE WHEN pages.screenshots THEN ${isIntelligencePage} ELSE false END`.as('screenshots'),
+      // Whether its type's structured reader reads it (the types that have one).
+      sql<boolean>`CASE WHEN pages.page_type IN ('pricing', 'changelog', 'api_docs') THEN ${isIntelligencePage}
+        ELSE false END`.as('read_structured'),
       'pages.visual_threshold',
       'pages.render_checked_at',
       'pages.failure_alerted_at',

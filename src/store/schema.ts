@@ -174,6 +174,10 @@ export interface SnapshotsTable {
   raw_html_gzip: Uint8Array | null
   http_status: number
   content_type: string | null
+  /** An intelligence page's document (its API description, its changelog's feed): address, gzipped body, type. */
+  document_url: string | null
+  document_gzip: Uint8Array | null
+  document_type: string | null
   created_at: CreatedAt
 }
 

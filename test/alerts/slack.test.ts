@@ -17,6 +17,15 @@ describe('Slack messages and image links', () => {
     assert.ok(!JSON.stringify(slackMessage('change.detected', payload(), 'https://sw.example')).includes('before / after'))
   })
 
+  it('a structured change lists what its reader saw: a pricing page\'s moves, a release\'s items', () => {
+    const pricing = { ...payload(), change: { ...payload().change, diffData: { pricing: { changes: [{ summary: 'Pro: $49 → $59 (+20%)' }, { summary: 'Team plan removed' }] } } } }
+    const text = JSON.stringify(slackMessage('change.detected', pricing, 'https://sw.example').blocks)
+    assert.ok(text.includes('\\n> Pro: $49 → $59 (+20%)\\n> Team plan removed'), text)
+    const release = { ...payload(), change: { ...payload().change, diffData: { changelog: { items: ['Added: replay', 'Fixed: login'] } } } }
+    assert.ok(JSON.stringify(slackMessage('change.detected', release, undefined).blocks).includes('> Added: replay'))
+    assert.ok(!JSON.stringify(slackMessage('change.detected', payload(), undefined).blocks).includes('\\n> '), 'a plain change lists nothing')
+  })
+
   it('a link is good for its change, image and week only', () => {
     const links = signedImageLinks('s3cret', 'https://sw.example', 'c1', 1_000)
     const { searchParams } = new URL(links.diff)

@@ -165,7 +165,11 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     assert.equal(event.type, 'change.detected')
     assert.equal(event.id, hit.headers['x-sitewatch-delivery'])
     assert.equal(event.data.change.changeType, 'price_change')
-    assert.equal(event.data.change.summary, 'Pricing, Pro: $49/month → $59/month')
+    assert.equal(event.data.change.summary, 'Pro: $49/month → $59/month (+20%)')
+    // The plans as a table travel with the change.
+    assert.deepEqual(event.data.change.diffData.pricing.changes,
+      [{ kind: 'price_up', plan: 'Pro', before: '$49/month', after: '$59/month', percent: 20, summary: 'Pro: $49/month → $59/month (+20%)' }])
+    assert.deepEqual(event.data.change.diffData.pricing.after.plans.map((p: any) => p.name), ['Starter', 'Pro', 'Business'])
     assert.equal(event.data.page.url, 'https://acme.test/pricing')
     assert.equal(event.data.domain.domain, 'acme.test')
     const deliveries = (await t.api.get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data
@@ -278,9 +282,10 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
       'the Slack message'
     )
     const msg = JSON.parse(hit.body)
-    assert.match(msg.text, /acme\.test: Pricing, Pro: \$69\/month → \$79\/month/)
+    // An intelligence pricing page: its plans are read as a table, and a rise under 20% is medium.
+    assert.equal(msg.text, ':large_orange_diamond: acme.test: Pro: $69/month → $79/month (+14%)')
     const blocks = JSON.stringify(msg.blocks)
-    for (const part of ['https://acme.test/pricing', 'price_change', 'severity *high*', '/app/changes/']) {
+    for (const part of ['https://acme.test/pricing', 'price_change', 'severity *medium*', '/app/changes/']) {
       assert.ok(blocks.includes(part), part)
     }
     assert.equal(hit.headers['x-sitewatch-signature'], undefined)

@@ -57,7 +57,8 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.deepEqual(types, ['content_change', 'price_change', 'terms_update'])
     assert.deepEqual(res.body.meta, { total: 3, page: 1, pageSize: 20 })
     const price = res.body.data.find((c: any) => c.changeType === 'price_change')
-    assert.equal(price.summary, 'Pricing, Pro: $49/month → $59/month, and 1 more passage')
+    // An intelligence pricing page: its plans read as a table, the price and the feature of one plan one change.
+    assert.equal(price.summary, 'Pro: $49/month → $59/month (+20%); Pro: “SSO” removed')
     assert.match(price.diffData.before, /- SSO/, 'the diff holds both parts of the edit')
     assert.equal(price.diffData.hunks.length, 2)
     const times = res.body.data.map((c: any) => c.createdAt)
@@ -241,7 +242,7 @@ describe('the changes API, acknowledgement and page controls', () => {
     await crawlAndWait(t, domainId)
     const latest = (await t.api.get(`/api/changes?pageId=${pricing.id}`)).body.data[0]
     assert.equal(latest.changeType, 'price_change')
-    assert.equal(latest.summary, 'Pricing, Pro: $59/month → $69/month')
+    assert.equal(latest.summary, 'Pro: $59/month → $69/month (+17%)')
   })
 
   it("a page's snapshots: its latest on the page, the history newest first, each snapshot's full text", async () => {

@@ -92,4 +92,19 @@ describe('intelligence pages', () => {
     assert.equal(byId.get(ids.get('/feature/1')!), true)
     assert.equal(byId.get(ids.get('/feature/25')!), false, 'screenshots on, but not an intelligence page')
   })
+
+  it('the structured readers read only intelligence pages of their types', async () => {
+    // A pricing page ranks before the features pages; a changelog page after them, past the 25.
+    const add = async (path: string, pageType: string) =>
+      (await t.api.post(`/api/domains/${domainId}/pages`, { url: `https://intel.test${path}`, pageType })).body.data
+    const pricing = await add('/pricing', 'pricing')
+    const changelog = await add('/changelog', 'changelog')
+    assert.equal(pricing.intelligence, true)
+    assert.equal(changelog.intelligence, false)
+    const targets = await loadCrawlTargets(t.service.store.db, [pricing.id, changelog.id, ids.get('/feature/1')!])
+    const read = new Map(targets.map(x => [x.id, x.read_structured]))
+    assert.equal(read.get(pricing.id), true)
+    assert.equal(read.get(changelog.id), false, 'a changelog, but not an intelligence page')
+    assert.equal(read.get(ids.get('/feature/1')!), false, 'an intelligence page of a type with no reader')
+  })
 })

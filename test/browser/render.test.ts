@@ -13,11 +13,14 @@ import { TestSite } from '../helpers/site.js'
 const html = (body: string, script = '') =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Spa</title></head><body>${body}${script}</body></html>`
 
-/** A pricing page whose plans are written by its script from /plans.json. */
+/** A pricing page whose comparison table is written by its script from /plans.json. */
 const SPA = html('<div id="root"></div>', `<script>
 fetch('/plans.json').then(r => r.json()).then(plans => {
-  document.getElementById('root').innerHTML = '<h1>Pricing</h1>' +
-    plans.map(p => '<h2>' + p.name + '</h2><p class="price">$' + p.price + '/month</p>').join('')
+  const row = (label, cell) => '<tr><td>' + label + '</td>' + plans.map(p => '<td>' + cell(p) + '</td>').join('') + '</tr>'
+  document.getElementById('root').innerHTML = '<h1>Pricing</h1><table>' +
+    '<tr><th>Plan</th>' + plans.map(p => '<th>' + p.name + '</th>').join('') + '</tr>' +
+    row('Price', p => '$' + p.price + '/month') + row('Projects', p => p.projects) + row('SSO', p => p.sso ? '✓' : '—') +
+    '</table>'
 })</script>`)
 
 /**
@@ -60,15 +63,7 @@ describe('pages seen as a browser sees them', () => {
     site = await new TestSite().start()
     bait = await new TestSite().start()
     hooks = await new TestSite().start()
-    hooks.set('/hook', (req, res) => {
-      let body = ''
-      req.on('data', d => { body += d })
-      req.on('end', () => {
-        deliveries.push(JSON.parse(body))
-        res.writeHead(204)
-        res.end()
-      })
-    })
+    hooks.receive('/hook', deliveries)
     bait.fallback = () => 'stolen'
     site.page('/', html('<h1>Spa Co</h1><p>We make single-page apps and we are proud of it, a plain page here.</p>'))
     site.page('/plain', html(`<h1>About</h1><p>${'A plain page with plenty of text. '.repeat(20)}</p>`))
@@ -80,7 +75,9 @@ describe('pages seen as a browser sees them', () => {
     })
     site.set('/plans.json', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify([{ name: 'Starter', price: 19 }, { name: 'Pro', price: proPrice }]))
+      res.end(JSON.stringify([
+        { name: 'Starter', price: 19, projects: 3, sso: false }, { name: 'Pro', price: proPrice, projects: 20, sso: true }
+      ]))
     })
     site.set('/walled', (req, res) => {
       if ((req.headers.cookie ?? '').includes('passed=1')) {
@@ -179,7 +176,7 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     await retire(page.id)
   })
 
-  it('a pricing page built by its script is rendered (auto), and a price change there is a price_change', async () => {
+  it('a pricing page built by its script is rendered (auto), and a price change in its table is a price_change', async () => {
     const page = await addAndCrawl('/pricing')
     assert.equal(page.renderedWith, 'browser')
     assert.match(page.renderReason, /empty application root/)
@@ -199,7 +196,14 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
       return list.find(c => c.pageId === page.id)
     }, 60_000, 'the price change')
     assert.equal(change.changeType, 'price_change')
-    assert.match(change.summary, /\$49\/month → \$59\/month/)
+    // Read as a table (an intelligence pricing page): the plan, the move and its size.
+    assert.equal(change.summary, 'Pro: $49/month → $59/month (+20%)')
+    assert.equal(change.severity, 'high')
+    const plans = change.diffData.pricing.after.plans
+    assert.deepEqual(plans.map((p: any) => [p.name, p.prices[0].text, p.limits, p.features]), [
+      ['Starter', '$19/month', [{ name: 'projects', value: '3' }], []],
+      ['Pro', '$59/month', [{ name: 'projects', value: '20' }], ['SSO']]
+    ])
     assert.equal(await pictures(), taken + 1, 'one picture: the change\'s')
     // The screenshots are evidence: where the page changed, and the pictures themselves.
     assert.ok(change.diffData.visual.changedPercent > 0)
@@ -219,6 +223,7 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     // The webhook's payload links to the images, without a key, for a limited time.
     const delivered = await eventually(async () =>
       deliveries.find(d => d.type === 'change.detected' && d.data.change.id === change.id), 30_000, 'the webhook')
+    assert.deepEqual(delivered.data.change.diffData.pricing.changes.map((c: any) => [c.kind, c.percent]), [['price_up', 20]])
     const links = delivered.data.change.images
     assert.match(links.diff, /\/public\/changes\/.+\/images\/diff\?expires=\d+&signature=[0-9a-f]{64}$/)
     const viaLink = await fetch(links.diff)

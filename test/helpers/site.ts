@@ -33,6 +33,19 @@ export class TestSite {
     return this.set(path, { body: html, headers: { 'content-type': 'text/html; charset=utf-8' } })
   }
 
+  /** Answers `path` with 204 and keeps each JSON body posted to it in `into` (a webhook receiver). */
+  receive (path: string, into: unknown[]): this {
+    return this.set(path, (req, res) => {
+      let body = ''
+      req.on('data', d => { body += d })
+      req.on('end', () => {
+        into.push(JSON.parse(body))
+        res.writeHead(204)
+        res.end()
+      })
+    })
+  }
+
   hitsOf (path: string): number {
     return this.hits.filter(h => h === path).length
   }

@@ -135,7 +135,7 @@ describe('discovery and crawling against a local site', () => {
     ])
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')
-    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month')
+    assert.equal(c.summary, 'Pro: $49/month → $59/month (+20%)')
     assert.match(c.confidence, /^0\.9\d$/)
     assert.equal(c.pageId, byPath('/pricing').id)
     assert.equal(c.acknowledgedAt, null)

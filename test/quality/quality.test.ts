@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { findMoney } from '../../src/changes/classify.js'
 import { evaluate, qualityCases, showsDifference } from './corpus.js'
+import { readerCases } from './readers.js'
 
 // Every pair of the labelled set is a test (npm run quality prints the same as figures).
 
@@ -58,4 +59,13 @@ describe('what counts as a summary that shows the difference', () => {
   it('not a summary without a word of the edit', () => {
     assert.ok(!showsDifference('Terms updated in 11 places', edit))
   })
+})
+
+describe('the structured readers\' labelled set, case by case', () => {
+  for (const c of readerCases()) {
+    it(`${c.reader}, ${c.kind}: ${c.id}`, () => {
+      const { right, seen } = c.run()
+      assert.ok(right, seen)
+    })
+  }
 })

@@ -152,6 +152,12 @@ describe('the web app, in a browser', () => {
     const main = await page.textContent('main') ?? ''
     assert.match(main, /high/)
     assert.match(main, /price change/)
+    // The pricing page is an intelligence page: its plans are shown as a table, before and after.
+    assert.deepEqual(await page.getByRole('table', { name: 'Prices before and after' }).getByRole('row').allInnerTexts(), [
+      'Plan\tBefore\tAfter', 'Starter\t$19/month\t$19/month', 'Pro\t$49/month\t$59/month',
+      'Business\t$99/month\t$99/month'
+    ])
+    assert.equal(await page.locator('ul.moves li').textContent(), 'Pro: $49/month → $59/month (+20%)')
     assert.equal(await page.locator('del').first().textContent(), '49')
     assert.equal(await page.locator('ins').first().textContent(), '59')
     await accessible(page)

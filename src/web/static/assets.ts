@@ -28,6 +28,7 @@ table { width: 100%; border-collapse: collapse; background: var(--card) }
 th, td { text-align: left; padding: .45rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top }
 th { font-size: .85rem; color: var(--muted); font-weight: 600 }
 .scroll { overflow-x: auto }
+tr.moved th, tr.moved td { font-weight: 700; color: var(--text) }
 summary { cursor: pointer; color: var(--accent) }
 details[open] { min-width: 18rem }
 form.inline { display: inline }

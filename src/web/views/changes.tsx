@@ -1,5 +1,5 @@
 import { diffWords } from 'diff'
-import { CHANGE_TYPES, SEVERITIES, type ChangeType, type Severity } from '../../domain/vocabulary.js'
+import { CHANGE_TYPES, SEVERITIES, type ChangeType, type DiffData, type Severity } from '../../domain/vocabulary.js'
 import { Csrf, Document, Page, Pager, Sev, Time, type Viewer } from './layout.js'
 
 export interface ChangeItem {
@@ -13,7 +13,15 @@ export interface ChangeItem {
   acknowledgedAt: Date | null
   acknowledgedBy: string | null
   createdAt: Date
-  diffData: { before: string, after: string, visual?: unknown }
+  diffData: {
+    before: string
+    after: string
+    visual?: unknown
+    pricing?: DiffData['pricing']
+    changelog?: DiffData['changelog']
+    api?: DiffData['api']
+    hunks?: unknown[]
+  }
 }
 
 export interface InboxFilters {
@@ -103,10 +111,73 @@ function wordDiff (before: string, after: string) {
   return diffWords(before, after)
 }
 
-/** What changed: inline, side by side, and the screenshots when the change has them. */
-function ChangeBody (p: { change: ChangeItem, image: (which: 'before' | 'after' | 'diff') => string }) {
-  const c = p.change
-  const parts = wordDiff(c.diffData.before, c.diffData.after)
+/** A pricing page's plans, before and after: what moved, and each plan's prices. */
+function PlansView (p: { pricing: NonNullable<DiffData['pricing']> }) {
+  const { before, after, changes } = p.pricing
+  const names = [...new Set([...before.plans, ...after.plans].map(x => x.name))]
+  const prices = (plans: typeof before.plans, name: string) =>
+    plans.find(x => x.name === name)?.prices.map(x => x.text).join(', ') ?? '—'
+  const moved = new Set(changes.map(x => x.plan))
+  return (
+    <>
+      <h2>Plans</h2>
+      <ul class='moves'>{changes.map((x, i) => <li key={i}>{x.summary}</li>)}</ul>
+      <div class='scroll'>
+        <table>
+          <caption class='small'>Prices before and after</caption>
+          <thead><tr><th scope='col'>Plan</th><th scope='col'>Before</th><th scope='col'>After</th></tr></thead>
+          <tbody>
+            {names.map(name => {
+              const [was, is] = [prices(before.plans, name), prices(after.plans, name)]
+              return (
+                <tr key={name} class={moved.has(name) || was !== is ? 'moved' : undefined}>
+                  <th scope='row'>{name}</th><td>{was}</td><td>{is}</td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  )
+}
+
+/** A changelog's entry, new or edited, as the page lists it. */
+function EntryView (p: { entry: NonNullable<DiffData['changelog']> }) {
+  const e = p.entry
+  const name = [e.version, e.date].filter(Boolean).join(' · ')
+  return (
+    <>
+      <h2>Changelog entry</h2>
+      <section class='card' aria-label='The entry'>
+        <h3>{e.title === e.version || e.title === e.date ? name : e.title}</h3>
+        {e.title !== e.version && e.title !== e.date && name ? <p class='small'>{name}</p> : null}
+        <ul>{e.items.map((x, i) => <li key={i}>{x}</li>)}</ul>
+      </section>
+    </>
+  )
+}
+
+/** An API description's changes, by kind: breaking first. */
+function ApiView (p: { api: NonNullable<DiffData['api']> }) {
+  const groups = [['Breaking', p.api.breaking], ['Deprecated', p.api.deprecated], ['Not breaking', p.api.nonBreaking]] as const
+  return (
+    <>
+      <h2>API description</h2>
+      {groups.filter(([, items]) => items.length > 0).map(([label, items]) => (
+        <section class='card' key={label} aria-label={label}>
+          <h3 class='small'>{label} ({items.length})</h3>
+          <ul>{items.map((x, i) => <li key={i}><code>{x.method} {x.path}</code> {x.change}</li>)}</ul>
+        </section>
+      ))}
+      {p.api.descriptionsChanged ? <p>Only the descriptions changed.</p> : null}
+    </>
+  )
+}
+
+/** The text's words that changed, inline and side by side. */
+function TextDiff (p: { parts: ReturnType<typeof wordDiff> }) {
+  const parts = p.parts
   return (
     <>
       <h2>What changed</h2>
@@ -124,6 +195,20 @@ function ChangeBody (p: { change: ChangeItem, image: (which: 'before' | 'after' 
           {parts.filter(x => !x.removed).map((x, i) => x.added ? <ins key={i}>{x.value}</ins> : <span key={i}>{x.value}</span>)}
         </section>
       </div>
+    </>
+  )
+}
+
+/** What changed: the structured view when there is one, inline, side by side, and the screenshots. */
+function ChangeBody (p: { change: ChangeItem, image: (which: 'before' | 'after' | 'diff') => string }) {
+  const c = p.change
+  const parts = wordDiff(c.diffData.before, c.diffData.after)
+  return (
+    <>
+      {c.diffData.pricing ? <PlansView pricing={c.diffData.pricing} /> : null}
+      {c.diffData.changelog ? <EntryView entry={c.diffData.changelog} /> : null}
+      {c.diffData.api ? <ApiView api={c.diffData.api} /> : null}
+      {c.diffData.hunks?.length === 0 && !c.diffData.before && !c.diffData.after ? null : <TextDiff parts={parts} />}
       {c.diffData.visual
         ? (
           <>
