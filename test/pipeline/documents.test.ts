@@ -2,6 +2,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
+import { shareLink } from '../../src/services/share.js'
+import { setShareLinks } from '../../src/store/orgs.js'
+import { serviceSecret } from '../../src/store/secrets.js'
 import { drainJobs, eventually, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
@@ -68,6 +71,14 @@ describe('pages read with their documents', () => {
     return ((await t.api.get(`/api/domains/${domainId}/pages?pageSize=100`)).body.data as any[])
       .find(p => new URL(p.url).pathname === path)
   }
+  /** The change's page as its share link shows it (the app's own page, without a session). */
+  const sharedPage = async (change: { id: string, orgId: string }) => {
+    await setShareLinks(t.service.store.db, change.orgId, true)
+    const secret = await serviceSecret(t.service.store.db, 'image-links')
+    const res = await fetch(shareLink(t.url, secret, change.id).url)
+    assert.equal(res.status, 200)
+    return await res.text()
+  }
   const changesOf = async (path: string) =>
     (await t.api.get(`/api/changes?pageId=${(await pageOf(path)).id}`)).body.data as any[]
 
@@ -102,6 +113,11 @@ describe('pages read with their documents', () => {
       { method: 'DELETE', path: '/pets/{petId}', change: 'removed' },
       { method: 'POST', path: '/pets', change: 'required request field `tag` now required' }
     ])
+    // A person sees the list, by kind, on the change's page (here its share link's).
+    const html = await sharedPage(c)
+    assert.match(html, /<h2>API description<\/h2>/)
+    assert.match(html, /Breaking \(2\)<\/h3><ul><li><code>DELETE \/pets\/\{petId\}<\/code> removed<\/li>/)
+    assert.doesNotMatch(html, /<h2>What changed<\/h2>/, 'no empty text diff')
   })
 
   it('a new release in the feed is a change with its entry', async () => {
@@ -111,5 +127,7 @@ describe('pages read with their documents', () => {
     assert.deepEqual([c.changeType, c.severity], ['feature_added', 'high'])
     assert.deepEqual(c.diffData.changelog, { version: '2.4.0', date: '2026-11-20', title: '2.4.0', items: ['Removed the v1 API.', 'Added event replay.'] })
     assert.equal(c.summary, 'Changelog 2.4.0 (2026-11-20): Removed the v1 API.; Added event replay.')
+    const html = await sharedPage(c)
+    assert.match(html, /<h2>Changelog entry<\/h2>.*<h3>2\.4\.0 · 2026-11-20<\/h3><ul><li>Removed the v1 API\.<\/li><li>Added event replay\.<\/li><\/ul>/s)
   })
 })
