@@ -1,6 +1,7 @@
 import type { Fetcher } from '../crawl/fetch.js'
 import type { Db } from '../store/db.js'
 import { findDeliveryToSend, markDeliveryFailed, recordAttempt } from '../store/webhooks.js'
+import { structuredDetails } from './details.js'
 import { SIGNATURE_HEADER, sign, signedImageLinks } from './signature.js'
 
 export interface DeliverDeps {
@@ -20,11 +21,9 @@ const SEVERITY_MARK: Record<string, string> = {
 
 const MAX_DETAILS = 8
 
-/** What a structured reader saw, a line each: a pricing page's moves, a changelog entry's items. */
+/** What a structured reader saw (see structuredDetails), quoted a line each, when it saw more than the summary says. */
 function details (diffData: any): string {
-  const lines: string[] = diffData?.pricing
-    ? diffData.pricing.changes.map((x: any) => x.summary)
-    : diffData?.changelog?.items ?? []
+  const lines = structuredDetails(diffData)
   if (lines.length < 2) return ''
   const more = lines.length > MAX_DETAILS ? `\n…and ${lines.length - MAX_DETAILS} more` : ''
   return lines.slice(0, MAX_DETAILS).map(l => `\n> ${l}`).join('') + more

@@ -26,6 +26,7 @@ import {
   type NewEmail,
   type Recipient
 } from '../store/mail-alerts.js'
+import { structuredDetails } from './details.js'
 import { signedImageLinks } from './signature.js'
 
 // E-mail alerts go through an outbox like webhooks: a row per message, written in the
@@ -64,6 +65,9 @@ interface AlertedChange {
 }
 
 const DIFF_LINES = 40
+
+/** At most this many of what a structured reader saw, under the summary. */
+const MAX_DETAILS = 10
 
 const linesOf = (d: DiffData): DiffLine[] =>
   d.hunks.flatMap(h => h.lines).filter(l => l.type !== 'context').slice(0, DIFF_LINES)
@@ -110,6 +114,7 @@ export async function queueChangeMails (tx: Tx, queue: JobQueue, changes: Alerte
             changeType: lead.change_type,
             confidence: lead.confidence,
             lines: linesOf(lead.diff_data),
+            details: structuredDetails(lead.diff_data).slice(0, MAX_DETAILS),
             visual: Boolean(lead.diff_data.visual)
           },
           others: wanted.filter(c => c !== lead).map(c => c.summary)

@@ -102,16 +102,31 @@ const typeOf = (doc: Json, schema: any): string => {
   return s.format ? `${t}(${s.format})` : t
 }
 
-/** A schema's top-level fields (of its items when an array; of each allOf part). */
-function fieldsOf (doc: Json, schema: any): Map<string, { required: boolean, type: string }> {
-  const out = new Map<string, { required: boolean, type: string }>()
+/** How deep fields are compared: a body's own fields and theirs (`owner.name`). */
+const FIELD_DEPTH = 2
+
+/**
+ * A schema's fields (of its items when an array; of each allOf part), and those of its
+ * object fields down to FIELD_DEPTH, named with their path (`owner.name`, `tags[].id`).
+ * A nested field is required when it and every field above it are.
+ */
+function fieldsOf (
+  doc: Json, schema: any, prefix = '', depth = 1, out = new Map<string, { required: boolean, type: string }>(),
+  above = true
+): Map<string, { required: boolean, type: string }> {
   let s = deref(doc, schema)
   if (s.type === 'array' && s.items) s = deref(doc, s.items)
   const parts = [s, ...(Array.isArray(s.allOf) ? s.allOf.map((p: any) => deref(doc, p)) : [])]
   for (const part of parts) {
     const required = new Set(Array.isArray(part.required) ? part.required : [])
     for (const [name, prop] of Object.entries(part.properties ?? {})) {
-      out.set(name, { required: required.has(name), type: typeOf(doc, prop) })
+      const type = typeOf(doc, prop)
+      const path = `${prefix}${name}`
+      const isRequired = above && required.has(name)
+      out.set(path, { required: isRequired, type })
+      if (depth < FIELD_DEPTH && (type === 'object' || type === 'array')) {
+        fieldsOf(doc, prop, `${path}${type === 'array' ? '[]' : ''}.`, depth + 1, out, isRequired)
+      }
     }
   }
   return out

@@ -13,7 +13,16 @@ export interface ChangeMailInput {
   orgName: string
   domain: string
   pageUrl: string
-  change: { id: string, summary: string, severity: string, changeType: string, confidence: string, lines: DiffLine[] }
+  change: {
+    id: string
+    summary: string
+    severity: string
+    changeType: string
+    confidence: string
+    lines: DiffLine[]
+    /** What a structured reader saw: a pricing page's moves, API changes, a release's items. */
+    details?: string[]
+  }
   links: { change: string, unsubscribe: string, settings: string, images?: { diff: string } }
 }
 
@@ -68,8 +77,11 @@ const EXCERPT_LINES = 12
 export function changeMail (p: ChangeMailInput): Mail {
   const c = p.change
   const shown = c.lines.filter(l => l.type !== 'context').slice(0, EXCERPT_LINES)
+  // Listed when they say more than the summary (which names the first few).
+  const details = (c.details ?? []).length > 1 ? c.details! : []
   const text = `${c.summary}\n\nSeverity: ${c.severity} · ${words(c.changeType)} · confidence ${c.confidence}\n` +
     `Page: ${p.pageUrl}\n\n` +
+    (details.length > 0 ? `${details.map(d => `• ${clip(d, 300)}`).join('\n')}\n\n` : '') +
     shown.map(l => `${l.type === 'deletion' ? '- ' : '+ '}${clip(l.content, 300)}`).join('\n') +
     `\n\nSee the change: ${p.links.change}\n` + footer(p.orgName, p.links)
   const html = '<!doctype html>' + renderToString(
@@ -77,6 +89,7 @@ export function changeMail (p: ChangeMailInput): Mail {
       <p style='margin:0 0 4px'><Sev s={c.severity} /> <strong>{words(c.changeType)}</strong> on {p.domain} · confidence {c.confidence}</p>
       <h1 style='font-size:18px;margin:8px 0'>{c.summary}</h1>
       <p style='margin:0 0 12px'><a href={p.pageUrl}>{p.pageUrl}</a></p>
+      {details.length > 0 ? <ul style='margin:0 0 12px;padding-left:20px'>{details.map((d, i) => <li key={i}>{clip(d, 300)}</li>)}</ul> : null}
       {shown.length > 0
         ? (
           <div style='font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;white-space:pre-wrap;border:1px solid #dcdcd7;border-radius:6px;padding:8px'>

@@ -67,6 +67,15 @@ describe('API descriptions compared operation by operation', () => {
     assert.equal(c.summary, 'API: GET /pets required parameter `species` (query) added; 3 more breaking changes')
   })
 
+  it('a field of a field: a nested response field removed is breaking too', () => {
+    const after = petstore()
+    delete after.components.schemas.Owner.properties.name
+    const c = changeOf(petstore(), after)!
+    assert.deepEqual(c.diffData.api!.breaking.map(x => `${x.method} ${x.path} ${x.change}`), [
+      'GET /pets response field `owner.name` removed', 'GET /pets/{petId} response field `owner.name` removed'
+    ])
+  })
+
   it('an operation removed: feature_removed, critical', () => {
     const after = petstore()
     delete after.paths['/pets/{petId}'].delete

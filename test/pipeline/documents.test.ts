@@ -117,6 +117,7 @@ describe('pages read with their documents', () => {
     const html = await sharedPage(c)
     assert.match(html, /<h2>API description<\/h2>/)
     assert.match(html, /Breaking \(2\)<\/h3><ul><li><code>DELETE \/pets\/\{petId\}<\/code> removed<\/li>/)
+    assert.match(html, /<code>POST \/pets<\/code> required request field <code>tag<\/code> now required/)
     assert.doesNotMatch(html, /<h2>What changed<\/h2>/, 'no empty text diff')
   })
 

@@ -158,6 +158,11 @@ function EntryView (p: { entry: NonNullable<DiffData['changelog']> }) {
   )
 }
 
+/** Text with `code` spans (as API changes name fields and parameters) shown as code. */
+const Spans = (p: { text: string }) => (
+  <>{p.text.split('`').map((part, i) => i % 2 === 1 ? <code key={i}>{part}</code> : part)}</>
+)
+
 /** An API description's changes, by kind: breaking first. */
 function ApiView (p: { api: NonNullable<DiffData['api']> }) {
   const groups = [['Breaking', p.api.breaking], ['Deprecated', p.api.deprecated], ['Not breaking', p.api.nonBreaking]] as const
@@ -167,7 +172,7 @@ function ApiView (p: { api: NonNullable<DiffData['api']> }) {
       {groups.filter(([, items]) => items.length > 0).map(([label, items]) => (
         <section class='card' key={label} aria-label={label}>
           <h3 class='small'>{label} ({items.length})</h3>
-          <ul>{items.map((x, i) => <li key={i}><code>{x.method} {x.path}</code> {x.change}</li>)}</ul>
+          <ul>{items.map((x, i) => <li key={i}><code>{x.method} {x.path}</code> <Spans text={x.change} /></li>)}</ul>
         </section>
       ))}
       {p.api.descriptionsChanged ? <p>Only the descriptions changed.</p> : null}
