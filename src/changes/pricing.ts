@@ -229,9 +229,44 @@ const inside = (el: Element, names: ReadonlySet<string>) => {
 }
 const LIST_OR_TABLE = new Set(['li', 'table'])
 
+/** A currency's sign or code: money can be only where one is. */
+const CURRENCY_HINT = /[$€£¥₹]|USD|EUR|GBP|CHF|BRL|kr|zł/
+
+/**
+ * The innermost elements that hold a whole price ("$<span>49</span>" is one price), found
+ * children first (`all` is in document order): an element is read only when a currency
+ * sign is somewhere in it and no child holds a price, so a page is read about once, not
+ * once per level of its nesting.
+ */
+function innermostPrices (all: readonly Element[]): Set<Element> {
+  const hinted = new Set<Element>()
+  const holds = new Set<Element>()
+  const prices = new Set<Element>()
+  for (let i = all.length - 1; i >= 0; i--) {
+    const el = all[i]
+    let hint = false
+    let inner = false
+    for (const c of el.children) {
+      if (c.type === 'text') hint ||= CURRENCY_HINT.test(c.data)
+      else if (c.type === 'tag') {
+        hint ||= hinted.has(c)
+        inner ||= holds.has(c)
+      }
+    }
+    if (hint) hinted.add(el)
+    if (inner) holds.add(el)
+    else if (hint && findMoney(blockText(el)).length > 0) {
+      holds.add(el)
+      prices.add(el)
+    }
+  }
+  return prices
+}
+
 function cardPlans (root: AnyNode[], lines: Set<string>): PricingPlan[] {
   const all = elements(root)
   const order = new Map(all.map((el, i) => [el, i]))
+  const innermost = innermostPrices(all)
   const headings: Heading[] = []
   const prices: Array<{ el: Element, order: number }> = []
   for (const el of all) {
@@ -240,10 +275,7 @@ function cardPlans (root: AnyNode[], lines: Set<string>): PricingPlan[] {
       if (!inside(el, LIST_OR_TABLE)) headings.push({ el, level, order: order.get(el)! })
       continue
     }
-    if (LIST_OR_TABLE.has(el.name) || inside(el, LIST_OR_TABLE)) continue
-    // The innermost element that holds the whole price ("$<span>49</span>" is one price).
-    if (findMoney(blockText(el)).length === 0) continue
-    if (el.children.some(c => c.type === 'tag' && findMoney(blockText(c)).length > 0)) continue
+    if (!innermost.has(el) || LIST_OR_TABLE.has(el.name) || inside(el, LIST_OR_TABLE)) continue
     prices.push({ el, order: order.get(el)! })
   }
   // Each price belongs to the nearest heading before it that is not inside it.
@@ -289,13 +321,15 @@ function cardPlans (root: AnyNode[], lines: Set<string>): PricingPlan[] {
     for (const el of byHeading.get(h)!) {
       for (const p of pricesIn(el, card)) if (!plan.prices.some(q => priceKey(q) === priceKey(p))) plan.prices.push(p)
     }
-    const items = select('li', card).filter(within).filter(li => !select('li', li).length)
+    const inCard = elements([card])
+    const mine = inCard.filter(within)
+    const items = mine.filter(el => el.name === 'li' && !DomUtils.findOne(x => x.name === 'li', el.children))
     readItems(items.map(blockText), plan)
-    plan.note = noteIn(elements(card.children).filter(within))
+    plan.note = noteIn(mine)
     if (!plan.note) delete plan.note
     // The whole card is the plan's when it holds one plan of several; else only its heading's part.
     const own = planHeadings.length > 1 ? (el: Element) => el === h.el || contains(card, el) : within
-    for (const el of elements([card])) {
+    for (const el of inCard) {
       if ((el === h.el || own(el)) && !el.children.some(c => c.type === 'tag' && BLOCKS.has(c.name))) {
         const text = blockText(el)
         if (text) lines.add(lineKey(text))
