@@ -30,7 +30,7 @@ const HEADING = /^h([1-6])$/
 const MAX_ITEMS = 50
 
 /** The date a text writes, as YYYY-MM-DD, and what it was written as. */
-export function dateIn (text: string): { iso: string, written: string } | undefined {
+function dateIn (text: string): { iso: string, written: string } | undefined {
   const folded = fold(text)
   const pad = (n: number | string) => String(n).padStart(2, '0')
   let m = ISO_DATE.exec(folded)

@@ -46,7 +46,7 @@ const SYMBOL_FIRST = new Set(['$', '£', '¥', '₹', 'R$', 'US$', 'A$', 'C$'])
 const ISO_SYMBOL: Record<string, string> = { USD: '$', EUR: '€', GBP: '£', BRL: 'R$', JPY: '¥', INR: '₹' }
 
 /** "$49/month", "49 €/month", "CHF 49/month", "$39/month (billed yearly)". */
-export function priceText (p: Pick<PlanPrice, 'amount' | 'currency' | 'period' | 'billing'>): string {
+function priceText (p: Pick<PlanPrice, 'amount' | 'currency' | 'period' | 'billing'>): string {
   const amount = Number.isInteger(p.amount) ? String(p.amount) : p.amount.toFixed(2)
   const money = SYMBOL_FIRST.has(p.currency)
     ? `${p.currency}${amount}`
