@@ -6,6 +6,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
+import { fleetAnswer } from './fleet-answers.js'
 
 export interface Hit { host: string, start: number, inFlight: number }
 export interface SitesConfig { answerMs: number, pages: Record<string, number> }
@@ -23,22 +24,9 @@ const server = createServer((req, res) => {
   hits.push({ host, start: now(), inFlight: n })
   setTimeout(() => {
     inFlight.set(host, inFlight.get(host)! - 1)
-    if (path === '/robots.txt') {
-      res.writeHead(200, { 'content-type': 'text/plain' })
-      res.end(`User-agent: *\nAllow: /\nSitemap: https://${host}/sitemap.xml\n`)
-    } else if (path === '/sitemap.xml') {
-      res.writeHead(200, { 'content-type': 'application/xml' })
-      res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${
-        Array.from({ length: pages[host] ?? 0 }, (_, i) => `<url><loc>https://${host}/p/${i}</loc></url>`).join('')}</urlset>`)
-    } else if (path !== '/' && !/^\/p\/\d+$/.test(path)) {
-      // Discovery's probes of well-known paths find nothing here, as on most sites.
-      res.writeHead(404, { 'content-type': 'text/plain' })
-      res.end('not found')
-    } else {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      res.end(`<html><head><title>${host}${path}</title></head><body><main><h1>${host} ${path}</h1>` +
-        `<p>Page ${path} of ${host}, with enough words to be read as a page of its own.</p></main></body></html>`)
-    }
+    const answer = fleetAnswer(host, path, pages[host] ?? 0)
+    res.writeHead(answer.status, { 'content-type': answer.type })
+    res.end(answer.body)
   }, answerMs)
 })
 server.listen(0, '127.0.0.1', () => {

@@ -189,7 +189,7 @@ function weigh (e: ChangelogEntry): { changeType: DetectedChange['changeType'], 
   const added = words('added').test(text)
   const changeType = added ? 'feature_added' : 'content_change'
   if (words('breaking').test(text)) return { changeType, severity: 'critical' }
-  if (words('removed').test(text) || words('security').test(text) || /pric|plan/i.test(text)) {
+  if (words('removed').test(text) || words('security').test(text) || words('pricing').test(text)) {
     return { changeType, severity: 'high' }
   }
   if (words('deprecated').test(text) || added) return { changeType, severity: 'medium' }
@@ -235,7 +235,7 @@ export function withChangelog (
 ): DetectedChange[] {
   if (before.entries.length === 0 || after.entries.length === 0) return text
   const ours = (line: string) => {
-    const key = lineKey(plain(line.replace(/^(?:#{1,6}|-) /, '')))
+    const key = lineKey(plain(line))
     return key === '' || before.lines.has(key) || after.lines.has(key)
   }
   const { kept, diff } = takeOver(text, ours)

@@ -340,7 +340,7 @@ const BOILERPLATE_LINE = new RegExp(
 export const isBoilerplateLink = (text: string) => text.length <= 30 && BOILERPLATE_LINE.test(text)
 
 /** What a changelog's entry may say, each raising its weight (see changelogChanges). */
-export const RELEASE_WORDS: Record<'breaking' | 'removed' | 'deprecated' | 'security' | 'added', Words> = {
+export const RELEASE_WORDS: Record<'breaking' | 'removed' | 'deprecated' | 'security' | 'pricing' | 'added', Words> = {
   breaking: {
     en: ['breaking', 'backwards?[- ]incompatible'],
     fr: ['rupture', 'incompatible'],
@@ -376,6 +376,15 @@ export const RELEASE_WORDS: Record<'breaking' | 'removed' | 'deprecated' | 'secu
     it: ['sicurezza', 'vulnerabilit[àa]'],
     nl: ['beveiliging\\w*', 'kwetsba\\w*'],
     pt: ['seguran[çc]a', 'vulnerabilidades?']
+  },
+  pricing: {
+    en: ['prices?', 'pricing', 'plans?'],
+    fr: ['prix', 'tarifs?', 'formules?'],
+    de: ['preis\\w*', 'tarife?', 'pakete?'],
+    es: ['precios?', 'planes', 'tarifas?'],
+    it: ['prezz[oi]', 'piani', 'tariff[ae]'],
+    nl: ['prijs', 'prijzen', 'tarieven'],
+    pt: ['preços?', 'planos?']
   },
   added: {
     en: ['added', 'adds?', 'new', 'introduc\\w*', 'launch\\w*', 'now supports?', 'released'],

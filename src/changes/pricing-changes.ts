@@ -185,9 +185,9 @@ const readable = (t: PricingTable) => t.plans.some(p => p.prices.length > 0)
 export function withPricing (text: DetectedChange[], before: PricingReading, after: PricingReading): DetectedChange[] {
   if (!readable(before.table) || !readable(after.table)) return text
   const ours = (line: string) => {
-    const cells = line.startsWith('| ') ? line.slice(2, -2).split(' | ') : [line.replace(/^(?:#{1,6}|-) /, '')]
+    const cells = line.startsWith('| ') ? line.slice(2, -2).split(' | ') : [plain(line)]
     return cells.some(cell => {
-      const key = lineKey(plain(cell))
+      const key = lineKey(cell)
       return key === '' || before.lines.has(key) || after.lines.has(key) || findMoney(cell).length > 0 ||
         SAVE_BADGE.test(key)
     })

@@ -94,7 +94,8 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const previous = page.previous_id && !page.rebaseline ? { id: page.previous_id, hash: page.previous_hash } : undefined
 
   const next = (at: Date) => nextCrawlAt(page.id, at, page.check_frequency_hours)
-  const structured = page.read_structured && STRUCTURED_TYPES.has(page.page_type) ? page.page_type : undefined
+  // Its type's structured reader reads an intelligence page of a type that has one (see loadCrawlTargets).
+  const structured = page.read_structured ? page.page_type : undefined
   // A page read with a document (its API description, its feed) is fetched whole: the document may have
   // moved when the page did not.
   const withDocument = structured !== undefined && DOCUMENT_TYPES.has(structured)
@@ -245,9 +246,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   }
 }
 
-/** Structured readers read an intelligence page of these types (see compareContent)... */
-const STRUCTURED_TYPES: ReadonlySet<PageType> = new Set(['pricing', 'changelog', 'api_docs'])
-/** ...and these with a document the page names: its API description, its changelog's feed. */
+/** The types whose reader reads a page with a document it names: its API description, its changelog's feed. */
 const DOCUMENT_TYPES: ReadonlySet<PageType> = new Set(['changelog', 'api_docs'])
 /** How many of the documents a page names are tried. */
 const MAX_DOCUMENTS_TRIED = 3

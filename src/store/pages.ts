@@ -3,7 +3,7 @@
 // the query for X?" about a page has one answer.
 import { createHash } from 'node:crypto'
 import { sql, type RawBuilder, type Selectable } from 'kysely'
-import { INTELLIGENCE_TYPE_ORDER, PLANS, type Org } from '../domain/plans.js'
+import { INTELLIGENCE_TYPE_ORDER, PLANS, STRUCTURED_PAGE_TYPES, type Org } from '../domain/plans.js'
 import type { NoiseRules, PageCandidate, PageType, RenderedWith, RenderMode } from '../domain/vocabulary.js'
 import type { Db, Tx } from './db.js'
 import { countPages } from './billing.js'
@@ -314,7 +314,7 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       // Only an intelligence page has its screenshots taken (the plan's intelligencePages).
       sql<boolean>`CASE WHEN pages.screenshots THEN ${isIntelligencePage} ELSE false END`.as('screenshots'),
       // Whether its type's structured reader reads it (the types that have one).
-      sql<boolean>`CASE WHEN pages.page_type IN ('pricing', 'changelog', 'api_docs') THEN ${isIntelligencePage}
+      sql<boolean>`CASE WHEN pages.page_type = ANY(${STRUCTURED_PAGE_TYPES}::text[]) THEN ${isIntelligencePage}
         ELSE false END`.as('read_structured'),
       'pages.visual_threshold',
       'pages.render_checked_at',

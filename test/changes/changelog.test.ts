@@ -91,6 +91,18 @@ describe('changelog changes', () => {
     assert.deepEqual([c.severity, c.diffData.changelog?.version, c.diffData.changelog?.date], ['high', '4.2', '2026-11-10'])
   })
 
+  it('prices and plans, in the page\'s language, are high; billing words alone are not prices', () => {
+    const cards = fixture('cards-de')
+    const [prices] = changelogChanges(cards, insert(cards, '  <article class="release-card">',
+      '<article class="release-card"><time datetime="2026-12-01">1. Dezember 2026</time><h3>Neue Preise</h3>' +
+      '<ul><li>Die Pakete kosten ab Januar mehr.</li></ul></article>\n'))
+    assert.equal(prices.severity, 'high')
+    const [billing] = changelogChanges(cards, insert(cards, '  <article class="release-card">',
+      '<article class="release-card"><time datetime="2026-12-01">1. Dezember 2026</time><h3>Rechnungsexport</h3>' +
+      '<ul><li>Rechnungen als PDF herunterladen.</li></ul></article>\n'))
+    assert.equal(billing.severity, 'low')
+  })
+
   it('an old entry edited is a low content_change', () => {
     const html = fixture('keep-a-changelog')
     const changes = changelogChanges(html, html.replace('Login with SSO on Safari.', 'Login with SSO on Safari and Firefox.'))

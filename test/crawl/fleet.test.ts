@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { fleetAnswer } from '../../bench/fleet-answers.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { ApiClient } from '../helpers/client.js'
 import { createDatabase, drainJobs, eventually, onPostgres, startTestService, waitForJob, type TestService } from '../helpers/service.js'
@@ -45,22 +46,9 @@ class Hosts {
           res.end('<h1>Slow down</h1>')
           return
         }
-        const count = this.pages.get(host) ?? 0
-        if (path === '/robots.txt') {
-          res.writeHead(200, { 'content-type': 'text/plain' })
-          res.end(`User-agent: *\nAllow: /\nSitemap: https://${host}/sitemap.xml\n`)
-        } else if (path === '/sitemap.xml') {
-          res.writeHead(200, { 'content-type': 'application/xml' })
-          res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${
-            Array.from({ length: count }, (_, i) => `<url><loc>https://${host}/p/${i}</loc></url>`).join('')}</urlset>`)
-        } else if (path === '/' || path.startsWith('/p/')) {
-          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-          res.end(`<html><head><title>${host}${path}</title></head><body><main><h1>${host} ${path}</h1>` +
-            `<p>Page ${path} of ${host}, with enough words to be read as a page of its own.</p></main></body></html>`)
-        } else {
-          res.writeHead(404, { 'content-type': 'text/html' })
-          res.end('<h1>Not found</h1>')
-        }
+        const answer = fleetAnswer(host, path, this.pages.get(host) ?? 0)
+        res.writeHead(answer.status, { 'content-type': answer.type })
+        res.end(answer.body)
       }, ANSWER_MS)
     })
     await new Promise<void>(resolve => this.server.listen(0, '127.0.0.1', resolve))

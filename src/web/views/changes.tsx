@@ -115,8 +115,11 @@ function wordDiff (before: string, after: string) {
 function PlansView (p: { pricing: NonNullable<DiffData['pricing']> }) {
   const { before, after, changes } = p.pricing
   const names = [...new Set([...before.plans, ...after.plans].map(x => x.name))]
-  const prices = (plans: typeof before.plans, name: string) =>
-    plans.find(x => x.name === name)?.prices.map(x => x.text).join(', ') ?? '—'
+  // '—': not a plan on that side; 'no price': a plan that states none ("contact us").
+  const prices = (plans: typeof before.plans, name: string) => {
+    const plan = plans.find(x => x.name === name)
+    return plan ? plan.prices.map(x => x.text).join(', ') || 'no price' : '—'
+  }
   const moved = new Set(changes.map(x => x.plan))
   return (
     <>
