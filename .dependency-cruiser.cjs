@@ -11,6 +11,7 @@
 //   services/              use cases: they own transactions and quota rules
 //   queue/                 pg-boss: enqueue in a transaction, pullers, wake-up, completions
 //   store/                 every statement on our tables, and the migrations
+//   research/              research briefs built from what the store read (pure: no database)
 //   crawl/  changes/       fetching and discovery; reading and comparing pages (no database)
 //   mail/                  e-mail to people (nodemailer, or the log) and the words of each message
 //   domain/  config.ts     the vocabulary and plan rules; settings (import nothing of ours)
@@ -36,11 +37,13 @@ module.exports = {
     layer('config\\.ts$', [], 'settings import nothing of ours'),
     layer('changes/', ['domain/'], 'reading and comparing pages is pure: the vocabulary only'),
     layer('crawl/', ['changes/', 'domain/', 'config\\.ts$'], 'crawling knows no database'),
+    layer('research/', ['changes/', 'domain/'], 'a brief is built from what it is given, with the readers'),
     layer('store/', ['domain/'], 'the store knows only the vocabulary'),
     layer('queue/', ['store/', 'domain/', 'config\\.ts$'], 'the queue knows no handler'),
     layer('services/', ['queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
       'use cases sit under their callers'),
-    layer('pipeline/', ['services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+    layer('pipeline/',
+      ['services/', 'queue/', 'store/', 'research/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
       'the pipeline never calls alerts or the API: it emits events'),
     layer('alerts/',
       ['pipeline/events\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
@@ -50,11 +53,12 @@ module.exports = {
       'metrics listen to events and read gauges; nothing in the pipeline calls them'),
     layer('mail/', ['domain/', 'config\\.ts$'], 'mail knows the vocabulary and the settings'),
     layer('web/',
-      ['alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
+      ['alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'research/', 'crawl/', 'domain/',
+        'config\\.ts$'],
       'the web app stands on the services and the store, as the API does'),
     layer('api/',
-      ['metrics/', 'alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'changes/', 'domain/',
-        'config\\.ts$'],
+      ['metrics/', 'alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'research/', 'crawl/',
+        'changes/', 'domain/', 'config\\.ts$'],
       'routes reach the database through services and store modules; the signature recipe is documented from alerts'),
     {
       name: 'database-drivers-in-store-and-queue',

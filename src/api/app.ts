@@ -27,6 +27,7 @@ import { adminRoutes } from './routes/admin.js'
 import { changeRoutes } from './routes/changes.js'
 import { feedRoutes } from './routes/feeds.js'
 import { mailAlertRoutes } from './routes/mail-alerts.js'
+import { researchRoutes } from './routes/research.js'
 import { webhookRoutes } from './routes/webhooks.js'
 import { imageRoutes, publicImageRoutes } from './routes/images.js'
 import { domainRoutes } from './routes/domains.js'
@@ -162,9 +163,10 @@ export async function buildApp (
       tags: [
         { name: 'domains', description: 'Monitored domains' },
         { name: 'pages', description: 'Pages of a domain' },
-        { name: 'jobs', description: 'Discovery and crawl jobs' },
+        { name: 'jobs', description: 'Discovery, crawl and research jobs' },
         { name: 'usage', description: 'Plan and quotas' },
         { name: 'changes', description: 'Detected changes across domains' },
+        { name: 'research', description: 'Research briefs: one research credit buys a sourced brief of a domain' },
         { name: 'alerts', description: 'Webhook and Slack destinations for change and job events' }
       ]
     },
@@ -225,6 +227,7 @@ export async function buildApp (
       await api.register(webhookRoutes, deps)
       await api.register(mailAlertRoutes, deps)
       await api.register(imageRoutes, deps)
+      await api.register(researchRoutes, deps)
     },
     { prefix: '/api' }
   )

@@ -2,6 +2,7 @@
 // the components of /openapi.json and the $refs between them are read (and reviewed) together.
 import { Type, type TSchema } from '@sinclair/typebox'
 import { UsageSchema } from '../domain/plans.js'
+import { BriefSchema, BriefSummarySchema } from '../domain/research.js'
 import {
   AlertEventSchema,
   ChangeTypeSchema,
@@ -187,7 +188,9 @@ export const Page = Type.Object(
 const jobBase = {
   id: Type.String(),
   name: JobNameSchema,
-  type: literals(['crawl', 'discover'] as const),
+  type: literals(['crawl', 'discover', 'research'] as const, {
+    description: 'crawl (crawl.page), discover (discover.pages) or research (research.domain: a research brief)'
+  }),
   url: Nullable(Type.String()),
   domainId: Uuid,
   pageId: Nullable(Uuid),
@@ -210,7 +213,8 @@ export const Job = Type.Object(
         {
           additionalProperties: true,
           description:
-            'for discovery: pagesDiscovered and pagesAdded; for a crawl: changed, changesDetected, snapshotId'
+            'for discovery: pagesDiscovered and pagesAdded; for a crawl: changed, changesDetected, snapshotId; ' +
+            'for research: briefId'
         }
       )
     )
@@ -371,6 +375,8 @@ export const EmailDelivery = Type.Object(
 
 export const SHARED_SCHEMAS = [
   DiffData,
+  BriefSummarySchema,
+  BriefSchema,
   Change,
   CreatedDomain,
   DomainListItem,
@@ -428,7 +434,7 @@ const withHeaders = (schema: TSchema, description: string, extra: Record<string,
 
 /** Response map for a route: its success body plus every error it can return. */
 export function responses (
-  status: 200 | 201,
+  status: 200 | 201 | 202,
   data: TSchema,
   errors: number[],
   opts: { list?: boolean, description?: string } = {}

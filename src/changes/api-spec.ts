@@ -66,10 +66,15 @@ export function parseSpec (text: string): Json {
   if (!/^(?:3\.\d|2\.0)/.test(version) || !d.paths || typeof d.paths !== 'object') {
     throw new Error('not an OpenAPI 3.x or Swagger 2.0 document (no openapi/swagger version, or no paths)')
   }
-  const count = Object.values(d.paths as Json)
-    .reduce((n: number, item) => n + (item && typeof item === 'object' ? METHODS.filter(m => m in item).length : 0), 0)
+  const count = operationCount(d)
   if (count > MAX_OPERATIONS) throw new Error(`${count} operations, more than the ${MAX_OPERATIONS} we read`)
   return d
+}
+
+/** How many operations (a path's methods) a parsed description has. */
+export function operationCount (doc: Json): number {
+  return Object.values(doc.paths as Json)
+    .reduce((n: number, item) => n + (item && typeof item === 'object' ? METHODS.filter(m => m in item).length : 0), 0)
 }
 
 interface Operation {

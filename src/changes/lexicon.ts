@@ -1,3 +1,4 @@
+import type { ComplianceClaim } from '../domain/research.js'
 import type { PageType } from '../domain/vocabulary.js'
 
 // The words Sitewatch reads pages by, in English, French, German, Spanish, Italian,
@@ -15,6 +16,8 @@ export type Language = typeof LANGUAGES[number]
 export type Words = Record<Language, readonly string[]>
 
 const L = '\\p{L}*'
+/** No words of a language's own (a name every language writes alike stands under English). */
+const none: Words = { en: [], fr: [], de: [], es: [], it: [], nl: [], pt: [] }
 
 /**
  * Text without its accents, which URLs and some writers drop ("securite", "preco"): the
@@ -408,3 +411,107 @@ export const MONTHS: ReadonlyMap<string, number> = new Map([
   'janeiro fevereiro marco abril maio junho julho agosto setembro outubro novembro dezembro',
   'jan feb mar apr may jun jul aug sep oct nov dec'
 ].flatMap(names => names.split(' ').map((name, i) => [name, i + 1] as [string, number])).concat([['sept', 9]]))
+
+/**
+ * Security and compliance claims a site makes (research briefs). Names of standards are
+ * the same in every language and stand in English; each language adds its own words.
+ */
+export const COMPLIANCE_WORDS: Record<ComplianceClaim, Words> = {
+  'SOC 2': { ...none, en: ['SOC[- ]?(?:2|II)'] },
+  'ISO 27001': { ...none, en: ['ISO(?:/IEC)?[- ]?27001'] },
+  'ISO 27017': { ...none, en: ['ISO(?:/IEC)?[- ]?27017'] },
+  'ISO 27018': { ...none, en: ['ISO(?:/IEC)?[- ]?27018'] },
+  GDPR: {
+    en: ['GDPR', 'General Data Protection Regulation'],
+    fr: ['RGPD', 'règlement général sur la protection des données'],
+    de: ['DSGVO', 'DS-GVO', 'Datenschutz-Grundverordnung'],
+    es: ['RGPD', 'Reglamento General de Protección de Datos'],
+    it: ['regolamento generale sulla protezione dei dati'],
+    nl: ['AVG', 'Algemene verordening gegevensbescherming'],
+    pt: ['RGPD', 'Regulamento Geral (?:sobre a|de) Proteção de Dados']
+  },
+  CCPA: { ...none, en: ['CCPA', 'CPRA', 'California Consumer Privacy Act'] },
+  HIPAA: { ...none, en: ['HIPAA'] },
+  'PCI DSS': { ...none, en: ['PCI[- ]?DSS', 'PCI[- ]compliant', 'PCI compliance'] },
+  FedRAMP: { ...none, en: ['FedRAMP'] },
+  SSO: {
+    en: ['SSO', 'single sign[- ]on'],
+    fr: ['authentification unique'],
+    de: ['Einmalanmeldung'],
+    es: ['inicio de sesión único'],
+    it: ['accesso unico'],
+    nl: ['eenmalige aanmelding'],
+    pt: ['(?:logon|login|autenticação) único', 'autenticação única']
+  },
+  SAML: { ...none, en: ['SAML(?: ?2\\.0)?'] },
+  SCIM: { ...none, en: ['SCIM'] },
+  'Data residency': {
+    en: ['data residency', 'data (?:is |are )?(?:stored|hosted) (?:exclusively |only )?in (?:the )?' +
+      '(?:EU|European Union|Europe|US|United States|Germany|UK|Canada|Australia)', 'EU[- ]hosted',
+    'EU data cent(?:er|re)s?'],
+    fr: ['résidence des données', 'données (?:sont )?hébergées en (?:France|Europe|UE)',
+      'hébergement (?:des données )?en (?:France|Europe)'],
+    de: ['Datenresidenz', '(?:Datenspeicherung|Rechenzentren|Server|Hosting) in (?:der EU|Deutschland|Europa)'],
+    es: ['residencia de (?:los )?datos', 'datos alojados en (?:la UE|Europa|España)'],
+    it: ['residenza dei dati', 'dati ospitati in (?:Italia|Europa|UE)'],
+    nl: ['dataresidentie', 'gegevens (?:worden )?opgeslagen in (?:de EU|Europa|Nederland)'],
+    pt: ['residência (?:de|dos) dados', 'dados (?:armazenados|hospedados) (?:na UE|na Europa|no Brasil|em Portugal)']
+  },
+  Encryption: {
+    en: ['encrypt(?:ed|ion) (?:at rest|in transit)', 'AES[- ]?256', 'end[- ]to[- ]end encrypt' + L, 'TLS ?1\\.[23]'],
+    fr: ['chiffr' + L + ' (?:au repos|en transit|de bout en bout)'],
+    de: ['verschlüssel' + L, 'Ende-zu-Ende-Verschlüsselung'],
+    es: ['cifrad[oa]s? (?:en reposo|en tránsito)', 'cifrado de extremo a extremo'],
+    it: ['crittograf' + L + ' (?:a riposo|in transito|end-to-end)'],
+    nl: ['versleuteld (?:in rust|tijdens transport)', 'end-to-end versleutel' + L],
+    pt: ['criptograf' + L + ' (?:em repouso|em trânsito|de ponta a ponta)']
+  },
+  'Penetration testing': {
+    en: ['penetration test' + L, 'pen[- ]?tests?'],
+    fr: ['tests? d\'intrusion'],
+    de: ['Penetrationstest' + L],
+    es: ['pruebas? de penetración'],
+    it: ['test di penetrazione'],
+    nl: ['penetratietest' + L],
+    pt: ['testes? de (?:invasão|penetração)']
+  },
+  'Bug bounty': {
+    en: ['bug bounty', 'responsible disclosure', 'vulnerability disclosure (?:program|policy)'],
+    fr: ['divulgation responsable', 'prime aux bogues'],
+    de: ['Bug-Bounty', 'verantwortungsvolle Offenlegung'],
+    es: ['divulgación responsable', 'recompensas? por (?:errores|vulnerabilidades)'],
+    it: ['divulgazione responsabile'],
+    nl: ['verantwoorde openbaarmaking'],
+    pt: ['divulgação responsável']
+  }
+}
+
+/** A free trial offered (research briefs: the pricing section). */
+export const TRIAL_WORDS: Words = {
+  en: ['free trial', '\\d+[- ]day (?:free )?trial', 'try (?:it )?(?:for )?free', 'trial period',
+    'free for \\d+ days', '\\d+ days free'],
+  fr: ['essai gratuit', 'période d\'essai', 'essayez gratuitement',
+    'gratuit(?:ement)? pendant \\d+ jours', '\\d+ jours gratuits'],
+  de: ['kostenlos testen', 'kostenlose Testphase', 'Testphase', 'Testzeitraum', 'gratis testen',
+    '\\d+ Tage (?:lang )?(?:kostenlos|gratis)'],
+  es: ['prueba gratuita', 'prueba gratis', 'período de prueba', 'gratis durante \\d+ días', '\\d+ días gratis'],
+  it: ['prova gratuita', 'periodo di prova', 'prova gratis', 'gratis per \\d+ giorni', '\\d+ giorni gratis'],
+  nl: ['gratis proefperiode', 'proefperiode', 'gratis uitproberen', 'probeer gratis',
+    '\\d+ dagen gratis'],
+  pt: ['teste grátis', 'teste gratuito', 'avaliação gratuita', 'período de (?:teste|avaliação)', 'experimente grátis',
+    'grátis por \\d+ dias', '\\d+ dias grátis']
+}
+
+/** How long a trial lasts: its number of days (folded text). */
+export const TRIAL_DAYS = /(\d{1,3})[\s-]*(?:days?|jours?|tagen?|dias|giorni|dagen)(?![\p{L}])/iu
+
+/** A plan that costs nothing, by its name. */
+export const FREE_WORDS: Words = {
+  en: ['free'],
+  fr: ['gratuit' + L],
+  de: ['kostenlos', 'gratis'],
+  es: ['gratis', 'gratuit[oa]'],
+  it: ['gratis', 'gratuit[oa]'],
+  nl: ['gratis'],
+  pt: ['grátis', 'gratuit[oa]']
+}

@@ -146,18 +146,27 @@ export function assertCanCreate (org: Org, now = new Date()): void {
 }
 
 /** The per-period quotas a request can use up. */
-export type MeteredResource = 'domains' | 'manualRechecks'
+export type MeteredResource = 'domains' | 'manualRechecks' | 'researchCredits'
 
-export const USAGE_COLUMN = { domains: 'domains_used', manualRechecks: 'manual_rechecks_used' } as const
+export const USAGE_COLUMN = {
+  domains: 'domains_used',
+  manualRechecks: 'manual_rechecks_used',
+  researchCredits: 'research_credits_used'
+} as const
+
+const QUOTA_OF: Record<MeteredResource, { limit: (p: Plan) => number | null, words: string }> = {
+  domains: { limit: p => p.domains, words: 'domains' },
+  manualRechecks: { limit: p => p.manualRechecksPerPeriod, words: 'manual rechecks' },
+  researchCredits: { limit: p => p.researchCreditsPerPeriod, words: 'research credits' }
+}
 
 /** Throws 402 QUOTA_EXCEEDED when taking `amount` more of `resource` would pass the plan's limit. */
 export function assertWithinQuota (org: Org, period: BillingPeriod, resource: MeteredResource, amount: number): void {
-  const plan = PLANS[org.plan]
-  const limit = resource === 'domains' ? plan.domains : plan.manualRechecksPerPeriod
+  const { limit: limitOf, words } = QUOTA_OF[resource]
+  const limit = limitOf(PLANS[org.plan])
   const used = period[USAGE_COLUMN[resource]]
   if (limit !== null && used + amount > limit) {
-    const what = resource === 'domains' ? 'domains' : 'manual rechecks'
-    throw new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} ${what} per billing period`, {
+    throw new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} ${words} per billing period`, {
       resource,
       used,
       limit

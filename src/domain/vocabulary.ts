@@ -74,7 +74,7 @@ export const PAGE_STATUSES = ['active', 'error'] as const
 export type PageStatus = (typeof PAGE_STATUSES)[number]
 
 /** The jobs a client sees (GET /api/jobs). */
-export const JOB_NAMES = ['crawl.page', 'discover.pages'] as const
+export const JOB_NAMES = ['crawl.page', 'discover.pages', 'research.domain'] as const
 export const JobNameSchema = literals(JOB_NAMES)
 export type JobName = Static<typeof JobNameSchema>
 

@@ -1,10 +1,12 @@
-import { gunzipSync, gzipSync } from 'node:zlib'
+import { constants, gunzipSync, gzipSync } from 'node:zlib'
 import { createHash } from 'node:crypto'
 import { checkDocument, compareContent, documentLinks, readPage } from '../changes/detect.js'
 import { compareScreenshots, type VisualDiff } from '../changes/visual.js'
 import { decodeHtml } from '../crawl/charset.js'
 import type { Language } from '../changes/lexicon.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
+import type { ResearchInputs, StoredBytes } from '../domain/research.js'
+import { buildBrief } from '../research/brief.js'
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.
 
@@ -127,4 +129,28 @@ export interface ScreenshotsTask {
 export function screenshots ({ before, after }: ScreenshotsTask): VisualDiff {
   const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
   return compareScreenshots(asBuffer(before), asBuffer(after))
+}
+
+const decodeStored = (b: StoredBytes) => {
+  const bytes = gunzipSync(b.gzip)
+  return decodeHtml(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), b.contentType)
+}
+
+/** The `lang` a page's HTML declares, from the first bytes of its gzip (decompressed as far as they go). */
+function declaredLanguage (head: Uint8Array): string | undefined {
+  try {
+    const html = gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH }).toString('latin1')
+    return /<html\b[^>]*?\slang\s*=\s*["']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*)/i.exec(html)?.[1]
+  } catch {
+    return undefined
+  }
+}
+
+/** A research brief from what the store holds of a domain. */
+export function brief (inputs: ResearchInputs) {
+  for (const t of inputs.texts) {
+    if (t.head) t.declared = declaredLanguage(t.head)
+    t.head = null
+  }
+  return buildBrief(inputs, decodeStored)
 }

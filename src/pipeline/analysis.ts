@@ -2,6 +2,7 @@ import { Piscina } from 'piscina'
 import type { DetectedChange } from '../changes/classify.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 import type { VisualDiff } from '../changes/visual.js'
+import type { Brief, ResearchInputs } from '../domain/research.js'
 import type {
   CompareTask, CurrentText, FetchedPage, LinksTask, PageReading, ReadTask, ScreenshotsTask
 } from './analysis-thread.js'
@@ -58,6 +59,11 @@ export class PageAnalysis {
   /** Two screenshots compared (decoding and comparing 10 million pixels takes a while: off the event loop). */
   async compareScreenshots (before: Buffer, after: Buffer): Promise<VisualDiff> {
     return await this.pool.run({ before, after } satisfies ScreenshotsTask, { name: 'screenshots' })
+  }
+
+  /** A research brief built from a domain's pages and changes (parsing pages and API descriptions takes a while). */
+  async brief (inputs: ResearchInputs): Promise<Pick<Brief, 'window' | 'sections'>> {
+    return await this.pool.run(inputs, { name: 'brief' })
   }
 
   async close (): Promise<void> {

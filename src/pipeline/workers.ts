@@ -6,13 +6,15 @@ import { HostBusy } from '../crawl/polite.js'
 import { BatchedCompletions } from '../queue/completions.js'
 import { forgetOldJobRecords } from '../queue/job-records.js'
 import type { Job } from '../queue/puller.js'
-import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue } from '../queue/queue.js'
+import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue, type ResearchJobData } from '../queue/queue.js'
+import { giveBackCredit } from '../services/research.js'
 import type { Db } from '../store/db.js'
 import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/pages.js'
 import { deleteExpired } from '../store/retention.js'
 import { PageAnalysis } from './analysis.js'
 import { crawlPage, crawlTargetLoader, NeedsBrowser, type CrawlResult } from './crawl-job.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
+import { runResearch, type ResearchResult } from './research-job.js'
 import type { PageChecked, PipelineEvents } from './events.js'
 import { runSchedulerTick } from './scheduler-tick.js'
 
@@ -93,6 +95,15 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
       await discoveryGaveUp(discoveryDeps, job.data).catch(err => {
         deps.log.error({ err, jobId: job.id }, 'after-failure step failed')
       })
+      gaveUp(job, reason)
+    }
+  })
+
+  // Research briefs, one at a time per process: each reads a whole domain's history.
+  queue.pull<ResearchJobData, ResearchResult>(QUEUE.research, 1, {
+    run: async job => await runResearch({ db: deps.db, analysis }, job.id, job.data),
+    onGiveUp: async (job, reason) => {
+      await giveBackCredit(deps.db, job.data.briefId, reason)
       gaveUp(job, reason)
     }
   })

@@ -10,7 +10,7 @@ import type { JobsTable } from '../store/schema.js'
 export interface JobView {
   id: string
   name: JobName
-  type: 'crawl' | 'discover'
+  type: 'crawl' | 'discover' | 'research'
   url: string | null
   domainId: string
   pageId: string | null
@@ -49,6 +49,12 @@ const jobsView = sql`
     LIMIT 1
   ) q ON true`
 
+const JOB_TYPES: Record<JobName, JobView['type']> = {
+  'crawl.page': 'crawl',
+  'discover.pages': 'discover',
+  'research.domain': 'research'
+}
+
 interface JobRow {
   id: string
   name: JobName
@@ -73,7 +79,7 @@ function toView (r: JobRow): JobView {
   return {
     id: r.id,
     name: r.name,
-    type: r.name === 'crawl.page' ? 'crawl' : 'discover',
+    type: JOB_TYPES[r.name],
     url: r.url,
     domainId: r.domain_id,
     pageId: r.page_id,

@@ -25,7 +25,8 @@ export const QUEUE = {
   deliver: 'webhook.deliver',
   digest: 'alerts.digest',
   mail: 'mail.deliver',
-  mailDigest: 'mail.digest'
+  mailDigest: 'mail.digest',
+  research: 'research.domain'
 } as const
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE]
 
@@ -125,6 +126,11 @@ export const ANALYZE_AFTER_JOBS = 1000
 export interface DiscoverJobData {
   orgId: string
   domainId: string
+}
+export interface ResearchJobData {
+  orgId: string
+  domainId: string
+  briefId: string
 }
 export interface CrawlJobData {
   orgId: string
@@ -259,6 +265,7 @@ export class JobQueue {
     }
     await boss.createQueue(QUEUE.discover, { ...jobQueue, name: QUEUE.discover })
     await boss.createQueue(QUEUE.crawl, { ...jobQueue, name: QUEUE.crawl })
+    await boss.createQueue(QUEUE.research, { ...jobQueue, name: QUEUE.research })
     await boss.createQueue(QUEUE.render, { ...jobQueue, name: QUEUE.render })
     await boss.createQueue(QUEUE.tick, { name: QUEUE.tick, retryLimit: 0, expireInSeconds: 600 })
     await boss.createQueue(QUEUE.retention, { name: QUEUE.retention, retryLimit: 2, expireInSeconds: 3600 })
@@ -306,6 +313,13 @@ export class JobQueue {
     this.sentWithin(tx, QUEUE.discover, 1)
     await insertJobRecords(tx, [{ id, org_id: data.orgId, domain_id: data.domainId, name: QUEUE.discover }])
     return id
+  }
+
+  /** Queues the job `jobId` that builds a research brief, with its tenant record. */
+  async enqueueResearch (tx: Tx, jobId: string, data: ResearchJobData): Promise<void> {
+    await this.boss.insert([{ id: jobId, name: QUEUE.research, data }], { db: txSqlExecutor(tx) })
+    this.sentWithin(tx, QUEUE.research, 1)
+    await insertJobRecords(tx, [{ id: jobId, org_id: data.orgId, domain_id: data.domainId, name: QUEUE.research }])
   }
 
   /**

@@ -331,6 +331,28 @@ const migrations: Record<string, string[]> = {
   // page's OpenAPI description, a changelog's feed.
   '0011_snapshot_documents': [
     'ALTER TABLE snapshots ADD COLUMN document_url text, ADD COLUMN document_gzip bytea, ADD COLUMN document_type text'
+  ],
+  // Research briefs, bought with a research credit: the billing period that paid, so that a
+  // brief whose job fails for good gives the credit back to it (refunded_at, once).
+  '0012_research_briefs': [
+    `CREATE TABLE research_briefs (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      domain_id uuid NOT NULL REFERENCES domains (id) ON DELETE CASCADE,
+      job_id uuid NOT NULL,
+      period_id uuid REFERENCES billing_periods (id) ON DELETE SET NULL,
+      status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'building', 'ready', 'failed')),
+      brief jsonb,
+      failed_reason text,
+      refunded_at timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      completed_at timestamptz
+    )`,
+    'CREATE INDEX research_briefs_domain_time ON research_briefs (domain_id, created_at DESC)',
+    'CREATE INDEX research_briefs_org ON research_briefs (org_id)',
+    'ALTER TABLE jobs DROP CONSTRAINT jobs_name_check',
+    `ALTER TABLE jobs ADD CONSTRAINT jobs_name_check
+      CHECK (name IN ('crawl.page', 'discover.pages', 'research.domain'))`
   ]
 }
 

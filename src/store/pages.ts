@@ -30,7 +30,7 @@ const intelligenceLimit = (orgId: RawBuilder<unknown>) => sql<number | null>`(SE
 } END FROM orgs o WHERE o.id = ${orgId})`
 
 /** A page's place in its domain's intelligence order (SQL row value; lower comes first). */
-const intelligenceOrder = (alias: string) => sql`(${sql.ref(`${alias}.priority`)},
+export const intelligenceOrder = (alias: string) => sql`(${sql.ref(`${alias}.priority`)},
   array_position(${INTELLIGENCE_TYPE_ORDER}::text[], ${sql.ref(`${alias}.page_type`)}),
   ${sql.ref(`${alias}.created_at`)}, ${sql.ref(`${alias}.id`)})`
 

@@ -21,6 +21,8 @@ import type {
   Severity
 } from '../domain/vocabulary.js'
 
+import type { Brief, BriefStatus } from '../domain/research.js'
+
 // Row types of the tables created in migrations.ts.
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
@@ -211,6 +213,21 @@ export interface JobsTable {
   created_at: CreatedAt
 }
 
+export interface ResearchBriefsTable {
+  id: Generated<string>
+  org_id: string
+  domain_id: string
+  job_id: string
+  period_id: string | null
+  status: Generated<BriefStatus>
+  /** The brief once built: its window and sections. */
+  brief: Json<Pick<Brief, 'window' | 'sections'>> | null
+  failed_reason: string | null
+  refunded_at: Timestamp | null
+  created_at: CreatedAt
+  completed_at: Timestamp | null
+}
+
 export interface WebhookEndpointsTable {
   id: Generated<string>
   org_id: string
@@ -289,6 +306,7 @@ export interface Database {
   snapshots: SnapshotsTable
   changes: ChangesTable
   jobs: JobsTable
+  research_briefs: ResearchBriefsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   screenshots: ScreenshotsTable

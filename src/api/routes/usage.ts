@@ -14,7 +14,8 @@ export const usageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db 
         tags: ['usage'],
         summary: 'Plan, usage and remaining quota',
         description:
-          'Unlimited values (enterprise) are null. Research credits are reported; no endpoint consumes them yet.',
+          'Unlimited values (enterprise) are null. Research credits are spent one a brief by ' +
+          '`POST /api/domains/{id}/research` (and given back when its job fails for good).',
         response: responses(200, Type.Ref(Usage), [])
       }
     },

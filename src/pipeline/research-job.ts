@@ -1,0 +1,36 @@
+import { PLANS } from '../domain/plans.js'
+import type { ResearchJobData } from '../queue/queue.js'
+import { setJobProgress } from '../queue/job-records.js'
+import type { Db } from '../store/db.js'
+import { findDomainWithOrg } from '../store/domains.js'
+import { findBrief, markBriefBuilding, researchInputs, saveBrief } from '../store/research.js'
+import type { PageAnalysis } from './analysis.js'
+
+export interface ResearchDeps {
+  db: Db
+  analysis: PageAnalysis
+}
+
+export interface ResearchResult {
+  briefId: string
+  skipped?: string
+}
+
+/**
+ * Builds a research brief: what the store holds of the domain, read on an analysis
+ * thread (the readers parse pages and API descriptions), saved with the brief.
+ */
+export async function runResearch (deps: ResearchDeps, jobId: string, data: ResearchJobData): Promise<ResearchResult> {
+  const { briefId } = data
+  const brief = await findBrief(deps.db, data.orgId, briefId)
+  const loaded = await findDomainWithOrg(deps.db, data.domainId)
+  // Gone with its domain, or ended by an earlier attempt: nothing to build.
+  if (!brief || !loaded) return { briefId, skipped: 'the brief or its domain no longer exists' }
+  if (!await markBriefBuilding(deps.db, briefId)) return { briefId, skipped: `the brief is already ${brief.status}` }
+  const now = new Date()
+  const inputs = await researchInputs(deps.db, loaded.domain, PLANS[loaded.org.plan].retentionDays, now)
+  await setJobProgress(deps.db, jobId, 50)
+  const built = await deps.analysis.brief(inputs)
+  await saveBrief(deps.db, briefId, built, new Date())
+  return { briefId }
+}

@@ -1,0 +1,262 @@
+import { sql, type Selectable } from 'kysely'
+import {
+  FEATURE_WINDOWS, RAW_PAGE_TYPES, RAW_PAGES_PER_TYPE, READ_LIMITS,
+  type Brief, type BriefSummary, type DatedChange, type ReadLimits, type ResearchInputs
+} from '../domain/research.js'
+import type { Severity } from '../domain/vocabulary.js'
+import type { Db, Tx } from './db.js'
+import { intelligenceOrder } from './pages.js'
+import type { ResearchBriefsTable } from './schema.js'
+
+// Research briefs (one per research credit spent) and what a brief is read from: a
+// domain's pages, their latest snapshots and its changes, in a dozen statements.
+
+type BriefRow = Selectable<ResearchBriefsTable> & { hostname: string }
+
+export function briefSummaryView (r: BriefRow): BriefSummary {
+  return {
+    id: r.id,
+    domainId: r.domain_id,
+    domain: r.hostname,
+    status: r.status,
+    jobId: r.job_id,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+    failedReason: r.failed_reason,
+    creditRefunded: r.refunded_at !== null
+  }
+}
+
+export const briefView = (r: BriefRow): Brief => ({
+  ...briefSummaryView(r),
+  window: r.brief?.window ?? null,
+  sections: r.brief?.sections ?? null
+})
+
+const briefs = (db: Db) => db.selectFrom('research_briefs as b').innerJoin('domains as d', 'd.id', 'b.domain_id')
+
+export async function insertBrief (
+  tx: Tx, brief: { orgId: string, domainId: string, jobId: string, periodId: string }
+): Promise<string> {
+  const row = await tx.insertInto('research_briefs')
+    .values({ org_id: brief.orgId, domain_id: brief.domainId, job_id: brief.jobId, period_id: brief.periodId })
+    .returning('id').executeTakeFirstOrThrow()
+  return row.id
+}
+
+/** The organisation's brief (`orgId` null: any organisation's, for the job that builds it). */
+export async function findBrief (db: Db, orgId: string | null, id: string): Promise<Brief | undefined> {
+  let q = briefs(db).selectAll('b').select('d.hostname').where('b.id', '=', id)
+  if (orgId !== null) q = q.where('b.org_id', '=', orgId)
+  const row = await q.executeTakeFirst()
+  return row && briefView(row)
+}
+
+/** A domain's briefs, newest first, without their sections. */
+export async function listBriefs (db: Db, orgId: string, domainId: string, page: number, pageSize: number) {
+  const rows = await briefs(db)
+    .select(['b.id', 'b.org_id', 'b.domain_id', 'b.job_id', 'b.period_id', 'b.status', 'b.failed_reason',
+      'b.refunded_at', 'b.created_at', 'b.completed_at', 'd.hostname'])
+    .select(sql<null>`NULL`.as('brief'))
+    .select(sql<number>`count(*) OVER ()::int`.as('total'))
+    .where('b.org_id', '=', orgId).where('b.domain_id', '=', domainId)
+    .orderBy('b.created_at', 'desc').orderBy('b.id', 'desc')
+    .limit(pageSize).offset((page - 1) * pageSize)
+    .execute()
+  if (rows.length === 0 && page > 1) {
+    const counted = await db.selectFrom('research_briefs').select(sql<number>`count(*)::int`.as('n'))
+      .where('org_id', '=', orgId).where('domain_id', '=', domainId).executeTakeFirstOrThrow()
+    return { items: [], total: counted.n }
+  }
+  return { items: rows.map(briefSummaryView), total: rows[0]?.total ?? 0 }
+}
+
+/** A brief's job has started on it: building, unless it has already ended. */
+export async function markBriefBuilding (db: Db, id: string): Promise<boolean> {
+  const r = await db.updateTable('research_briefs').set({ status: 'building' })
+    .where('id', '=', id).where('status', 'in', ['queued', 'building']).executeTakeFirst()
+  return Number(r.numUpdatedRows) > 0
+}
+
+export async function saveBrief (db: Db, id: string, brief: Pick<Brief, 'window' | 'sections'>, at: Date) {
+  await db.updateTable('research_briefs')
+    .set({ status: 'ready', brief: JSON.stringify(brief), completed_at: at, failed_reason: null })
+    .where('id', '=', id).execute()
+}
+
+/**
+ * Marks a brief failed and, the first time only, refunded; the billing period that paid
+ * for it, to be given its credit back (undefined when it was already refunded).
+ */
+export async function failBrief (tx: Tx, id: string, reason: string, at: Date): Promise<string | undefined> {
+  const row = await tx.updateTable('research_briefs')
+    .set({ status: 'failed', failed_reason: reason.slice(0, 1000), completed_at: at, refunded_at: at })
+    .where('id', '=', id).where('refunded_at', 'is', null).where('status', '<>', 'ready')
+    .returning('period_id').executeTakeFirst()
+  return row ? row.period_id ?? undefined : undefined
+}
+
+const DAY_MS = 86_400_000
+/** Of a page's gzipped HTML, what holds its `<html lang>` (see ResearchInputs.texts). */
+const HEAD_BYTES = 2048
+
+/**
+ * Everything a brief of the domain is read from (see ResearchInputs). The lists are
+ * bounded (texts within `limits`, RAW_PAGES_PER_TYPE raw pages a type, a hundred changes
+ * a list); counts run in the database.
+ */
+export async function researchInputs (
+  db: Db, domain: { id: string, hostname: string }, retentionDays: number | null, now: Date,
+  limits: ReadLimits = READ_LIMITS
+): Promise<ResearchInputs> {
+  const days = (n: number) => new Date(now.getTime() - n * DAY_MS)
+  const since = retentionDays === null ? new Date(0) : days(retentionDays)
+  const ranked = sql`SELECT pages.* FROM pages WHERE pages.domain_id = ${domain.id} AND pages.monitoring_enabled
+    ORDER BY ${intelligenceOrder('pages')}`
+
+  const pages = await db.selectFrom('pages').select(['id', 'url', 'page_type', 'monitoring_enabled'])
+    .where('domain_id', '=', domain.id).execute()
+
+  // In rank order (the brief reads a page's rank from its place), and only as many pages as
+  // the character budget holds.
+  const texts = await sql<ResearchInputs['texts'][number]>`
+    SELECT "pageId", "snapshotId", at, text, head FROM (
+      SELECT p.id AS "pageId", s.id AS "snapshotId", s.created_at AS at,
+        left(s.content, ${limits.charsPerPage}) AS text,
+        substring(s.raw_html_gzip from 1 for ${HEAD_BYTES}) AS head, p.rank,
+        sum(least(length(s.content), ${limits.charsPerPage})) OVER (ORDER BY p.rank) AS chars
+      FROM (SELECT pages.id, row_number() OVER (ORDER BY ${intelligenceOrder('pages')}) AS rank FROM pages
+        WHERE pages.domain_id = ${domain.id} AND pages.monitoring_enabled) p
+      JOIN LATERAL (SELECT id, created_at, content, raw_html_gzip FROM snapshots WHERE page_id = p.id
+        ORDER BY created_at DESC LIMIT 1) s ON true
+      WHERE p.rank <= ${limits.pages}
+    ) t WHERE chars <= ${limits.chars} ORDER BY rank`.execute(db)
+
+  // The home page, else the highest-ranked page (for the name the site gives itself), and the pages the
+  // structured readers read.
+  const raws = await sql<{
+    page_id: string
+    snapshot_id: string
+    at: Date
+    raw_html_gzip: Uint8Array
+    content_type: string | null
+    document_url: string | null
+    document_gzip: Uint8Array | null
+    document_type: string | null
+  }>`
+    SELECT r.page_id, s.id AS snapshot_id, s.created_at AS at, s.raw_html_gzip, s.content_type,
+      s.document_url, s.document_gzip, s.document_type
+    FROM (
+      SELECT id AS page_id FROM (
+        SELECT p.id, p.page_type, row_number() OVER (PARTITION BY p.page_type ORDER BY ${intelligenceOrder('p')}) AS n
+        FROM (${ranked}) p WHERE p.page_type = ANY(${RAW_PAGE_TYPES}::text[])
+      ) t WHERE t.n <= ${RAW_PAGES_PER_TYPE}
+      UNION
+      (SELECT id FROM pages WHERE domain_id = ${domain.id}
+        ORDER BY url ~ '^https?://[^/]+/?$' DESC, monitoring_enabled DESC, priority, created_at LIMIT 1)
+    ) r
+    JOIN LATERAL (SELECT * FROM snapshots WHERE page_id = r.page_id AND raw_html_gzip IS NOT NULL
+      ORDER BY created_at DESC LIMIT 1) s ON true`.execute(db)
+
+  // Each features page now, and as it read at the start of each window: the snapshot then in
+  // force, or its first one when Sitewatch first read it later.
+  const features = await sql<ResearchInputs['features'][number]>`
+    SELECT f.id AS "pageId", w.days, s.id AS "snapshotId", s.created_at AS at, s.content AS text
+    FROM (SELECT p.id FROM (${ranked}) p WHERE p.page_type = 'features' LIMIT ${RAW_PAGES_PER_TYPE}) f
+    CROSS JOIN unnest(${[0, ...FEATURE_WINDOWS]}::int[]) AS w(days)
+    JOIN LATERAL (
+      SELECT id, created_at, content FROM snapshots
+      WHERE page_id = f.id AND created_at <= ${now}::timestamptz
+      ORDER BY (created_at <= ${now}::timestamptz - make_interval(days => w.days)) DESC,
+        CASE WHEN created_at <= ${now}::timestamptz - make_interval(days => w.days) THEN created_at END DESC NULLS LAST,
+        created_at
+      LIMIT 1) s ON true`.execute(db)
+
+  const activity = await sql<ResearchInputs['activity'][number]>`
+    SELECT change_type AS "changeType", severity,
+      count(*) FILTER (WHERE created_at >= ${days(7)})::int AS d7,
+      count(*) FILTER (WHERE created_at >= ${days(30)})::int AS d30,
+      count(*)::int AS d90
+    FROM changes WHERE domain_id = ${domain.id} AND created_at >= ${days(90)} AND created_at <= ${now}
+    GROUP BY 1, 2`.execute(db)
+
+  const mostChanged = await sql<ResearchInputs['mostChanged'][number]>`
+    SELECT page_id AS "pageId", count(*)::int AS changes FROM changes
+    WHERE domain_id = ${domain.id} AND created_at >= ${days(90)} AND created_at <= ${now}
+    GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`.execute(db)
+
+  const inWindow = sql`c.domain_id = ${domain.id} AND c.created_at >= ${since} AND c.created_at <= ${now}`
+  const legal = await sql<{
+    page_id: string
+    changes: number
+    change_id: string | null
+    at: Date | null
+    summary: string | null
+    severity: Severity | null
+    snapshot_id: string | null
+    snapshot_at: Date | null
+  }>`
+    SELECT p.id AS page_id,
+      (SELECT count(*) FROM changes c WHERE c.page_id = p.id AND ${inWindow})::int AS changes,
+      l.id AS change_id, l.created_at AS at, l.summary, l.severity, s.id AS snapshot_id, s.created_at AS snapshot_at
+    FROM pages p
+    LEFT JOIN LATERAL (SELECT c.id, c.created_at, c.summary, c.severity FROM changes c
+      WHERE c.page_id = p.id AND c.created_at <= ${now} ORDER BY c.created_at DESC LIMIT 1) l ON true
+    LEFT JOIN LATERAL (SELECT id, created_at FROM snapshots WHERE page_id = p.id
+      ORDER BY created_at DESC LIMIT 1) s ON true
+    WHERE p.domain_id = ${domain.id} AND p.page_type IN ('terms', 'security')
+    ORDER BY ${intelligenceOrder('p')} LIMIT 50`.execute(db)
+
+  const dated = sql`c.id AS "changeId", c.page_id AS "pageId", c.created_at AS at, c.summary, c.severity`
+  const legalHigh = await sql<DatedChange>`
+    SELECT ${dated}
+    FROM changes c JOIN pages p ON p.id = c.page_id
+    WHERE ${inWindow} AND p.page_type IN ('terms', 'security') AND c.severity IN ('high', 'critical')
+    ORDER BY c.created_at DESC, c.id LIMIT 50`.execute(db)
+
+  const priceChanges = await sql<ResearchInputs['priceChanges'][number]>`
+    SELECT ${dated}, c.diff_data->'pricing'->'changes' AS moves
+    FROM changes c WHERE ${inWindow} AND c.change_type = 'price_change'
+    ORDER BY c.created_at DESC, c.id LIMIT 100`.execute(db)
+
+  const apiBreaking = await sql<ResearchInputs['apiBreaking'][number]>`
+    SELECT c.id AS "changeId", c.page_id AS "pageId", c.created_at AS at, c.diff_data->'api'->'breaking' AS breaking
+    FROM changes c JOIN pages p ON p.id = c.page_id
+    WHERE ${inWindow} AND p.page_type = 'api_docs'
+      AND jsonb_array_length(coalesce(c.diff_data->'api'->'breaking', '[]'::jsonb)) > 0
+    ORDER BY c.created_at DESC, c.id LIMIT 100`.execute(db)
+
+  const counted = await sql<{ n: number }>`SELECT count(*)::int AS n FROM changes c WHERE ${inWindow}`.execute(db)
+
+  return {
+    hostname: domain.hostname,
+    now,
+    retentionDays,
+    pages: pages.map(p => ({ id: p.id, url: p.url, pageType: p.page_type, monitored: p.monitoring_enabled })),
+    texts: texts.rows,
+    raws: raws.rows.map(r => ({
+      pageId: r.page_id,
+      snapshotId: r.snapshot_id,
+      at: r.at,
+      page: { gzip: r.raw_html_gzip, contentType: r.content_type ?? '' },
+      ...(r.document_gzip && r.document_url
+        ? { document: { url: r.document_url, gzip: r.document_gzip, contentType: r.document_type ?? '' } }
+        : {})
+    })),
+    features: features.rows,
+    activity: activity.rows,
+    mostChanged: mostChanged.rows,
+    legal: legal.rows.map(r => ({
+      pageId: r.page_id,
+      changes: r.changes,
+      last: r.change_id
+        ? { changeId: r.change_id, pageId: r.page_id, at: r.at!, summary: r.summary!, severity: r.severity! }
+        : null,
+      snapshot: r.snapshot_id ? { id: r.snapshot_id, at: r.snapshot_at! } : null
+    })),
+    legalHigh: legalHigh.rows,
+    priceChanges: priceChanges.rows,
+    apiBreaking: apiBreaking.rows,
+    changesInWindow: counted.rows[0].n
+  }
+}
