@@ -292,6 +292,42 @@ describe('the web app, in a browser', () => {
     }
   })
 
+  let briefPath = ''
+
+  it('the Research button spends a credit and opens the brief, which prints as a clean report', async () => {
+    const { page } = owner
+    await page.goto(`${t.url}/app/domains`)
+    await page.getByRole('link', { name: 'acme.test' }).click()
+    assert.match(await page.textContent('main') ?? '', /One research credit; 50 left in this period\./)
+    await page.getByRole('button', { name: 'Research' }).click()
+    await page.waitForURL(/\/app\/research\/[0-9a-f-]{36}$/)
+    briefPath = new URL(page.url()).pathname
+    // The page updates itself until the brief is ready.
+    await page.getByRole('heading', { name: 'Release cadence' }).waitFor({ timeout: 30_000 })
+    assert.match(await page.locator('h1').textContent() ?? '', /^Research brief: Acme/)
+    const pricing = page.locator('section', { has: page.getByRole('heading', { name: 'Pricing' }) })
+    assert.match(await pricing.textContent() ?? '', /\$49\/month/)
+    assert.ok(await pricing.locator('ol.sources li').count() >= 1, 'the pricing section lists its sources')
+    await accessible(page)
+    await page.screenshot({ path: 'docs/research.png', fullPage: true })
+    const markdown = await (await page.context().request.get(`${t.url}${briefPath}/markdown`)).text()
+    assert.match(markdown, /^# Research brief: Acme/)
+    // Printed: the report alone, black on white, the sources' addresses written out.
+    await page.emulateMedia({ media: 'print', colorScheme: 'dark' })
+    await page.screenshot({ path: `${SHOTS}/research-print.png`, fullPage: true })
+    assert.equal(await page.locator('header.top').isVisible(), false)
+    assert.equal(await page.getByRole('button', { name: 'Print or save as PDF' }).isVisible(), false)
+    assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(255, 255, 255)')
+    assert.match(await page.evaluate(() => getComputedStyle(document.querySelector('.sources a')!, '::after').content),
+      /https?:\/\//)
+    const pdf = await page.pdf({ format: 'A4' })
+    assert.equal(pdf.subarray(0, 4).toString(), '%PDF')
+    await page.emulateMedia({ media: 'screen', colorScheme: 'light' })
+    await page.goto(`${t.url}/app/domains/${(await t.api.get('/api/domains')).body.data[0].id}`)
+    assert.match(await page.textContent('main') ?? '', /One research credit; 49 left in this period\./)
+    assert.match(await page.textContent('main') ?? '', /Brief of .* — ready/)
+  })
+
   it('a starter organisation uses the app; its keys page explains why it has no API', async () => {
     const { org } = await createOrg(t.service.store.db, 'Small shop', 'starter')
     await addUser(t.service.store.db, org.id, { email: 'small@example.test', password: PASSWORD }, 'owner')
@@ -304,6 +340,12 @@ describe('the web app, in a browser', () => {
     await small.page.getByLabel('Domain').fill('acme.test')
     await small.page.getByRole('button', { name: 'Add domain' }).click()
     await small.page.waitForURL(/\/app\/domains\/[0-9a-f-]{36}/)
+    // Without the API, research is in the app: ten credits a month.
+    assert.match(await small.page.textContent('main') ?? '', /One research credit; 10 left in this period\./)
+    await small.page.getByRole('button', { name: 'Research' }).click()
+    await small.page.waitForURL(/\/app\/research\/[0-9a-f-]{36}$/)
+    // Another organisation's brief is not found here.
+    assert.equal((await small.page.goto(`${t.url}${briefPath}`))?.status(), 404)
     // Another organisation's change is not found here.
     assert.equal((await small.page.goto(changeUrl))?.status(), 404)
     await small.page.goto(`${t.url}/app/keys`)
@@ -336,6 +378,7 @@ describe('the web app, in a browser', () => {
       members: '/app/members',
       keys: '/app/keys',
       account: '/app/account',
+      research: briefPath,
       shared: new URL(shareLink(t.url, secret, new URL(changeUrl).pathname.split('/').at(-1)!).url).pathname,
       unsubscribe: `/app/unsubscribe/${unsubscribeToken(secret,
         (await t.service.store.db.selectFrom('users').select('id').where('email', '=', 'owner@example.test')

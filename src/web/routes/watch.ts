@@ -8,15 +8,19 @@ import { CHANGE_TYPES, SEVERITIES, type ChangeType, type RenderMode, type Severi
 import { crawlNow, createDomain, removeDomain, requireDomain } from '../../services/domains.js'
 import { changeImage, type ChangeImage } from '../../services/images.js'
 import { addPageByHand, changePage } from '../../services/pages.js'
+import { requestResearch } from '../../services/research.js'
 import { sharedChange, shareLink } from '../../services/share.js'
 import { currentPeriod } from '../../store/billing.js'
 import { getChange, listChanges, openChangesByDomain, setAcknowledged } from '../../store/changes.js'
 import { domainNames, getDomainDetails, listDomainSummaries } from '../../store/domains.js'
 import { shareLinksOn } from '../../store/orgs.js'
 import { findPage } from '../../store/pages.js'
+import { findBrief, listBriefs } from '../../store/research.js'
+import { briefMarkdown } from '../../research/markdown.js'
 import { field, fields, page, type Person, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { ChangePage, Inbox, SharedChangePage, type InboxFilters } from '../views/changes.js'
 import { DomainList, DomainPage } from '../views/domains.js'
+import { ResearchPage } from '../views/research.js'
 import { html } from '../views/layout.js'
 
 // Domains, their pages, and their changes: what people come for.
@@ -78,10 +82,12 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
     const domain = await requireDomain(ctx, org.id, id(req.params))
     const details = asPlanAllows(await getDomainDetails(db, domain), org)
     const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
+    const briefs = await listBriefs(db, org.id, domain.id, 1, 5)
     return await page(reply, html(DomainPage({
       viewer: viewerOf(req, reply),
       domain: details,
       rechecksLeft: usage.limits.manualRechecks.remaining,
+      research: { creditsLeft: usage.limits.researchCredits.remaining, briefs: briefs.items },
       error,
       notice: notice(req.query)
     })), status)
@@ -105,6 +111,28 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
     await crawlNow(ctx, req.person.org, id(req.params))
     return `/app/domains/${id(req.params)}?done=crawl`
   }))
+
+  app.post('/domains/:id/research', onDomain(async req => {
+    const { briefId } = await requestResearch(ctx, req.person.org, id(req.params))
+    return `/app/research/${briefId}`
+  }))
+
+  const requireBrief = async (req: FastifyRequest) => {
+    const brief = await findBrief(db, req.person!.org.id, id(req.params))
+    if (!brief) throw notFound('Research brief')
+    return brief
+  }
+
+  app.get('/research/:id', async (req, reply) =>
+    await page(reply, html(ResearchPage({ viewer: viewerOf(req, reply), brief: await requireBrief(req) }))))
+
+  app.get('/research/:id/markdown', async (req, reply) => {
+    const brief = await requireBrief(req)
+    const name = `research-${brief.domain}-${new Date(brief.createdAt).toISOString().slice(0, 10)}.md`
+    return await reply.type('text/markdown; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${name}"`)
+      .send(briefMarkdown(brief))
+  })
 
   app.post('/domains/:id/pages', onDomain(async req => {
     await addPageByHand(ctx, req.person.org, id(req.params), field(req.body, 'url'), undefined)

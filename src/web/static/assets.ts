@@ -62,6 +62,31 @@ del { background: var(--del); text-decoration: line-through } ins { background: 
 .key { font-family: ui-monospace, monospace; word-break: break-all; background: var(--bg); padding: .5rem }
 .pager { display: flex; gap: 1rem; margin-top: 1rem }
 .auth { max-width: 24rem; margin: 3rem auto }
+.brief-section { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .25rem 1rem 1rem;
+  margin-bottom: 1rem }
+.brief dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0 }
+.brief dt { font-weight: 600 } .brief dd { margin: 0 }
+@media (max-width: 30rem) { .brief dl { grid-template-columns: 1fr; gap: 0 } .brief dd { margin-bottom: .5rem } }
+.brief h3 { font-size: 1rem; margin: 1rem 0 .25rem }
+.brief caption { text-align: left; padding: .25rem 0 }
+.columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 0 1.5rem }
+.sources { color: var(--muted); border-top: 1px solid var(--line); margin: 1rem 0 0; padding-top: .5rem;
+  padding-left: 1.5rem }
+a.ref { text-decoration: none; font-size: .75rem }
+/* A brief printed (or saved as PDF): the report alone, black on white, each link's address written out. */
+@media print {
+  :root { color-scheme: light; --bg: #fff; --card: #fff; --text: #000; --muted: #444; --line: #bbb; --accent: #000;
+    --low: #2e7d32; --medium: #8a6d00; --high: #c25400; --critical: #b3261e }
+  header.top, .skip, .no-print, form, button { display: none !important }
+  main { max-width: none; padding: 0 }
+  body { font-size: 10.5pt }
+  .brief-section { border: none; border-top: 1px solid var(--line); border-radius: 0; padding: 0; margin: 0 0 .75rem }
+  h2, h3 { break-after: avoid } tr, li { break-inside: avoid }
+  .scroll { overflow: visible }
+  a { color: #000; text-decoration: none }
+  .sources a::after { content: " (" attr(href) ")"; word-break: break-all }
+  @page { margin: 16mm 14mm }
+}
 `
 
 /** Shows each <time datetime> in the reader's locale and time zone (the server knows neither). */
@@ -75,4 +100,5 @@ for (const t of document.querySelectorAll('time[datetime]')) {
   const d = new Date(t.getAttribute('datetime'))
   if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 }
+for (const b of document.querySelectorAll('button[data-print]')) b.addEventListener('click', () => window.print())
 `

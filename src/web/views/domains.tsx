@@ -1,5 +1,7 @@
 import { roleAllows, SEVERITIES, type Severity } from '../../domain/vocabulary.js'
+import type { BriefSummary } from '../../domain/research.js'
 import { Csrf, Page, Sev, Time, type Viewer } from './layout.js'
+import { ResearchCard } from './research.js'
 
 export interface DomainItem {
   id: string
@@ -97,6 +99,7 @@ export function DomainPage (p: {
   viewer: Viewer
   domain: DomainPageData
   rechecksLeft: number | null
+  research: { creditsLeft: number | null, briefs: BriefSummary[] }
   error?: string
   notice?: string
 }) {
@@ -127,6 +130,10 @@ export function DomainPage (p: {
             )
           : null}
       </div>
+      <ResearchCard
+        domainId={d.id} creditsLeft={p.research.creditsLeft} briefs={p.research.briefs}
+        mayEdit={mayEdit} csrf={p.viewer.csrf}
+      />
       <h2>Pages</h2>
       {d.pages.length === 0
         ? <p class='muted'>{discovering ? 'Looking for pages…' : 'No pages yet.'}</p>
