@@ -410,6 +410,9 @@ if (mode === '--analysis') {
 } else if (mode === '--api') {
   const { apiBenchmark } = await import('./api.js')
   await apiBenchmark(target)
+} else if (mode === '--research') {
+  const { researchBenchmark } = await import('./research.js')
+  await researchBenchmark()
 } else if (mode === '--fleet') {
   const { fleetBenchmark } = await import('./fleet.js')
   await fleetBenchmark(freshDatabase)
@@ -424,6 +427,7 @@ if (mode === '--analysis') {
   await inChild(['--scenario', 'pglite'])
   await inChild(['--api', 'pglite'])
   await inChild(['--web', 'pglite'])
+  await inChild(['--research'])
   if (process.env.BENCH_SKIP_POSTGRES) {
     console.log('\n(PostgreSQL skipped: BENCH_SKIP_POSTGRES is set)')
   } else if (await postgresAnswers()) {
