@@ -44,6 +44,23 @@ const MOVE_JOB = `WITH gone AS (DELETE FROM pgboss.job WHERE name = $1 AND id = 
   SELECT id, $3, priority, data, retry_limit, retry_count, retry_delay, retry_backoff,
     expire_in, keep_until, created_on, dead_letter, policy FROM gone`
 
+/** The jobs left active, by queue: on the embedded database, those of a process that is gone. */
+const ACTIVE_JOBS = 'SELECT name, array_agg(id::text) AS ids FROM pgboss.job WHERE state = \'active\' GROUP BY name'
+
+/**
+ * On the embedded database only this process runs jobs, so a job still active as it
+ * starts was left by one that died: it is failed now, an attempt counted, to be retried
+ * (or failed for good) at once rather than when it expires (JOB_EXPIRE_SECONDS). On
+ * PostgreSQL another process may be running it: there, expiry decides.
+ */
+async function handBackOrphans (boss: PgBoss, log: Logger): Promise<void> {
+  const { rows } = await boss.getDb().executeSql(ACTIVE_JOBS, [])
+  for (const { name, ids } of rows as Array<{ name: string, ids: string[] }>) {
+    for (const id of ids) await boss.fail(name, id, { message: 'the process running it stopped' })
+    log.warn({ queue: name, jobs: ids.length }, 'jobs left active by a stopped process are retried')
+  }
+}
+
 /** A crawl job's host, as its pace is kept in host_pace (the URL's host and port). */
 const jobHost = (job: string) => `substring(${job}.data->>'url' from '^[a-z]+://([^/?#]+)')`
 const JOB_HOST = jobHost('j')
@@ -286,6 +303,7 @@ export class JobQueue {
       expireInSeconds: Math.min(120, config.jobExpireSeconds)
     })
     await boss.createQueue(QUEUE.mailDigest, { name: QUEUE.mailDigest, retryLimit: 2, expireInSeconds: 600 })
+    if (store.kind === 'pglite') await handBackOrphans(boss, log)
     await createFetchIndex(store.db)
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
     const crawlTable = await sql<{ partition_name: string }>`
