@@ -1,9 +1,10 @@
 import { PLANS } from '../domain/plans.js'
-import type { ResearchJobData } from '../queue/queue.js'
-import { setJobProgress } from '../queue/job-records.js'
+import { QUEUE, type ResearchJobData } from '../queue/queue.js'
+import { failedJobs, setJobProgress } from '../queue/job-records.js'
+import { giveBackCredit } from '../services/research.js'
 import type { Db } from '../store/db.js'
 import { findDomainWithOrg } from '../store/domains.js'
-import { findBrief, markBriefBuilding, researchInputs, saveBrief } from '../store/research.js'
+import { findBrief, markBriefBuilding, researchInputs, saveBrief, unfinishedBriefs } from '../store/research.js'
 import type { PageAnalysis } from './analysis.js'
 
 export interface ResearchDeps {
@@ -33,4 +34,22 @@ export async function runResearch (deps: ResearchDeps, jobId: string, data: Rese
   const built = await deps.analysis.brief(inputs)
   await saveBrief(deps.db, briefId, built, new Date())
   return { briefId }
+}
+
+/** Unfinished briefs looked at in one sweep, oldest first. */
+const SWEEP = 500
+
+/**
+ * Briefs whose job failed for good where no worker saw it end (its last attempt expired,
+ * or was handed back by a process that stopped): failed, and their credits given back.
+ * Returns how many credits went back.
+ */
+export async function settleAbandonedBriefs (db: Db): Promise<number> {
+  const open = await unfinishedBriefs(db, SWEEP)
+  const briefOf = new Map(open.map(b => [b.jobId, b.id]))
+  let refunded = 0
+  for (const job of await failedJobs(db, QUEUE.research, [...briefOf.keys()])) {
+    if (await giveBackCredit(db, briefOf.get(job.id)!, job.reason)) refunded++
+  }
+  return refunded
 }

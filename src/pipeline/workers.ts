@@ -14,7 +14,7 @@ import { deleteExpired } from '../store/retention.js'
 import { PageAnalysis } from './analysis.js'
 import { crawlPage, crawlTargetLoader, NeedsBrowser, type CrawlResult } from './crawl-job.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
-import { runResearch, type ResearchResult } from './research-job.js'
+import { runResearch, settleAbandonedBriefs, type ResearchResult } from './research-job.js'
 import type { PageChecked, PipelineEvents } from './events.js'
 import { runSchedulerTick } from './scheduler-tick.js'
 
@@ -109,8 +109,8 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   })
 
   await queue.work(QUEUE.tick, 1, async () => {
-    const r = await runSchedulerTick(deps.db, queue)
-    if (r.queued > 0 || r.paused > 0) deps.log.info(r, 'scheduler tick')
+    const r = { ...await runSchedulerTick(deps.db, queue), briefsRefunded: await settleAbandonedBriefs(deps.db) }
+    if (r.queued > 0 || r.paused > 0 || r.briefsRefunded > 0) deps.log.info(r, 'scheduler tick')
     return r
   })
   await queue.work(QUEUE.retention, 1, async () => {

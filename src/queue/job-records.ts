@@ -113,6 +113,20 @@ export async function getJob (db: Db, orgId: string, id: string): Promise<JobVie
   return rows.rows[0] ? toView(rows.rows[0]) : undefined
 }
 
+/**
+ * Of the jobs `ids` of queue `name`, those that failed for good, with why: also those
+ * whose last attempt expired or was handed back, which no worker saw end.
+ */
+export async function failedJobs (db: Db, name: string, ids: readonly string[]) {
+  if (ids.length === 0) return []
+  const { rows } = await sql<{ id: string, output: any }>`
+    SELECT id::text AS id, output FROM pgboss.job WHERE name = ${name} AND state = 'failed' AND id = ANY(${ids}::uuid[])
+    UNION ALL
+    SELECT id::text, output FROM pgboss.archive WHERE name = ${name} AND state = 'failed' AND id = ANY(${ids}::uuid[])`
+    .execute(db)
+  return rows.map(r => ({ id: r.id, reason: String(r.output?.message ?? r.output?.value?.message ?? 'failed') }))
+}
+
 export async function jobStats (db: Db, orgId: string): Promise<Record<JobState | 'total', number>> {
   const rows = await sql<{ state: JobState, n: number }>`
     SELECT state, count(*)::int AS n FROM (${jobsView} WHERE j.org_id = ${orgId}) v GROUP BY state`.execute(db)

@@ -350,6 +350,8 @@ const migrations: Record<string, string[]> = {
     )`,
     'CREATE INDEX research_briefs_domain_time ON research_briefs (domain_id, created_at DESC)',
     'CREATE INDEX research_briefs_org ON research_briefs (org_id)',
+    `CREATE INDEX research_briefs_unfinished ON research_briefs (created_at)
+      WHERE status IN ('queued', 'building')`,
     'ALTER TABLE jobs DROP CONSTRAINT jobs_name_check',
     `ALTER TABLE jobs ADD CONSTRAINT jobs_name_check
       CHECK (name IN ('crawl.page', 'discover.pages', 'research.domain'))`

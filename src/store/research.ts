@@ -96,6 +96,13 @@ export async function failBrief (tx: Tx, id: string, reason: string, at: Date): 
   return row ? row.period_id ?? undefined : undefined
 }
 
+/** The briefs still queued or being built, oldest first, with their jobs: to find those whose job is gone. */
+export async function unfinishedBriefs (db: Db, limit: number): Promise<Array<{ id: string, jobId: string }>> {
+  const rows = await db.selectFrom('research_briefs').select(['id', 'job_id'])
+    .where('status', 'in', ['queued', 'building']).orderBy('created_at').limit(limit).execute()
+  return rows.map(r => ({ id: r.id, jobId: r.job_id }))
+}
+
 const DAY_MS = 86_400_000
 /** Of a page's gzipped HTML, what holds its `<html lang>` (see ResearchInputs.texts). */
 const HEAD_BYTES = 2048

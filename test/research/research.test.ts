@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { mdText } from '../../src/research/markdown.js'
 import { createOrg } from '../../src/services/orgs.js'
+import { settleAbandonedBriefs } from '../../src/pipeline/research-job.js'
+import { addUsage } from '../../src/store/billing.js'
 import { researchInputs } from '../../src/store/research.js'
 import { drainJobs, eventually, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
@@ -327,7 +329,7 @@ describe('research briefs', () => {
     await sql`UPDATE billing_periods SET research_credits_used = 0 WHERE org_id = (SELECT org_id FROM domains WHERE id = ${domainId})`.execute(db)
   })
 
-  it('a job that fails for good gives its credit back', async () => {
+  it('a job that fails for good gives its credit back, also when no worker saw its last attempt end', async () => {
     const db = t.service.store.db
     // A pricing snapshot damaged on disk: its page cannot be read, on every attempt.
     const saved = await sql<{ id: string, raw: Uint8Array }>`
@@ -349,6 +351,22 @@ describe('research briefs', () => {
       }, 10_000, 'the refund')
       assert.deepEqual([failed.status, failed.sections], ['failed', null])
       assert.match(failed.failedReason, /incorrect header check|gzip|unexpected end/i)
+      assert.equal((await t.api.get('/api/usage')).body.data.limits.researchCredits.used, before)
+
+      // The same failure where no worker saw the last attempt end (it expired, or its process
+      // died): the brief still building, its credit spent. The scheduler's sweep settles it, once.
+      const briefId = res.body.data.briefId
+      await sql`UPDATE research_briefs SET status = 'building', refunded_at = NULL, completed_at = NULL,
+        failed_reason = NULL WHERE id = ${briefId}`.execute(db)
+      const paid = await db.selectFrom('research_briefs').select('period_id').where('id', '=', briefId)
+        .executeTakeFirstOrThrow()
+      await addUsage(db, paid.period_id!, 'researchCredits', 1)
+      assert.equal((await t.api.get(`/api/research/${briefId}`)).body.data.status, 'building')
+      assert.equal(await settleAbandonedBriefs(db), 1)
+      assert.equal(await settleAbandonedBriefs(db), 0, 'refunded once')
+      const swept = (await t.api.get(`/api/research/${briefId}`)).body.data
+      assert.deepEqual([swept.status, swept.creditRefunded], ['failed', true])
+      assert.match(swept.failedReason, /incorrect header check|gzip|unexpected end/i)
       assert.equal((await t.api.get('/api/usage')).body.data.limits.researchCredits.used, before)
     } finally {
       await sql`UPDATE snapshots SET raw_html_gzip = ${Buffer.from(raw)} WHERE id = ${id}`.execute(db)

@@ -13,7 +13,8 @@ const CREDIT_RULES =
   'Costs one research credit (`/api/usage` limits.researchCredits: 10 a month on starter, 50 on trial and pro, ' +
   'unlimited on enterprise); with none left it answers 402 QUOTA_EXCEEDED `{resource: "researchCredits", used, ' +
   'limit}` and queues nothing. A brief whose job fails after all its attempts gives its credit back to the ' +
-  'billing period that paid for it (`creditRefunded`; the contract\'s "never refunded" is about deleting things).'
+  'billing period that paid for it (`creditRefunded`), within a minute also when that last attempt was lost with ' +
+  'its process; the contract\'s "never refunded" is about deleting things.'
 
 export const researchRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue }) => {
   const ctx = { db, queue }
