@@ -185,12 +185,14 @@ export const Page = Type.Object(
   { $id: 'Page', title: 'Page' }
 )
 
+export const JobTypeSchema = literals(['crawl', 'discover', 'research'] as const, {
+  description: 'crawl (crawl.page), discover (discover.pages) or research (research.domain: a research brief)'
+})
+
 const jobBase = {
   id: Type.String(),
   name: JobNameSchema,
-  type: literals(['crawl', 'discover', 'research'] as const, {
-    description: 'crawl (crawl.page), discover (discover.pages) or research (research.domain: a research brief)'
-  }),
+  type: JobTypeSchema,
   url: Nullable(Type.String()),
   domainId: Uuid,
   pageId: Nullable(Uuid),

@@ -98,11 +98,13 @@ function toView (r: JobRow): JobView {
 export async function listJobs (
   db: Db,
   orgId: string,
-  opts: { limit: number, offset: number, state?: JobState }
+  opts: { limit: number, offset: number, state?: JobState, type?: JobView['type'] }
 ): Promise<{ jobs: JobView[], total: number }> {
   const stateFilter = opts.state ? sql`AND state = ${opts.state}` : sql``
+  const name = opts.type && (Object.keys(JOB_TYPES) as JobName[]).find(n => JOB_TYPES[n] === opts.type)
+  const nameFilter = name ? sql`AND j.name = ${name}` : sql``
   const rows = await sql<JobRow & { total: number }>`
-    SELECT v.*, count(*) OVER ()::int AS total FROM (${jobsView} WHERE j.org_id = ${orgId}) v
+    SELECT v.*, count(*) OVER ()::int AS total FROM (${jobsView} WHERE j.org_id = ${orgId} ${nameFilter}) v
     WHERE true ${stateFilter}
     ORDER BY created_at DESC, id DESC LIMIT ${opts.limit} OFFSET ${opts.offset}`.execute(db)
   return { jobs: rows.rows.map(toView), total: rows.rows[0]?.total ?? 0 }

@@ -126,6 +126,15 @@ describe('research briefs', () => {
     const job = await waitForJob(t.api, res.body.data.jobId)
     assert.deepEqual([job.name, job.type, job.state, job.returnValue?.briefId],
       ['research.domain', 'research', 'completed', res.body.data.briefId])
+    // The list narrowed to research jobs, among the crawls and discoveries.
+    const all = (await t.api.get('/api/jobs?limit=100')).body.data
+    assert.ok(all.some((j: any) => j.type === 'crawl'))
+    const listed = await t.api.get('/api/jobs?type=research&limit=100')
+    assert.deepEqual(listed.body.data.map((j: any) => j.id), [job.id])
+    assert.equal(listed.body.meta.total, 1)
+    assert.equal((await t.api.get('/api/jobs?type=crawl&status=completed&limit=100')).body.data
+      .every((j: any) => j.type === 'crawl' && j.state === 'completed'), true)
+    assert.equal((await t.api.get('/api/jobs?type=brief')).status, 400)
     const after = (await t.api.get('/api/usage')).body.data.limits.researchCredits
     assert.equal(after.used, before.used + 1)
     brief = (await t.api.get(`/api/research/${res.body.data.briefId}`)).body.data

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { notFound } from '../../domain/errors.js'
 import { getJob, jobBacklog, jobStats, listJobs } from '../../queue/job-records.js'
 import type { ApiDeps } from '../deps.js'
-import { Job, JobListItem, JobStateSchema, PageNumber, QueueStats, responses } from '../schemas.js'
+import { Job, JobListItem, JobStateSchema, JobTypeSchema, PageNumber, QueueStats, responses } from '../schemas.js'
 
 export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
   app.get(
@@ -14,12 +14,14 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
         tags: ['jobs'],
         summary: 'List recent jobs',
         description:
-          "The organisation's jobs of the last 7 days, newest first. `limit` 1..100 (default 20), optional `page`.",
+          "The organisation's jobs of the last 7 days, newest first. `limit` 1..100 (default 20), optional `page`; " +
+          '`status` and `type` (an addition to the contract) narrow the list.',
         querystring: Type.Object(
           {
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
             page: PageNumber,
-            status: Type.Optional(JobStateSchema)
+            status: Type.Optional(JobStateSchema),
+            type: Type.Optional(JobTypeSchema)
           },
           { additionalProperties: false }
         ),
@@ -27,11 +29,12 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
       }
     },
     async req => {
-      const { limit, page, status } = req.query
+      const { limit, page, status, type } = req.query
       const { jobs, total } = await listJobs(db, req.principal!.org.id, {
         limit,
         offset: (page - 1) * limit,
-        state: status
+        state: status,
+        type
       })
       return { data: jobs, meta: { total, page, pageSize: limit } }
     }
