@@ -16,6 +16,10 @@ import { createDatabase, drainJobs, eventually, onPostgres, startTestService, wa
 const DELAY_MS = 200
 const CONCURRENCY = 2
 const ANSWER_MS = 60
+// How close to the delay two starts may be seen. On the embedded database this server, the
+// service and its database share one thread, and a statement blocks it: a request's arrival
+// was once seen 22 ms late, so that two starts 210 ms apart were seen 178 ms apart.
+const SEEN_GAP = DELAY_MS * (onPostgres ? 0.9 : 0.8)
 
 interface Hit { host: string, path: string, start: number, end: number, inFlight: number }
 
@@ -126,7 +130,7 @@ describe('a fleet that is polite and fair', () => {
     assert.ok(seen.length > 0)
     for (const m of seen) {
       assert.ok(m.maxInFlight <= CONCURRENCY, `${m.host}: ${m.maxInFlight} requests in flight at once`)
-      assert.ok(m.minGap >= DELAY_MS * 0.9, `${m.host}: two starts ${m.minGap.toFixed(1)} ms apart (${m.closest})`)
+      assert.ok(m.minGap >= SEEN_GAP, `${m.host}: two starts ${m.minGap.toFixed(1)} ms apart (${m.closest})`)
     }
     return seen
   }
