@@ -20,6 +20,9 @@ export const SourceSchema = Type.Object({
 }, { description: 'the page and the time of the snapshot (or change) a fact was read in' })
 export type Source = Static<typeof SourceSchema>
 
+/** One source's identity: a section lists each once, and its facts point to it by it. */
+export const sourceKey = (s: Source) => `${s.url} ${s.snapshotId ?? ''} ${s.changeId ?? ''}`
+
 /** Every section: whether it is in the brief, why not when it is not, and the sources of its facts. */
 const section = <P extends Record<string, TSchema>>(properties: P, description: string) => Type.Object({
   included: Type.Boolean({ description: 'false when nothing Sitewatch holds supports the section' }),

@@ -72,10 +72,13 @@ interface JobRow {
   raw_state: string
 }
 
+/** Why pg-boss says a job failed: its worker's message, or pg-boss's own (an expiry's is under `value`). */
+const failureReason = (output: any) => String(output.message ?? output.value?.message ?? JSON.stringify(output))
+
 function toView (r: JobRow): JobView {
   const failed = r.state === 'failed' || r.raw_state === 'retry'
   const output = r.output && typeof r.output === 'object' ? r.output : null
-  const reason = failed && output ? String(output.message ?? output.value?.message ?? JSON.stringify(output)) : null
+  const reason = failed && output ? failureReason(output) : null
   return {
     id: r.id,
     name: r.name,
@@ -126,7 +129,7 @@ export async function failedJobs (db: Db, name: string, ids: readonly string[]) 
     UNION ALL
     SELECT id::text, output FROM pgboss.archive WHERE name = ${name} AND state = 'failed' AND id = ANY(${ids}::uuid[])`
     .execute(db)
-  return rows.map(r => ({ id: r.id, reason: String(r.output?.message ?? r.output?.value?.message ?? 'failed') }))
+  return rows.map(r => ({ id: r.id, reason: r.output ? failureReason(r.output) : 'failed' }))
 }
 
 export async function jobStats (db: Db, orgId: string): Promise<Record<JobState | 'total', number>> {

@@ -7,7 +7,7 @@ import {
 } from '../changes/lexicon.js'
 import { planKey, readPricing } from '../changes/pricing.js'
 import {
-  ACTIVITY_WINDOWS, FEATURE_WINDOWS,
+  ACTIVITY_WINDOWS, FEATURE_WINDOWS, sourceKey,
   type Brief, type BriefSections, type ResearchInputs, type Source, type StoredBytes
 } from '../domain/research.js'
 import {
@@ -91,7 +91,7 @@ class Reading {
 function included<T extends object> (sources: Source[], facts: T) {
   const seen = new Set<string>()
   const unique = sources.filter(s => {
-    const key = `${s.url} ${s.snapshotId ?? ''} ${s.changeId ?? ''}`
+    const key = sourceKey(s)
     if (seen.has(key)) return false
     seen.add(key)
     return true
@@ -180,8 +180,9 @@ function company (r: Reading): Sections['company'] {
     name: null, nameFrom: null, legalName: null, languages: [], monitoredPages: monitored.length, pagesByType
   }
   if (monitored.length === 0) return omitted('the domain has no monitored page yet', empty)
-  const home = r.raws().find(p => isHome(r.pages.get(p.pageId)?.url ?? ''))
-  const heads = [home, ...r.raws().filter(p => p !== home)].filter(p => p !== undefined)
+  const raws = r.raws()
+  const home = raws.find(p => isHome(r.pages.get(p.pageId)?.url ?? ''))
+  const heads = [home, ...raws.filter(p => p !== home)].filter(p => p !== undefined)
     .map(p => ({ names: headNames(p.html()), source: p.source, home: p === home }))
   const sources: Source[] = []
   let name: string | null = null

@@ -10,10 +10,13 @@ export const mdText = (s: string) => s.replace(/\s+/g, ' ').replace(/([\\`*_[\]<
 export const when = (d: Date | string) => new Date(d).toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
 export const day = (d: Date | string) => new Date(d).toISOString().slice(0, 10)
 
-/** A source as a link to the page and the time its snapshot (or change) was read. */
-export const sourceMd = (s: Source) => `[${mdText(shortUrl(s.url))}](<${s.url.replace(/[<>\s]/g, encodeURIComponent)}>), ${when(s.at)}`
-
 export const shortUrl = (url: string) => url.replace(/^https?:\/\//, '').replace(/\/$/, '')
+
+/** A link to a page, shown by its short address. */
+const pageMd = (url: string) => `[${mdText(shortUrl(url))}](<${url.replace(/[<>\s]/g, encodeURIComponent)}>)`
+
+/** A source as a link to the page and the time its snapshot (or change) was read. */
+export const sourceMd = (s: Source) => `${pageMd(s.url)}, ${when(s.at)}`
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
@@ -30,13 +33,11 @@ export const entryName = (e: { version: string | null, date: string | null }) =>
 /** A vocabulary word as text: "api_docs" → "api docs". */
 export const words = (s: string) => s.replace(/_/g, ' ')
 
-const LANGUAGE_NAMES: Record<string, string> = {
-  en: 'English', fr: 'French', de: 'German', es: 'Spanish', it: 'Italian', nl: 'Dutch', pt: 'Portuguese'
-}
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' })
 
 /** The languages of a domain's pages: "English (8 pages), French (1 page)". */
 export const languagesText = (languages: BriefSections['company']['languages']) =>
-  languages.map(l => `${LANGUAGE_NAMES[l.language] ?? l.language} (${plural(l.pages, 'page')})`).join(', ')
+  languages.map(l => `${languageNames.of(l.language) ?? l.language} (${plural(l.pages, 'page')})`).join(', ')
 
 /** Monitored pages by type: "1 pricing, 2 terms, 1 api docs". */
 export const pagesByTypeText = (byType: BriefSections['company']['pagesByType']) =>
@@ -111,7 +112,7 @@ const WRITERS: { [K in keyof BriefSections]: (s: BriefSections[K]) => string[] }
   security: s => s.claims.map(c => `- **${c.claim}:** “${mdText(c.sentence)}” (${sourceMd(c.source)})`),
   legal: l => [
     ...table(['Page', 'Type', 'Changes in the window', 'Last change'], l.pages.map(p => [
-      `[${mdText(shortUrl(p.url))}](<${p.url}>)`,
+      pageMd(p.url),
       words(p.pageType),
       String(p.changes),
       p.lastChange ? `${day(p.lastChange.at)}, ${p.lastChange.severity}: ${cell(p.lastChange.summary)}` : 'none seen'
@@ -154,7 +155,7 @@ const WRITERS: { [K in keyof BriefSections]: (s: BriefSections[K]) => string[] }
     ...(a.mostChanged.length > 0
       ? ['**Pages that change most (90 days):**', '',
           ...a.mostChanged.map(m =>
-            `- [${mdText(shortUrl(m.url))}](<${m.url}>) (${words(m.pageType)}): ${plural(m.changes, 'change')}`)]
+            `- ${pageMd(m.url)} (${words(m.pageType)}): ${plural(m.changes, 'change')}`)]
       : ['No change in the last 90 days.'])
   ]
 }

@@ -118,22 +118,22 @@ export async function researchInputs (
 ): Promise<ResearchInputs> {
   const days = (n: number) => new Date(now.getTime() - n * DAY_MS)
   const since = retentionDays === null ? new Date(0) : days(retentionDays)
-  const ranked = sql`SELECT pages.* FROM pages WHERE pages.domain_id = ${domain.id} AND pages.monitoring_enabled
-    ORDER BY ${intelligenceOrder('pages')}`
+  // The monitored pages, numbered in rank order (the brief reads a page's rank from its place in `texts`).
+  const ranked = sql`SELECT pages.id, pages.page_type,
+    row_number() OVER (ORDER BY ${intelligenceOrder('pages')}) AS rank
+    FROM pages WHERE pages.domain_id = ${domain.id} AND pages.monitoring_enabled`
 
   const pages = await db.selectFrom('pages').select(['id', 'url', 'page_type', 'monitoring_enabled'])
     .where('domain_id', '=', domain.id).execute()
 
-  // In rank order (the brief reads a page's rank from its place), and only as many pages as
-  // the character budget holds.
+  // In rank order, and only as many pages as the character budget holds.
   const texts = await sql<ResearchInputs['texts'][number]>`
     SELECT "pageId", "snapshotId", at, text, head FROM (
       SELECT p.id AS "pageId", s.id AS "snapshotId", s.created_at AS at,
         left(s.content, ${limits.charsPerPage}) AS text,
         substring(s.raw_html_gzip from 1 for ${HEAD_BYTES}) AS head, p.rank,
         sum(least(length(s.content), ${limits.charsPerPage})) OVER (ORDER BY p.rank) AS chars
-      FROM (SELECT pages.id, row_number() OVER (ORDER BY ${intelligenceOrder('pages')}) AS rank FROM pages
-        WHERE pages.domain_id = ${domain.id} AND pages.monitoring_enabled) p
+      FROM (${ranked}) p
       JOIN LATERAL (SELECT id, created_at, content, raw_html_gzip FROM snapshots WHERE page_id = p.id
         ORDER BY created_at DESC LIMIT 1) s ON true
       WHERE p.rank <= ${limits.pages}
@@ -155,7 +155,7 @@ export async function researchInputs (
       s.document_url, s.document_gzip, s.document_type
     FROM (
       SELECT id AS page_id FROM (
-        SELECT p.id, p.page_type, row_number() OVER (PARTITION BY p.page_type ORDER BY ${intelligenceOrder('p')}) AS n
+        SELECT p.id, row_number() OVER (PARTITION BY p.page_type ORDER BY p.rank) AS n
         FROM (${ranked}) p WHERE p.page_type = ANY(${RAW_PAGE_TYPES}::text[])
       ) t WHERE t.n <= ${RAW_PAGES_PER_TYPE}
       UNION
@@ -169,7 +169,7 @@ export async function researchInputs (
   // force, or its first one when Sitewatch first read it later.
   const features = await sql<ResearchInputs['features'][number]>`
     SELECT f.id AS "pageId", w.days, s.id AS "snapshotId", s.created_at AS at, s.content AS text
-    FROM (SELECT p.id FROM (${ranked}) p WHERE p.page_type = 'features' LIMIT ${RAW_PAGES_PER_TYPE}) f
+    FROM (SELECT p.id FROM (${ranked}) p WHERE p.page_type = 'features' ORDER BY p.rank LIMIT ${RAW_PAGES_PER_TYPE}) f
     CROSS JOIN unnest(${[0, ...FEATURE_WINDOWS]}::int[]) AS w(days)
     JOIN LATERAL (
       SELECT id, created_at, content FROM snapshots

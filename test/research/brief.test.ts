@@ -131,6 +131,12 @@ describe('a brief built from what the store holds', () => {
     assert.equal(c.monitoredPages, 2, 'a page not monitored is not counted')
   })
 
+  it("a home page's title alone names the site by its first part, whichever part is shorter", () => {
+    const raws = [{ pageId: 'home', snapshotId: 's1', at, page: stored('<title>Northwind Traders | Shop</title>') }]
+    const c = buildBrief(inputs({ raws }), decode).sections!.company
+    assert.deepEqual([c.name, c.nameFrom, c.sources[0].url], ['Northwind Traders', 'title', 'https://acme.test/'])
+  })
+
   it('leaves out what nothing supports, each section with its reason, and says so in Markdown', () => {
     const built = buildBrief(inputs(), decode)
     const s = built.sections!

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import type { Brief, BriefSections, BriefSummary, Source } from '../../domain/research.js'
+import { sourceKey, type Brief, type BriefSections, type BriefSummary, type Source } from '../../domain/research.js'
 import { CHANGE_TYPES, SEVERITIES } from '../../domain/vocabulary.js'
 import {
   builtFrom, day, entryName, languagesText, limitsText, pagesByTypeText, plural, pricesText, SECTION_TITLES, shortUrl, when, words
@@ -12,10 +12,9 @@ import { Page, Sev, Time, type Viewer } from './layout.js'
 
 /** The section's sources, numbered: `Ref` points a fact at its source's number. */
 function referencing (sources: Source[], sectionId: string) {
-  const key = (s: Source) => `${s.url} ${s.snapshotId ?? ''} ${s.changeId ?? ''}`
-  const numbers = new Map(sources.map((s, i) => [key(s), i + 1]))
+  const numbers = new Map(sources.map((s, i) => [sourceKey(s), i + 1]))
   return ({ s }: { s: Source }) => {
-    const n = numbers.get(key(s))
+    const n = numbers.get(sourceKey(s))
     return n ? <sup><a class='ref' href={`#${sectionId}-src-${n}`} aria-label={`source ${n}`}>[{n}]</a></sup> : null
   }
 }
