@@ -17,9 +17,10 @@ const DELAY_MS = 200
 const CONCURRENCY = 2
 const ANSWER_MS = 60
 // How close to the delay two starts may be seen. On the embedded database this server, the
-// service and its database share one thread, and a statement blocks it: a request's arrival
-// was once seen 22 ms late, so that two starts 210 ms apart were seen 178 ms apart.
-const SEEN_GAP = DELAY_MS * (onPostgres ? 0.9 : 0.8)
+// service and its database share one thread, and a statement blocks it: a request leaves (and
+// is seen) after its turn's check by as long as the statement runs. In CI two starts given
+// 210 ms apart were seen 178 and once 160 ms apart (see the README's "Politeness and fairness").
+const SEEN_GAP = DELAY_MS * (onPostgres ? 0.9 : 0.75)
 
 interface Hit { host: string, path: string, start: number, end: number, inFlight: number }
 
