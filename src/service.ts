@@ -96,6 +96,8 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const linkSecret = await serviceSecret(store.db, 'image-links')
   let pipeline: { close(): Promise<void> } | undefined
   if (runsWorkers) {
+    // Not fatal: a cold first request is only a few tens of milliseconds later than its turn.
+    await crawler.fetcher.warm().catch(err => { log.warn({ err: err.message }, 'warming the HTTP client failed') })
     pipeline = await startPipeline({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log })
   }
   if (runsWorkers && config.role !== 'renderer') {

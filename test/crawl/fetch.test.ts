@@ -129,6 +129,12 @@ describe('fetching: SSRF guard', () => {
       await open.close()
     }
   })
+
+  it('warming up reaches a loopback server of its own, and loopback stays refused to crawls', async () => {
+    await fetcher.warm()
+    await fetcher.warm()
+    await assert.rejects(fetcher.fetch(`${site.origin}/`), expectFetchError('BLOCKED_ADDRESS'))
+  })
 })
 
 describe('fetching: hostile and broken sites', () => {
