@@ -139,8 +139,9 @@ export async function buildApp (
           'crawls them every day and reports typed, scored changes. Every /api request needs `Authorization: ' +
           'Bearer <API_KEY>`. ' +
           `Rate limits count per organisation: ${config.rateLimitStandardPerMinute} requests per minute, and ` +
-          `${config.rateLimitHeavyPerHour} per hour for the heavy endpoints (discover, crawl), as this deployment ` +
-          'is set (the contract\'s defaults are 100 and 10). Every /api answer says its bucket in X-RateLimit-*. ' +
+          `${config.rateLimitHeavyPerHour} per hour for the heavy endpoints (discover, crawl, research), ` +
+          'as this deployment is set (the contract\'s defaults are 100 and 10). ' +
+          'Every /api answer says its bucket in X-RateLimit-*. ' +
           'Values in a JSON body must have the types the schema gives (no coercion: `"priority": "5"` is a 400); ' +
           'query parameters are read as their types.'
       },
