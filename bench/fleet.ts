@@ -9,10 +9,9 @@
 // Workers run WORKER_CONCURRENCY=4 here, so that one worker's slots, not the hosts,
 // bound the first figure at W = 1.
 import { readFileSync } from 'node:fs'
-import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Worker } from 'node:worker_threads'
-import type { Hit, SitesConfig } from './fleet-sites.js'
+import { startHosts } from './fleet-hosts.js'
+import type { Hit } from './fleet-sites.js'
 import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
 
 const ANSWER_MS = Number(process.env.FLEET_ANSWER_MS ?? 100)
@@ -29,25 +28,6 @@ function cpuTicks (): { busy: number, all: number } {
     return { busy: all - ticks[3] - ticks[4], all }
   } catch {
     return { busy: 0, all: 0 }
-  }
-}
-
-/** The watched sites (bench/fleet-sites.ts, in a thread of their own) and what they saw. */
-async function startHosts (pages: Record<string, number>) {
-  const config: SitesConfig = { answerMs: ANSWER_MS, pages }
-  const sites = new Worker(new URL('./fleet-sites.js', import.meta.url), { workerData: config })
-  const [{ port }] = await once(sites, 'message') as [{ port: number }]
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    /** The requests seen so far. */
-    hits: async (): Promise<Hit[]> => {
-      sites.postMessage('hits')
-      return ((await once(sites, 'message')) as [{ hits: Hit[] }])[0].hits
-    },
-    close: async () => {
-      sites.postMessage('close')
-      await once(sites, 'exit')
-    }
   }
 }
 
@@ -72,9 +52,12 @@ async function fleetRun (workers: number, databaseUrl: string) {
   const wide = Array.from({ length: 40 }, (_, i) => `w${i}.test`)
   const big = 'big.test'
   const small = Array.from({ length: 20 }, (_, i) => `s${i}.test`)
-  const hosts = await startHosts(Object.fromEntries([
-    ...wide.map(h => [h, 10]), [big, 400], ...small.map(h => [h, 8])
-  ]))
+  const hosts = await startHosts({
+    answerMs: ANSWER_MS,
+    pages: Object.fromEntries([
+      ...wide.map(h => [h, 10]), [big, 400], ...small.map(h => [h, 8])
+    ])
+  })
   const env = {
     DATABASE_URL: databaseUrl,
     ADMIN_TOKEN: 'fleet-bench',
