@@ -248,7 +248,8 @@ export interface PriceMove {
  * What a brief reads of its pages' text, so that its memory is bounded whatever the site
  * serves: the highest-ranked monitored pages, at most `pages` of them, the first
  * `charsPerPage` characters of each, and no more pages once their total would pass
- * `chars` (about 2 bytes a character in memory).
+ * `chars` (about 2 bytes a character in memory). A text counts its stored bytes there, at
+ * most `charsPerPage`: never fewer than its characters, so the total holds.
  */
 export const READ_LIMITS = { pages: 500, charsPerPage: 200_000, chars: 20_000_000 }
 export type ReadLimits = typeof READ_LIMITS

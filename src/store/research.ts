@@ -126,16 +126,21 @@ export async function researchInputs (
   const pages = await db.selectFrom('pages').select(['id', 'url', 'page_type', 'monitoring_enabled'])
     .where('domain_id', '=', domain.id).execute()
 
-  // In rank order, and only as many pages as the character budget holds.
+  // In rank order, and only as many pages as the character budget holds. A text is measured by
+  // its bytes, which bound its characters: left() counts characters and octet_length() reads
+  // the stored size, so only a text longer than the cut is cut (left() on every text cost 0.6 s
+  // of the brief's 500 pages in the bench).
   const texts = await sql<ResearchInputs['texts'][number]>`
     SELECT "pageId", "snapshotId", at, text, head FROM (
-      SELECT p.id AS "pageId", s.id AS "snapshotId", s.created_at AS at,
-        left(s.content, ${limits.charsPerPage}) AS text,
-        substring(s.raw_html_gzip from 1 for ${HEAD_BYTES}) AS head, p.rank,
-        sum(least(length(s.content), ${limits.charsPerPage})) OVER (ORDER BY p.rank) AS chars
+      SELECT p.id AS "pageId", s.id AS "snapshotId", s.created_at AS at, s.text, s.head, p.rank,
+        sum(s.size) OVER (ORDER BY p.rank) AS chars
       FROM (${ranked}) p
-      JOIN LATERAL (SELECT id, created_at, content, raw_html_gzip FROM snapshots WHERE page_id = p.id
-        ORDER BY created_at DESC LIMIT 1) s ON true
+      JOIN LATERAL (SELECT id, created_at,
+          CASE WHEN octet_length(content) <= ${limits.charsPerPage} THEN content
+            ELSE left(content, ${limits.charsPerPage}) END AS text,
+          least(octet_length(content), ${limits.charsPerPage}) AS size,
+          substring(raw_html_gzip from 1 for ${HEAD_BYTES}) AS head
+        FROM snapshots WHERE page_id = p.id ORDER BY created_at DESC LIMIT 1) s ON true
       WHERE p.rank <= ${limits.pages}
     ) t WHERE chars <= ${limits.chars} ORDER BY rank`.execute(db)
 
@@ -203,10 +208,11 @@ export async function researchInputs (
     snapshot_id: string | null
     snapshot_at: Date | null
   }>`
-    SELECT p.id AS page_id,
-      (SELECT count(*) FROM changes c WHERE c.page_id = p.id AND ${inWindow})::int AS changes,
+    SELECT p.id AS page_id, coalesce(n.changes, 0)::int AS changes,
       l.id AS change_id, l.created_at AS at, l.summary, l.severity, s.id AS snapshot_id, s.created_at AS snapshot_at
     FROM pages p
+    -- Counted in one pass over the domain's window (a count per page read it once per page).
+    LEFT JOIN (SELECT c.page_id, count(*) AS changes FROM changes c WHERE ${inWindow} GROUP BY 1) n ON n.page_id = p.id
     LEFT JOIN LATERAL (SELECT c.id, c.created_at, c.summary, c.severity FROM changes c
       WHERE c.page_id = p.id AND c.created_at <= ${now} ORDER BY c.created_at DESC LIMIT 1) l ON true
     LEFT JOIN LATERAL (SELECT id, created_at FROM snapshots WHERE page_id = p.id
