@@ -29,3 +29,21 @@ export async function startHosts (config: SitesConfig) {
     }
   }
 }
+
+/** Per host, among `hits` since `since`: its requests, the most in flight at once, and its two closest starts. */
+export function hostManners (hits: Hit[], since: number) {
+  const byHost = new Map<string, Hit[]>()
+  for (const h of hits.filter(x => x.start >= since)) byHost.set(h.host, [...(byHost.get(h.host) ?? []), h])
+  return [...byHost].map(([host, hits]) => {
+    const sorted = [...hits].sort((a, b) => a.start - b.start)
+    const gaps = sorted.slice(1).map((h, i) => ({ gap: h.start - sorted[i].start, paths: `${sorted[i].path} then ${h.path}` }))
+    const closest = gaps.reduce((a, b) => (b.gap < a.gap ? b : a), { gap: Infinity, paths: '' })
+    return {
+      host,
+      requests: hits.length,
+      maxInFlight: Math.max(...hits.map(h => h.inFlight)),
+      minGap: closest.gap,
+      closest: closest.paths
+    }
+  })
+}

@@ -10,7 +10,7 @@
 // bound the first figure at W = 1.
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startHosts } from './fleet-hosts.js'
+import { hostManners, startHosts } from './fleet-hosts.js'
 import type { Hit } from './fleet-sites.js'
 import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
 
@@ -33,18 +33,8 @@ function cpuTicks (): { busy: number, all: number } {
 
 /** Among `hits` since `from`: the most requests in flight on one host, and the smallest gap between starts on one. */
 function manners (hits: Hit[], from: number) {
-  const byHost = new Map<string, number[]>()
-  let most = 0
-  for (const h of hits.filter(x => x.start >= from)) {
-    byHost.set(h.host, [...(byHost.get(h.host) ?? []), h.start])
-    most = Math.max(most, h.inFlight)
-  }
-  let gap = Infinity
-  for (const starts of byHost.values()) {
-    starts.sort((a, b) => a - b)
-    for (let i = 1; i < starts.length; i++) gap = Math.min(gap, starts[i] - starts[i - 1])
-  }
-  return { most, gap }
+  const perHost = hostManners(hits, from)
+  return { most: Math.max(0, ...perHost.map(m => m.maxInFlight)), gap: Math.min(...perHost.map(m => m.minGap)) }
 }
 
 /** One run at W workers; returns the table's row. */

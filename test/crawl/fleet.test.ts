@@ -2,8 +2,7 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
-import { startHosts } from '../../bench/fleet-hosts.js'
-import type { Hit } from '../../bench/fleet-sites.js'
+import { hostManners, startHosts } from '../../bench/fleet-hosts.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { ApiClient } from '../helpers/client.js'
 import {
@@ -13,8 +12,9 @@ import {
 // Politeness and fairness seen from the watched sites: a local server that plays many
 // hosts (in a thread of its own) records when each request starts and ends. On PostgreSQL
 // an API service in this process and three worker processes share the database, as a
-// deployment does; on the embedded default one process runs everything. Per host, requests in flight never pass the
-// limit and starts are never closer than the delay, whichever worker sends them.
+// deployment does; on the embedded default one process runs everything. Per host, requests
+// in flight never pass the limit and starts are never closer than the delay, whichever
+// worker sends them.
 
 const DELAY_MS = 200
 const CONCURRENCY = 2
@@ -49,25 +49,8 @@ async function startWorker (env: Record<string, string>): Promise<ChildProcess> 
   }
   return child
 }
-const now = () => performance.timeOrigin + performance.now()
 
-/** Per host: the most requests in flight at once, and the smallest gap between two starts. */
-function manners (hits: Hit[], since: number) {
-  const byHost = new Map<string, Hit[]>()
-  for (const h of hits.filter(x => x.start >= since)) byHost.set(h.host, [...(byHost.get(h.host) ?? []), h])
-  return [...byHost].map(([host, hits]) => {
-    const sorted = [...hits].sort((a, b) => a.start - b.start)
-    const gaps = sorted.slice(1).map((h, i) => ({ gap: h.start - sorted[i].start, paths: `${sorted[i].path} then ${h.path}` }))
-    const closest = gaps.reduce((a, b) => (b.gap < a.gap ? b : a), { gap: Infinity, paths: '' })
-    return {
-      host,
-      requests: hits.length,
-      maxInFlight: Math.max(...hits.map(h => h.inFlight)),
-      minGap: closest.gap,
-      closest: closest.paths
-    }
-  })
-}
+const now = () => performance.timeOrigin + performance.now()
 
 describe('a fleet that is polite and fair', () => {
   let hosts: Hosts
@@ -110,7 +93,7 @@ describe('a fleet that is polite and fair', () => {
   })
 
   const assertPolite = async (since: number, t?: { diagnostic: (m: string) => void }) => {
-    const seen = manners(await hosts.hits(), since)
+    const seen = hostManners(await hosts.hits(), since)
     t?.diagnostic(seen.map(m => `${m.host}: ${m.requests} requests, at most ${m.maxInFlight} in flight, starts ≥ ${m.minGap.toFixed(0)} ms apart`).join('; '))
     assert.ok(seen.length > 0)
     for (const m of seen) {
