@@ -1,7 +1,7 @@
 import { parseDocument } from 'htmlparser2'
 import { parse as parseYaml } from 'yaml'
-import type { ApiChange, ApiDiff, DiffData, Severity } from '../domain/vocabulary.js'
-import type { DetectedChange } from './classify.js'
+import type { ApiChange, ApiDiff, Severity } from '../domain/vocabulary.js'
+import type { StructuredChange, StructuredReading } from './structure.js'
 
 // An API documentation page's machine-readable description (OpenAPI 3.x, Swagger 2; JSON
 // or YAML) compared operation by operation: operations removed or added, required
@@ -77,17 +77,27 @@ export function operationCount (doc: Json): number {
     .reduce((n: number, item) => n + (item && typeof item === 'object' ? METHODS.filter(m => m in item).length : 0), 0)
 }
 
+/** A field of a body: whether its parent requires it, whether every field above it is required, its type. */
+interface Field {
+  required: boolean
+  /** Required, and so is every field above it: a client must always send it. */
+  always: boolean
+  type: string
+  /** Its enum's values, when it has one. */
+  values?: readonly string[]
+}
+
 interface Operation {
   deprecated: boolean
-  /** Each parameter, `in:name`: whether it is required, and its type. */
-  params: Map<string, { required: boolean, type: string }>
-  /** The request body's top-level fields: required, and type. */
-  request: Map<string, { required: boolean, type: string }>
+  /** Each parameter, `in:name`: whether it is required, its type and its enum's values. */
+  params: Map<string, Field>
+  /** The request body's fields (`''` is the body itself): required, and type. */
+  request: Map<string, Field>
   requestRequired: boolean
-  /** The success responses' top-level fields (an array's items' fields), with their type. */
+  /** The success responses' fields (`''` is the body itself), with their type, by status. */
   response: Map<string, string>
-  /** Its words: summary, description, and its parts' descriptions. */
-  words: string
+  /** The success statuses it answers with. */
+  statuses: string[]
 }
 
 /** `#/components/schemas/Pet` followed, through at most MAX_REF_DEPTH references (cycles end there). */
@@ -106,34 +116,51 @@ const typeOf = (doc: Json, schema: any): string => {
   const t = Array.isArray(s.type) ? s.type.join('|') : s.type ?? (s.properties ? 'object' : s.items ? 'array' : 'any')
   return s.format ? `${t}(${s.format})` : t
 }
+const enumOf = (doc: Json, schema: any): string[] | undefined => {
+  const values = deref(doc, schema).enum
+  return Array.isArray(values) ? values.map(v => String(v)) : undefined
+}
 
-/** How deep fields are compared: a body's own fields and theirs (`owner.name`). */
-const FIELD_DEPTH = 2
+/** How deep fields are compared (`items[].options[].code` is three), and how many a body may have read. */
+const FIELD_DEPTH = 6
+const MAX_FIELDS = 500
 
 /**
  * A schema's fields (of its items when an array; of each allOf part), and those of its
- * object fields down to FIELD_DEPTH, named with their path (`owner.name`, `tags[].id`).
- * A nested field is required when it and every field above it are.
+ * object fields down to FIELD_DEPTH, named with their path (`owner.name`, `tags[].id`);
+ * the body itself is `''`. A nested field is required within its parent when the parent
+ * lists it; it must always be sent when every field above it is required too.
  */
-function fieldsOf (
-  doc: Json, schema: any, prefix = '', depth = 1, out = new Map<string, { required: boolean, type: string }>(),
-  above = true
-): Map<string, { required: boolean, type: string }> {
-  let s = deref(doc, schema)
-  if (s.type === 'array' && s.items) s = deref(doc, s.items)
-  const parts = [s, ...(Array.isArray(s.allOf) ? s.allOf.map((p: any) => deref(doc, p)) : [])]
-  for (const part of parts) {
-    const required = new Set(Array.isArray(part.required) ? part.required : [])
-    for (const [name, prop] of Object.entries(part.properties ?? {})) {
-      const type = typeOf(doc, prop)
-      const path = `${prefix}${name}`
-      const isRequired = above && required.has(name)
-      out.set(path, { required: isRequired, type })
-      if (depth < FIELD_DEPTH && (type === 'object' || type === 'array')) {
-        fieldsOf(doc, prop, `${path}${type === 'array' ? '[]' : ''}.`, depth + 1, out, isRequired)
+function fieldsOf (doc: Json, schema: any): Map<string, Field> {
+  const out = new Map<string, Field>()
+  if (schema === undefined) return out
+  out.set('', { required: true, always: true, type: typeOf(doc, schema) })
+  // A schema already open above a field (Pet → owner → pets[] → Pet) is not read again.
+  const open = new Set<unknown>()
+  const walk = (schema: any, prefix: string, depth: number, above: boolean) => {
+    let s = deref(doc, schema)
+    if (s.type === 'array' && s.items) s = deref(doc, s.items)
+    if (open.has(s)) return
+    open.add(s)
+    const parts = [s, ...(Array.isArray(s.allOf) ? s.allOf.map((p: any) => deref(doc, p)) : [])]
+    for (const part of parts) {
+      const required = new Set(Array.isArray(part.required) ? part.required : [])
+      for (const [name, prop] of Object.entries(part.properties ?? {})) {
+        if (out.size >= MAX_FIELDS) return
+        const type = typeOf(doc, prop)
+        const path = `${prefix}${name}`
+        const values = enumOf(doc, prop)
+        const field: Field = { required: required.has(name), always: above && required.has(name), type }
+        if (values) field.values = values
+        out.set(path, field)
+        if (depth < FIELD_DEPTH && (type === 'object' || type === 'array')) {
+          walk(prop, `${path}${type === 'array' ? '[]' : ''}.`, depth + 1, field.always)
+        }
       }
     }
+    open.delete(s)
   }
+  walk(schema, '', 1, true)
   return out
 }
 
@@ -153,8 +180,8 @@ function operationsOf (doc: Json): Map<string, Operation> {
     for (const method of METHODS) {
       const op = item[method]
       if (!op || typeof op !== 'object') continue
-      const params = new Map<string, { required: boolean, type: string }>()
-      let request = new Map<string, { required: boolean, type: string }>()
+      const params = new Map<string, Field>()
+      let request = new Map<string, Field>()
       let requestRequired = false
       const list = (v: unknown): unknown[] => Array.isArray(v) ? v : []
       for (const raw of [...list(item.parameters), ...list(op.parameters)]) {
@@ -167,7 +194,10 @@ function operationsOf (doc: Json): Map<string, Operation> {
           continue
         }
         const required = p.required === true || p.in === 'path'
-        params.set(`${p.in}:${p.name}`, { required, type: typeOf(doc, p.schema ?? p) })
+        const field: Field = { required, always: required, type: typeOf(doc, p.schema ?? p) }
+        const values = enumOf(doc, p.schema ?? p)
+        if (values) field.values = values
+        params.set(`${p.in}:${p.name}`, field)
       }
       if (op.requestBody) {
         const body = deref(doc, op.requestBody)
@@ -175,13 +205,14 @@ function operationsOf (doc: Json): Map<string, Operation> {
         requestRequired = body.required === true
       }
       const response = new Map<string, string>()
+      const statuses: string[] = []
       for (const [status, res] of Object.entries(op.responses ?? {})) {
         if (!/^2/.test(status)) continue
-        for (const [name, f] of fieldsOf(doc, bodySchema(doc, res))) response.set(name, f.type)
+        statuses.push(status)
+        for (const [name, f] of fieldsOf(doc, bodySchema(doc, res))) if (!response.has(name)) response.set(name, f.type)
       }
-      const words = [op.summary, op.description, ...[...params.keys()]].filter(Boolean).join('\n')
       const deprecated = op.deprecated === true
-      ops.set(`${method.toUpperCase()} ${path}`, { deprecated, params, request, requestRequired, response, words })
+      ops.set(`${method.toUpperCase()} ${path}`, { deprecated, params, request, requestRequired, response, statuses })
     }
   }
   return ops
@@ -195,7 +226,30 @@ const item = (key: string, change: string): ApiChange => {
   return { method, path, change }
 }
 
-/** Two descriptions compared operation by operation. */
+const removedValues = (old: Field, now: Field) =>
+  old.values && now.values ? old.values.filter(v => !now.values!.includes(v)) : []
+const quoted = (values: readonly string[]) => values.map(v => `\`${v}\``).join(', ')
+/** `items[].qty` → "(when `items` is sent)": the first optional field above a nested one. */
+function whenSent (fields: ReadonlyMap<string, Field>, path: string): string {
+  const parts = path.split('.')
+  for (let i = 1; i < parts.length; i++) {
+    const above = parts.slice(0, i).join('.').replace(/\[\]$/, '')
+    const f = fields.get(above) ?? fields.get(`${above}[]`)
+    if (f && !f.always) return ` (when \`${above}\` is sent)`
+  }
+  return ''
+}
+
+/**
+ * Two descriptions compared operation by operation, by the rules the reference checkers
+ * (oasdiff, openapi-diff) grade with. Breaking: an operation or a success status removed,
+ * a required parameter or request field added or made required (nested in an optional
+ * field too: then only when that field is sent), a parameter's or field's type changed,
+ * a request enum's value removed, a response field removed or its type changed, the
+ * response body's own type changed (an array become an object). Not breaking: operations,
+ * optional parameters and fields added, parameters removed. Descriptions, summaries,
+ * examples, vendor extensions and the version stamp are nobody's contract: not compared.
+ */
 export function compareSpecs (beforeDoc: Json, afterDoc: Json): ApiDiff {
   const [was, is] = [operationsOf(beforeDoc), operationsOf(afterDoc)]
   const diff: ApiDiff = { breaking: [], nonBreaking: [], deprecated: [] }
@@ -203,45 +257,73 @@ export function compareSpecs (beforeDoc: Json, afterDoc: Json): ApiDiff {
   for (const [key, b] of was) {
     const a = is.get(key)
     if (!a) continue
+    const breaking = (change: string) => diff.breaking.push(item(key, change))
+    const nonBreaking = (change: string) => diff.nonBreaking.push(item(key, change))
     for (const [name, p] of a.params) {
       const old = b.params.get(name)
       const label = `parameter \`${paramName(name)}\` (${name.slice(0, name.indexOf(':'))})`
-      if (!old && p.required) diff.breaking.push(item(key, `required ${label} added`))
-      else if (!old) diff.nonBreaking.push(item(key, `optional ${label} added`))
-      else if (p.required && !old.required) diff.breaking.push(item(key, `${label} now required`))
-      else if (old.type !== p.type) diff.breaking.push(item(key, `${label} type ${old.type} → ${p.type}`))
+      if (!old && p.required) breaking(`required ${label} added`)
+      else if (!old) nonBreaking(`optional ${label} added`)
+      else if (p.required && !old.required) breaking(`${label} now required`)
+      else if (old.type !== p.type) breaking(`${label} type ${old.type} → ${p.type}`)
+      else if (removedValues(old, p).length > 0) breaking(`${label} no longer accepts ${quoted(removedValues(old, p))}`)
     }
     for (const name of b.params.keys()) {
-      if (!a.params.has(name)) diff.nonBreaking.push(item(key, `parameter \`${paramName(name)}\` removed`))
+      if (!a.params.has(name)) nonBreaking(`parameter \`${paramName(name)}\` removed`)
     }
-    if (a.requestRequired && !b.requestRequired) diff.breaking.push(item(key, 'request body now required'))
-    for (const [name, f] of a.request) {
+    if (a.requestRequired && !b.requestRequired) breaking('request body now required')
+    // A body of another type (an array become an object) is another body: that says it all.
+    const [requestWas, requestIs] = [b.request.get('')?.type, a.request.get('')?.type]
+    if (requestWas && requestIs && requestWas !== requestIs) breaking(`request body type ${requestWas} → ${requestIs}`)
+    for (const [name, f] of requestWas && requestIs && requestWas !== requestIs ? [] : a.request) {
       const old = b.request.get(name)
+      if (name === '') continue
       const field = `request field \`${name}\``
-      if (f.required && !old?.required) {
-        diff.breaking.push(item(key, `required ${field} ${old ? 'now required' : 'added'}`))
+      if (f.required && !old?.required && (old || !parentIsNew(b.request, name))) {
+        breaking(`required ${field} ${old ? 'now required' : 'added'}${whenSent(a.request, name)}`)
       } else if (old && old.type !== f.type) {
-        diff.breaking.push(item(key, `${field} type ${old.type} → ${f.type}`))
-      } else if (!old) diff.nonBreaking.push(item(key, `optional ${field} added`))
+        breaking(`${field} type ${old.type} → ${f.type}`)
+      } else if (old && removedValues(old, f).length > 0) {
+        breaking(`${field} no longer accepts ${quoted(removedValues(old, f))}`)
+      } else if (!old && !parentIsNew(b.request, name)) nonBreaking(`optional ${field} added`)
     }
-    for (const [name, type] of b.response) {
+    for (const status of b.statuses) {
+      if (!a.statuses.includes(status)) breaking(`success response ${status} removed`)
+    }
+    const [responseWas, responseIs] = [b.response.get(''), a.response.get('')]
+    const reshaped = responseWas !== undefined && responseIs !== undefined && responseWas !== responseIs
+    for (const [name, type] of reshaped ? [['', responseWas]] as const : b.response) {
       const now = a.response.get(name)
-      if (now === undefined) diff.breaking.push(item(key, `response field \`${name}\` removed`))
-      else if (now !== type) diff.breaking.push(item(key, `response field \`${name}\` type ${type} → ${now}`))
+      const what = name === '' ? 'response body' : `response field \`${name}\``
+      if (now === undefined) {
+        if (name !== '' && !parentGone(a.response, name)) breaking(`${what} removed`)
+      } else if (now !== type) breaking(`${what} type ${type} → ${now}`)
     }
-    for (const name of a.response.keys()) {
-      if (!b.response.has(name)) diff.nonBreaking.push(item(key, `response field \`${name}\` added`))
+    for (const name of reshaped ? [] : a.response.keys()) {
+      if (name !== '' && !b.response.has(name) && !parentIsNew(b.response, name)) {
+        nonBreaking(`response field \`${name}\` added`)
+      }
     }
     if (a.deprecated && !b.deprecated) diff.deprecated.push(item(key, 'deprecated'))
   }
   for (const key of is.keys()) if (!was.has(key)) diff.nonBreaking.push(item(key, 'added'))
-  const wordsOf = (ops: Map<string, Operation>, doc: Json) =>
-    JSON.stringify([doc.info?.description, doc.info?.title, ...[...ops.values()].map(o => o.words)])
-  if (diff.breaking.length + diff.nonBreaking.length + diff.deprecated.length === 0 &&
-    wordsOf(was, beforeDoc) !== wordsOf(is, afterDoc)) {
-    diff.descriptionsChanged = true
-  }
   return diff
+}
+
+/** The field above a nested path (`a.b[].c` → `a.b`), or undefined at the top. */
+function parentOf (path: string): string | undefined {
+  const at = path.lastIndexOf('.')
+  return at < 0 ? undefined : path.slice(0, at).replace(/\[\]$/, '')
+}
+/** Whether a field's parent is new too (the parent's addition says it all). */
+const parentIsNew = (old: ReadonlyMap<string, unknown>, path: string) => {
+  const parent = parentOf(path)
+  return parent !== undefined && !old.has(parent)
+}
+/** Whether a removed field's parent is gone too (the parent's removal says it all). */
+const parentGone = (now: ReadonlyMap<string, unknown>, path: string) => {
+  const parent = parentOf(path)
+  return parent !== undefined && !now.has(parent)
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
@@ -252,21 +334,20 @@ const shown = (c: ApiChange) => `${c.method} ${c.path} ${c.change}`
  * and weight from the worst of it (an operation removed: critical; a breaking change:
  * high; an operation added or a deprecation: medium; descriptions only: low).
  */
-export function apiChange (diff: ApiDiff, text: Omit<DiffData, 'api'>): DetectedChange | undefined {
+export function apiChange (diff: ApiDiff): StructuredChange | undefined {
   const removed = diff.breaking.filter(c => c.change === 'removed')
   const added = diff.nonBreaking.filter(c => c.change === 'added')
   const otherBreaking = diff.breaking.filter(c => c.change !== 'removed')
   let severity: Severity
-  let changeType: DetectedChange['changeType']
+  let changeType: StructuredChange['changeType']
   if (removed.length > 0) [severity, changeType] = ['critical', 'feature_removed']
   else if (otherBreaking.length > 0) [severity, changeType] = ['high', 'feature_removed']
   else if (added.length > 0) [severity, changeType] = ['medium', 'feature_added']
   else if (diff.deprecated.length > 0) [severity, changeType] = ['medium', 'content_change']
   else if (diff.nonBreaking.length > 0) [severity, changeType] = ['low', 'content_change']
-  else if (diff.descriptionsChanged) [severity, changeType] = ['low', 'content_change']
   else return undefined
   const lead = removed[0] ?? otherBreaking[0] ?? added[0] ?? diff.deprecated[0] ?? diff.nonBreaking[0]
-  const parts = lead ? [shown(lead)] : ['descriptions changed']
+  const parts = [shown(lead)]
   const restBreaking = diff.breaking.length - (lead && diff.breaking.includes(lead) ? 1 : 0)
   const more = lead && diff.breaking.includes(lead) ? 'more ' : ''
   if (restBreaking > 0) parts.push(plural(restBreaking, `${more}breaking change`, `${more}breaking changes`))
@@ -279,6 +360,22 @@ export function apiChange (diff: ApiDiff, text: Omit<DiffData, 'api'>): Detected
     severity,
     confidence: 0.95,
     summary: `API: ${parts.join('; ')}`,
-    diffData: { ...text, api: diff }
+    diffData: { api: diff }
   }
+}
+
+/**
+ * Two versions of an API page's description as a structured reading: one change for
+ * what its contract lost or gained (none when only words moved). The page's own text is
+ * compared on its own: the description explains none of it.
+ */
+export function compareApiDocuments (before: string, after: string): StructuredReading | undefined {
+  let diff: ApiDiff
+  try {
+    diff = compareSpecs(parseSpec(before), parseSpec(after))
+  } catch {
+    return undefined
+  }
+  const change = apiChange(diff)
+  return { changes: change ? [change] : [], explains: () => false }
 }

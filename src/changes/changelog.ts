@@ -1,10 +1,9 @@
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument, parseFeed } from 'htmlparser2'
-import type { ChangelogEntry, DiffData, Severity } from '../domain/vocabulary.js'
-import type { DetectedChange } from './classify.js'
+import type { ChangeType, ChangelogEntry, Severity } from '../domain/vocabulary.js'
 import { fold, LANGUAGES, matcher, MONTHS, RELEASE_WORDS } from './lexicon.js'
 import { cut, plain } from './quote.js'
-import { blockText, contains, lineKey, SKIPPED, takeOver } from './structure.js'
+import { blockText, contains, lineKey, SKIPPED, type StructuredChange, type StructuredReading } from './structure.js'
 
 // A changelog page as entries: version and/or date, title, items. Read from headed
 // release sections (Keep a Changelog rendered to HTML, "November 20, 2026" headings) or,
@@ -14,9 +13,12 @@ import { blockText, contains, lineKey, SKIPPED, takeOver } from './structure.js'
 
 export interface ChangelogReading {
   entries: ChangelogEntry[]
-  /** The text of the entries' blocks (see lineKey): a text change made only of them is the entries' to report. */
-  lines: Set<string>
+  /** The text of the entries' blocks (see lineKey), each with the entries (their entryKey) it is written in. */
+  lines: Map<string, Set<string>>
 }
+
+/** An entry not yet released: Keep a Changelog's "[Unreleased]", in the seven languages. */
+const UNRELEASED = /^\[?(?:unreleased|upcoming|non publié|à venir|unveröffentlicht|demnächst|sin publicar|próximamente|non rilasciato|in arrivo|niet uitgebracht|binnenkort|não lançado|em breve)\]?(?:\s+changes)?$/iu
 
 const VERSION = /(?<![\p{L}\d.])v?(\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.]+)?)(?![\d.]*\d)/u
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/
@@ -61,7 +63,7 @@ const isBlockParent = (el: Element) => el.children.some(c => c.type === 'tag' &&
 export function readChangelog (html: string): ChangelogReading {
   const doc = parseDocument(html)
   for (const el of DomUtils.findAll(e => SKIPPED.has(e.name), doc.children)) DomUtils.removeElement(el)
-  const lines = new Set<string>()
+  const lines: ChangelogReading['lines'] = new Map()
   const entries = headedEntries(doc.children, lines)
   return { entries: entries.length > 0 ? entries : cardEntries(doc.children, lines), lines }
 }
@@ -84,7 +86,7 @@ export function feedLinks (html: string, pageUrl: string): string[] {
 export function readFeed (xml: string): ChangelogReading {
   const feed = parseFeed(xml)
   if (!feed) throw new Error('not an RSS or Atom feed')
-  const lines = new Set<string>()
+  const lines: ChangelogReading['lines'] = new Map()
   const entries = feed.items.slice(0, 500).map(item => {
     const n = named(item.title ?? '')
     const body = parseDocument(item.description ?? '')
@@ -93,21 +95,35 @@ export function readFeed (xml: string): ChangelogReading {
       ? listed
       : DomUtils.findAll(e => e.name === 'p', body.children).map(blockText).filter(Boolean)
     const text = items.length > 0 ? items : [blockText(body)].filter(Boolean)
-    for (const x of [item.title ?? '', ...text]) lines.add(lineKey(x))
     const published = item.pubDate && !Number.isNaN(item.pubDate.getTime()) ? item.pubDate : undefined
     const date = published ? published.toISOString().slice(0, 10) : n.date
-    return entryOf({ ...n, ...(date ? { date } : {}) }, n.rest, text.slice(0, MAX_ITEMS))
+    const entry = entryOf({ ...n, ...(date ? { date } : {}) }, n.rest, text.slice(0, MAX_ITEMS))
+    for (const x of [item.title ?? '', ...text]) own(lines, x, entryKey(entry))
+    return entry
   })
   return { entries, lines }
 }
 
+/** A heading's text as an entry's name: its version and date, or that it is not yet released. */
+function release (text: string): { version?: string, date?: string, rest: string, unreleased?: true } | undefined {
+  if (UNRELEASED.test(text.trim())) return { rest: '', unreleased: true }
+  const n = named(text)
+  return n.version ?? n.date ? n : undefined
+}
+
+/** Adds a block's text to the reading's lines, as written in `entry`. */
+function own (lines: ChangelogReading['lines'], text: string, entry: string): void {
+  const key = lineKey(text)
+  lines.set(key, (lines.get(key) ?? new Set()).add(entry))
+}
+
 /** Entries under headings that name a version or a date, at the level most of them share. */
-function headedEntries (root: AnyNode[], lines: Set<string>): ChangelogEntry[] {
+function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): ChangelogEntry[] {
   const all = elementsOf(root)
   const headings = all.map((el, order) => ({ el, order, level: Number(HEADING.exec(el.name)?.[1] ?? 0) }))
     .filter(h => h.level > 0)
-  const releases = headings.filter(h => { const n = named(blockText(h.el)); return n.version ?? n.date })
-  if (releases.length === 0) return []
+  const releases = headings.filter(h => release(blockText(h.el)) !== undefined)
+  if (releases.filter(r => !release(blockText(r.el))!.unreleased).length === 0) return []
   const counts = new Map<number, number>()
   for (const r of releases) counts.set(r.level, (counts.get(r.level) ?? 0) + 1)
   const level = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0]
@@ -116,8 +132,8 @@ function headedEntries (root: AnyNode[], lines: Set<string>): ChangelogEntry[] {
   for (const r of releases.filter(x => x.level === level)) {
     const end = headings.find(h => h.order > r.order && h.level <= level)?.order ?? Infinity
     const within = all.filter(el => order.get(el)! > r.order && order.get(el)! < end)
-    const n = named(blockText(r.el))
-    lines.add(lineKey(blockText(r.el)))
+    const n = release(blockText(r.el))!
+    const texts = [blockText(r.el)]
     const items: string[] = []
     let section: string | undefined
     let title = n.rest
@@ -127,25 +143,27 @@ function headedEntries (root: AnyNode[], lines: Set<string>): ChangelogEntry[] {
       const h = HEADING.exec(el.name)
       const text = blockText(el)
       if (h) {
-        lines.add(lineKey(text))
+        texts.push(text)
         if (KAC_SECTION.test(text)) section = text
         else if (!title) title = text
         else section = text
       } else if (lists ? el.name === 'li' && !hasItems(el) : el.name === 'p') {
         if (!text) continue
-        lines.add(lineKey(text))
+        texts.push(text)
         if (items.length < MAX_ITEMS) items.push(section && KAC_SECTION.test(section) ? `${section}: ${text}` : text)
       } else if (!isBlockParent(el) && text) {
-        lines.add(lineKey(text))
+        texts.push(text)
       }
     }
-    entries.push(entryOf(n, title, items))
+    const entry = entryOf(n, title, items)
+    for (const text of texts) own(lines, text, entryKey(entry))
+    entries.push(entry)
   }
   return entries
 }
 
 /** Release cards: the element around each <time> that holds no other, its heading the title. */
-function cardEntries (root: AnyNode[], lines: Set<string>): ChangelogEntry[] {
+function cardEntries (root: AnyNode[], lines: ChangelogReading['lines']): ChangelogEntry[] {
   const times = DomUtils.findAll(e => e.name === 'time', root)
   const entries: ChangelogEntry[] = []
   for (const time of times) {
@@ -161,22 +179,28 @@ function cardEntries (root: AnyNode[], lines: Set<string>): ChangelogEntry[] {
     const lists = inside.some(el => el.name === 'li')
     const items = inside.filter(el => lists ? el.name === 'li' : el.name === 'p' && !contains(el, time))
       .map(blockText).filter(Boolean).slice(0, MAX_ITEMS)
-    for (const el of inside) if (!isBlockParent(el) && blockText(el)) lines.add(lineKey(blockText(el)))
-    lines.add(lineKey(blockText(time)))
-    entries.push(entryOf({ ...n, ...(date ? { date: date.iso } : {}) }, n.rest, items))
+    const entry = entryOf({ ...n, ...(date ? { date: date.iso } : {}) }, n.rest, items)
+    for (const el of inside) if (!isBlockParent(el) && blockText(el)) own(lines, blockText(el), entryKey(entry))
+    own(lines, blockText(time), entryKey(entry))
+    entries.push(entry)
   }
   return entries
 }
 
-function entryOf (n: { version?: string, date?: string }, title: string, items: string[]): ChangelogEntry {
-  const entry: ChangelogEntry = { title: title || n.version || n.date || items[0] || '', items }
+function entryOf (
+  n: { version?: string, date?: string, unreleased?: true }, title: string, items: string[]
+): ChangelogEntry {
+  const named = title || n.version || n.date || (n.unreleased ? 'Unreleased' : items[0])
+  const entry: ChangelogEntry = { title: named || '', items }
   if (n.version) entry.version = n.version
   if (n.date) entry.date = n.date
+  if (n.unreleased) entry.unreleased = true
   return entry
 }
 
-/** An entry's identity across versions of the page: its version, else its date and title. */
-const entryKey = (e: ChangelogEntry) => e.version ? `v ${e.version}` : `d ${e.date ?? ''} ${lineKey(e.title)}`
+/** An entry's identity across versions of the page: not yet released, else its version, else its date and title. */
+const entryKey = (e: ChangelogEntry) =>
+  e.unreleased ? 'unreleased' : e.version ? `v ${e.version}` : `d ${e.date ?? ''} ${lineKey(e.title)}`
 const sameEntry = (a: ChangelogEntry, b: ChangelogEntry) =>
   lineKey(a.title) === lineKey(b.title) && a.items.length === b.items.length &&
   a.items.every((x, i) => lineKey(x) === lineKey(b.items[i]))
@@ -184,7 +208,7 @@ const sameEntry = (a: ChangelogEntry, b: ChangelogEntry) =>
 const words = (kind: keyof typeof RELEASE_WORDS) => matcher(RELEASE_WORDS[kind], LANGUAGES)
 
 /** What a new entry is, by what it says: its type and severity. */
-function weigh (e: ChangelogEntry): { changeType: DetectedChange['changeType'], severity: Severity } {
+function weigh (e: ChangelogEntry): { changeType: ChangeType, severity: Severity } {
   const text = fold([e.title, ...e.items].join('\n'))
   const added = words('added').test(text)
   const changeType = added ? 'feature_added' : 'content_change'
@@ -199,45 +223,72 @@ function weigh (e: ChangelogEntry): { changeType: DetectedChange['changeType'], 
 const MAX_SUMMARY = 200
 const EDITED = { changeType: 'content_change', severity: 'low' } as const
 
-function summaryOf (e: ChangelogEntry, edited: boolean): string {
-  const name = [e.version, e.date && e.version ? `(${e.date})` : e.date].filter(Boolean).join(' ')
-  const lead = edited ? `Changelog ${name} edited` : `Changelog ${name}`
-  const title = e.title && e.title !== e.version && e.title !== e.date ? e.title : ''
+function summaryOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): string {
+  const name = e.unreleased
+    ? 'Unreleased'
+    : [e.version, e.date && e.version ? `(${e.date})` : e.date].filter(Boolean).join(' ')
+  const lead = `Changelog ${name}${how === 'new' ? '' : ` ${how}`}`
+  const title = e.title && e.title !== e.version && e.title !== e.date && e.title !== 'Unreleased' ? e.title : ''
   const shown = [title, ...e.items.filter(i => i !== title).slice(0, title ? 1 : 2)].filter(Boolean).map(x => plain(x))
   const more = e.items.length - (shown.length - (title ? 1 : 0))
   return cut(`${lead}: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`, MAX_SUMMARY)
 }
 
-/** New entries and edited ones, between two readings of a changelog. */
-export function changelogChanges (
-  before: ChangelogEntry[], after: ChangelogEntry[], diff: Omit<DiffData, 'changelog'>
-): DetectedChange[] {
+/** Whether `e` releases what `pending` listed: most of its items were the unreleased entry's. */
+function releases (pending: ChangelogEntry, e: ChangelogEntry): boolean {
+  if (pending.items.length === 0 || e.unreleased) return false
+  const listed = new Set(pending.items.map(lineKey))
+  return e.items.filter(i => listed.has(lineKey(i))).length * 2 >= Math.max(pending.items.length, 1)
+}
+
+/**
+ * New entries, releases and edited entries between two readings of a changelog, each a
+ * change with the entry (and the keys of the entries it stands for on each side).
+ */
+function changelogChanges (
+  before: ChangelogEntry[], after: ChangelogEntry[]
+): Array<{ change: StructuredChange, before: string[], after: string[] }> {
   const was = new Map(before.map(e => [entryKey(e), e]))
-  const out: DetectedChange[] = []
+  const pending = was.get('unreleased')
+  const out: Array<{ change: StructuredChange, before: string[], after: string[] }> = []
+  const released = pending ? after.find(e => !was.has(entryKey(e)) && releases(pending, e)) : undefined
   for (const e of after) {
-    const old = was.get(entryKey(e))
+    const key = entryKey(e)
+    const old = was.get(key)
     if (old && sameEntry(old, e)) continue
+    // The unreleased entry emptied by the release is part of it.
+    if (released && key === 'unreleased') continue
+    const how = e === released ? 'released' : old ? 'edited' : 'new'
     // An old entry edited is a low content_change, whatever it says.
-    const { changeType, severity } = old ? EDITED : weigh(e)
-    const summary = summaryOf(e, old !== undefined)
-    out.push({ changeType, severity, confidence: 0.9, summary, diffData: { ...diff, changelog: e } })
+    const { changeType, severity } = how === 'edited' ? EDITED : weigh(e)
+    out.push({
+      change: { changeType, severity, confidence: 0.9, summary: summaryOf(e, how), diffData: { changelog: e } },
+      before: how === 'released' ? [key, 'unreleased'] : [key],
+      after: [key]
+    })
   }
   return out
 }
 
 /**
- * The changes of a changelog page's text with its entries read on both sides: a text
- * change made only of entries' lines is left to them, and each new or edited entry is a
- * change with that text's diff.
+ * Two readings of a changelog as a structured reading: each new entry (an unreleased one
+ * too), each release of the unreleased entry and each old entry edited is a change; a
+ * changed line of the text is explained when it is written in one of those entries, or
+ * when it and the line it replaced are the same unchanged entry's (re-rendered). Entries
+ * that only moved are the text comparison's (a move is no edit there).
  */
-export function withChangelog (
-  text: DetectedChange[], before: ChangelogReading, after: ChangelogReading
-): DetectedChange[] {
-  if (before.entries.length === 0 || after.entries.length === 0) return text
-  const ours = (line: string) => {
-    const key = lineKey(plain(line))
-    return key === '' || before.lines.has(key) || after.lines.has(key)
+export function compareChangelogs (before: ChangelogReading, after: ChangelogReading): StructuredReading | undefined {
+  if (before.entries.length === 0 || after.entries.length === 0) return undefined
+  const found = changelogChanges(before.entries, after.entries)
+  const told = { before: new Set(found.flatMap(f => f.before)), after: new Set(found.flatMap(f => f.after)) }
+  const keyOf = (line: string) => lineKey(plain(line))
+  const explains = (line: string, side: 'before' | 'after', counterpart?: string): boolean => {
+    const entries = (side === 'before' ? before : after).lines.get(keyOf(line))
+    if (!entries) return false
+    if ([...entries].some(e => told[side].has(e))) return true
+    if (counterpart === undefined) return false
+    const others = (side === 'before' ? after : before).lines.get(keyOf(counterpart))
+    return others !== undefined && [...entries].some(e => others.has(e))
   }
-  const { kept, diff } = takeOver(text, ours)
-  return [...changelogChanges(before.entries, after.entries, diff), ...kept]
+  return { changes: found.map(f => f.change), explains }
 }

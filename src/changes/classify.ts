@@ -1,76 +1,22 @@
 // Longer than 300 lines on purpose: the classifier's rules (prices, features, sections, terms)
 // decide together which one names an edit; split up, their order of precedence would be hidden.
 import {
-  SEVERITY_RANK as RANK, type ChangeType, type DiffData, type DiffHunk, type PageType, type Severity
+  LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type ChangeType, type DetectedChange, type DiffData, type DiffHunk,
+  type PageType, type Severity
 } from '../domain/vocabulary.js'
 import {
-  CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PER, PERIOD_WORDS,
-  PLAN_LIMIT_WORDS, PRICE_WORDS
+  CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PLAN_LIMIT_WORDS,
+  PRICE_WORDS, RESTRICTION_WORDS
 } from './lexicon.js'
+import { findMoney, type Money } from './money.js'
 import { cut, plain, quoteEdit } from './quote.js'
+import { withoutMoves } from './structure.js'
 
 // A crawl's diff → the changes a person would name. Each block of changed lines is read
 // on its own (a price, a feature, a section, an edit of text); blocks of one edit region
 // (adjacent, or under one heading) become one change of the most significant kind among
 // them; and the plain text and legal edits of one crawl fold into one change each, so a
 // rewrite is one item, not fifty. Summaries quote the words that changed.
-
-export interface DetectedChange {
-  changeType: ChangeType
-  severity: Severity
-  confidence: number
-  summary: string
-  diffData: DiffData
-}
-
-interface Money {
-  raw: string
-  currency: string
-  amount: number
-  period: string
-}
-
-// Money as it is written across Europe and beyond: the symbol or code before or after
-// (€49, 49 €, CHF 49.–, R$ 49,90, ¥4,980), thousands grouped by commas, dots, spaces or
-// apostrophes and decimals after a comma or a dot, a tax note (HT, TTC, excl. VAT, zzgl.
-// MwSt., + IVA, excl. btw) and a period in the page's language (/mois, pro Monat, al mes).
-const CURRENCY_BEFORE = 'US\\$|A\\$|C\\$|R\\$|CHF|USD|EUR|GBP|BRL|[$€£¥₹]'
-const CURRENCY_AFTER = '€|CHF|USD|EUR|GBP|BRL|kr|zł'
-const DECIMALS = '(?:[.,](?:\\d{1,2}|[–-]{1,2}))?'
-const AMOUNT = `\\d{1,3}(?:[.,\\s\u00a0\u202f'’]\\d{3})+${DECIMALS}|\\d+${DECIMALS}`
-const TAX = '(?:HT|TTC|(?:excl|incl)\\.? ?(?:VAT|tax|btw|BTW|IVA)|(?:zzgl|inkl)\\.? ?MwSt\\.?|' +
-  '\\+ ?(?:IVA|VAT|MwSt\\.?|btw)|IVA (?:incluido|incluida|inclusa|incl\\.?)|s/ ?IVA|c/ ?IVA)'
-const PERIOD_NAMES = PERIOD_WORDS.map(([words]) => words).join('|')
-const PERIOD_PART = `\\s*${PER}\\s*(${PERIOD_NAMES})(?![\\p{L}])`
-const MONEY = new RegExp(
-  `(?<![\\p{L}\\d])(?:(${CURRENCY_BEFORE})\\s?(${AMOUNT})|(${AMOUNT})\\s?(${CURRENCY_AFTER}))` +
-    `(?:\\s?${TAX})?(?:${PERIOD_PART}(?:${PERIOD_PART})?)?(?:\\s?${TAX})?`,
-  'giu'
-)
-const PERIOD_OF = new Map(PERIOD_WORDS.flatMap(([words, period]) => words.split('|').map(w => [w, period])))
-const CURRENCY_NAME: Record<string, string> = { USD: '$', US$: '$', EUR: '€', GBP: '£', BRL: 'R$' }
-
-/** A written amount as a number: the last separator is the decimal one when one or two digits (or a dash) follow it. */
-function parseAmount (written: string): number {
-  const m = /^(.*?)(?:[.,](\d{1,2}|[–-]{1,2}))?$/.exec(written)!
-  const whole = m[1].replace(/[^\d]/g, '')
-  const cents = m[2] && /\d/.test(m[2]) ? m[2] : ''
-  return Number(`${whole}${cents ? `.${cents}` : ''}`)
-}
-
-export function findMoney (line: string): Money[] {
-  const out: Money[] = []
-  for (const m of line.matchAll(MONEY)) {
-    const symbol = (m[1] ?? m[4] ?? '').toUpperCase()
-    const currency = CURRENCY_NAME[symbol] ?? symbol
-    const period = [m[5], m[6]]
-      .filter(Boolean)
-      .map(p => PERIOD_OF.get(p!.toLowerCase()) ?? p!.toLowerCase())
-      .join('/')
-    out.push({ raw: m[0].trim(), currency, amount: parseAmount(m[2] ?? m[3] ?? ''), period })
-  }
-  return out
-}
 
 const HEADING = /^(#{1,6}) (.*)$/
 
@@ -144,32 +90,47 @@ function isPrice (m: Money, line: string, p: Part, pageType: PageType, language?
   return words.test(folded) || (p.section !== undefined && words.test(foldAccents(p.section)))
 }
 
-function priceReading (p: Part, pageType: PageType, language?: Language): Reading | undefined {
+/** Beyond this, a line with money is a sentence about a price, not the price. */
+const MAX_PRICE_LINE = 60
+
+/** What a block of changed lines is read with: its page's type and language. */
+interface Context {
+  pageType: PageType
+  language?: Language
+  /** The languages whose words count: the page's own and English. */
+  own: readonly Language[]
+  legalPage: boolean
+}
+
+/** Money that is a price, with the line it is on and that line's own label (its plan, its row). */
+interface Priced { m: Money, line: string, label: string }
+
+function priceReading (p: Part, ctx: Context): Reading | undefined {
   // Money in legal text is the text's edit: the legal rules weigh it.
-  if (pageType === 'terms' || pageType === 'security') return undefined
-  const money = (lines: string[]) =>
-    lines.flatMap(l => findMoney(l).filter(m => isPrice(m, l, p, pageType, language)).map(m => ({ m, line: l })))
+  if (ctx.legalPage) return undefined
+  const money = (lines: string[]): Priced[] =>
+    lines.flatMap(l => findMoney(l).filter(m => isPrice(m, l, p, ctx.pageType, ctx.language))
+      .map(m => ({ m, line: l, label: labelOf(l, m) })))
   const before = money(p.removed)
   const after = money(p.added)
   const key = (m: Money) => `${m.currency}${m.amount}/${m.period}`
   if (before.length === 0 && after.length === 0) return undefined
+  // A whole section whose money is in its sentences ("billed at $0.50 per 1,000 requests") is a section.
+  const inProse = [...before, ...after].every(x => plain(x.line).length > MAX_PRICE_LINE)
+  if (inProse && sectionReading(p, ctx)) return undefined
   if (before.length > 0 && after.length > 0 && before.map(x => key(x.m)).join() === after.map(x => key(x.m)).join()) {
     return undefined
   }
-  if ((before.length === 0 || after.length === 0) && pageType !== 'pricing') return undefined
+  if ((before.length === 0 || after.length === 0) && ctx.pageType !== 'pricing') return undefined
   const pairs: string[] = []
   let severity: Severity = 'medium'
   const raise = (s: Severity) => {
     if (RANK[s] > RANK[severity]) severity = s
   }
   let label: string | undefined
-  const n = Math.max(before.length, after.length)
-  for (let i = 0; i < n; i++) {
-    const b = before[i]
-    const a = after[i]
+  for (const [b, a] of pairPrices(before, after)) {
     if (b && a && key(b.m) === key(a.m)) continue
-    const own = (a ? labelOf(a.line, a.m) : '') || (b ? labelOf(b.line, b.m) : '')
-    const pairLabel = own || p.section || 'Price'
+    const pairLabel = a?.label || b?.label || p.section || 'Price'
     label ??= pairLabel
     const pair = `${b?.m.raw ?? 'no price'} → ${a?.m.raw ?? 'no price'}`
     pairs.push(pairLabel === label ? pair : `${pairLabel}: ${pair}`)
@@ -191,88 +152,128 @@ function priceReading (p: Part, pageType: PageType, language?: Language): Readin
   }
 }
 
+/**
+ * Old and new prices paired by their label (a plan's row, "Pro: $49"), never across two
+ * labels; prices with no label of their own are paired in their order, with their kind
+ * (currency and period) first. What is left has no counterpart ("no price").
+ */
+function pairPrices (
+  before: readonly Priced[], after: readonly Priced[]
+): Array<[Priced | undefined, Priced | undefined]> {
+  const out: Array<[Priced | undefined, Priced | undefined]> = []
+  const left = [...before]
+  const take = (test: (b: Priced) => boolean) => {
+    const i = left.findIndex(test)
+    return i < 0 ? undefined : left.splice(i, 1)[0]
+  }
+  for (const a of after) {
+    const b = a.label
+      ? take(x => x.label === a.label)
+      : take(x => !x.label && x.m.currency === a.m.currency && x.m.period === a.m.period) ?? take(x => !x.label)
+    out.push([b, a])
+  }
+  for (const b of left) out.push([b, undefined])
+  return out
+}
+
 const names = (items: string[]) => items.map(c => `"${cut(c, 60)}"`).join(', ')
 const feature = (count: number) => `feature${count > 1 ? 's' : ''}`
 
-function classifyPart (p: Part, pageType: PageType, language?: Language): Reading {
-  const price = priceReading(p, pageType, language)
-  if (price) return price
-  const legalPage = pageType === 'terms' || pageType === 'security'
-  const own = ownLanguages(language)
-
-  // Features and plans laid out as cards: a short heading and a sentence or two each.
-  if (pageType === 'features' || pageType === 'pricing') {
-    const added = p.removed.length === 0 ? cardsOf(p.added) : undefined
-    const removed = p.added.length === 0 ? cardsOf(p.removed) : undefined
-    const cards = added ?? removed
-    if (cards) {
-      return {
-        changeType: added ? 'feature_added' : 'feature_removed',
-        severity: added ? 'medium' : 'high',
-        confidence: 0.85,
-        phrase: `${feature(cards.length)} ${names(cards)} ${added ? 'added' : 'removed'}`,
-        passages: 1,
-        standsAlone: true
-      }
-    }
+/** Features and plans laid out as cards: a short heading and a sentence or two each, added or removed. */
+function cardsReading (p: Part, ctx: Context): Reading | undefined {
+  if (ctx.pageType !== 'features' && ctx.pageType !== 'pricing') return undefined
+  const added = p.removed.length === 0 ? cardsOf(p.added) : undefined
+  const removed = p.added.length === 0 ? cardsOf(p.removed) : undefined
+  const cards = added ?? removed
+  if (!cards) return undefined
+  return {
+    changeType: added ? 'feature_added' : 'feature_removed',
+    severity: added ? 'medium' : 'high',
+    confidence: 0.85,
+    phrase: `${feature(cards.length)} ${names(cards)} ${added ? 'added' : 'removed'}`,
+    passages: 1,
+    standsAlone: true
   }
+}
 
+/** A section added or removed whole: a heading with its lines. */
+function sectionReading (p: Part, ctx: Context): Reading | undefined {
   const addedHeadings = p.added.filter(isHeading)
   const removedHeadings = p.removed.filter(isHeading)
   const newSection = addedHeadings.length > 0 && p.removed.length === 0 && p.added.length > 1
   const goneSection = removedHeadings.length > 0 && p.added.length === 0 && p.removed.length > 1
-  if (newSection || goneSection) {
-    const headings = (newSection ? addedHeadings : removedHeadings).map(headingText)
-    const lines = newSection ? p.added.length : p.removed.length
-    const more = headings.length > 1 ? ` and ${headings.length - 1} more` : ''
-    const phrase = newSection
-      ? `new section "${cut(headings[0], 80)}"${more} (${lines} lines)`
-      : `section "${cut(headings[0], 80)}"${more} removed (${lines} lines)`
-    // A legal page's new or removed section is an edit of its terms, weighed by the legal rules.
-    if (legalPage) return { ...legalReading(p, own), phrase, standsAlone: true }
-    const weighty = pageType === 'pricing' || pageType === 'features'
-    return {
-      changeType: newSection ? 'section_added' : 'section_removed',
-      severity: newSection ? (weighty ? 'medium' : 'low') : (weighty ? 'high' : 'medium'),
-      confidence: 0.85,
-      phrase,
-      passages: 1,
-      standsAlone: true
-    }
+  if (!newSection && !goneSection) return undefined
+  const headings = (newSection ? addedHeadings : removedHeadings).map(headingText)
+  const lines = newSection ? p.added.length : p.removed.length
+  const more = headings.length > 1 ? ` and ${headings.length - 1} more` : ''
+  const phrase = newSection
+    ? `new section "${cut(headings[0], 80)}"${more} (${lines} lines)`
+    : `section "${cut(headings[0], 80)}"${more} removed (${lines} lines)`
+  // A legal page's new or removed section is an edit of its terms, weighed by the legal rules.
+  if (ctx.legalPage) return { ...legalReading(p, ctx.own), phrase, standsAlone: true }
+  const weighty = ctx.pageType === 'pricing' || ctx.pageType === 'features'
+  return {
+    changeType: newSection ? 'section_added' : 'section_removed',
+    severity: newSection ? (weighty ? 'medium' : 'low') : (weighty ? 'high' : 'medium'),
+    confidence: 0.85,
+    phrase,
+    passages: 1,
+    standsAlone: true
   }
+}
 
-  if (!legalPage && pageType !== 'changelog') {
-    const itemsOnly = (ls: string[]) => ls.length > 0 && ls.every(isItem)
-    const sure = pageType === 'pricing' || pageType === 'features' ? 0.9 : 0.7
-    if (itemsOnly(p.added) && p.removed.length === 0) {
-      const items = p.added.map(plain)
-      const phrase = `${feature(items.length)} ${names(items)} added`
-      return { changeType: 'feature_added', severity: 'medium', confidence: sure, phrase, passages: 1 }
-    }
-    if (itemsOnly(p.removed) && p.added.length === 0) {
-      const items = p.removed.map(plain)
-      const phrase = `${feature(items.length)} ${names(items)} removed`
-      return { changeType: 'feature_removed', severity: 'high', confidence: sure, phrase, passages: 1 }
-    }
+/** List items (or table rows) added or removed, and nothing else: features. */
+function itemsReading (p: Part, ctx: Context): Reading | undefined {
+  if (ctx.legalPage || ctx.pageType === 'changelog') return undefined
+  const itemsOnly = (ls: string[]) => ls.length > 0 && ls.every(isItem)
+  const sure = ctx.pageType === 'pricing' || ctx.pageType === 'features' ? 0.9 : 0.7
+  if (itemsOnly(p.added) && p.removed.length === 0) {
+    const items = p.added.map(plain)
+    const phrase = `${feature(items.length)} ${names(items)} added`
+    return { changeType: 'feature_added', severity: 'medium', confidence: sure, phrase, passages: 1 }
   }
+  if (itemsOnly(p.removed) && p.added.length === 0) {
+    const items = p.removed.map(plain)
+    const phrase = `${feature(items.length)} ${names(items)} removed`
+    return { changeType: 'feature_removed', severity: 'high', confidence: sure, phrase, passages: 1 }
+  }
+  return undefined
+}
 
-  if (legalPage) return legalReading(p, own)
+/**
+ * What a plan includes or allows ("up to 3 projects", "unlimited users"), on a pricing
+ * page, when the offer itself moved: a sentence about it added or removed, a number of
+ * it changed, "unlimited" come or gone. The same offer re-worded is the text's edit.
+ */
+function planLimitsReading (p: Part, ctx: Context): Reading | undefined {
+  if (ctx.pageType !== 'pricing') return undefined
+  const limits = matcher(PLAN_LIMIT_WORDS, ctx.own)
+  const speaksOfLimits = (ls: string[]) => ls.some(l => limits.test(foldAccents(l)))
+  if (!speaksOfLimits(p.removed) && !speaksOfLimits(p.added)) return undefined
+  const [was, is] = [p.removed.join(' '), p.added.join(' ')]
+  const oneSide = p.added.length === 0 || p.removed.length === 0
+  if (!oneSide && quantities(was) === quantities(is)) return undefined
+  // A restriction removed gives back what it took; one added takes it.
+  const restricts = (text: string) => matcher(RESTRICTION_WORDS, ctx.own).test(foldAccents(text))
+  const lost = p.added.length === 0 ? !restricts(was) : p.removed.length === 0 ? restricts(is) : lessOffered(was, is)
   const quote = quoteEdit(p.removed, p.added)
-  // What a plan includes or allows ("up to 3 projects", "unlimited users") is the plan's offer.
-  if (pageType === 'pricing') {
-    const limits = matcher(PLAN_LIMIT_WORDS, own)
-    const speaksOfLimits = (ls: string[]) => ls.some(l => limits.test(foldAccents(l)))
-    if (speaksOfLimits(p.removed) || speaksOfLimits(p.added)) {
-      const lost = p.added.length === 0 || lessOffered(p.removed.join(' '), p.added.join(' '))
-      return {
-        changeType: lost ? 'feature_removed' : 'feature_added',
-        severity: lost ? 'high' : 'medium',
-        confidence: 0.8,
-        phrase: quote.phrase,
-        passages: quote.passages
-      }
-    }
+  return {
+    changeType: lost ? 'feature_removed' : 'feature_added',
+    severity: lost ? 'high' : 'medium',
+    confidence: 0.8,
+    phrase: quote.phrase,
+    passages: quote.passages
   }
+}
+
+/** The legal rules, on a legal page: every edit is its terms'. */
+function legalPartReading (p: Part, ctx: Context): Reading | undefined {
+  return ctx.legalPage ? legalReading(p, ctx.own) : undefined
+}
+
+/** Any other edit of the text: its size weighs it. */
+function contentReading (p: Part): Reading {
+  const quote = quoteEdit(p.removed, p.added)
   const words = wordDelta(p.removed.join(' '), p.added.join(' '))
   return {
     changeType: 'content_change',
@@ -282,6 +283,37 @@ function classifyPart (p: Part, pageType: PageType, language?: Language): Readin
     passages: quote.passages
   }
 }
+
+/**
+ * How a block of changed lines is read, in precedence order: the first reading that
+ * reads it names it (a price before a card, a card before a section, …; the text last).
+ */
+const READINGS: ReadonlyArray<readonly [name: string, read: (p: Part, ctx: Context) => Reading | undefined]> = [
+  ['price', priceReading],
+  ['cards', cardsReading],
+  ['section', sectionReading],
+  ['items', itemsReading],
+  ['legal', legalPartReading],
+  ['plan limits', planLimitsReading],
+  ['content', contentReading]
+]
+
+function classifyPart (p: Part, ctx: Context): Reading {
+  for (const [, read] of READINGS) {
+    const reading = read(p, ctx)
+    if (reading) return reading
+  }
+  return contentReading(p)
+}
+
+/** The quantities a text states, years aside ("up to 3 projects, 10 GB": "3 10"), and whether it says unlimited. */
+function quantities (text: string): string {
+  const numbers = [...text.matchAll(/\d+(?:[.,]\d+)?/g)]
+    .filter(m => !(/^(?:19|2\d)\d\d$/.test(m[0]) && !/^\s*(?:users?|seats?|projects?|gb|mb|requests?|credits?)/i.test(text.slice(m.index! + m[0].length))))
+    .map(m => m[0].replace(',', '.'))
+  return `${numbers.join(' ')}${UNLIMITED.test(text) ? ' ∞' : ''}`
+}
+const UNLIMITED = /unlimited|illimit|unbegrenzt|unbeschränkt|ilimitad|onbeperkt/i
 
 function legalReading (p: Part, own: readonly Language[]): Reading {
   const changedText = [...p.removed, ...p.added].join('\n')
@@ -299,8 +331,7 @@ function legalReading (p: Part, own: readonly Language[]): Reading {
 
 /** Whether the new text offers less than the old: a number went down, or "unlimited" went away. */
 function lessOffered (before: string, after: string): boolean {
-  const unlimited = /unlimited|illimit|unbegrenzt|unbeschränkt|ilimitad|onbeperkt/i
-  if (unlimited.test(before) && !unlimited.test(after)) return true
+  if (UNLIMITED.test(before) && !UNLIMITED.test(after)) return true
   const numbers = (s: string) => [...s.matchAll(/\d+(?:[.,]\d+)?/g)].map(m => Number(m[0].replace(',', '.')))
   const a = numbers(before)
   const b = numbers(after)
@@ -332,7 +363,7 @@ const KIND: Partial<Record<PageType, string>> = {
 function prefixOf (pageType: PageType, afterLines: readonly string[], section?: string): string {
   const title = afterLines.find(l => l.startsWith('# '))
   const ownTitle = title ? headingText(title) : undefined
-  const kind = (pageType === 'terms' || pageType === 'security') && ownTitle && ownTitle.length <= 40
+  const kind = LEGAL_PAGE_TYPES.includes(pageType) && ownTitle && ownTitle.length <= 40
     ? ownTitle
     : KIND[pageType]
   const where = section && section !== kind ? cut(section, 60) : undefined
@@ -490,7 +521,8 @@ export function classifyChanges (
   language?: Language,
   priceLines: ReadonlySet<number> = new Set()
 ): DetectedChange[] {
-  const parts: Part[] = diff.hunks
+  // A block that only moved is no edit (see withoutMoves).
+  const parts: Part[] = withoutMoves(diff.hunks)
     .flatMap(h => splitHunk(h))
     .map(hunk => {
       const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
@@ -516,7 +548,9 @@ export function classifyChanges (
         to: hunk.newStart - 1 + newBefore(lastChange + 1)
       }
     })
-  const read = parts.map(part => ({ part, reading: classifyPart(part, pageType, language) }))
+  const legalPage = LEGAL_PAGE_TYPES.includes(pageType)
+  const ctx: Context = { pageType, language, own: ownLanguages(language), legalPage }
+  const read = parts.map(part => ({ part, reading: classifyPart(part, ctx) }))
   const regions: Array<typeof read> = []
   for (const r of read) {
     const last = regions[regions.length - 1]?.at(-1)
@@ -539,7 +573,7 @@ const twoPrices = (a: { reading: Reading }, b: { reading: Reading }) =>
 const highest = (severities: Severity[]) => severities.reduce<Severity>((s, x) => (RANK[x] > RANK[s] ? x : s), 'low')
 
 const MAX_CARD_LINES = 3
-const MAX_CARD_LINE = 240
+const MAX_CARD_LINE = 160
 
 /**
  * The headings of `lines` when they are all cards: each a heading below the top level

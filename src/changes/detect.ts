@@ -1,16 +1,16 @@
-import type { NoiseRules, PageType, PricingTable } from '../domain/vocabulary.js'
-import { classifyChanges, type DetectedChange } from './classify.js'
+import type { DetectedChange, NoiseRules, PageType } from '../domain/vocabulary.js'
+import { classifyChanges } from './classify.js'
 import { buildDiff } from './diff.js'
-import { extractPage } from './extract.js'
+import { extractPage, withoutPermalink } from './extract.js'
 import { pageLanguage } from './language.js'
 import { isBoilerplateLink, type Language } from './lexicon.js'
 import { plain } from './quote.js'
 import { comparableLines, contentHash } from './noise.js'
 import { applySelectors, hasSelectors, patternMasker } from './noise-rules.js'
-import { apiChange, compareSpecs, parseSpec, specLinks } from './api-spec.js'
-import { feedLinks, readChangelog, readFeed, withChangelog } from './changelog.js'
-import { readPricing } from './pricing.js'
-import { withPricing } from './pricing-changes.js'
+import { type PageVersions, readerOf } from './readers.js'
+import { withReading } from './structure.js'
+
+export type { PageVersions }
 
 export interface PageContent {
   title: string
@@ -53,16 +53,15 @@ export function readPage (
       if (language === null) language = pageLanguage({ declared: page.language, contentLanguage, lines })
       return language
     },
-    hash: structured === 'pricing'
-      ? contentHash([...comparable(lines, rules), JSON.stringify(sortedPlans(readPricing(shown).table))])
-      : structured === 'changelog'
-        ? contentHash([...comparable(lines, rules), JSON.stringify(readChangelog(shown).entries)])
-        : contentHash(comparable(lines, rules))
+    hash: contentHash(structuredHash(comparable(lines, rules), shown, structured))
   }
 }
 
-/** Plans in one order, so that a re-ordered page hashes as the same table. */
-const sortedPlans = (t: PricingTable) => [...t.plans].sort((a, b) => a.name.localeCompare(b.name))
+/** The compared lines, and what the page type's structured reader adds to them (its hidden parts). */
+function structuredHash (lines: string[], html: string, structured?: PageType): string[] {
+  const part = structured ? readerOf(structured)?.hashPart?.(html) : undefined
+  return part === undefined ? lines : [...lines, part]
+}
 
 function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
   const own = patternMasker(rules)
@@ -70,19 +69,10 @@ function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
   return own ? masked.map(own) : masked
 }
 
-/** Both versions of an intelligence page as fetched: its HTML and its document (API description, feed), if any. */
-export interface PageVersions {
-  before: string
-  after: string
-  beforeDocument?: string
-  afterDocument?: string
-}
-
 /**
  * The changes between the text of the last snapshot and a new page read; with both
- * versions (`pages`, an intelligence page's), its type's structured reader has its say:
- * a pricing page's plans, a changelog's entries (from its feed when both versions have
- * one), an API page's description. Pure: no I/O.
+ * versions (`pages`, an intelligence page's), its type's structured reader has its say
+ * (see readers.ts): it takes over the text changes it explains. Pure: no I/O.
  */
 export function compareContent (
   previousText: string,
@@ -91,56 +81,36 @@ export function compareContent (
   rules?: NoiseRules,
   pages?: PageVersions
 ): DetectedChange[] {
-  const changes = compareText(previousText, current, pageType, rules)
-  if (!pages) return changes
+  const diff = textDiff(previousText, current.lines, rules)
+  const classify = (d: typeof diff) => d.hunks.length === 0
+    ? []
+    : classifyChanges(d, pageType, current.lines, current.language, new Set(current.priceLines))
+  const reader = pages ? readerOf(pageType) : undefined
+  if (!reader || !pages) return classify(diff)
   const html = (h: string) => hasSelectors(rules) ? applySelectors(h, rules!) : h
-  if (pageType === 'pricing') {
-    return withPricing(changes, readPricing(html(pages.before)), readPricing(html(pages.after)))
-  }
-  if (pageType === 'changelog') {
-    const [before, after] = [readChangelog(html(pages.before)), readChangelog(html(pages.after))]
-    if (pages.beforeDocument && pages.afterDocument) {
-      const [b, a] = [readFeed(pages.beforeDocument), readFeed(pages.afterDocument)]
-      return withChangelog(changes, { entries: b.entries, lines: new Set([...before.lines, ...b.lines]) },
-        { entries: a.entries, lines: new Set([...after.lines, ...a.lines]) })
-    }
-    return withChangelog(changes, before, after)
-  }
-  if (pageType === 'api_docs' && pages.beforeDocument && pages.afterDocument) {
-    const api = apiChange(compareSpecs(parseSpec(pages.beforeDocument), parseSpec(pages.afterDocument)),
-      { before: '', after: '', stats: { additions: 0, deletions: 0, changes: 0 }, hunks: [] })
-    return api ? [api, ...changes] : changes
-  }
-  return changes
+  const reading = reader.compare({ ...pages, before: html(pages.before), after: html(pages.after) })
+  return withReading(diff, reading, classify)
 }
 
 /** What a page links to that its type's structured reader reads with it: API descriptions, feeds. */
 export function documentLinks (html: string, pageUrl: string, pageType: PageType): string[] {
-  if (pageType === 'api_docs') return specLinks(html, pageUrl)
-  if (pageType === 'changelog') return feedLinks(html, pageUrl)
-  return []
+  return readerOf(pageType)?.document?.links(html, pageUrl) ?? []
 }
 
 /** Checks that a page's document is one its reader reads; throws an Error that says why not. */
 export function checkDocument (text: string, pageType: PageType): void {
-  if (pageType === 'api_docs') parseSpec(text)
-  else if (pageType === 'changelog') readFeed(text)
+  readerOf(pageType)?.document?.check(text)
 }
 
-function compareText (
-  previousText: string,
-  current: { lines: string[], language?: Language, priceLines?: readonly number[] },
-  pageType: PageType,
-  rules?: NoiseRules
-): DetectedChange[] {
-  // Snapshots read before boilerplate links were left out may still hold them.
-  const beforeLines = previousText === '' ? [] : previousText.split('\n').filter(l => !isBoilerplate(l))
-  const diff = buildDiff(
+/** The line diff of the last snapshot's text and the page's lines, compared as masked by noise and the page's rules. */
+function textDiff (previousText: string, lines: string[], rules?: NoiseRules) {
+  // Snapshots read before boilerplate links and headings' permalink signs were left out may still hold them.
+  const beforeLines = previousText === '' ? [] : previousText.split('\n').filter(l => !isBoilerplate(l)).map(earlier)
+  return buildDiff(
     { lines: beforeLines, comparable: comparable(beforeLines, rules) },
-    { lines: current.lines, comparable: comparable(current.lines, rules) }
+    { lines, comparable: comparable(lines, rules) }
   )
-  if (diff.hunks.length === 0) return []
-  return classifyChanges(diff, pageType, current.lines, current.language, new Set(current.priceLines))
 }
 
+const earlier = (line: string) => line.startsWith('#') ? withoutPermalink(line) : line
 const isBoilerplate = (line: string) => !line.startsWith('#') && isBoilerplateLink(plain(line))

@@ -120,6 +120,10 @@ const NEEDS_INVISIBLE = new RegExp(INVISIBLE.source)
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
 const UNCLEAN = /[\x00-\x1f\x7f\xa0\xad\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]| {2}|^ | $/
 
+/** A heading's words without the permalink sign docs generators append to it ("Plans¶", "Setup 🔗"). */
+export const withoutPermalink = (heading: string) => heading.replace(PERMALINK, '')
+const PERMALINK = /\s*[¶🔗]+$/u
+
 export function clean (s: string): string {
   if (!UNCLEAN.test(s)) return s
   const visible = NEEDS_INVISIBLE.test(s) ? s.replace(INVISIBLE, '') : s
@@ -176,8 +180,8 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     const kind = kinds[kinds.length - 1]
     // "Back", "zurück", "top", "menu": a template's links, which come and go with no edit of the page.
     if ((kind === undefined || kind === 0) && isBoilerplateLink(t)) return
-    const line = kind === undefined ? t : kind === 0 ? `- ${t}` : `${'#'.repeat(kind)} ${t}`
-    if (kind !== undefined && kind > 0) headings.push(t)
+    const line = kind === undefined ? t : kind === 0 ? `- ${t}` : `${'#'.repeat(kind)} ${withoutPermalink(t)}`
+    if (kind !== undefined && kind > 0) headings.push(withoutPermalink(t))
     if (priced) priceLines.push(lines.length)
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)
   }

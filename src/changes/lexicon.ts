@@ -254,7 +254,27 @@ export const PERIOD_WORDS: ReadonlyArray<[string, string]> = [
   ['user|seat|member|editor|utilisateur|nutzer|benutzer|usuario|utente|gebruiker|usuário', 'user'],
   ['week|semaine|woche|semana|settimana|week', 'week'],
   ['day|jour|tag|día|giorno|dag|dia', 'day'],
+  ['hour|hr|h|heure|stunde|std|hora|ora|uur', 'hour'],
   ['host', 'host']
+]
+
+/**
+ * What a usage price is counted in (per GB, per 1,000 requests): the value is how
+ * summaries write it. A count may lead ("1,000 requests", "1M requests").
+ */
+export const UNIT_WORDS: ReadonlyArray<[string, string]> = [
+  ['gb|gib|go|gigabytes?|gigaoctets?', 'GB'],
+  ['tb|tib|to|terabytes?|téraoctets?', 'TB'],
+  ['mb|mib|megabytes?|mégaoctets?', 'MB'],
+  ['requests?|reqs?|calls?|api calls?|requêtes?|anfragen|aufrufe|solicitudes|peticiones|richieste|chiamate|' +
+    'verzoeken|aanroepen|requisições|chamadas', 'requests'],
+  ['e-?mails?|messages?|sms|nachrichten|mensajes|messaggi|berichten|mensagens', 'messages'],
+  ['minutes?|mins?|minuten|minutos|minuti', 'minutes'],
+  ['vcpus?|cpus?|cores?', 'vCPU'],
+  ['events?|événements?|ereignisse|eventos|eventi|gebeurtenissen', 'events'],
+  ['tokens?', 'tokens'],
+  ['credits?|crédits?|créditos?|crediti', 'credits'],
+  ['invocations?|executions?|runs?|builds?', 'runs']
 ]
 
 /** "per" in each language, and the slash. */
@@ -310,6 +330,20 @@ export const CORPORATE_MONEY_WORDS: Words = {
   pt: ['capital', 'responsabilidade', 'multas?', 'sanç(?:ão|ões)', 'limiar', 'faturamento', 'danos']
 }
 
+/**
+ * What restricts a plan ("cannot", "only", "ne … pas"): a sentence of a plan's limits that
+ * says one takes something away when added, and gives it back when removed.
+ */
+export const RESTRICTION_WORDS: Words = {
+  en: ['cannot', 'can ?not', 'can\'t', 'may not', 'not', 'no longer', 'only', 'limited to', 'restricted', 'requires?'],
+  fr: ['ne (?:peu|peuv|pourr)\\p{L}* pas', 'ne \\p{L}+ que', 'pas de', 'uniquement', 'seulement', 'limitée?s? à'],
+  de: ['nicht', 'kein(?:e|en|er)?', 'nur', 'beschränkt auf', 'begrenzt auf'],
+  es: ['no pueden?', 'no', 'solo', 'sólo', 'únicamente', 'limitad[oa]s? a'],
+  it: ['non', 'solo', 'soltanto', 'limitat[oiae] a'],
+  nl: ['niet', 'geen', 'alleen', 'slechts', 'beperkt tot'],
+  pt: ['não', 'apenas', 'somente', 'limitad[oa]s? a']
+}
+
 /** What a plan includes or allows: a sentence with one of these on a pricing page is about the plan. */
 export const PLAN_LIMIT_WORDS: Words = {
   en: [
@@ -318,7 +352,7 @@ export const PLAN_LIMIT_WORDS: Words = {
     'credits?', 'no limits?'
   ],
   fr: ['jusqu\'à', 'illimité(?:e|s|es)?', 'inclus(?:e|es)?', 'comprend', 'permet', 'utilisateurs?', 'projets?',
-    'gratuit'],
+    'gratuit(?:e|s|es)?', 'membres?'],
   de: ['bis zu', 'unbegrenzt(?:e|er|es)?', 'unbeschränkt', 'inklusive', 'enthält', 'enthalten', 'nutzer', 'projekte?',
     'kostenlos'],
   es: ['hasta', 'ilimitad[oa]s?', 'incluye', 'incluid[oa]s?', 'permite', 'usuarios?', 'proyectos?', 'gratis',

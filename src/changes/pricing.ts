@@ -2,16 +2,19 @@ import { selectAll } from 'css-select'
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument } from 'htmlparser2'
 import type { PlanPrice, PricingPlan, PricingTable } from '../domain/vocabulary.js'
-import { findMoney } from './classify.js'
 import { fold } from './lexicon.js'
+import { findMoney } from './money.js'
+import { isPlanName, readItems, tablePlans } from './pricing-tables.js'
 import { BLOCKS, blockText, contains, lineKey, SKIPPED } from './structure.js'
 
-// A pricing page's plans as a structure: each plan's name, prices (per period and
-// currency, under each state of a monthly/yearly toggle when both are in the page), a
-// tax or billing note, headline limits and listed features. Read, in this order, from
-// schema.org Product/Offer (JSON-LD, then microdata), plan cards (a heading with prices
-// under it) and comparison tables (plans as columns); a plan found by several is merged
-// by its name. Pure: HTML in, a table out.
+// A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit
+// of usage and per currency, under each state of a monthly/yearly toggle when both are in
+// the page), a tax or billing note, headline limits and listed features. Read, in this
+// order, from schema.org Product/Offer (JSON-LD, then microdata), plan cards (a heading
+// with a price of its own under it) and tables (plans as columns or as rows, see
+// pricing-tables.ts); a plan found by several is merged by its name. Each plan's own text
+// is kept, so that a change of the page's text can be told apart: explained by a plan's
+// move, or not (see pricingReader). Pure: HTML in, a table out.
 
 const HEADING_TAG = /^h([1-6])$/
 /** A class that names a plan (plan-name, tier__title, name…), on an element that is not a heading. */
@@ -26,14 +29,6 @@ const NOTE_WORDS = new RegExp(
 const YEARLY = /(?:^|[\s_-])(?:annual(?:ly)?|yearly|year|jahr(?:lich)?|jährlich|anual|annuel(?:le)?|annuale|jaarlijks)(?=$|[\s_-])/i
 const MONTHLY = /(?:^|[\s_-])(?:monthly|month|mensuel(?:le)?|monatlich|mensual|mensile|maandelijks|mensal)(?=$|[\s_-])/i
 const BILLED_YEARLY = /billed (?:annually|yearly)|per year|factur\w* annuellement|jährlich abgerechnet|facturad\w* anualmente/i
-const INCLUDED = /^(?:✓|✔|✔️|✅|☑|yes|included|oui|inclus|ja|inklusive|enthalten|sí|si|incluido|sì|incluso|sim|incluído|inbegrepen)$/i
-const ICON_INCLUDED = /check|tick|yes|included|true|available/i
-const LIMIT = new RegExp(
-  '^(?:up to |jusqu\'à |bis zu |hasta |fino a |tot |até )?' +
-    '(\\d[\\d.,\u00a0\u202f ]*\\s?(?:k|m|mb|gb|tb|gib|tib|go|to)?|unlimited|illimité\\w*|unbegrenzt\\w*|ilimitad\\w*|' +
-    'illimitat\\w*|onbeperkt\\w*)\\s+([\\p{L}][\\p{L}\\s/-]{0,30})$',
-  'iu'
-)
 const PLAN_WORD = /\b(?:plan|tier|package|formule|paket|plano|piano|abonnement)\b/gi
 
 /** A plan's name as matched across sources: "Pro plan" and "PRO" are one plan. */
@@ -47,7 +42,12 @@ const ISO_SYMBOL: Record<string, string> = { USD: '$', EUR: '€', GBP: '£', BR
 
 /** "$49/month", "49 €/month", "CHF 49/month", "$39/month (billed yearly)". */
 function priceText (p: Pick<PlanPrice, 'amount' | 'currency' | 'period' | 'billing'>): string {
-  const amount = Number.isInteger(p.amount) ? String(p.amount) : p.amount.toFixed(2)
+  // Cents as prices are written; a usage price to the places it needs ($0.0065/GB-month).
+  const amount = Number.isInteger(p.amount)
+    ? String(p.amount)
+    : p.amount < 1 && Number(p.amount.toFixed(2)) !== p.amount
+      ? String(Number(p.amount.toFixed(6)))
+      : p.amount.toFixed(2)
   const money = SYMBOL_FIRST.has(p.currency)
     ? `${p.currency}${amount}`
     : /^[A-Z]{3}$/.test(p.currency) ? `${p.currency} ${amount}` : `${amount} ${p.currency}`
@@ -66,42 +66,67 @@ const select = (query: string, root: AnyNode | AnyNode[]) => selectAll(query, ro
 const elements = (root: AnyNode[]): Element[] => DomUtils.findAll(() => true, root)
 
 /**
- * A page's plans, and the text of their cards and tables (each block's, as `lineKey`
- * writes it): a change of the page's text made only of those lines is the table's to
- * report (see withPricing).
+ * A page's plans, and the text of their cards, rows and columns (each block's, as
+ * `lineKey` writes it): all of it (`lines`) and each plan's (`planLines`, by planKey).
  */
 export interface PricingReading {
   table: PricingTable
   lines: Set<string>
+  planLines: Map<string, Set<string>>
 }
 
 export function readPricing (html: string): PricingReading {
   const doc = parseDocument(html)
   const table: PricingTable = { plans: [], sources: [] }
   const lines = new Set<string>()
-  const add = (plans: PricingPlan[], source: PricingTable['sources'][number]) => {
+  const planLines = new Map<string, Set<string>>()
+  const add = (plans: Array<{ plan: PricingPlan, lines?: Set<string> }>, source: PricingTable['sources'][number]) => {
     if (plans.length === 0) return
     table.sources.push(source)
-    for (const plan of plans) mergePlan(table.plans, plan)
+    for (const { plan, lines: own } of plans) {
+      const key = mergePlan(table.plans, plan)
+      if (!key || !own) continue
+      const mine = planLines.get(key) ?? new Set<string>()
+      for (const l of own) {
+        mine.add(l)
+        lines.add(l)
+      }
+      planLines.set(key, mine)
+    }
   }
-  add(jsonLdPlans(doc.children), 'json-ld')
-  add(microdataPlans(doc.children), 'microdata')
+  add(jsonLdPlans(doc.children).map(plan => ({ plan })), 'json-ld')
+  add(microdataPlans(doc.children).map(plan => ({ plan })), 'microdata')
   // Out of the way of headings and prices; icons stay for the tables' check marks.
   for (const el of DomUtils.findAll(e => SKIPPED.has(e.name) && e.name !== 'svg', doc.children)) {
     DomUtils.removeElement(el)
   }
-  add(cardPlans(doc.children, lines), 'cards')
-  add(tablePlans(doc.children, table.plans, lines), 'table')
-  return { table, lines }
+  add(cardPlans(doc.children), 'cards')
+  const known = new Set(table.plans.map(p => planKey(p.name)))
+  const tables = tablePlans(doc.children, known, planKey, p => price(p.amount, p.currency, p.period, p.billing))
+  // One name priced in two tables (a "Basic" server and a "Basic" support plan) is two plans, each named with its
+  // section; a table of limits beside a price list speaks of the same plans.
+  const pricedIn = new Map<string, Set<string | undefined>>()
+  for (const t of tables) {
+    const key = planKey(t.plan.name)
+    if (t.plan.prices.length > 0) pricedIn.set(key, (pricedIn.get(key) ?? new Set()).add(t.section))
+  }
+  for (const t of tables) {
+    if ((pricedIn.get(planKey(t.plan.name))?.size ?? 0) > 1 && t.section && t.plan.prices.length > 0) {
+      t.plan.name = `${t.section} – ${t.plan.name}`
+    }
+  }
+  add(tables, 'table')
+  return { table, lines, planLines }
 }
 
-function mergePlan (plans: PricingPlan[], plan: PricingPlan): void {
+/** Adds a plan, or merges it into the plan of its name; returns the plan's key (empty: not a plan). */
+function mergePlan (plans: PricingPlan[], plan: PricingPlan): string {
   const key = planKey(plan.name)
-  if (!key) return
+  if (!key) return ''
   const same = plans.find(p => planKey(p.name) === key)
   if (!same) {
     plans.push(plan)
-    return
+    return key
   }
   for (const p of plan.prices) {
     const known = same.prices.some(q => priceKey(q) === priceKey(p) ||
@@ -111,6 +136,7 @@ function mergePlan (plans: PricingPlan[], plan: PricingPlan): void {
   for (const f of plan.features) if (!same.features.includes(f)) same.features.push(f)
   for (const l of plan.limits) if (!same.limits.some(x => x.name === l.name)) same.limits.push(l)
   if (!same.note && plan.note) same.note = plan.note
+  return key
 }
 
 const emptyPlan = (name: string): PricingPlan => ({ name, prices: [], limits: [], features: [] })
@@ -228,6 +254,19 @@ const inside = (el: Element, names: ReadonlySet<string>) => {
   return false
 }
 const LIST_OR_TABLE = new Set(['li', 'table'])
+/** Beyond this, the text around money is a sentence, not a price. */
+const MAX_PRICE_TEXT = 60
+/** The markup of a price or a plan, on the element or just around it. */
+const PRICE_MARKUP = /price|amount|cost|plan|tier|tarif|preis|prix|precio|prezzo|prijs|preco|preço/i
+function marked (el: Element): boolean {
+  let p: AnyNode | null = el
+  for (let up = 0; up < 3 && p && p.type === 'tag'; up++, p = p.parent) {
+    if (PRICE_MARKUP.test(`${p.attribs.class ?? ''} ${p.attribs.itemprop ?? ''}`)) return true
+  }
+  return false
+}
+/** Headings that name a page's section, never a plan. */
+const SECTION_NAME = /^(?:pricing|prices|plans?(?: (?:and|&) pricing)?|compare plans|faq|frequently asked questions|billing|tarifs?|preise|precios|prezzi|prijzen|precos|formules|offres|abonnements?)$/i
 
 /** A currency's sign or code: money can be only where one is. */
 const CURRENCY_HINT = /[$€£¥₹]|USD|EUR|GBP|CHF|BRL|kr|zł/
@@ -263,7 +302,7 @@ function innermostPrices (all: readonly Element[]): Set<Element> {
   return prices
 }
 
-function cardPlans (root: AnyNode[], lines: Set<string>): PricingPlan[] {
+function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<string> }> {
   const all = elements(root)
   const order = new Map(all.map((el, i) => [el, i]))
   const innermost = innermostPrices(all)
@@ -276,6 +315,8 @@ function cardPlans (root: AnyNode[], lines: Set<string>): PricingPlan[] {
       continue
     }
     if (!innermost.has(el) || LIST_OR_TABLE.has(el.name) || inside(el, LIST_OR_TABLE)) continue
+    // A price of a card stands on its own or in a price's markup: money in a sentence is the sentence's.
+    if (blockText(el).length > MAX_PRICE_TEXT && !marked(el)) continue
     prices.push({ el, order: order.get(el)! })
   }
   // Each price belongs to the nearest heading before it that is not inside it.
@@ -287,6 +328,13 @@ function cardPlans (root: AnyNode[], lines: Set<string>): PricingPlan[] {
       if (!contains(x.el, p.el) && !contains(p.el, x.el)) h = x
     }
     if (h) byHeading.set(h, [...(byHeading.get(h) ?? []), p.el])
+  }
+  // A heading is a plan's when it can name one; a lone one (no priced twin: a docs page's section) only
+  // when its price is in a price's markup.
+  for (const [h, els] of byHeading) {
+    const text = blockText(h.el)
+    const twin = [...byHeading.keys()].some(o => o !== h && o.el.name === h.el.name)
+    if (!isPlanName(text) || SECTION_NAME.test(fold(text)) || (!twin && !els.some(marked))) byHeading.delete(h)
   }
   const planHeadings = [...byHeading.keys()]
   // A card without a price ("Enterprise: contact us") is a plan when its heading is a priced
@@ -302,7 +350,7 @@ function cardPlans (root: AnyNode[], lines: Set<string>): PricingPlan[] {
   }
   planHeadings.push(...[...byHeading.keys()].filter(h => !planHeadings.includes(h)))
   planHeadings.sort((a, b) => a.order - b.order)
-  const plans: PricingPlan[] = []
+  const plans: Array<{ plan: PricingPlan, lines: Set<string> }> = []
   for (const [i, h] of planHeadings.entries()) {
     const others = planHeadings.filter(x => x !== h)
     let card: Element = h.el
@@ -329,13 +377,14 @@ function cardPlans (root: AnyNode[], lines: Set<string>): PricingPlan[] {
     if (!plan.note) delete plan.note
     // The whole card is the plan's when it holds one plan of several; else only its heading's part.
     const own = planHeadings.length > 1 ? (el: Element) => el === h.el || contains(card, el) : within
+    const lines = new Set<string>()
     for (const el of inCard) {
       if ((el === h.el || own(el)) && !el.children.some(c => c.type === 'tag' && BLOCKS.has(c.name))) {
         const text = blockText(el)
         if (text) lines.add(lineKey(text))
       }
     }
-    if (plan.name && plan.name.length <= MAX_NAME * 2) plans.push(plan)
+    plans.push({ plan, lines })
   }
   return plans
 }
@@ -360,25 +409,6 @@ function pricesIn (el: Element, card: Element): PlanPrice[] {
   })
 }
 
-/** A plan's list items: a number with a unit is a headline limit ("10 users"), any other a feature. */
-function readItems (items: readonly string[], plan: PricingPlan): void {
-  for (const text of items) {
-    if (!text) continue
-    const limit = LIMIT.exec(text)
-    if (limit && limit[2].trim().split(/\s+/).length <= 4) {
-      const name = unitName(limit[2])
-      if (!plan.limits.some(l => l.name === name)) plan.limits.push({ name, value: limit[1].trim() })
-    } else if (!plan.features.includes(text)) {
-      plan.features.push(text)
-    }
-  }
-}
-
-/** A limit's name, one form for one and many ("1 seat", "5 seats"). */
-const unitName = (words: string) =>
-  fold(words).toLowerCase().trim().split(/\s+/).map(w => w.length > 3 && /[^s]s$/.test(w) ? w.slice(0, -1) : w)
-    .join(' ')
-
 /** The first short text of the card that is a tax or billing note, without its money. */
 function noteIn (els: readonly Element[]): string | undefined {
   for (const el of els) {
@@ -392,73 +422,4 @@ function noteIn (els: readonly Element[]): string | undefined {
     if (note) return note
   }
   return undefined
-}
-
-// Comparison tables: plans as columns (the header row's cells after the first), one row
-// per price, feature (a check mark) or limit (any other value).
-
-function tablePlans (root: AnyNode[], known: readonly PricingPlan[], lines: Set<string>): PricingPlan[] {
-  const plans: PricingPlan[] = []
-  for (const table of select('table', root)) {
-    const rows = select('tr', table).filter(r => select('table', r).length === 0)
-    const cellsOf = (tr: Element) => tr.children.filter((c): c is Element => c.type === 'tag' && /^t[hd]$/.test(c.name))
-    const headerAt = rows.findIndex(r => {
-      const cells = cellsOf(r)
-      const short = (c: Element) => { const n = blockText(c).length; return n > 0 && n <= MAX_NAME * 2 }
-      return cells.length >= 3 && cells.slice(1).every(short)
-    })
-    if (headerAt < 0) continue
-    const header = cellsOf(rows[headerAt]).slice(1)
-    const columns = header.map(c => {
-      const text = blockText(c)
-      const money = findMoney(text)
-      let name = text
-      for (const m of money) name = name.replace(m.raw, '')
-      const nameEl = select('h1, h2, h3, h4, h5, h6, strong, b', c)[0]
-      const plan = emptyPlan(nameEl ? blockText(nameEl) : name.replace(/\s+/g, ' ').trim())
-      plan.prices = money.map(m => price(m.amount, m.currency, m.period))
-      return plan
-    })
-    const body = rows.slice(headerAt + 1)
-    const priced = columns.some(c => c.prices.length > 0) ||
-      body.some(r => cellsOf(r).slice(1).some(c => findMoney(blockText(c)).length > 0))
-    const knownNames = new Set(known.map(p => planKey(p.name)))
-    if (!priced && columns.filter(c => knownNames.has(planKey(c.name))).length < 2) continue
-    for (const row of body) {
-      const cells = cellsOf(row)
-      if (cells.length !== header.length + 1) continue
-      const label = blockText(cells[0])
-      if (!label) continue
-      lines.add(lineKey(label))
-      const billing = YEARLY.test(label) ? 'yearly' : MONTHLY.test(label) ? 'monthly' : undefined
-      for (const [i, cell] of cells.slice(1).entries()) {
-        const plan = columns[i]
-        const text = blockText(cell)
-        const money = findMoney(text)
-        if (money.length > 0) {
-          for (const m of money) {
-            const p = price(m.amount, m.currency, m.period || (billing === 'yearly' ? 'year' : billing ? 'month' : ''),
-              billing === 'yearly' && m.period === 'month' ? 'yearly' : undefined)
-            if (!plan.prices.some(q => priceKey(q) === priceKey(p))) plan.prices.push(p)
-          }
-        } else if (included(cell, text)) {
-          plan.features.push(label)
-        } else if (text && !/^(?:[✗✕×✘❌—–-]|no|non|nein|nee|não|none)$/i.test(text)) {
-          plan.limits.push({ name: fold(label).toLowerCase(), value: text })
-        }
-      }
-    }
-    for (const c of header) lines.add(lineKey(blockText(c)))
-    plans.push(...columns.filter(c => c.name))
-  }
-  return plans
-}
-
-function included (cell: Element, text: string): boolean {
-  if (text) return INCLUDED.test(text)
-  const icons = DomUtils.findAll(e => e.name === 'img' || e.name === 'i' || e.name === 'span' || e.name === 'svg',
-    cell.children)
-  return icons.some(i => ICON_INCLUDED.test(
-    [i.attribs.class, i.attribs.alt, i.attribs.title, i.attribs['aria-label'], i.attribs['data-icon']].join(' ')
-  ))
 }

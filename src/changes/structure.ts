@@ -1,6 +1,5 @@
 import type { AnyNode } from 'domhandler'
-import type { DiffData } from '../domain/vocabulary.js'
-import type { DetectedChange } from './classify.js'
+import type { DetectedChange, DiffData, DiffHunk } from '../domain/vocabulary.js'
 import { fold } from './lexicon.js'
 
 // What the structured readers (pricing.ts, changelog.ts) share: a DOM element's text as a
@@ -43,25 +42,189 @@ export function contains (outer: AnyNode, inner: AnyNode): boolean {
 /** A line of text as compared with a reading's blocks: no accents, case or extra spaces. */
 export const lineKey = (line: string) => fold(line).toLowerCase().replace(/\s+/g, ' ').trim()
 
+/** A structured reader's own change: its type, weight and words, and its part of `diffData`. */
+export interface StructuredChange extends Omit<DetectedChange, 'diffData'> {
+  diffData: Partial<DiffData>
+}
+
+/** What a structured reader makes of two versions of a page. */
+export interface StructuredReading {
+  /** What moved in the structure, as changes a person reads. */
+  changes: StructuredChange[]
+  /**
+   * Whether a changed line of the text (a removed one: `before`; an added one: `after`) is
+   * explained by those moves or by a noise the reader recognises by name; `counterpart`,
+   * the line it replaced in its block, if any.
+   */
+  explains: (line: string, side: 'before' | 'after', counterpart?: string) => boolean
+}
+
 /**
- * The text changes a structured reading takes over: those whose every changed line is
- * its own (`ours`). Returns the others, and the taken ones' diff as one, for the
- * reading's own changes to carry.
+ * The one rule of the structured readers: a structure never hides a change. It takes over
+ * only the changed lines of the text that it explains, line by line; every other changed
+ * line stays with the text comparison (`classify`), with its own type and severity. A
+ * reader that could not read a version (`undefined`) explains nothing, and the text
+ * changes are what they would be without it. The reader's changes carry the diff of the
+ * lines they explain.
  */
-export function takeOver (
-  text: readonly DetectedChange[], ours: (line: string) => boolean
-): { kept: DetectedChange[], diff: Pick<DiffData, 'before' | 'after' | 'stats' | 'hunks'> } {
-  const covered = (c: DetectedChange) =>
-    c.diffData.hunks.every(h => h.lines.every(l => l.type === 'context' || ours(l.content)))
-  const taken = text.filter(covered)
-  const sum = (key: keyof DiffData['stats']) => taken.reduce((n, c) => n + c.diffData.stats[key], 0)
-  return {
-    kept: text.filter(c => !covered(c)),
-    diff: {
-      before: taken.map(c => c.diffData.before).filter(Boolean).join('\n…\n'),
-      after: taken.map(c => c.diffData.after).filter(Boolean).join('\n…\n'),
-      stats: { additions: sum('additions'), deletions: sum('deletions'), changes: sum('changes') },
-      hunks: taken.flatMap(c => c.diffData.hunks)
+export function withReading (
+  diff: DiffData, reading: StructuredReading | undefined, classify: (diff: DiffData) => DetectedChange[]
+): DetectedChange[] {
+  if (!reading) return classify(diff)
+  const taken: DiffHunk[] = []
+  const rest: DiffHunk[] = []
+  for (const hunk of diff.hunks) {
+    const explained = explainedLines(hunk, reading.explains)
+    if (explained.size === 0) {
+      rest.push(hunk)
+      continue
     }
+    const mine = reshape(hunk, i => explained.has(i))
+    const others = reshape(hunk, i => !explained.has(i))
+    if (mine) taken.push(mine)
+    if (others) rest.push(others)
+  }
+  const kept = rest.length === 0 ? [] : classify(diffOf(rest))
+  if (reading.changes.length === 0) return kept
+  const part = diffOf(taken)
+  return [...reading.changes.map(c => ({ ...c, diffData: { ...part, ...c.diffData } })), ...kept]
+}
+
+/** The indexes of a hunk's changed lines that the reader explains, each asked with its counterpart in its block. */
+function explainedLines (hunk: DiffHunk, explains: StructuredReading['explains']): Set<number> {
+  const out = new Set<number>()
+  const lines = hunk.lines
+  for (let i = 0; i < lines.length;) {
+    if (lines[i].type === 'context') {
+      i++
+      continue
+    }
+    let end = i
+    while (end < lines.length && lines[end].type !== 'context') end++
+    const removed: number[] = []
+    const added: number[] = []
+    for (let j = i; j < end; j++) (lines[j].type === 'deletion' ? removed : added).push(j)
+    const pairs = pairUp(removed.map(j => lines[j].content), added.map(j => lines[j].content))
+    removed.forEach((j, k) => {
+      const other = pairs.get(k)
+      const counterpart = other === undefined ? undefined : lines[added[other]].content
+      if (explains(lines[j].content, 'before', counterpart)) out.add(j)
+    })
+    const back = new Map([...pairs].map(([k, v]) => [v, k]))
+    added.forEach((j, k) => {
+      const other = back.get(k)
+      const counterpart = other === undefined ? undefined : lines[removed[other]].content
+      if (explains(lines[j].content, 'after', counterpart)) out.add(j)
+    })
+    i = end
+  }
+  return out
+}
+
+const wordsOf = (s: string) => new Set(lineKey(s).split(/[^\p{L}\p{N}]+/u).filter(Boolean))
+
+/**
+ * Which added line each removed line of a block became: the one at its place when the two
+ * sides are as long, else the most alike (at least a third of their words shared).
+ */
+export function pairUp (removed: readonly string[], added: readonly string[]): Map<number, number> {
+  const pairs = new Map<number, number>()
+  if (removed.length === added.length) {
+    removed.forEach((_, k) => pairs.set(k, k))
+    return pairs
+  }
+  const taken = new Set<number>()
+  const addedWords = added.map(wordsOf)
+  removed.forEach((line, k) => {
+    const words = wordsOf(line)
+    let best = -1
+    let score = 1 / 3
+    addedWords.forEach((other, j) => {
+      if (taken.has(j)) return
+      const shared = [...words].filter(w => other.has(w)).length
+      const s = shared / Math.max(words.size, other.size, 1)
+      if (s >= score) [best, score] = [j, s]
+    })
+    if (best >= 0) {
+      pairs.set(k, best)
+      taken.add(best)
+    }
+  })
+  return pairs
+}
+
+/**
+ * The hunk with only the changes `keep` says: a change left out is dropped (a deletion)
+ * or read as unchanged (an addition: it is on the new page). Undefined when none is kept.
+ */
+export function reshape (hunk: DiffHunk, keep: (index: number) => boolean): DiffHunk | undefined {
+  const lines: DiffHunk['lines'] = []
+  hunk.lines.forEach((l, i) => {
+    if (l.type === 'context' || keep(i)) lines.push(l)
+    else if (l.type === 'addition') lines.push({ type: 'context', content: l.content })
+  })
+  if (!lines.some(l => l.type !== 'context')) return undefined
+  return {
+    oldStart: hunk.oldStart,
+    oldLines: lines.filter(l => l.type !== 'addition').length,
+    newStart: hunk.newStart,
+    newLines: lines.filter(l => l.type !== 'deletion').length,
+    lines
+  }
+}
+
+/**
+ * The hunks without the lines that only moved: a line removed in one place and added,
+ * word for word, in another (a section or a card moved up the page) is no edit.
+ */
+export function withoutMoves (hunks: readonly DiffHunk[]): DiffHunk[] {
+  const added = new Map<string, number>()
+  for (const h of hunks) {
+    for (const l of h.lines) if (l.type === 'addition') added.set(l.content, (added.get(l.content) ?? 0) + 1)
+  }
+  const pairs = new Map<string, number>()
+  for (const h of hunks) {
+    for (const l of h.lines) {
+      if (l.type !== 'deletion' || (added.get(l.content) ?? 0) === 0) continue
+      added.set(l.content, added.get(l.content)! - 1)
+      pairs.set(l.content, (pairs.get(l.content) ?? 0) + 1)
+    }
+  }
+  if (pairs.size === 0) return [...hunks]
+  const left = { deletion: new Map(pairs), addition: new Map(pairs) }
+  const out: DiffHunk[] = []
+  for (const h of hunks) {
+    const moved = new Set<number>()
+    h.lines.forEach((l, i) => {
+      if (l.type === 'context') return
+      const n = left[l.type].get(l.content) ?? 0
+      if (n === 0) return
+      left[l.type].set(l.content, n - 1)
+      moved.add(i)
+    })
+    const kept = moved.size === 0 ? h : reshape(h, i => !moved.has(i))
+    if (kept) out.push(kept)
+  }
+  return out
+}
+
+const MAX_SIDE = 8_000
+
+/** A diff of these hunks: their removed and added text (bounded) and counts. */
+export function diffOf (hunks: readonly DiffHunk[]): DiffData {
+  const of = (type: 'deletion' | 'addition') =>
+    hunks.flatMap(h => h.lines.filter(l => l.type === type).map(l => l.content))
+  const [removed, added] = [of('deletion'), of('addition')]
+  const bounded = (s: string) => s.length > MAX_SIDE ? `${s.slice(0, MAX_SIDE)}…` : s
+  return {
+    before: bounded(removed.join('\n')),
+    after: bounded(added.join('\n')),
+    stats: {
+      additions: added.length,
+      deletions: removed.length,
+      changes: hunks.reduce((n, h) => n + Math.min(
+        h.lines.filter(l => l.type === 'addition').length, h.lines.filter(l => l.type === 'deletion').length), 0)
+    },
+    hunks: [...hunks]
   }
 }

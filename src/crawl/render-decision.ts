@@ -20,6 +20,18 @@ export function needsBrowser (status: number, html: string): string | undefined 
   if (status >= 400) return undefined
   if (EMPTY_ROOT.test(head)) return 'an empty application root'
   if (NOSCRIPT_ASKS.test(head)) return 'a noscript asking for JavaScript'
+  const { visible, scriptBytes, scripts } = measure(head)
+  if (visible < MIN_VISIBLE && (scriptBytes > 20_000 || scripts >= 3)) {
+    return `little visible text (${visible} characters) and a large script payload`
+  }
+  return undefined
+}
+
+/** Below this many characters of visible text, a page may be only a shell for its scripts. */
+const MIN_VISIBLE = 200
+
+/** How many characters of text a page shows without its scripts, and how much script it carries. */
+function measure (head: string): { visible: number, scriptBytes: number, scripts: number } {
   let scriptBytes = 0
   const withoutScripts = head.replace(SCRIPT, (_m, body: string) => {
     scriptBytes += body.length
@@ -32,10 +44,17 @@ export function needsBrowser (status: number, html: string): string | undefined 
     .replace(/&[a-z#0-9]+;/gi, ' ')
     .replace(/\s+/g, ' ')
     .trim().length
-  if (visible < 200 && (scriptBytes > 20_000 || scripts >= 3)) {
-    return `little visible text (${visible} characters) and a large script payload`
-  }
-  return undefined
+  return { visible, scriptBytes, scripts }
+}
+
+/**
+ * Whether a plain answer can stand for the page when the browser fails on it (a script
+ * that navigates to a missing page, a renderer crash): a success, no bot wall, and text
+ * enough to read, even beside an application root its scripts would fill.
+ */
+export function readableWithoutBrowser (status: number, html: string): boolean {
+  if (status >= 400 || isBotWall(status, html)) return false
+  return measure(html.slice(0, 200_000)).visible >= MIN_VISIBLE
 }
 
 /** Whether a plain answer is a bot wall's (then an error status is not the page's last word). */

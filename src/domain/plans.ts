@@ -65,8 +65,12 @@ export const TRIAL_DAYS = 14
 export const INTELLIGENCE_TYPE_ORDER: readonly PageType[] =
   ['pricing', 'features', 'api_docs', 'changelog', 'terms', 'security', 'other']
 
-/** The page types an intelligence page of which is also read as a structure (plans, an API description, releases). */
-export const STRUCTURED_PAGE_TYPES: readonly PageType[] = ['pricing', 'api_docs', 'changelog']
+/**
+ * The page types an intelligence page of which is also read as a structure (plans, an API
+ * description, releases): the rows of the structured readers' registry (changes/readers.ts).
+ */
+export const STRUCTURED_PAGE_TYPES = ['pricing', 'api_docs', 'changelog'] as const satisfies readonly PageType[]
+export type StructuredPageType = typeof STRUCTURED_PAGE_TYPES[number]
 
 /** Paid periods are calendar months from the day the plan started, clamped to short months. */
 export function addMonths (start: Date, months: number): Date {

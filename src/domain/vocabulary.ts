@@ -41,6 +41,9 @@ export const SeveritySchema = literals(SEVERITIES)
 export type Severity = Static<typeof SeveritySchema>
 
 /** Severities in order, low 0 to critical 3: `SEVERITY_RANK[a] >= SEVERITY_RANK[b]` reads "a is at least b". */
+/** The page types whose every edit is an edit of terms (weighed by the legal rules). */
+export const LEGAL_PAGE_TYPES: readonly PageType[] = ['terms', 'security']
+
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { low: 0, medium: 1, high: 2, critical: 3 }
 
 /**
@@ -145,7 +148,9 @@ export const DIFF_LINE_TYPES = ['context', 'deletion', 'addition'] as const
 export const PlanPriceSchema = Type.Object({
   amount: Type.Number(),
   currency: Type.String({ description: 'a symbol or ISO code as written: $, €, £, CHF…' }),
-  period: Type.String({ description: 'month, year, month/user…; empty for a one-off price' }),
+  period: Type.String({
+    description: 'what it is per: month, year, hour, user/month, GB, GB-month, 1,000 requests…; empty for a one-off price'
+  }),
   billing: Type.Optional(Type.String({
     description: 'the toggle state it is shown under, when the page has one: monthly or yearly'
   })),
@@ -154,7 +159,10 @@ export const PlanPriceSchema = Type.Object({
 export type PlanPrice = Static<typeof PlanPriceSchema>
 
 export const PricingPlanSchema = Type.Object({
-  name: Type.String(),
+  name: Type.String({
+    description: 'as the page writes it; a plan (or priced item of a usage table) whose name two price tables share ' +
+      'is named with its section, e.g. "Support plans – Basic"'
+  }),
   prices: Type.Array(PlanPriceSchema),
   note: Type.Optional(Type.String({ description: 'a tax or billing note, e.g. "billed annually, excl. VAT"' })),
   limits: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), {
@@ -181,7 +189,10 @@ export const PricingChangeSchema = Type.Object({
   plan: Type.Optional(Type.String()),
   before: Type.Optional(Type.String({ description: 'the price or limit before, as written in the summary' })),
   after: Type.Optional(Type.String()),
-  percent: Type.Optional(Type.Number({ description: 'a price move, in percent of the old price' })),
+  percent: Type.Optional(Type.Number({
+    description: 'a price or limit move, in percent of the old value; a price only against the same plan\'s price ' +
+      'in the same currency and period'
+  })),
   limit: Type.Optional(Type.String({ description: "the limit's name" })),
   feature: Type.Optional(Type.String()),
   fromPlans: Type.Optional(Type.Array(Type.String(), { description: 'a moved feature: the plans that listed it' })),
@@ -194,7 +205,10 @@ export const ChangelogEntrySchema = Type.Object({
   version: Type.Optional(Type.String({ description: 'e.g. 2.4.0' })),
   date: Type.Optional(Type.String({ description: 'YYYY-MM-DD when the page writes a date we can read' })),
   title: Type.String(),
-  items: Type.Array(Type.String(), { description: "the entry's items, each with its section (\"Removed: …\") if any" })
+  items: Type.Array(Type.String(), { description: "the entry's items, each with its section (\"Removed: …\") if any" }),
+  unreleased: Type.Optional(Type.Boolean({
+    description: 'an entry not yet released (Keep a Changelog\'s [Unreleased])'
+  }))
 }, { description: "an intelligence changelog page's entry: a new one, or an old one edited" })
 export type ChangelogEntry = Static<typeof ChangelogEntrySchema>
 
@@ -207,12 +221,12 @@ export type ApiChange = Static<typeof ApiChangeSchema>
 
 export const ApiDiffSchema = Type.Object({
   breaking: Type.Array(ApiChangeSchema, {
-    description: 'operations removed, required parameters or request fields added, response fields removed, ' +
-      'types changed'
+    description: 'operations or success statuses removed, required parameters or request fields added or made ' +
+      'required (nested ones too), response fields removed, types changed (the response body\'s own: array ↔ ' +
+      'object), request enum values removed'
   }),
   nonBreaking: Type.Array(ApiChangeSchema, { description: 'operations, optional fields and parameters added' }),
-  deprecated: Type.Array(ApiChangeSchema),
-  descriptionsChanged: Type.Optional(Type.Boolean({ description: 'only the descriptions changed' }))
+  deprecated: Type.Array(ApiChangeSchema)
 }, {
   description: "an intelligence api_docs page's OpenAPI 3.x or Swagger 2.0 description, compared operation by operation"
 })
@@ -269,6 +283,15 @@ export const DiffDataSchema = Type.Object(
 /** A change's diff: jsdiff's structuredPatch hunks, with the text as the page shows it. */
 export type DiffData = Static<typeof DiffDataSchema>
 export type DiffHunk = DiffData['hunks'][number]
+
+/** A change as the comparison of two versions of a page finds it, before it is recorded. */
+export interface DetectedChange {
+  changeType: ChangeType
+  severity: Severity
+  confidence: number
+  summary: string
+  diffData: DiffData
+}
 
 /** A page worth watching, as discovery or a client proposes it (URL normalised). */
 /**

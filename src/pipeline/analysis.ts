@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina'
-import type { DetectedChange } from '../changes/classify.js'
+import type { DetectedChange } from '../domain/vocabulary.js'
 import type { NoiseRules, PageType } from '../domain/vocabulary.js'
 import type { VisualDiff } from '../changes/visual.js'
 import type { Brief, ResearchInputs } from '../domain/research.js'

@@ -1,13 +1,13 @@
 import { gzipSync } from 'node:zlib'
 import DataLoader from 'dataloader'
-import type { DetectedChange } from '../changes/classify.js'
+import type { DetectedChange } from '../domain/vocabulary.js'
 import { pngSize, type VisualDiff } from '../changes/visual.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
 import type { Language } from '../changes/lexicon.js'
 import { classifyPageType } from '../crawl/page-type.js'
-import { needsBrowser } from '../crawl/render-decision.js'
+import { needsBrowser, readableWithoutBrowser } from '../crawl/render-decision.js'
 import type { CrawlJobData } from '../queue/queue.js'
 import { recordSnapshot, snapshotText, snapshotTextAndPage } from '../store/changes.js'
 import type { Db } from '../store/db.js'
@@ -29,7 +29,7 @@ import type { RenderRequest } from '../crawl/render.js'
 import type { PageAnalysis, PageReading } from './analysis.js'
 import type { CurrentText } from './analysis-thread.js'
 import type { PageType } from '../domain/vocabulary.js'
-import { CONVENTIONAL_SPEC_PATHS } from '../changes/api-spec.js'
+import { readerOf, type ReaderDocument } from '../changes/readers.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
 
@@ -98,7 +98,8 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const structured = page.read_structured ? page.page_type : undefined
   // A page read with a document (its API description, its feed) is fetched whole: the document may have
   // moved when the page did not.
-  const withDocument = structured !== undefined && DOCUMENT_TYPES.has(structured)
+  const reader = readerOf(structured)?.document
+  const withDocument = reader !== undefined
   let document: PageDocument | undefined
   const readPage = async (raw: Buffer, contentType: string, contentLanguage: string | null) =>
     await deps.analysis.read({
@@ -116,7 +117,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     const got = await fetchOrRender(deps.crawler, page, conditional, picture, deps.mayRender)
     fetched = got.page
     if (got.decision) await recordRenderDecision(db, page.id, got.decision)
-    if (withDocument) document = await documentOf(deps, fetched, structured!)
+    if (reader && structured) document = await documentOf(deps, fetched, structured, reader)
   } catch (err) {
     // Kept before the crawl moves to a renderer, which then goes to the browser at once.
     if (err instanceof NeedsBrowser) {
@@ -164,8 +165,8 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     // A feed that is no feed: the changelog is read from its page. A description that is none: the page's error.
     const failed = document
     document = undefined
-    if (structured === 'api_docs') {
-      const err = new FetchError('BAD_DOCUMENT', `API description ${failed.url}: ${read.documentError}`)
+    if (reader?.failsThePage) {
+      const err = new FetchError('BAD_DOCUMENT', `${reader.name} ${failed.url}: ${read.documentError}`)
       const at = new Date()
       await recordCrawlFailure(db, page, err, at, next(at))
       throw err
@@ -246,8 +247,6 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   }
 }
 
-/** The types whose reader reads a page with a document it names: its API description, its changelog's feed. */
-const DOCUMENT_TYPES: ReadonlySet<PageType> = new Set(['changelog', 'api_docs'])
 /** How many of the documents a page names are tried. */
 const MAX_DOCUMENTS_TRIED = 3
 
@@ -255,12 +254,14 @@ type PageDocument = Awaited<ReturnType<Crawler['fetchDocument']>>
 
 /**
  * The document a page is read with, fetched under the page's rules: the first its page
- * names that answers; for an API page naming none, a description where hosts put one by
- * convention. A named description that cannot be fetched is the page's error; a feed that
- * cannot be, or a conventional address that holds none, leaves the page read alone.
+ * names that answers; when the page names none, one where hosts put it by convention. A
+ * named document that cannot be fetched fails the page when its reader says so (an API
+ * description); otherwise (a feed), or at a conventional address that holds none, the
+ * page is read alone.
  */
 async function documentOf (
-  deps: CrawlDeps, fetched: { url: string, raw: Buffer, contentType: string }, pageType: PageType
+  deps: CrawlDeps, fetched: { url: string, raw: Buffer, contentType: string }, pageType: PageType,
+  reader: ReaderDocument
 ): Promise<PageDocument | undefined> {
   const { raw, contentType, url: pageUrl } = fetched
   const named = await deps.analysis.links({ raw, contentType, url: pageUrl, pageType })
@@ -268,18 +269,17 @@ async function documentOf (
     try {
       return await deps.crawler.fetchDocument(url, 'wait')
     } catch (err) {
-      if (pageType !== 'api_docs' || !(err instanceof FetchError)) continue
-      throw new FetchError(err.code, `API description ${url}: ${err.message}`, err.status)
+      if (!reader.failsThePage || !(err instanceof FetchError)) continue
+      throw new FetchError(err.code, `${reader.name} ${url}: ${err.message}`, err.status)
     }
   }
-  if (pageType !== 'api_docs' || named.length > 0) return undefined
-  for (const path of CONVENTIONAL_SPEC_PATHS) {
+  if (named.length > 0 || !reader.conventional) return undefined
+  for (const path of reader.conventional.paths) {
     const found = await deps.crawler.fetchDocument(new URL(path, pageUrl).href, 'wait').catch(() => undefined)
-    if (found && LOOKS_LIKE_SPEC.test(found.raw.subarray(0, 2048).toString('utf8'))) return found
+    if (found && reader.conventional.looksLike.test(found.raw.subarray(0, 2048).toString('utf8'))) return found
   }
   return undefined
 }
-const LOOKS_LIKE_SPEC = /["']?(?:openapi|swagger)["']?\s*:/
 
 /**
  * The changes of a page's new text against its last snapshot's; an intelligence page
@@ -395,8 +395,9 @@ async function fetchOrRender (
 /**
  * When the browser fails on a page (a renderer crash, a script that navigates to a missing
  * page, a page that never settles) and a plain fetch reads it, the plain text is recorded
- * and the page says why (renderReason). A plain answer that is itself a shell or a bot
- * wall is not the page: then the render's failure stands and the attempt is retried.
+ * and the page says why (renderReason). A plain answer with too little text to read (a
+ * shell), an error or a bot wall is not the page: then the render's failure stands and the
+ * attempt is retried.
  * The decision's time is left empty so that the next crawl asks again.
  */
 async function plainInstead (crawler: Crawler, url: string, renderError: unknown) {
@@ -404,7 +405,7 @@ async function plainInstead (crawler: Crawler, url: string, renderError: unknown
   if (renderError instanceof FetchError && renderError.code === 'ROBOTS_DISALLOWED') throw renderError
   const plain = await crawler.fetchPage(url, {}, 'defer')
     .catch(err => { throw err instanceof HostBusy ? err : renderError })
-  if (needsBrowser(plain.status, plain.html)) throw renderError
+  if (!readableWithoutBrowser(plain.status, plain.html)) throw renderError
   const why = (renderError as Error)?.message ?? String(renderError)
   return {
     page: plain,

@@ -23,6 +23,14 @@ fetch('/plans.json').then(r => r.json()).then(plans => {
     '</table>'
 })</script>`)
 
+/** A pricing page whose script writes one plan per row (`Plan | Price | Included`) from /rows.json. */
+const ROWS_SPA = html('<div id="app"></div>', `<script>
+fetch('/rows.json').then(r => r.json()).then(plans => {
+  document.getElementById('app').innerHTML = '<h1>Pricing</h1><table><thead><tr><th>Plan</th><th>Price</th><th>Included</th></tr></thead><tbody>' +
+    plans.map(p => '<tr><td><strong>' + p.name + '</strong></td><td>$' + p.price + '/month</td><td>' + p.included + '</td></tr>').join('') +
+    '</tbody></table><p>Prices in USD, excl. taxes.</p>'
+})</script>`)
+
 /**
  * Browser processes this test started that are still running: Chromium processes whose
  * parent chain leads to this process (a Sitewatch running beside the suite has its own).
@@ -54,6 +62,7 @@ describe('pages seen as a browser sees them', () => {
   let t: TestService
   let domainId: string
   let proPrice = 49
+  let rowsProPrice = 49
   let boxColour = '#06c'
 
   const deliveries: any[] = []
@@ -68,6 +77,18 @@ describe('pages seen as a browser sees them', () => {
     site.page('/', html('<h1>Spa Co</h1><p>We make single-page apps and we are proud of it, a plain page here.</p>'))
     site.page('/plain', html(`<h1>About</h1><p>${'A plain page with plenty of text. '.repeat(20)}</p>`))
     site.page('/pricing', SPA)
+    site.page('/plans', ROWS_SPA)
+    site.set('/rows.json', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify([
+        { name: 'Starter', price: 19, included: '3 projects, 1 user' },
+        { name: 'Pro', price: rowsProPrice, included: '20 projects, 5 users' },
+        { name: 'Team', price: 99, included: 'Unlimited projects, 20 users' }
+      ]))
+    })
+    // Text to read, beside an application root whose script sends the browser to a page that does not exist.
+    site.page('/app-navigates', html(`<h1>Release notes</h1><p>${'Version 3 adds audit logs and faster exports. '.repeat(8)}</p>` +
+      '<div id="app"></div>', "<script>setTimeout(() => { location.href = '/gone-away' }, 50)</script>"))
     site.set('/status', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' })
       res.end(html(`<h1>Status</h1><p>${'All systems normal. '.repeat(15)}</p>` +
@@ -232,6 +253,34 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     assert.equal((await fetch(links.diff.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`))).status, 401, 'a forged signature')
     assert.equal((await fetch(links.diff.replace(/expires=\d+/, 'expires=1000'))).status, 401, 'an expired link')
     assert.equal((await fetch(links.before.replace('/before?', '/after?'))).status, 401, "another image's signature")
+    await retire(page.id)
+  })
+
+  it('a pricing table built by its script with one plan per row: a price change is named by its plan', async () => {
+    const page = await addAndCrawl('/plans')
+    assert.equal(page.renderedWith, 'browser')
+    const intelligence = (await t.api.get(`/api/domains/${domainId}/pages/${page.id}`)).body.data
+    assert.equal(intelligence.pageType, 'pricing')
+    rowsProPrice = 59
+    await t.api.post(`/api/domains/${domainId}/crawl`)
+    const change = await eventually(async () => {
+      const list = (await t.api.get(`/api/changes?domainId=${domainId}`)).body.data as any[]
+      return list.find(c => c.pageId === page.id)
+    }, 60_000, 'the price change')
+    assert.equal(change.changeType, 'price_change')
+    assert.equal(change.summary, 'Pro: $49/month → $59/month (+20%)')
+    assert.deepEqual(change.diffData.pricing.after.plans.map((p: any) => [p.name, p.prices[0].text]),
+      [['Starter', '$19/month'], ['Pro', '$59/month'], ['Team', '$99/month']])
+    await retire(page.id)
+  })
+
+  it('a page the browser is sent away from (auto) falls back to its plain text, and says so', async () => {
+    const page = await addAndCrawl('/app-navigates')
+    assert.equal(page.lastError, null)
+    assert.equal(page.status, 'active')
+    assert.equal(page.renderedWith, 'http')
+    assert.match(page.renderReason, /^the browser failed \(HTTP 404 from .*\/gone-away \(rendered\)\); read without it$/)
+    assert.match(await snapshotText(page.id), /Version 3 adds audit logs/)
     await retire(page.id)
   })
 

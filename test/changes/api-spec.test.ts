@@ -12,11 +12,11 @@ import { compareContent, readPage } from '../../src/changes/detect.js'
 
 const file = (name: string) => readFileSync(new URL(`fixtures/api/${name}`, import.meta.url), 'utf8')
 const petstore = () => parse(file('petstore.yaml'))
-const NO_TEXT = { before: '', after: '', stats: { additions: 0, deletions: 0, changes: 0 }, hunks: [] }
+const orders = () => parse(file('orders.yaml'))
 
 /** The change the API page reports when its description goes from `before` to `after` (YAML text). */
 function changeOf (before: object, after: object) {
-  return apiChange(compareSpecs(parseSpec(stringify(before)), parseSpec(stringify(after))), NO_TEXT)
+  return apiChange(compareSpecs(parseSpec(stringify(before)), parseSpec(stringify(after))))
 }
 
 describe('API descriptions found on their pages', () => {
@@ -85,14 +85,67 @@ describe('API descriptions compared operation by operation', () => {
     assert.equal(c.summary, 'API: DELETE /pets/{petId} removed; 1 more breaking change')
   })
 
-  it('only descriptions: content_change, low; the same document re-serialised: nothing', () => {
+  it('descriptions, summaries, examples, vendor extensions and the version stamp: nothing; re-serialised: nothing', () => {
     const after = petstore()
     after.paths['/pets'].get.summary = 'List every pet in the store'
-    const c = changeOf(petstore(), after)!
-    assert.deepEqual([c.changeType, c.severity, c.summary], ['content_change', 'low', 'API: descriptions changed'])
-    assert.deepEqual(c.diffData.api, { breaking: [], nonBreaking: [], deprecated: [], descriptionsChanged: true })
-    assert.equal(apiChange(compareSpecs(parseSpec(file('petstore.yaml')), parseSpec(JSON.stringify(petstore()))), NO_TEXT),
+    assert.equal(changeOf(petstore(), after), undefined)
+    const spec = orders()
+    spec.info.version = '2024-09-15'
+    spec.info.description = 'Create, track and cancel orders.'
+    spec.info['x-logo'].url = 'https://parcelly.example.test/logo-2.svg'
+    spec.paths['/orders'].get.description = 'Newest first; at most 100 at a time.'
+    spec.paths['/orders'].get['x-rate-limit'] = 200
+    spec.paths['/orders'].get.responses['200'].content['application/json'].examples.one.value[0].total = 1499
+    spec.paths['/orders'].post.requestBody.content['application/json'].example.items[0].quantity = 3
+    spec.components.schemas.NewOrder.properties.items.description = 'The lines of the order.'
+    assert.equal(changeOf(orders(), spec), undefined)
+    assert.equal(apiChange(compareSpecs(parseSpec(file('petstore.yaml')), parseSpec(JSON.stringify(petstore())))),
       undefined)
+  })
+
+  it('a response that becomes one object instead of an array breaks every client', () => {
+    const after = orders()
+    after.paths['/orders'].get.responses['200'].content['application/json'].schema = {
+      type: 'object', properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Order' } }, next_cursor: { type: 'string' } }
+    }
+    const c = changeOf(orders(), after)!
+    assert.deepEqual([c.changeType, c.severity], ['feature_removed', 'high'])
+    assert.equal(c.summary, 'API: GET /orders response body type array → object')
+    assert.deepEqual(c.diffData.api, {
+      breaking: [{ method: 'GET', path: '/orders', change: 'response body type array → object' }], nonBreaking: [], deprecated: []
+    })
+  })
+
+  it('a field made required inside the items of an optional array, and deeper: breaking, in the words of when', () => {
+    const after = orders()
+    after.components.schemas.NewOrder.properties.items.items.required = ['sku', 'quantity']
+    after.components.schemas.NewOrder.properties.items.items.properties.options.items.required = ['code']
+    const c = changeOf(orders(), after)!
+    assert.deepEqual([c.changeType, c.severity], ['feature_removed', 'high'])
+    assert.deepEqual(c.diffData.api!.breaking.map(b => `${b.method} ${b.path} ${b.change}`), [
+      'POST /orders required request field `items[].quantity` now required (when `items` is sent)',
+      'POST /orders required request field `items[].options[].code` now required (when `items` is sent)'
+    ])
+  })
+
+  it('an enum value a client may send is removed, a success status removed: breaking', () => {
+    const after = orders()
+    after.components.schemas.NewOrder.properties.shipping.properties.method.enum = ['standard', 'express']
+    after.paths['/orders'].get.parameters[0].schema.enum = ['open', 'shipped', 'delivered']
+    after.paths['/orders'].post.responses = { 200: after.paths['/orders'].post.responses['201'] }
+    const c = changeOf(orders(), after)!
+    assert.deepEqual(c.diffData.api!.breaking.map(b => `${b.method} ${b.path} ${b.change}`).sort(), [
+      'GET /orders parameter `status` (query) no longer accepts `cancelled`',
+      'POST /orders request field `shipping.method` no longer accepts `overnight`',
+      'POST /orders success response 201 removed'
+    ])
+  })
+
+  it('a new optional field inside a new optional object is one addition, not one per field', () => {
+    const after = orders()
+    after.components.schemas.NewOrder.properties.gift = { type: 'object', properties: { message: { type: 'string' }, wrap: { type: 'boolean' } } }
+    const c = changeOf(orders(), after)!
+    assert.deepEqual([c.changeType, c.severity, c.summary], ['content_change', 'low', 'API: POST /orders optional request field `gift` added'])
   })
 
   it('Swagger 2.0: a body parameter and its schema, an operation removed', () => {
@@ -149,7 +202,7 @@ describe('hostile descriptions', () => {
     const after = structuredClone(big)
     delete after.paths['/things/5000']
     const [a, b] = [JSON.stringify(big), JSON.stringify(after)]
-    const c = apiChange(compareSpecs(parseSpec(a), parseSpec(b)), NO_TEXT)!
+    const c = apiChange(compareSpecs(parseSpec(a), parseSpec(b)))!
     assert.equal(c.summary, 'API: GET /things/5000 removed')
   })
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/changes/detect.js'
+import { findMoney } from '../../src/changes/money.js'
 import { readPricing } from '../../src/changes/pricing.js'
 
 // Pricing pages in five shapes (test/changes/fixtures/pricing), read as tables and
@@ -48,7 +49,7 @@ describe('pricing pages read as tables', () => {
     const { table } = readPricing(fixture('table'))
     assert.deepEqual(table.sources, ['table'])
     assert.deepEqual(table.plans.map(p => [p.name, p.prices.map(x => x.text)]),
-      [['Free', ['$0/month']], ['Team', ['$12/month']], ['Business', ['$24/month']]])
+      [['Free', ['$0/user/month']], ['Team', ['$12/user/month']], ['Business', ['$24/user/month']]])
     const business = table.plans[2]
     assert.deepEqual(business.features, ['Two-factor authentication', 'SAML SSO', 'Audit log'])
     assert.deepEqual(business.limits, [{ name: 'members', value: 'Unlimited' }, { name: 'storage', value: '1 TB' }])
@@ -127,7 +128,7 @@ describe('pricing changes, plan by plan', () => {
     const after = edit(html.slice(0, start) + html.slice(end), ['<li>10 users</li>', '<li>5 users</li>'])
     const changes = pricingChanges(html, after)
     assert.deepEqual(changes.map(c => [c.changeType, c.severity, c.summary]), [
-      ['price_change', 'high', 'Starter plan removed ($19/month); Pro: user 10 → 5']
+      ['price_change', 'high', 'Starter plan removed ($19/month); Pro: user 10 → 5 (-50%)']
     ])
   })
 
@@ -154,7 +155,7 @@ describe('pricing changes, plan by plan', () => {
     const after = edit(html, ['<td>$24</td>', '<td>$29</td>'],
       ['<td><span class="icon icon-check" title="Included"></span></td>', '<td>—</td>'])
     assert.deepEqual(pricingChanges(html, after).map(c => [c.changeType, c.summary]), [
-      ['price_change', 'Business: $24/month → $29/month (+21%); Team: “Audit log” removed']
+      ['price_change', 'Business: $24/user/month → $29/user/month (+21%); Team: “Audit log” removed']
     ])
   })
 
@@ -168,10 +169,10 @@ describe('pricing changes, plan by plan', () => {
     assert.equal(c.summary, 'Nimbus Plus: 29 €/month → 35 €/month (+21%)')
   })
 
-  it('a new plan at another period is compared per month', () => {
+  it('a price now per another period: the move, with no percentage between periods', () => {
     const html = fixture('table')
     const [c] = pricingChanges(html, edit(html, ['<td>$24</td>', '<td>$300/year</td>']))
-    assert.equal(c.summary, 'Business: $24/month → $300/year (+4%)')
+    assert.equal(c.summary, 'Business: $24/user/month → $300/year')
   })
 })
 
@@ -201,5 +202,36 @@ describe('noise does not move a table', () => {
     assert.equal(changes.length, 1)
     assert.equal(changes[0].changeType, 'content_change')
     assert.equal(changes[0].diffData.pricing, undefined)
+  })
+})
+
+describe('money as price lists write it', () => {
+  it('per unit of usage, per hour and to six places', () => {
+    const read = (s: string) => findMoney(s).map(m => `${m.currency} ${m.amount} /${m.period}`)
+    assert.deepEqual(read('€0.0065 per GB-month'), ['€ 0.0065 /GB-month'])
+    assert.deepEqual(read('0,01 € / Go'), ['€ 0.01 /GB'])
+    assert.deepEqual(read('$0.50 per 1,000 requests'), ['$ 0.5 /1,000 requests'])
+    assert.deepEqual(read('$0.20 per million requests'), ['$ 0.2 /million requests'])
+    assert.deepEqual(read('€0.006/h, capped at €3.79/mo'), ['€ 0.006 /hour', '€ 3.79 /month'])
+    assert.deepEqual(read('$12 per user/month'), ['$ 12 /user/month'])
+  })
+
+  it('a table of plans as rows: its header names attributes, its rows are plans', () => {
+    const html = '<table><tr><th>Plan</th><th>Price</th><th>Included</th></tr>' +
+      '<tr><td>Starter</td><td>$19/month</td><td>3 projects</td></tr><tr><td>Pro</td><td>$49/month</td><td>20 projects</td></tr></table>'
+    assert.deepEqual(readPricing(html).table.plans.map(p => [p.name, p.prices[0].text, p.limits]), [
+      ['Starter', '$19/month', [{ name: 'project', value: '3' }]],
+      ['Pro', '$49/month', [{ name: 'project', value: '20' }]]
+    ])
+  })
+
+  it('periods as row labels or as columns are never plans; a table of parameters is no price list', () => {
+    const periods = '<table><tr><th></th><th>Basic</th><th>Pro</th></tr><tr><td>Monthly</td><td>$10</td><td>$20</td></tr>' +
+      '<tr><td>Yearly</td><td>$100</td><td>$200</td></tr></table>'
+    assert.deepEqual(readPricing(periods).table.plans.map(p => [p.name, p.prices.map(x => x.text)]),
+      [['Basic', ['$10/month', '$100/year']], ['Pro', ['$20/month', '$200/year']]])
+    const params = '<h2>Parameters</h2><table><tr><th>Name</th><th>Type</th><th>Description</th></tr>' +
+      '<tr><td>limit</td><td>integer</td><td>How many to return</td></tr><tr><td>cursor</td><td>string</td><td>Where to start</td></tr></table>'
+    assert.deepEqual(readPricing(params).table.plans, [])
   })
 })

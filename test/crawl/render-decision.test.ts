@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { isBotWall, needsBrowser } from '../../src/crawl/render-decision.js'
+import { isBotWall, needsBrowser, readableWithoutBrowser } from '../../src/crawl/render-decision.js'
 
 const doc = (body: string) => `<!doctype html><html><head><title>T</title></head><body>${body}</body></html>`
 const prose = `<h1>Pricing</h1><p>${'Plans for teams of every size, billed monthly. '.repeat(10)}</p>`
@@ -34,5 +34,17 @@ describe('whether a page needs the browser (auto)', () => {
     assert.equal(isBotWall(404, challenge), false)
     assert.equal(needsBrowser(503, doc('<h1>Service unavailable</h1><p>Back soon.</p>')), undefined)
     assert.equal(needsBrowser(403, doc('<h1>Forbidden</h1>')), undefined)
+  })
+})
+
+describe('whether a plain answer can stand for a page the browser failed on', () => {
+  it('a page with text to read can, even beside the application root its scripts would fill', () => {
+    assert.equal(readableWithoutBrowser(200, doc(`${prose}<div id="app"></div><script>location.href = '/gone'</script>`)), true)
+  })
+
+  it('a shell, an error or a bot wall cannot', () => {
+    assert.equal(readableWithoutBrowser(200, doc('<div id="root"></div><script src="/app.js"></script>')), false)
+    assert.equal(readableWithoutBrowser(404, doc(prose)), false)
+    assert.equal(readableWithoutBrowser(503, doc(`<p>Checking your browser before accessing the site. Just a moment...</p>${prose}`)), false)
   })
 })

@@ -81,7 +81,7 @@ describe('structured readers in the pipeline', () => {
     assert.deepEqual(byId.get(release.id).diffData.changelog, release.diffData.changelog)
   })
 
-  it('the same pages re-ordered and re-rendered report nothing', async () => {
+  it('plans re-ordered report nothing; a badge re-worded is a low text change, never hidden by the plans', async () => {
     const before = (await t.api.get(`/api/changes?domainId=${domainId}`)).body.data.length
     const page = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=100`)).body.data
       .find((p: any) => p.url.endsWith('/pricing'))
@@ -103,6 +103,11 @@ describe('structured readers in the pipeline', () => {
       return p.lastCheckAt !== checked ? true : undefined
     }, 30_000, 'the next check')
     await drainJobs(t.api)
-    assert.equal((await t.api.get(`/api/changes?domainId=${domainId}`)).body.data.length, before)
+    const now = (await t.api.get(`/api/changes?domainId=${domainId}`)).body.data as any[]
+    assert.equal(now.length, before + 1)
+    assert.deepEqual([now[0].changeType, now[0].severity], ['content_change', 'low'])
+    assert.match(now[0].summary, /"Most popular"/)
+    assert.match(now[0].diffData.after, /Best value/)
+    assert.equal(now[0].diffData.pricing, undefined)
   })
 })

@@ -1,4 +1,4 @@
-import type { DetectedChange } from '../../src/changes/classify.js'
+import type { DetectedChange } from '../../src/domain/vocabulary.js'
 import { compareContent, readPage } from '../../src/changes/detect.js'
 import { classifyFetchedPage } from '../../src/crawl/page-type.js'
 import type { ChangeType, PageType, Severity } from '../../src/domain/vocabulary.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { findMoney } from '../../src/changes/classify.js'
+import { findMoney } from '../../src/changes/money.js'
 import { evaluate, qualityCases, showsDifference } from './corpus.js'
 import { readerCases } from './readers.js'
 

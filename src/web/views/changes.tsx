@@ -178,7 +178,6 @@ function ApiView (p: { api: NonNullable<DiffData['api']> }) {
           <ul>{items.map((x, i) => <li key={i}><code>{x.method} {x.path}</code> <Spans text={x.change} /></li>)}</ul>
         </section>
       ))}
-      {p.api.descriptionsChanged ? <p>Only the descriptions changed.</p> : null}
     </>
   )
 }
