@@ -40,6 +40,8 @@ export interface Config {
   discoveryConcurrency: number
   /** Worker threads that read and compare crawled pages. */
   analysisThreads: number
+  /** How long one page's reading or comparison may take on an analysis thread before it is stopped. */
+  analysisDeadlineMs: number
   schedulerTickSeconds: number
   crawlTimeoutMs: number
   crawlMaxBytes: number
@@ -119,6 +121,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     // A thread per core beside the event loop's, up to four: each costs 30–40 MB, and on
     // two cores a second one only sped up crawls of pages that all changed.
     analysisThreads: Math.floor(int(env, 'ANALYSIS_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1)),
+    analysisDeadlineMs: int(env, 'ANALYSIS_DEADLINE_MS', 60_000, 10),
     schedulerTickSeconds: int(env, 'SCHEDULER_TICK_SECONDS', 60, 1),
     crawlTimeoutMs: int(env, 'CRAWL_TIMEOUT_MS', 15000, 100),
     crawlMaxBytes: int(env, 'CRAWL_MAX_BYTES', 5 * 1024 * 1024, 1024),

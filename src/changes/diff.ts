@@ -2,6 +2,13 @@ import { structuredPatch } from 'diff'
 import type { DiffData, DiffHunk } from '../domain/vocabulary.js'
 
 const MAX_SIDE = 8_000
+/**
+ * Beyond this many lines removed and added, a comparison is a rewrite: Myers' diff costs
+ * (lines × edits), and a page whose 20,000 lines all change took 82 s. It gives up (in
+ * about a second at worst) and the unchanged lines at both ends are kept, the rest is one
+ * block removed and one added.
+ */
+const MAX_EDITS = 4_000
 
 /**
  * jsdiff's structuredPatch over the noise-masked lines (so noise is never a
@@ -12,15 +19,9 @@ export function buildDiff (
   after: { lines: string[], comparable: string[] },
   context = 2
 ): DiffData {
-  const patch = structuredPatch(
-    'before',
-    'after',
-    before.comparable.join('\n') + '\n',
-    after.comparable.join('\n') + '\n',
-    '',
-    '',
-    { context }
-  )
+  const [a, b] = [before.comparable.join('\n') + '\n', after.comparable.join('\n') + '\n']
+  const patch = structuredPatch('before', 'after', a, b, '', '', { context, maxEditLength: MAX_EDITS }) ??
+    rewrite(before.comparable, after.comparable, context)
   const beforeText = before.lines
   const afterText = after.lines
   let additions = 0
@@ -65,4 +66,26 @@ export function buildDiff (
 
 function bounded (s: string): string {
   return s.length > MAX_SIDE ? `${s.slice(0, MAX_SIDE)}…` : s
+}
+
+/** A rewrite as one hunk: the lines both ends share kept (as context, up to `context`), the rest removed and added. */
+function rewrite (a: readonly string[], b: readonly string[], context: number): { hunks: Array<{ oldStart: number, oldLines: number, newStart: number, newLines: number, lines: string[] }> } {
+  let head = 0
+  while (head < a.length && head < b.length && a[head] === b[head]) head++
+  let tail = 0
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++
+  const from = Math.max(0, head - context)
+  const lead = a.slice(from, head).map(l => ` ${l}`)
+  const trail = a.slice(a.length - tail, a.length - tail + Math.min(tail, context)).map(l => ` ${l}`)
+  const lines = [...lead, ...a.slice(head, a.length - tail).map(l => `-${l}`), ...b.slice(head, b.length - tail).map(l => `+${l}`), ...trail]
+  const kept = lead.length + trail.length
+  return {
+    hunks: [{
+      oldStart: from + 1,
+      oldLines: kept + a.length - tail - head,
+      newStart: from + 1,
+      newLines: kept + b.length - tail - head,
+      lines
+    }]
+  }
 }

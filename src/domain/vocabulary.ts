@@ -127,8 +127,8 @@ export const NoiseRulesSchema = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
         maxItems: 20,
         description:
-          'regular expressions (JavaScript syntax, case-insensitive); matching text is treated as noise. ' +
-          'Nested quantifiers such as (a+)+ are refused.'
+          'regular expressions (RE2 syntax, case-insensitive); matching text is treated as noise. They run in ' +
+          'linear time on at most 2,000 characters of a line: lookarounds and backreferences are refused.'
       })
     )
   },

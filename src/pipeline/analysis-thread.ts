@@ -10,6 +10,10 @@ import { buildBrief } from '../research/brief.js'
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.
 
+/** What every task carries: the flag it sets when a thread starts it (its deadline runs from then). */
+interface Started { started?: Int32Array }
+const begin = (task: Started) => { if (task.started) Atomics.store(task.started, 0, 1) }
+
 export interface ReadTask {
   raw: Uint8Array
   contentType: string
@@ -32,7 +36,8 @@ export interface PageReading {
   documentError?: string
 }
 
-export function read (task: ReadTask): PageReading {
+export function read (task: ReadTask & Started): PageReading {
+  begin(task)
   const { raw, contentType, contentLanguage, rules, previousHash, structured, document } = task
   const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
   const page = readPage(decodeHtml(body, contentType), rules ?? undefined, contentLanguage, structured)
@@ -71,7 +76,9 @@ export interface LinksTask {
 }
 
 /** The documents a page names that its type's reader reads with it (see documentLinks). */
-export function links ({ raw, contentType, url, pageType }: LinksTask): string[] {
+export function links (task: LinksTask & Started): string[] {
+  begin(task)
+  const { raw, contentType, url, pageType } = task
   return documentLinks(textOf({ raw, contentType }), url, pageType)
 }
 
@@ -104,7 +111,9 @@ export interface CurrentText {
   priceLines?: readonly number[]
 }
 
-export function compare ({ previousText, current, pageType, rules, pages }: CompareTask) {
+export function compare (task: CompareTask & Started) {
+  begin(task)
+  const { previousText, current, pageType, rules, pages } = task
   const { text, language, priceLines } = current
   return compareContent(
     previousText,
@@ -126,7 +135,9 @@ export interface ScreenshotsTask {
   after: Uint8Array
 }
 
-export function screenshots ({ before, after }: ScreenshotsTask): VisualDiff {
+export function screenshots (task: ScreenshotsTask & Started): VisualDiff {
+  begin(task)
+  const { before, after } = task
   const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
   return compareScreenshots(asBuffer(before), asBuffer(after))
 }
@@ -147,7 +158,8 @@ function declaredLanguage (head: Uint8Array): string | undefined {
 }
 
 /** A research brief from what the store holds of a domain. */
-export function brief (inputs: ResearchInputs) {
+export function brief (inputs: ResearchInputs & Started) {
+  begin(inputs)
   for (const t of inputs.texts) {
     if (t.head) t.declared = declaredLanguage(t.head)
     t.head = null

@@ -26,7 +26,7 @@ import {
   type PageCheck
 } from '../store/pages.js'
 import type { RenderRequest } from '../crawl/render.js'
-import type { PageAnalysis, PageReading } from './analysis.js'
+import { AnalysisTimeout, type PageAnalysis, type PageReading } from './analysis.js'
 import type { CurrentText } from './analysis-thread.js'
 import type { PageType } from '../domain/vocabulary.js'
 import { readerOf, type ReaderDocument } from '../changes/readers.js'
@@ -101,9 +101,9 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const reader = readerOf(structured)?.document
   const withDocument = reader !== undefined
   let document: PageDocument | undefined
-  const readPage = async (raw: Buffer, contentType: string, contentLanguage: string | null) =>
+  const readPage = async (raw: Buffer, contentType: string, contentLanguage: string | null, doc?: PageDocument) =>
     await deps.analysis.read({
-      raw, contentType, contentLanguage, rules: page.noise_rules, previousHash: previous?.hash, structured, document
+      raw, contentType, contentLanguage, rules: page.noise_rules, previousHash: previous?.hash, structured, document: doc
     })
   // A rendered page is read while it is still open, to know whether its picture is wanted.
   let readInBrowser: { html: string, reading: Promise<PageReading> } | undefined
@@ -133,6 +133,35 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     throw err
   }
 
+  try {
+    return await readAndRecord(deps, page, previous, fetched, document, readInBrowser, readPage)
+  } catch (err) {
+    // A page whose reading outlived its deadline fails alone, and says why.
+    if (err instanceof AnalysisTimeout) {
+      const at = new Date()
+      await recordCrawlFailure(db, page, err, at, next(at))
+    }
+    throw err
+  }
+}
+
+type Fetched = Awaited<ReturnType<typeof fetchOrRender>>['page']
+
+/** The stages after the fetch: read the page, compare it with its last snapshot, record what moved. */
+async function readAndRecord (
+  deps: CrawlDeps,
+  page: CrawlTarget,
+  previous: { id: string, hash: string | null } | undefined,
+  fetched: Fetched,
+  fetchedDocument: PageDocument | undefined,
+  readInBrowser: { html: string, reading: Promise<PageReading> } | undefined,
+  readPage: (raw: Buffer, contentType: string, contentLanguage: string | null, document?: PageDocument) => Promise<PageReading>
+): Promise<CrawlResult> {
+  const { db } = deps
+  let document = fetchedDocument
+  const structured = page.read_structured ? page.page_type : undefined
+  const reader = readerOf(structured)?.document
+  const next = (at: Date) => nextCrawlAt(page.id, at, page.check_frequency_hours)
   const checkedAt = new Date()
   if (page.failure_alerted_at && await clearFailureAlert(db, page.id)) {
     deps.events.emit('page.recovered', {
@@ -160,7 +189,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
 
   let read = readInBrowser?.html === fetched.html && !document
     ? await readInBrowser.reading
-    : await readPage(fetched.raw, fetched.contentType, fetched.contentLanguage)
+    : await readPage(fetched.raw, fetched.contentType, fetched.contentLanguage, document)
   if (read.documentError && document) {
     // A feed that is no feed: the changelog is read from its page. A description that is none: the page's error.
     const failed = document
@@ -171,7 +200,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
       await recordCrawlFailure(db, page, err, at, next(at))
       throw err
     }
-    read = await readPage(fetched.raw, fetched.contentType, fetched.contentLanguage)
+    read = await readPage(fetched.raw, fetched.contentType, fetched.contentLanguage, undefined)
   }
   const shot = fetched.screenshot ? { image: fetched.screenshot, ...pngSize(fetched.screenshot) } : undefined
   // The look of the page against its last snapshot's, when both were taken.
@@ -401,7 +430,7 @@ async function fetchOrRender (
  * The decision's time is left empty so that the next crawl asks again.
  */
 async function plainInstead (crawler: Crawler, url: string, renderError: unknown) {
-  if (renderError instanceof HostBusy) throw renderError
+  if (renderError instanceof HostBusy || renderError instanceof AnalysisTimeout) throw renderError
   if (renderError instanceof FetchError && renderError.code === 'ROBOTS_DISALLOWED') throw renderError
   const plain = await crawler.fetchPage(url, {}, 'defer')
     .catch(err => { throw err instanceof HostBusy ? err : renderError })
@@ -420,7 +449,9 @@ async function plainInstead (crawler: Crawler, url: string, renderError: unknown
 async function recordCrawlFailure (db: Db, page: CrawlTarget, err: unknown, at: Date, nextAt: Date): Promise<void> {
   const failure = err instanceof FetchError
     ? { message: err.message, permanent: err.permanent }
-    : { message: `crawl failed: ${(err as Error)?.message ?? String(err)}`, permanent: false }
+    : err instanceof AnalysisTimeout
+      ? { message: err.message, permanent: true }
+      : { message: `crawl failed: ${(err as Error)?.message ?? String(err)}`, permanent: false }
   await db.transaction().execute(async tx => {
     await recordFailure(tx, page.id, failure, at, nextAt)
     await markFailedIfNoPageWorks(tx, page.domain_id, at)

@@ -11,7 +11,7 @@ import { giveBackCredit } from '../services/research.js'
 import type { Db } from '../store/db.js'
 import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/pages.js'
 import { deleteExpired } from '../store/retention.js'
-import { PageAnalysis } from './analysis.js'
+import { AnalysisTimeout, PageAnalysis } from './analysis.js'
 import { crawlPage, crawlTargetLoader, NeedsBrowser, type CrawlResult } from './crawl-job.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
 import { runResearch, settleAbandonedBriefs, type ResearchResult } from './research-job.js'
@@ -23,7 +23,8 @@ const checkOutcome = (r: CrawlResult): PageChecked['outcome'] =>
     ? 'skipped'
     : r.notModified ? 'not_modified' : r.baseline ? 'baseline' : r.changesDetected > 0 ? 'changed' : 'unchanged'
 
-const isPermanent = (err: unknown) => err instanceof FetchError && err.permanent
+// An analysis that outlived its deadline would outlive it again: no retry is spent on it.
+const isPermanent = (err: unknown) => (err instanceof FetchError && err.permanent) || err instanceof AnalysisTimeout
 const deferredUntil = (err: unknown) => err instanceof HostBusy ? err.until : undefined
 
 export interface PipelineDeps {
@@ -49,7 +50,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
     deps.events.emit('job.failed', { jobId: job.id, name: job.name, orgId, domainId, pageId: pageId ?? null, reason })
   }
 
-  const analysis = new PageAnalysis(config.analysisThreads)
+  const analysis = new PageAnalysis(config.analysisThreads, config.analysisDeadlineMs)
   const targets = crawlTargetLoader(deps.db)
   // Plain crawls and rendered ones on queues of their own: a plain-fetch slot never waits
   // for a browser, and a renderer (ROLE=renderer) takes only the crawls that need one.

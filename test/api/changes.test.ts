@@ -281,7 +281,9 @@ describe('the changes API, acknowledgement and page controls', () => {
     for (const noiseRules of [
       { ignoreSelectors: ['div[[['] },
       { ignorePatterns: ['(unclosed'] },
-      { ignorePatterns: ['(a+)+$'] }
+      // Patterns run in linear time: no lookaround, no backreference.
+      { ignorePatterns: ['(?<=Updated )\\d+'] },
+      { ignorePatterns: ['(\\w)\\1'] }
     ]) {
       const res = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${pricing.id}`, { body: { noiseRules } })
       assert.equal(res.status, 400, JSON.stringify(noiseRules))

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import { compareContent, readPage } from '../../src/changes/detect.js'
-import { PageAnalysis } from '../../src/pipeline/analysis.js'
+import { AnalysisTimeout, PageAnalysis } from '../../src/pipeline/analysis.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 
 // The pool runs the same pure functions as detect.ts on worker threads: what comes back
@@ -53,5 +53,27 @@ describe('page analysis on worker threads', () => {
   it('a page that fails to read rejects its own task, and the pool goes on', async () => {
     await assert.rejects(analysis.read({ raw: 'not bytes' as unknown as Uint8Array, contentType: 'text/html' }))
     assert.equal((await analysis.read({ raw, contentType: 'text/html' })).title, 'Pricing — Acme')
+  })
+})
+
+describe('a deadline for every task', () => {
+  it('a task that runs past its deadline fails with AnalysisTimeout; its thread is replaced and the next task runs', async () => {
+    // One thread: the next task runs on the thread that replaces the stopped one.
+    const analysis = new PageAnalysis(1, 300)
+    try {
+      const lines = (seed: string) => Array.from({ length: 5_000 }, (_, i) => `Line ${i} of ${seed}: ${seed}-${i * 7919 % 10007}`)
+      const current = { text: lines('two').join('\n') }
+      // Comparing 5,000 lines that all changed takes about a second.
+      await assert.rejects(analysis.compare(lines('one').join('\n'), current, 'other'), (err: unknown) => {
+        assert.ok(err instanceof AnalysisTimeout)
+        assert.equal(err.task, 'compare')
+        assert.match(err.message, /took longer than 0.3 s and was stopped/)
+        return true
+      })
+      const html = layout('Pricing — Acme', pricingMain('$49'))
+      assert.equal((await analysis.read({ raw: Buffer.from(html), contentType: 'text/html' })).title, 'Pricing — Acme')
+    } finally {
+      await analysis.close()
+    }
   })
 })
