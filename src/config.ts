@@ -29,6 +29,12 @@ export interface Config {
   logLevel: string
   crawlHostMap: Map<string, URL>
   crawlAllowPrivateNetworks: boolean
+  /**
+   * Alert destinations (webhooks, Slack) that may be reached at a private address, for a
+   * receiver of the operator's own: never CRAWL_HOST_MAP's exemption, which is for crawling.
+   */
+  alertHostMap: Map<string, URL>
+  alertAllowPrivateNetworks: boolean
   rateLimitStandardPerMinute: number
   rateLimitHeavyPerHour: number
   jobRetryDelaySeconds: number
@@ -110,6 +116,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     crawlHostMap: parseHostMap(env.CRAWL_HOST_MAP),
     crawlAllowPrivateNetworks: env.CRAWL_ALLOW_PRIVATE_NETWORKS === 'true',
+    alertHostMap: parseHostMap(env.ALERT_HOST_MAP),
+    alertAllowPrivateNetworks: env.ALERT_ALLOW_PRIVATE_NETWORKS === 'true',
     rateLimitStandardPerMinute: int(env, 'RATE_LIMIT_STANDARD_PER_MINUTE', 100, 1),
     rateLimitHeavyPerHour: int(env, 'RATE_LIMIT_HEAVY_PER_HOUR', 10, 1),
     jobRetryDelaySeconds: int(env, 'JOB_RETRY_DELAY_SECONDS', 30, 1),

@@ -6,6 +6,7 @@ import { startAlertWorkers } from './alerts/workers.js'
 import { buildApp } from './api/app.js'
 import { appBaseUrl, type Config } from './config.js'
 import { Crawler } from './crawl/crawler.js'
+import { createFetcher } from './crawl/fetch.js'
 import { PipelineEvents } from './pipeline/events.js'
 import { startPipeline } from './pipeline/workers.js'
 import { Metrics } from './metrics/metrics.js'
@@ -100,11 +101,18 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     await crawler.fetcher.warm().catch(err => { log.warn({ err: err.message }, 'warming the HTTP client failed') })
     pipeline = await startPipeline({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log })
   }
+  // Alerts go out through a client of their own: the crawler's may reach CRAWL_HOST_MAP's hosts, alerts may not.
+  const alertFetcher = createFetcher({
+    hostMap: config.alertHostMap,
+    allowPrivateNetworks: config.alertAllowPrivateNetworks,
+    timeoutMs: config.crawlTimeoutMs,
+    maxBytes: 1024 * 1024
+  })
   if (runsWorkers && config.role !== 'renderer') {
     await startAlertWorkers({
       db: store.db,
       queue,
-      fetcher: crawler.fetcher,
+      fetcher: alertFetcher,
       publicBaseUrl: config.publicBaseUrl,
       appBase: appBaseUrl(config),
       mailer,
@@ -157,6 +165,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
         await pipeline?.close()
         await queue.stop()
         await crawler.close()
+        await alertFetcher.close()
         mailer.close()
         await store.close()
       })()

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino'
 import type { Fetcher } from '../crawl/fetch.js'
-import type { Mailer } from '../mail/mailer.js'
-import { QUEUE, type JobQueue } from '../queue/queue.js'
+import { MailRefused, type Mailer } from '../mail/mailer.js'
+import { QUEUE, type AccountMailJobData, type JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
+import { sendAccountMail } from './account-mail.js'
 import { deliver } from './deliver.js'
 import { runDigest } from './digest.js'
 import { runMailDigests, sendEmail } from './mail.js'
@@ -41,6 +42,10 @@ export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
     run: async job => await sendEmail(deps, job.data.emailId, job.retryCount >= job.retryLimit)
   })
   await queue.work(QUEUE.mailDigest, 1, async () => ({ queued: await runMailDigests(deps) }))
+  queue.pull<AccountMailJobData, object>(QUEUE.accountMail, 2, {
+    run: async job => await sendAccountMail(deps, job.data),
+    isPermanent: err => err instanceof MailRefused && err.permanent
+  })
   await queue.schedule(QUEUE.mailDigest, '*/15 * * * *')
   await queue.schedule(QUEUE.dispatch, '* * * * *')
   await queue.schedule(QUEUE.digest, '0 8 * * *')

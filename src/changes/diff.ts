@@ -68,8 +68,11 @@ function bounded (s: string): string {
   return s.length > MAX_SIDE ? `${s.slice(0, MAX_SIDE)}…` : s
 }
 
+/** A hunk as jsdiff's structuredPatch writes it. */
+interface RawHunk { oldStart: number, oldLines: number, newStart: number, newLines: number, lines: string[] }
+
 /** A rewrite as one hunk: the lines both ends share kept (as context, up to `context`), the rest removed and added. */
-function rewrite (a: readonly string[], b: readonly string[], context: number): { hunks: Array<{ oldStart: number, oldLines: number, newStart: number, newLines: number, lines: string[] }> } {
+function rewrite (a: readonly string[], b: readonly string[], context: number): { hunks: RawHunk[] } {
   let head = 0
   while (head < a.length && head < b.length && a[head] === b[head]) head++
   let tail = 0
@@ -77,7 +80,9 @@ function rewrite (a: readonly string[], b: readonly string[], context: number): 
   const from = Math.max(0, head - context)
   const lead = a.slice(from, head).map(l => ` ${l}`)
   const trail = a.slice(a.length - tail, a.length - tail + Math.min(tail, context)).map(l => ` ${l}`)
-  const lines = [...lead, ...a.slice(head, a.length - tail).map(l => `-${l}`), ...b.slice(head, b.length - tail).map(l => `+${l}`), ...trail]
+  const removed = a.slice(head, a.length - tail).map(l => `-${l}`)
+  const added = b.slice(head, b.length - tail).map(l => `+${l}`)
+  const lines = [...lead, ...removed, ...added, ...trail]
   const kept = lead.length + trail.length
   return {
     hunks: [{

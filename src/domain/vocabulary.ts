@@ -149,7 +149,8 @@ export const PlanPriceSchema = Type.Object({
   amount: Type.Number(),
   currency: Type.String({ description: 'a symbol or ISO code as written: $, €, £, CHF…' }),
   period: Type.String({
-    description: 'what it is per: month, year, hour, user/month, GB, GB-month, 1,000 requests…; empty for a one-off price'
+    description: 'what it is per: month, year, hour, user/month, GB, GB-month, 1,000 requests…; ' +
+      'empty for a one-off price'
   }),
   billing: Type.Optional(Type.String({
     description: 'the toggle state it is shown under, when the page has one: monthly or yearly'

@@ -98,7 +98,8 @@ export class PageAnalysis {
   }
 
   private async run<T> (task: object, name: string, ms = this.deadlineMs): Promise<T> {
-    const running: Running = { started: new Int32Array(new SharedArrayBuffer(4)), controller: new AbortController(), ms }
+    const started = new Int32Array(new SharedArrayBuffer(4))
+    const running: Running = { started, controller: new AbortController(), ms }
     this.running.add(running)
     this.watch ??= setInterval(() => this.enforceDeadlines(), WATCH_MS).unref()
     try {
@@ -115,7 +116,7 @@ export class PageAnalysis {
     }
   }
 
-  /** Stops each task that has run past its deadline since it started on a thread (a queued task's clock is not running). */
+  /** Stops each task that has run past its deadline since a thread started it (queued, its clock stands). */
   private enforceDeadlines (): void {
     const now = performance.now()
     for (const r of this.running) {

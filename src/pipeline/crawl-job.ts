@@ -103,7 +103,13 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   let document: PageDocument | undefined
   const readPage = async (raw: Buffer, contentType: string, contentLanguage: string | null, doc?: PageDocument) =>
     await deps.analysis.read({
-      raw, contentType, contentLanguage, rules: page.noise_rules, previousHash: previous?.hash, structured, document: doc
+      raw,
+      contentType,
+      contentLanguage,
+      rules: page.noise_rules,
+      previousHash: previous?.hash,
+      structured,
+      document: doc
     })
   // A rendered page is read while it is still open, to know whether its picture is wanted.
   let readInBrowser: { html: string, reading: Promise<PageReading> } | undefined
@@ -155,7 +161,7 @@ async function readAndRecord (
   fetched: Fetched,
   fetchedDocument: PageDocument | undefined,
   readInBrowser: { html: string, reading: Promise<PageReading> } | undefined,
-  readPage: (raw: Buffer, contentType: string, contentLanguage: string | null, document?: PageDocument) => Promise<PageReading>
+  readPage: (raw: Buffer, type: string, language: string | null, document?: PageDocument) => Promise<PageReading>
 ): Promise<CrawlResult> {
   const { db } = deps
   let document = fetchedDocument

@@ -11,6 +11,7 @@ import { giveBackCredit } from '../services/research.js'
 import type { Db } from '../store/db.js'
 import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/pages.js'
 import { deleteExpired } from '../store/retention.js'
+import { sweepExpiredAccess } from '../services/accounts.js'
 import { AnalysisTimeout, PageAnalysis } from './analysis.js'
 import { crawlPage, crawlTargetLoader, NeedsBrowser, type CrawlResult } from './crawl-job.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
@@ -115,7 +116,11 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
     return r
   })
   await queue.work(QUEUE.retention, 1, async () => {
-    const r = await deleteExpired(deps.db)
+    const now = new Date()
+    const r = {
+      ...await deleteExpired(deps.db, now),
+      ...await sweepExpiredAccess(deps.db, now, config.sessionIdleMinutes * 60_000)
+    }
     await forgetOldJobRecords(deps.db)
     await deps.vacuum()
     deps.log.info(r, 'retention sweep')

@@ -26,6 +26,8 @@ export const QUEUE = {
   digest: 'alerts.digest',
   mail: 'mail.deliver',
   mailDigest: 'mail.digest',
+  /** Account e-mails sent from a request that must answer at once (a password reset). */
+  accountMail: 'mail.account',
   research: 'research.domain'
 } as const
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE]
@@ -148,6 +150,11 @@ export interface ResearchJobData {
   orgId: string
   domainId: string
   briefId: string
+}
+/** An account e-mail a request asks for (see alerts/account-mail.ts): the reset link is made by the job. */
+export interface AccountMailJobData {
+  kind: 'reset'
+  email: string
 }
 export interface CrawlJobData {
   orgId: string
@@ -303,6 +310,12 @@ export class JobQueue {
       expireInSeconds: Math.min(120, config.jobExpireSeconds)
     })
     await boss.createQueue(QUEUE.mailDigest, { name: QUEUE.mailDigest, retryLimit: 2, expireInSeconds: 600 })
+    await boss.createQueue(QUEUE.accountMail, {
+      name: QUEUE.accountMail,
+      retryLimit: DELIVERY_ATTEMPTS - 1,
+      ...backoff,
+      expireInSeconds: Math.min(120, config.jobExpireSeconds)
+    })
     if (store.kind === 'pglite') await handBackOrphans(boss, log)
     await createFetchIndex(store.db)
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.

@@ -4,8 +4,10 @@ import { AppError, validation } from '../domain/errors.js'
 import { roleAllows, type Role } from '../domain/vocabulary.js'
 import {
   anyUserExists,
+  deleteExpiredSessions,
   deleteMember,
   deleteSessions,
+  deleteSpentLinks,
   findLiveSession,
   findUser,
   findUserByEmail,
@@ -17,14 +19,18 @@ import {
   memberRole,
   membershipsOf,
   putMember,
+  revokeLinks,
   setMemberRole,
   setPasswordHash,
   touchSession,
   useToken,
   type User
 } from '../store/accounts.js'
+import { deleteStaleAttempts } from '../store/auth-limits.js'
+import { deleteSpentShareLinks } from '../store/share-links.js'
 import type { Db } from '../store/db.js'
 import type { TokenPurpose } from '../store/schema.js'
+import { afterPasswordCheck, beforePasswordCheck, countInvitation } from './attempts.js'
 
 // People's accounts: passwords (argon2id), sessions kept in the database, and one-time
 // links for the first owner, password resets and invitations. What a person may do in an
@@ -130,16 +136,25 @@ async function issueLink (
   return secret
 }
 
-/** The first owner's link, while nobody has an account: it makes its holder the owner of `orgId`. */
+/**
+ * The first owner's link, while nobody has an account: it makes its holder the owner of
+ * `orgId`. A new one revokes those printed before it.
+ */
 export async function firstOwnerLink (db: Db, orgId: string, now = new Date()): Promise<string | undefined> {
   if (await anyUserExists(db)) return undefined
+  await revokeLinks(db, 'setup', {}, now)
   return await issueLink(db, 'setup', { orgId, role: 'owner' }, now)
 }
 
-/** What a link is for, while it works (to show its form), without using it. */
+/**
+ * What a link is for, while it works (to show its form), without using it. A setup link
+ * works only while nobody has an account.
+ */
 export async function peekLink (db: Db, purpose: TokenPurpose, secret: string, now = new Date()) {
   if (secret.length > 100) return undefined
-  return await findUsableToken(db, hashSecret(secret), purpose, now)
+  const link = await findUsableToken(db, hashSecret(secret), purpose, now)
+  if (link && purpose === 'setup' && await anyUserExists(db)) return undefined
+  return link
 }
 
 export interface NewAccount {
@@ -169,17 +184,21 @@ export async function acceptLink (
   now = new Date()
 ): Promise<{ user: User, orgId: string }> {
   const { email, name } = checkAccount(account)
+  const gone = () => new AppError('NOT_FOUND', 'This link has expired or was used')
+  // The invitation's own address first: another address learns nothing of any account.
+  const peeked = await peekLink(db, purpose, secret, now)
+  if (!peeked) throw gone()
+  if (peeked.email && peeked.email !== email) throw validation('email', 'This invitation is for another e-mail address')
   const existing = await findUserByEmail(db, email)
   if (existing && !(await checkPassword(db, email, account.password))) {
     throw new AppError('UNAUTHORIZED', 'This e-mail has an account: enter its password to join')
   }
   const passwordHash = existing ? undefined : await hash(account.password)
   return await db.transaction().execute(async tx => {
+    // The first owner's link makes an owner only while nobody has an account, checked when it is used.
+    if (purpose === 'setup' && await anyUserExists(tx)) throw gone()
     const link = await useToken(tx, hashSecret(secret), purpose, now)
-    if (!link || !link.org_id || !link.role) throw new AppError('NOT_FOUND', 'This link has expired or was used')
-    if (link.email && link.email !== email) {
-      throw validation('email', 'This invitation is for another e-mail address')
-    }
+    if (!link || !link.org_id || !link.role) throw gone()
     const user = existing ?? await insertUser(tx, { email, name, passwordHash: passwordHash! })
     await putMember(tx, user.id, link.org_id, link.role)
     return { user, orgId: link.org_id }
@@ -199,6 +218,9 @@ export async function invite (
   if (!email) throw validation('email', 'Enter an e-mail address such as name@example.com')
   assertMay(actor.role, 'admin')
   if (role === 'owner') assertMay(actor.role, 'owner')
+  await countInvitation(db, orgId, now)
+  // A new invitation to the same address replaces the one pending.
+  await revokeLinks(db, 'invite', { orgId, email }, now)
   const secret = await issueLink(db, 'invite', { email, orgId, role, invitedBy: actor.userId }, now)
   return { secret, email }
 }
@@ -222,20 +244,30 @@ export async function resetPassword (db: Db, secret: string, password: string, n
     if (!user) throw new AppError('NOT_FOUND', 'This link has expired or was used')
     await setPasswordHash(tx, user.id, passwordHash)
     await deleteSessions(tx, user.id, {})
+    // Every other reset link of the person stops working with this one.
+    await revokeLinks(tx, 'reset', { userId: user.id }, now)
     return user
   })
 }
 
-/** A new password for a signed-in person, who proves the current one; their other sessions end. */
+/**
+ * A new password for a signed-in person, who proves the current one (slowed after wrong
+ * ones, as sign-ins are); their other sessions and open reset links end.
+ */
 export async function changePassword (db: Db, user: { id: string, email: string }, current: string, next: string,
-  keepSession: string): Promise<void> {
-  if (!(await checkPassword(db, user.email, current))) {
-    throw validation('currentPassword', 'The current password is not right')
-  }
+  keepSession: string, now = new Date()): Promise<void> {
+  await beforePasswordCheck(db, user.id, now)
+  const right = await checkPassword(db, user.email, current) !== undefined
+  await afterPasswordCheck(db, user.id, right)
+  if (!right) throw validation('currentPassword', 'The current password is not right')
   const problem = passwordProblem(next)
   if (problem) throw validation('password', problem)
-  await setPasswordHash(db, user.id, await hash(next))
-  await deleteSessions(db, user.id, { keep: keepSession })
+  const passwordHash = await hash(next)
+  await db.transaction().execute(async tx => {
+    await setPasswordHash(tx, user.id, passwordHash)
+    await deleteSessions(tx, user.id, { keep: keepSession })
+    await revokeLinks(tx, 'reset', { userId: user.id }, now)
+  })
 }
 
 /** Refuses, with the contract's 403, what the role does not allow. */
@@ -300,4 +332,18 @@ export async function addUser (db: Db, orgId: string, account: NewAccount, role:
     await putMember(tx, user.id, orgId, role)
     return user
   })
+}
+
+/**
+ * What the retention sweep deletes of what once gave access: sessions expired or idle
+ * past their limit, one-time links and share links used, revoked or expired, and attempt
+ * counters whose window is long over.
+ */
+export async function sweepExpiredAccess (db: Db, now: Date, idleMs: number) {
+  return {
+    sessions: await deleteExpiredSessions(db, new Date(now.getTime() - idleMs), now),
+    links: await deleteSpentLinks(db, now),
+    shareLinks: await deleteSpentShareLinks(db, now),
+    attemptCounters: await deleteStaleAttempts(db, new Date(now.getTime() - 86_400_000))
+  }
 }

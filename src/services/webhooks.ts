@@ -20,7 +20,7 @@ import {
 } from '../store/webhooks.js'
 import type { ServiceContext } from './context.js'
 
-/** Where a client may send alerts: crawl host mapping and private networks, as for crawling. */
+/** Where a client may send alerts: public addresses, and what ALERT_HOST_MAP and ALERT_ALLOW_PRIVATE_NETWORKS allow. */
 export interface DestinationRules {
   hostMap: ReadonlyMap<string, URL>
   allowPrivateNetworks: boolean

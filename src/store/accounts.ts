@@ -43,10 +43,6 @@ export async function setPasswordHash (db: Db, userId: string, hash: string): Pr
   await db.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute()
 }
 
-export async function setUserName (db: Db, userId: string, name: string | null): Promise<void> {
-  await db.updateTable('users').set({ name }).where('id', '=', userId).execute()
-}
-
 // Memberships
 
 export interface Membership {
@@ -176,9 +172,11 @@ export async function deleteSessions (db: Db, userId: string, which: { id?: stri
     .execute()
 }
 
-export async function deleteExpiredSessions (db: Db, idleSince: Date, now: Date): Promise<void> {
-  await db.deleteFrom('sessions').where(eb => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', idleSince)]))
-    .execute()
+/** Sessions past their lifetime or idle too long: they open nothing any more. */
+export async function deleteExpiredSessions (db: Db, idleSince: Date, now: Date): Promise<number> {
+  const r = await db.deleteFrom('sessions')
+    .where(eb => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', idleSince)])).executeTakeFirst()
+  return Number(r.numDeletedRows)
 }
 
 // One-time links
@@ -255,4 +253,24 @@ export async function cancelInvitation (db: Db, orgId: string, id: string, now: 
   const r = await db.updateTable('account_tokens').set({ used_at: now }).where('id', '=', id)
     .where('org_id', '=', orgId).where('purpose', '=', 'invite').where('used_at', 'is', null).executeTakeFirst()
   return Number(r.numUpdatedRows) > 0
+}
+
+/** Ends the open links of a kind: a person's resets, an address's invitations to an organisation, every setup link. */
+export async function revokeLinks (
+  db: Db, purpose: TokenPurpose, which: { userId?: string, orgId?: string, email?: string }, now: Date
+): Promise<number> {
+  const r = await db.updateTable('account_tokens').set({ used_at: now })
+    .where('purpose', '=', purpose).where('used_at', 'is', null)
+    .$if(which.userId !== undefined, q => q.where('user_id', '=', which.userId!))
+    .$if(which.orgId !== undefined, q => q.where('org_id', '=', which.orgId!))
+    .$if(which.email !== undefined, q => q.where('email', '=', which.email!))
+    .executeTakeFirst()
+  return Number(r.numUpdatedRows)
+}
+
+/** Links used or expired: they open nothing any more. */
+export async function deleteSpentLinks (db: Db, now: Date): Promise<number> {
+  const r = await db.deleteFrom('account_tokens')
+    .where(eb => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now)])).executeTakeFirst()
+  return Number(r.numDeletedRows)
 }

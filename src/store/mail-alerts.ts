@@ -195,21 +195,41 @@ export async function listEmails (db: Db, orgId: string, page: number, pageSize:
   return { items: rows.map(emailView), total: Number(count.n) }
 }
 
-/** The secret of the organisation's feed URLs, made on first use. */
+const newFeedToken = () => `swf_${randomBytes(24).toString('base64url')}`
+
+/** The secret of the organisation's own feed URLs (for admins and the API), made on first use. */
 export async function feedToken (db: Db, orgId: string): Promise<string> {
   const row = await db.selectFrom('orgs').select('feed_token').where('id', '=', orgId).executeTakeFirstOrThrow()
   if (row.feed_token) return row.feed_token
   return await rotateFeedToken(db, orgId)
 }
 
-/** A new secret: the old feed URLs stop working. */
+/** A new secret: the organisation's old feed URLs stop working (members' own ones go on). */
 export async function rotateFeedToken (db: Db, orgId: string): Promise<string> {
-  const token = `swf_${randomBytes(24).toString('base64url')}`
+  const token = newFeedToken()
   await db.updateTable('orgs').set({ feed_token: token }).where('id', '=', orgId).execute()
   return token
 }
 
+/** A member's own feed secret, made on first use; it goes with the membership. */
+export async function memberFeedToken (db: Db, orgId: string, userId: string): Promise<string> {
+  const row = await db.selectFrom('memberships').select('feed_token').where('org_id', '=', orgId)
+    .where('user_id', '=', userId).executeTakeFirstOrThrow()
+  return row.feed_token ?? await rotateMemberFeedToken(db, orgId, userId)
+}
+
+/** A new secret for a member: their old feed URLs stop working. */
+export async function rotateMemberFeedToken (db: Db, orgId: string, userId: string): Promise<string> {
+  const token = newFeedToken()
+  await db.updateTable('memberships').set({ feed_token: token }).where('org_id', '=', orgId)
+    .where('user_id', '=', userId).execute()
+  return token
+}
+
+/** The organisation a feed secret opens: a member's own (while they are a member), or the organisation's. */
 export async function orgOfFeedToken (db: Db, token: string) {
-  return await db.selectFrom('orgs').select(['id', 'name', 'plan', 'trial_ends_at', 'created_at'])
-    .where('feed_token', '=', token).executeTakeFirst()
+  const columns = ['o.id', 'o.name', 'o.plan', 'o.trial_ends_at', 'o.created_at'] as const
+  return await db.selectFrom('memberships as m').innerJoin('orgs as o', 'o.id', 'm.org_id').select([...columns])
+    .where('m.feed_token', '=', token).executeTakeFirst() ??
+    await db.selectFrom('orgs as o').select([...columns]).where('o.feed_token', '=', token).executeTakeFirst()
 }

@@ -355,6 +355,31 @@ const migrations: Record<string, string[]> = {
     'ALTER TABLE jobs DROP CONSTRAINT jobs_name_check',
     `ALTER TABLE jobs ADD CONSTRAINT jobs_name_check
       CHECK (name IN ('crawl.page', 'discover.pages', 'research.domain'))`
+  ],
+  // Closed to abuse: failed sign-ins counted per account and per address (growing delays,
+  // never a lock-out); a feed token per member, gone with the membership; share links
+  // one by one, each revocable, with the images they show.
+  '0013_closed_to_abuse': [
+    `CREATE TABLE auth_failures (
+      key text PRIMARY KEY,
+      failures integer NOT NULL,
+      window_start timestamptz NOT NULL
+    )`,
+    'ALTER TABLE memberships ADD COLUMN feed_token text UNIQUE',
+    `CREATE TABLE share_links (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      token_hash text NOT NULL UNIQUE,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      change_id uuid NOT NULL REFERENCES changes (id) ON DELETE CASCADE,
+      created_by uuid REFERENCES users (id) ON DELETE SET NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      expires_at timestamptz NOT NULL,
+      revoked_at timestamptz
+    )`,
+    'CREATE INDEX share_links_change ON share_links (change_id)',
+    'CREATE INDEX account_tokens_user ON account_tokens (user_id) WHERE purpose = \'reset\'',
+    'CREATE INDEX account_tokens_expiry ON account_tokens (expires_at)',
+    'CREATE INDEX sessions_expiry ON sessions (expires_at)'
   ]
 }
 

@@ -179,6 +179,15 @@ async function insertPages (tx: Tx, org: Org, domainId: string, fresh: PageCandi
     .execute()
 }
 
+/** Where each of an organisation's pages is: its URL and its domain's host, by page id. */
+export async function pagePlaces (db: Db, orgId: string, ids: readonly string[]) {
+  if (ids.length === 0) return new Map<string, { url: string, domain: string }>()
+  const rows = await db.selectFrom('pages as p').innerJoin('domains as d', 'd.id', 'p.domain_id')
+    .select(['p.id', 'p.url', 'd.hostname']).where('p.org_id', '=', orgId).where('p.id', 'in', [...new Set(ids)])
+    .execute()
+  return new Map(rows.map(r => [r.id, { url: r.url, domain: r.hostname }]))
+}
+
 export async function pageExists (db: Db, domainId: string, url: string): Promise<boolean> {
   const row = await db
     .selectFrom('pages')

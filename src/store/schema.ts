@@ -68,6 +68,26 @@ export interface MembershipsTable {
   org_id: string
   role: Role
   created_at: CreatedAt
+  /** The member's own feed token: their feed URLs stop working with the membership. */
+  feed_token: string | null
+}
+
+export interface AuthFailuresTable {
+  /** `account:<e-mail>`, `address:<ip>`, `reset:<e-mail>`… */
+  key: string
+  failures: number
+  window_start: Timestamp
+}
+
+export interface ShareLinksTable {
+  id: Generated<string>
+  token_hash: string
+  org_id: string
+  change_id: string
+  created_by: string | null
+  created_at: CreatedAt
+  expires_at: Timestamp
+  revoked_at: Timestamp | null
 }
 
 export interface SessionsTable {
@@ -313,6 +333,8 @@ export interface Database {
   service_secrets: { name: string, value: string }
   users: UsersTable
   memberships: MembershipsTable
+  auth_failures: AuthFailuresTable
+  share_links: ShareLinksTable
   sessions: SessionsTable
   account_tokens: AccountTokensTable
   alert_preferences: AlertPreferencesTable

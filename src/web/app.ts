@@ -11,7 +11,7 @@ import { authRoutes } from './routes/auth.js'
 import { settingsRoutes } from './routes/settings.js'
 import { watchRoutes } from './routes/watch.js'
 import { html, Problem } from './views/layout.js'
-import { cookieOptions, sessionRules, SESSION_COOKIE, viewerOf, type WebDeps } from './context.js'
+import { cookieNames, cookieOptions, sessionBinding, sessionRules, viewerOf, type WebDeps } from './context.js'
 
 // The web app under /app: server-rendered pages on the same services as the API, for
 // people signed in with a session cookie. Forms post and redirect; the core flows need
@@ -35,7 +35,15 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
   await app.register(cookie)
   await app.register(formbody, { bodyLimit: 64 * 1024 })
   const cookieOpts = { ...cookieOptions(config), signed: false }
-  await app.register(csrf, { sessionPlugin: '@fastify/cookie', cookieOpts })
+  const cookies = cookieNames(config)
+  // A form's token is good only with the session cookie of the page that made it (see csrfToken).
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: cookies.csrf,
+    cookieOpts,
+    getUserInfo: sessionBinding,
+    csrfOpts: { hmacKey: deps.linkSecret }
+  })
   app.decorateRequest('person', null)
 
   app.addHook('onSend', async (_req, reply, payload) => {
@@ -52,7 +60,7 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
         app.csrfProtection(req, reply, (err?: Error) => { if (err) reject(err); else resolve() })
       })
     }
-    const token = req.cookies[SESSION_COOKIE]
+    const token = req.cookies[cookies.session]
     const session = token ? await findSession(db, rules, token) : undefined
     if (session) {
       const memberships = await membershipsOf(db, session.user_id)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { AppError } from '../domain/errors.js'
@@ -47,7 +48,16 @@ declare module 'fastify' {
   }
 }
 
-export const SESSION_COOKIE = 'sw_session'
+/**
+ * The cookies' names: `__Host-` prefixed on HTTPS (the browser then refuses them from any
+ * other host or path, or without Secure); plain names on http://localhost, where a
+ * browser may not keep a Secure cookie.
+ */
+export function cookieNames (config: Pick<Config, 'publicBaseUrl'>) {
+  const prefix = secure(config) ? '__Host-' : ''
+  return { session: `${prefix}sw_session`, csrf: `${prefix}sw_csrf` }
+}
+const secure = (config: Pick<Config, 'publicBaseUrl'>) => (config.publicBaseUrl ?? '').startsWith('https:')
 
 /** The form of the ids in the app's paths: anything else is not found. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -56,13 +66,19 @@ export function sessionRules (config: Config): SessionRules {
   return { idleMs: config.sessionIdleMinutes * 60_000, maxMs: config.sessionMaxDays * 86_400_000 }
 }
 
-export function cookieOptions (config: Config) {
-  return {
-    path: '/app',
-    httpOnly: true,
-    sameSite: 'lax' as const,
-    secure: (config.publicBaseUrl ?? '').startsWith('https:')
-  }
+export function cookieOptions (config: Pick<Config, 'publicBaseUrl'>) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: secure(config) }
+}
+
+/** What a form's CSRF token is bound to: the session cookie it was made with (none before sign-in). */
+export function sessionBinding (req: FastifyRequest): string {
+  const token = req.cookies['__Host-sw_session'] ?? req.cookies.sw_session
+  return token ? createHash('sha256').update(token).digest('base64url') : 'signed-out'
+}
+
+/** A form's CSRF token, good only with the session cookie of the request that made it. */
+export function csrfToken (req: FastifyRequest, reply: FastifyReply): string {
+  return reply.generateCsrf({ userInfo: sessionBinding(req) })
 }
 
 /** What every page's frame needs of the person. */
@@ -79,7 +95,7 @@ export function viewerOf (req: FastifyRequest, reply: FastifyReply): Viewer {
     role: p.role,
     org: { id: p.org.id, name: p.org.name, plan: p.org.plan },
     orgs: p.orgs,
-    csrf: reply.generateCsrf(),
+    csrf: csrfToken(req, reply),
     locale
   }
 }

@@ -6,8 +6,6 @@ import { runMailDigests } from '../../src/alerts/mail.js'
 import { localClock } from '../../src/domain/mail-alerts.js'
 import { addUser } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
-import { verifyShareToken } from '../../src/services/share.js'
-import { serviceSecret } from '../../src/store/secrets.js'
 import { layout, pricingMain, startAcmeSite, acmeHostMap } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
@@ -196,6 +194,9 @@ describe('alerts by e-mail and Atom feeds', () => {
     assert.deepEqual(feed.items.map(i => i.url), changes.map((c: any) => `${t.url}/app/changes/${c.id}`))
     assert.match(feed.items[0].title!, /\$49\/month → \$59\/month/)
     assert.match(feed.items[0].content!, /<del>.*\$49\/month<\/del>/)
+    // Every entry names the domain and the page.
+    assert.match(feed.items[0].title!, /^\[high\] acme\.test: /)
+    assert.match(feed.items[0].content!, /On <a href="https:\/\/acme\.test\/pricing">https:\/\/acme\.test\/pricing<\/a> \(acme\.test\)/)
     // The person who follows an entry's link signs in and lands on that change.
     const person = new FormClient(t.url)
     const entry = new URL(feed.items[0].url!).pathname
@@ -226,7 +227,55 @@ describe('alerts by e-mail and Atom feeds', () => {
     assert.equal((await fetch(rotated.changes)).status, 200)
   })
 
-  it('a change shared by a signed link shows that change to anyone, only while sharing is on', async () => {
+  it('a watched page\'s words are text in a feed: hostile markup and "]]>" stay text to a real feed parser', async () => {
+    const db = t.service.store.db
+    const hostile = 'Pricing: <img src=x onerror=alert(1)> ]]><script>alert(2)</script> & "quotes"'
+    const [one] = await db.selectFrom('changes').select('id').orderBy('created_at', 'desc').limit(1).execute()
+    const was = (await db.selectFrom('changes').select('summary').where('id', '=', one.id).executeTakeFirstOrThrow()).summary
+    await db.updateTable('changes').set({ summary: hostile }).where('id', '=', one.id).execute()
+    try {
+      const links = (await t.api.get('/api/feeds')).body.data
+      const xml = await (await fetch(links.changes)).text()
+      assert.doesNotMatch(xml, /<img|<script/, 'no markup of the page reaches the feed')
+      const entry = parseFeed(xml).items.find(i => i.id?.endsWith(one.id))!
+      // The parser reads the title as text that shows the page's words as they were written.
+      assert.equal(entry.title, `[high] acme.test: ${hostile}`)
+    } finally {
+      await db.updateTable('changes').set({ summary: was }).where('id', '=', one.id).execute()
+    }
+  })
+
+  it('each member has feed addresses of their own, gone with the membership; the organisation\'s are an admin\'s', async () => {
+    const viewer = new FormClient(t.url)
+    await viewer.signIn('busy@example.test', PASSWORD)
+    const page = (await viewer.request('GET', '/app/alerts')).text
+    const mine = /<p class="key">([^<]+changes\.atom)<\/p>/.exec(page)![1]
+    const orgLinks = (await t.api.get('/api/feeds')).body.data
+    assert.notEqual(mine, orgLinks.changes)
+    assert.doesNotMatch(page, new RegExp(orgLinks.changes.split('/feeds/')[1].split('/')[0]), 'a viewer sees only their own')
+    assert.equal((await fetch(mine)).status, 200)
+    // Their own new addresses: the old ones stop.
+    assert.equal((await viewer.submit('/app/alerts', '/app/alerts/feeds/rotate', { which: 'mine' })).status, 303)
+    assert.equal((await fetch(mine)).status, 404)
+    const renewed = /<p class="key">([^<]+changes\.atom)<\/p>/.exec((await viewer.request('GET', '/app/alerts')).text)![1]
+    assert.equal((await fetch(renewed)).status, 200)
+    // A viewer cannot renew the organisation's addresses.
+    assert.equal((await viewer.submit('/app/alerts', '/app/alerts/feeds/rotate', { which: 'organisation' })).status, 403)
+    assert.equal((await fetch(orgLinks.changes)).status, 200)
+    // Removed from the organisation: their addresses stop; the organisation's go on.
+    const db = t.service.store.db
+    const user = await db.selectFrom('users').select('id').where('email', '=', 'busy@example.test').executeTakeFirstOrThrow()
+    const row = await db.selectFrom('memberships').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow()
+    await db.deleteFrom('memberships').where('user_id', '=', user.id).where('org_id', '=', row.org_id).execute()
+    try {
+      assert.equal((await fetch(renewed)).status, 404)
+      assert.equal((await fetch(orgLinks.changes)).status, 200)
+    } finally {
+      await db.insertInto('memberships').values({ user_id: user.id, org_id: row.org_id, role: row.role }).execute()
+    }
+  })
+
+  it('a change shared by a link made on purpose shows that change to anyone, until it is revoked, expires or sharing stops', async () => {
     const owner = new FormClient(t.url)
     await owner.signIn('busy@example.test', PASSWORD)
     const changeId = (await t.api.get('/api/changes')).body.data[0].id
@@ -238,10 +287,19 @@ describe('alerts by e-mail and Atom feeds', () => {
       .where('user_id', '=', (await db.selectFrom('users').select('id').where('email', '=', 'busy@example.test').executeTakeFirstOrThrow()).id)
       .execute()
     assert.equal((await owner.submit('/app/usage', '/app/org/share-links', { on: '1' })).status, 303)
-    const page = (await owner.request('GET', `/app/changes/${changeId}`)).text
-    const link = /id="share-link"[^>]* value="([^"]+)"/.exec(page)?.[1] ?? /value="([^"]+)" id="share-link"/.exec(page)?.[1]
-    assert.ok(link, 'the change page shows its share link')
-    assert.match(link, new RegExp(`^${t.url}/app/shared/${changeId}/\\d+\\.[\\w-]+$`))
+    // Viewing the change makes no link; making one shows it once.
+    assert.doesNotMatch((await owner.request('GET', `/app/changes/${changeId}`)).text, /id="share-link"/)
+    const made = async () => {
+      const page = (await owner.submit(`/app/changes/${changeId}`, `/app/changes/${changeId}/share`, {})).text
+      const link = /id="share-link"[^>]* value="([^"]+)"/.exec(page)?.[1] ?? /value="([^"]+)" id="share-link"/.exec(page)?.[1]
+      assert.ok(link, 'the answer shows the new link')
+      return link
+    }
+    const link = await made()
+    const second = await made()
+    assert.match(link, new RegExp(`^${t.url}/app/shared/${changeId}/[\\w-]{40,}$`))
+    assert.doesNotMatch((await owner.request('GET', `/app/changes/${changeId}`)).text, new RegExp(link.split('/').at(-1)!),
+      'a link is shown once')
     const shared = await fetch(link, { redirect: 'manual' })
     assert.equal(shared.status, 200)
     assert.equal(shared.headers.get('x-robots-tag'), 'noindex, nofollow')
@@ -252,14 +310,22 @@ describe('alerts by e-mail and Atom feeds', () => {
     const otherId = (await db.selectFrom('changes').select('id').where('id', '!=', changeId).executeTakeFirstOrThrow()).id
     assert.equal((await fetch(link.replace(changeId, otherId), { redirect: 'manual' })).status, 404)
     assert.equal((await fetch(link.replace(/.$/, c => c === 'A' ? 'B' : 'A'), { redirect: 'manual' })).status, 404)
-    // It works for 7 days.
-    const secret = await serviceSecret(db, 'image-links')
-    const token = link.split('/').at(-1)!
-    assert.ok(verifyShareToken(secret, changeId, token, new Date(Date.now() + 6 * 86_400_000)))
-    assert.ok(!verifyShareToken(secret, changeId, token, new Date(Date.now() + 7 * 86_400_000 + 60_000)))
-    // Sharing off: every link stops.
-    assert.equal((await owner.submit('/app/usage', '/app/org/share-links', {})).status, 303)
+    // Revoked one by one: the first stops, the second still works.
+    const ids = (await db.selectFrom('share_links').select(['id', 'created_at']).where('change_id', '=', changeId)
+      .orderBy('created_at').execute()).map(r => r.id)
+    assert.equal((await owner.submit(`/app/changes/${changeId}`, `/app/changes/${changeId}/share/${ids[0]}/revoke`, {})).status, 303)
     assert.equal((await fetch(link, { redirect: 'manual' })).status, 404)
+    assert.equal((await fetch(second, { redirect: 'manual' })).status, 200)
+    // It works for 7 days, not after.
+    const expires = (await db.selectFrom('share_links').select('expires_at').where('id', '=', ids[1]).executeTakeFirstOrThrow()).expires_at
+    assert.ok(Math.abs(new Date(expires).getTime() - Date.now() - 7 * 86_400_000) < 60_000)
+    await db.updateTable('share_links').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', ids[1]).execute()
+    assert.equal((await fetch(second, { redirect: 'manual' })).status, 404)
+    // Sharing off: every link stops, and so do its pictures.
+    const third = await made()
+    assert.equal((await owner.submit('/app/usage', '/app/org/share-links', {})).status, 303)
+    assert.equal((await fetch(third, { redirect: 'manual' })).status, 404)
+    assert.equal((await fetch(`${third}/images/diff`, { redirect: 'manual' })).status, 404)
   })
 
   it('a member sets their e-mail alerts in the app; starter offers no realtime', async () => {

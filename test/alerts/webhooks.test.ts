@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import { runDigest } from '../../src/alerts/digest.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { acmeHostMap, layout, pricingMain, startAcmeSite } from '../helpers/fixtures.js'
-import { drainJobs, eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
+import { drainJobs, eventually, onPostgres, startTestService, type TestService, queuesIdle } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
 
 interface Received {
@@ -82,7 +82,8 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     receiver = await new Receiver().start()
     dataDir = mkdtempSync(join(tmpdir(), 'sitewatch-alerts-'))
     env = {
-      CRAWL_HOST_MAP: `${acmeHostMap(site)},hooks.test=${receiver.origin},hooks.slack.com=${receiver.origin}`,
+      CRAWL_HOST_MAP: acmeHostMap(site),
+      ALERT_HOST_MAP: `hooks.test=${receiver.origin},hooks.slack.com=${receiver.origin}`,
       ...(onPostgres ? {} : { DATA_DIR: dataDir })
     }
     t = await startTestService(env)
@@ -220,7 +221,8 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
       1,
       'one delivery id across retries'
     )
-    await new Promise(resolve => setTimeout(resolve, 1500))
+    // Every dispatch and delivery done: a duplicate would be in by now.
+    await queuesIdle(t.url, ['alerts.dispatch', 'webhook.deliver'])
     assert.equal(
       receiver.received.slice(before).filter(r => r.body.includes('$69') && r.answered === 200).length,
       1,
@@ -321,7 +323,8 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
       20_000,
       'the critical alert'
     )
-    await new Promise(resolve => setTimeout(resolve, 1500))
+    // Every dispatch and delivery done: a duplicate would be in by now.
+    await queuesIdle(t.url, ['alerts.dispatch', 'webhook.deliver'])
     const all = receiver.received.filter(r => r.path === '/critical').map(r => JSON.parse(r.body).data.change)
     assert.ok(all.length >= 1)
     assert.ok(

@@ -80,7 +80,8 @@ describe('requests the HTTP parser refuses', () => {
       'POST /api/domains HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
     ],
     ['two different Content-Lengths', 'POST /api/domains HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
-    ['a bad chunk size', 'POST /api/domains HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n']
+    ['a bad chunk size', 'POST /api/domains HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    ["HTTP/2's connection preface (h2 with prior knowledge)", 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n']
   ]
   for (const [what, bytes] of malformed) {
     it(`${what}: 400 VALIDATION_ERROR in the envelope, with a trace id and Connection: close`, async () => {
@@ -89,6 +90,14 @@ describe('requests the HTTP parser refuses', () => {
       assert.equal(answer.headers.connection, 'close')
     })
   }
+
+  it('a request line that says HTTP/2.0 is answered in the envelope, with a trace id', async () => {
+    const [answer] = await rawExchange(port, 'GET /api/domains HTTP/2.0\r\nHost: x\r\nConnection: close\r\n\r\n')
+    assert.ok(answer, 'an answer')
+    assert.match(answer.headers['content-type'] ?? '', /^application\/json/)
+    assert.match(answer.headers['x-trace-id'] ?? '', /^[0-9a-f-]{36}$/)
+    assert.ok(answer.body?.error, answer.raw.slice(0, 300))
+  })
 
   it('headers too large: 431 in the envelope, saying Connection: close on a keep-alive connection', async () => {
     const ok = 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n'

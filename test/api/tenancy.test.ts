@@ -85,14 +85,10 @@ describe('organisations, keys and isolation', () => {
     const api = t.api.withKey(issued.apiKey)
     assert.equal((await api.get('/api/usage')).status, 200)
     assert.ok(await revokeKey(t.service.store.db, issued.id))
-    const revokedAt = Date.now()
-    let status = 200
-    while (status === 200 && Date.now() - revokedAt < KEY_LOOKUP_TTL_MS + 1000) {
-      status = (await api.get('/api/usage')).status
-      if (status === 200) await new Promise(resolve => setTimeout(resolve, 100))
-    }
-    assert.equal(status, 401)
-    assert.ok(Date.now() - revokedAt <= KEY_LOOKUP_TTL_MS + 500, `refused ${Date.now() - revokedAt} ms after`)
+    // The lookup's time to live is the promise: once it has passed, the very next request is refused,
+    // however long requests take on a busy machine.
+    await new Promise(resolve => setTimeout(resolve, KEY_LOOKUP_TTL_MS))
+    assert.equal((await api.get('/api/usage')).status, 401)
   })
 
   it('keys: a second key works, a revoked key stops at once; admin needs its token', async () => {

@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
+import { createShareLink } from '../../src/services/share.js'
+import { setShareLinks } from '../../src/store/orgs.js'
 
 // The real browser (playwright-core and the Chromium in @sparticuz/chromium, nothing
 // installed on the system) against a local site: pages that exist only after their
@@ -148,7 +150,8 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     t = await startTestService({
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      CRAWL_HOST_MAP: `spa.test=${site.origin},hooks.test=${hooks.origin}`,
+      CRAWL_HOST_MAP: `spa.test=${site.origin}`,
+      ALERT_HOST_MAP: `hooks.test=${hooks.origin}`,
       RENDER_TIMEOUT_MS: '6000',
       RENDER_QUIET_MS: '300',
       BROWSER_CONCURRENCY: '2'
@@ -253,6 +256,12 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     assert.equal((await fetch(links.diff.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`))).status, 401, 'a forged signature')
     assert.equal((await fetch(links.diff.replace(/expires=\d+/, 'expires=1000'))).status, 401, 'an expired link')
     assert.equal((await fetch(links.before.replace('/before?', '/after?'))).status, 401, "another image's signature")
+    // A shared change's pictures are checked against its share link each time: revoked or sharing off, they stop.
+    await setShareLinks(t.service.store.db, change.orgId, true)
+    const shared = await createShareLink(t.service.store.db, t.url, { orgId: change.orgId, userId: null }, change.id)
+    assert.equal((await fetch(`${shared.url}/images/diff`)).status, 200)
+    await setShareLinks(t.service.store.db, change.orgId, false)
+    assert.equal((await fetch(`${shared.url}/images/diff`)).status, 404)
     await retire(page.id)
   })
 

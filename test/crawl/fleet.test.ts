@@ -155,7 +155,9 @@ describe('a fleet that is polite and fair', () => {
     assert.equal(typeof stats.oldestWaitingSeconds, 'number')
     const metrics = await (await fetch(`${api.url}/metrics`)).text()
     assert.match(metrics, /^sitewatch_host_backlog_jobs\{host="big\.test"\} \d+$/m)
-    await new Promise(resolve => setTimeout(resolve, 1000))
+    // The big crawl is under way (its host has been asked) when the small tenants ask for theirs.
+    const started = async () => (await hosts.hits()).some(h => h.host === big && h.start >= since) || undefined
+    await eventually(started, 30_000, 'the big crawl to start')
     const took = await Promise.all(smallDomains.map(async (d, i) => {
       const asked = performance.now()
       const crawl = (await smallApis[i].post(`/api/domains/${d.id}/crawl`)).body.data
@@ -164,9 +166,12 @@ describe('a fleet that is polite and fair', () => {
     }))
     // The polite ideal of a small tenant: its 5 pages, one delay apart, each answered in ANSWER_MS.
     const ideal = 4 * DELAY_MS + ANSWER_MS
-    const worst = Math.max(...took)
     t.diagnostic(`small tenants' crawls took ${took.map(x => x.toFixed(0)).join(', ')} ms (polite ideal ${ideal} ms)`)
-    assert.ok(worst <= ideal + 5000, `the small tenants waited up to ${worst.toFixed(0)} ms (ideal ${ideal} ms)`)
+    // Fair, whatever the machine's load: every small tenant was done while the big one still had a good part of its
+    // 81 crawls to go (its host takes them one delay apart, at least 16 s; a queue served in arrival order would
+    // have run them all first).
+    const left = (await bigApi.get('/api/jobs/stats')).body.data
+    assert.ok(left.waiting + left.delayed + left.active >= 20, `the big tenant had ${JSON.stringify(left)} when the small ones were done`)
     await drainJobs(bigApi, 120_000)
     await assertPolite(since, t)
   })

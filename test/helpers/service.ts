@@ -136,6 +136,20 @@ export async function drainJobs (api: ApiClient, ms = 40_000): Promise<void> {
   )
 }
 
+/**
+ * Waits until none of `queues` has a job waiting, delayed or running, as the service's
+ * /metrics tells (the service may be another process): then whatever those queues were
+ * to do is done, and an "exactly once" can be counted.
+ */
+export async function queuesIdle (url: string, queues: readonly string[], ms = 30_000): Promise<void> {
+  await eventually(async () => {
+    const text = await (await fetch(`${url}/metrics`)).text()
+    const busy = [...text.matchAll(/^sitewatch_queue_jobs\{queue="([^"]+)",state="[a-z]+"\} (\d+)$/gm)]
+      .filter(m => queues.includes(m[1]) && Number(m[2]) > 0)
+    return busy.length === 0 ? true : undefined
+  }, ms, `the queues ${queues.join(', ')} to be idle`)
+}
+
 /** A port nothing listens on now, for a service that must know its address before it starts. */
 export async function freePort (): Promise<number> {
   const server = createServer()

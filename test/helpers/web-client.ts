@@ -2,7 +2,9 @@
 // it is on. For tests of the app's answers where Chromium would only add time.
 
 export class FormClient {
-  private readonly cookies = new Map<string, string>()
+  readonly cookies = new Map<string, string>()
+  /** Sent with every request (an X-Forwarded-For, to come from another address behind a proxy). */
+  headers: Record<string, string> = {}
   constructor (readonly base: string) {}
 
   async request (method: string, path: string, form?: Record<string, string>) {
@@ -10,7 +12,8 @@ export class FormClient {
       method,
       redirect: 'manual',
       headers: {
-        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...this.headers,
+        cookie: [...this.cookies].filter(([, v]) => v !== '').map(([k, v]) => `${k}=${v}`).join('; '),
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {})
       },
       body: form ? new URLSearchParams(form).toString() : undefined

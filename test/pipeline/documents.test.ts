@@ -2,9 +2,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
-import { shareLink } from '../../src/services/share.js'
+import { createShareLink } from '../../src/services/share.js'
 import { setShareLinks } from '../../src/store/orgs.js'
-import { serviceSecret } from '../../src/store/secrets.js'
 import { drainJobs, eventually, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
@@ -74,8 +73,8 @@ describe('pages read with their documents', () => {
   /** The change's page as its share link shows it (the app's own page, without a session). */
   const sharedPage = async (change: { id: string, orgId: string }) => {
     await setShareLinks(t.service.store.db, change.orgId, true)
-    const secret = await serviceSecret(t.service.store.db, 'image-links')
-    const res = await fetch(shareLink(t.url, secret, change.id).url)
+    const link = await createShareLink(t.service.store.db, t.url, { orgId: change.orgId, userId: null }, change.id)
+    const res = await fetch(link.url)
     assert.equal(res.status, 200)
     return await res.text()
   }

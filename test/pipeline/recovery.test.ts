@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { ApiClient } from '../helpers/client.js'
-import { eventually, freePort, onPostgres } from '../helpers/service.js'
+import { eventually, freePort, onPostgres, queuesIdle } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 import { startSmtp } from '../helpers/smtp.js'
 
@@ -199,8 +199,8 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
       }, 40_000, 'the e-mail to be sent after the restart')
       assert.equal(sent.to, 'reader@example.test')
       assert.equal(sent.attempts, 1, 'the killed attempt had no answer to record')
-      // Give any duplicate its chance to arrive, then count.
-      await new Promise(resolve => setTimeout(resolve, 2_000))
+      // Every mail job done: a duplicate would be in by now.
+      await queuesIdle(`http://127.0.0.1:${mailEnv.PORT}`, ['mail.deliver', 'alerts.dispatch'])
       assert.equal(smtp.mails.filter(m => (m.to as { text: string }).text === 'reader@example.test').length, 1)
       assert.match(smtp.mails[0].subject ?? '', /\$10 .*→.*\$20|\$20/)
       assert.equal((await second.stop('SIGTERM')).code, 0)
@@ -270,7 +270,8 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
       // empty after a crash (on PostgreSQL, whose server did not crash, the lease expires).
       const waited = Date.now() - killedAt
       assert.ok(waited < leaseMs, `the host's place came back ${waited} ms after the kill`)
-      await new Promise(resolve => setTimeout(resolve, 1500))
+      // Every crawl done: a second read would be in by now.
+      await queuesIdle(`http://127.0.0.1:${turnsEnv.PORT}`, ['crawl.page', 'crawl.render'])
       for (const p of ['/one', '/two', '/three']) assert.equal(site.hitsOf(p), 1, `${p} was read once`)
       assert.equal(site.hitsOf('/held'), 2, 'the held page: the killed attempt, then its retry')
       const jobs = (await api.get(`/api/jobs?domainId=${domain.id}&pageSize=100`)).body.data

@@ -26,7 +26,7 @@ describe('structured readers in the pipeline', () => {
       '<a href="/pricing">Pricing</a> <a href="/changelog">Changelog</a></body></html>')
     site.page('/pricing', fixture('pricing/cards'))
     site.page('/changelog', fixture('changelog/keep-a-changelog'))
-    t = await startTestService({ CRAWL_HOST_MAP: `relay.test=${site.origin},hooks.test=${hooks.origin}` })
+    t = await startTestService({ CRAWL_HOST_MAP: `relay.test=${site.origin}`, ALERT_HOST_MAP: `hooks.test=${hooks.origin}` })
     assert.equal((await t.api.post('/api/webhooks', { url: 'https://hooks.test/hook' })).status, 201)
     domainId = (await t.api.post('/api/domains', { domain: 'relay.test' })).body.data.id
     await drainJobs(t.api)

@@ -8,7 +8,7 @@ import { chromium as playwright, type Browser, type BrowserContext, type Page } 
 import { addUser } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { unsubscribeToken } from '../../src/services/mail-alerts.js'
-import { shareLink } from '../../src/services/share.js'
+import { createShareLink } from '../../src/services/share.js'
 import { findOrg, setShareLinks } from '../../src/store/orgs.js'
 import { serviceSecret } from '../../src/store/secrets.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
@@ -48,7 +48,8 @@ describe('the web app, in a browser', () => {
     t = await startTestService({
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      CRAWL_HOST_MAP: `acme.test=${site.origin},hooks.test=${hooksOrigin}`,
+      CRAWL_HOST_MAP: `acme.test=${site.origin}`,
+      ALERT_HOST_MAP: `hooks.test=${hooksOrigin}`,
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Sitewatch <sitewatch@example.test>'
     })
@@ -379,7 +380,8 @@ describe('the web app, in a browser', () => {
       keys: '/app/keys',
       account: '/app/account',
       research: briefPath,
-      shared: new URL(shareLink(t.url, secret, new URL(changeUrl).pathname.split('/').at(-1)!).url).pathname,
+      shared: new URL((await createShareLink(t.service.store.db, t.url, { orgId: domainOrg, userId: null },
+        new URL(changeUrl).pathname.split('/').at(-1)!)).url).pathname,
       unsubscribe: `/app/unsubscribe/${unsubscribeToken(secret,
         (await t.service.store.db.selectFrom('users').select('id').where('email', '=', 'owner@example.test')
           .executeTakeFirstOrThrow()).id, domainOrg)}`

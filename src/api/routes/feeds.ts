@@ -7,6 +7,7 @@ import { AppError, notFound } from '../../domain/errors.js'
 import { CHANGE_TYPES, SEVERITIES, type ChangeType, type PageType, type Severity } from '../../domain/vocabulary.js'
 import { listChanges } from '../../store/changes.js'
 import { domainHostname } from '../../store/domains.js'
+import { pagePlaces } from '../../store/pages.js'
 import { orgOfFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
 import { literals, PageTypeSchema, responses } from '../schemas.js'
@@ -70,6 +71,7 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     const hostname = domainId ? await domainHostname(db, domainId, org.id) : undefined
     if (domainId && hostname === undefined) throw notFound('Domain')
     const { items } = await listChanges(db, org.id, { ...filters, domainId }, 1, ENTRIES)
+    const places = await pagePlaces(db, org.id, items.map(c => c.pageId))
     const state = items.map(c => `${c.id}:${c.acknowledgedAt ? 1 : 0}`).join(',')
     const etag = `"${createHash('sha256').update(`${self}|${state}`).digest('base64url').slice(0, 27)}"`
     const modified = (items[0]?.createdAt ? new Date(items[0].createdAt) : new Date(org.created_at)).toUTCString()
@@ -85,13 +87,18 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     })
     for (const c of items) {
       const lines = c.diffData.hunks.flatMap(h => h.lines).filter(l => l.type !== 'context').slice(0, 12)
+      const place = places.get(c.pageId)
+      const where = place ? `${place.domain}: ` : ''
       feed.addItem({
-        title: `[${c.severity}] ${c.summary}`,
+        // The feed library writes a title as HTML (in CDATA): a page's words are escaped, so that no
+        // markup of a watched page, and no "]]>", reaches a reader as anything but text.
+        title: esc(`[${c.severity}] ${where}${c.summary}`),
         id: `tag:${authority},2026:change/${c.id}`,
         link: `${base}/app/changes/${c.id}`,
         date: c.createdAt,
-        description: `${c.changeType.replaceAll('_', ' ')}, severity ${c.severity}, confidence ${c.confidence}`,
+        description: esc(`${where}${words(c.changeType)}, severity ${c.severity}, confidence ${c.confidence}`),
         content: `<p><strong>${esc(c.severity)}</strong> ${esc(words(c.changeType))}: ${esc(c.summary)}</p>` +
+          (place ? `<p>On <a href="${esc(place.url)}">${esc(place.url)}</a> (${esc(place.domain)})</p>` : '') +
           lines.map(line).join('')
       })
     }

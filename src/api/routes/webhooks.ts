@@ -64,8 +64,8 @@ const filterFields = {
 export const webhookRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, config }) => {
   const ctx = { db, queue }
   const rules: DestinationRules = {
-    hostMap: config.crawlHostMap,
-    allowPrivateNetworks: config.crawlAllowPrivateNetworks
+    hostMap: config.alertHostMap,
+    allowPrivateNetworks: config.alertAllowPrivateNetworks
   }
 
   app.post(

@@ -4,7 +4,9 @@ import { PLANS } from '../../domain/plans.js'
 import { appBaseUrl } from '../../config.js'
 import { MAIL_MODES, roleAllows, SEVERITIES, type Severity } from '../../domain/vocabulary.js'
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
-import { feedToken, listEmails, rotateFeedToken } from '../../store/mail-alerts.js'
+import {
+  feedToken, listEmails, memberFeedToken, rotateFeedToken, rotateMemberFeedToken
+} from '../../store/mail-alerts.js'
 import {
   changeWebhook,
   createWebhook,
@@ -42,8 +44,8 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
   const ctx = { db, queue }
   const base = appBaseUrl(config)
   const rules: DestinationRules = {
-    hostMap: config.crawlHostMap,
-    allowPrivateNetworks: config.crawlAllowPrivateNetworks
+    hostMap: config.alertHostMap,
+    allowPrivateNetworks: config.alertAllowPrivateNetworks
   }
 
   const showAlerts = async (
@@ -58,11 +60,12 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
   ) => {
     const org = req.person!.org
     const admin = roleAllows(req.person!.role, 'admin')
-    const [{ items }, members, emails, token] = await Promise.all([
+    const [{ items }, members, emails, mine, orgToken] = await Promise.all([
       listEndpoints(db, org.id, 1, 100),
       alertSettings(db, org),
       admin ? listEmails(db, org.id, 1, 25) : { items: [] },
-      feedToken(db, org.id)
+      memberFeedToken(db, org.id, req.person!.userId),
+      admin ? feedToken(db, org.id) : undefined
     ])
     return await page(reply, html(AlertsPage({
       viewer: viewerOf(req, reply),
@@ -70,7 +73,8 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
       mine: members.find(m => m.userId === req.person!.userId)!,
       members,
       emails: emails.items,
-      feeds: feedUrls(base, token),
+      feeds: feedUrls(base, mine),
+      orgFeeds: orgToken === undefined ? undefined : feedUrls(base, orgToken),
       destinations: items,
       notice: notice(req.query),
       ...extra
@@ -117,9 +121,15 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
     return await reply.redirect('/app/alerts?done=email', 303)
   })
 
+  // One's own feed addresses; the organisation's are an admin's to renew.
   app.post('/alerts/feeds/rotate', async (req, reply) => {
-    const person = requireRole(req, 'admin')
-    await rotateFeedToken(db, person.org.id)
+    const person = req.person!
+    if (field(req.body, 'which') === 'organisation') {
+      requireRole(req, 'admin')
+      await rotateFeedToken(db, person.org.id)
+    } else {
+      await rotateMemberFeedToken(db, person.org.id, person.userId)
+    }
     return await reply.redirect('/app/alerts?done=feeds', 303)
   })
 

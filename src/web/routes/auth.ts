@@ -1,4 +1,3 @@
-import { appBaseUrl } from '../../config.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors.js'
 import {
@@ -7,20 +6,20 @@ import {
   endSession,
   normalizeEmail,
   peekLink,
-  requestReset,
   resetPassword,
   startSession,
   type SessionRules
 } from '../../services/accounts.js'
-import { cookieOptions, field, page, SESSION_COOKIE, type WebDeps } from '../context.js'
+import { afterSignIn, beforeSignIn, countResetRequest } from '../../services/attempts.js'
+import { QUEUE, type AccountMailJobData } from '../../queue/queue.js'
+import { cookieNames, cookieOptions, csrfToken, field, page, type WebDeps } from '../context.js'
 import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, Unsubscribe } from '../views/auth.js'
-import { resetMail } from '../../mail/messages.js'
 import { unsubscribe, unsubscribeTarget } from '../../services/mail-alerts.js'
 import { html } from '../views/layout.js'
 
 // Signing in and out, the first owner's link, invitations, password resets. The answers
-// never tell whether an e-mail has an account; attempts are limited per address and per
-// account.
+// never tell whether an e-mail has an account; failed attempts slow the next ones of that
+// account and that address (services/attempts.ts), and never lock a right password out.
 
 const PUBLIC = { config: { public: true } }
 
@@ -28,31 +27,23 @@ const PUBLIC = { config: { public: true } }
 const safeNext = (next: string) => /^\/app(\/[\w\-/?=&%.]*)?$/.test(next) && !next.startsWith('//') ? next : '/app/domains'
 
 export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules: SessionRules }) {
-  const { db, settings: config, mailer, rules } = deps
-  const base = appBaseUrl(config)
-  const limit = (max: number, minutes: number, key: (req: FastifyRequest) => string) =>
-    app.createRateLimit({ max, timeWindow: minutes * 60_000, keyGenerator: key })
-  const perAddress = limit(20, 15, req => `web-addr:${req.ip}`)
-  const perAccount = limit(10, 15, req => `web-acct:${normalizeEmail(field(req.body, 'email')) ?? '-'}`)
-  const throttle = async (req: FastifyRequest) => {
-    for (const check of [perAddress, perAccount]) {
-      const r = await check(req)
-      if (!r.isAllowed && r.isExceeded) {
-        throw new AppError('RATE_LIMITED', `Too many attempts: try again in ${Math.max(1, r.ttlInSeconds)} seconds.`)
-      }
-    }
-  }
+  const { db, settings: config, rules, queue } = deps
+  const cookies = cookieNames(config)
+  // Who tries: the e-mail given and the address it comes from (see services/attempts.ts).
+  const who = (req: FastifyRequest) => ({ email: normalizeEmail(field(req.body, 'email')) ?? '-', ip: req.ip })
 
   const signedIn = async (
     req: FastifyRequest, reply: FastifyReply, userId: string, orgId?: string, to = '/app/domains'
   ) => {
     // A new session at every sign-in: a cookie planted before it is worth nothing after.
-    const old = req.cookies[SESSION_COOKIE]
+    const old = req.cookies[cookies.session]
     if (old && req.person) await endSession(db, req.person.userId, req.person.sessionId)
     const { token } = await startSession(db, rules, userId, {
       userAgent: req.headers['user-agent'], ip: req.ip, orgId
     })
-    reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(config), maxAge: rules.maxMs / 1000 })
+    reply.setCookie(cookies.session, token, { ...cookieOptions(config), maxAge: rules.maxMs / 1000 })
+    // The forms' secret starts again with the session: no token made before it works after it.
+    reply.clearCookie(cookies.csrf, cookieOptions(config))
     return await reply.redirect(to, 303)
   }
 
@@ -64,16 +55,17 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
       'org-deleted': 'The organisation is deleted, and you belong to no other: you are signed out.'
     }
     const notice = notices[q.done ?? '']
-    return await page(reply, html(SignIn({ csrf: reply.generateCsrf(), next: q.next, notice })))
+    return await page(reply, html(SignIn({ csrf: csrfToken(req, reply), next: q.next, notice })))
   })
 
   app.post('/sign-in', PUBLIC, async (req, reply) => {
-    await throttle(req)
+    await beforeSignIn(db, who(req))
     const email = field(req.body, 'email')
     const user = await checkPassword(db, email, field(req.body, 'password'))
+    await afterSignIn(db, who(req), user !== undefined)
     if (!user) {
       return await page(reply, html(SignIn({
-        csrf: reply.generateCsrf(),
+        csrf: csrfToken(req, reply),
         email,
         next: field(req.body, 'next'),
         error: 'That e-mail and password do not match an account.'
@@ -84,7 +76,7 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
 
   app.post('/sign-out', async (req, reply) => {
     await endSession(db, req.person!.userId, req.person!.sessionId)
-    reply.clearCookie(SESSION_COOKIE, cookieOptions(config))
+    reply.clearCookie(cookies.session, cookieOptions(config))
     return await reply.redirect('/app/sign-in?done=out', 303)
   })
 
@@ -100,7 +92,7 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
       const link = await peekLink(db, purpose, token)
       if (!link) return await page(reply, html(LinkGone()), 404)
       return await page(reply, html(CreateAccount({
-        csrf: reply.generateCsrf(),
+        csrf: csrfToken(req, reply),
         action: `/app/${purpose}/${token}`,
         title,
         intro: intro(link.role),
@@ -109,19 +101,22 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
       })))
     })
     app.post(`/${purpose}/:token`, PUBLIC, async (req, reply) => {
-      await throttle(req)
       const { token } = req.params as { token: string }
       const link = await peekLink(db, purpose, token)
       if (!link) return await page(reply, html(LinkGone()), 404)
+      // The password of an account that exists is checked as a sign-in is.
+      await beforeSignIn(db, who(req))
       try {
         const { user, orgId } = await acceptLink(db, purpose, token, {
           email: field(req.body, 'email'), name: field(req.body, 'name'), password: field(req.body, 'password')
         })
         return await signedIn(req, reply, user.id, orgId)
       } catch (err) {
-        if (!(err instanceof AppError) || err.code === 'NOT_FOUND') throw err
+        if (err instanceof AppError && err.code === 'UNAUTHORIZED') await afterSignIn(db, who(req), false)
+        if (err instanceof AppError && err.code === 'NOT_FOUND') return await page(reply, html(LinkGone()), 404)
+        if (!(err instanceof AppError)) throw err
         return await page(reply, html(CreateAccount({
-          csrf: reply.generateCsrf(),
+          csrf: csrfToken(req, reply),
           action: `/app/${purpose}/${token}`,
           title,
           intro: intro(link.role),
@@ -151,19 +146,21 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
     })))
   })
 
-  app.get('/reset', PUBLIC, async (_req, reply) =>
-    await page(reply, html(ResetRequest({ csrf: reply.generateCsrf() }))))
+  app.get('/reset', PUBLIC, async (req, reply) =>
+    await page(reply, html(ResetRequest({ csrf: csrfToken(req, reply) }))))
 
   app.post('/reset', PUBLIC, async (req, reply) => {
-    await throttle(req)
-    const secret = await requestReset(db, field(req.body, 'email'))
-    if (secret) {
-      const to = normalizeEmail(field(req.body, 'email'))!
-      await mailer.send(resetMail({ to, link: `${base}/app/reset/${secret}` }))
+    const email = normalizeEmail(field(req.body, 'email'))
+    if (!email) {
+      return await page(reply, html(ResetRequest({
+        csrf: csrfToken(req, reply), error: 'Enter an e-mail address such as name@example.com'
+      })), 400)
     }
-    // The same answer whether or not the e-mail has an account.
+    await countResetRequest(db, { email, ip: req.ip })
+    // The link is made and sent by a job: the same answer, in the same time, whether or not the e-mail has an account.
+    await queue.send(QUEUE.accountMail, { kind: 'reset', email } satisfies AccountMailJobData)
     return await page(reply, html(ResetRequest({
-      csrf: reply.generateCsrf(),
+      csrf: csrfToken(req, reply),
       notice: 'If this e-mail has an account, a reset link is on its way. It works for an hour.'
     })))
   })
@@ -171,7 +168,7 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
   app.get('/reset/:token', PUBLIC, async (req, reply) => {
     const { token } = req.params as { token: string }
     if (!(await peekLink(db, 'reset', token))) return await page(reply, html(LinkGone()), 404)
-    return await page(reply, html(ResetForm({ csrf: reply.generateCsrf(), action: `/app/reset/${token}` })))
+    return await page(reply, html(ResetForm({ csrf: csrfToken(req, reply), action: `/app/reset/${token}` })))
   })
 
   app.post('/reset/:token', PUBLIC, async (req, reply) => {
@@ -181,10 +178,10 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
     } catch (err) {
       if (err instanceof AppError && err.code === 'NOT_FOUND') return await page(reply, html(LinkGone()), 404)
       if (!(err instanceof AppError)) throw err
-      const form = ResetForm({ csrf: reply.generateCsrf(), action: `/app/reset/${token}`, error: err.message })
+      const form = ResetForm({ csrf: csrfToken(req, reply), action: `/app/reset/${token}`, error: err.message })
       return await page(reply, html(form), 400)
     }
-    reply.clearCookie(SESSION_COOKIE, cookieOptions(config))
+    reply.clearCookie(cookies.session, cookieOptions(config))
     return await reply.redirect('/app/sign-in?done=reset', 303)
   })
 }

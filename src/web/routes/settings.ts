@@ -15,7 +15,7 @@ import {
   setSessionOrg
 } from '../../store/accounts.js'
 import { issueKey, listKeys, revokeKey, setShareLinks, shareLinksOn } from '../../store/orgs.js'
-import { cookieOptions, field, page, requireRole, SESSION_COOKIE, UUID, viewerOf, type WebDeps } from '../context.js'
+import { cookieNames, cookieOptions, field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { invitationMail } from '../../mail/messages.js'
 import { html } from '../views/layout.js'
 import { AccountPage, KeysPage, MembersPage, UsagePage } from '../views/settings.js'
@@ -87,7 +87,7 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     }
     // Nothing left to sign in to: the session ends with the organisation.
     await deleteSessions(db, person.userId, { id: person.sessionId })
-    reply.clearCookie(SESSION_COOKIE, cookieOptions(config))
+    reply.clearCookie(cookieNames(config).session, cookieOptions(config))
     return await reply.redirect('/app/sign-in?done=org-deleted', 303)
   })
 

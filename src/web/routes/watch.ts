@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { signedImageLinks } from '../../alerts/signature.js'
 import { appBaseUrl } from '../../config.js'
 import { parseDomainInput } from '../../crawl/url.js'
 import { AppError, notFound } from '../../domain/errors.js'
@@ -9,7 +8,7 @@ import { crawlNow, createDomain, removeDomain, requireDomain } from '../../servi
 import { changeImage, type ChangeImage } from '../../services/images.js'
 import { addPageByHand, changePage } from '../../services/pages.js'
 import { requestResearch } from '../../services/research.js'
-import { sharedChange, shareLink } from '../../services/share.js'
+import { changeShareLinks, createShareLink, revokeLink, sharedChange } from '../../services/share.js'
 import { currentPeriod } from '../../store/billing.js'
 import { getChange, listChanges, openChangesByDomain, setAcknowledged } from '../../store/changes.js'
 import { domainNames, getDomainDetails, listDomainSummaries } from '../../store/domains.js'
@@ -37,6 +36,7 @@ const DONE: Record<string, string> = {
   page: 'Page added: its first check is queued.',
   saved: 'Page settings saved.',
   acknowledged: 'Acknowledged.',
+  unshared: 'The share link is revoked: it no longer opens this change, nor its pictures.',
   deleted: 'Domain deleted.',
   'org-deleted': 'The organisation is deleted. You are now in another of yours.'
 }
@@ -205,10 +205,11 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
     const org = req.person!.org
     const change = await getChange(db, org.id, id(req.params))
     if (!change) throw notFound('Change')
-    const [pageRow, domain, sharing] = await Promise.all([
+    const [pageRow, domain, sharing, links] = await Promise.all([
       findPage(db, org.id, change.domainId, change.pageId),
       requireDomain(ctx, org.id, change.domainId),
-      shareLinksOn(db, org.id)
+      shareLinksOn(db, org.id),
+      changeShareLinks(db, org.id, change.id)
     ])
     return await page(reply, html(ChangePage({
       viewer: viewerOf(req, reply),
@@ -216,20 +217,64 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
       pageUrl: pageRow?.url ?? '',
       domain: domain.hostname,
       acknowledger: change.acknowledgedByKind === 'person' ? change.acknowledgedBy : null,
-      share: sharing ? shareLink(base, deps.linkSecret, change.id) : undefined,
+      share: sharing ? { links } : undefined,
       notice: notice(req.query)
     })))
   })
 
-  app.get('/shared/:id/:token', { config: { public: true } }, async (req, reply) => {
-    const token = (req.params as Record<string, string>).token
-    const shared = token.length <= 100 ? await sharedChange(db, deps.linkSecret, id(req.params), token) : undefined
-    if (!shared) throw notFound('Change')
-    reply.header('x-robots-tag', 'noindex, nofollow')
-    return await page(reply, html(SharedChangePage({
-      ...shared,
-      images: signedImageLinks(deps.linkSecret, base, shared.change.id)
+  // A share link is made on purpose, shown once, and revoked one by one.
+  app.post('/changes/:id/share', async (req, reply) => {
+    const person = requireRole(req, 'viewer')
+    const changeId = id(req.params)
+    const link = await createShareLink(db, base, { orgId: person.org.id, userId: person.userId }, changeId)
+    const change = await getChange(db, person.org.id, changeId)
+    const [pageRow, domain, links] = await Promise.all([
+      findPage(db, person.org.id, change!.domainId, change!.pageId),
+      requireDomain(ctx, person.org.id, change!.domainId),
+      changeShareLinks(db, person.org.id, changeId)
+    ])
+    return await page(reply, html(ChangePage({
+      viewer: viewerOf(req, reply),
+      change: change!,
+      pageUrl: pageRow?.url ?? '',
+      domain: domain.hostname,
+      acknowledger: change!.acknowledgedByKind === 'person' ? change!.acknowledgedBy : null,
+      share: { links, created: link },
+      notice: 'A share link is made: copy it now, it is shown only once.'
     })))
+  })
+
+  app.post('/changes/:id/share/:linkId/revoke', async (req, reply) => {
+    const person = requireRole(req, 'viewer')
+    const linkId = (req.params as Record<string, string>).linkId
+    if (!UUID.test(linkId)) throw notFound('Share link')
+    await revokeLink(db, person.org.id, linkId)
+    return await reply.redirect(`/app/changes/${id(req.params)}?done=unshared`, 303)
+  })
+
+  const shared = async (req: FastifyRequest) => {
+    const token = (req.params as Record<string, string>).token
+    const found = await sharedChange(db, id(req.params), token)
+    if (!found) throw notFound('Change')
+    return { found, token }
+  }
+  app.get('/shared/:id/:token', { config: { public: true } }, async (req, reply) => {
+    const { found, token } = await shared(req)
+    reply.header('x-robots-tag', 'noindex, nofollow')
+    const at = `/app/shared/${found.change.id}/${token}/images`
+    return await page(reply, html(SharedChangePage({
+      ...found,
+      images: { before: `${at}/before`, after: `${at}/after`, diff: `${at}/diff` }
+    })))
+  })
+  // A shared change's images, checked against its link (live, sharing on) at every request.
+  app.get('/shared/:id/:token/images/:which', { config: { public: true } }, async (req, reply) => {
+    const which = (req.params as Record<string, string>).which
+    if (!['before', 'after', 'diff'].includes(which)) throw notFound('Image')
+    const { found } = await shared(req)
+    const image = await changeImage(db, found.change.id, which as ChangeImage, found.change.orgId)
+    reply.header('x-robots-tag', 'noindex, nofollow')
+    return await reply.type('image/png').header('cache-control', 'private, no-store').send(image)
   })
 
   app.post('/changes/:id/acknowledge', async (req, reply) => {

@@ -84,7 +84,10 @@ export function AlertsPage (p: {
   mine: MemberSettings
   members: MemberSettings[]
   emails: Email[]
+  /** The person's own feed addresses; they stop working when the membership ends. */
   feeds: { changes: string, domain: string }
+  /** The organisation's, for an admin (the API's GET /api/feeds). */
+  orgFeeds?: { changes: string, domain: string }
   destinations: Destination[]
   created?: { secret: string, url: string }
   form?: Record<string, string>
@@ -101,20 +104,31 @@ export function AlertsPage (p: {
       <div class='card'>
         <p>
           For a feed reader: every change of the organisation, newest first. Add <code>?severity=high</code>,
-          {' '}<code>changeType=</code> or <code>pageType=</code> to filter, as in the API.
+          {' '}<code>changeType=</code> or <code>pageType=</code> to filter, as in the API. These addresses are
+          yours: keep them as you would a password. They stop working if you leave the organisation.
         </p>
         <p class='key'>{p.feeds.changes}</p>
         <p class='small muted'>One domain's changes:</p>
         <p class='key small'>{p.feeds.domain}</p>
-        {admin
-          ? (
+        <form method='post' action='/app/alerts/feeds/rotate' class='inline'>
+          <Csrf token={p.viewer.csrf} />
+          <input type='hidden' name='which' value='mine' />
+          <button type='submit' class='quiet'>Make new addresses for me (my old ones stop working)</button>
+        </form>
+      </div>
+      {p.orgFeeds
+        ? (
+          <div class='card'>
+            <p>The organisation's own feed addresses (for tools, as <code>GET /api/feeds</code> gives them):</p>
+            <p class='key small'>{p.orgFeeds.changes}</p>
             <form method='post' action='/app/alerts/feeds/rotate' class='inline'>
               <Csrf token={p.viewer.csrf} />
-              <button type='submit' class='quiet'>Make new feed addresses (the old ones stop working)</button>
+              <input type='hidden' name='which' value='organisation' />
+              <button type='submit' class='quiet'>Make new organisation addresses (the old ones stop working)</button>
             </form>
-            )
-          : null}
-      </div>
+          </div>
+          )
+        : null}
       {admin
         ? (
           <>

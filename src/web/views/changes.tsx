@@ -245,8 +245,11 @@ export function ChangePage (p: {
   pageUrl: string
   domain: string
   acknowledger: string | null
-  /** A link anyone may open, when the organisation allows sharing. */
-  share?: { url: string, expiresAt: Date }
+  /** When the organisation allows sharing: the change's live links, and the one just made (shown once). */
+  share?: {
+    links: Array<{ id: string, created_at: Date, expires_at: Date, created_by_email: string | null }>
+    created?: { id: string, url: string, expiresAt: Date }
+  }
   notice?: string
 }) {
   const c = p.change
@@ -264,12 +267,35 @@ export function ChangePage (p: {
             )}
         {p.share
           ? (
-            <details>
+            <details open={p.share.created !== undefined || undefined}>
               <summary>Share this change</summary>
-              <div class='grow'>
-                <label for='share-link'>Anyone with this link sees this change, and nothing else, until <Time at={p.share.expiresAt} /></label>
-                <input id='share-link' readonly value={p.share.url} />
-              </div>
+              {p.share.created
+                ? (
+                  <div class='grow'>
+                    <label for='share-link'>Anyone with this link sees this change, and nothing else, until <Time at={p.share.created.expiresAt} /> or until it is revoked. Copy it now: it is shown only once.</label>
+                    <input id='share-link' readonly value={p.share.created.url} />
+                  </div>
+                  )
+                : null}
+              <form method='post' action={`/app/changes/${c.id}/share`}>
+                <Csrf token={p.viewer.csrf} />
+                <button type='submit'>Make a share link</button>
+              </form>
+              {p.share.links.length > 0
+                ? (
+                  <ul>
+                    {p.share.links.map(l => (
+                      <li key={l.id}>
+                        <form method='post' action={`/app/changes/${c.id}/share/${l.id}/revoke`} class='inline'>
+                          A link made <Time at={l.created_at} />{l.created_by_email ? ` by ${l.created_by_email}` : ''}, until <Time at={l.expires_at} />{' '}
+                          <Csrf token={p.viewer.csrf} />
+                          <button type='submit' class='secondary' aria-label={`Revoke the link made ${l.created_at.toISOString()}`}>Revoke</button>
+                        </form>
+                      </li>
+                    ))}
+                  </ul>
+                  )
+                : <p class='small muted'>No link to this change works now.</p>}
             </details>
             )
           : null}
