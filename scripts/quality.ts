@@ -2,6 +2,7 @@
 // language and per page type: noise pairs kept silent, real changes found, change
 // types right, page types right.
 import { evaluate, LANGUAGES, qualityCases, type QualityCase, type Outcome } from '../test/quality/corpus.js'
+import { evaluateLong, longCases } from '../test/quality/long-documents.js'
 import { readerCases } from '../test/quality/readers.js'
 
 const results = qualityCases().map(c => ({ c, o: evaluate(c) }))
@@ -90,4 +91,24 @@ for (const reader of ['pricing', 'api', 'changelog'] as const) {
 for (const { c, r } of readers.filter(x => !x.r.right || x.r.hidden > 0)) {
   const hidden = r.hidden > 0 ? ` (${r.hidden} changed lines hidden)` : ''
   console.log(`  miss ${c.reader} ${c.kind} ${c.id}: ${r.seen}${hidden}`)
+}
+
+// Long documents (test/quality/long-documents.ts): a new section among renumbered references,
+// a typography-only rewrite, a spelling variant beside a real clause change, a heading made
+// sentence case, a new date of last update beside a substantive edit. Goals: every summary
+// led by the most significant edit; no trivial-only edit above low.
+const long = longCases().map(c => ({ c, o: evaluateLong(c) }))
+console.log('\nlong documents (goals: all led right, no trivial-only edit above low)')
+const longColumns = ['summaries led right', 'trivial above low', 'one change']
+console.log(`${''.padEnd(12)}${longColumns.map(h => h.padEnd(22)).join('')}`)
+for (const lang of LANGUAGES) {
+  const of = long.filter(x => x.c.lang === lang)
+  const trivial = of.filter(x => x.c.trivial)
+  console.log(`${lang.padEnd(12)}${cell([of.filter(x => x.o.ledRight).length, of.length]).padEnd(22)}` +
+    `${cell([trivial.filter(x => x.o.trivialTooHigh).length, trivial.length]).padEnd(22)}` +
+    `${cell([of.filter(x => x.o.changes.length === 1).length, of.length])}`)
+}
+for (const { c, o } of long.filter(x => !x.o.ledRight || x.o.trivialTooHigh)) {
+  const seen = o.changes.map(ch => `${ch.changeType}/${ch.severity}: ${ch.summary}`).join(' | ') || 'nothing'
+  console.log(`  miss ${c.id}: ${seen}`)
 }

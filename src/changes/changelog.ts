@@ -1,7 +1,8 @@
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument, parseFeed } from 'htmlparser2'
 import type { ChangeType, ChangelogEntry, Severity } from '../domain/vocabulary.js'
-import { fold, LANGUAGES, matcher, MONTHS, RELEASE_WORDS } from './lexicon.js'
+import { dateIn } from './dates.js'
+import { fold, LANGUAGES, matcher, RELEASE_WORDS } from './lexicon.js'
 import { cut, plain } from './quote.js'
 import { blockText, contains, lineKey, SKIPPED, type StructuredChange, type StructuredReading } from './structure.js'
 
@@ -21,28 +22,10 @@ export interface ChangelogReading {
 const UNRELEASED = /^\[?(?:unreleased|upcoming|non publié|à venir|unveröffentlicht|demnächst|sin publicar|próximamente|non rilasciato|in arrivo|niet uitgebracht|binnenkort|não lançado|em breve)\]?(?:\s+changes)?$/iu
 
 const VERSION = /(?<![\p{L}\d.])v?(\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.]+)?)(?![\d.]*\d)/u
-const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/
-const MONTH_NAMES = [...MONTHS.keys()].join('|')
-const DAY_MONTH_YEAR =
-  new RegExp(`\\b(\\d{1,2})\\.?\\s+(?:de\\s+)?(${MONTH_NAMES})\\.?,?\\s+(?:de\\s+)?(\\d{4})\\b`, 'i')
-const MONTH_DAY_YEAR = new RegExp(`\\b(${MONTH_NAMES})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'i')
 /** Keep a Changelog's sections: an item under one is written "Section: item". */
 const KAC_SECTION = /^(?:added|changed|deprecated|removed|fixed|security|new|improved|improvements|fixes|bug fixes)$/i
 const HEADING = /^h([1-6])$/
 const MAX_ITEMS = 50
-
-/** The date a text writes, as YYYY-MM-DD, and what it was written as. */
-function dateIn (text: string): { iso: string, written: string } | undefined {
-  const folded = fold(text)
-  const pad = (n: number | string) => String(n).padStart(2, '0')
-  let m = ISO_DATE.exec(folded)
-  if (m) return { iso: `${m[1]}-${m[2]}-${m[3]}`, written: m[0] }
-  m = DAY_MONTH_YEAR.exec(folded)
-  if (m) return { iso: `${m[3]}-${pad(MONTHS.get(m[2].toLowerCase())!)}-${pad(m[1])}`, written: m[0] }
-  m = MONTH_DAY_YEAR.exec(folded)
-  if (m) return { iso: `${m[3]}-${pad(MONTHS.get(m[1].toLowerCase())!)}-${pad(m[2])}`, written: m[0] }
-  return undefined
-}
 
 /** A heading's or card's version, date and what is left of its words. */
 function named (text: string): { version?: string, date?: string, rest: string } {

@@ -549,3 +549,54 @@ export const FREE_WORDS: Words = {
   nl: ['gratis'],
   pt: ['grátis', 'gratuit[oa]']
 }
+
+/**
+ * Words before a reference to a part of a document ("Section 5", "Art. 12", "Abschnitt 3"):
+ * such a number changed with the parts around it is a renumbering, no edit of substance.
+ */
+export const REFERENCE_WORDS: Words = {
+  en: ['sections?', 'clauses?', 'articles?', 'paragraphs?', 'paras?', 'art', 'sec', 'chapters?', 'schedules?',
+    'annex(?:es)?', 'appendix', 'exhibits?', 'items?', 'points?', 'subsections?', 'parts?', 'rules?', 'no'],
+  fr: ['sections?', 'clauses?', 'articles?', 'paragraphes?', 'alin[ée]as?', 'chapitres?', 'annexes?', 'points?',
+    'parties?', 'art'],
+  de: ['abschnitt(?:e|s|en)?', 'ziffer(?:n)?', 'absatz', 'abs[äa]tze', 'abs', 'artikel', 'art', 'kapitel', 'anhang',
+    'punkt(?:e|s|en)?', 'nr', 'klausel(?:n)?', 'paragraph(?:en)?'],
+  es: ['secci(?:ón|ones)', 'cl[áa]usulas?', 'art[íi]culos?', 'apartados?', 'p[áa]rrafos?', 'cap[íi]tulos?', 'anexos?',
+    'puntos?', 'art'],
+  it: ['sezion[ei]', 'clausol[ae]', 'articol[oi]', 'paragraf[oi]', 'capitol[oi]', 'allegat[oi]', 'punt[oi]', 'art'],
+  nl: ['sectie(?:s)?', 'artikel(?:en)?', 'paragra(?:af|fen)', 'hoofdstuk(?:ken)?', 'bijlage(?:n)?', 'punt(?:en)?',
+    'lid',
+    'leden', 'clausule(?:s)?', 'art'],
+  pt: ['se[çc](?:ão|ões|ao|oes)', 'cl[áa]usulas?', 'artigos?', 'par[áa]grafos?', 'cap[íi]tulos?', 'anexos?', 'itens',
+    'item', 'pontos?', 'art']
+}
+
+/** What a document's date of last update is called: a new one is named, never news by itself. */
+export const LAST_UPDATED_WORDS: Words = {
+  en: ['last (?:updated|modified|revised|changed|amended)', 'updated(?: on| as of)?',
+    'effective(?: date| as of| from| on)?',
+    'revised(?: on)?', 'version date', 'date of last (?:update|revision)', 'as of'],
+  fr: ['derni[èe]re mise [àa] jour', 'mise? [àa] jour(?: le)?', 'en vigueur (?:le|au|[àa] compter du|depuis le)',
+    'date d\'effet', 'version du', 'modifi[ée]e? le'],
+  de: ['zuletzt (?:aktualisiert|ge[äa]ndert|überarbeitet)', 'stand', 'g[üu]ltig ab',
+    'letzte (?:aktualisierung|[äa]nderung)',
+    'in kraft (?:seit|ab)', 'aktualisiert am'],
+  es: ['[úu]ltima (?:actualizaci[óo]n|modificaci[óo]n)', 'actualizad[oa](?: el)?', 'vigente desde',
+    'fecha de entrada en vigor', 'en vigor desde'],
+  it: ['ultimo aggiornamento', 'ultima modifica', 'aggiornat[oa](?: il| al)?', 'in vigore dal', 'data di efficacia'],
+  nl: ['laatst (?:bijgewerkt|gewijzigd)', 'bijgewerkt op', 'laatste wijziging', 'van kracht (?:vanaf|per|sinds)',
+    'ingangsdatum'],
+  pt: ['[úu]ltima atualiza[çc][ãa]o', 'atualizad[oa](?: em)?', 'em vigor (?:desde|a partir de)', 'data de vig[êe]ncia']
+}
+
+/**
+ * Spellings of one word across English's variants (behaviour/behavior, organise/organize,
+ * centre/center, cancelled/canceled, licence/license, catalogue/catalog, programme/program,
+ * judgement/judgment): each pair of endings, or of middles, that one variant writes for the other.
+ */
+export const SPELLING_VARIANTS: ReadonlyArray<readonly [string, string]> = [
+  ['our', 'or'], ['ise', 'ize'], ['ised', 'ized'], ['ises', 'izes'], ['ising', 'izing'], ['isation', 'ization'],
+  ['isations', 'izations'], ['yse', 'yze'], ['ysed', 'yzed'], ['tre', 'ter'], ['tres', 'ters'], ['lled', 'led'],
+  ['lling', 'ling'], ['ller', 'ler'], ['ence', 'ense'], ['ogue', 'og'], ['ogues', 'ogs'], ['mme', 'm'], ['mmes', 'ms'],
+  ['gement', 'gment'], ['ae', 'e'], ['oe', 'e']
+]

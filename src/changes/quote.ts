@@ -73,7 +73,10 @@ function quotePassage (p: Passage): string {
   if (removed === '' && alone(added)) return `added "${cut(added, SPAN)}"`
   if (added === '' && alone(removed)) return `removed "${cut(removed, SPAN)}"`
   const left = leftContext(p.before)
-  const right = rightContext(p.after)
+  // Brackets opened before the end of the edit and not closed in it: the right side closes them.
+  const opened = [...`${left}${p.added}`]
+    .reduce((n, c) => c === '(' || c === '[' ? n + 1 : c === ')' || c === ']' ? Math.max(0, n - 1) : n, 0)
+  const right = rightContext(p.after, opened)
   removed = spaced(p.removed)
   added = spaced(p.added)
   let before = joined(left, removed, right)
@@ -114,12 +117,33 @@ function leftContext (s: string): string {
   return `…${space >= 0 ? tail.slice(space + 1) : tail}`
 }
 
-/** The start of the unchanged text after an edit: to the end of its sentence or line, at most RIGHT characters. */
-function rightContext (s: string): string {
+/**
+ * The start of the unchanged text after an edit: to the end of its sentence or line, at
+ * most RIGHT characters. A full stop that ends an abbreviation ("Art. 5", "e.g. the") or
+ * stands inside brackets the edit opened is no sentence's end: the quote runs on to the
+ * closing bracket rather than cut inside it.
+ */
+function rightContext (s: string, open = 0): string {
   const line = s.split('\n')[0]
-  const end = line.search(/[.!?;:](\s|$)/)
+  let depth = open
+  let end = -1
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]
+    if (c === '(' || c === '[') depth++
+    else if ((c === ')' || c === ']') && depth > 0) {
+      depth--
+      if (depth === 0 && open > 0 && i + 1 >= RIGHT) {
+        end = i
+        break
+      }
+    } else if (/[.!?;:]/.test(c) && depth === 0 && /^(?:\s|$)/.test(line.slice(i + 1, i + 2)) &&
+      !/^\s*[\d(a-z]/.test(line.slice(i + 1, i + 4))) {
+      end = i
+      break
+    }
+  }
   let t = end >= 0 ? line.slice(0, end + 1) : line
-  if (t.length <= RIGHT) return t
+  if (t.length <= RIGHT || (open > 0 && end >= 0 && t.length <= RIGHT * 2)) return t
   t = t.slice(0, RIGHT)
   const space = t.lastIndexOf(' ')
   return `${space > 0 ? t.slice(0, space) : t}…`

@@ -246,7 +246,10 @@ export const DiffDataSchema = Type.Object(
         newLines: Type.Integer(),
         lines: Type.Array(Type.Object({ type: literals(DIFF_LINE_TYPES), content: Type.String() }))
       }),
-      { description: 'always present; empty only when the change has no line diff' }
+      {
+        description: 'always present, with every changed line of the change (before and after are bounded ' +
+        'passages); empty only when the change has no line diff'
+      }
     ),
     pricing: Type.Optional(
       Type.Object(
@@ -261,6 +264,14 @@ export const DiffDataSchema = Type.Object(
         }
       )
     ),
+    edits: Type.Optional(Type.Object({
+      kinds: Type.Record(Type.String(), Type.Integer(), {
+        description: 'how many edits of each kind the change holds: substantive (passages that change what the ' +
+          'text says), renumbering (section or reference numbers), typography (quotes, dashes, spaces, case), ' +
+          'spelling (a variant or a typo fixed), last_updated (the date of last update)'
+      }),
+      updatedOn: Type.Optional(Type.String({ description: 'the date of last update the page now gives (YYYY-MM-DD)' }))
+    }, { description: "the change's edits by kind: trivial ones never lead its summary nor raise its severity" })),
     changelog: Type.Optional(ChangelogEntrySchema),
     api: Type.Optional(ApiDiffSchema),
     visual: Type.Optional(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { findMoney } from '../../src/changes/money.js'
 import { evaluate, qualityCases, showsDifference } from './corpus.js'
+import { evaluateLong, longCases } from './long-documents.js'
 import { readerCases } from './readers.js'
 
 // Every pair of the labelled set is a test (npm run quality prints the same as figures).
@@ -66,6 +67,17 @@ describe('the structured readers\' labelled set, case by case', () => {
     it(`${c.reader}, ${c.kind}: ${c.id}`, () => {
       const { right, seen } = c.run()
       assert.ok(right, seen)
+    })
+  }
+})
+
+describe('long documents: the edit that matters leads, trivial edits stay low', () => {
+  for (const c of longCases()) {
+    it(c.id, () => {
+      const o = evaluateLong(c)
+      const seen = o.changes.map(ch => `${ch.changeType}/${ch.severity}: ${ch.summary}`).join(' | ')
+      assert.ok(o.ledRight, seen)
+      assert.ok(!o.trivialTooHigh, seen)
     })
   }
 })
