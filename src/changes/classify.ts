@@ -82,6 +82,8 @@ interface Counted {
   updatedOn?: string
   /** Nothing but trivial edits. */
   onlyTrivial: boolean
+  /** Led by a section (or card) added or removed whole: among edits of one weight, it leads. */
+  wholeSection?: boolean
 }
 
 /** The summary a person reads: the lead edit, how many more, and the trivial edits by kind. */
@@ -143,7 +145,8 @@ function regionChange (
     passages,
     trivial: counts,
     ...(updatedOn ? { updatedOn } : {}),
-    onlyTrivial: false
+    onlyTrivial: false,
+    ...(lead.reading.standsAlone ? { wholeSection: true } : {})
   }
 }
 
@@ -192,7 +195,8 @@ function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Cou
   const same = changes.filter(x => !x.onlyTrivial && x.change.changeType === type)
   if (same.length <= 1) return changes
   const severity = highest(same.map(x => x.change.severity))
-  const lead = same.reduce((best, x) => RANK[x.change.severity] > RANK[best.change.severity] ? x : best)
+  const weight = (x: Counted) => RANK[x.change.severity] * 2 + (x.wholeSection ? 1 : 0)
+  const lead = same.reduce((best, x) => weight(x) > weight(best) ? x : best)
   const merged: Counted = {
     change: {
       changeType: type,
@@ -202,6 +206,7 @@ function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Cou
       diffData: mergedDiff(same.map(x => x.change.diffData))
     },
     headline: lead.headline,
+    ...(lead.wholeSection ? { wholeSection: true } : {}),
     passages: same.reduce((n, x) => n + x.passages, 0),
     trivial: same.reduce((c, x) => addCounts(c, x.trivial), {}),
     ...(same.find(x => x.updatedOn) ? { updatedOn: same.find(x => x.updatedOn)!.updatedOn } : {}),

@@ -79,7 +79,12 @@ const TAGS = new Map<string, number>([
     'summary',
     'label',
     'body',
-    'html'
+    'html',
+    'center',
+    'hgroup',
+    'menu',
+    'search',
+    'dir'
   ].map(t => [t, BLOCK] as const),
   ...['section', 'article', 'main'].map(t => [t, BLOCK | CONTENT] as const),
   ...['li', 'dt', 'dd'].map(t => [t, BLOCK | ITEM] as const),
@@ -104,6 +109,9 @@ const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog'
 const BANNER =
   /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
 const HIDDEN_STYLE = /(display\s*:\s*none|visibility\s*:\s*hidden)/i
+// An inline element its page lays out as a block ("<span style="display:block">Suite 398</span>"):
+// its text is a line of its own, not run into the text before it.
+const BLOCK_STYLE = /display\s*:\s*(?:block|flex|grid|list-item|table)\b/i
 // Control characters other than white space (NUL above all, which PostgreSQL's text
 // cannot hold) show as nothing in a browser.
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
@@ -164,6 +172,8 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   let row: string[] | null = null
   let cell: string | null = null
   let link: { href: string, text: string } | null = null
+  // The depths of the inline elements open that are styled as blocks.
+  const styledBlocks: number[] = []
 
   const flush = () => {
     const priced = pricedText || priceDepth > 0
@@ -209,6 +219,10 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
         const priced = priceDepth === 0 && (attrs.class !== undefined || attrs.itemprop !== undefined) &&
           isPriceMarkup(name, attrs)
         if (!(tag & (BLOCK | CELL))) {
+          if (attrs.style && BLOCK_STYLE.test(attrs.style)) {
+            flush()
+            styledBlocks.push(depth)
+          }
           if (priced) {
             priceDepth = depth
             pricedText = true
@@ -256,7 +270,13 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
         }
         const tag = TAGS.get(name) ?? 0
         if (tag & CONTENT) contentDepth--
-        if (!(tag & (BLOCK | CELL))) return
+        if (!(tag & (BLOCK | CELL))) {
+          if (styledBlocks.at(-1) === depth + 1) {
+            styledBlocks.pop()
+            flush()
+          }
+          return
+        }
         flush()
         if (tag & (HEADING | ITEM)) kinds.pop()
         else if (tag & CELL && row && cell !== null) {

@@ -1,13 +1,14 @@
 import {
   type ChangeType, type DiffHunk, type PageType, SEVERITY_RANK as RANK, type Severity
 } from '../domain/vocabulary.js'
-import { editKinds, type EditKinds, trivialPhrase } from './edit-kinds.js'
+import { type EditKind, editKinds, type EditKinds, trivialPhrase } from './edit-kinds.js'
 import {
   CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PLAN_LIMIT_WORDS,
   PRICE_WORDS, RESTRICTION_WORDS
 } from './lexicon.js'
 import { findMoney, type Money } from './money.js'
 import { cut, plain, quoteEdit } from './quote.js'
+import { pairUp } from './structure.js'
 
 // How one block of changed lines is read: as a price, plan or feature cards, a section, list
 // items, an edit of terms, a plan's limits, trivial edits (a renumbering, typography, a
@@ -318,23 +319,82 @@ const READINGS: ReadonlyArray<readonly [name: string, read: (p: Part, ctx: Conte
 ]
 
 /**
- * A block's reading. Lines whose edits are all trivial (a heading renumbered after a new
- * section) are set aside first: the rest is read, and they are counted beside it.
+ * A block's changed lines without those whose edits are all trivial (a heading renumbered
+ * after a new section): `was` and `is` are the indexes set aside.
+ */
+export function withoutTrivial (removed: readonly string[], added: readonly string[], kinds: EditKinds) {
+  const was = new Set(kinds.trivialPairs.map(x => x[0]))
+  const is = new Set(kinds.trivialPairs.map(x => x[1]))
+  return { removed: removed.filter((_, i) => !was.has(i)), added: added.filter((_, j) => !is.has(j)) }
+}
+
+/**
+ * A whole section added (or removed) after an edit in one block, as the diff writes a
+ * clause rewritten just above a new section: the section apart, when none of its lines
+ * is what an old line became. Undefined when the block is not so.
+ */
+export function sectionApart (
+  removed: readonly string[], added: readonly string[]
+): { removed: string[], added: string[], section: { side: 'added' | 'removed', lines: string[] } } | undefined {
+  const tail = (lines: readonly string[], others: readonly string[], paired: Set<number>) => {
+    const h = lines.findIndex(isHeading)
+    if (h < 0 || lines.length - h < 2 || others.length === 0) return undefined
+    for (let i = h; i < lines.length; i++) if (paired.has(i)) return undefined
+    return h
+  }
+  const pairs = pairUp(removed, added)
+  const a = tail(added, removed, new Set(pairs.values()))
+  if (a !== undefined) {
+    return { removed: [...removed], added: added.slice(0, a), section: { side: 'added', lines: added.slice(a) } }
+  }
+  const r = tail(removed, added, new Set(pairs.keys()))
+  if (r !== undefined) {
+    return { removed: removed.slice(0, r), added: [...added], section: { side: 'removed', lines: removed.slice(r) } }
+  }
+  return undefined
+}
+
+/**
+ * A block's reading. Lines whose edits are all trivial are set aside first: the rest is
+ * read, and they are counted beside it. A section added or removed beside an edit is read
+ * on its own and leads unless the edit weighs more; the edit counts as one more passage.
  */
 export function classifyPart (p: Part, ctx: Context): Reading {
   const kinds = kindsOf(p, ctx)
-  if (kinds.kind !== 'substantive' || kinds.trivialPairs.length === 0) return firstReading(p, ctx)
-  const [was, is] = [new Set(kinds.trivialPairs.map(x => x[0])), new Set(kinds.trivialPairs.map(x => x[1]))]
-  const rest: Part = {
-    ...p,
-    removed: p.removed.filter((_, i) => !was.has(i)),
-    added: p.added.filter((_, j) => !is.has(j)),
-    kinds: { ...kinds, trivialPairs: [] }
+  if (kinds.kind !== 'substantive') return firstReading(p, ctx)
+  const rest: Part = kinds.trivialPairs.length === 0
+    ? p
+    : { ...p, ...withoutTrivial(p.removed, p.added, kinds), kinds: { ...kinds, trivialPairs: [] } }
+  const counts: EditKinds['counts'] = kinds.trivialPairs.length === 0 ? {} : { ...kinds.counts }
+  let updatedOn = kinds.trivialPairs.length === 0 ? undefined : kinds.updatedOn
+  const apart = sectionApart(rest.removed, rest.added)
+  let reading: Reading
+  if (!apart) {
+    reading = firstReading(rest, ctx)
+  } else {
+    const { side, lines } = apart.section
+    const section = firstReading({
+      ...rest,
+      removed: side === 'removed' ? lines : [],
+      added: side === 'added' ? lines : [],
+      kinds: { ...kinds, kind: 'substantive', trivialPairs: [] }
+    }, ctx)
+    const edit = firstReading({ ...rest, removed: apart.removed, added: apart.added, kinds: undefined }, ctx)
+    if (edit.trivial) {
+      for (const [k, n] of Object.entries(edit.trivial.counts) as Array<[EditKind, number]>) {
+        counts[k] = (counts[k] ?? 0) + n
+      }
+      updatedOn ??= edit.trivial.updatedOn
+      reading = section
+    } else {
+      const editLeads = RANK[edit.severity] > RANK[section.severity]
+      reading = { ...(editLeads ? edit : section), passages: edit.passages + section.passages }
+    }
   }
-  const counts = { ...kinds.counts }
   delete counts.substantive
-  const trivialAlso = { counts, ...(kinds.updatedOn ? { updatedOn: kinds.updatedOn } : {}) }
-  return { ...firstReading(rest, ctx), trivialAlso }
+  return Object.keys(counts).length > 0
+    ? { ...reading, trivialAlso: { counts, ...(updatedOn ? { updatedOn } : {}) } }
+    : reading
 }
 
 function firstReading (p: Part, ctx: Context): Reading {

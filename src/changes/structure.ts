@@ -125,7 +125,10 @@ const wordsOf = (s: string) => new Set(lineKey(s).split(/[^\p{L}\p{N}]+/u).filte
 
 /**
  * Which added line each removed line of a block became: the one at its place when the two
- * sides are as long, else the most alike (at least a third of their words shared).
+ * sides are as long, else the most alike (at least a third of their words shared), the
+ * most alike pairs taken first, so a line shares its words with the line it became rather
+ * than with the first that shares any ("## 3. Accounts" became "## 2. Accounts", not the
+ * "## 2. Safety" above it). A very large block is paired line by line, in its order.
  */
 export function pairUp (removed: readonly string[], added: readonly string[]): Map<number, number> {
   const pairs = new Map<number, number>()
@@ -135,14 +138,33 @@ export function pairUp (removed: readonly string[], added: readonly string[]): M
   }
   const taken = new Set<number>()
   const addedWords = added.map(wordsOf)
+  const likeness = (words: Set<string>, other: Set<string>) =>
+    [...words].filter(w => other.has(w)).length / Math.max(words.size, other.size, 1)
+  if (removed.length * added.length <= MAX_RANKED_PAIRS) {
+    const candidates: Array<[score: number, k: number, j: number]> = []
+    removed.forEach((line, k) => {
+      const words = wordsOf(line)
+      addedWords.forEach((other, j) => {
+        const s = likeness(words, other)
+        if (s >= 1 / 3) candidates.push([s, k, j])
+      })
+    })
+    // Most alike first; among equals, in the block's order, a removed line to the last of its equals.
+    candidates.sort((x, y) => y[0] - x[0] || x[1] - y[1] || y[2] - x[2])
+    for (const [, k, j] of candidates) {
+      if (pairs.has(k) || taken.has(j)) continue
+      pairs.set(k, j)
+      taken.add(j)
+    }
+    return pairs
+  }
   removed.forEach((line, k) => {
     const words = wordsOf(line)
     let best = -1
     let score = 1 / 3
     addedWords.forEach((other, j) => {
       if (taken.has(j)) return
-      const shared = [...words].filter(w => other.has(w)).length
-      const s = shared / Math.max(words.size, other.size, 1)
+      const s = likeness(words, other)
       if (s >= score) [best, score] = [j, s]
     })
     if (best >= 0) {
@@ -152,6 +174,8 @@ export function pairUp (removed: readonly string[], added: readonly string[]): M
   })
   return pairs
 }
+/** Beyond this many pairs of lines to weigh, a block is paired in its order (its scores would not be kept). */
+const MAX_RANKED_PAIRS = 250_000
 
 /**
  * The hunk with only the changes `keep` says: a change left out is dropped (a deletion)

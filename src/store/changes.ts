@@ -173,6 +173,11 @@ export async function setAcknowledged (db: Db, orgId: string, ids: string[], by:
 }
 
 /** The text of a snapshot, the "before" of the next comparison. */
+/** A snapshot's text, or undefined when it is no longer kept (retention deleted it). */
+export async function snapshotTextOrNone (db: Db, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('snapshots').select('content').where('id', '=', id).executeTakeFirst())?.content
+}
+
 export async function snapshotText (db: Db, id: string): Promise<string> {
   return (await db.selectFrom('snapshots').select('content').where('id', '=', id).executeTakeFirstOrThrow()).content
 }

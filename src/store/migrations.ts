@@ -380,6 +380,18 @@ const migrations: Record<string, string[]> = {
     'CREATE INDEX account_tokens_user ON account_tokens (user_id) WHERE purpose = \'reset\'',
     'CREATE INDEX account_tokens_expiry ON account_tokens (expires_at)',
     'CREATE INDEX sessions_expiry ON sessions (expires_at)'
+  ],
+  // Search reads every changed word of a change (its hunks), not only the bounded passages:
+  // a new section far down a long document is found by its words.
+  '0014_search_whole_diff': [
+    'ALTER TABLE changes DROP COLUMN search',
+    `ALTER TABLE changes ADD COLUMN search tsvector GENERATED ALWAYS AS (
+      to_tsvector('english', left(regexp_replace(
+        summary || ' ' || coalesce(
+          jsonb_path_query_array(diff_data, '$.hunks[*].lines[*] ? (@.type != "context").content')::text, ''),
+        '[/$€£¥"\\[\\],]', ' ', 'g'), 200000))
+    ) STORED`,
+    'CREATE INDEX changes_search ON changes USING gin (search)'
   ]
 }
 

@@ -99,6 +99,28 @@ describe('change classification on realistic pages', () => {
     assert.equal(removed.summary, 'Features, Analytics: section removed (2 paragraphs)')
   })
 
+  it('a section added or removed just after an edited line is still a section, and leads unless the edit weighs more', () => {
+    const doc = (notice: string, extra: string) => layout('Terms', '<h1>Terms</h1>' +
+      `<h2>1. Notices</h2><p>Notices are sent ${notice}.</p>${extra}<h2>${extra ? 3 : 2}. Accounts</h2><p>One account per person.</p>`)
+    const section = '<h2>2. Safety policy</h2><p>Members verify their age.</p><p>Reports are read within a day.</p>'
+    const [added] = changes(doc('by e-mail', ''), doc('by post', section), 'terms').changes
+    assert.equal(added.summary, 'Terms, 2. Safety policy: new section (2 paragraphs), and 1 more passage; also 1 renumbered reference')
+    assert.equal(added.severity, 'medium')
+    const [removed] = changes(doc('by e-mail', section), doc('by post', ''), 'terms').changes
+    assert.equal(removed.summary, 'Terms, 2. Safety policy: section removed (2 paragraphs), and 1 more passage; also 1 renumbered reference')
+    // An edit of liability outweighs a new section of no legal weight: it leads.
+    const [weightier] = changes(doc('by e-mail', ''), doc('by e-mail; our liability ends after 30 days', section), 'terms').changes
+    assert.match(weightier.summary, /^Terms, 1\. Notices: .*liability.*, and 1 more passage; also 1 renumbered reference$/)
+    assert.equal(weightier.severity, 'high')
+    // Apart, an edit and a new section of one weight: the section leads.
+    const far = (v: number, extra: string) => layout('Terms', '<h1>Terms</h1><h2>Notices</h2>' +
+      [1, 2, 3].map(n => `<p>Notice ${n} is sent within ${v} days.</p>`).join('') +
+      '<h2>Accounts</h2><p>One account per person.</p><p>Accounts are personal.</p>' + extra + '<h2>Contact</h2><p>Write to us.</p>')
+    const [both] = changes(far(10, ''), far(20, section.replace(/2\. /, '')), 'terms').changes
+    assert.equal(both.severity, 'medium')
+    assert.match(both.summary, /^Terms, Safety policy: new section \(2 paragraphs\), and 3 more passages$/)
+  })
+
   it('terms_update: legal text changed on a terms page; liability or resale wording is high', () => {
     const [c] = changes(
       layout('Terms', termsMain()),
@@ -296,6 +318,13 @@ describe('extraction', () => {
       '<p>Outro.</p></main></body></html>')
     assert.deepEqual(page.lines, ['# Plans', 'Intro text.', 'Only $9 a seat.', '## Pro', '$49', '| Team | $99 |', '| Docs | Free |', 'Outro.'])
     assert.deepEqual(page.priceLines, [2, 3, 4, 5])
+  })
+
+  it('never runs two blocks together: block elements of every kind, and inline elements laid out as blocks', () => {
+    const page = extractPage('<html><body><main><address>Acme Inc.<br>1 Parkway<span style="display: block">Suite 398</span>' +
+      '</address><center>Centred</center><hgroup><h2>Title</h2><p>Tagline</p></hgroup>' +
+      '<p><span style="display:flex">Left</span><span>right</span> and <b>bold</b>text</p></main></body></html>')
+    assert.deepEqual(page.lines, ['Acme Inc.', '1 Parkway', 'Suite 398', 'Centred', '## Title', 'Tagline', 'Left', 'right and boldtext'])
   })
 
   it('cleans white space and invisible characters the same whether or not the text needed it', () => {

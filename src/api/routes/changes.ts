@@ -34,7 +34,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
           'values, ' +
           'repeated or comma-separated. `since` (inclusive) and `until` (exclusive) bound createdAt. `q` is a ' +
           'full-text search ' +
-          '(PostgreSQL websearch syntax: words, "quoted phrases", -excluded) in summaries and changed text. ' +
+          '(PostgreSQL websearch syntax: words, "quoted phrases", -excluded) in summaries and in every changed ' +
+          'line of the whole diff (`diffData.hunks`), not only the passages of `before` and `after`. ' +
           '`meta.total` counts ' +
           'up to 1,000, within a small time budget; when `meta.totalCapped` is true, total is a lower bound ("at ' +
           'least").',

@@ -3,23 +3,28 @@ import { appBaseUrl } from '../../config.js'
 import { parseDomainInput } from '../../crawl/url.js'
 import { AppError, notFound } from '../../domain/errors.js'
 import { asPlanAllows, describeUsage } from '../../domain/plans.js'
-import { CHANGE_TYPES, SEVERITIES, type ChangeType, type RenderMode, type Severity } from '../../domain/vocabulary.js'
+import {
+  CHANGE_TYPES, PAGE_TYPES, SEVERITIES, type ChangeType, type PageType, type RenderMode, type Severity
+} from '../../domain/vocabulary.js'
 import { crawlNow, createDomain, removeDomain, requireDomain } from '../../services/domains.js'
 import { changeImage, type ChangeImage } from '../../services/images.js'
-import { addPageByHand, changePage } from '../../services/pages.js'
+import { addPageByHand, changePage, removePage } from '../../services/pages.js'
+import { pageTimeline, pageVersion, priceHistory, versionsCompared } from '../../services/page-history.js'
 import { requestResearch } from '../../services/research.js'
 import { changeShareLinks, createShareLink, revokeLink, sharedChange } from '../../services/share.js'
+import { changeView } from '../../services/change-view.js'
 import { currentPeriod } from '../../store/billing.js'
 import { getChange, listChanges, openChangesByDomain, setAcknowledged } from '../../store/changes.js'
 import { domainNames, getDomainDetails, listDomainSummaries } from '../../store/domains.js'
 import { shareLinksOn } from '../../store/orgs.js'
-import { findPage } from '../../store/pages.js'
+import { findPage, onePageView } from '../../store/pages.js'
 import { findBrief, listBriefs } from '../../store/research.js'
 import { briefMarkdown } from '../../research/markdown.js'
 import { field, fields, page, type Person, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { ChangePage, Inbox, SharedChangePage, type InboxFilters } from '../views/changes.js'
 import { DomainList, DomainPage } from '../views/domains.js'
 import { ResearchPage } from '../views/research.js'
+import { PageView } from '../views/page.js'
 import { html } from '../views/layout.js'
 
 // Domains, their pages, and their changes: what people come for.
@@ -36,11 +41,16 @@ const DONE: Record<string, string> = {
   page: 'Page added: its first check is queued.',
   saved: 'Page settings saved.',
   acknowledged: 'Acknowledged.',
+  typed: 'The page\'s type is saved: Sitewatch keeps your choice.',
+  'page-deleted': 'The page is deleted, with its versions and changes.',
   unshared: 'The share link is revoked: it no longer opens this change, nor its pictures.',
   deleted: 'Domain deleted.',
   'org-deleted': 'The organisation is deleted. You are now in another of yours.'
 }
 const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
+/** The page of a long list asked for (?page=), 1 when none or not a number. */
+const pageOf = (q: unknown) =>
+  Math.min(10_000, Math.max(1, Number.parseInt((q as Record<string, string>).page ?? '1', 10) || 1))
 
 export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
   const { db, queue, settings: config } = deps
@@ -139,6 +149,64 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
     return `/app/domains/${id(req.params)}?done=page`
   }))
 
+  const showPage = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
+    const org = req.person!.org
+    const [domainId, pageId] = [id(req.params), id(req.params, 'pageId')]
+    const domain = await requireDomain(ctx, org.id, domainId)
+    const row = await findPage(db, org.id, domainId, pageId)
+    if (!row) throw notFound('Page')
+    const q = req.query as Record<string, string | undefined>
+    const known = (v: string | undefined) => v !== undefined && UUID.test(v) ? v : undefined
+    const [view, timeline, version, compared] = await Promise.all([
+      onePageView(db, row),
+      pageTimeline(db, org.id, pageId, pageOf(req.query)),
+      known(q.version) ? pageVersion(db, pageId, q.version!) : undefined,
+      known(q.from) && known(q.to) ? versionsCompared(db, pageId, q.from!, q.to!, 1) : undefined
+    ])
+    const base = `/app/domains/${domainId}/pages/${pageId}`
+    return await page(reply, html(PageView({
+      viewer: viewerOf(req, reply),
+      domain: { id: domain.id, domain: domain.hostname, render: domain.render },
+      page: { ...view, domainId },
+      timeline,
+      prices: view.pageType === 'pricing' ? priceHistory(timeline.changes) : [],
+      ...(version ? { version } : {}),
+      ...(compared
+        ? { compared: { ...compared, href: (n: number) => `${base}?from=${q.from}&to=${q.to}&page=${n}#compared` } }
+        : {}),
+      error,
+      notice: notice(req.query)
+    })), status)
+  }
+  app.get('/domains/:id/pages/:pageId', async (req, reply) => await showPage(req, reply))
+
+  /** A page's form: done → back to the page with a notice; a refusal the person can fix → the page with it. */
+  const onPage = (action: (req: FastifyRequest & { person: Person }) => Promise<string>) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      requireRole(req, 'editor')
+      try {
+        return await reply.redirect(await action(req as FastifyRequest & { person: Person }), 303)
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
+        return await showPage(req, reply, err.message, err.statusCode)
+      }
+    }
+
+  app.post('/domains/:id/pages/:pageId/type', onPage(async req => {
+    const pageType = field(req.body, 'pageType')
+    if (!(PAGE_TYPES as readonly string[]).includes(pageType)) {
+      throw new AppError('VALIDATION_ERROR', 'Choose one of the page types.')
+    }
+    const pageId = id(req.params, 'pageId')
+    await changePage(ctx, req.person.org.id, id(req.params), pageId, { pageType: pageType as PageType })
+    return `/app/domains/${id(req.params)}/pages/${id(req.params, 'pageId')}?done=typed`
+  }))
+
+  app.post('/domains/:id/pages/:pageId/delete', onPage(async req => {
+    await removePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'))
+    return `/app/domains/${id(req.params)}?done=page-deleted`
+  }))
+
   app.post('/domains/:id/pages/:pageId', onDomain(async req => {
     const render = field(req.body, 'render')
     const priority = Number(field(req.body, 'priority'))
@@ -152,7 +220,9 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
         includeSelectors: lines(field(req.body, 'includeSelectors'))
       }
     })
-    return `/app/domains/${id(req.params)}?done=saved`
+    return field(req.body, 'back') === 'page'
+      ? `/app/domains/${id(req.params)}/pages/${id(req.params, 'pageId')}?done=saved`
+      : `/app/domains/${id(req.params)}?done=saved`
   }))
 
   app.post('/domains/:id/delete', onDomain(async req => {
@@ -205,11 +275,12 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
     const org = req.person!.org
     const change = await getChange(db, org.id, id(req.params))
     if (!change) throw notFound('Change')
-    const [pageRow, domain, sharing, links] = await Promise.all([
+    const [pageRow, domain, sharing, links, view] = await Promise.all([
       findPage(db, org.id, change.domainId, change.pageId),
       requireDomain(ctx, org.id, change.domainId),
       shareLinksOn(db, org.id),
-      changeShareLinks(db, org.id, change.id)
+      changeShareLinks(db, org.id, change.id),
+      changeView(db, change, pageOf(req.query))
     ])
     return await page(reply, html(ChangePage({
       viewer: viewerOf(req, reply),
@@ -217,6 +288,7 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
       pageUrl: pageRow?.url ?? '',
       domain: domain.hostname,
       acknowledger: change.acknowledgedByKind === 'person' ? change.acknowledgedBy : null,
+      view,
       share: sharing ? { links } : undefined,
       notice: notice(req.query)
     })))
@@ -228,10 +300,11 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
     const changeId = id(req.params)
     const link = await createShareLink(db, base, { orgId: person.org.id, userId: person.userId }, changeId)
     const change = await getChange(db, person.org.id, changeId)
-    const [pageRow, domain, links] = await Promise.all([
+    const [pageRow, domain, links, view] = await Promise.all([
       findPage(db, person.org.id, change!.domainId, change!.pageId),
       requireDomain(ctx, person.org.id, change!.domainId),
-      changeShareLinks(db, person.org.id, changeId)
+      changeShareLinks(db, person.org.id, changeId),
+      changeView(db, change!, 1)
     ])
     return await page(reply, html(ChangePage({
       viewer: viewerOf(req, reply),
@@ -239,6 +312,7 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
       pageUrl: pageRow?.url ?? '',
       domain: domain.hostname,
       acknowledger: change!.acknowledgedByKind === 'person' ? change!.acknowledgedBy : null,
+      view,
       share: { links, created: link },
       notice: 'A share link is made: copy it now, it is shown only once.'
     })))
@@ -261,10 +335,12 @@ export async function watchRoutes (app: FastifyInstance, deps: WebDeps) {
   app.get('/shared/:id/:token', { config: { public: true } }, async (req, reply) => {
     const { found, token } = await shared(req)
     reply.header('x-robots-tag', 'noindex, nofollow')
-    const at = `/app/shared/${found.change.id}/${token}/images`
+    const self = `/app/shared/${found.change.id}/${token}`
     return await page(reply, html(SharedChangePage({
       ...found,
-      images: { before: `${at}/before`, after: `${at}/after`, diff: `${at}/diff` }
+      view: await changeView(db, found.change, pageOf(req.query)),
+      self,
+      images: { before: `${self}/images/before`, after: `${self}/images/after`, diff: `${self}/images/diff` }
     })))
   })
   // A shared change's images, checked against its link (live, sharing on) at every request.

@@ -56,6 +56,32 @@ del { background: var(--del); text-decoration: line-through } ins { background: 
 .diff { white-space: pre-wrap; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .9rem }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem }
 @media (max-width: 700px) { .sides { grid-template-columns: 1fr } }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap }
+.passage { overflow-wrap: anywhere }
+.passage .line { margin: .35rem 0 }
+.line-removed { background: var(--del); text-decoration: line-through }
+.line-added { background: var(--ins) }
+.line-item::before { content: "• " }
+.line-context { color: var(--muted) }
+.gap { margin: 0 0 1rem; }
+.gap summary { color: var(--muted); cursor: pointer }
+.gap .unchanged { border-left: 3px solid var(--line); padding-left: .75rem; overflow-wrap: anywhere }
+.edits ol { margin: .25rem 0 .5rem; padding-left: 1.5rem }
+.inline-list { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .5rem }
+.passage:target { outline: 3px solid var(--accent) }
+.chart { margin: 0 0 1rem }
+.price-chart { width: 100%; height: auto; max-height: 20rem }
+.price-chart .axis { stroke: var(--muted); stroke-width: 1 }
+.price-chart .tick { fill: var(--text); font-size: 12px }
+.price-chart .series { fill: none; stroke: currentColor; stroke-width: 2.5 }
+.price-chart .point { fill: currentColor }
+.legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem }
+.swatch { display: inline-block; width: .9rem; height: .9rem; border-radius: 2px; vertical-align: middle;
+  background: currentColor }
+.s0 { color: var(--accent) } .s1 { color: var(--high) } .s2 { color: var(--low) } .s3 { color: var(--medium) }
+.s4 { color: var(--critical) } .s5 { color: var(--muted) } .s6 { color: #7b61ff } .s7 { color: #00897b }
+.timeline { padding-left: 1.25rem } .timeline li { margin: .3rem 0 }
+.version { overflow-wrap: anywhere }
 .shots { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 1rem }
 .shots img { width: 100%; border: 1px solid var(--line) }
 .bar { width: 100%; height: .7rem; accent-color: var(--accent) }

@@ -1,4 +1,5 @@
-import { diffWords } from 'diff'
+import type { ChangeView } from '../../services/change-view.js'
+import { WholeChange } from './diff.js'
 import { CHANGE_TYPES, SEVERITIES, type ChangeType, type DiffData, type Severity } from '../../domain/vocabulary.js'
 import { Csrf, Document, Page, Pager, Sev, Time, type Viewer } from './layout.js'
 
@@ -20,7 +21,7 @@ export interface ChangeItem {
     pricing?: DiffData['pricing']
     changelog?: DiffData['changelog']
     api?: DiffData['api']
-    hunks?: unknown[]
+    hunks: DiffData['hunks']
   }
 }
 
@@ -106,11 +107,6 @@ export function Inbox (p: {
   )
 }
 
-/** The words of before and after, marked: deletions as <del>, additions as <ins>. */
-function wordDiff (before: string, after: string) {
-  return diffWords(before, after)
-}
-
 /** A pricing page's plans, before and after: what moved, and each plan's prices. */
 function PlansView (p: { pricing: NonNullable<DiffData['pricing']> }) {
   const { before, after, changes } = p.pricing
@@ -182,40 +178,20 @@ function ApiView (p: { api: NonNullable<DiffData['api']> }) {
   )
 }
 
-/** The text's words that changed, inline and side by side. */
-function TextDiff (p: { parts: ReturnType<typeof wordDiff> }) {
-  const parts = p.parts
-  return (
-    <>
-      <h2>What changed</h2>
-      <div class='card diff' aria-label='The change, inline'>
-        {parts.map((x, i) => x.removed ? <del key={i}>{x.value}</del> : x.added ? <ins key={i}>{x.value}</ins> : <span key={i}>{x.value}</span>)}
-      </div>
-      <h2>Side by side</h2>
-      <div class='sides'>
-        <section class='card diff' aria-label='Before'>
-          <h3 class='small'>Before</h3>
-          {parts.filter(x => !x.added).map((x, i) => x.removed ? <del key={i}>{x.value}</del> : <span key={i}>{x.value}</span>)}
-        </section>
-        <section class='card diff' aria-label='After'>
-          <h3 class='small'>After</h3>
-          {parts.filter(x => !x.removed).map((x, i) => x.added ? <ins key={i}>{x.value}</ins> : <span key={i}>{x.value}</span>)}
-        </section>
-      </div>
-    </>
-  )
-}
-
-/** What changed: the structured view when there is one, inline, side by side, and the screenshots. */
-function ChangeBody (p: { change: ChangeItem, image: (which: 'before' | 'after' | 'diff') => string }) {
+/** What changed: the structured view when there is one, every passage of the text, and the screenshots. */
+function ChangeBody (p: {
+  change: ChangeItem
+  view: ChangeView
+  href: (page: number) => string
+  image: (which: 'before' | 'after' | 'diff') => string
+}) {
   const c = p.change
-  const parts = wordDiff(c.diffData.before, c.diffData.after)
   return (
     <>
       {c.diffData.pricing ? <PlansView pricing={c.diffData.pricing} /> : null}
       {c.diffData.changelog ? <EntryView entry={c.diffData.changelog} /> : null}
       {c.diffData.api ? <ApiView api={c.diffData.api} /> : null}
-      {c.diffData.hunks?.length === 0 && !c.diffData.before && !c.diffData.after ? null : <TextDiff parts={parts} />}
+      {p.view.total === 0 ? null : <WholeChange view={p.view} href={p.href} />}
       {c.diffData.visual
         ? (
           <>
@@ -245,6 +221,8 @@ export function ChangePage (p: {
   pageUrl: string
   domain: string
   acknowledger: string | null
+  /** The change's passages (this page of them) and the text between them. */
+  view: ChangeView
   /** When the organisation allows sharing: the change's live links, and the one just made (shown once). */
   share?: {
     links: Array<{ id: string, created_at: Date, expires_at: Date, created_by_email: string | null }>
@@ -300,7 +278,7 @@ export function ChangePage (p: {
             )
           : null}
       </div>
-      <ChangeBody change={c} image={which => `/app/changes/${c.id}/images/${which}`} />
+      <ChangeBody change={c} view={p.view} href={page => `/app/changes/${c.id}?page=${page}`} image={which => `/app/changes/${c.id}/images/${which}`} />
       <p><a href='/app/changes'>Back to changes</a></p>
     </Page>
   )
@@ -311,6 +289,9 @@ export function SharedChangePage (p: {
   change: ChangeItem
   pageUrl: string
   domain: string
+  view: ChangeView
+  /** This change's shared address, for its pages of passages. */
+  self: string
   images: Record<'before' | 'after' | 'diff', string>
 }) {
   return (
@@ -322,7 +303,7 @@ export function SharedChangePage (p: {
           <Found change={p.change} pageUrl={p.pageUrl} domain={p.domain} />
           <p class='small muted'>Shared from Sitewatch by a link that expires.</p>
         </div>
-        <ChangeBody change={p.change} image={which => p.images[which]} />
+        <ChangeBody change={p.change} view={p.view} href={page => `${p.self}?page=${page}`} image={which => p.images[which]} />
       </main>
     </Document>
   )

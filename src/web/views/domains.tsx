@@ -95,6 +95,38 @@ export interface DomainPageData {
 const RENDERS = ['auto', 'always', 'never'] as const
 const PRIORITIES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 
+type PageSettingsData = Pick<DomainPageData['pages'][number], 'id' | 'url' | 'monitoringEnabled' | 'priority' | 'render' | 'noiseRules'>
+
+/** A page's settings: monitoring, priority, render mode, noise rules; `back`: where saving returns to. */
+export function PageSettingsForm (p: { domainId: string, domainRender: string, page: PageSettingsData, csrf: string, back?: 'page' }) {
+  const pg = p.page
+  return (
+    <form method='post' action={`/app/domains/${p.domainId}/pages/${pg.id}`}>
+      <Csrf token={p.csrf} />
+      {p.back ? <input type='hidden' name='back' value={p.back} /> : null}
+      <label class='small'>
+        <input type='checkbox' name='monitoringEnabled' value='on' checked={pg.monitoringEnabled} /> Monitored
+      </label>
+      <label class='small' for={`priority-${pg.id}`}>Priority (1 first; the first ones are the intelligence pages)</label>
+      <select id={`priority-${pg.id}`} name='priority'>
+        {PRIORITIES.map(n => <option key={n} value={String(n)} selected={pg.priority === n}>{n}</option>)}
+      </select>
+      <label class='small' for={`render-${pg.id}`}>Render</label>
+      <select id={`render-${pg.id}`} name='render'>
+        <option value='' selected={pg.render === null}>as the domain ({p.domainRender})</option>
+        {RENDERS.map(r => <option key={r} value={r} selected={pg.render === r}>{r}</option>)}
+      </select>
+      <label class='small' for={`ignore-${pg.id}`}>Ignore (CSS selectors, one per line)</label>
+      <textarea id={`ignore-${pg.id}`} name='ignoreSelectors' rows={2}>{(pg.noiseRules.ignoreSelectors ?? []).join('\n')}</textarea>
+      <label class='small' for={`patterns-${pg.id}`}>Ignore text matching (patterns, one per line)</label>
+      <textarea id={`patterns-${pg.id}`} name='ignorePatterns' rows={2}>{(pg.noiseRules.ignorePatterns ?? []).join('\n')}</textarea>
+      <label class='small' for={`include-${pg.id}`}>Watch only (CSS selectors, one per line)</label>
+      <textarea id={`include-${pg.id}`} name='includeSelectors' rows={2}>{(pg.noiseRules.includeSelectors ?? []).join('\n')}</textarea>
+      <p><button type='submit' class='quiet'>Save page settings</button></p>
+    </form>
+  )
+}
+
 export function DomainPage (p: {
   viewer: Viewer
   domain: DomainPageData
@@ -146,7 +178,7 @@ export function DomainPage (p: {
               <tbody>
                 {d.pages.map(pg => (
                   <tr key={pg.id}>
-                    <td><a href={pg.url} rel='noreferrer noopener' target='_blank'>{new URL(pg.url).pathname}</a>
+                    <td><a href={`/app/domains/${d.id}/pages/${pg.id}`}>{new URL(pg.url).pathname}</a>
                       {pg.lastError ? <div class='small'>{pg.lastError}</div> : null}
                     </td>
                     <td>{pg.pageType}{pg.intelligence ? <div class='small'>intelligence page</div> : null}</td>
@@ -158,28 +190,7 @@ export function DomainPage (p: {
                         <td>
                           <details>
                             <summary>Settings of {new URL(pg.url).pathname}</summary>
-                            <form method='post' action={`/app/domains/${d.id}/pages/${pg.id}`}>
-                              <Csrf token={p.viewer.csrf} />
-                              <label class='small'>
-                                <input type='checkbox' name='monitoringEnabled' value='on' checked={pg.monitoringEnabled} /> Monitored
-                              </label>
-                              <label class='small' for={`priority-${pg.id}`}>Priority (1 first; the first ones are the intelligence pages)</label>
-                              <select id={`priority-${pg.id}`} name='priority'>
-                                {PRIORITIES.map(n => <option key={n} value={String(n)} selected={pg.priority === n}>{n}</option>)}
-                              </select>
-                              <label class='small' for={`render-${pg.id}`}>Render</label>
-                              <select id={`render-${pg.id}`} name='render'>
-                                <option value='' selected={pg.render === null}>as the domain ({d.render})</option>
-                                {RENDERS.map(r => <option key={r} value={r} selected={pg.render === r}>{r}</option>)}
-                              </select>
-                              <label class='small' for={`ignore-${pg.id}`}>Ignore (CSS selectors, one per line)</label>
-                              <textarea id={`ignore-${pg.id}`} name='ignoreSelectors' rows={2}>{(pg.noiseRules.ignoreSelectors ?? []).join('\n')}</textarea>
-                              <label class='small' for={`patterns-${pg.id}`}>Ignore text matching (patterns, one per line)</label>
-                              <textarea id={`patterns-${pg.id}`} name='ignorePatterns' rows={2}>{(pg.noiseRules.ignorePatterns ?? []).join('\n')}</textarea>
-                              <label class='small' for={`include-${pg.id}`}>Watch only (CSS selectors, one per line)</label>
-                              <textarea id={`include-${pg.id}`} name='includeSelectors' rows={2}>{(pg.noiseRules.includeSelectors ?? []).join('\n')}</textarea>
-                              <p><button type='submit' class='quiet'>Save page settings</button></p>
-                            </form>
+                            <PageSettingsForm domainId={d.id} domainRender={d.render} page={pg} csrf={p.viewer.csrf} />
                           </details>
                         </td>
                         )

@@ -1,0 +1,208 @@
+import { PAGE_TYPES, roleAllows, type Severity } from '../../domain/vocabulary.js'
+import type { ChangeView } from '../../services/change-view.js'
+import type { PriceSeries, TimelineEntry } from '../../services/page-history.js'
+import { WholeChange } from './diff.js'
+import { type DomainPageData, PageSettingsForm } from './domains.js'
+import { Csrf, Page, Pager, Sev, Time, type Viewer } from './layout.js'
+
+// A watched page of its own: what it is (its type, editable, with who chose it), how it is
+// read, its last error; a timeline of its versions and changes; the text of any version;
+// two versions compared; a pricing page's prices over time as a chart (server-drawn SVG,
+// with the same figures as a table); and deleting it.
+
+export interface PageData extends Omit<DomainPageData['pages'][number], 'renderedWith'> {
+  domainId: string
+  pageTypeSource: string
+  renderedWith: string | null
+  renderReason: string | null
+  errorCount: number
+}
+
+const TYPE_SOURCES: Record<string, string> = {
+  person: 'chosen by a person',
+  content: 'read from the page',
+  address: 'guessed from the address'
+}
+
+/** Series are told apart by classes s0…s7 (colours in the style sheet: inline styles are refused by the CSP). */
+const SERIES_CLASSES = 8
+
+/** Each plan's price over time: one line per price, its points marked, time across and money up. */
+export function PriceChart (p: { series: PriceSeries[] }) {
+  const all = p.series.flatMap(s => s.points)
+  if (all.length < 2) return null
+  const [w, h, pad] = [640, 260, 44]
+  const times = all.map(x => x.at.getTime())
+  const [t0, t1] = [Math.min(...times), Math.max(...times)]
+  const amounts = all.map(x => x.amount)
+  const [a0, a1] = [Math.min(0, ...amounts), Math.max(...amounts)]
+  const x = (t: number) => pad + (t1 === t0 ? (w - 2 * pad) / 2 : ((t - t0) / (t1 - t0)) * (w - 2 * pad))
+  const y = (a: number) => h - pad - (a1 === a0 ? 0 : ((a - a0) / (a1 - a0)) * (h - 2 * pad))
+  const label = `Prices over time: ${p.series.map(s => `${s.name} from ${s.points[0].text} to ${s.points.at(-1)!.text}`).join('; ')}`
+  return (
+    <figure class='card chart'>
+      <svg viewBox={`0 0 ${w} ${h}`} role='img' aria-label={label} class='price-chart'>
+        <line x1={pad} y1={h - pad} x2={w - pad} y2={h - pad} class='axis' />
+        <line x1={pad} y1={pad} x2={pad} y2={h - pad} class='axis' />
+        <text x={pad - 6} y={y(a1) + 4} class='tick' text-anchor='end'>{a1}</text>
+        <text x={pad - 6} y={y(a0) + 4} class='tick' text-anchor='end'>{a0}</text>
+        <text x={pad} y={h - pad + 18} class='tick'>{new Date(t0).toISOString().slice(0, 10)}</text>
+        <text x={w - pad} y={h - pad + 18} class='tick' text-anchor='end'>{new Date(t1).toISOString().slice(0, 10)}</text>
+        {p.series.map((s, i) => {
+          // A step line: a price holds until it moves.
+          const pts = s.points.flatMap((pt, j) => j === 0
+            ? [[x(pt.at.getTime()), y(pt.amount)]]
+            : [[x(pt.at.getTime()), y(s.points[j - 1].amount)], [x(pt.at.getTime()), y(pt.amount)]])
+          return (
+            <g key={s.name} class={`s${i % SERIES_CLASSES}`}>
+              <polyline points={pts.map(([a, b]) => `${a.toFixed(1)},${b.toFixed(1)}`).join(' ')} class='series' />
+              {s.points.map((pt, j) => <circle key={j} cx={x(pt.at.getTime())} cy={y(pt.amount)} r={4} class='point' />)}
+            </g>
+          )
+        })}
+      </svg>
+      <figcaption>
+        <ul class='legend'>
+          {p.series.map((s, i) => <li key={s.name}><span class={`swatch s${i % SERIES_CLASSES}`} aria-hidden='true' /> {s.name} ({s.unit})</li>)}
+        </ul>
+      </figcaption>
+      <div class='scroll' tabIndex={0} role='region' aria-label='Prices over time, as a table'>
+        <table>
+          <caption class='small'>Each price as first read, and each time it moved</caption>
+          <thead><tr><th scope='col'>Plan</th><th scope='col'>When</th><th scope='col'>Price</th></tr></thead>
+          <tbody>
+            {p.series.flatMap(s => s.points.filter((pt, j) => j === 0 || pt.amount !== s.points[j - 1].amount).map((pt, j) => (
+              <tr key={`${s.name}-${j}`}><th scope='row'>{s.name}</th><td><Time at={pt.at} /></td><td>{pt.text}</td></tr>
+            )))}
+          </tbody>
+        </table>
+      </div>
+    </figure>
+  )
+}
+
+function Timeline (p: { base: string, entries: TimelineEntry[] }) {
+  const snapshots = p.entries.filter(e => e.snapshot)
+  const previousOf = (id: string) => {
+    const i = snapshots.findIndex(e => e.snapshot!.id === id)
+    return snapshots[i + 1]?.snapshot?.id
+  }
+  return (
+    <ol class='timeline'>
+      {p.entries.map(e => e.change
+        ? (
+          <li key={e.change.id} class='timeline-change'>
+            <Time at={e.at} /> <Sev s={e.change.severity as Severity} /> <a href={`/app/changes/${e.change.id}`}>{e.change.summary}</a>
+          </li>
+          )
+        : (
+          <li key={e.snapshot!.id} class='timeline-version'>
+            <Time at={e.at} /> version of {e.snapshot!.textLength.toLocaleString('en')} characters{e.snapshot!.status ? `, HTTP ${e.snapshot!.status}` : ''}
+            {' · '}<a href={`${p.base}?version=${e.snapshot!.id}#version`}>read it</a>
+            {previousOf(e.snapshot!.id) ? <>{' · '}<a href={`${p.base}?from=${previousOf(e.snapshot!.id)}&to=${e.snapshot!.id}#compared`}>compare with the one before</a></> : null}
+          </li>
+          ))}
+    </ol>
+  )
+}
+
+/** A version's text as the page reads: headings as headings, items as items. */
+function VersionText (p: { lines: string[] }) {
+  return (
+    <div class='card version'>
+      {p.lines.map((l, i) => {
+        const h = /^(#{1,6}) (.*)$/.exec(l)
+        if (h) {
+          const Tag = `h${Math.min(6, h[1].length + 2)}` as 'h3'
+          return <Tag key={i}>{h[2]}</Tag>
+        }
+        return <p key={i} class={l.startsWith('- ') ? 'line-item' : undefined}>{l.replace(/^- /, '').replace(/^\| (.*) \|$/, '$1').replaceAll(' | ', ' · ')}</p>
+      })}
+    </div>
+  )
+}
+
+export function PageView (p: {
+  viewer: Viewer
+  domain: { id: string, domain: string, render: string }
+  page: PageData
+  timeline: { entries: TimelineEntry[], total: number, page: number, pageSize: number }
+  prices: PriceSeries[]
+  version?: { id: string, at: Date, lines: string[] }
+  compared?: { from: Date, to: Date, view: ChangeView, href: (page: number) => string }
+  error?: string
+  notice?: string
+}) {
+  const pg = p.page
+  const mayEdit = roleAllows(p.viewer.role, 'editor')
+  const base = `/app/domains/${p.domain.id}/pages/${pg.id}`
+  const path = new URL(pg.url).pathname
+  return (
+    <Page viewer={p.viewer} title={`${p.domain.domain}${path}`} section='/app/domains' error={p.error} notice={p.notice}>
+      <p class='small'><a href={`/app/domains/${p.domain.id}`}>← {p.domain.domain}</a></p>
+      <div class='card'>
+        <p><a href={pg.url} rel='noreferrer noopener' target='_blank'>{pg.url}</a> <span class='small muted'>(opens the watched site)</span></p>
+        <p>
+          Type: <strong>{pg.pageType}</strong> <span class='small muted'>({TYPE_SOURCES[pg.pageTypeSource] ?? pg.pageTypeSource})</span>
+          {pg.intelligence ? <span class='small'> · intelligence page</span> : null}
+        </p>
+        <p>Status: <strong>{pg.status}</strong>{pg.monitoringEnabled ? '' : ' · not monitored'} · last check <Time at={pg.lastCheckAt} empty='not yet' /> · last change <Time at={pg.lastChangeAt} empty='none' /></p>
+        {pg.renderedWith ? <p class='small'>Read {pg.renderedWith === 'browser' ? 'in the browser' : 'without a browser'}{pg.renderReason ? `: ${pg.renderReason}` : ''}</p> : null}
+        {pg.lastError ? <p class='notice error' role='alert'>Last error ({pg.errorCount} failed check{pg.errorCount === 1 ? '' : 's'}): {pg.lastError}</p> : null}
+        {mayEdit
+          ? (
+            <form method='post' action={`${base}/type`} class='row'>
+              <Csrf token={p.viewer.csrf} />
+              <div>
+                <label for='pageType'>What this page is</label>
+                <select id='pageType' name='pageType'>
+                  {PAGE_TYPES.map(t => <option key={t} value={t} selected={pg.pageType === t}>{t}</option>)}
+                </select>
+              </div>
+              <button type='submit' class='quiet'>Save the type</button>
+              <span class='small muted'>A type you choose is kept: Sitewatch never types this page again.</span>
+            </form>
+            )
+          : null}
+      </div>
+      {p.prices.length > 0 ? <><h2>Prices over time</h2><PriceChart series={p.prices} /></> : null}
+      {p.compared
+        ? (
+          <section id='compared' aria-label='Two versions compared'>
+            <h2>The version of <time datetime={p.compared.from.toISOString()}>{p.compared.from.toISOString().slice(0, 16).replace('T', ' ')}</time> against <time datetime={p.compared.to.toISOString()}>{p.compared.to.toISOString().slice(0, 16).replace('T', ' ')}</time></h2>
+            {p.compared.view.total === 0 ? <p class='card'>The two versions read the same.</p> : <WholeChange view={p.compared.view} href={p.compared.href} />}
+          </section>
+          )
+        : null}
+      {p.version
+        ? (
+          <section id='version' aria-label='A version of the page'>
+            <h2>The page as read <Time at={p.version.at} /></h2>
+            <VersionText lines={p.version.lines} />
+          </section>
+          )
+        : null}
+      <h2>Timeline</h2>
+      {p.timeline.entries.length === 0 ? <p class='card'>Not read yet: its first check records the version the next ones are compared with.</p> : <div class='card'><Timeline base={base} entries={p.timeline.entries} /></div>}
+      <Pager page={p.timeline.page} pageSize={p.timeline.pageSize} total={p.timeline.total} href={n => `${base}?page=${n}`} />
+      {mayEdit
+        ? (
+          <>
+            <h2>Settings</h2>
+            <div class='card'>
+              <PageSettingsForm domainId={p.domain.id} domainRender={p.domain.render} page={pg} csrf={p.viewer.csrf} back='page' />
+            </div>
+            <details class='card'>
+              <summary>Delete this page</summary>
+              <form method='post' action={`${base}/delete`}>
+                <Csrf token={p.viewer.csrf} />
+                <p>This removes {pg.url} with its versions and changes, for good. It does not give back a page of the plan's quota.</p>
+                <button type='submit' class='danger'>Delete this page and its history</button>
+              </form>
+            </details>
+          </>
+          )
+        : null}
+    </Page>
+  )
+}
