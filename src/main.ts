@@ -3,7 +3,12 @@ import { startService } from './service.js'
 
 const config = loadConfig()
 const service = await startService(config)
-if (service.url) service.app?.log.info(`Sitewatch API on ${service.url} (docs: ${service.url}/swagger)`)
+if (service.url) {
+  const where = `Sitewatch is up: the web app at ${service.url}/app, the API at ${service.url}/api ` +
+    `(docs: ${service.url}/swagger)`
+  service.app?.log.info(where)
+  if (service.config.role === 'all' || service.config.role === 'api') process.stdout.write(`\n${where}\n\n`)
+}
 
 // SIGTERM/SIGINT: stop taking requests and jobs, hand jobs in flight back to the
 // queue, close the database, exit 0 — within 10 seconds.

@@ -83,7 +83,11 @@ export function slackMessage (
     return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }
   }
   if (eventType === 'job.failed') {
-    const text = `:x: ${payload.domain?.domain ?? ''} ${payload.job.name} failed: ${payload.job.failedReason}`
+    const failure = payload.page?.failure
+    const text = failure
+      ? `${failure.kind === 'blocked' ? ':no_entry: blocked' : ':x: failing'}: ${payload.page.url}: ` +
+        `${payload.job.failedReason}. ${failure.nextStep}`
+      : `:x: ${payload.domain?.domain ?? ''} ${payload.job.name} failed: ${payload.job.failedReason}`
     return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }
   }
   return { text: 'Sitewatch test message: this Slack destination works.', blocks: [] }

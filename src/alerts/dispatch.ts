@@ -1,3 +1,4 @@
+import { explainFailure } from '../domain/failures.js'
 import { PLANS } from '../domain/plans.js'
 import { SEVERITY_RANK, type ChangeType, type PageType, type Severity } from '../domain/vocabulary.js'
 import type { JobFailed, PageRecovered } from '../pipeline/events.js'
@@ -6,6 +7,7 @@ import { queueDeliveries } from '../services/webhooks.js'
 import { changeView, markAlerted, takeUnalerted } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { domainHostname } from '../store/domains.js'
+import { pageFailure } from '../store/pages.js'
 import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webhooks.js'
 import { queueChangeMails } from './mail.js'
 
@@ -125,8 +127,13 @@ async function dispatchToFailureEndpoints (
 
 /** A job that failed for good, to the endpoints that asked for job.failed. */
 export async function dispatchJobFailed (db: Db, queue: JobQueue, e: JobFailed): Promise<void> {
+  // A page's failure says which page, and whether the site blocks Sitewatch or the page is broken.
+  const failing = e.pageId ? await pageFailure(db, e.pageId) : undefined
   await dispatchToFailureEndpoints(db, queue, e, 'job.failed', e.jobId, domain => ({
     job: { id: e.jobId, name: e.name, domainId: e.domainId, pageId: e.pageId, failedReason: e.reason },
+    ...(failing
+      ? { page: { id: e.pageId, url: failing.url, failure: { ...explainFailure(failing.code), since: failing.since } } }
+      : {}),
     domain
   }))
 }

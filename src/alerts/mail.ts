@@ -236,6 +236,14 @@ export async function sendEmail (deps: MailDeps, emailId: string, lastAttempt: b
       more: p.more,
       links
     })
+  if (!mailer.configured) {
+    // Written to the log, not sent: said so, never "delivered".
+    await mailer.deliver(mail)
+    await recordEmailAttempt(db, emailId, {
+      status: 'not_sent', smtpResponse: null, error: 'SMTP_URL is not set: the message was written to the log, not sent'
+    })
+    return { status: 'not_sent' }
+  }
   try {
     const response = await mailer.deliver({ ...mail, messageId: `<${row.id}@sitewatch>` })
     await recordEmailAttempt(db, emailId, { status: 'delivered', smtpResponse: response, error: null })

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { randomUUID, timingSafeEqual } from 'node:crypto'
+import zlib from 'node:zlib'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import compress from '@fastify/compress'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -15,13 +17,14 @@ import {
   databaseUnavailable,
   errorHandler,
   frameworkErrorHandler,
-  notFoundHandler,
-  sendError
+  sendError,
+  unroutedHandler
 } from './errors.js'
+import { RouteMethods } from './methods.js'
 import { Principals } from '../services/principals.js'
 import { guard } from './guard.js'
 import { addInputChecks, validatorCompilers } from './input.js'
-import { SHARED_SCHEMAS } from './schemas.js'
+import { SHARED_SCHEMAS, tooLargeResponse } from './schemas.js'
 import { Mailer } from '../mail/mailer.js'
 import { adminRoutes } from './routes/admin.js'
 import { changeRoutes } from './routes/changes.js'
@@ -94,7 +97,14 @@ export async function buildApp (
   })
   addInputChecks(app)
   app.setErrorHandler(errorHandler)
+  const notFoundHandler = unroutedHandler(new RouteMethods().watch(app))
   app.setNotFoundHandler(notFoundHandler)
+  // Answers over 1 KiB leave compressed when the client accepts it (brotli at a fast level, gzip, deflate).
+  await app.register(compress, {
+    threshold: 1024,
+    encodings: ['br', 'gzip', 'deflate'],
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }
+  })
 
   // An empty body with Content-Type: application/json is no body, so `curl -X POST -H
   // 'content-type: application/json'` works on the endpoints that take none.
@@ -127,6 +137,18 @@ export async function buildApp (
   if (opts.api === false) return app
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
+  // Every route that takes a body documents the 413 an oversized one gets.
+  app.addHook('onRoute', route => {
+    const schema = route.schema as { body?: unknown, response?: Record<number, unknown>, hide?: boolean } | undefined
+    if (schema?.body && schema.response && !schema.hide) schema.response[413] ??= tooLargeResponse()
+  })
+
+  // The way in: a browser goes to the web app; a program reads where things are.
+  app.get('/', { schema: { hide: true } }, async (req, reply) => {
+    // Browsers name text/html in Accept; curl and API clients send */* or application/json.
+    if (/\btext\/html\b/.test(req.headers.accept ?? '')) return await reply.redirect('/app')
+    return { data: { app: '/app', api: '/api', docs: '/swagger', openapi: '/openapi.json' } }
+  })
 
   await app.register(swagger, {
     openapi: {
@@ -143,7 +165,9 @@ export async function buildApp (
           'as this deployment is set (the contract\'s defaults are 100 and 10). ' +
           'Every /api answer says its bucket in X-RateLimit-*. ' +
           'Values in a JSON body must have the types the schema gives (no coercion: `"priority": "5"` is a 400); ' +
-          'query parameters are read as their types.'
+          'query parameters are read as their types. A body over 1 MiB is 413 PAYLOAD_TOO_LARGE; a known path ' +
+          'asked with a method it does not answer is 405 METHOD_NOT_ALLOWED with `Allow`; answers over 1 KiB are ' +
+          'compressed (br, gzip, deflate) when Accept-Encoding allows.'
       },
       servers: [
         {

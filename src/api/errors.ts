@@ -65,7 +65,7 @@ export function translate (err: FastifyError | AppError | Error): AppError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json', { field: 'content-type' })
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('VALIDATION_ERROR', 'request body is too large (limit 1 MiB)', { field: 'body' })
+      return new AppError('PAYLOAD_TOO_LARGE', 'request body is too large (limit 1 MiB)', { field: 'body' })
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('VALIDATION_ERROR', 'request body is not valid JSON', { field: 'body' })
@@ -92,6 +92,18 @@ export function errorHandler (this: FastifyInstance, err: FastifyError, request:
 
 export function notFoundHandler (request: FastifyRequest, reply: FastifyReply) {
   return sendError(reply, new AppError('NOT_FOUND', `route ${request.method} ${request.url.split('?')[0]} not found`))
+}
+
+/** 404 for a path no route has; 405 with `Allow` for a path that other methods answer. */
+export function unroutedHandler (methods: { allowed(path: string): string[] }) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]
+    const allowed = methods.allowed(path)
+    if (allowed.length === 0 || allowed.includes(request.method)) return notFoundHandler(request, reply)
+    reply.header('Allow', allowed.join(', '))
+    const message = `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}`
+    return sendError(reply, new AppError('METHOD_NOT_ALLOWED', message))
+  }
 }
 
 /** Fastify's own refusals before routing (a URL it cannot decode): the error handler's answer, with the trace id. */

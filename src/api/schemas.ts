@@ -7,6 +7,7 @@ import {
   AlertEventSchema,
   ChangeTypeSchema,
   DELIVERY_STATUSES,
+  EMAIL_DELIVERY_STATUSES,
   DiffDataSchema,
   DomainStatusSchema,
   EndpointKindSchema,
@@ -78,6 +79,14 @@ const domainBase = {
   status: DomainStatusSchema,
   checkFrequencyHours: Type.Integer(),
   render: { ...RenderModeSchema, description: "the default of its pages' render setting (auto, always, never)" },
+  discoveryFailure: Nullable(Type.Object({
+    kind: literals(['blocked', 'error'] as const, {
+      description: 'blocked: the site keeps Sitewatch out; error: it could not be read'
+    }),
+    reason: Type.String({ description: 'why, with what discovery tried (home page, sitemaps, common paths)' }),
+    at: DateTime,
+    nextStep: Type.String({ description: 'what a person can do about it, then POST …/discover to try again' })
+  }, { description: 'why its last discovery failed for good; null once one finds its pages' })),
   createdAt: DateTime,
   updatedAt: DateTime
 }
@@ -146,6 +155,20 @@ const pageBase = {
   lastChangeAt: Nullable(DateTime),
   errorCount: Type.Integer(),
   lastError: Nullable(Type.String()),
+  failure: Nullable(Type.Object({
+    kind: literals(['blocked', 'error'] as const, {
+      description: 'blocked: the site keeps Sitewatch out (a bot wall\'s challenge, a 401/403/429 refusal, its ' +
+        'robots.txt); error: the page or the site is broken (gone, failing, unreachable, unreadable)'
+    }),
+    reason: Type.String({ description: 'what the last check met, as lastError' }),
+    since: DateTime,
+    failedChecks: Type.Integer({ description: 'checks failed in a row; the page is in error after 3 (status)' }),
+    nextStep: Type.String({ description: 'what a person can do about it, in a sentence' })
+  }, {
+    description: 'while the page\'s checks fail (null once one succeeds): whether the site blocks Sitewatch or the ' +
+      'page is broken, since when, and what to do. The page\'s status stays active, then error after three failed ' +
+      'checks in a row, as decisions.md says; a blocked page is in error too, and failure.kind tells the two apart'
+  })),
   metadata: Type.Object({}, { additionalProperties: true }),
   createdAt: DateTime
 }
@@ -252,8 +275,8 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: 'a human-readable message' }),
     code: Type.String({
       description:
-        'VALIDATION_ERROR, QUOTA_EXCEEDED, TRIAL_EXPIRED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED, ' +
-        'INTERNAL_ERROR or SERVICE_UNAVAILABLE'
+        'VALIDATION_ERROR, QUOTA_EXCEEDED, TRIAL_EXPIRED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, CONFLICT, ' +
+        'PAYLOAD_TOO_LARGE, RATE_LIMITED, INTERNAL_ERROR or SERVICE_UNAVAILABLE'
     }),
     details: Type.Optional(
       Type.Object(
@@ -262,7 +285,9 @@ export const ErrorBody = Type.Object(
           additionalProperties: true,
           description:
             '400: field (the offending field), location (body, query or params) and issues; 402: resource ' +
-            '(domains, pages or manualRechecks), used and limit; 429: limit and retryAfter; 503: retryAfter'
+            '(domains, pages, manualRechecks or researchCredits), used and limit, when the count starts again ' +
+            '(resetsAt: the billing period\'s end; a trial\'s quota does not start again: trialEndsAt) and who ' +
+            'can change the plan (changedBy: owner); 429: limit and retryAfter; 503: retryAfter'
         }
       )
     )
@@ -364,7 +389,9 @@ export const EmailDelivery = Type.Object(
     to: Type.String(),
     kind: literals(['change', 'digest'] as const),
     subject: Type.String(),
-    status: literals(DELIVERY_STATUSES),
+    status: literals(EMAIL_DELIVERY_STATUSES, {
+      description: 'not_sent: SMTP_URL is not set, so the message was only written to the server\'s log'
+    }),
     attempts: Type.Integer(),
     smtpResponse: Nullable(Type.String({ description: "the SMTP server's last answer" })),
     error: Nullable(Type.String()),
@@ -418,6 +445,7 @@ const errorDescriptions: Record<number, string> = {
   403: 'FORBIDDEN: the plan has no API access',
   404: 'NOT_FOUND: missing, or owned by another organisation',
   409: 'CONFLICT: already exists',
+  413: 'PAYLOAD_TOO_LARGE: the body is over 1 MiB',
   429: 'RATE_LIMITED: see Retry-After',
   500: 'INTERNAL_ERROR',
   503: 'SERVICE_UNAVAILABLE: the database cannot be reached just now (a restart or failover); retry after Retry-After'
@@ -435,6 +463,9 @@ const withHeaders = (schema: TSchema, description: string, extra: Record<string,
 })
 
 /** Response map for a route: its success body plus every error it can return. */
+/** The answer a route with a body may give to an oversized one: added to each such route's responses. */
+export const tooLargeResponse = () => withHeaders(Type.Ref(ErrorBody), errorDescriptions[413])
+
 export function responses (
   status: 200 | 201 | 202,
   data: TSchema,

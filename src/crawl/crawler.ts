@@ -6,7 +6,7 @@ import { decodeHtml } from './charset.js'
 import { createFetcher, type Fetcher, type FetchRequest } from './fetch.js'
 import { HostBusy, HostLimiter, type HostPacer } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
-import { isBotWall } from './render-decision.js'
+import { isBotWall, stillChallenged } from './render-decision.js'
 import { RobotsCache } from './robots.js'
 
 export interface FetchedPage {
@@ -112,6 +112,13 @@ export class Crawler {
         throw err
       })
     timed(rendered.screenshot !== undefined)
+    const challenged = rendered.status >= 400
+      ? isBotWall(rendered.status, rendered.html, rendered.challenge)
+      : stillChallenged(rendered.html)
+    if (challenged) {
+      const why = `${rendered.url} still showed a bot wall's challenge in the browser`
+      throw new FetchError('CHALLENGE_UNPASSED', why, rendered.status)
+    }
     if (rendered.status >= 400) {
       throw new FetchError('HTTP_STATUS', `HTTP ${rendered.status} from ${rendered.url} (rendered)`, rendered.status)
     }
@@ -161,7 +168,7 @@ export class Crawler {
       }
     }
     if (res.status >= 400) {
-      if (isBotWall(res.status, res.body.toString('latin1'))) {
+      if (isBotWall(res.status, res.body.toString('latin1'), res.challenge)) {
         throw new FetchError('BOT_WALL', `HTTP ${res.status} from ${res.url}: a bot wall's challenge page`, res.status)
       }
       throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`, res.status)

@@ -42,6 +42,8 @@ export interface DiscoveryResult {
   homepage: string
   /** Why the home page could not be read (it is then not a candidate). */
   homeError?: FetchError
+  /** What was tried beside the home page: sitemaps read, well-known paths probed. */
+  tried: { sitemaps: number, paths: number }
 }
 
 interface Candidate {
@@ -166,11 +168,13 @@ export async function discoverPages (
   await progress(45)
 
   // 3. Well-known paths nobody linked to.
+  let probed = 0
   for (const path of WELL_KNOWN_PATHS) {
     if (fetches >= limits.maxFetches) break
     const url = normalizeUrl(`${origin}${path}`)!
     if (candidates.has(documentKey(url))) continue
     fetches++
+    probed++
     const page = await fetchHtml(crawler, url)
     if (!page) continue
     const finalUrl = normalizeUrl(page.url)
@@ -214,6 +218,7 @@ export async function discoverPages (
     pagesDiscovered: seen.size,
     homepage,
     homeError,
+    tried: { sitemaps: visited.size, paths: probed },
     candidates: ranked.map(c => ({
       url: c.url,
       pageType: c.pageType,

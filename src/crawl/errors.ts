@@ -10,6 +10,7 @@ export type FetchErrorCode =
   | 'NOT_HTML'
   | 'BAD_URL'
   | 'BOT_WALL'
+  | 'CHALLENGE_UNPASSED'
   | 'RENDER_FAILED'
   | 'BROWSER_UNAVAILABLE'
   | 'BAD_DOCUMENT'

@@ -48,6 +48,8 @@ export interface FetchResult {
   retryAfterMs: number | undefined
   /** Set-Cookie headers of the final answer, for a browser that asked through us. */
   setCookies: string[]
+  /** The answer says it is a bot wall's challenge (Cloudflare's `cf-mitigated: challenge`). */
+  challenge: boolean
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
@@ -192,6 +194,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
       const cookies = res.headers['set-cookie']
       const setCookies = cookies === undefined ? [] : Array.isArray(cookies) ? cookies : [cookies]
       const retryAfter = parseRetryAfter(header('retry-after'))
+      const challenge = header('cf-mitigated')?.toLowerCase() === 'challenge'
       if (res.statusCode === 304) {
         await res.body.dump().catch(() => {})
         return {
@@ -204,7 +207,8 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
           etag: validator('etag'),
           lastModified: validator('last-modified'),
           retryAfterMs: retryAfter,
-          setCookies
+          setCookies,
+          challenge
         }
       }
       const body = await readBody(
@@ -224,7 +228,8 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
         etag: validator('etag'),
         lastModified: validator('last-modified'),
         retryAfterMs: retryAfter,
-        setCookies
+        setCookies,
+        challenge
       }
     }
   }

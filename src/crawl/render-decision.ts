@@ -53,11 +53,39 @@ function measure (head: string): { visible: number, scriptBytes: number, scripts
  * enough to read, even beside an application root its scripts would fill.
  */
 export function readableWithoutBrowser (status: number, html: string): boolean {
-  if (status >= 400 || isBotWall(status, html)) return false
+  if (status >= 400 || isBotWall(status, html) || stillChallenged(html)) return false
   return measure(html.slice(0, 200_000)).visible >= MIN_VISIBLE
 }
 
-/** Whether a plain answer is a bot wall's (then an error status is not the page's last word). */
-export function isBotWall (status: number, html: string): boolean {
-  return (status === 403 || status === 429 || status === 503) && CHALLENGE.test(html.slice(0, 200_000))
+/**
+ * Whether an answer is a bot wall's (then an error status is not the page's last word):
+ * the challenge a CDN says it sent (Cloudflare's `cf-mitigated: challenge`), or a refusal
+ * (401, 403, 429, 503) whose page is a challenge or a captcha.
+ */
+export function isBotWall (status: number, html: string, challengeHeader = false): boolean {
+  if (challengeHeader) return true
+  return REFUSALS.has(status) && CHALLENGE.test(html.slice(0, 200_000))
+}
+
+const REFUSALS = new Set([401, 403, 429, 503])
+
+/** Below this much visible text, a page that speaks of a challenge is the challenge, not a page about one. */
+const CHALLENGE_PAGE_TEXT = 600
+
+/**
+ * Whether a page the browser rendered is still a bot wall's challenge (the browser did
+ * not pass it): a short page in a challenge's words. Recorded as blocked, never as the
+ * page's text.
+ */
+export function stillChallenged (html: string): boolean {
+  const head = html.slice(0, 200_000)
+  return CHALLENGE.test(head) && measure(head).visible < CHALLENGE_PAGE_TEXT
+}
+
+/** Challenge pages are small; a larger page is read as a page (and never decoded here for this). */
+const CHALLENGE_PAGE_BYTES = 64 * 1024
+
+/** Whether a plain answer's bytes are a bot wall's challenge page, even with a 200 (see stillChallenged). */
+export function isChallengePage (raw: Buffer): boolean {
+  return raw.length <= CHALLENGE_PAGE_BYTES && stillChallenged(raw.toString('latin1'))
 }

@@ -31,9 +31,20 @@ export interface RenderRequest {
   hideSelectors?: readonly string[]
 }
 
+/** What a render knows of its page as it goes: requests in flight, the last activity, its document's answer. */
+interface RenderState {
+  inflight: number
+  lastActivity: number
+  status: number
+  challenge: boolean
+  error: unknown
+}
+
 export interface Rendered {
   url: string
   status: number
+  /** The page's last document said it is a bot wall's challenge (see FetchResult.challenge). */
+  challenge?: boolean
   html: string
   screenshot?: Buffer
 }
@@ -170,7 +181,9 @@ export class BrowserRenderer {
       permissions: [],
       javaScriptEnabled: true
     })
-    const state = { inflight: 0, lastActivity: Date.now(), requests: 0, status: 0, error: undefined as unknown }
+    const state = {
+      inflight: 0, lastActivity: Date.now(), requests: 0, status: 0, challenge: false, error: undefined as unknown
+    }
     let page: Page | undefined
     let settled = false
     try {
@@ -215,7 +228,7 @@ export class BrowserRenderer {
     page: Page,
     url: string,
     req: RenderRequest,
-    state: { inflight: number, lastActivity: number, status: number, error: unknown },
+    state: RenderState,
     deadline: number
   ): Promise<Rendered> {
     // The screenshot has time of its own: a page that never settles is photographed as far as it got.
@@ -252,14 +265,14 @@ export class BrowserRenderer {
         clip: { x: 0, y: 0, width: VIEWPORT.width, height: Math.max(1, Math.min(height, MAX_SCREENSHOT_HEIGHT)) }
       }).catch(() => undefined) // the text was read; the check goes on without a picture this time
     }
-    return { url: page.url(), status: state.status || 200, html, screenshot }
+    return { url: page.url(), status: state.status || 200, challenge: state.challenge, html, screenshot }
   }
 
   /** Answers one request of the page through the fetcher: the browser never connects anywhere itself. */
   private async answer (
     route: Route,
     req: RenderRequest,
-    state: { inflight: number, lastActivity: number, requests: number, status: number, error: unknown },
+    state: RenderState & { requests: number },
     page: Page | undefined
   ): Promise<void> {
     const request = route.request()
@@ -286,7 +299,7 @@ export class BrowserRenderer {
         body: request.postData() ?? undefined,
         bodyType: headers['content-type']
       })
-      if (isDocument) state.status = res.status
+      if (isDocument) [state.status, state.challenge] = [res.status, res.challenge]
       await route.fulfill({
         status: res.status,
         headers: {

@@ -70,3 +70,20 @@ export function parseDomainInput (
   if (!info.domain || !info.publicSuffix || !info.isIcann) return { error: `"${hostname}" has no public suffix` }
   return { hostname }
 }
+
+/**
+ * The host of what a person pasted where a domain is asked for: an address
+ * ("https://www.example.com/pricing") gives its host, a host with a path its host; a bare
+ * host stays as it is. The API asks for the bare host (parseDomainInput says why).
+ */
+export function pastedHost (raw: string): string {
+  const typed = raw.trim()
+  if (/^https?:\/\//i.test(typed)) {
+    try {
+      return new URL(typed).hostname
+    } catch {
+      return typed
+    }
+  }
+  return typed.split(/[/?#]/)[0]
+}

@@ -164,16 +164,39 @@ const QUOTA_OF: Record<MeteredResource, { limit: (p: Plan) => number | null, wor
   researchCredits: { limit: p => p.researchCreditsPerPeriod, words: 'research credits' }
 }
 
+/** Who can change the plan, and where: every 402 says it. */
+export const WHO_CHANGES_THE_PLAN = "the organisation's owner can change the plan under Usage and plan (/app/usage)"
+
+const day = (d: Date) => d.toISOString().slice(0, 10)
+
+/**
+ * What ran out, and when it comes back: a period's quota starts again when the period
+ * ends (a monthly plan's next month); a trial's does not (the trial ends then).
+ */
+export function quotaSentence (org: Org, period: Pick<BillingPeriod, 'ends_at'>, words: string, limit: number): string {
+  if (org.plan === 'trial') {
+    const ends = org.trial_ends_at ?? period.ends_at
+    return `The trial allows ${limit} ${words}, and all ${limit} are used. The trial ends on ${day(ends)}; ` +
+      `${WHO_CHANGES_THE_PLAN} to get more now.`
+  }
+  return `The ${org.plan} plan allows ${limit} ${words} per billing period, and all ${limit} are used. ` +
+    `The count starts again on ${day(period.ends_at)}, when this period ends; ${WHO_CHANGES_THE_PLAN}.`
+}
+
 /** Throws 402 QUOTA_EXCEEDED when taking `amount` more of `resource` would pass the plan's limit. */
 export function assertWithinQuota (org: Org, period: BillingPeriod, resource: MeteredResource, amount: number): void {
   const { limit: limitOf, words } = QUOTA_OF[resource]
   const limit = limitOf(PLANS[org.plan])
   const used = period[USAGE_COLUMN[resource]]
   if (limit !== null && used + amount > limit) {
-    throw new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} ${words} per billing period`, {
+    throw new AppError('QUOTA_EXCEEDED', quotaSentence(org, period, words, limit), {
       resource,
       used,
-      limit
+      limit,
+      ...(org.plan === 'trial'
+        ? { trialEndsAt: (org.trial_ends_at ?? period.ends_at).toISOString() }
+        : { resetsAt: period.ends_at.toISOString() }),
+      changedBy: 'owner'
     })
   }
 }
@@ -181,11 +204,12 @@ export function assertWithinQuota (org: Org, period: BillingPeriod, resource: Me
 /** The 402 QUOTA_EXCEEDED of a domain that already took every page its plan allows. */
 export function pageCapReached (org: Org, pagesAdded: number): AppError {
   const limit = PLANS[org.plan].pagesPerDomain
-  return new AppError('QUOTA_EXCEEDED', `The ${org.plan} plan allows ${limit} pages per domain`, {
-    resource: 'pages',
-    used: pagesAdded,
-    limit
-  })
+  return new AppError(
+    'QUOTA_EXCEEDED',
+    `The ${org.plan === 'trial' ? 'trial' : `${org.plan} plan`} allows ${limit} pages per domain, and this domain ` +
+      `has taken ${pagesAdded}. A deleted page does not give its place back; ${WHO_CHANGES_THE_PLAN}.`,
+    { resource: 'pages', used: pagesAdded, limit, changedBy: 'owner' }
+  )
 }
 
 const Quota = Type.Object({
@@ -215,6 +239,14 @@ export const UsageSchema = Type.Object(
       apiAccess: Type.Boolean(),
       customAlertRules: Type.Boolean()
     }),
+    watching: Type.Optional(Type.Object({
+      domains: Type.Integer(),
+      pages: Type.Integer(),
+      monitoredPages: Type.Integer({ description: 'pages whose monitoring is on' })
+    }, {
+      description: 'what is watched now, whatever the period: the counters above count what was added in this ' +
+        'period (a domain added then deleted still counts; a domain added last period does not)'
+    })),
     trial: Nullable(
       Type.Object({
         expiresAt: Timestamp,

@@ -99,6 +99,8 @@ export const MailModeSchema = literals(MAIL_MODES)
 export type MailMode = Static<typeof MailModeSchema>
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+/** An e-mail may also be not sent: without SMTP_URL it is only written to the log. */
+export const EMAIL_DELIVERY_STATUSES = [...DELIVERY_STATUSES, 'not_sent'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 export const NoiseRulesSchema = Type.Object(

@@ -42,6 +42,11 @@ export class Mailer {
       : undefined
   }
 
+  /** Whether mail leaves at all (SMTP_URL is set): without it, a message is only written to the log. */
+  get configured (): boolean {
+    return this.transport !== undefined
+  }
+
   /** Sends, or logs; a failed delivery is logged and reported false, never thrown at the person's request. */
   async send (mail: Mail): Promise<boolean> {
     try {

@@ -1,3 +1,4 @@
+import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../domain/failures.js'
 import { gzipSync } from 'node:zlib'
 import DataLoader from 'dataloader'
 import type { DetectedChange } from '../domain/vocabulary.js'
@@ -7,7 +8,7 @@ import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
 import type { Language } from '../changes/lexicon.js'
 import { classifyPageType } from '../crawl/page-type.js'
-import { needsBrowser, readableWithoutBrowser } from '../crawl/render-decision.js'
+import { isChallengePage, needsBrowser, readableWithoutBrowser } from '../crawl/render-decision.js'
 import type { CrawlJobData } from '../queue/queue.js'
 import { recordSnapshot, snapshotText, snapshotTextAndPage } from '../store/changes.js'
 import type { Db } from '../store/db.js'
@@ -418,6 +419,12 @@ async function fetchOrRender (
     if (mode === 'auto' && err instanceof FetchError && err.code === 'BOT_WALL') return await render(err.message)
     throw err
   }
+  // A challenge page with a 200 is no version of the page: the browser may pass it, else it is blocked.
+  if (!plain.notModified && isChallengePage(plain.raw)) {
+    const why = `${plain.url} answered with a bot wall's challenge page`
+    if (mode === 'auto') return await render(why)
+    throw new FetchError('BOT_WALL', why, plain.status)
+  }
   // Asked when the page is new to it or due a recheck, not at every crawl: reading the
   // HTML here decodes it on the event loop, which the analysis threads otherwise do.
   const known = page.rendered_with === 'http' && !recheckDue
@@ -454,10 +461,10 @@ async function plainInstead (crawler: Crawler, url: string, renderError: unknown
  */
 async function recordCrawlFailure (db: Db, page: CrawlTarget, err: unknown, at: Date, nextAt: Date): Promise<void> {
   const failure = err instanceof FetchError
-    ? { message: err.message, permanent: err.permanent }
+    ? { message: err.message, permanent: err.permanent, code: failureCode(err.code, err.status) }
     : err instanceof AnalysisTimeout
-      ? { message: err.message, permanent: true }
-      : { message: `crawl failed: ${(err as Error)?.message ?? String(err)}`, permanent: false }
+      ? { message: err.message, permanent: true, code: ANALYSIS_TIMEOUT }
+      : { message: `crawl failed: ${(err as Error)?.message ?? String(err)}`, permanent: false, code: CRAWL_FAILED }
   await db.transaction().execute(async tx => {
     await recordFailure(tx, page.id, failure, at, nextAt)
     await markFailedIfNoPageWorks(tx, page.domain_id, at)

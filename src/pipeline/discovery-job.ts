@@ -1,11 +1,12 @@
 import type { Crawler } from '../crawl/crawler.js'
-import { discoverPages } from '../crawl/discovery.js'
+import { discoverPages, WELL_KNOWN_PATHS } from '../crawl/discovery.js'
 import type { DiscoverJobData, JobQueue } from '../queue/queue.js'
 import { setJobProgress } from '../queue/job-records.js'
 import type { Db } from '../store/db.js'
 import { findDomainWithOrg, markDiscoveryFailed } from '../store/domains.js'
 import { addDiscoveredPages } from '../services/pages.js'
 import { FetchError } from '../crawl/errors.js'
+import { CRAWL_FAILED, failureCode } from '../domain/failures.js'
 
 export interface DiscoveryDeps {
   db: Db
@@ -39,7 +40,11 @@ export async function runDiscovery (
   if (found.candidates.length === 0 && found.homeError) {
     // Nothing of the domain could be read: a failure, with the home page's reason (retried unless permanent).
     const why = found.homeError
-    throw new FetchError(why.code, `no page of ${domain.hostname} could be read: ${why.message}`, why.status)
+    const { sitemaps, paths } = found.tried
+    throw new FetchError(why.code, `no page of ${domain.hostname} could be read: ${why.message}. Sitewatch tried its ` +
+      `home page over https and http, ${sitemaps} sitemap${sitemaps === 1 ? '' : 's'} (robots.txt's and ` +
+      `/sitemap.xml) and ${paths} common path${paths === 1 ? '' : 's'} (${WELL_KNOWN_PATHS.slice(0, 3).join(', ')}, …)`,
+    why.status)
   }
   const added = await addDiscoveredPages(deps, org, domain.id, found.candidates)
   return { pagesDiscovered: found.pagesDiscovered, pagesAdded: added }
@@ -50,6 +55,9 @@ export async function runDiscovery (
  * that was not read: the job's failedReason says why. A new discovery that succeeds
  * makes it active.
  */
-export async function discoveryGaveUp (deps: DiscoveryDeps, data: DiscoverJobData): Promise<void> {
-  await markDiscoveryFailed(deps.db, data.domainId)
+export async function discoveryGaveUp (
+  deps: DiscoveryDeps, data: DiscoverJobData, reason: string, err: unknown
+): Promise<void> {
+  const code = err instanceof FetchError ? failureCode(err.code, err.status) : CRAWL_FAILED
+  await markDiscoveryFailed(deps.db, data.domainId, { reason, code })
 }

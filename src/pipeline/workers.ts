@@ -93,8 +93,8 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   queue.pull<DiscoverJobData, object>(QUEUE.discover, config.discoveryConcurrency, {
     run: async job => await runDiscovery(discoveryDeps, job.id, job.data),
     isPermanent,
-    onGiveUp: async (job, reason) => {
-      await discoveryGaveUp(discoveryDeps, job.data).catch(err => {
+    onGiveUp: async (job, reason, failure) => {
+      await discoveryGaveUp(discoveryDeps, job.data, reason, failure).catch(err => {
         deps.log.error({ err, jobId: job.id }, 'after-failure step failed')
       })
       gaveUp(job, reason)

@@ -60,7 +60,7 @@ export interface JobHandler<T, O extends object> {
    */
   movedTo?: (err: unknown) => string | undefined
   /** After the last attempt failed: what is left to do, and whom to tell. */
-  onGiveUp?: (job: Job<T>, reason: string) => Promise<void>
+  onGiveUp?: (job: Job<T>, reason: string, err: unknown) => Promise<void>
 }
 
 /**
@@ -149,7 +149,7 @@ export class JobPuller<T, O extends object = object> {
       })
       settled(last ? 'failed' : 'retried')
       if (last) {
-        await handler.onGiveUp?.(job, message).catch(e => {
+        await handler.onGiveUp?.(job, message, err).catch(e => {
           this.log.error({ err: e, jobId: job.id }, 'after-failure step failed')
         })
       }

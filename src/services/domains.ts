@@ -1,6 +1,7 @@
 import { AppError, notFound } from '../domain/errors.js'
 import { assertCanCreate, type Org } from '../domain/plans.js'
 import type { RenderMode } from '../domain/vocabulary.js'
+import { parseDomainInput, pastedHost } from '../crawl/url.js'
 import { crawlJobOf } from '../queue/queue.js'
 import { isUniqueViolation } from '../store/db.js'
 import { deleteDomain, domainView, findDomain, insertDomain, updateDomain, type DomainRow } from '../store/domains.js'
@@ -87,4 +88,60 @@ export async function crawlNow (ctx: ServiceContext, org: Org, id: string) {
     return { jobIds: pages.flatMap(p => queued.get(p.id) ?? []), pending: pages.length - queued.size }
   })
   return { domain, jobIds, pending }
+}
+
+/** What became of one line of a list of domains (or pages) a person pasted. */
+export interface AddedLine {
+  input: string
+  outcome: 'added' | 'duplicate' | 'invalid' | 'not on this domain' | 'over quota' | 'refused'
+  message: string
+  /** The domain (or page) added or already there. */
+  id?: string
+}
+
+/** The most lines one paste adds: more is refused with a sentence, not half done. */
+export const MAX_LINES_AT_ONCE = 100
+
+/** The lines of a pasted list: one per line, or separated by commas or spaces; blanks and repeats dropped. */
+export function pastedLines (text: string): string[] {
+  return [...new Set(text.split(/[\s,;]+/).map(l => l.trim()).filter(Boolean))]
+}
+
+/**
+ * Adds each domain of a pasted list (an address gives its host), each on its own: one
+ * that is there already, not a domain, or past the quota is said so on its line.
+ */
+export async function addDomains (
+  ctx: ServiceContext, org: Org, lines: readonly string[], mappedHosts: ReadonlySet<string>
+): Promise<AddedLine[]> {
+  if (lines.length > MAX_LINES_AT_ONCE) {
+    const many = `Paste at most ${MAX_LINES_AT_ONCE} domains at once (${lines.length} given).`
+    throw new AppError('VALIDATION_ERROR', many)
+  }
+  const out: AddedLine[] = []
+  for (const input of lines) {
+    const parsed = parseDomainInput(pastedHost(input), mappedHosts)
+    if ('error' in parsed) {
+      out.push({ input, outcome: 'invalid', message: parsed.error })
+      continue
+    }
+    try {
+      const created = await createDomain(ctx, org, parsed.hostname)
+      out.push({ input, outcome: 'added', message: `${parsed.hostname}: discovering its pages`, id: created.id })
+    } catch (err) {
+      out.push(lineRefused(input, err))
+    }
+  }
+  return out
+}
+
+/** A line's refusal, in its words: a duplicate, the quota, or why else. */
+export function lineRefused (input: string, err: unknown): AddedLine {
+  if (!(err instanceof AppError)) throw err
+  const outcome = err.code === 'CONFLICT'
+    ? 'duplicate'
+    : err.code === 'QUOTA_EXCEEDED' || err.code === 'TRIAL_EXPIRED'
+      ? 'over quota'
+      : err.code === 'VALIDATION_ERROR' ? 'invalid' : 'refused'
+  return { input, outcome, message: err.message }
 }

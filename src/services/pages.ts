@@ -6,7 +6,7 @@ import { assertCanCreate, pageCapReached, type Org } from '../domain/plans.js'
 import type { PageCandidate, PageType } from '../domain/vocabulary.js'
 import { crawlJobOf } from '../queue/queue.js'
 import { isUniqueViolation } from '../store/db.js'
-import { markActive } from '../store/domains.js'
+import { clearDiscoveryError, markActive } from '../store/domains.js'
 import {
   addPages,
   deletePage,
@@ -18,7 +18,8 @@ import {
   type PageSettings
 } from '../store/pages.js'
 import type { ServiceContext } from './context.js'
-import { requireDomain } from './domains.js'
+import { type AddedLine, lineRefused, MAX_LINES_AT_ONCE, requireDomain } from './domains.js'
+import { takeQuota } from './quota.js'
 
 /**
  * Adds what discovery found (most valuable first, within the plan's cap), queues each
@@ -35,6 +36,7 @@ export async function addDiscoveredPages (
     const rows = await addPages(tx, org, domainId, candidates)
     await ctx.queue.enqueueCrawls(tx, rows.map(crawlJobOf))
     await markActive(tx, domainId, 'discovering')
+    await clearDiscoveryError(tx, domainId)
     // A domain whose earlier discovery failed is active once one finds its pages.
     if (rows.length > 0) await markActive(tx, domainId, 'error')
     return rows.length
@@ -125,4 +127,55 @@ export async function removePage (
   const page = await requirePage(ctx, orgId, domainId, pageId)
   await deletePage(ctx.db, page.id)
   return page
+}
+
+/**
+ * Checks one page now: queues its crawl and takes one manual recheck, as a domain's crawl
+ * does, in one transaction. A page whose crawl is already waiting or running takes none
+ * (`jobId` null); a page not monitored is a 409 (it would be skipped).
+ */
+export async function crawlPageNow (ctx: ServiceContext, org: Org, domainId: string, pageId: string) {
+  const page = await requirePage(ctx, org.id, domainId, pageId)
+  if (!page.monitoring_enabled) {
+    throw new AppError('CONFLICT', `Monitoring is off for ${page.url}: turn it on in the page's settings to check it`)
+  }
+  assertCanCreate(org)
+  const jobId = await ctx.queue.transaction(ctx.db, async tx => {
+    const queued = (await ctx.queue.enqueueCrawls(tx, [crawlJobOf(page)])).get(page.id)
+    if (queued) await takeQuota(tx, org, 'manualRechecks')
+    return queued ?? null
+  })
+  return { page, jobId }
+}
+
+/**
+ * Adds each address of a pasted list to the domain, each on its own: one already
+ * watched, not on the domain, or past the domain's page allowance is said so on its line.
+ */
+export async function addPagesByHand (
+  ctx: ServiceContext, org: Org, domainId: string, lines: readonly string[]
+): Promise<AddedLine[]> {
+  if (lines.length > MAX_LINES_AT_ONCE) {
+    const many = `Paste at most ${MAX_LINES_AT_ONCE} addresses at once (${lines.length} given).`
+    throw new AppError('VALIDATION_ERROR', many)
+  }
+  const domain = await requireDomain(ctx, org.id, domainId)
+  const out: AddedLine[] = []
+  for (const input of lines) {
+    // A path alone ("/pricing") is the domain's.
+    const address = input.startsWith('/') ? `https://${domain.hostname}${input}` : input
+    const url = normalizeUrl(address)
+    if (url && !belongsToDomain(new URL(url).hostname, domain.hostname)) {
+      const message = `${new URL(url).hostname} is not ${domain.hostname} nor one of its subdomains`
+      out.push({ input, outcome: 'not on this domain', message })
+      continue
+    }
+    try {
+      const row = await addPageByHand(ctx, org, domainId, address, undefined)
+      out.push({ input, outcome: 'added', message: `${row.url}: its first check is queued`, id: row.id })
+    } catch (err) {
+      out.push(lineRefused(input, err))
+    }
+  }
+  return out
 }

@@ -73,8 +73,9 @@ export const CHANGE_COLUMNS = [
 export const COUNT_CAP = 1_000
 const COUNT_BUDGET_MS = 15
 
-export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page: number, pageSize: number) {
-  const base = db
+/** The organisation's changes that pass the filters, as a query to select from. */
+function changesMatching (db: Db, orgId: string, f: ChangeFilters) {
+  return db
     .selectFrom('changes as c')
     .where('c.org_id', '=', orgId)
     .where(eb => {
@@ -100,6 +101,10 @@ export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page
       }
       return eb.and(conds)
     })
+}
+
+export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page: number, pageSize: number) {
+  const base = changesMatching(db, orgId, f)
   const offset = (page - 1) * pageSize
   const rows = await base
     .select(CHANGE_COLUMNS.map(c => `c.${c}` as const))
@@ -172,7 +177,6 @@ export async function setAcknowledged (db: Db, orgId: string, ids: string[], by:
   return rows.map(changeView)
 }
 
-/** The text of a snapshot, the "before" of the next comparison. */
 /** A snapshot's text, or undefined when it is no longer kept (retention deleted it). */
 export async function snapshotTextOrNone (db: Db, id: string): Promise<string | undefined> {
   return (await db.selectFrom('snapshots').select('content').where('id', '=', id).executeTakeFirst())?.content
@@ -380,4 +384,22 @@ export async function openChangesByDomain (db: Db, orgId: string, domainIds: str
     if (wanted.has(r.domain_id)) open.set(r.domain_id, { ...open.get(r.domain_id), [r.severity]: r.n })
   }
   return open
+}
+
+/** At most this many changes go in one export: the newest. */
+export const EXPORT_CAP = 10_000
+
+/** The changes that pass the filters, newest first, as a spreadsheet's rows need them (no diffs). */
+export async function changesForExport (db: Db, orgId: string, f: ChangeFilters) {
+  return await changesMatching(db, orgId, f)
+    .innerJoin('pages as p', 'p.id', 'c.page_id')
+    .innerJoin('domains as d', 'd.id', 'c.domain_id')
+    .select([
+      'c.id', 'c.created_at', 'd.hostname', 'p.url', 'p.page_type', 'c.change_type', 'c.severity', 'c.confidence',
+      'c.summary', 'c.acknowledged_at'
+    ])
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(EXPORT_CAP)
+    .execute()
 }

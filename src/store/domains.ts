@@ -1,3 +1,4 @@
+import { explainFailure } from '../domain/failures.js'
 import { type ExpressionBuilder, sql, type Selectable } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Org } from '../domain/plans.js'
@@ -21,6 +22,9 @@ export function domainView (d: DomainRow) {
     status: d.status,
     checkFrequencyHours: d.check_frequency_hours,
     render: d.render,
+    discoveryFailure: d.discovery_failed_at
+      ? { ...explainFailure(d.discovery_error_code), reason: d.discovery_error ?? '', at: d.discovery_failed_at }
+      : null,
     createdAt: d.created_at,
     updatedAt: d.updated_at
   }
@@ -93,14 +97,28 @@ export async function listDomainSummaries (db: Db, orgId: string, limit: number)
       't.last',
       't.next',
       eb.selectFrom('pages as p').select(sql<number>`count(*)::int`.as('n')).whereRef('p.domain_id', '=', 'd.id')
-        .as('pageCount')
+        .as('pageCount'),
+      // The codes of its monitored pages' failures in a row, to count the blocked and the broken.
+      eb.selectFrom('pages as p').select(sql<Array<string | null>>`coalesce(array_agg(p.failure_code), '{}')`.as('c'))
+        .whereRef('p.domain_id', '=', 'd.id').where('p.monitoring_enabled', '=', true)
+        .where('p.failing_since', 'is not', null)
+        .as('failureCodes')
     ])
     .where('d.org_id', '=', orgId)
     .orderBy('d.created_at', 'desc')
     .orderBy('d.id')
     .limit(limit)
     .execute()
-  return rows.map(d => ({ ...domainView(d), lastCrawledAt: d.last, nextCrawlAt: d.next, pageCount: d.pageCount ?? 0 }))
+  return rows.map(d => {
+    const kinds = (d.failureCodes ?? []).map(code => explainFailure(code).kind)
+    return {
+      ...domainView(d),
+      lastCrawledAt: d.last,
+      nextCrawlAt: d.next,
+      pageCount: d.pageCount ?? 0,
+      failing: { blocked: kinds.filter(k => k === 'blocked').length, error: kinds.filter(k => k === 'error').length }
+    }
+  })
 }
 
 /** The organisation's domains' ids and hostnames, for a filter's choices. */
@@ -228,8 +246,27 @@ Promise<void> {
     .where('id', '=', domainId).where('status', '=', from).execute()
 }
 
-/** A domain whose discovery failed for good: `error` (from `discovering`; a paused one stays paused). */
-export async function markDiscoveryFailed (tx: Db, domainId: string, now = new Date()): Promise<void> {
+/** A discovery that found pages: an earlier one's failure is over. */
+export async function clearDiscoveryError (tx: Db, domainId: string): Promise<void> {
+  await tx.updateTable('domains').set({ discovery_error: null, discovery_error_code: null, discovery_failed_at: null })
+    .where('id', '=', domainId).where('discovery_failed_at', 'is not', null).execute()
+}
+
+/**
+ * A domain whose discovery failed for good: `error` (from `discovering`; a paused one
+ * stays paused), with why, so that the app can say it and offer to try again.
+ */
+export async function markDiscoveryFailed (
+  tx: Db, domainId: string, failure: { reason: string, code: string }, now = new Date()
+): Promise<void> {
+  await tx.updateTable('domains')
+    .set({
+      discovery_error: failure.reason.slice(0, 1000),
+      discovery_error_code: failure.code.slice(0, 100),
+      discovery_failed_at: now,
+      updated_at: now
+    })
+    .where('id', '=', domainId).execute()
   await tx.updateTable('domains').set({ status: 'error', updated_at: now })
     .where('id', '=', domainId).where('status', '=', 'discovering').execute()
 }
@@ -279,4 +316,18 @@ export async function domainHostname (db: Db, id: string, orgId?: string): Promi
   let q = db.selectFrom('domains').select('hostname').where('id', '=', id)
   if (orgId) q = q.where('org_id', '=', orgId)
   return (await q.executeTakeFirst())?.hostname
+}
+
+/** What an organisation watches now: its domains, their pages, and those monitored. */
+export async function watchedCounts (db: Db, orgId: string) {
+  const [domains, pages] = await Promise.all([
+    db.selectFrom('domains').select(sql<number>`count(*)::int`.as('n')).where('org_id', '=', orgId)
+      .executeTakeFirstOrThrow(),
+    db.selectFrom('pages')
+      .select([
+        sql<number>`count(*)::int`.as('n'), sql<number>`count(*) FILTER (WHERE monitoring_enabled)::int`.as('m')
+      ])
+      .where('org_id', '=', orgId).executeTakeFirstOrThrow()
+  ])
+  return { domains: domains.n, pages: pages.n, monitoredPages: pages.m }
 }

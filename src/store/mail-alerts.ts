@@ -136,7 +136,7 @@ export async function findEmailToSend (db: Db, id: string) {
 export async function recordEmailAttempt (
   db: Db,
   id: string,
-  a: { status: 'delivered' | 'failed' | 'pending', smtpResponse: string | null, error: string | null },
+  a: { status: 'delivered' | 'failed' | 'pending' | 'not_sent', smtpResponse: string | null, error: string | null },
   at = new Date()
 ): Promise<void> {
   await db.updateTable('email_deliveries').set({

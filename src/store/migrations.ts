@@ -392,6 +392,21 @@ const migrations: Record<string, string[]> = {
         '[/$€£¥"\\[\\],]', ' ', 'g'), 200000))
     ) STORED`,
     'CREATE INDEX changes_search ON changes USING gin (search)'
+  ],
+  // A failure says what it is (blocked or broken, by its code) and since when; a domain's
+  // failed discovery keeps its reason, so the app can say why and offer to try again.
+  '0015_failures_explained': [
+    'ALTER TABLE pages ADD COLUMN failure_code text',
+    'ALTER TABLE pages ADD COLUMN failing_since timestamptz',
+    'ALTER TABLE domains ADD COLUMN discovery_error text',
+    'ALTER TABLE domains ADD COLUMN discovery_error_code text',
+    'ALTER TABLE domains ADD COLUMN discovery_failed_at timestamptz',
+    // Mail without SMTP_URL is written to the log: it is "not sent", never "delivered".
+    'ALTER TABLE email_deliveries DROP CONSTRAINT email_deliveries_status_check',
+    `ALTER TABLE email_deliveries ADD CONSTRAINT email_deliveries_status_check
+      CHECK (status IN ('pending', 'delivered', 'failed', 'not_sent'))`,
+    // A key is named by the person who makes it ("CI", "Zapier"), so that revoking one is revoking the right one.
+    'ALTER TABLE api_keys ADD COLUMN name text'
   ]
 }
 

@@ -28,7 +28,7 @@ export function hashApiKey (key: string): string {
 export async function issueKey (
   db: Db,
   orgId: string,
-  opts: { scope?: KeyScope, createdBy?: string } = {}
+  opts: { scope?: KeyScope, createdBy?: string, name?: string } = {}
 ): Promise<{ id: string, apiKey: string, scope: KeyScope }> {
   const apiKey = newApiKey()
   const scope = opts.scope ?? 'write'
@@ -39,7 +39,8 @@ export async function issueKey (
       key_hash: hashApiKey(apiKey),
       key_prefix: apiKey.slice(0, 12),
       scope,
-      created_by: opts.createdBy ?? null
+      created_by: opts.createdBy ?? null,
+      name: opts.name?.trim().slice(0, 100) || null
     })
     .returning('id')
     .executeTakeFirstOrThrow()
@@ -51,12 +52,13 @@ export async function listKeys (db: Db, orgId: string) {
   const rows = await db
     .selectFrom('api_keys as k')
     .leftJoin('users as u', 'u.id', 'k.created_by')
-    .select(['k.id', 'k.key_prefix', 'k.scope', 'k.created_at', 'k.revoked_at', 'k.last_used_at', 'u.email'])
+    .select(['k.id', 'k.name', 'k.key_prefix', 'k.scope', 'k.created_at', 'k.revoked_at', 'k.last_used_at', 'u.email'])
     .where('k.org_id', '=', orgId)
     .orderBy('k.created_at', 'desc')
     .execute()
   return rows.map(k => ({
     id: k.id,
+    name: k.name,
     prefix: k.key_prefix,
     scope: k.scope,
     createdBy: k.email,

@@ -1,6 +1,7 @@
 // Longer than 300 lines on purpose: every statement on the pages table, from adding pages
 // within the plan's cap to a crawl's check and the scheduler's due list, so that "where is
 // the query for X?" about a page has one answer.
+import { explainFailure } from '../domain/failures.js'
 import { createHash } from 'node:crypto'
 import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { INTELLIGENCE_TYPE_ORDER, PLANS, STRUCTURED_PAGE_TYPES, type Org } from '../domain/plans.js'
@@ -75,6 +76,14 @@ export function pageView (p: PageRow, intelligence: ReadonlySet<string>) {
     lastChangeAt: p.last_change_at,
     errorCount: p.error_count,
     lastError: p.last_error,
+    failure: p.failing_since
+      ? {
+          ...explainFailure(p.failure_code),
+          reason: p.last_error ?? '',
+          since: p.failing_since,
+          failedChecks: p.consecutive_failures
+        }
+      : null,
     metadata: p.metadata,
     noiseRules: p.noise_rules ?? {},
     render: p.render,
@@ -423,7 +432,8 @@ export function recordChecksStatement (checks: PageCheck[]): RawBuilder<unknown>
   )
   return sql`
     UPDATE pages p SET last_check_at = c.checked_at, next_crawl_at = c.next_at, consecutive_failures = 0,
-      status = 'active', last_error = NULL, etag = c.etag, last_modified = c.last_modified, rebaseline = false
+      status = 'active', last_error = NULL, failure_code = NULL, failing_since = NULL, etag = c.etag,
+      last_modified = c.last_modified, rebaseline = false
     FROM jsonb_to_recordset(${rows}::jsonb)
       AS c (page_id uuid, checked_at timestamptz, next_at timestamptz, etag text, last_modified text)
     WHERE p.id = ANY(${checks.map(c => c.pageId)}::uuid[]) AND p.id = c.page_id
@@ -433,7 +443,6 @@ export function recordChecksStatement (checks: PageCheck[]): RawBuilder<unknown>
 /** Consecutive failures that put a page in `error`. */
 export const FAILURES_BEFORE_ERROR = 3
 
-/** Counts a failed check; the page goes to `error` after FAILURES_BEFORE_ERROR in a row. */
 /**
  * Counts a failed check of the page. Enough in a row put it in `error`; a failure that
  * trying again cannot change (`permanent`) at once.
@@ -441,7 +450,7 @@ export const FAILURES_BEFORE_ERROR = 3
 export async function recordFailure (
   tx: Db,
   pageId: string,
-  failure: { message: string, permanent: boolean },
+  failure: { message: string, permanent: boolean, code: string },
   at: Date,
   nextAt: Date
 ): Promise<void> {
@@ -452,6 +461,8 @@ export async function recordFailure (
       error_count: sql`error_count + 1`,
       consecutive_failures: sql`consecutive_failures + 1`,
       last_error: failure.message.slice(0, 1000),
+      failure_code: failure.code.slice(0, 100),
+      failing_since: sql`coalesce(failing_since, ${at})`,
       last_check_at: at,
       next_crawl_at: nextAt,
       status: sql`CASE WHEN consecutive_failures + 1 >= ${threshold} THEN 'error' ELSE status END`
@@ -482,4 +493,11 @@ export async function setNextCrawls (tx: Db, next: Array<{ id: string, at: Date 
     UPDATE pages SET next_crawl_at = n.at::timestamptz
     FROM jsonb_to_recordset(${rows}::jsonb) AS n(id uuid, at text)
     WHERE pages.id = ANY(${next.map(n => n.id)}::uuid[]) AND pages.id = n.id`.execute(tx)
+}
+
+/** A failing page's address, its failure's code and since when; undefined when it is gone. */
+export async function pageFailure (db: Db, pageId: string) {
+  const row = await db.selectFrom('pages').select(['url', 'failure_code', 'failing_since']).where('id', '=', pageId)
+    .executeTakeFirst()
+  return row && { url: row.url, code: row.failure_code, since: row.failing_since?.toISOString() ?? null }
 }

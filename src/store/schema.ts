@@ -53,6 +53,7 @@ export interface ApiKeysTable {
   scope: ColumnType<KeyScope, KeyScope | undefined, KeyScope>
   created_by: string | null
   last_used_at: Timestamp | null
+  name: string | null
 }
 
 export interface UsersTable {
@@ -141,6 +142,10 @@ export interface DomainsTable {
   paused_reason: PausedReason | null
   pages_added: Generated<number>
   render: Generated<RenderMode>
+  /** Why its last discovery failed for good (cleared when one succeeds), with the failure's code and time. */
+  discovery_error: string | null
+  discovery_error_code: string | null
+  discovery_failed_at: Timestamp | null
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -176,6 +181,9 @@ export interface PagesTable {
   screenshots: Generated<boolean>
   visual_threshold: Decimal | null
   failure_alerted_at: Timestamp | null
+  /** The code of the last failed check (see domain/failures.ts), and when the failures in a row began. */
+  failure_code: string | null
+  failing_since: Timestamp | null
   created_at: CreatedAt
 }
 
@@ -308,7 +316,7 @@ export interface EmailDeliveriesTable {
   event_id: string
   subject: string
   payload: Json<Record<string, unknown>>
-  status: Generated<DeliveryStatus>
+  status: Generated<DeliveryStatus | 'not_sent'>
   attempts: Generated<number>
   smtp_response: string | null
   error: string | null

@@ -9,7 +9,10 @@ import { SCRIPT, STYLESHEET } from './static/assets.js'
 import { alertRoutes } from './routes/alerts.js'
 import { authRoutes } from './routes/auth.js'
 import { settingsRoutes } from './routes/settings.js'
-import { watchRoutes } from './routes/watch.js'
+import { changeRoutes } from './routes/changes.js'
+import { domainRoutes } from './routes/domains.js'
+import { pageRoutes } from './routes/pages.js'
+import { researchRoutes } from './routes/research.js'
 import { html, Problem } from './views/layout.js'
 import { cookieNames, cookieOptions, sessionBinding, sessionRules, viewerOf, type WebDeps } from './context.js'
 
@@ -119,7 +122,10 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
     rules
   }
   await app.register(authRoutes, shared)
-  await app.register(watchRoutes, shared)
+  await app.register(domainRoutes, shared)
+  await app.register(pageRoutes, shared)
+  await app.register(changeRoutes, shared)
+  await app.register(researchRoutes, shared)
   await app.register(settingsRoutes, shared)
   await app.register(alertRoutes, shared)
 }

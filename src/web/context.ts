@@ -55,7 +55,7 @@ declare module 'fastify' {
  */
 export function cookieNames (config: Pick<Config, 'publicBaseUrl'>) {
   const prefix = secure(config) ? '__Host-' : ''
-  return { session: `${prefix}sw_session`, csrf: `${prefix}sw_csrf` }
+  return { session: `${prefix}sw_session`, csrf: `${prefix}sw_csrf`, flash: `${prefix}sw_flash` }
 }
 const secure = (config: Pick<Config, 'publicBaseUrl'>) => (config.publicBaseUrl ?? '').startsWith('https:')
 
@@ -81,6 +81,35 @@ export function csrfToken (req: FastifyRequest, reply: FastifyReply): string {
   return reply.generateCsrf({ userInfo: sessionBinding(req) })
 }
 
+const FLASH_COOKIES = ['__Host-sw_flash', 'sw_flash'] as const
+/** Longest refusal a flash carries (a cookie holds 4 KB). */
+const MAX_FLASH = 1500
+
+/**
+ * A refusal to show on the next page: a form's POST that cannot be done goes back (303)
+ * to the page it was sent from, which shows why once (see viewerOf), rather than leaving
+ * the browser on the POST's address.
+ */
+export function flashAndReturn (
+  config: Pick<Config, 'publicBaseUrl'>, req: FastifyRequest, reply: FastifyReply, message: string, fallback: string
+) {
+  reply.setCookie(cookieNames(config).flash, encodeURIComponent(message.slice(0, MAX_FLASH)), {
+    ...cookieOptions(config), maxAge: 60
+  })
+  return reply.redirect(sameAppPage(req.headers.referer, req.headers.host) ?? fallback, 303)
+}
+
+/** The path of a page of this app that `referer` names, when it is one. */
+function sameAppPage (referer: string | undefined, host: string | undefined): string | undefined {
+  if (!referer || !host) return undefined
+  try {
+    const u = new URL(referer)
+    return u.host === host && u.pathname.startsWith('/app/') ? `${u.pathname}${u.search}` : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** What every page's frame needs of the person. */
 export function viewerOf (req: FastifyRequest, reply: FastifyReply): Viewer {
   const p = req.person!
@@ -89,6 +118,15 @@ export function viewerOf (req: FastifyRequest, reply: FastifyReply): Viewer {
   try {
     locale = Intl.NumberFormat.supportedLocalesOf([accept]).length > 0 ? accept : 'en'
   } catch { /* not a language tag */ }
+  // A refusal flashed by the form that sent the person here, shown once.
+  const flashName = FLASH_COOKIES.find(n => req.cookies[n] !== undefined)
+  let flash: string | undefined
+  if (flashName) {
+    try {
+      flash = decodeURIComponent(req.cookies[flashName] ?? '').slice(0, MAX_FLASH) || undefined
+    } catch { /* not ours */ }
+    reply.clearCookie(flashName, { path: '/' })
+  }
   return {
     email: p.email,
     name: p.name,
@@ -96,7 +134,8 @@ export function viewerOf (req: FastifyRequest, reply: FastifyReply): Viewer {
     org: { id: p.org.id, name: p.org.name, plan: p.org.plan },
     orgs: p.orgs,
     csrf: csrfToken(req, reply),
-    locale
+    locale,
+    ...(flash ? { flash } : {})
   }
 }
 

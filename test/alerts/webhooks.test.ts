@@ -367,6 +367,11 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     const event = JSON.parse(hit.body)
     assert.equal(event.data.job.name, 'crawl.page')
     assert.match(event.data.job.failedReason, /HTTP 500/)
+    // Which page, and what its failure is: broken (not blocked), since when, what to do.
+    assert.equal(event.data.page.url, 'https://acme.test/changelog')
+    assert.equal(event.data.page.failure.kind, 'error')
+    assert.match(event.data.page.failure.nextStep, /server fails/)
+    assert.ok(!Number.isNaN(Date.parse(event.data.page.failure.since)))
     assert.ok(verifySignature(endpoint.secret, hit.body, hit.headers['x-sitewatch-signature'] as string))
 
     // The same page failing again is not news: no second alert. Its recovery is, once.

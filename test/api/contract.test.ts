@@ -32,6 +32,7 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.deepEqual(Object.keys(d).sort(), [
       'checkFrequencyHours',
       'createdAt',
+      'discoveryFailure',
       'discoveryJobId',
       'displayName',
       'domain',
@@ -79,7 +80,7 @@ describe('the API contract, endpoint by endpoint', () => {
     })
   }
 
-  it('POST /api/domains: 400 for a missing field, a wrong type, malformed JSON, a wrong content type, an oversized body', async () => {
+  it('POST /api/domains: 400 for a missing field, a wrong type, malformed JSON, a wrong content type; 413 for an oversized body', async () => {
     const missing = await t.api.post('/api/domains', { displayName: 'x' })
     assert.equal(missing.status, 400)
     assert.equal(missing.body.code, 'VALIDATION_ERROR')
@@ -99,8 +100,10 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal(text.status, 400)
     assert.equal(text.body.code, 'VALIDATION_ERROR')
     const big = await t.api.post('/api/domains', { domain: 'big.com', displayName: 'x'.repeat(2 * 1024 * 1024) })
-    assert.equal(big.status, 400)
-    assert.equal(big.body.code, 'VALIDATION_ERROR')
+    assert.equal(big.status, 413)
+    assert.equal(big.body.code, 'PAYLOAD_TOO_LARGE')
+    assert.match(big.body.error, /too large \(limit 1 MiB\)/)
+    assert.equal((await t.api.get('/api/domains?pageSize=100')).body.data.some((d: any) => d.domain === 'big.com'), false)
   })
 
   it('POST /api/domains: a body value of the wrong JSON type is 400 naming the field, not coerced, and adds nothing', async () => {
@@ -188,6 +191,7 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.deepEqual(Object.keys(d).sort(), [
       'checkFrequencyHours',
       'createdAt',
+      'discoveryFailure',
       'displayName',
       'domain',
       'id',
@@ -271,6 +275,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'createdAt',
       'domainId',
       'errorCount',
+      'failure',
       'id',
       'intelligence',
       'lastChangeAt',
@@ -293,6 +298,7 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.equal(p.lastChangeAt, null)
     assert.equal(p.errorCount, 0)
     assert.equal(p.lastError, null)
+    assert.equal(p.failure, null)
     assert.deepEqual(p.metadata, {})
     assert.match(p.urlHash, /^[0-9a-f]{64}$/)
     pageId = p.id

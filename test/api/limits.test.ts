@@ -26,7 +26,11 @@ describe('quotas', () => {
     const over = await t.api.post('/api/domains', { domain: 'site25.test' })
     assert.equal(over.status, 402)
     assert.equal(over.body.code, 'QUOTA_EXCEEDED')
-    assert.deepEqual(over.body.details, { resource: 'domains', used: 25, limit: 25 })
+    const trialEnds = (await t.api.get('/api/usage')).body.data.trial.expiresAt as string
+    // What ran out, when it comes back (a trial's quota does not: the trial ends) and who can change it.
+    assert.deepEqual(over.body.details, { resource: 'domains', used: 25, limit: 25, trialEndsAt: trialEnds, changedBy: 'owner' })
+    assert.equal(over.body.error, `The trial allows 25 domains, and all 25 are used. The trial ends on ${trialEnds.slice(0, 10)}; ` +
+      "the organisation's owner can change the plan under Usage and plan (/app/usage) to get more now.")
     assert.equal((await t.api.delete(`/api/domains/${ids[0]}`)).status, 200)
     const still = await t.api.post('/api/domains', { domain: 'site26.test' })
     assert.equal(still.status, 402)
@@ -40,16 +44,22 @@ describe('quotas', () => {
     for (let i = 0; i < 10; i++) assert.equal((await t.api.post(`/api/domains/${domain.id}/crawl`)).status, 200)
     const over = await t.api.post(`/api/domains/${domain.id}/crawl`)
     assert.equal(over.status, 402)
-    assert.deepEqual(over.body.details, { resource: 'manualRechecks', used: 10, limit: 10 })
+    assert.equal(over.body.details.resource, 'manualRechecks')
+    assert.equal(over.body.details.used, 10)
+    assert.equal(over.body.details.limit, 10)
+    assert.match(over.body.error, /^The trial allows 10 manual rechecks, and all 10 are used\. The trial ends on \d{4}-\d\d-\d\d;/)
   })
 
-  it('a plan limited to 5 domains refuses the 6th (starter, through the quota the API uses)', async () => {
+  it('a plan limited to 5 domains refuses the 6th, saying when its count starts again (starter, through the quota the API uses)', async () => {
     const { org } = await createOrg(t.service.store.db, 'Starter Co', 'starter')
     for (let i = 0; i < 5; i++) await t.service.store.db.transaction().execute(tx => takeQuota(tx, org, 'domains'))
     await assert.rejects(
       t.service.store.db.transaction().execute(tx => takeQuota(tx, org, 'domains')),
       (err: any) =>
-        err.code === 'QUOTA_EXCEEDED' && err.statusCode === 402 && err.details.used === 5 && err.details.limit === 5
+        err.code === 'QUOTA_EXCEEDED' && err.statusCode === 402 && err.details.used === 5 && err.details.limit === 5 &&
+        typeof err.details.resetsAt === 'string' &&
+        err.message === 'The starter plan allows 5 domains per billing period, and all 5 are used. The count starts again on ' +
+          `${err.details.resetsAt.slice(0, 10)}, when this period ends; the organisation's owner can change the plan under Usage and plan (/app/usage).`
     )
   })
 })

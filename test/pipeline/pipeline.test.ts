@@ -347,7 +347,8 @@ describe('discovery at scale and within the plan cap', () => {
     }
     const manual = await t.api.post(`/api/domains/${created.id}/pages`, { url: 'https://acme.test/one-more' })
     assert.equal(manual.status, 402)
-    assert.deepEqual(manual.body.details, { resource: 'pages', used: 500, limit: 500 })
+    assert.deepEqual(manual.body.details, { resource: 'pages', used: 500, limit: 500, changedBy: 'owner' })
+    assert.match(manual.body.error, /^The trial allows 500 pages per domain, and this domain has taken 500\. A deleted page does not give its place back/)
     assert.equal((await t.api.get('/api/usage')).body.data.limits.domains.used, 1)
   })
 })

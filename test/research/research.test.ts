@@ -329,8 +329,11 @@ describe('research briefs', () => {
     const answers = await Promise.all([research(domainId), research(domainId)])
     assert.deepEqual(answers.map(a => a.status).sort(), [202, 402])
     const refused = answers.find(a => a.status === 402)!
-    assert.deepEqual([refused.body.code, refused.body.details],
-      ['QUOTA_EXCEEDED', { resource: 'researchCredits', used: usage.limit, limit: usage.limit }])
+    const trialEndsAt = (await t.api.get('/api/usage')).body.data.trial.expiresAt
+    assert.deepEqual([refused.body.code, refused.body.details], ['QUOTA_EXCEEDED', {
+      resource: 'researchCredits', used: usage.limit, limit: usage.limit, trialEndsAt, changedBy: 'owner'
+    }])
+    assert.match(refused.body.error, new RegExp(`^The trial allows ${usage.limit} research credits, and all ${usage.limit} are used\\.`))
     const again = await research(domainId)
     assert.equal(again.status, 402)
     assert.equal((await t.api.get(`/api/domains/${domainId}/research?pageSize=100`)).body.meta.total, briefsBefore + 1)

@@ -228,9 +228,10 @@ describe('the web app, in a browser', () => {
     await viewer.context.close()
   })
 
-  it('a read key reads and may not write (403); keys are listed with who made them', async () => {
+  it('a read key reads and may not write (403); keys are listed by name with who made them, and revoked after a confirmation', async () => {
     const { page } = owner
     await page.goto(`${t.url}/app/keys`)
+    await page.getByLabel('Name').fill('CI pipeline')
     await page.getByLabel('Scope').selectOption('read')
     await page.getByRole('button', { name: 'Create key' }).click()
     const key = (await page.locator('.key').first().textContent())!.trim()
@@ -241,8 +242,15 @@ describe('the web app, in a browser', () => {
     const write = await api.post('/api/domains', { domain: 'beta.test' })
     assert.equal(write.status, 403)
     assert.equal(write.body.code, 'FORBIDDEN')
-    await page.reload()
+    await page.goto(`${t.url}/app/keys`)
     assert.match(await page.textContent('main') ?? '', /owner@example\.test/)
+    assert.match(await page.textContent('main') ?? '', /CI pipeline/)
+    // Revoking asks first: the button is inside its confirmation, which names the key.
+    assert.equal(await page.getByRole('button', { name: 'Revoke CI pipeline for good' }).isVisible(), false)
+    await page.getByText('Revoke CI pipeline', { exact: true }).click()
+    await page.getByRole('button', { name: 'Revoke CI pipeline for good' }).click()
+    await page.waitForURL(/done=revoked/)
+    await eventually(async () => (await api.get('/api/domains')).status === 401, 5000, 'the revoked key refused')
   })
 
   it('an admin adds a webhook, sends it a test event and reads its delivery log', async () => {

@@ -65,15 +65,19 @@ export const adminRoutes: FastifyPluginAsyncTypebox<
     }
   )
 
-  // The body is optional (`{"scope": "read"}`): a bare POST makes a write key, as before scopes.
+  // The body is optional (`{"scope": "read", "name": "CI"}`): a bare POST makes an unnamed write key, as before.
   app.post('/orgs/:id/keys', { schema: { params: Id } }, async (req, reply) => {
-    const scope = (req.body as { scope?: unknown } | undefined)?.scope
+    const { scope, name } = (req.body as { scope?: unknown, name?: unknown } | undefined) ?? {}
     if (scope !== undefined && !KEY_SCOPES.includes(scope as KeyScope)) {
       throw new AppError('VALIDATION_ERROR', 'scope must be one of: read, write', { field: 'scope' })
     }
+    if (name !== undefined && (typeof name !== 'string' || name.length > 100)) {
+      throw new AppError('VALIDATION_ERROR', 'name must be a string of at most 100 characters', { field: 'name' })
+    }
     const org = await findOrg(db, req.params.id)
     if (!org) throw notFound('Organisation')
-    return await reply.code(201).send({ data: await issueKey(db, org.id, { scope: scope as KeyScope | undefined }) })
+    const key = await issueKey(db, org.id, { scope: scope as KeyScope | undefined, name: name as string | undefined })
+    return await reply.code(201).send({ data: key })
   })
 
   app.get('/orgs/:id/keys', { schema: { params: Id } }, async req => {

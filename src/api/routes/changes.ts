@@ -3,12 +3,17 @@ import { Type } from '@sinclair/typebox'
 import { notFound } from '../../domain/errors.js'
 import { getChange, listChanges, setAcknowledged } from '../../store/changes.js'
 import { CHANGE_TYPES, SEVERITIES } from '../../domain/vocabulary.js'
+import { appBaseUrl } from '../../config.js'
+import { changesCsv, EXPORT_CAP, exportName } from '../../services/exports.js'
 import type { ApiDeps } from '../deps.js'
 import { Change, DateTime, IdParams, PageTypeSchema, literals, paginationFields, responses, Uuid } from '../schemas.js'
 
 const MULTI = ['severity', 'changeType', 'pageType'] as const
 
-export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
+/** An Accept header that asks for CSV before JSON. */
+const wantsCsv = (accept: string | undefined) => /\btext\/csv\b/.test(accept ?? '') && !/\bapplication\/json\b/.test(accept ?? '')
+
+export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, config }) => {
   app.get(
     '/changes',
     {
@@ -38,7 +43,10 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
           'line of the whole diff (`diffData.hunks`), not only the passages of `before` and `after`. ' +
           '`meta.total` counts ' +
           'up to 1,000, within a small time budget; when `meta.totalCapped` is true, total is a lower bound ("at ' +
-          'least").',
+          'least"). With `format=csv` (or `Accept: text/csv`), the answer is the matching changes as CSV ' +
+          `(text/csv; the newest ${EXPORT_CAP.toLocaleString('en')} at most, page and pageSize ignored): createdAt, ` +
+          'domain, pageUrl, pageType, changeType, severity, confidence, summary, acknowledgedAt and link (the change ' +
+          'in the web app); a cell a spreadsheet would run as a formula is written as text.',
         querystring: Type.Object(
           {
             ...paginationFields(20, 100),
@@ -50,26 +58,27 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
             since: Type.Optional(DateTime),
             until: Type.Optional(DateTime),
             acknowledged: Type.Optional(Type.Boolean()),
-            q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
+            q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            format: Type.Optional(literals(['json', 'csv'] as const, {
+              description: 'csv: the matching changes as a spreadsheet (text/csv), as `Accept: text/csv` asks'
+            }))
           },
           { additionalProperties: false }
         ),
         response: responses(200, Type.Array(Type.Ref(Change)), [], { list: true })
       }
     },
-    async req => {
-      const { page, pageSize, since, until, ...filters } = req.query
-      const { items, total, capped } = await listChanges(
-        db,
-        req.principal!.org.id,
-        {
-          ...filters,
-          since: since ? new Date(since) : undefined,
-          until: until ? new Date(until) : undefined
-        },
-        page,
-        pageSize
-      )
+    async (req, reply) => {
+      const { page, pageSize, since, until, format, ...rest } = req.query
+      const filters = {
+        ...rest, since: since ? new Date(since) : undefined, until: until ? new Date(until) : undefined
+      }
+      if (format === 'csv' || (format === undefined && wantsCsv(req.headers.accept))) {
+        const body = await changesCsv(db, req.principal!.org.id, filters, appBaseUrl(config))
+        return await reply.type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${exportName('changes')}"`).send(body)
+      }
+      const { items, total, capped } = await listChanges(db, req.principal!.org.id, filters, page, pageSize)
       return { data: items, meta: { total, page, pageSize, ...(capped ? { totalCapped: true } : {}) } }
     }
   )

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { requireDomain } from '../../services/domains.js'
-import { addPageByHand, changePage, removePage, requirePage } from '../../services/pages.js'
+import { addPageByHand, changePage, crawlPageNow, removePage, requirePage } from '../../services/pages.js'
 import { listPages, onePageView } from '../../store/pages.js'
 import { getSnapshot, getSnapshotWithText, listSnapshots } from '../../store/changes.js'
 import { screenshotOf } from '../../store/screenshots.js'
@@ -298,6 +298,42 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     async req => {
       const page = await removePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
       return { data: { deleted: true, message: `Page ${page.url} deleted with its snapshots and changes` } }
+    }
+  )
+
+  app.post(
+    '/domains/:id/pages/:pageId/crawl',
+    {
+      config: { tier: 'heavy' },
+      schema: {
+        operationId: 'crawlPage',
+        tags: ['pages'],
+        summary: 'Check one page now',
+        description:
+          'Heavy rate tier (per hour; see the rate limits above). Queues a crawl of this page and takes one manual ' +
+          'recheck from the quota, as a crawl of its domain does. When its crawl is already waiting or running, ' +
+          'nothing is queued and no recheck is taken (`queued` 0, `jobId` null). A page whose monitoring is off is ' +
+          'a 409: turn it on first.',
+        params: PageParams,
+        response: responses(
+          200,
+          Type.Object({
+            pageId: Uuid,
+            url: Type.String(),
+            queued: Type.Integer({ minimum: 0, maximum: 1 }),
+            jobId: Nullable(Type.String()),
+            message: Type.String()
+          }),
+          [402, 404, 409]
+        )
+      }
+    },
+    async req => {
+      const { page, jobId } = await crawlPageNow(ctx, req.principal!.org, req.params.id, req.params.pageId)
+      const message = jobId
+        ? `Queued a crawl of ${page.url}`
+        : `A crawl of ${page.url} is already waiting or running: no recheck was taken`
+      return { data: { pageId: page.id, url: page.url, queued: jobId ? 1 : 0, jobId, message } }
     }
   )
 }

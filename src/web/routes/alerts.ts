@@ -76,6 +76,7 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
       feeds: feedUrls(base, mine),
       orgFeeds: orgToken === undefined ? undefined : feedUrls(base, orgToken),
       destinations: items,
+      mailConfigured: deps.mailer.configured,
       notice: notice(req.query),
       ...extra
     })), extra.status ?? 200)

@@ -14,6 +14,7 @@ import {
   listSessions,
   setSessionOrg
 } from '../../store/accounts.js'
+import { watchedCounts } from '../../store/domains.js'
 import { issueKey, listKeys, revokeKey, setShareLinks, shareLinksOn } from '../../store/orgs.js'
 import { cookieNames, cookieOptions, field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { invitationMail } from '../../mail/messages.js'
@@ -41,10 +42,12 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
 
   const showUsage = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
     const org = req.person!.org
-    const [period, shareLinks] = await Promise.all([currentPeriod(db, org, new Date()), shareLinksOn(db, org.id)])
+    const [period, shareLinks, watching] = await Promise.all([
+      currentPeriod(db, org, new Date()), shareLinksOn(db, org.id), watchedCounts(db, org.id)
+    ])
     return await page(reply, html(UsagePage({
       viewer: viewerOf(req, reply),
-      usage: describeUsage(org, period),
+      usage: { ...describeUsage(org, period), watching },
       plans: SELF_SERVICE_PLANS,
       shareLinks,
       notice: notice(req.query),
@@ -91,14 +94,25 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     return await reply.redirect('/app/sign-in?done=org-deleted', 303)
   })
 
-  const showMembers = async (req: FastifyRequest, reply: FastifyReply, error?: string, status = 200) => {
+  const showMembers = async (
+    req: FastifyRequest, reply: FastifyReply, error?: string, status = 200, invited?: { email: string, link: string }
+  ) => {
     const org = req.person!.org
     const [members, invitations] = await Promise.all([listMembers(db, org.id), listInvitations(db, org.id, new Date())])
     return await page(reply, html(MembersPage({
-      viewer: viewerOf(req, reply), members, invitations, me: req.person!.userId, notice: notice(req.query), error
+      viewer: viewerOf(req, reply),
+      members,
+      invitations,
+      me: req.person!.userId,
+      mailConfigured: mailer.configured,
+      ...(invited ? { invited } : {}),
+      notice: notice(req.query),
+      error
     })), status)
   }
   app.get('/members', async (req, reply) => await showMembers(req, reply))
+  // Where the invitation form posts: its address, opened again, is the members' page.
+  app.get('/members/invite', async (_req, reply) => await reply.redirect('/app/members', 303))
 
   app.post('/members/invite', async (req, reply) => {
     const person = requireRole(req, 'admin')
@@ -107,13 +121,16 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     try {
       const { secret, email } = await invite(db, { userId: person.userId, role: person.role }, person.org.id,
         field(req.body, 'email'), role)
-      await mailer.send(invitationMail({
-        to: email,
-        inviter: person.name ?? person.email,
-        orgName: person.org.name,
-        role,
-        link: `${base}/app/invite/${secret}`
+      const link = `${base}/app/invite/${secret}`
+      const sent = await mailer.send(invitationMail({
+        to: email, inviter: person.name ?? person.email, orgName: person.org.name, role, link
       }))
+      // Without SMTP_URL nothing leaves: the link goes to its maker, once, rather than only to the log.
+      if (!mailer.configured) return await showMembers(req, reply, undefined, 200, { email, link })
+      if (!sent) {
+        return await showMembers(req, reply, `The invitation is made, but the mail to ${email} could not be sent: ` +
+          'cancel it and invite again later.', 200)
+      }
       return await reply.redirect('/app/members?done=invited', 303)
     } catch (err) {
       if (!(err instanceof AppError) || err.statusCode === 403) throw err
@@ -171,7 +188,7 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
       throw new AppError('FORBIDDEN', `The ${person.org.plan} plan does not include API access, so it has no API keys.`)
     }
     const scope = field(req.body, 'scope') === 'read' ? 'read' : 'write'
-    const key = await issueKey(db, person.org.id, { scope, createdBy: person.userId })
+    const key = await issueKey(db, person.org.id, { scope, createdBy: person.userId, name: field(req.body, 'name') })
     // Shown once, in this answer: it is not stored.
     return await showKeys(req, reply, { apiKey: key.apiKey, scope })
   })

@@ -57,6 +57,25 @@ del { background: var(--del); text-decoration: line-through } ins { background: 
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem }
 @media (max-width: 700px) { .sides { grid-template-columns: 1fr } }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap }
+.warn, .failure strong { color: var(--critical) }
+.card.problem { border-left: 4px solid var(--critical) }
+.results { list-style: none; padding: 0 } .results li { margin: .3rem 0; overflow-wrap: anywhere }
+.result-added strong { color: var(--low) }
+textarea { width: 100% }
+button:disabled { opacity: .5; cursor: not-allowed }
+td { overflow-wrap: anywhere }
+/* Narrow screens: a table's rows become cards, each cell with its column's name. */
+@media (max-width: 640px) {
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100% }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0) }
+  table.stack tr { border: 1px solid var(--line); border-radius: 8px; margin-bottom: .5rem; padding: .25rem .5rem }
+  table.stack td { border: 0; padding: .2rem 0 }
+  table.stack td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem }
+  table.stack td[data-label] { display: inline-block; width: auto; margin-right: 1rem }
+  table.inbox td.select { float: right; width: auto }
+  table.inbox td.summary a { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical;
+    overflow: hidden }
+}
 .passage { overflow-wrap: anywhere }
 .passage .line { margin: .35rem 0 }
 .line-removed { background: var(--del); text-decoration: line-through }

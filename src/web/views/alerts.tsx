@@ -91,6 +91,8 @@ export function AlertsPage (p: {
   destinations: Destination[]
   created?: { secret: string, url: string }
   form?: Record<string, string>
+  /** Whether e-mail leaves this server (SMTP_URL is set). */
+  mailConfigured: boolean
   notice?: string
   error?: string
 }) {
@@ -99,6 +101,9 @@ export function AlertsPage (p: {
   return (
     <Page viewer={p.viewer} title='Alerts' section='/app/alerts' notice={p.notice} error={p.error}>
       <h2>Your e-mail alerts</h2>
+      {p.mailConfigured
+        ? null
+        : <p class='notice error'>Mail is not configured on this server (SMTP_URL is not set): alert e-mails are written to the server's log, not sent. The operator sets SMTP_URL to send them.</p>}
       <MailSettings viewer={p.viewer} plan={p.plan} mine={p.mine} />
       <h2>Atom feeds</h2>
       <div class='card'>
@@ -148,11 +153,11 @@ export function AlertsPage (p: {
                 </tbody>
               </table>
             </div>
-            <h2>E-mails sent</h2>
+            <h2>E-mails</h2>
             {p.emails.length === 0
               ? <p class='muted'>No alert e-mail yet.</p>
               : (
-                <div class='scroll' tabIndex={0} role='region' aria-label='E-mails sent'>
+                <div class='scroll' tabIndex={0} role='region' aria-label='E-mails'>
                   <table>
                     <thead><tr><th scope='col'>To</th><th scope='col'>Subject</th><th scope='col'>State</th><th scope='col'>Queued</th></tr></thead>
                     <tbody>
@@ -160,7 +165,7 @@ export function AlertsPage (p: {
                         <tr key={e.id}>
                           <td>{e.to}</td>
                           <td>{e.subject}</td>
-                          <td class={e.status === 'failed' ? 'sev sev-high' : undefined}>{e.status}{e.attempts > 1 ? ` after ${e.attempts} attempts` : ''}{e.error ? <div class='small'>{e.error}</div> : null}</td>
+                          <td class={e.status === 'failed' ? 'sev sev-high' : undefined}>{e.status === 'not_sent' ? 'not sent' : e.status}{e.attempts > 1 ? ` after ${e.attempts} attempts` : ''}{e.error ? <div class='small'>{e.error}</div> : null}</td>
                           <td><Time at={e.createdAt} /></td>
                         </tr>
                       ))}

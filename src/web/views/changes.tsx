@@ -31,6 +31,9 @@ export interface InboxFilters {
   domainId?: string
   acknowledged?: string
   q?: string
+  /** Days (YYYY-MM-DD, UTC), both included. */
+  from?: string
+  to?: string
 }
 
 /** One filter of the inbox: a labelled select whose empty choice means any. */
@@ -55,14 +58,17 @@ export function Inbox (p: {
   filters: InboxFilters
   domains: Array<{ id: string, domain: string }>
   notice?: string
+  error?: string
 }) {
   const f = p.filters
   const names = new Map(p.domains.map(d => [d.id, d.domain]))
-  const query = (page: number) => '/app/changes?' + new URLSearchParams(
-    Object.entries({ ...f, page: String(page) }).filter(([, v]) => v) as Array<[string, string]>
+  const search = (extra: Record<string, string>) => new URLSearchParams(
+    Object.entries({ ...f, ...extra }).filter(([, v]) => v) as Array<[string, string]>
   ).toString()
+  const query = (page: number) => `/app/changes?${search({ page: String(page) })}`
+  const filtered = Object.values(f).some(Boolean)
   return (
-    <Page viewer={p.viewer} title='Changes' section='/app/changes' notice={p.notice}>
+    <Page viewer={p.viewer} title='Changes' section='/app/changes' notice={p.notice} error={p.error}>
       <form method='get' action='/app/changes' class='card row' aria-label='Filter changes'>
         <div>
           <label for='q'>Search</label>
@@ -72,36 +78,50 @@ export function Inbox (p: {
         <Choice name='changeType' label='Type' value={f.changeType} options={CHANGE_TYPES.map(t => [t, t.replace('_', ' ')])} />
         <Choice name='domainId' label='Domain' value={f.domainId} options={p.domains.map(d => [d.id, d.domain])} />
         <Choice name='acknowledged' label='State' value={f.acknowledged} empty='all' options={[['false', 'to review'], ['true', 'acknowledged']]} />
+        <div>
+          <label for='from'>From</label>
+          <input id='from' name='from' type='date' value={f.from} />
+        </div>
+        <div>
+          <label for='to'>To</label>
+          <input id='to' name='to' type='date' value={f.to} />
+        </div>
         <button type='submit'>Filter</button>
+        {filtered ? <a href='/app/changes' class='small'>Clear the filters</a> : null}
       </form>
       {p.changes.length === 0
-        ? <p class='card'>No changes{Object.values(f).some(Boolean) ? ' match these filters' : ' yet: Sitewatch lists here what moves on the pages it watches'}.</p>
+        ? <p class='card'>No changes{filtered ? ' match these filters' : ' yet: Sitewatch lists here what moves on the pages it watches'}.</p>
         : (
           <form method='post' action='/app/changes/acknowledge'>
             <Csrf token={p.viewer.csrf} />
-            <div class='scroll' tabIndex={0} role='region' aria-label='Changes'>
-              <table>
-                <thead>
-                  <tr><th scope='col'><span class='small'>Select</span></th><th scope='col'>Change</th><th scope='col'>Severity</th><th scope='col'>Domain</th><th scope='col'>When</th><th scope='col'>State</th></tr>
-                </thead>
-                <tbody>
-                  {p.changes.map(c => (
-                    <tr key={c.id}>
-                      <td><input type='checkbox' name='ids' value={c.id} aria-label={`Select: ${c.summary.slice(0, 80)}`} /></td>
-                      <td><a href={`/app/changes/${c.id}`}>{c.summary}</a><div class='small muted'>{c.changeType.replace('_', ' ')}</div></td>
-                      <td><Sev s={c.severity} /></td>
-                      <td>{names.get(c.domainId) ?? ''}</td>
-                      <td><Time at={c.createdAt} /></td>
-                      <td>{c.acknowledgedAt ? 'acknowledged' : 'to review'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <p><button type='submit'>Acknowledge selected</button></p>
+            <table class='stack inbox'>
+              <caption class='sr-only'>Changes, newest first</caption>
+              <thead>
+                <tr><th scope='col'><span class='small'>Select</span></th><th scope='col'>Change</th><th scope='col'>Severity</th><th scope='col'>Domain</th><th scope='col'>When</th><th scope='col'>State</th></tr>
+              </thead>
+              <tbody>
+                {p.changes.map(c => (
+                  <tr key={c.id}>
+                    <td class='select'><input type='checkbox' name='ids' value={c.id} aria-label={`Select: ${c.summary.slice(0, 80)}`} /></td>
+                    <td class='summary'><a href={`/app/changes/${c.id}`}>{c.summary}</a><div class='small muted'>{c.changeType.replace('_', ' ')}</div></td>
+                    <td data-label='Severity'><Sev s={c.severity} /></td>
+                    <td data-label='Domain'>{names.get(c.domainId) ?? ''}</td>
+                    <td data-label='When'><Time at={c.createdAt} /></td>
+                    <td data-label='State'>{c.acknowledgedAt ? 'acknowledged' : 'to review'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p class='row'>
+              <button type='submit' name='state' value='acknowledged'>Acknowledge selected</button>
+              <button type='submit' name='state' value='to-review' class='quiet'>Mark selected as not reviewed</button>
+            </p>
           </form>
           )}
-      <p class='small muted'>{p.total} change{p.total === 1 ? '' : 's'}</p>
+      <p class='small muted'>
+        {p.total} change{p.total === 1 ? '' : 's'}
+        {p.total > 0 ? <> · <a href={`/app/changes.csv?${search({})}`}>Download {filtered ? 'these' : 'all'} as CSV</a></> : null}
+      </p>
       <Pager page={p.page} pageSize={p.pageSize} total={p.total} href={query} />
     </Page>
   )
@@ -236,7 +256,13 @@ export function ChangePage (p: {
       <div class='card'>
         <Found change={c} pageUrl={p.pageUrl} domain={p.domain} />
         {c.acknowledgedAt
-          ? <p>Acknowledged by {p.acknowledger ?? c.acknowledgedBy ?? 'an API key'}, <Time at={c.acknowledgedAt} /></p>
+          ? (
+            <form method='post' action={`/app/changes/${c.id}/unacknowledge`} class='row'>
+              <Csrf token={p.viewer.csrf} />
+              <span>Acknowledged by {p.acknowledger ?? c.acknowledgedBy ?? 'an API key'}, <Time at={c.acknowledgedAt} /></span>
+              <button type='submit' class='quiet'>Mark as not reviewed</button>
+            </form>
+            )
           : (
             <form method='post' action={`/app/changes/${c.id}/acknowledge`}>
               <Csrf token={p.viewer.csrf} />

@@ -12,6 +12,17 @@ export interface DomainItem {
   nextCrawlAt: Date | null
   pageCount: number
   open: Partial<Record<Severity, number>>
+  /** Its monitored pages whose checks fail, by kind. */
+  failing: { blocked: number, error: number }
+  discoveryFailure: { kind: string, reason: string } | null
+}
+
+/** What became of each line of a pasted list. */
+export interface LineResult {
+  input: string
+  outcome: string
+  message: string
+  id?: string
 }
 
 const OpenChanges = ({ open, domainId }: { open: Partial<Record<Severity, number>>, domainId: string }) => {
@@ -24,47 +35,116 @@ const OpenChanges = ({ open, domainId }: { open: Partial<Record<Severity, number
   )
 }
 
-export function DomainList (p: { viewer: Viewer, domains: DomainItem[], error?: string, notice?: string, value?: string }) {
+/** Each line of a pasted list with what became of it, added first. */
+export function LineResults (p: { title: string, results: LineResult[], href?: (id: string) => string }) {
+  const added = p.results.filter(r => r.outcome === 'added').length
+  return (
+    <section class='card' aria-label={p.title}>
+      <h2>{p.title}: {added} of {p.results.length} added</h2>
+      <ul class='results'>
+        {p.results.map((r, i) => (
+          <li key={i} class={`result-${r.outcome.replace(/ /g, '-')}`}>
+            <strong>{r.outcome}</strong> {r.id && p.href ? <a href={p.href(r.id)}>{r.input}</a> : <span>{r.input}</span>}
+            <span class='small'> — {r.message}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
+/** A domain's state in a word or two, with what fails: "active · 2 pages blocked". */
+function DomainState ({ d }: { d: DomainItem }) {
+  const parts = [
+    d.failing.blocked > 0 ? `${d.failing.blocked} page${d.failing.blocked === 1 ? '' : 's'} blocked` : '',
+    d.failing.error > 0 ? `${d.failing.error} page${d.failing.error === 1 ? '' : 's'} failing` : ''
+  ].filter(Boolean)
+  return (
+    <>
+      {d.status}
+      {d.discoveryFailure ? <div class='small warn'>discovery failed: {d.discoveryFailure.kind === 'blocked' ? 'the site blocks Sitewatch' : 'nothing could be read'}</div> : null}
+      {parts.length > 0 ? <div class='small warn'>{parts.join(', ')}</div> : null}
+    </>
+  )
+}
+
+export function DomainList (p: {
+  viewer: Viewer
+  domains: DomainItem[]
+  /** Why adding is off: the domains quota's sentence, when none is left. */
+  outOfDomains?: string
+  results?: LineResult[]
+  error?: string
+  notice?: string
+  value?: string
+}) {
   const mayEdit = roleAllows(p.viewer.role, 'editor')
+  const off = p.outOfDomains !== undefined
   return (
     <Page viewer={p.viewer} title='Domains' section='/app/domains' error={p.error} notice={p.notice}>
       {mayEdit
         ? (
-          <form method='post' action='/app/domains' class='card row'>
-            <Csrf token={p.viewer.csrf} />
-            <div>
-              <label for='domain'>Domain</label>
-              <input id='domain' name='domain' placeholder='example.com' value={p.value} required size={28} />
-            </div>
-            <button type='submit'>Add domain</button>
-          </form>
+          <div class='card'>
+            <form method='post' action='/app/domains' class='row'>
+              <Csrf token={p.viewer.csrf} />
+              <div class='grow'>
+                <label for='domain'>Domain</label>
+                <input id='domain' name='domain' placeholder='example.com or https://example.com/pricing' value={p.value} required size={34} disabled={off} aria-describedby='domain-help' />
+              </div>
+              <button type='submit' disabled={off}>Add domain</button>
+            </form>
+            <p id='domain-help' class={off ? 'small warn' : 'small muted'}>
+              {p.outOfDomains ?? 'A pasted address counts as its host: https://www.example.com/pricing adds www.example.com.'}
+            </p>
+            {off
+              ? null
+              : (
+                <details>
+                  <summary>Add several at once</summary>
+                  <form method='post' action='/app/domains'>
+                    <Csrf token={p.viewer.csrf} />
+                    <label for='domains'>Several at once: one per line, host or address (at most 100)</label>
+                    <textarea id='domains' name='domains' rows={5} required />
+                    <p><button type='submit'>Add these domains</button></p>
+                  </form>
+                </details>
+                )}
+          </div>
           )
         : <p class='muted'>You are a viewer: an editor or admin adds domains.</p>}
+      {p.results ? <LineResults title='Domains pasted' results={p.results} href={id => `/app/domains/${id}`} /> : null}
       {p.domains.length === 0
         ? <p class='card'>No domains yet. Add a competitor's domain above: Sitewatch finds its pricing, terms and other important pages and watches them.</p>
         : (
-          <div class='scroll' tabIndex={0} role='region' aria-label='Domains'>
-            <table>
-              <thead>
-                <tr><th scope='col'>Domain</th><th scope='col'>Status</th><th scope='col'>Pages</th><th scope='col'>Last crawl</th><th scope='col'>Next crawl</th><th scope='col'>Unacknowledged changes</th></tr>
-              </thead>
-              <tbody>
-                {p.domains.map(d => (
-                  <tr key={d.id}>
-                    <td><a href={`/app/domains/${d.id}`}>{d.displayName ?? d.domain}</a>{d.displayName ? <div class='small muted'>{d.domain}</div> : null}</td>
-                    <td>{d.status}</td>
-                    <td>{d.pageCount}</td>
-                    <td><Time at={d.lastCrawledAt} empty='not yet' /></td>
-                    <td><Time at={d.nextCrawlAt} empty='—' /></td>
-                    <td><OpenChanges open={d.open} domainId={d.id} /></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <table class='stack'>
+            <caption class='sr-only'>Your domains</caption>
+            <thead>
+              <tr><th scope='col'>Domain</th><th scope='col'>Status</th><th scope='col'>Pages</th><th scope='col'>Last crawl</th><th scope='col'>Next crawl</th><th scope='col'>Unacknowledged changes</th></tr>
+            </thead>
+            <tbody>
+              {p.domains.map(d => (
+                <tr key={d.id}>
+                  <td data-label='Domain'><a href={`/app/domains/${d.id}`}>{d.displayName ?? d.domain}</a>{d.displayName ? <div class='small muted'>{d.domain}</div> : null}</td>
+                  <td data-label='Status'><DomainState d={d} /></td>
+                  <td data-label='Pages'>{d.pageCount}</td>
+                  <td data-label='Last crawl'><Time at={d.lastCrawledAt} empty='not yet' /></td>
+                  <td data-label='Next crawl'><Time at={d.nextCrawlAt} empty='—' /></td>
+                  <td data-label='To review'><OpenChanges open={d.open} domainId={d.id} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
           )}
     </Page>
   )
+}
+
+export interface PageFailure {
+  kind: 'blocked' | 'error'
+  reason: string
+  since: Date
+  failedChecks: number
+  nextStep: string
 }
 
 export interface DomainPageData {
@@ -75,6 +155,7 @@ export interface DomainPageData {
   render: string
   lastCrawledAt: Date | null
   nextCrawlAt: Date | null
+  discoveryFailure: { kind: 'blocked' | 'error', reason: string, at: Date, nextStep: string } | null
   pages: Array<{
     id: string
     url: string
@@ -88,8 +169,21 @@ export interface DomainPageData {
     lastCheckAt: Date | null
     lastChangeAt: Date | null
     lastError: string | null
+    failure: PageFailure | null
     noiseRules: { ignoreSelectors?: string[], ignorePatterns?: string[], includeSelectors?: string[] }
   }>
+}
+
+/** A failing page's state in words: blocked or failing, since when, and what to do. */
+export function FailureNote (p: { failure: PageFailure, href?: string }) {
+  const f = p.failure
+  return (
+    <div class='small failure'>
+      <strong>{f.kind === 'blocked' ? 'Blocked by the site' : 'Failing'}</strong> since <Time at={f.since} />
+      {' '}({f.failedChecks} check{f.failedChecks === 1 ? '' : 's'} in a row): {f.reason}.
+      {' '}{f.nextStep}{p.href ? <> <a href={p.href}>What to do</a></> : null}
+    </div>
+  )
 }
 
 const RENDERS = ['auto', 'always', 'never'] as const
@@ -131,32 +225,70 @@ export function DomainPage (p: {
   viewer: Viewer
   domain: DomainPageData
   rechecksLeft: number | null
-  research: { creditsLeft: number | null, briefs: BriefSummary[] }
+  /** Why Crawl now is off: the rechecks' quota sentence, when none is left. */
+  outOfRechecks?: string
+  research: { creditsLeft: number | null, briefs: BriefSummary[], outOfCredits?: string }
+  results?: LineResult[]
   error?: string
   notice?: string
 }) {
   const d = p.domain
   const mayEdit = roleAllows(p.viewer.role, 'editor')
   const discovering = d.status === 'discovering'
+  const failing = d.pages.filter(pg => pg.failure && pg.monitoringEnabled)
+  const csrf = p.viewer.csrf
   return (
     <Page
       viewer={p.viewer} title={d.displayName ?? d.domain} section='/app/domains' refresh={discovering ? 2 : undefined}
       error={p.error} notice={p.notice}
     >
+      {d.discoveryFailure
+        ? (
+          <div class='card problem' role='region' aria-label='Discovery failed'>
+            <h2>{d.discoveryFailure.kind === 'blocked' ? 'The site blocks Sitewatch' : 'Discovery found no page'}</h2>
+            <p>Discovery failed <Time at={d.discoveryFailure.at} />: {d.discoveryFailure.reason}.</p>
+            <p>{d.discoveryFailure.nextStep}</p>
+            {mayEdit
+              ? (
+                <form method='post' action={`/app/domains/${d.id}/discover`} class='row'>
+                  <Csrf token={csrf} />
+                  <button type='submit'>Run discovery again</button>
+                  <span class='small muted'>Or add the pages you know below: each is checked on its own.</span>
+                </form>
+                )
+              : null}
+          </div>
+          )
+        : null}
+      {failing.length > 0
+        ? (
+          <div class='card problem' role='region' aria-label='Pages that fail'>
+            <h2>{failing.length} page{failing.length === 1 ? '' : 's'} cannot be checked</h2>
+            <ul>
+              {failing.map(pg => (
+                <li key={pg.id}>
+                  <a href={`/app/domains/${d.id}/pages/${pg.id}`}>{new URL(pg.url).pathname}</a>
+                  <FailureNote failure={pg.failure!} />
+                </li>
+              ))}
+            </ul>
+          </div>
+          )
+        : null}
       <div class='card'>
         <p>
           Status: <strong>{d.status}</strong>
           {discovering ? <span role='status'> — discovering its pages: {d.pages.length} found so far. This page updates itself.</span> : null}
         </p>
         <p class='small'>Last crawl <Time at={d.lastCrawledAt} empty='not yet' />; next <Time at={d.nextCrawlAt} /></p>
-        <p class='small'><a href={`/app/changes?domainId=${d.id}`}>Changes of this domain</a></p>
+        <p class='small'><a href={`/app/changes?domainId=${d.id}`}>Changes of this domain</a> · <a href={`/app/domains/${d.id}/pages.csv`}>Its pages as CSV</a></p>
         {mayEdit
           ? (
             <form method='post' action={`/app/domains/${d.id}/crawl`} class='row'>
-              <Csrf token={p.viewer.csrf} />
-              <button type='submit'>Crawl now</button>
-              <span class='small muted'>
-                {p.rechecksLeft === null ? 'Manual rechecks are unlimited on your plan.' : `${p.rechecksLeft} manual rechecks left in this period.`}
+              <Csrf token={csrf} />
+              <button type='submit' disabled={p.outOfRechecks !== undefined} aria-describedby='rechecks'>Crawl now</button>
+              <span id='rechecks' class={p.outOfRechecks ? 'small warn' : 'small muted'}>
+                {p.outOfRechecks ?? (p.rechecksLeft === null ? 'Manual rechecks are unlimited on your plan.' : `One manual recheck; ${p.rechecksLeft} left in this period.`)}
               </span>
             </form>
             )
@@ -164,54 +296,54 @@ export function DomainPage (p: {
       </div>
       <ResearchCard
         domainId={d.id} creditsLeft={p.research.creditsLeft} briefs={p.research.briefs}
-        mayEdit={mayEdit} csrf={p.viewer.csrf}
+        mayEdit={mayEdit} csrf={csrf} outOfCredits={p.research.outOfCredits}
       />
+      {p.results ? <LineResults title='Pages pasted' results={p.results} href={id => `/app/domains/${d.id}/pages/${id}`} /> : null}
       <h2>Pages</h2>
       {d.pages.length === 0
         ? <p class='muted'>{discovering ? 'Looking for pages…' : 'No pages yet.'}</p>
         : (
-          <div class='scroll' tabIndex={0} role='region' aria-label='Pages'>
-            <table>
-              <thead>
-                <tr><th scope='col'>Page</th><th scope='col'>Type</th><th scope='col'>Status</th><th scope='col'>Last check</th><th scope='col'>Last change</th>{mayEdit ? <th scope='col'>Settings</th> : null}</tr>
-              </thead>
-              <tbody>
-                {d.pages.map(pg => (
-                  <tr key={pg.id}>
-                    <td><a href={`/app/domains/${d.id}/pages/${pg.id}`}>{new URL(pg.url).pathname}</a>
-                      {pg.lastError ? <div class='small'>{pg.lastError}</div> : null}
-                    </td>
-                    <td>{pg.pageType}{pg.intelligence ? <div class='small'>intelligence page</div> : null}</td>
-                    <td>{pg.status}{pg.renderedWith === 'browser' ? <div class='small muted'>rendered</div> : null}</td>
-                    <td><Time at={pg.lastCheckAt} empty='not yet' /></td>
-                    <td><Time at={pg.lastChangeAt} empty='none' /></td>
-                    {mayEdit
-                      ? (
-                        <td>
-                          <details>
-                            <summary>Settings of {new URL(pg.url).pathname}</summary>
-                            <PageSettingsForm domainId={d.id} domainRender={d.render} page={pg} csrf={p.viewer.csrf} />
-                          </details>
-                        </td>
-                        )
-                      : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <table class='stack'>
+            <caption class='sr-only'>Pages of {d.domain}</caption>
+            <thead>
+              <tr><th scope='col'>Page</th><th scope='col'>Type</th><th scope='col'>Status</th><th scope='col'>Last check</th><th scope='col'>Last change</th>{mayEdit ? <th scope='col'>Settings</th> : null}</tr>
+            </thead>
+            <tbody>
+              {d.pages.map(pg => (
+                <tr key={pg.id}>
+                  <td data-label='Page'><a href={`/app/domains/${d.id}/pages/${pg.id}`}>{new URL(pg.url).pathname}</a></td>
+                  <td data-label='Type'>{pg.pageType}{pg.intelligence ? <div class='small'>intelligence page</div> : null}</td>
+                  <td data-label='Status'>
+                    {pg.failure?.kind === 'blocked' ? `${pg.status}, blocked` : pg.status}
+                    {pg.monitoringEnabled ? null : <div class='small muted'>not monitored</div>}
+                    {pg.renderedWith === 'browser' ? <div class='small muted'>rendered</div> : null}
+                  </td>
+                  <td data-label='Last check'><Time at={pg.lastCheckAt} empty='not yet' /></td>
+                  <td data-label='Last change'><Time at={pg.lastChangeAt} empty='none' /></td>
+                  {mayEdit
+                    ? (
+                      <td data-label='Settings'>
+                        <details>
+                          <summary>Settings of {new URL(pg.url).pathname}</summary>
+                          <PageSettingsForm domainId={d.id} domainRender={d.render} page={pg} csrf={csrf} />
+                        </details>
+                      </td>
+                      )
+                    : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
           )}
       {mayEdit
         ? (
           <>
-            <h2>Add a page</h2>
-            <form method='post' action={`/app/domains/${d.id}/pages`} class='card row'>
-              <Csrf token={p.viewer.csrf} />
-              <div class='grow'>
-                <label for='url'>Page URL</label>
-                <input id='url' name='url' type='url' placeholder={`https://${d.domain}/pricing`} required size={40} />
-              </div>
-              <button type='submit'>Add page</button>
+            <h2>Add pages</h2>
+            <form method='post' action={`/app/domains/${d.id}/pages`} class='card'>
+              <Csrf token={csrf} />
+              <label for='urls'>Page addresses, one per line (or a path such as /pricing; at most 100)</label>
+              <textarea id='urls' name='urls' rows={3} required placeholder={`https://${d.domain}/pricing`} />
+              <p><button type='submit'>Add pages</button></p>
             </form>
           </>
           )
@@ -221,7 +353,7 @@ export function DomainPage (p: {
           <details class='card'>
             <summary>Delete this domain</summary>
             <form method='post' action={`/app/domains/${d.id}/delete`}>
-              <Csrf token={p.viewer.csrf} />
+              <Csrf token={csrf} />
               <p>This removes {d.domain}, its pages, snapshots and changes for good. It does not give back a domain of the plan's quota.</p>
               <button type='submit' class='danger'>Delete {d.domain} and its history</button>
             </form>

@@ -14,6 +14,8 @@ export interface Viewer {
   csrf: string
   /** For numbers: the first language the browser asks for. */
   locale: string
+  /** Why the form the person just sent could not be done (shown once). */
+  flash?: string
 }
 
 const SECTIONS = [
@@ -94,7 +96,7 @@ export function Page (props: {
       <main id='main'>
         <h1>{props.title}</h1>
         {props.notice ? <p class='notice' role='status'>{props.notice}</p> : null}
-        {props.error ? <p class='notice error' role='alert'>{props.error}</p> : null}
+        {props.error ?? v.flash ? <p class='notice error' role='alert'>{props.error ?? v.flash}</p> : null}
         {props.children}
       </main>
     </Document>

@@ -2,7 +2,7 @@ import { PAGE_TYPES, roleAllows, type Severity } from '../../domain/vocabulary.j
 import type { ChangeView } from '../../services/change-view.js'
 import type { PriceSeries, TimelineEntry } from '../../services/page-history.js'
 import { WholeChange } from './diff.js'
-import { type DomainPageData, PageSettingsForm } from './domains.js'
+import { type DomainPageData, FailureNote, PageSettingsForm } from './domains.js'
 import { Csrf, Page, Pager, Sev, Time, type Viewer } from './layout.js'
 
 // A watched page of its own: what it is (its type, editable, with who chose it), how it is
@@ -130,6 +130,8 @@ export function PageView (p: {
   prices: PriceSeries[]
   version?: { id: string, at: Date, lines: string[] }
   compared?: { from: Date, to: Date, view: ChangeView, href: (page: number) => string }
+  /** Why Check now is off: the rechecks' quota sentence, when none is left. */
+  outOfRechecks?: string
   error?: string
   notice?: string
 }) {
@@ -148,7 +150,27 @@ export function PageView (p: {
         </p>
         <p>Status: <strong>{pg.status}</strong>{pg.monitoringEnabled ? '' : ' · not monitored'} · last check <Time at={pg.lastCheckAt} empty='not yet' /> · last change <Time at={pg.lastChangeAt} empty='none' /></p>
         {pg.renderedWith ? <p class='small'>Read {pg.renderedWith === 'browser' ? 'in the browser' : 'without a browser'}{pg.renderReason ? `: ${pg.renderReason}` : ''}</p> : null}
-        {pg.lastError ? <p class='notice error' role='alert'>Last error ({pg.errorCount} failed check{pg.errorCount === 1 ? '' : 's'}): {pg.lastError}</p> : null}
+        {pg.failure
+          ? (
+            <div class='notice error' role='region' aria-label='Why this page cannot be checked'>
+              <FailureNote failure={pg.failure} />
+              {mayEdit ? <p class='small'><a href='#settings'>Change the page's settings</a> (render, selectors), or check it again once changed.</p> : null}
+            </div>
+            )
+          : null}
+        {mayEdit
+          ? (
+            <form method='post' action={`${base}/crawl`} class='row'>
+              <Csrf token={p.viewer.csrf} />
+              <button type='submit' disabled={p.outOfRechecks !== undefined || !pg.monitoringEnabled} aria-describedby='check-help'>
+                {pg.failure ? 'Check again' : 'Check now'}
+              </button>
+              <span id='check-help' class={p.outOfRechecks ? 'small warn' : 'small muted'}>
+                {p.outOfRechecks ?? (pg.monitoringEnabled ? 'Takes one manual recheck.' : 'Monitoring is off: turn it on in the settings to check it.')}
+              </span>
+            </form>
+            )
+          : null}
         {mayEdit
           ? (
             <form method='post' action={`${base}/type`} class='row'>
@@ -188,7 +210,7 @@ export function PageView (p: {
       {mayEdit
         ? (
           <>
-            <h2>Settings</h2>
+            <h2 id='settings'>Settings</h2>
             <div class='card'>
               <PageSettingsForm domainId={p.domain.id} domainRender={p.domain.render} page={pg} csrf={p.viewer.csrf} back='page' />
             </div>

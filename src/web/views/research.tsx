@@ -257,6 +257,8 @@ export function ResearchCard (p: {
   briefs: BriefSummary[]
   mayEdit: boolean
   csrf: string
+  /** Why the button is off: the credits' quota sentence, when none is left. */
+  outOfCredits?: string
 }) {
   return (
     <div class='card'>
@@ -271,9 +273,10 @@ export function ResearchCard (p: {
             <input type='hidden' name='_csrf' value={p.csrf} />
             <button type='submit' disabled={p.creditsLeft === 0}>Research</button>
             <span class='small muted'>
-              {p.creditsLeft === null
-                ? 'Research credits are unlimited on your plan.'
-                : `One research credit; ${p.creditsLeft} left in this period.`}
+              {p.outOfCredits ??
+                (p.creditsLeft === null
+                  ? 'Research credits are unlimited on your plan.'
+                  : `One research credit; ${p.creditsLeft} left in this period.`)}
             </span>
           </form>
           )

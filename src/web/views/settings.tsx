@@ -2,22 +2,24 @@ import type { Usage } from '../../domain/plans.js'
 import { ROLES, roleAllows, type Role } from '../../domain/vocabulary.js'
 import { Csrf, Page, Time, type Viewer } from './layout.js'
 
-function Meter (p: { label: string, used: number, limit: number | null, locale: string }) {
+/** A quota of the period: how much is taken, of how much, what it counts and when it starts again. */
+function Meter (p: { label: string, used: number, limit: number | null, locale: string, counts: string, resets: string }) {
   const n = (x: number) => x.toLocaleString(p.locale)
   const share = p.limit ? Math.min(100, Math.round((p.used / p.limit) * 100)) : 0
   return (
     <div class='card'>
-      <p><strong>{p.label}</strong>: {n(p.used)} {p.limit === null ? '(unlimited)' : `of ${n(p.limit)}`}</p>
+      <p><strong>{p.label}</strong>: {n(p.used)} {p.limit === null ? 'taken (unlimited on this plan)' : `of ${n(p.limit)} taken`}</p>
       {p.limit !== null
         ? <progress class='bar' max={100} value={share} aria-label={`${p.label}: ${share}% used`}>{share}%</progress>
         : null}
+      <p class='small muted'>{p.counts} {p.resets}</p>
     </div>
   )
 }
 
 export function UsagePage (p: {
   viewer: Viewer
-  usage: Usage
+  usage: Usage & { watching: NonNullable<Usage['watching']> }
   plans: readonly string[]
   shareLinks: boolean
   notice?: string
@@ -25,6 +27,10 @@ export function UsagePage (p: {
 }) {
   const u = p.usage
   const owner = p.viewer.role === 'owner'
+  const end = new Date(u.period.end).toISOString().slice(0, 10)
+  const resets = u.trial
+    ? `A trial's counters do not start again: the trial ends on ${end}.${owner ? ' Choose a plan below for more.' : ' The owner can change the plan.'}`
+    : `They start again on ${end}, when this period ends.${owner ? ' Change the plan below for more now.' : ' The owner can change the plan.'}`
   const trialDays = u.trial ? Math.max(0, Math.ceil((new Date(u.trial.expiresAt).getTime() - Date.now()) / 86_400_000)) : null
   return (
     <Page viewer={p.viewer} title='Usage and plan' section='/app/usage' notice={p.notice} error={p.error}>
@@ -34,10 +40,24 @@ export function UsagePage (p: {
         </p>
         <p class='small'>This period: <Time at={u.period.start} /> to <Time at={u.period.end} /></p>
       </div>
-      <Meter label='Domains' used={u.limits.domains.used} limit={u.limits.domains.limit} locale={p.viewer.locale} />
-      <Meter label='Manual rechecks' used={u.limits.manualRechecks.used} limit={u.limits.manualRechecks.limit} locale={p.viewer.locale} />
       <div class='card'>
-        <p>Pages per domain: {u.limits.accessiblePagesPerDomain ?? 'unlimited'}. Slack: {u.features.slackIntegration ? 'yes' : 'no'}. Custom alert rules: {u.features.customAlertRules ? 'yes' : 'no'}. API access: {u.features.apiAccess ? 'yes' : 'no'}.</p>
+        <p><strong>Watched now</strong>: {u.watching.domains} domain{u.watching.domains === 1 ? '' : 's'}, {u.watching.pages} page{u.watching.pages === 1 ? '' : 's'} ({u.watching.monitoredPages} monitored).</p>
+        <p class='small muted'>What Sitewatch watches today. The counters below count what was taken in this period, which is not the same: a domain added and deleted still counts, one added last period does not.</p>
+      </div>
+      <Meter
+        label='Domains added' used={u.limits.domains.used} limit={u.limits.domains.limit} locale={p.viewer.locale}
+        counts='Each domain added in this period counts once, even if it is deleted later.' resets={resets}
+      />
+      <Meter
+        label='Manual rechecks' used={u.limits.manualRechecks.used} limit={u.limits.manualRechecks.limit} locale={p.viewer.locale}
+        counts='Each "Crawl now" of a domain, and each "Check now" of a page, takes one.' resets={resets}
+      />
+      <Meter
+        label='Research credits' used={u.limits.researchCredits.used} limit={u.limits.researchCredits.limit} locale={p.viewer.locale}
+        counts='Each research brief takes one; a brief that fails gives it back.' resets={resets}
+      />
+      <div class='card'>
+        <p>Pages per domain: {u.limits.accessiblePagesPerDomain ?? 'unlimited'} (a deleted page does not give its place back); intelligence pages per domain: {u.limits.intelligencePagesPerDomain ?? 'all'}. Slack: {u.features.slackIntegration ? 'yes' : 'no'}. Custom alert rules: {u.features.customAlertRules ? 'yes' : 'no'}. API access: {u.features.apiAccess ? 'yes' : 'no'}.</p>
       </div>
       {roleAllows(p.viewer.role, 'admin')
         ? (
@@ -89,6 +109,10 @@ export function MembersPage (p: {
   members: Array<{ id: string, email: string, name: string | null, role: Role, created_at: Date }>
   invitations: Array<{ id: string, email: string | null, role: Role | null, expires_at: Date }>
   me: string
+  /** Whether e-mail leaves this server (SMTP_URL is set). */
+  mailConfigured: boolean
+  /** An invitation just made while mail is not configured: its link, shown once to its maker. */
+  invited?: { email: string, link: string }
   notice?: string
   error?: string
 }) {
@@ -129,6 +153,18 @@ export function MembersPage (p: {
         ? (
           <>
             <h2>Invite someone</h2>
+            {p.invited
+              ? (
+                <div class='notice' role='status'>
+                  <p>
+                    No e-mail was sent: mail is not configured on this server (SMTP_URL is not set). Send this link to
+                    {' '}{p.invited.email} yourself. It is shown only once, and works once.
+                  </p>
+                  <label for='invite-link'>Invitation link for {p.invited.email}</label>
+                  <input id='invite-link' readonly value={p.invited.link} />
+                </div>
+                )
+              : p.mailConfigured ? null : <p class='small muted'>Mail is not configured on this server (SMTP_URL is not set): an invitation's link is shown here, for you to send.</p>}
             <form method='post' action='/app/members/invite' class='card row'>
               <Csrf token={p.viewer.csrf} />
               <div><label for='invite-email'>Email</label><input id='invite-email' name='email' type='email' required size={28} /></div>
@@ -189,7 +225,16 @@ export function MembersPage (p: {
 export function KeysPage (p: {
   viewer: Viewer
   apiAccess: boolean
-  keys: Array<{ id: string, prefix: string, scope: string, createdBy: string | null, createdAt: string, lastUsedAt: string | null, revokedAt: string | null }>
+  keys: Array<{
+    id: string
+    name: string | null
+    prefix: string
+    scope: string
+    createdBy: string | null
+    createdAt: string
+    lastUsedAt: string | null
+    revokedAt: string | null
+  }>
   created?: { apiKey: string, scope: string }
   notice?: string
 }) {
@@ -211,6 +256,10 @@ export function KeysPage (p: {
         ? (
           <form method='post' action='/app/keys' class='card row'>
             <Csrf token={p.viewer.csrf} />
+            <div class='grow'>
+              <label for='key-name'>Name</label>
+              <input id='key-name' name='name' maxLength={100} placeholder='what uses it: CI, Zapier, the data team' required />
+            </div>
             <div>
               <label for='scope'>Scope</label>
               <select id='scope' name='scope'>
@@ -231,7 +280,7 @@ export function KeysPage (p: {
               <tbody>
                 {p.keys.map(k => (
                   <tr key={k.id}>
-                    <td class='key'>{k.prefix}…</td>
+                    <td>{k.name ?? <span class='muted'>unnamed</span>}<div class='key small'>{k.prefix}…</div></td>
                     <td>{k.scope}</td>
                     <td><Time at={k.createdAt} />{k.createdBy ? <div class='small muted'>by {k.createdBy}</div> : null}</td>
                     <td><Time at={k.lastUsedAt} empty='never' /></td>
@@ -240,10 +289,14 @@ export function KeysPage (p: {
                         ? <>revoked <Time at={k.revokedAt} /></>
                         : admin
                           ? (
-                            <form method='post' action={`/app/keys/${k.id}/revoke`} class='inline'>
-                              <Csrf token={p.viewer.csrf} />
-                              <button type='submit' class='danger'>Revoke {k.prefix}…</button>
-                            </form>
+                            <details>
+                              <summary>Revoke {k.name ?? `${k.prefix}…`}</summary>
+                              <form method='post' action={`/app/keys/${k.id}/revoke`}>
+                                <Csrf token={p.viewer.csrf} />
+                                <p class='small'>What uses this key is refused within 2 seconds, for good: a revoked key cannot be restored.</p>
+                                <button type='submit' class='danger'>Revoke {k.name ?? `${k.prefix}…`} for good</button>
+                              </form>
+                            </details>
                             )
                           : 'active'}
                     </td>

@@ -1,0 +1,103 @@
+// Why a page could not be checked, in the words a person acts on: whether the site blocks
+// Sitewatch (a bot wall, a refusal, its robots.txt) or the page or site is broken, and
+// what to do next. One ordered table (FAILURE_RULES): the first rule that matches a
+// failure's code names it. A failure's code is its FetchError's code, with the HTTP
+// status for HTTP_STATUS ("HTTP_STATUS:404"), or one of the pipeline's own.
+
+/** Blocked: the site keeps Sitewatch out. Error: the page or the site is broken, or too much to read. */
+export type FailureKind = 'blocked' | 'error'
+
+export interface FailureExplained {
+  kind: FailureKind
+  /** What a person can do, in a sentence. */
+  nextStep: string
+}
+
+/** The pipeline's own failures, beside the fetch's codes. */
+export const ANALYSIS_TIMEOUT = 'ANALYSIS_TIMEOUT'
+export const CRAWL_FAILED = 'CRAWL_FAILED'
+
+const status = (code: string) => Number(/^HTTP_STATUS:(\d{3})$/.exec(code)?.[1] ?? 0)
+
+const FAILURE_RULES: ReadonlyArray<readonly [test: (code: string) => boolean, explained: FailureExplained]> = [
+  [c => c === 'BOT_WALL', {
+    kind: 'blocked',
+    nextStep: "The site answers automated visitors with a challenge. Set the page's render to \"always\" (a real " +
+      'browser), check it less often, or ask the site to allow SitewatchBot.'
+  }],
+  [c => c === 'CHALLENGE_UNPASSED', {
+    kind: 'blocked',
+    nextStep: "Even Sitewatch's browser is shown the site's challenge. Check the page less often, or ask the site " +
+      'to allow SitewatchBot.'
+  }],
+  [c => c === 'ROBOTS_DISALLOWED', {
+    kind: 'blocked',
+    nextStep: "The site's robots.txt asks crawlers not to read this page, and Sitewatch obeys it. Ask the site to " +
+      'allow SitewatchBot, or delete the page.'
+  }],
+  [c => [401, 403].includes(status(c)), {
+    kind: 'blocked',
+    nextStep: 'The site refuses Sitewatch. If the page is public in a browser, set its render to "always", or ask ' +
+      'the site to allow SitewatchBot; a page behind a sign-in cannot be watched.'
+  }],
+  [c => status(c) === 429, {
+    kind: 'blocked',
+    nextStep: 'The site says Sitewatch asks too often. Sitewatch waits as long as the site asks; check this domain ' +
+      'less often, or watch fewer of its pages.'
+  }],
+  [c => [404, 410].includes(status(c)), {
+    kind: 'error',
+    nextStep: 'The page is gone; it may have moved. Run discovery again to find its new address, then delete this one.'
+  }],
+  [c => status(c) >= 500, {
+    kind: 'error',
+    nextStep: "The site's server fails. Sitewatch tries again at every check; nothing to do unless it lasts."
+  }],
+  [c => c === 'DNS', {
+    kind: 'error',
+    nextStep: "The site's name does not resolve: check that the domain is spelled right and still in use."
+  }],
+  [c => c === 'TIMEOUT' || c === 'NETWORK', {
+    kind: 'error',
+    nextStep: 'The site did not answer in time. Sitewatch tries again at every check; check now to try at once.'
+  }],
+  [c => c === 'NOT_HTML', {
+    kind: 'error',
+    nextStep: 'The address is not a web page (a file or a feed). Delete it, or add the page that links to it.'
+  }],
+  [c => c === 'TOO_LARGE' || c === 'BAD_DOCUMENT', {
+    kind: 'error',
+    nextStep: 'The page is larger than Sitewatch reads, or not a document it can read. Watch a smaller page of ' +
+      'the site.'
+  }],
+  [c => c === 'TOO_MANY_REDIRECTS' || c === 'BAD_URL', {
+    kind: 'error',
+    nextStep: 'The page redirects in a loop or to a bad address. Open it in a browser; add the address it ends at.'
+  }],
+  [c => c === 'RENDER_FAILED' || c === 'BROWSER_UNAVAILABLE', {
+    kind: 'error',
+    nextStep: 'The browser could not show the page. Set its render to "never" if the page reads without one.'
+  }],
+  [c => c === 'BLOCKED_ADDRESS', {
+    kind: 'error',
+    nextStep: 'The site resolves to a private network address, which Sitewatch never reads.'
+  }],
+  [c => c === ANALYSIS_TIMEOUT, {
+    kind: 'error',
+    nextStep: 'Reading the page took too long. Narrow it with "Watch only" selectors, or remove an ignore pattern.'
+  }]
+]
+
+const OTHERWISE: FailureExplained = {
+  kind: 'error',
+  nextStep: 'Sitewatch tries again at every check; check now to try at once.'
+}
+
+/** What a failure with this code is, and what to do about it. */
+export function explainFailure (code: string | null): FailureExplained {
+  return FAILURE_RULES.find(([test]) => code !== null && test(code))?.[1] ?? OTHERWISE
+}
+
+/** A FetchError's code and status as a failure's code. */
+export const failureCode = (code: string, httpStatus?: number) =>
+  code === 'HTTP_STATUS' && httpStatus ? `HTTP_STATUS:${httpStatus}` : code

@@ -1,0 +1,57 @@
+import { notFound } from '../../domain/errors.js'
+import { type MeteredResource, type Org, PLANS, quotaSentence, USAGE_COLUMN } from '../../domain/plans.js'
+import { currentPeriod } from '../../store/billing.js'
+import type { Db } from '../../store/db.js'
+import { UUID } from '../context.js'
+
+// What the app's routes for domains, pages and changes share: ids from paths, the page of
+// a long list, the notices that follow a form, and why a button is off.
+
+/** The id in a path (`name`), or 404: anything not a UUID names nothing. */
+export const id = (params: unknown, name = 'id') => {
+  const v = (params as Record<string, string>)[name]
+  if (!UUID.test(v)) throw notFound('This')
+  return v
+}
+
+/** A textarea's lines, trimmed, blanks dropped. */
+export const lines = (s: string) => s.split(/\r?\n/).map(l => l.trim()).filter(Boolean)
+
+/** The page of a long list asked for (?page=), 1 when none or not a number. */
+export const pageOf = (q: unknown) =>
+  Math.min(10_000, Math.max(1, Number.parseInt((q as Record<string, string>).page ?? '1', 10) || 1))
+
+const DONE: Record<string, string> = {
+  added: 'Domain added: Sitewatch is discovering its pages.',
+  crawl: 'A crawl of every monitored page is queued.',
+  'page-crawl': 'A check of this page is queued.',
+  'page-pending': 'A check of this page was already waiting or running: no recheck was taken.',
+  discover: 'Discovery is queued: this page shows what it finds.',
+  page: 'Page added: its first check is queued.',
+  saved: 'Page settings saved.',
+  acknowledged: 'Acknowledged.',
+  unacknowledged: 'Marked as not reviewed.',
+  typed: 'The page\'s type is saved: Sitewatch keeps your choice.',
+  'page-deleted': 'The page is deleted, with its versions and changes.',
+  unshared: 'The share link is revoked: it no longer opens this change, nor its pictures.',
+  deleted: 'Domain deleted.',
+  'org-deleted': 'The organisation is deleted. You are now in another of yours.'
+}
+
+/** The notice a form's redirect asked for (?done=). */
+export const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
+
+/**
+ * Why a button that spends a quota is off: the quota's sentence when none is left
+ * (what ran out, when it comes back, who can change the plan), else undefined.
+ */
+export async function outOf (db: Db, org: Org, resource: MeteredResource, words: string): Promise<string | undefined> {
+  const limit = {
+    domains: PLANS[org.plan].domains,
+    manualRechecks: PLANS[org.plan].manualRechecksPerPeriod,
+    researchCredits: PLANS[org.plan].researchCreditsPerPeriod
+  }[resource]
+  if (limit === null) return undefined
+  const period = await currentPeriod(db, org, new Date())
+  return period[USAGE_COLUMN[resource]] >= limit ? quotaSentence(org, period, words, limit) : undefined
+}

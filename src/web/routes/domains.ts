@@ -1,0 +1,154 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { parseDomainInput, pastedHost } from '../../crawl/url.js'
+import { AppError } from '../../domain/errors.js'
+import { asPlanAllows, describeUsage } from '../../domain/plans.js'
+import {
+  addDomains, crawlNow, createDomain, pastedLines, rediscover, removeDomain, requireDomain
+} from '../../services/domains.js'
+import { exportName, pagesCsv } from '../../services/exports.js'
+import { addPagesByHand } from '../../services/pages.js'
+import { requestResearch } from '../../services/research.js'
+import { currentPeriod } from '../../store/billing.js'
+import { openChangesByDomain } from '../../store/changes.js'
+import { getDomainDetails, listDomainSummaries } from '../../store/domains.js'
+import { listBriefs } from '../../store/research.js'
+import { field, flashAndReturn, page, type Person, requireRole, viewerOf, type WebDeps } from '../context.js'
+import { DomainList, DomainPage, type LineResult } from '../views/domains.js'
+import { html } from '../views/layout.js'
+import { id, notice, outOf } from './common.js'
+
+// The domains: the list, adding one or several, a domain's page, and what can be done
+// to it (crawl now, discover again, research, add pages, export its pages, delete).
+
+export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
+  const { db, queue, settings: config } = deps
+  const ctx = { db, queue }
+  const mappedHosts = new Set(config.crawlHostMap.keys())
+
+  const showList = async (
+    req: FastifyRequest, reply: FastifyReply, extra: { error?: string, value?: string, results?: LineResult[] } = {},
+    status = 200
+  ) => {
+    const org = req.person!.org
+    const items = await listDomainSummaries(db, org.id, 100)
+    const open = await openChangesByDomain(db, org.id, items.map(d => d.id))
+    const domains = items.map(d => asPlanAllows({ ...d, open: open.get(d.id) ?? {} }, org))
+    return await page(reply, html(DomainList({
+      viewer: viewerOf(req, reply),
+      domains,
+      outOfDomains: await outOf(db, org, 'domains', 'domains'),
+      notice: notice(req.query),
+      ...extra
+    })), status)
+  }
+
+  app.get('/domains', async (req, reply) => await showList(req, reply))
+
+  // One domain (a pasted address gives its host), or a list of them, each said what became of it.
+  app.post('/domains', async (req, reply) => {
+    const person = requireRole(req, 'editor')
+    const list = field(req.body, 'domains')
+    if (list.trim()) {
+      try {
+        const results = await addDomains(ctx, person.org, pastedLines(list), mappedHosts)
+        return await showList(req, reply, { results })
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err
+        return await showList(req, reply, { error: err.message }, err.statusCode)
+      }
+    }
+    const raw = field(req.body, 'domain')
+    try {
+      const parsed = parseDomainInput(pastedHost(raw), mappedHosts)
+      if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error)
+      const created = await createDomain(ctx, person.org, parsed.hostname)
+      return await reply.redirect(`/app/domains/${created.id}?done=added`, 303)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode === 403) throw err
+      return await showList(req, reply, { error: err.message, value: raw }, err.statusCode)
+    }
+  })
+
+  const showDomain = async (req: FastifyRequest, reply: FastifyReply, results?: LineResult[]) => {
+    const org = req.person!.org
+    const domain = await requireDomain(ctx, org.id, id(req.params))
+    const details = asPlanAllows(await getDomainDetails(db, domain), org)
+    const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
+    const briefs = await listBriefs(db, org.id, domain.id, 1, 5)
+    return await page(reply, html(DomainPage({
+      viewer: viewerOf(req, reply),
+      domain: details,
+      rechecksLeft: usage.limits.manualRechecks.remaining,
+      outOfRechecks: await outOf(db, org, 'manualRechecks', 'manual rechecks'),
+      research: {
+        creditsLeft: usage.limits.researchCredits.remaining,
+        briefs: briefs.items,
+        outOfCredits: await outOf(db, org, 'researchCredits', 'research credits')
+      },
+      ...(results ? { results } : {}),
+      notice: notice(req.query)
+    })))
+  }
+
+  app.get('/domains/:id', async (req, reply) => await showDomain(req, reply))
+  // Where the form that adds pages posts: its address, opened again, is the domain's page.
+  app.get('/domains/:id/pages', async (req, reply) => await reply.redirect(`/app/domains/${id(req.params)}`, 303))
+
+  /**
+   * A form's action on a domain: done → back to the domain with a notice; a refusal the
+   * person can fix → back to the page the form was on, which says why.
+   */
+  const onDomain = (action: (req: FastifyRequest & { person: Person }) => Promise<string>) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      requireRole(req, 'editor')
+      try {
+        return await reply.redirect(await action(req as FastifyRequest & { person: Person }), 303)
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
+        return await flashAndReturn(config, req, reply, err.message, `/app/domains/${id(req.params)}`)
+      }
+    }
+
+  app.post('/domains/:id/crawl', onDomain(async req => {
+    await crawlNow(ctx, req.person.org, id(req.params))
+    return `/app/domains/${id(req.params)}?done=crawl`
+  }))
+
+  app.post('/domains/:id/discover', onDomain(async req => {
+    await rediscover(ctx, req.person.org, id(req.params))
+    return `/app/domains/${id(req.params)}?done=discover`
+  }))
+
+  app.post('/domains/:id/research', onDomain(async req => {
+    const { briefId } = await requestResearch(ctx, req.person.org, id(req.params))
+    return `/app/research/${briefId}`
+  }))
+
+  // One address or several, each said what became of it on the domain's page.
+  app.post('/domains/:id/pages', async (req, reply) => {
+    const person = requireRole(req, 'editor')
+    const domainId = id(req.params)
+    try {
+      const urls = pastedLines(field(req.body, 'urls') || field(req.body, 'url'))
+      if (urls.length === 0) throw new AppError('VALIDATION_ERROR', 'Paste at least one address.')
+      return await showDomain(req, reply, await addPagesByHand(ctx, person.org, domainId, urls))
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
+      return await flashAndReturn(config, req, reply, err.message, `/app/domains/${domainId}`)
+    }
+  })
+
+  app.get('/domains/:id/pages.csv', async (req, reply) => {
+    const org = req.person!.org
+    const domain = await requireDomain(ctx, org.id, id(req.params))
+    const details = await getDomainDetails(db, domain)
+    return await reply.type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${exportName(`${domain.hostname}-pages`)}"`)
+      .send(pagesCsv(details.pages))
+  })
+
+  app.post('/domains/:id/delete', onDomain(async req => {
+    await removeDomain(ctx, req.person.org.id, id(req.params))
+    return '/app/domains?done=deleted'
+  }))
+}

@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, notFound } from '../../domain/errors.js'
+import { PAGE_TYPES, type PageType, type RenderMode } from '../../domain/vocabulary.js'
+import { requireDomain } from '../../services/domains.js'
+import { changePage, crawlPageNow, removePage } from '../../services/pages.js'
+import { pageTimeline, pageVersion, priceHistory, versionsCompared } from '../../services/page-history.js'
+import { findPage, onePageView } from '../../store/pages.js'
+import { field, flashAndReturn, page, type Person, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
+import { html } from '../views/layout.js'
+import { PageView } from '../views/page.js'
+import { id, lines, notice, outOf, pageOf } from './common.js'
+
+// A watched page of its own: its state and failure, timeline, versions, two versions
+// compared, prices over time; its type, settings, a check now, and deleting it.
+
+export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
+  const { db, queue, settings: config } = deps
+  const ctx = { db, queue }
+
+  app.get('/domains/:id/pages/:pageId', async (req, reply) => {
+    const org = req.person!.org
+    const [domainId, pageId] = [id(req.params), id(req.params, 'pageId')]
+    const domain = await requireDomain(ctx, org.id, domainId)
+    const row = await findPage(db, org.id, domainId, pageId)
+    if (!row) throw notFound('Page')
+    const q = req.query as Record<string, string | undefined>
+    const known = (v: string | undefined) => v !== undefined && UUID.test(v) ? v : undefined
+    const [view, timeline, version, compared] = await Promise.all([
+      onePageView(db, row),
+      pageTimeline(db, org.id, pageId, pageOf(req.query)),
+      known(q.version) ? pageVersion(db, pageId, q.version!) : undefined,
+      known(q.from) && known(q.to) ? versionsCompared(db, pageId, q.from!, q.to!, 1) : undefined
+    ])
+    const base = `/app/domains/${domainId}/pages/${pageId}`
+    return await page(reply, html(PageView({
+      viewer: viewerOf(req, reply),
+      domain: { id: domain.id, domain: domain.hostname, render: domain.render },
+      page: { ...view, domainId },
+      timeline,
+      prices: view.pageType === 'pricing' ? priceHistory(timeline.changes) : [],
+      ...(version ? { version } : {}),
+      ...(compared
+        ? { compared: { ...compared, href: (n: number) => `${base}?from=${q.from}&to=${q.to}&page=${n}#compared` } }
+        : {}),
+      outOfRechecks: await outOf(db, org, 'manualRechecks', 'manual rechecks'),
+      notice: notice(req.query)
+    })))
+  })
+
+  /**
+   * A page's form: done → where the action says, with a notice; a refusal the person can
+   * fix → back to the page the form was on, which says why.
+   */
+  const onPage = (action: (req: FastifyRequest & { person: Person }) => Promise<string>) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      requireRole(req, 'editor')
+      try {
+        return await reply.redirect(await action(req as FastifyRequest & { person: Person }), 303)
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
+        const back = `/app/domains/${id(req.params)}/pages/${id(req.params, 'pageId')}`
+        return await flashAndReturn(config, req, reply, err.message, back)
+      }
+    }
+  const pagePath = (req: FastifyRequest) => `/app/domains/${id(req.params)}/pages/${id(req.params, 'pageId')}`
+
+  app.post('/domains/:id/pages/:pageId/crawl', onPage(async req => {
+    const { jobId } = await crawlPageNow(ctx, req.person.org, id(req.params), id(req.params, 'pageId'))
+    return `${pagePath(req)}?done=${jobId ? 'page-crawl' : 'page-pending'}`
+  }))
+
+  app.post('/domains/:id/pages/:pageId/type', onPage(async req => {
+    const pageType = field(req.body, 'pageType')
+    if (!(PAGE_TYPES as readonly string[]).includes(pageType)) {
+      throw new AppError('VALIDATION_ERROR', 'Choose one of the page types.')
+    }
+    const typed = { pageType: pageType as PageType }
+    await changePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'), typed)
+    return `${pagePath(req)}?done=typed`
+  }))
+
+  app.post('/domains/:id/pages/:pageId/delete', onPage(async req => {
+    await removePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'))
+    return `/app/domains/${id(req.params)}?done=page-deleted`
+  }))
+
+  app.post('/domains/:id/pages/:pageId', onPage(async req => {
+    const render = field(req.body, 'render')
+    const priority = Number(field(req.body, 'priority'))
+    await changePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'), {
+      monitoringEnabled: field(req.body, 'monitoringEnabled') === 'on',
+      ...(Number.isInteger(priority) && priority >= 1 && priority <= 10 ? { priority } : {}),
+      render: ['auto', 'always', 'never'].includes(render) ? render as RenderMode : null,
+      noiseRules: {
+        ignoreSelectors: lines(field(req.body, 'ignoreSelectors')),
+        ignorePatterns: lines(field(req.body, 'ignorePatterns')),
+        includeSelectors: lines(field(req.body, 'includeSelectors'))
+      }
+    })
+    return field(req.body, 'back') === 'page'
+      ? `${pagePath(req)}?done=saved`
+      : `/app/domains/${id(req.params)}?done=saved`
+  }))
+}
