@@ -1,11 +1,12 @@
-import { loadConfig } from './config.js'
+import { appBaseUrl, loadConfig } from './config.js'
 import { startService } from './service.js'
 
 const config = loadConfig()
 const service = await startService(config)
 if (service.url) {
-  const where = `Sitewatch is up: the web app at ${service.url}/app, the API at ${service.url}/api ` +
-    `(docs: ${service.url}/swagger)`
+  // The address people open (PUBLIC_BASE_URL, else localhost), as the setup link gives it.
+  const base = config.port === 0 ? service.url : appBaseUrl(config)
+  const where = `Sitewatch is up: the web app at ${base}/app, the API at ${base}/api (docs: ${base}/swagger)`
   service.app?.log.info(where)
   if (service.config.role === 'all' || service.config.role === 'api') process.stdout.write(`\n${where}\n\n`)
 }

@@ -1,4 +1,4 @@
-import { diffWords } from 'diff'
+import { diffArrays } from 'diff'
 import { splitHunk } from '../changes/classify.js'
 import { type EditKind, editKinds, trivialPhrase } from '../changes/edit-kinds.js'
 import type { Language } from '../changes/lexicon.js'
@@ -65,11 +65,20 @@ function viewLine (type: ViewLine['type'], line: string, words?: ViewLine['words
   }
 }
 
-/** A changed line and the line it became, as one line whose words are marked (whole words, never letters). */
+/**
+ * A changed line and the line it became, as one line whose words are marked: whole words
+ * as written between spaces ("$49/month" → "$59/month", never "$4959/month"), a space
+ * between what went and what came.
+ */
 function changedLine (removed: string, added: string): ViewLine {
-  const words = diffWords(plain(removed), plain(added)).map(p => ({
-    value: p.value, ...(p.removed ? { change: 'removed' as const } : p.added ? { change: 'added' as const } : {})
-  }))
+  const tokens = (s: string) => plain(s).split(/(\s+)/).filter(Boolean)
+  const words: ViewLine['words'] = []
+  for (const p of diffArrays(tokens(removed), tokens(added))) {
+    const change = p.removed ? 'removed' as const : p.added ? 'added' as const : undefined
+    const last = words.at(-1)
+    if (change === 'added' && last?.change === 'removed') words.push({ value: ' ' })
+    words.push({ value: p.value.join(''), ...(change ? { change } : {}) })
+  }
   return viewLine('changed', added, words)
 }
 

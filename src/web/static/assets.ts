@@ -61,7 +61,7 @@ del { background: var(--del); text-decoration: line-through } ins { background: 
 .card.problem { border-left: 4px solid var(--critical) }
 .results { list-style: none; padding: 0 } .results li { margin: .3rem 0; overflow-wrap: anywhere }
 .result-added strong { color: var(--low) }
-textarea { width: 100% }
+textarea, input[readonly] { width: 100% }
 button:disabled { opacity: .5; cursor: not-allowed }
 td { overflow-wrap: anywhere }
 /* Narrow screens: a table's rows become cards, each cell with its column's name. */
