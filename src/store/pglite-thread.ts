@@ -73,7 +73,8 @@ export class PGliteThread {
   }
 
   private async call<T>(request: DistributiveOmit<Request, 'id'>): Promise<T> {
-    if (this.failure) throw this.failure
+    // A new error each time, with this caller's stack: the first one's says nothing of who called later.
+    if (this.failure) throw new Error(this.failure.message, { cause: this.failure })
     const id = this.nextId++
     // The worker's stack says nothing useful; a failure gets the caller's.
     const caller = new Error()

@@ -96,14 +96,15 @@ export async function startTestService (
   }
 }
 
-/** Polls until `check` returns a value other than undefined, or fails after `ms`. */
+/** Polls until `check` returns a value other than undefined or false, or fails after `ms`. */
 export async function eventually<T> (check: () => Promise<T | undefined>, ms = 20_000, what = 'condition'): Promise<T> {
   const until = Date.now() + ms
   let last: unknown
   while (Date.now() < until) {
     try {
       const v = await check()
-      if (v !== undefined) return v
+      // false is "not yet" too: a check written as a condition waits for it.
+      if (v !== undefined && v !== false) return v
     } catch (err) {
       last = err
     }
