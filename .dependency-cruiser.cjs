@@ -12,9 +12,9 @@
 //   queue/                 pg-boss: enqueue in a transaction, pullers, wake-up, completions
 //   store/                 every statement on our tables, and the migrations
 //   research/              research briefs built from what the store read (pure: no database)
-//   crawl/  changes/       fetching and discovery; reading and comparing pages (no database)
+//   crawl/  detection/     fetching and discovery; reading and comparing pages (no database)
 //   mail/                  e-mail to people (nodemailer, or the log) and the words of each message
-//   domain/  config.ts     the vocabulary and plan rules; settings (import nothing of ours)
+//   vocabulary/ config.ts  the vocabulary, plan and failure rules; settings (import nothing of ours)
 const layer = (from, allowed, comment) => ({
   name: `${from}-imports-only-below`,
   comment,
@@ -33,32 +33,32 @@ module.exports = {
       from: { path: '^src/' },
       to: { circular: true }
     },
-    layer('domain/', [], 'the vocabulary imports nothing of ours'),
+    layer('vocabulary/', [], 'the vocabulary imports nothing of ours'),
     layer('config\\.ts$', [], 'settings import nothing of ours'),
-    layer('changes/', ['domain/'], 'reading and comparing pages is pure: the vocabulary only'),
-    layer('crawl/', ['changes/', 'domain/', 'config\\.ts$'], 'crawling knows no database'),
-    layer('research/', ['changes/', 'domain/'], 'a brief is built from what it is given, with the readers'),
-    layer('store/', ['domain/'], 'the store knows only the vocabulary'),
-    layer('queue/', ['store/', 'domain/', 'config\\.ts$'], 'the queue knows no handler'),
-    layer('services/', ['queue/', 'store/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+    layer('detection/', ['vocabulary/'], 'reading and comparing pages is pure: the vocabulary only'),
+    layer('crawl/', ['detection/', 'vocabulary/', 'config\\.ts$'], 'crawling knows no database'),
+    layer('research/', ['detection/', 'vocabulary/'], 'a brief is built from what it is given, with the readers'),
+    layer('store/', ['vocabulary/'], 'the store knows only the vocabulary'),
+    layer('queue/', ['store/', 'vocabulary/', 'config\\.ts$'], 'the queue knows no handler'),
+    layer('services/', ['queue/', 'store/', 'crawl/', 'detection/', 'vocabulary/', 'config\\.ts$'],
       'use cases sit under their callers'),
     layer('pipeline/',
-      ['services/', 'queue/', 'store/', 'research/', 'crawl/', 'changes/', 'domain/', 'config\\.ts$'],
+      ['services/', 'queue/', 'store/', 'research/', 'crawl/', 'detection/', 'vocabulary/', 'config\\.ts$'],
       'the pipeline never calls alerts or the API: it emits events'),
     layer('alerts/',
-      ['pipeline/events\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'domain/', 'config\\.ts$'],
+      ['pipeline/events\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'crawl/', 'vocabulary/', 'config\\.ts$'],
       'alerts subscribe to the pipeline\'s events and know nothing else of it'),
     layer('metrics/',
-      ['pipeline/events\\.ts$', 'queue/', 'store/', 'crawl/', 'domain/'],
+      ['pipeline/events\\.ts$', 'queue/', 'store/', 'crawl/', 'vocabulary/'],
       'metrics listen to events and read gauges; nothing in the pipeline calls them'),
-    layer('mail/', ['domain/', 'config\\.ts$'], 'mail knows the vocabulary and the settings'),
+    layer('mail/', ['vocabulary/', 'config\\.ts$'], 'mail knows the vocabulary and the settings'),
     layer('web/',
-      ['alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'research/', 'crawl/', 'domain/',
+      ['alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'research/', 'crawl/', 'vocabulary/',
         'config\\.ts$'],
       'the web app stands on the services and the store, as the API does'),
     layer('api/',
       ['metrics/', 'alerts/signature\\.ts$', 'mail/', 'services/', 'queue/', 'store/', 'research/', 'crawl/',
-        'changes/', 'domain/', 'config\\.ts$'],
+        'detection/', 'vocabulary/', 'config\\.ts$'],
       'routes reach the database through services and store modules; the signature recipe is documented from alerts'),
     {
       name: 'database-drivers-in-store-and-queue',

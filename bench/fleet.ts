@@ -10,8 +10,8 @@
 // bound the first figure at W = 1.
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { hostManners, startHosts } from './fleet-hosts.js'
-import type { Hit } from './fleet-sites.js'
+import { hostManners, startHosts } from '../test/helpers/fleet-hosts.js'
+import type { Hit } from '../test/helpers/fleet-sites.js'
 import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
 
 const ANSWER_MS = Number(process.env.FLEET_ANSWER_MS ?? 100)

@@ -42,7 +42,7 @@ if (process.env.BENCH_MEMORY_TRACE) {
 
 async function analysisBenchmark (): Promise<void> {
   // Loaded here, not in the scenarios' processes, whose memory is the service's.
-  const { compareContent, readPage } = await import('../src/changes/detect.js')
+  const { compareContent, readPage } = await import('../src/detection/detect.js')
   const { pageHtml } = await import('./site.js')
   const times: number[] = []
   const sizes: number[] = []

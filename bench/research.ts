@@ -5,7 +5,7 @@
 // same pages' texts and the changes' rows, the least any brief must read.
 import { gzipSync } from 'node:zlib'
 import { sql } from 'kysely'
-import { readPage } from '../src/changes/detect.js'
+import { readPage } from '../src/detection/detect.js'
 import { loadConfig } from '../src/config.js'
 import { brief } from '../src/pipeline/analysis-thread.js'
 import { startService } from '../src/service.js'

@@ -1,6 +1,6 @@
 import { resetMail } from '../mail/messages.js'
 import type { Mailer } from '../mail/mailer.js'
-import type { AccountMailJobData } from '../queue/queue.js'
+import type { AccountMailJobData } from '../queue/queues.js'
 import { requestReset } from '../services/accounts.js'
 import type { Db } from '../store/db.js'
 

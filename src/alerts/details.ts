@@ -1,4 +1,4 @@
-import type { DiffData } from '../domain/vocabulary.js'
+import type { DiffData } from '../vocabulary/core.js'
 
 /**
  * What a structured reader saw in a change, a line each, for messages that list it

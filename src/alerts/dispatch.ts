@@ -1,15 +1,15 @@
-import { explainFailure } from '../domain/failures.js'
-import { PLANS } from '../domain/plans.js'
-import { SEVERITY_RANK, type ChangeType, type PageType, type Severity } from '../domain/vocabulary.js'
+import { explainFailure } from '../vocabulary/failures.js'
+import { PLANS } from '../vocabulary/plans.js'
+import { SEVERITY_RANK, type ChangeType, type PageType, type Severity } from '../vocabulary/core.js'
 import type { JobFailed, PageRecovered } from '../pipeline/events.js'
 import type { JobQueue } from '../queue/queue.js'
 import { queueDeliveries } from '../services/webhooks.js'
 import { changeView, markAlerted, takeUnalerted } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { domainHostname } from '../store/domains.js'
-import { pageFailure } from '../store/pages.js'
+import { pageFailure } from '../store/page-checks.js'
 import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webhooks.js'
-import { queueChangeMails } from './mail.js'
+import { queueChangeMails } from './mail-outbox.js'
 
 // Alerting reads the pipeline's records, never the other way round: changes not yet
 // alerted (alerted_at null) are the outbox. Each is matched against the organisation's

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { PipelineEvents } from '../pipeline/events.js'
-import { QUEUE, type JobQueue } from '../queue/queue.js'
+import { type JobQueue } from '../queue/queue.js'
+import { QUEUE } from '../queue/queues.js'
 import type { Db } from '../store/db.js'
 import { DISPATCH_BATCH, dispatchJobFailed, dispatchPageRecovered } from './dispatch.js'
 

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino'
 import type { Fetcher } from '../crawl/fetch.js'
 import { MailRefused, type Mailer } from '../mail/mailer.js'
-import { QUEUE, type AccountMailJobData, type JobQueue } from '../queue/queue.js'
+import { type JobQueue } from '../queue/queue.js'
+import { QUEUE, type AccountMailJobData } from '../queue/queues.js'
 import type { Db } from '../store/db.js'
 import { sendAccountMail } from './account-mail.js'
 import { deliver } from './deliver.js'
-import { runDigest } from './digest.js'
-import { runMailDigests, sendEmail } from './mail.js'
+import { runDigest } from './webhook-digest.js'
+import { runMailDigests, sendEmail } from './mail-outbox.js'
 import { dispatchChanges } from './dispatch.js'
 
 export interface AlertDeps {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from '../domain/errors.js'
+import { AppError } from '../vocabulary/errors.js'
 import { isDatabaseUnavailable } from '../store/db.js'
 
 // Every error leaves in the contract's envelope: {error, code, details?}, or the nested

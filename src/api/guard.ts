@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { AppError } from '../domain/errors.js'
-import { PLANS } from '../domain/plans.js'
+import { AppError } from '../vocabulary/errors.js'
+import { PLANS } from '../vocabulary/plans.js'
 import type { Principals } from '../services/principals.js'
 import type { Principal } from '../store/orgs.js'
 

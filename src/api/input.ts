@@ -1,6 +1,6 @@
 import { AjvCompiler, type BuildCompilerFromPool, type Options as AjvOptions } from '@fastify/ajv-compiler'
 import type { FastifyInstance } from 'fastify'
-import { AppError } from '../domain/errors.js'
+import { AppError } from '../vocabulary/errors.js'
 
 // What a request's values must be beyond what each route's schema says, in one place:
 // how the schemas read them, and the values PostgreSQL or Ajv would mishandle.

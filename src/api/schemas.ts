@@ -1,8 +1,9 @@
-// Longer than 300 lines on purpose: every response shape of the contract in one file, so that
-// the components of /openapi.json and the $refs between them are read (and reviewed) together.
-import { Type, type TSchema } from '@sinclair/typebox'
-import { UsageSchema } from '../domain/plans.js'
-import { BriefSchema, BriefSummarySchema } from '../domain/research.js'
+// Every shape of the contract in one file, so that the components of /openapi.json and the
+// $refs between them are read (and reviewed) together; the responses a route documents, with
+// their headers and errors, and pagination are in responses.ts.
+import { Type } from '@sinclair/typebox'
+import { UsageSchema } from '../vocabulary/plans.js'
+import { BriefSchema, BriefSummarySchema } from '../vocabulary/research.js'
 import {
   AlertEventSchema,
   ChangeTypeSchema,
@@ -23,11 +24,11 @@ import {
   RenderedWithSchema,
   RenderModeSchema,
   SeveritySchema
-} from '../domain/vocabulary.js'
+} from '../vocabulary/core.js'
 
 // One TypeBox schema per shape of the contract. Each validates requests, types the
 // handlers and becomes a component of /openapi.json. The vocabulary's own schemas
-// (page types, severities, noise rules, …) come from src/domain.
+// (page types, severities, noise rules, …) come from src/vocabulary.
 
 const Uuid = Type.String({ format: 'uuid' })
 const DateTime = Type.String({ format: 'date-time' })
@@ -238,8 +239,9 @@ export const Job = Type.Object(
         {
           additionalProperties: true,
           description:
-            'for discovery: pagesDiscovered and pagesAdded; for a crawl: changed, changesDetected, snapshotId; ' +
-            'for research: briefId'
+            'for discovery: pagesDiscovered and pagesAdded; for a crawl: outcome (skipped, not_modified, ' +
+            'unchanged, baseline or changed), changed (a new snapshot after an earlier one), changesDetected, ' +
+            'snapshotId, and skipped (why) when skipped; for research: briefId'
         }
       )
     )
@@ -426,77 +428,5 @@ export const SHARED_SCHEMAS = [
   MailSettings,
   EmailDelivery
 ]
-
-// Headers every /api response carries, for the OpenAPI description.
-const rateLimitHeaders = {
-  'X-RateLimit-Limit': { type: 'integer', description: "requests allowed in the window of this endpoint's tier" },
-  'X-RateLimit-Remaining': { type: 'integer', description: 'requests left in the window' },
-  'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) when the window resets' },
-  'X-Trace-Id': {
-    type: 'string',
-    description: "the request's trace id (echoed when supplied and sane, else generated)"
-  }
-}
-
-const errorDescriptions: Record<number, string> = {
-  400: 'VALIDATION_ERROR: an invalid body, query or path value; details.field names it',
-  401: 'missing or invalid API key (nested envelope)',
-  402: 'QUOTA_EXCEEDED or TRIAL_EXPIRED',
-  403: 'FORBIDDEN: the plan has no API access',
-  404: 'NOT_FOUND: missing, or owned by another organisation',
-  409: 'CONFLICT: already exists',
-  413: 'PAYLOAD_TOO_LARGE: the body is over 1 MiB',
-  429: 'RATE_LIMITED: see Retry-After',
-  500: 'INTERNAL_ERROR',
-  503: 'SERVICE_UNAVAILABLE: the database cannot be reached just now (a restart or failover); retry after Retry-After'
-}
-
-const retryAfter: Record<number, Record<string, unknown>> = {
-  429: { 'Retry-After': { type: 'integer', description: 'seconds until the window resets' } },
-  503: { 'Retry-After': { type: 'integer', description: 'seconds to wait before trying again' } }
-}
-
-const withHeaders = (schema: TSchema, description: string, extra: Record<string, unknown> = {}) => ({
-  ...schema,
-  description,
-  headers: { ...rateLimitHeaders, ...extra }
-})
-
-/** Response map for a route: its success body plus every error it can return. */
-/** The answer a route with a body may give to an oversized one: added to each such route's responses. */
-export const tooLargeResponse = () => withHeaders(Type.Ref(ErrorBody), errorDescriptions[413])
-
-export function responses (
-  status: 200 | 201 | 202,
-  data: TSchema,
-  errors: number[],
-  opts: { list?: boolean, description?: string } = {}
-) {
-  const success = Type.Object(opts.list ? { data, meta: Type.Ref(ListMeta) } : { data })
-  const map: Record<number, unknown> = { [status]: withHeaders(success, opts.description ?? 'success') }
-  for (const code of [...new Set([400, 401, 403, 429, 500, 503, ...errors])].sort((a, b) => a - b)) {
-    const body = code === 401 ? Type.Ref(AuthErrorBody) : Type.Ref(ErrorBody)
-    map[code] = withHeaders(body, errorDescriptions[code], retryAfter[code] ?? {})
-  }
-  return map
-}
-
-// A bound, so that no page number makes an offset PostgreSQL cannot hold.
-const MAX_PAGE = 1_000_000
-
-export const PageNumber = Type.Integer({
-  minimum: 1,
-  maximum: MAX_PAGE,
-  default: 1,
-  description: '1-based page number'
-})
-
-export const paginationFields = (defaultSize: number, maxSize: number) => ({
-  page: PageNumber,
-  pageSize: Type.Integer({ minimum: 1, maximum: maxSize, default: defaultSize })
-})
-
-export const Pagination = (defaultSize: number, maxSize: number) =>
-  Type.Object(paginationFields(defaultSize, maxSize), { additionalProperties: false })
 
 export { DomainStatusSchema, JobStateSchema, literals, Nullable, PageTypeSchema, RenderModeSchema, Uuid, DateTime }

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { appBaseUrl, loadConfig } from '../config.js'
-import { AppError } from '../domain/errors.js'
-import { PLAN_NAMES, ROLES, type PlanName, type Role } from '../domain/vocabulary.js'
+import { AppError } from '../vocabulary/errors.js'
+import { PLAN_NAMES, ROLES, type PlanName, type Role } from '../vocabulary/core.js'
 import { Mailer } from '../mail/mailer.js'
 import { invitationMail, resetMail } from '../mail/messages.js'
 import { addUser, invite, normalizeEmail, requestReset } from '../services/accounts.js'

@@ -1,5 +1,5 @@
-import { extractPage } from '../changes/extract.js'
-import type { PageCandidate } from '../domain/vocabulary.js'
+import { extractPage } from '../detection/extract.js'
+import type { PageCandidate } from '../vocabulary/core.js'
 import type { Crawler } from './crawler.js'
 import { FetchError } from './errors.js'
 import { classifyFetchedPage, classifyPageType } from './page-type.js'

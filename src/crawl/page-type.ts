@@ -1,9 +1,9 @@
-import { extractPage } from '../changes/extract.js'
-import { pageLanguage } from '../changes/language.js'
+import { extractPage } from '../detection/extract.js'
+import { pageLanguage } from '../detection/language.js'
 import {
   fold, IMPRINT, type Language, LANGUAGES, matcher, ownLanguages, PAGE_CONTENT, PAGE_NAMES, type Words
-} from '../changes/lexicon.js'
-import type { PageType } from '../domain/vocabulary.js'
+} from '../detection/lexicon.js'
+import type { PageType } from '../vocabulary/core.js'
 
 type Typed = Exclude<PageType, 'other'>
 

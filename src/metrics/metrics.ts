@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Crawler } from '../crawl/crawler.js'
 import type { PipelineEvents } from '../pipeline/events.js'
-import { QUEUE, type JobQueue } from '../queue/queue.js'
+import { type JobQueue } from '../queue/queue.js'
+import { QUEUE } from '../queue/queues.js'
 import type { JobSettled } from '../queue/puller.js'
 import type { PoolUse } from '../store/db.js'
 

@@ -1,11 +1,11 @@
 import { constants, gunzipSync, gzipSync } from 'node:zlib'
 import { createHash } from 'node:crypto'
-import { checkDocument, compareContent, documentLinks, readPage } from '../changes/detect.js'
-import { compareScreenshots, type VisualDiff } from '../changes/visual.js'
+import { checkDocument, compareContent, documentLinks, readPage } from '../detection/detect.js'
+import { compareScreenshots, type VisualDiff } from '../detection/visual.js'
 import { decodeHtml } from '../crawl/charset.js'
-import type { Language } from '../changes/lexicon.js'
-import type { NoiseRules, PageType } from '../domain/vocabulary.js'
-import type { ResearchInputs, StoredBytes } from '../domain/research.js'
+import type { Language } from '../detection/lexicon.js'
+import type { NoiseRules, PageType } from '../vocabulary/core.js'
+import type { ResearchInputs, StoredBytes } from '../vocabulary/research.js'
 import { buildBrief } from '../research/brief.js'
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.

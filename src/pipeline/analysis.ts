@@ -1,8 +1,8 @@
 import { Piscina } from 'piscina'
-import type { DetectedChange } from '../domain/vocabulary.js'
-import type { NoiseRules, PageType } from '../domain/vocabulary.js'
-import type { VisualDiff } from '../changes/visual.js'
-import type { Brief, ResearchInputs } from '../domain/research.js'
+import type { DetectedChange } from '../vocabulary/core.js'
+import type { NoiseRules, PageType } from '../vocabulary/core.js'
+import type { VisualDiff } from '../detection/visual.js'
+import type { Brief, ResearchInputs } from '../vocabulary/research.js'
 import type {
   CompareTask, CurrentText, FetchedPage, LinksTask, PageReading, ReadTask, ScreenshotsTask
 } from './analysis-thread.js'

@@ -1,12 +1,13 @@
 import type { Crawler } from '../crawl/crawler.js'
 import { discoverPages, WELL_KNOWN_PATHS } from '../crawl/discovery.js'
-import type { DiscoverJobData, JobQueue } from '../queue/queue.js'
+import type { JobQueue } from '../queue/queue.js'
+import type { DiscoverJobData } from '../queue/queues.js'
 import { setJobProgress } from '../queue/job-records.js'
 import type { Db } from '../store/db.js'
 import { findDomainWithOrg, markDiscoveryFailed } from '../store/domains.js'
 import { addDiscoveredPages } from '../services/pages.js'
 import { FetchError } from '../crawl/errors.js'
-import { CRAWL_FAILED, failureCode } from '../domain/failures.js'
+import { CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
 
 export interface DiscoveryDeps {
   db: Db

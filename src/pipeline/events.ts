@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { ChangeType, Severity } from '../domain/vocabulary.js'
+import type { ChangeType, Severity } from '../vocabulary/core.js'
 
 export interface ChangeDetected {
   changeId: string

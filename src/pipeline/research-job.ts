@@ -1,5 +1,5 @@
-import { PLANS } from '../domain/plans.js'
-import { QUEUE, type ResearchJobData } from '../queue/queue.js'
+import { PLANS } from '../vocabulary/plans.js'
+import { QUEUE, type ResearchJobData } from '../queue/queues.js'
 import { failedJobs, setJobProgress } from '../queue/job-records.js'
 import { giveBackCredit } from '../services/research.js'
 import type { Db } from '../store/db.js'

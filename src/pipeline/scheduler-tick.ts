@@ -1,7 +1,8 @@
-import { crawlJobOf, type JobQueue } from '../queue/queue.js'
+import { type JobQueue } from '../queue/queue.js'
+import { crawlJobOf } from '../queue/queues.js'
 import type { Db } from '../store/db.js'
 import { pauseExpiredTrials } from '../store/domains.js'
-import { setNextCrawls, takeDuePages } from '../store/pages.js'
+import { setNextCrawls, takeDuePages } from '../store/page-checks.js'
 import { nextCrawlAt } from './crawl-slots.js'
 
 const BATCH = 500

@@ -6,23 +6,20 @@ import { HostBusy } from '../crawl/polite.js'
 import { BatchedCompletions } from '../queue/completions.js'
 import { forgetOldJobRecords } from '../queue/job-records.js'
 import type { Job } from '../queue/puller.js'
-import { QUEUE, type CrawlJobData, type DiscoverJobData, type JobQueue, type ResearchJobData } from '../queue/queue.js'
+import { type JobQueue } from '../queue/queue.js'
+import { QUEUE, type CrawlJobData, type DiscoverJobData, type ResearchJobData } from '../queue/queues.js'
 import { giveBackCredit } from '../services/research.js'
 import type { Db } from '../store/db.js'
-import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/pages.js'
+import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/page-checks.js'
 import { deleteExpired } from '../store/retention.js'
 import { sweepExpiredAccess } from '../services/accounts.js'
 import { AnalysisTimeout, PageAnalysis } from './analysis.js'
-import { crawlPage, crawlTargetLoader, NeedsBrowser, type CrawlResult } from './crawl-job.js'
+import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
+import { NeedsBrowser } from './fetch-page.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
 import { runResearch, settleAbandonedBriefs, type ResearchResult } from './research-job.js'
 import type { PageChecked, PipelineEvents } from './events.js'
 import { runSchedulerTick } from './scheduler-tick.js'
-
-const checkOutcome = (r: CrawlResult): PageChecked['outcome'] =>
-  r.skipped
-    ? 'skipped'
-    : r.notModified ? 'not_modified' : r.baseline ? 'baseline' : r.changesDetected > 0 ? 'changed' : 'unchanged'
 
 // An analysis that outlived its deadline would outlive it again: no retry is spent on it.
 const isPermanent = (err: unknown) => (err instanceof FetchError && err.permanent) || err instanceof AnalysisTimeout
@@ -65,7 +62,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
         }
         try {
           const result = await crawlPage(crawlDeps, job.data)
-          checked(checkOutcome(result))
+          checked(result.outcome)
           return result
         } catch (err) {
           if (!(err instanceof HostBusy) && !(err instanceof NeedsBrowser)) checked('failed')

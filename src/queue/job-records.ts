@@ -1,5 +1,5 @@
 import { sql, type Insertable } from 'kysely'
-import type { JobName, JobState } from '../domain/vocabulary.js'
+import type { JobName, JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import type { JobsTable } from '../store/schema.js'
 

@@ -1,43 +1,21 @@
-// Longer than 300 lines on purpose: the one class that wraps pg-boss. Sending (inside the
-// caller's transaction), running (pull, work, schedule) and the fetch order's index and
-// statistics all depend on the same queue definitions and wake-up events.
-import { randomUUID } from 'node:crypto'
+// The one class that wraps pg-boss: sending (inside the caller's transaction), running
+// (pull, work, schedule), the fetch order's index and statistics. The queues and their
+// policies are in queues.ts, the order crawls are taken in is in crawl-order.ts.
 import { EventEmitter } from 'node:events'
 import PgBoss from 'pg-boss'
 import { CompiledQuery, sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Db, SqlExecutor, Store, Tx } from '../store/db.js'
-import { planTurns } from '../store/host-pace.js'
-import { lockPages, pagesReadInBrowser, ROWS_PER_STATEMENT } from '../store/pages.js'
+import { ROWS_PER_STATEMENT } from '../store/pages.js'
+import { pagesReadInBrowser } from '../store/page-checks.js'
 import { FINISHED_JOB_DAYS, insertJobRecords } from './job-records.js'
-import { JobPuller, type Job, type JobHandler, type JobPicker, type JobSettled } from './puller.js'
+import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
-
-export const QUEUE = {
-  discover: 'discover.pages',
-  crawl: 'crawl.page',
-  /** Crawls of pages read in the browser: pulled by processes that run browsers (see RENDER_ROLES). */
-  render: 'crawl.render',
-  tick: 'schedule.tick',
-  retention: 'retention.sweep',
-  dispatch: 'alerts.dispatch',
-  deliver: 'webhook.deliver',
-  digest: 'alerts.digest',
-  mail: 'mail.deliver',
-  mailDigest: 'mail.digest',
-  /** Account e-mails sent from a request that must answer at once (a password reset). */
-  accountMail: 'mail.account',
-  research: 'research.domain'
-} as const
-export type QueueName = (typeof QUEUE)[keyof typeof QUEUE]
-
-/**
- * A page's crawl runs on one of these queues; its tenant record (`jobs.name`) says
- * `crawl.page` either way. A crawl that finds its page needs the browser moves to the
- * render queue under the same id (see moveJob).
- */
-export const CRAWL_QUEUES: readonly string[] = [QUEUE.crawl, QUEUE.render]
+import { crawlPicker, crawlRanks, crawlTurns, freshCrawls, jobHost } from './crawl-order.js'
+import {
+  CRAWL_QUEUES, QUEUE, QUEUE_POLICIES, type CrawlJobData, type DiscoverJobData, type QueueName, type ResearchJobData
+} from './queues.js'
 
 /** One job moved between queues, id, data and attempts kept: deleted from `$1` and inserted into `$3`. */
 const MOVE_JOB = `WITH gone AS (DELETE FROM pgboss.job WHERE name = $1 AND id = $2 AND state = 'active' RETURNING *)
@@ -63,113 +41,8 @@ async function handBackOrphans (boss: PgBoss, log: Logger): Promise<void> {
   }
 }
 
-/** A crawl job's host, as its pace is kept in host_pace (the URL's host and port). */
-const jobHost = (job: string) => `substring(${job}.data->>'url' from '^[a-z]+://([^/?#]+)')`
-const JOB_HOST = jobHost('j')
-
-/** How many of a crawl queue's waiting jobs, in fetch order, are looked at for one whose host is free. */
-const CRAWL_LOOKAHEAD = 256
-
-/**
- * pg-boss 10's fetch, for crawls: the next due jobs in the queue's order (priority, then
- * age), only of hosts free to take a request now (their next start reached, fewer than
- * `$3` requests in flight, not claimed or being taken by another worker's fetch), and one
- * per host when the host has a delay between requests (`$4` ms, or its Crawl-delay). The hosts taken
- * are claimed for `$5` ms, until their crawl takes its turn. A crawl taken while its host
- * is busy would hold a worker's slot waiting for its turn; the crawls of one big domain,
- * ranked one after another, did so back to back.
- */
-export const FETCH_CRAWLS = `
-  WITH due AS (
-    SELECT j.id, j.priority, j.created_on, ${JOB_HOST} AS host
-    FROM pgboss.job j
-    WHERE j.name = $1 AND j.state < 'active' AND j.start_after < now()
-    ORDER BY j.priority DESC, j.created_on, j.id
-    LIMIT ${CRAWL_LOOKAHEAD}
-    FOR UPDATE SKIP LOCKED
-  ), paced AS (
-    -- Locked, so that two workers fetching at once cannot both take a crawl of one free host:
-    -- the second skips the row, or sees the first one's claim once it has committed.
-    SELECT p.host, p.delay_ms FROM host_pace p
-    WHERE p.host IN (SELECT host FROM due)
-      AND greatest(p.next_start, p.backoff_until, p.claimed_until) <= clock_timestamp() + interval '50 milliseconds'
-    FOR UPDATE SKIP LOCKED
-  ), hosts AS (
-    SELECT h.host, least(
-      CASE WHEN greatest($4::int, h.delay_ms) > 0 THEN 1 ELSE $3::int END,
-      $3::int - (SELECT count(*) FROM host_leases l WHERE l.host = h.host AND l.expires_at > now())) AS places
-    FROM (
-      SELECT host, delay_ms FROM paced
-      UNION ALL
-      SELECT DISTINCT d.host, NULL::int FROM due d WHERE NOT EXISTS (SELECT 1 FROM host_pace p WHERE p.host = d.host)
-    ) h
-  ), ranked AS (
-    SELECT d.id, d.priority, d.created_on, d.host, h.places,
-      row_number() OVER (PARTITION BY d.host ORDER BY d.priority DESC, d.created_on, d.id) AS nth
-    FROM due d JOIN hosts h ON h.host = d.host
-  ), next AS (
-    SELECT id, host FROM ranked WHERE nth <= places ORDER BY priority DESC, created_on, id LIMIT $2
-  ), claimed AS (
-    UPDATE host_pace SET claimed_until = clock_timestamp() + $5::int * interval '1 millisecond'
-    WHERE $5::int > 0 AND host IN (SELECT host FROM next)
-  )
-  UPDATE pgboss.job j SET state = 'active', started_on = now(),
-    retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
-  FROM next WHERE j.name = $1 AND j.id = next.id
-  RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds", j.policy, j.state,
-    j.priority, j.retry_limit AS "retryLimit", j.retry_count AS "retryCount", j.retry_delay AS "retryDelay",
-    j.retry_backoff AS "retryBackoff", j.start_after AS "startAfter", j.started_on AS "startedOn",
-    j.singleton_key AS "singletonKey", j.singleton_on AS "singletonOn", j.expire_in AS "expireIn",
-    j.created_on AS "createdOn", j.completed_on AS "completedOn", j.keep_until AS "keepUntil",
-    j.dead_letter AS "deadLetter", j.output`
-
-/** Milliseconds until one of the next waiting crawls may be taken: its start reached and its host's. */
-const CRAWLS_DUE_IN = `
-  WITH next AS (
-    SELECT j.start_after, ${JOB_HOST} AS host FROM pgboss.job j
-    WHERE j.name = $1 AND j.state < 'active'
-    ORDER BY j.priority DESC, j.created_on, j.id LIMIT ${CRAWL_LOOKAHEAD}
-  )
-  SELECT (extract(epoch FROM
-    min(greatest(n.start_after, p.next_start, p.backoff_until, p.claimed_until)) - now()) * 1000)::float8 AS ms
-  FROM next n LEFT JOIN host_pace p ON p.host = n.host`
-
-/** Webhook deliveries get more attempts than crawls: a receiver may be down for a while. */
-export const DELIVERY_ATTEMPTS = 6
-
-export const MAX_ATTEMPTS = 3
-
 /** Crawl jobs queued between two refreshes of the queue's planner statistics (see refreshFetchStatistics). */
 export const ANALYZE_AFTER_JOBS = 1000
-
-export interface DiscoverJobData {
-  orgId: string
-  domainId: string
-}
-export interface ResearchJobData {
-  orgId: string
-  domainId: string
-  briefId: string
-}
-/** An account e-mail a request asks for (see alerts/account-mail.ts): the reset link is made by the job. */
-export interface AccountMailJobData {
-  kind: 'reset'
-  email: string
-}
-export interface CrawlJobData {
-  orgId: string
-  domainId: string
-  pageId: string
-  url: string
-}
-
-/** A page row's crawl job. */
-export const crawlJobOf = (page: { id: string, org_id: string, domain_id: string, url: string }): CrawlJobData => ({
-  orgId: page.org_id,
-  domainId: page.domain_id,
-  pageId: page.id,
-  url: page.url
-})
 
 /** pg-boss's `db` option over an open transaction, so a job is enqueued atomically with its rows. */
 function txSqlExecutor (tx: Tx): SqlExecutor {
@@ -280,42 +153,9 @@ export class JobQueue {
       log.error({ err }, 'job queue error')
     })
     await boss.start()
-    const jobQueue = {
-      name: '',
-      retryLimit: MAX_ATTEMPTS - 1,
-      retryDelay: config.jobRetryDelaySeconds,
-      retryBackoff: true,
-      expireInSeconds: config.jobExpireSeconds
+    for (const [name, policy] of Object.entries(QUEUE_POLICIES(config))) {
+      await boss.createQueue(name, { name, ...policy })
     }
-    await boss.createQueue(QUEUE.discover, { ...jobQueue, name: QUEUE.discover })
-    await boss.createQueue(QUEUE.crawl, { ...jobQueue, name: QUEUE.crawl })
-    await boss.createQueue(QUEUE.research, { ...jobQueue, name: QUEUE.research })
-    await boss.createQueue(QUEUE.render, { ...jobQueue, name: QUEUE.render })
-    await boss.createQueue(QUEUE.tick, { name: QUEUE.tick, retryLimit: 0, expireInSeconds: 600 })
-    await boss.createQueue(QUEUE.retention, { name: QUEUE.retention, retryLimit: 2, expireInSeconds: 3600 })
-    const backoff = { retryDelay: config.jobRetryDelaySeconds, retryBackoff: true }
-    await boss.createQueue(QUEUE.dispatch, { name: QUEUE.dispatch, retryLimit: 3, ...backoff, expireInSeconds: 300 })
-    await boss.createQueue(QUEUE.deliver, {
-      name: QUEUE.deliver,
-      retryLimit: DELIVERY_ATTEMPTS - 1,
-      ...backoff,
-      expireInSeconds: 120
-    })
-    await boss.createQueue(QUEUE.digest, { name: QUEUE.digest, retryLimit: 2, expireInSeconds: 600 })
-    await boss.createQueue(QUEUE.mail, {
-      name: QUEUE.mail,
-      retryLimit: DELIVERY_ATTEMPTS - 1,
-      ...backoff,
-      // A sender killed mid-send leaves its message to be retried once this expires.
-      expireInSeconds: Math.min(120, config.jobExpireSeconds)
-    })
-    await boss.createQueue(QUEUE.mailDigest, { name: QUEUE.mailDigest, retryLimit: 2, expireInSeconds: 600 })
-    await boss.createQueue(QUEUE.accountMail, {
-      name: QUEUE.accountMail,
-      retryLimit: DELIVERY_ATTEMPTS - 1,
-      ...backoff,
-      expireInSeconds: Math.min(120, config.jobExpireSeconds)
-    })
     if (store.kind === 'pglite') await handBackOrphans(boss, log)
     await createFetchIndex(store.db)
     // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
@@ -363,11 +203,11 @@ export class JobQueue {
     const inLockOrder = [...pages].sort((a, b) => (a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0))
     const fresh: CrawlJobData[] = []
     for (let i = 0; i < inLockOrder.length; i += ROWS_PER_STATEMENT) {
-      fresh.push(...await this.freshCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued))
+      fresh.push(...await freshCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued))
     }
     if (fresh.length === 0) return queued
-    const turns = await this.turnsOf(tx, fresh)
-    const ranks = await this.ranksOf(tx, fresh)
+    const turns = await crawlTurns(tx, fresh, this.config.crawlPerHostDelayMs)
+    const ranks = await crawlRanks(tx, fresh)
     let rendered = 0
     for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
       const some = fresh.slice(i, i + ROWS_PER_STATEMENT)
@@ -398,76 +238,6 @@ export class JobQueue {
     if (fresh.length > rendered) this.sentWithin(tx, QUEUE.crawl, fresh.length - rendered)
     if (rendered > 0) this.sentWithin(tx, QUEUE.render, rendered)
     return queued
-  }
-
-  /**
-   * Each crawl's promised turn at its host (see planTurns): a host's crawls are released
-   * one delay apart, so none of them waits in a worker for its host, and the crawls of
-   * other hosts go between them.
-   */
-  private async turnsOf (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, Date>> {
-    const byHost = new Map<string, CrawlJobData[]>()
-    for (const c of crawls) {
-      const host = new URL(c.url).host
-      const some = byHost.get(host)
-      if (some) some.push(c)
-      else byHost.set(host, [c])
-    }
-    const turns = new Map<string, Date>()
-    for (const host of [...byHost.keys()].sort()) {
-      const some = byHost.get(host)!
-      const times = await planTurns(tx, host, some.length, this.config.crawlPerHostDelayMs)
-      some.forEach((c, i) => turns.set(c.pageId, times[i]))
-    }
-    return turns
-  }
-
-  /**
-   * Fair shares between organisations, and between an organisation's hosts: a crawl's
-   * rank is its place in its organisation's round-robin over the hosts it has crawls
-   * waiting for (the k-th crawl of one of H hosts ranks about k × H). The queue takes the
-   * lowest ranks first (pg-boss's priority, negated), so an organisation that queues 400
-   * crawls has its first ones taken beside another's first ones, not before them, and
-   * its own hosts take turns instead of one host's crawls coming up back to back, each
-   * to wait for that host.
-   */
-  private async ranksOf (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, number>> {
-    const orgs = [...new Set(crawls.map(c => c.orgId))]
-    const { rows } = await sql<{ org_id: string, host: string, waiting: number }>`
-      SELECT j.org_id, ${sql.raw(jobHost('q'))} AS host, count(*)::int AS waiting
-      FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ANY(${CRAWL_QUEUES}::text[])
-      WHERE j.org_id = ANY(${orgs}::uuid[]) AND q.state < 'active' GROUP BY 1, 2`.execute(tx)
-    const key = (org: string, host: string) => `${org} ${host}`
-    const next = new Map(rows.map(r => [key(r.org_id, r.host), r.waiting]))
-    const hostsOf = new Map<string, Set<string>>()
-    const hostOf = (c: CrawlJobData) => new URL(c.url).host
-    for (const r of rows) hostsOf.set(r.org_id, (hostsOf.get(r.org_id) ?? new Set()).add(r.host))
-    for (const c of crawls) hostsOf.set(c.orgId, (hostsOf.get(c.orgId) ?? new Set()).add(hostOf(c)))
-    const placeOf = new Map([...hostsOf].map(([org, hosts]) => [org, new Map([...hosts].sort().map((h, i) => [h, i]))]))
-    const ranks = new Map<string, number>()
-    for (const c of crawls) {
-      const host = hostOf(c)
-      const k = next.get(key(c.orgId, host)) ?? 0
-      next.set(key(c.orgId, host), k + 1)
-      const hosts = placeOf.get(c.orgId)!
-      ranks.set(c.pageId, k * hosts.size + hosts.get(host)!)
-    }
-    return ranks
-  }
-
-  /** The pages without a crawl waiting or running, each given the id of its new job in `queued`. */
-  private async freshCrawls (
-    tx: Tx, pages: readonly CrawlJobData[], queued: Map<string, string>
-  ): Promise<CrawlJobData[]> {
-    const ids = pages.map(p => p.pageId)
-    const exists = await lockPages(tx, ids)
-    const pending = await sql<{ page_id: string }>`
-      SELECT j.page_id FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ANY(${CRAWL_QUEUES}::text[])
-      WHERE j.page_id = ANY(${ids}::uuid[]) AND q.state IN ('created', 'retry', 'active')`.execute(tx)
-    const busy = new Set(pending.rows.map(r => r.page_id))
-    const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
-    for (const p of fresh) queued.set(p.pageId, randomUUID())
-    return fresh
   }
 
   /**
@@ -514,7 +284,7 @@ export class JobQueue {
       async (from, id, to) => {
         await this.moveJob(from, id, to as QueueName)
       },
-      CRAWL_QUEUES.includes(name) ? this.crawlPicker<T>(name) : undefined
+      CRAWL_QUEUES.includes(name) ? crawlPicker<T>(this.boss.getDb(), name, this.config) : undefined
     )
     puller.start()
     this.pullers.push(puller)
@@ -523,32 +293,9 @@ export class JobQueue {
     })
   }
 
-  /**
-   * Takes up to `batchSize` due crawls of queue `name` whose hosts are free (FETCH_CRAWLS),
-   * as a worker's fetch does, and claims their hosts until the crawls take their turns.
-   */
+  /** Takes up to `batchSize` due crawls of queue `name` whose hosts are free, as a worker's fetch does. */
   async takeCrawls<T = CrawlJobData>(name: QueueName, batchSize: number): Promise<Array<Job<T>>> {
-    const { crawlPerHostConcurrency: most, crawlPerHostDelayMs: delay } = this.config
-    // Long enough for the crawl to take its turn, never longer than the host's delay.
-    const claimMs = Math.min(delay, 250)
-    const { rows } = await this.boss.getDb().executeSql(FETCH_CRAWLS, [name, batchSize, most, delay, claimMs]) as
-      { rows: Array<Job<T>> }
-    return rows
-  }
-
-  /** Crawls are taken when their host is free (takeCrawls). */
-  private crawlPicker<T>(name: QueueName): JobPicker<T> {
-    return {
-      fetch: async batchSize => await this.takeCrawls<T>(name, batchSize),
-      untilDue: async () => {
-        const { rows } = await this.boss.getDb().executeSql(CRAWLS_DUE_IN, [name]) as
-          { rows: Array<{ ms: number | null }> }
-        const ms = rows[0]?.ms ?? null
-        // Due, yet not taken: its host has all its requests in flight. One ends within a few
-        // answers' time; looking again sooner would only load the database.
-        return ms !== null && ms <= 0 ? 100 : ms
-      }
-    }
+    return await crawlPicker<T>(this.boss.getDb(), name, this.config).fetch(batchSize)
   }
 
   /** pg-boss's own worker, for the service's periodic jobs: `run` handles each fetched batch. */

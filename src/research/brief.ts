@@ -1,107 +1,22 @@
-import { Parser } from 'htmlparser2'
-import { operationCount, parseSpec } from '../changes/api-spec.js'
-import { readChangelog, readFeed } from '../changes/changelog.js'
-import { pageLanguage } from '../changes/language.js'
+import { operationCount, parseSpec } from '../detection/api-spec.js'
+import { readChangelog, readFeed } from '../detection/changelog.js'
+import { FREE_WORDS, TRIAL_DAYS, TRIAL_WORDS, fold, matcher, ownLanguages } from '../detection/lexicon.js'
+import { planKey, readPricing } from '../detection/pricing.js'
 import {
-  FREE_WORDS, IMPRINT, TRIAL_DAYS, TRIAL_WORDS, fold, matcher, ownLanguages, type Language
-} from '../changes/lexicon.js'
-import { planKey, readPricing } from '../changes/pricing.js'
-import {
-  ACTIVITY_WINDOWS, FEATURE_WINDOWS, sourceKey,
-  type Brief, type BriefSections, type ResearchInputs, type Source, type StoredBytes
-} from '../domain/research.js'
-import {
-  CHANGE_TYPES, PAGE_TYPES, SEVERITIES, type ChangelogEntry, type PageType
-} from '../domain/vocabulary.js'
+  ACTIVITY_WINDOWS, FEATURE_WINDOWS, type Brief, type BriefSections, type ResearchInputs, type Source
+} from '../vocabulary/research.js'
+import { CHANGE_TYPES, SEVERITIES, type ChangelogEntry, type PageType } from '../vocabulary/core.js'
 import { findClaims, sentenceAt } from './claims.js'
 import { featureMoves, readFeatures } from './features.js'
 import { plural } from './markdown.js'
+import { company } from './company.js'
+import { DAY_MS, included, isHome, MAX_LIST, noPageOf, omitted, Reading, type Decode } from './reading.js'
 
 // A research brief built from what the store holds of a domain (ResearchInputs): pure, and
 // run on an analysis thread. Each section says where each of its facts was read, or why it
-// is left out.
-
-/** Bytes as a snapshot keeps them → text (the caller's charset decoding). */
-export type Decode = (bytes: StoredBytes) => string
+// is left out (see reading.ts).
 
 type Sections = BriefSections
-const DAY_MS = 86_400_000
-/** A site's home page: its address has no path. */
-const isHome = (url: string) => /^https?:\/\/[^/]+\/?$/.test(url)
-const MAX_LIST = 100
-
-interface PageFacts {
-  url: string
-  pageType: PageType
-  monitored: boolean
-  /** Its place among the pages read, the highest-ranked first. */
-  rank: number
-  snapshot?: { id: string, at: Date }
-  text?: string
-  language?: Language
-}
-
-/** What every section reads: the pages by id, with their latest snapshot and language. */
-class Reading {
-  readonly pages = new Map<string, PageFacts>()
-
-  constructor (readonly inputs: ResearchInputs, readonly decode: Decode) {
-    for (const p of inputs.pages) {
-      this.pages.set(p.id, { url: p.url, pageType: p.pageType, monitored: p.monitored, rank: Infinity })
-    }
-    inputs.texts.forEach((t, rank) => {
-      const page = this.pages.get(t.pageId)
-      if (!page) return
-      Object.assign(page, { rank, snapshot: { id: t.snapshotId, at: t.at }, text: t.text })
-      page.language = pageLanguage({ declared: t.declared, lines: t.text.split('\n', 400) })
-    })
-  }
-
-  get monitored () { return [...this.pages.values()].filter(p => p.monitored) }
-
-  /** The page as its latest snapshot read it. */
-  source (pageId: string, snapshot?: { id: string, at: Date }): Source {
-    const page = this.pages.get(pageId)
-    const s = snapshot ?? page?.snapshot
-    return { url: page?.url ?? '', at: s?.at ?? this.inputs.now, snapshotId: s?.id ?? null, changeId: null }
-  }
-
-  /** The page as one of its changes showed it. */
-  changeSource (c: { pageId: string, changeId: string, at: Date }): Source {
-    return { url: this.pages.get(c.pageId)?.url ?? '', at: c.at, snapshotId: null, changeId: c.changeId }
-  }
-
-  /** The raw pages of `type`, highest-ranked first, decoded. */
-  raws (type?: PageType) {
-    return this.inputs.raws
-      .filter(r => type === undefined || this.pages.get(r.pageId)?.pageType === type)
-      .sort((a, b) => (this.pages.get(a.pageId)?.rank ?? Infinity) - (this.pages.get(b.pageId)?.rank ?? Infinity))
-      .map(r => ({
-        ...r,
-        html: () => this.decode(r.page),
-        document: r.document && { url: r.document.url, text: () => this.decode(r.document!) },
-        source: this.source(r.pageId, { id: r.snapshotId, at: r.at })
-      }))
-  }
-
-  count (type: PageType) { return this.monitored.filter(p => p.pageType === type).length }
-}
-
-/** A section's facts with their sources, or the section left out with a reason. */
-function included<T extends object> (sources: Source[], facts: T) {
-  const seen = new Set<string>()
-  const unique = sources.filter(s => {
-    const key = sourceKey(s)
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
-  return { included: true, reason: null, sources: unique, ...facts }
-}
-const omitted = <T extends object>(reason: string, empty: T) => ({ included: false, reason, sources: [], ...empty })
-
-const noPageOf = (r: Reading, what: string) =>
-  `no ${what} is among its ${plural(r.monitored.length, 'monitored page')}`
 
 export function buildBrief (inputs: ResearchInputs, decode: Decode): Pick<Brief, 'window' | 'sections'> {
   const r = new Reading(inputs, decode)
@@ -124,103 +39,6 @@ export function buildBrief (inputs: ResearchInputs, decode: Decode): Pick<Brief,
     },
     sections
   }
-}
-
-/** The name a page's head gives the site: og:site_name, application-name, and its title. */
-function headNames (html: string): { 'og:site_name'?: string, 'application-name'?: string, title?: string } {
-  const names: Record<string, string> = {}
-  let inTitle = false
-  let title = ''
-  const parser = new Parser({
-    onopentag (name, attrs) {
-      if (name === 'title') inTitle = true
-      if (name === 'meta') {
-        const key = attrs.property ?? attrs.name
-        if ((key === 'og:site_name' || key === 'application-name') && attrs.content?.trim()) {
-          names[key] ??= attrs.content.trim()
-        }
-      }
-      if (name === 'body') parser.reset()
-    },
-    ontext (text) { if (inTitle) title += text },
-    onclosetag (name) {
-      if (name === 'title') inTitle = false
-      if (name === 'head') parser.reset()
-    }
-  }, { decodeEntities: true })
-  parser.write(html.slice(0, 200_000))
-  parser.end()
-  return { ...names, ...(title.trim() ? { title: title.replace(/\s+/g, ' ').trim() } : {}) }
-}
-
-const TITLE_PARTS = /\s+[|\-–—·:•]\s+/
-
-/**
- * The part the titles share ("Pricing | Acme", "Features | Acme" → Acme); else the home
- * page's first part ("Acme | Event delivery"), or another page's last ("Blog | Acme").
- */
-function nameFromTitles (titles: Array<{ title: string, home: boolean }>): string | undefined {
-  const counts = new Map<string, number>()
-  for (const { title } of titles) {
-    for (const part of new Set(title.split(TITLE_PARTS))) counts.set(part, (counts.get(part) ?? 0) + 1)
-  }
-  const shared = [...counts].filter(([, n]) => n >= 2).sort((a, b) => b[1] - a[1] || a[0].length - b[0].length)[0]
-  if (shared) return shared[0]
-  const home = titles.find(t => t.home)
-  return home ? home.title.split(TITLE_PARTS)[0] : titles[0]?.title.split(TITLE_PARTS).at(-1)
-}
-
-/** A company's name with its legal form, as an imprint or terms write it: capitalised words, then the form. */
-const LEGAL_FORM = /(?<![\p{L}\p{N}])(?:[\p{Lu}\p{N}&][\p{L}\p{N}&.'-]*,? ){1,5}(?:GmbH(?: & Co\. KG)?|AG|SE|KG|Ltd\.?|Limited|LLC|L\.L\.C\.|Inc\.?|Corp\.?|Corporation|PLC|plc|SAS|SARL|S\.A\.S\.|S\.A\.|SA|B\.V\.|BV|N\.V\.|S\.r\.l\.|S\.p\.A\.|Lda\.?|S\.L\.|Oy|AB|ApS)(?![\p{L}])/u
-
-function company (r: Reading): Sections['company'] {
-  const monitored = r.monitored
-  const pagesByType = Object.fromEntries(PAGE_TYPES.map(t => [t, r.count(t)]))
-  const empty = {
-    name: null, nameFrom: null, legalName: null, languages: [], monitoredPages: monitored.length, pagesByType
-  }
-  if (monitored.length === 0) return omitted('the domain has no monitored page yet', empty)
-  const raws = r.raws()
-  const home = raws.find(p => isHome(r.pages.get(p.pageId)?.url ?? ''))
-  const heads = [home, ...raws.filter(p => p !== home)].filter(p => p !== undefined)
-    .map(p => ({ names: headNames(p.html()), source: p.source, home: p === home }))
-  const sources: Source[] = []
-  let name: string | null = null
-  let nameFrom: Sections['company']['nameFrom'] = null
-  for (const key of ['og:site_name', 'application-name'] as const) {
-    const found = heads.find(h => h.names[key])
-    if (found && name === null) {
-      name = found.names[key]!
-      nameFrom = key
-      sources.push(found.source)
-    }
-  }
-  if (name === null) {
-    const titled = heads.filter(h => h.names.title)
-    const fromTitles = nameFromTitles(titled.map(h => ({ title: h.names.title!, home: h.home })))
-    if (fromTitles) {
-      name = fromTitles
-      nameFrom = 'title'
-      sources.push(...titled.filter(h => h.names.title!.includes(fromTitles)).slice(0, 3).map(h => h.source))
-    }
-  }
-  let legalName: Sections['company']['legalName'] = null
-  const legalPages = [...r.pages].filter(([, p]) => p.text !== undefined &&
-    (IMPRINT.test(fold(decodeURIComponent(new URL(p.url).pathname).replace(/[-_/]/g, ' '))) || p.pageType === 'terms'))
-    .sort((a, b) => Number(b[1].pageType !== 'terms') - Number(a[1].pageType !== 'terms') || a[1].rank - b[1].rank)
-  for (const [id, p] of legalPages) {
-    const m = p.text!.split('\n').map(l => l.length <= 200 ? LEGAL_FORM.exec(l) : null).find(x => x)
-    if (m) {
-      legalName = { name: m[0].trim(), source: r.source(id) }
-      sources.push(legalName.source)
-      break
-    }
-  }
-  const byLanguage = new Map<string, number>()
-  for (const p of monitored) if (p.language) byLanguage.set(p.language, (byLanguage.get(p.language) ?? 0) + 1)
-  const languages = [...byLanguage].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .map(([language, pages]) => ({ language, pages }))
-  return included(sources, { ...empty, name, nameFrom, legalName, languages })
 }
 
 const PERCENT = /([+\-−]?\d+(?:[.,]\d+)?)\s?%/

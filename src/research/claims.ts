@@ -1,7 +1,7 @@
 import {
   COMPLIANCE_WORDS, fold, LANGUAGES, matcher, ownLanguages, type Language, type Words
-} from '../changes/lexicon.js'
-import { COMPLIANCE_CLAIMS, type ComplianceClaim } from '../domain/research.js'
+} from '../detection/lexicon.js'
+import { COMPLIANCE_CLAIMS, type ComplianceClaim } from '../vocabulary/research.js'
 
 // Security and compliance claims, in the words of the page's language (and English): each
 // given with the sentence that makes it. Every line of every page read is tested against

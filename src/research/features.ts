@@ -1,4 +1,4 @@
-import { lineKey } from '../changes/structure.js'
+import { lineKey } from '../detection/structure.js'
 
 // A features page's inventory, read from its snapshot's text (headings "## …", list items
 // "- …"): grouped under the page's own headings, as the site groups them.

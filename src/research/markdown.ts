@@ -1,5 +1,5 @@
-import type { Brief, BriefSections, Source } from '../domain/research.js'
-import { CHANGE_TYPES, PAGE_TYPES, SEVERITIES } from '../domain/vocabulary.js'
+import type { Brief, BriefSections, Source } from '../vocabulary/research.js'
+import { CHANGE_TYPES, PAGE_TYPES, SEVERITIES } from '../vocabulary/core.js'
 
 // A brief as Markdown, for pasting into a document: the same facts as its JSON, each with
 // its source (the page, and the time of the snapshot or change it was read in).

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
-import { AppError, validation } from '../domain/errors.js'
-import { roleAllows, type Role } from '../domain/vocabulary.js'
+import { AppError, validation } from '../vocabulary/errors.js'
+import { roleAllows, type Role } from '../vocabulary/core.js'
 import {
   anyUserExists,
   deleteExpiredSessions,

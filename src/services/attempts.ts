@@ -1,4 +1,4 @@
-import { AppError } from '../domain/errors.js'
+import { AppError } from '../vocabulary/errors.js'
 import { attemptsOf, countAttempt, forgetAttempts } from '../store/auth-limits.js'
 import type { Db } from '../store/db.js'
 

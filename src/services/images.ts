@@ -1,5 +1,5 @@
-import { diffImage } from '../changes/visual.js'
-import { notFound } from '../domain/errors.js'
+import { diffImage } from '../detection/visual.js'
+import { notFound } from '../vocabulary/errors.js'
 import type { Db } from '../store/db.js'
 import { changeScreenshots } from '../store/screenshots.js'
 

@@ -1,13 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { AppError, notFound } from '../domain/errors.js'
+import { AppError, notFound } from '../vocabulary/errors.js'
 import {
   defaultMailPreference,
   effectiveMailPreference,
   isTimeZone,
   mailModesFor,
   type MailPreference
-} from '../domain/mail-alerts.js'
-import { PLANS, type Org } from '../domain/plans.js'
+} from '../vocabulary/mail-alerts.js'
+import { PLANS, type Org } from '../vocabulary/plans.js'
 import { countOwnedDomains } from '../store/domains.js'
 import type { Db } from '../store/db.js'
 import { findUser } from '../store/accounts.js'

@@ -1,4 +1,4 @@
-import { assertCanCreate, assertWithinQuota, type MeteredResource, type Org } from '../domain/plans.js'
+import { assertCanCreate, assertWithinQuota, type MeteredResource, type Org } from '../vocabulary/plans.js'
 import { addUsage, currentPeriod } from '../store/billing.js'
 import type { Tx } from '../store/db.js'
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Org } from '../domain/plans.js'
+import type { Org } from '../vocabulary/plans.js'
 import { addUsage } from '../store/billing.js'
 import type { Db } from '../store/db.js'
 import { failBrief, insertBrief } from '../store/research.js'

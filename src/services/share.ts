@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../domain/errors.js'
+import { AppError, notFound } from '../vocabulary/errors.js'
 import { getChange } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { domainHostname } from '../store/domains.js'

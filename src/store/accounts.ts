@@ -1,5 +1,5 @@
-import type { Org } from '../domain/plans.js'
-import type { Role } from '../domain/vocabulary.js'
+import type { Org } from '../vocabulary/plans.js'
+import type { Role } from '../vocabulary/core.js'
 import type { Db } from './db.js'
 import type { TokenPurpose } from './schema.js'
 

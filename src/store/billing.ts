@@ -6,8 +6,8 @@ import {
   type BillingPeriod,
   type MeteredResource,
   type Org
-} from '../domain/plans.js'
-import type { PlanName } from '../domain/vocabulary.js'
+} from '../vocabulary/plans.js'
+import type { PlanName } from '../vocabulary/core.js'
 import type { Db } from './db.js'
 
 // Billing periods and the usage counted in them.

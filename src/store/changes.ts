@@ -1,5 +1,5 @@
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely'
-import type { ChangeType, DiffData, PageType, Severity } from '../domain/vocabulary.js'
+import type { ChangeType, DiffData, PageType, Severity } from '../vocabulary/core.js'
 import { enforcesTimeouts, type Db, type Tx } from './db.js'
 import type { ChangesTable } from './schema.js'
 

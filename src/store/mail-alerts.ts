@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { sql, type Selectable } from 'kysely'
-import type { MailPreference } from '../domain/mail-alerts.js'
+import type { MailPreference } from '../vocabulary/mail-alerts.js'
 import type { Db } from './db.js'
 import type { AlertPreferencesTable, EmailDeliveriesTable } from './schema.js'
 
@@ -9,19 +9,6 @@ import type { AlertPreferencesTable, EmailDeliveriesTable } from './schema.js'
 
 export type PreferenceRow = Selectable<AlertPreferencesTable>
 export type EmailDeliveryRow = Selectable<EmailDeliveriesTable>
-
-export function preferenceOf (r: PreferenceRow): MailPreference {
-  return {
-    mode: r.mode,
-    minSeverity: r.min_severity,
-    changeTypes: r.change_types,
-    domainIds: r.domain_ids,
-    pageTypes: r.page_types,
-    timeZone: r.time_zone,
-    hour: r.hour,
-    weekday: r.weekday
-  }
-}
 
 /** Every member of the organisations (of all, without ids), with e-mail, plan, and settings when chosen. */
 export async function mailRecipients (db: Db, orgIds?: string[]) {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { Org } from '../domain/plans.js'
-import type { KeyScope, PlanName } from '../domain/vocabulary.js'
+import type { Org } from '../vocabulary/plans.js'
+import type { KeyScope, PlanName } from '../vocabulary/core.js'
 import type { Db } from './db.js'
 
 // Organisations and their API keys.

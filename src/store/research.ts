@@ -1,9 +1,9 @@
-import { sql, type Selectable } from 'kysely'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
 import {
-  FEATURE_WINDOWS, RAW_PAGE_TYPES, RAW_PAGES_PER_TYPE, READ_LIMITS,
+  FEATURE_WINDOWS, RAW_PAGES_PER_TYPE, READ_LIMITS,
   type Brief, type BriefSummary, type DatedChange, type ReadLimits, type ResearchInputs
-} from '../domain/research.js'
-import type { Severity } from '../domain/vocabulary.js'
+} from '../vocabulary/research.js'
+import { LEGAL_PAGE_TYPES, STRUCTURED_PAGE_TYPES, type Severity } from '../vocabulary/core.js'
 import type { Db, Tx } from './db.js'
 import { intelligenceOrder } from './pages.js'
 import type { ResearchBriefsTable } from './schema.js'
@@ -107,30 +107,73 @@ const DAY_MS = 86_400_000
 /** Of a page's gzipped HTML, what holds its `<html lang>` (see ResearchInputs.texts). */
 const HEAD_BYTES = 2048
 
+/** What every query of a brief's inputs is scoped by. */
+interface Scope {
+  db: Db
+  domainId: string
+  now: Date
+  limits: ReadLimits
+  /** The changes of the brief's window (as `c`): the plan's retention, up to `now`. */
+  inWindow: RawBuilder<unknown>
+  /** The domain's monitored pages, numbered in rank order (the brief reads a page's rank from its place in `texts`). */
+  ranked: RawBuilder<unknown>
+  /** `n` days before `now`. */
+  daysAgo: (n: number) => Date
+}
+
 /**
- * Everything a brief of the domain is read from (see ResearchInputs). The lists are
- * bounded (texts within `limits`, RAW_PAGES_PER_TYPE raw pages a type, a hundred changes
- * a list); counts run in the database.
+ * Everything a brief of the domain is read from (see ResearchInputs), one named query a
+ * part. The lists are bounded (texts within `limits`, RAW_PAGES_PER_TYPE raw pages a type,
+ * a hundred changes a list); counts run in the database.
  */
 export async function researchInputs (
   db: Db, domain: { id: string, hostname: string }, retentionDays: number | null, now: Date,
   limits: ReadLimits = READ_LIMITS
 ): Promise<ResearchInputs> {
-  const days = (n: number) => new Date(now.getTime() - n * DAY_MS)
-  const since = retentionDays === null ? new Date(0) : days(retentionDays)
-  // The monitored pages, numbered in rank order (the brief reads a page's rank from its place in `texts`).
-  const ranked = sql`SELECT pages.id, pages.page_type,
-    row_number() OVER (ORDER BY ${intelligenceOrder('pages')}) AS rank
-    FROM pages WHERE pages.domain_id = ${domain.id} AND pages.monitoring_enabled`
+  const daysAgo = (n: number) => new Date(now.getTime() - n * DAY_MS)
+  const since = retentionDays === null ? new Date(0) : daysAgo(retentionDays)
+  const scope: Scope = {
+    db,
+    domainId: domain.id,
+    now,
+    limits,
+    daysAgo,
+    inWindow: sql`c.domain_id = ${domain.id} AND c.created_at >= ${since} AND c.created_at <= ${now}`,
+    ranked: sql`SELECT pages.id, pages.page_type, row_number() OVER (ORDER BY ${intelligenceOrder('pages')}) AS rank
+      FROM pages WHERE pages.domain_id = ${domain.id} AND pages.monitoring_enabled`
+  }
+  return {
+    hostname: domain.hostname,
+    now,
+    retentionDays,
+    pages: await domainPages(scope),
+    texts: await latestTexts(scope),
+    raws: await pagesToReadWhole(scope),
+    features: await featuresOverTime(scope),
+    activity: await activityByType(scope),
+    mostChanged: await mostChangedPages(scope),
+    legal: await legalPages(scope),
+    legalHigh: await highLegalChanges(scope),
+    priceChanges: await priceChanges(scope),
+    apiBreaking: await breakingApiChanges(scope),
+    changesInWindow: await changesInWindow(scope)
+  }
+}
 
+async function domainPages ({ db, domainId }: Scope): Promise<ResearchInputs['pages']> {
   const pages = await db.selectFrom('pages').select(['id', 'url', 'page_type', 'monitoring_enabled'])
-    .where('domain_id', '=', domain.id).execute()
+    .where('domain_id', '=', domainId).execute()
+  return pages.map(p => ({ id: p.id, url: p.url, pageType: p.page_type, monitored: p.monitoring_enabled }))
+}
 
-  // In rank order, and only as many pages as the character budget holds. A text is measured by
-  // its bytes, which bound its characters: left() counts characters and octet_length() reads
-  // the stored size, so only a text longer than the cut is cut (left() on every text cost 0.6 s
-  // of the brief's 500 pages in the bench).
-  const texts = await sql<ResearchInputs['texts'][number]>`
+/**
+ * The latest text of each monitored page, in rank order, and only as many pages as the
+ * character budget holds. A text is measured by its bytes, which bound its characters:
+ * left() counts characters and octet_length() reads the stored size, so only a text
+ * longer than the cut is cut (left() on every text cost 0.6 s of the brief's 500 pages in the bench).
+ */
+async function latestTexts ({ db, ranked, limits }: Scope): Promise<ResearchInputs['texts']> {
+  const { rows } = await sql<ResearchInputs['texts'][number]>`
     SELECT "pageId", "snapshotId", at, text, head FROM (
       SELECT p.id AS "pageId", s.id AS "snapshotId", s.created_at AS at, s.text, s.head, p.rank,
         sum(s.size) OVER (ORDER BY p.rank) AS chars
@@ -143,10 +186,15 @@ export async function researchInputs (
         FROM snapshots WHERE page_id = p.id ORDER BY created_at DESC LIMIT 1) s ON true
       WHERE p.rank <= ${limits.pages}
     ) t WHERE chars <= ${limits.chars} ORDER BY rank`.execute(db)
+  return rows
+}
 
-  // The home page, else the highest-ranked page (for the name the site gives itself), and the pages the
-  // structured readers read.
-  const raws = await sql<{
+/**
+ * The pages read whole, as fetched: the home page, else the highest-ranked page (for the
+ * name the site gives itself), and the pages the structured readers read.
+ */
+async function pagesToReadWhole ({ db, ranked, domainId }: Scope): Promise<ResearchInputs['raws']> {
+  const { rows } = await sql<{
     page_id: string
     snapshot_id: string
     at: Date
@@ -161,18 +209,31 @@ export async function researchInputs (
     FROM (
       SELECT id AS page_id FROM (
         SELECT p.id, row_number() OVER (PARTITION BY p.page_type ORDER BY p.rank) AS n
-        FROM (${ranked}) p WHERE p.page_type = ANY(${RAW_PAGE_TYPES}::text[])
+        FROM (${ranked}) p WHERE p.page_type = ANY(${STRUCTURED_PAGE_TYPES}::text[])
       ) t WHERE t.n <= ${RAW_PAGES_PER_TYPE}
       UNION
-      (SELECT id FROM pages WHERE domain_id = ${domain.id}
+      (SELECT id FROM pages WHERE domain_id = ${domainId}
         ORDER BY url ~ '^https?://[^/]+/?$' DESC, monitoring_enabled DESC, priority, created_at LIMIT 1)
     ) r
     JOIN LATERAL (SELECT * FROM snapshots WHERE page_id = r.page_id AND raw_html_gzip IS NOT NULL
       ORDER BY created_at DESC LIMIT 1) s ON true`.execute(db)
+  return rows.map(r => ({
+    pageId: r.page_id,
+    snapshotId: r.snapshot_id,
+    at: r.at,
+    page: { gzip: r.raw_html_gzip, contentType: r.content_type ?? '' },
+    ...(r.document_gzip && r.document_url
+      ? { document: { url: r.document_url, gzip: r.document_gzip, contentType: r.document_type ?? '' } }
+      : {})
+  }))
+}
 
-  // Each features page now, and as it read at the start of each window: the snapshot then in
-  // force, or its first one when Sitewatch first read it later.
-  const features = await sql<ResearchInputs['features'][number]>`
+/**
+ * Each features page now, and as it read at the start of each window: the snapshot then
+ * in force, or its first one when Sitewatch first read it later.
+ */
+async function featuresOverTime ({ db, ranked, now }: Scope): Promise<ResearchInputs['features']> {
+  const { rows } = await sql<ResearchInputs['features'][number]>`
     SELECT f.id AS "pageId", w.days, s.id AS "snapshotId", s.created_at AS at, s.content AS text
     FROM (SELECT p.id FROM (${ranked}) p WHERE p.page_type = 'features' ORDER BY p.rank LIMIT ${RAW_PAGES_PER_TYPE}) f
     CROSS JOIN unnest(${[0, ...FEATURE_WINDOWS]}::int[]) AS w(days)
@@ -183,22 +244,33 @@ export async function researchInputs (
         CASE WHEN created_at <= ${now}::timestamptz - make_interval(days => w.days) THEN created_at END DESC NULLS LAST,
         created_at
       LIMIT 1) s ON true`.execute(db)
+  return rows
+}
 
-  const activity = await sql<ResearchInputs['activity'][number]>`
+/** The domain's changes by type and severity over 7, 30 and 90 days. */
+async function activityByType ({ db, domainId, now, daysAgo }: Scope): Promise<ResearchInputs['activity']> {
+  const { rows } = await sql<ResearchInputs['activity'][number]>`
     SELECT change_type AS "changeType", severity,
-      count(*) FILTER (WHERE created_at >= ${days(7)})::int AS d7,
-      count(*) FILTER (WHERE created_at >= ${days(30)})::int AS d30,
+      count(*) FILTER (WHERE created_at >= ${daysAgo(7)})::int AS d7,
+      count(*) FILTER (WHERE created_at >= ${daysAgo(30)})::int AS d30,
       count(*)::int AS d90
-    FROM changes WHERE domain_id = ${domain.id} AND created_at >= ${days(90)} AND created_at <= ${now}
+    FROM changes WHERE domain_id = ${domainId} AND created_at >= ${daysAgo(90)} AND created_at <= ${now}
     GROUP BY 1, 2`.execute(db)
+  return rows
+}
 
-  const mostChanged = await sql<ResearchInputs['mostChanged'][number]>`
+/** The ten pages with most changes in 90 days. */
+async function mostChangedPages ({ db, domainId, now, daysAgo }: Scope): Promise<ResearchInputs['mostChanged']> {
+  const { rows } = await sql<ResearchInputs['mostChanged'][number]>`
     SELECT page_id AS "pageId", count(*)::int AS changes FROM changes
-    WHERE domain_id = ${domain.id} AND created_at >= ${days(90)} AND created_at <= ${now}
+    WHERE domain_id = ${domainId} AND created_at >= ${daysAgo(90)} AND created_at <= ${now}
     GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`.execute(db)
+  return rows
+}
 
-  const inWindow = sql`c.domain_id = ${domain.id} AND c.created_at >= ${since} AND c.created_at <= ${now}`
-  const legal = await sql<{
+/** Each legal page: its changes in the window, its last change and its latest snapshot. */
+async function legalPages ({ db, domainId, now, inWindow }: Scope): Promise<ResearchInputs['legal']> {
+  const { rows } = await sql<{
     page_id: string
     changes: number
     change_id: string | null
@@ -217,59 +289,51 @@ export async function researchInputs (
       WHERE c.page_id = p.id AND c.created_at <= ${now} ORDER BY c.created_at DESC LIMIT 1) l ON true
     LEFT JOIN LATERAL (SELECT id, created_at FROM snapshots WHERE page_id = p.id
       ORDER BY created_at DESC LIMIT 1) s ON true
-    WHERE p.domain_id = ${domain.id} AND p.page_type IN ('terms', 'security')
+    WHERE p.domain_id = ${domainId} AND p.page_type = ANY(${LEGAL_PAGE_TYPES}::text[])
     ORDER BY ${intelligenceOrder('p')} LIMIT 50`.execute(db)
+  return rows.map(r => ({
+    pageId: r.page_id,
+    changes: r.changes,
+    last: r.change_id && r.at && r.summary !== null && r.severity
+      ? { changeId: r.change_id, pageId: r.page_id, at: r.at, summary: r.summary, severity: r.severity }
+      : null,
+    snapshot: r.snapshot_id && r.snapshot_at ? { id: r.snapshot_id, at: r.snapshot_at } : null
+  }))
+}
 
-  const dated = sql`c.id AS "changeId", c.page_id AS "pageId", c.created_at AS at, c.summary, c.severity`
-  const legalHigh = await sql<DatedChange>`
-    SELECT ${dated}
+const DATED = sql`c.id AS "changeId", c.page_id AS "pageId", c.created_at AS at, c.summary, c.severity`
+
+/** The window's high and critical changes of legal pages, newest first. */
+async function highLegalChanges ({ db, inWindow }: Scope): Promise<DatedChange[]> {
+  const { rows } = await sql<DatedChange>`
+    SELECT ${DATED}
     FROM changes c JOIN pages p ON p.id = c.page_id
-    WHERE ${inWindow} AND p.page_type IN ('terms', 'security') AND c.severity IN ('high', 'critical')
+    WHERE ${inWindow} AND p.page_type = ANY(${LEGAL_PAGE_TYPES}::text[]) AND c.severity IN ('high', 'critical')
     ORDER BY c.created_at DESC, c.id LIMIT 50`.execute(db)
+  return rows
+}
 
-  const priceChanges = await sql<ResearchInputs['priceChanges'][number]>`
-    SELECT ${dated}, c.diff_data->'pricing'->'changes' AS moves
+/** The window's price changes with their moves, newest first. */
+async function priceChanges ({ db, inWindow }: Scope): Promise<ResearchInputs['priceChanges']> {
+  const { rows } = await sql<ResearchInputs['priceChanges'][number]>`
+    SELECT ${DATED}, c.diff_data->'pricing'->'changes' AS moves
     FROM changes c WHERE ${inWindow} AND c.change_type = 'price_change'
     ORDER BY c.created_at DESC, c.id LIMIT 100`.execute(db)
+  return rows
+}
 
-  const apiBreaking = await sql<ResearchInputs['apiBreaking'][number]>`
+/** The window's changes of API descriptions that break clients, newest first. */
+async function breakingApiChanges ({ db, inWindow }: Scope): Promise<ResearchInputs['apiBreaking']> {
+  const { rows } = await sql<ResearchInputs['apiBreaking'][number]>`
     SELECT c.id AS "changeId", c.page_id AS "pageId", c.created_at AS at, c.diff_data->'api'->'breaking' AS breaking
     FROM changes c JOIN pages p ON p.id = c.page_id
     WHERE ${inWindow} AND p.page_type = 'api_docs'
       AND jsonb_array_length(coalesce(c.diff_data->'api'->'breaking', '[]'::jsonb)) > 0
     ORDER BY c.created_at DESC, c.id LIMIT 100`.execute(db)
+  return rows
+}
 
-  const counted = await sql<{ n: number }>`SELECT count(*)::int AS n FROM changes c WHERE ${inWindow}`.execute(db)
-
-  return {
-    hostname: domain.hostname,
-    now,
-    retentionDays,
-    pages: pages.map(p => ({ id: p.id, url: p.url, pageType: p.page_type, monitored: p.monitoring_enabled })),
-    texts: texts.rows,
-    raws: raws.rows.map(r => ({
-      pageId: r.page_id,
-      snapshotId: r.snapshot_id,
-      at: r.at,
-      page: { gzip: r.raw_html_gzip, contentType: r.content_type ?? '' },
-      ...(r.document_gzip && r.document_url
-        ? { document: { url: r.document_url, gzip: r.document_gzip, contentType: r.document_type ?? '' } }
-        : {})
-    })),
-    features: features.rows,
-    activity: activity.rows,
-    mostChanged: mostChanged.rows,
-    legal: legal.rows.map(r => ({
-      pageId: r.page_id,
-      changes: r.changes,
-      last: r.change_id
-        ? { changeId: r.change_id, pageId: r.page_id, at: r.at!, summary: r.summary!, severity: r.severity! }
-        : null,
-      snapshot: r.snapshot_id ? { id: r.snapshot_id, at: r.snapshot_at! } : null
-    })),
-    legalHigh: legalHigh.rows,
-    priceChanges: priceChanges.rows,
-    apiBreaking: apiBreaking.rows,
-    changesInWindow: counted.rows[0].n
-  }
+async function changesInWindow ({ db, inWindow }: Scope): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM changes c WHERE ${inWindow}`.execute(db)
+  return rows[0].n
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { PLANS } from '../domain/plans.js'
+import { PLANS } from '../vocabulary/plans.js'
 import type { Db } from './db.js'
 
 const DAY = 86_400_000

@@ -19,9 +19,9 @@ import type {
   PlanName,
   Role,
   Severity
-} from '../domain/vocabulary.js'
+} from '../vocabulary/core.js'
 
-import type { Brief, BriefStatus } from '../domain/research.js'
+import type { Brief, BriefStatus } from '../vocabulary/research.js'
 
 // Row types of the tables created in migrations.ts.
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { sql, type Selectable } from 'kysely'
-import type { AlertEvent, ChangeType, EndpointKind, PageType, Severity } from '../domain/vocabulary.js'
+import type { AlertEvent, ChangeType, EndpointKind, PageType, Severity } from '../vocabulary/core.js'
 import type { Db } from './db.js'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js'
 

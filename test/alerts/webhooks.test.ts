@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { runDigest } from '../../src/alerts/digest.js'
+import { runDigest } from '../../src/alerts/webhook-digest.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { acmeHostMap, layout, pricingMain, startAcmeSite } from '../helpers/fixtures.js'
-import { drainJobs, eventually, onPostgres, startTestService, type TestService, queuesIdle } from '../helpers/service.js'
+import { drainJobs, eventually, onPostgres, startTestService, type TestService, queuesIdle, waitForJob } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
 
 interface Received {
@@ -376,7 +376,7 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
 
     // The same page failing again is not news: no second alert. Its recovery is, once.
     const again = (await t.api.post(`/api/domains/${domainId}/crawl`)).body.data
-    for (const id of again.jobIds) await eventually(async () => ['completed', 'failed'].includes((await t.api.get(`/api/jobs/${id}`)).body.data.state), 40_000, 'the second crawl')
+    for (const id of again.jobIds) await waitForJob(t.api, id, 40_000)
     await drainJobs(t.api)
     assert.equal(receiver.of('job.failed').length, 1, 'a page known to fail alerts once')
     site.page('/changelog', layout('Changelog — Acme', '<h1>Changelog</h1><p>Back up.</p>'))

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createOrg } from '../../src/services/orgs.js'
-import { loadCrawlTargets } from '../../src/store/pages.js'
+import { loadCrawlTargets } from '../../src/store/page-checks.js'
 import { ApiClient } from '../helpers/client.js'
 import { drainJobs, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'

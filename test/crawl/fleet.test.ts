@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
-import { hostManners, startHosts } from '../../bench/fleet-hosts.js'
+import { hostManners, startHosts } from '../helpers/fleet-hosts.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { ApiClient } from '../helpers/client.js'
 import {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import { gunzipSync } from 'node:zlib'
-import { compareContent, readPage } from '../../src/changes/detect.js'
+import { compareContent, readPage } from '../../src/detection/detect.js'
 import { AnalysisTimeout, PageAnalysis } from '../../src/pipeline/analysis.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 

@@ -11,7 +11,7 @@ import { TestSite } from '../helpers/site.js'
 // description is watched with it, a changelog read from the feed it links to, and
 // hostile descriptions (50 MB, a YAML bomb) that end in a clear lastError, not a crash.
 
-const file = (name: string) => readFileSync(new URL(`../changes/fixtures/${name}`, import.meta.url), 'utf8')
+const file = (name: string) => readFileSync(new URL(`../detection/fixtures/${name}`, import.meta.url), 'utf8')
 const json = (body: string) => ({ body, headers: { 'content-type': 'application/json' } })
 const feed = (items: Array<{ title: string, date: string, body: string }>) => ({
   body: `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Relay releases</title>

@@ -9,7 +9,7 @@ import { TestSite } from '../helpers/site.js'
 // and in a webhook's payload carry the plans and the new entry (PGlite, or PostgreSQL).
 
 const fixture = (name: string) =>
-  readFileSync(new URL(`../changes/fixtures/${name}.html`, import.meta.url), 'utf8')
+  readFileSync(new URL(`../detection/fixtures/${name}.html`, import.meta.url), 'utf8')
 
 describe('structured readers in the pipeline', () => {
   let site: TestSite

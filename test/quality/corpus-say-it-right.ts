@@ -1,5 +1,5 @@
 import type { Lang, PageKind } from './corpus.js'
-import type { ChangeType, Severity } from '../../src/domain/vocabulary.js'
+import type { ChangeType, Severity } from '../../src/vocabulary/core.js'
 
 // The labelled pairs of "say it right", in each language: what a person reads of an
 // edit. A long paragraph edited at its end and a sentence appended (the summary must

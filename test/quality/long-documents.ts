@@ -1,5 +1,5 @@
-import type { DetectedChange } from '../../src/domain/vocabulary.js'
-import { compareContent, readPage } from '../../src/changes/detect.js'
+import type { DetectedChange } from '../../src/vocabulary/core.js'
+import { compareContent, readPage } from '../../src/detection/detect.js'
 import type { Lang } from './corpus.js'
 
 // Long legal documents, the way terms and privacy policies are written (dozens of

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { parse, stringify } from 'yaml'
-import { apiChange, compareSpecs, parseSpec, specLinks } from '../../src/changes/api-spec.js'
-import { readChangelog } from '../../src/changes/changelog.js'
-import type { DetectedChange } from '../../src/domain/vocabulary.js'
-import { compareContent, readPage } from '../../src/changes/detect.js'
-import { readPricing } from '../../src/changes/pricing.js'
-import type { PageType } from '../../src/domain/vocabulary.js'
+import { apiChange, compareSpecs, parseSpec, specLinks } from '../../src/detection/api-spec.js'
+import { readChangelog } from '../../src/detection/changelog.js'
+import type { DetectedChange } from '../../src/vocabulary/core.js'
+import { compareContent, readPage } from '../../src/detection/detect.js'
+import { readPricing } from '../../src/detection/pricing.js'
+import type { PageType } from '../../src/vocabulary/core.js'
 
 // The structured readers' labelled set (npm run quality prints it as figures): pricing pages
 // in ten shapes (cards, tables with plans as columns and as rows, a provider's price list,
@@ -13,7 +13,7 @@ import type { PageType } from '../../src/domain/vocabulary.js'
 // Petstore's and an orders API's descriptions evolved, changelogs in four shapes and three
 // languages; for each, what must be read, the moves that must be found and typed, the
 // noise that must stay silent (or, for wording, a low text change at most), and how many
-// changed lines of the text a reader hid (goal: none). The fixtures are test/changes/fixtures/.
+// changed lines of the text a reader hid (goal: none). The fixtures are test/detection/fixtures/.
 
 export type Reader = 'pricing' | 'api' | 'changelog'
 export interface ReaderCase {
@@ -24,7 +24,7 @@ export interface ReaderCase {
   run: () => { right: boolean, seen: string, hidden: number }
 }
 
-const fixture = (path: string) => readFileSync(new URL(`../changes/fixtures/${path}`, import.meta.url), 'utf8')
+const fixture = (path: string) => readFileSync(new URL(`../detection/fixtures/${path}`, import.meta.url), 'utf8')
 const swap = (html: string, ...pairs: Array<[string, string]>) => pairs.reduce((h, [from, to]) => {
   if (!h.includes(from)) throw new Error(`the fixture holds no ${from}`)
   return h.replace(from, to)

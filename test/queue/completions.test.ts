@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { BatchedCompletions } from '../../src/queue/completions.js'
-import { QUEUE } from '../../src/queue/queue.js'
-import { recordChecksStatement } from '../../src/store/pages.js'
+import { QUEUE } from '../../src/queue/queues.js'
+import { recordChecksStatement } from '../../src/store/page-checks.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 
 describe('crawl results written in batches', () => {

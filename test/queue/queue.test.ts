@@ -3,7 +3,9 @@ import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
 import { CompiledQuery, sql } from 'kysely'
 import { JOBS_CHANNEL } from '../../src/queue/wake-up.js'
-import { ANALYZE_AFTER_JOBS, FETCH_CRAWLS, QUEUE } from '../../src/queue/queue.js'
+import { ANALYZE_AFTER_JOBS } from '../../src/queue/queue.js'
+import { FETCH_CRAWLS } from '../../src/queue/crawl-order.js'
+import { QUEUE } from '../../src/queue/queues.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
 // pg-boss's own fetch statement, so that the plan checked is the one its fetch() runs.

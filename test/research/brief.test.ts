@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { describe, it } from 'node:test'
-import type { ResearchInputs } from '../../src/domain/research.js'
+import type { ResearchInputs } from '../../src/vocabulary/research.js'
 import { buildBrief } from '../../src/research/brief.js'
 import { findClaims } from '../../src/research/claims.js'
 import { featureMoves, readFeatures } from '../../src/research/features.js'

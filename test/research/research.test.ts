@@ -17,7 +17,7 @@ import { TestSite } from '../helpers/site.js'
 
 const DAY = 86_400_000
 const isoDay = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10)
-const cards = readFileSync(new URL('../changes/fixtures/pricing/cards.html', import.meta.url), 'utf8')
+const cards = readFileSync(new URL('../detection/fixtures/pricing/cards.html', import.meta.url), 'utf8')
 
 const home = '<html lang="en"><head><title>Acme Relay | Event delivery</title>' +
   '<meta property="og:site_name" content="Acme Relay"></head><body><h1>Acme Relay</h1>' +

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { notFound } from '../../domain/errors.js'
+import { notFound } from '../../vocabulary/errors.js'
 import { getChange, listChanges, setAcknowledged } from '../../store/changes.js'
-import { CHANGE_TYPES, SEVERITIES } from '../../domain/vocabulary.js'
+import { CHANGE_TYPES, SEVERITIES } from '../../vocabulary/core.js'
 import { appBaseUrl } from '../../config.js'
 import { changesCsv, EXPORT_CAP, exportName } from '../../services/exports.js'
 import type { ApiDeps } from '../deps.js'
-import { Change, DateTime, IdParams, PageTypeSchema, literals, paginationFields, responses, Uuid } from '../schemas.js'
+import { Change, DateTime, IdParams, PageTypeSchema, literals, Uuid } from '../schemas.js'
+import { paginationFields, responses } from '../responses.js'
 
 const MULTI = ['severity', 'changeType', 'pageType'] as const
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { parseDomainInput } from '../../crawl/url.js'
-import { AppError } from '../../domain/errors.js'
-import { asPlanAllows } from '../../domain/plans.js'
+import { AppError } from '../../vocabulary/errors.js'
+import { asPlanAllows } from '../../vocabulary/plans.js'
 import {
   changeDomain,
   crawlNow,
@@ -13,15 +13,8 @@ import {
 } from '../../services/domains.js'
 import { getDomainDetails, getDomainListItem, listDomains } from '../../store/domains.js'
 import type { ApiDeps } from '../deps.js'
-import {
-  CreatedDomain,
-  DomainDetails,
-  DomainListItem,
-  IdParams,
-  Pagination,
-  RenderModeSchema,
-  responses
-} from '../schemas.js'
+import { CreatedDomain, DomainDetails, DomainListItem, IdParams, RenderModeSchema } from '../schemas.js'
+import { Pagination, responses } from '../responses.js'
 
 export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, config }) => {
   const ctx = { db, queue }

@@ -3,14 +3,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Feed } from 'feed'
 import { appBaseUrl } from '../../config.js'
-import { AppError, notFound } from '../../domain/errors.js'
-import { CHANGE_TYPES, SEVERITIES, type ChangeType, type PageType, type Severity } from '../../domain/vocabulary.js'
+import { AppError, notFound } from '../../vocabulary/errors.js'
+import { CHANGE_TYPES, SEVERITIES, type ChangeType, type PageType, type Severity } from '../../vocabulary/core.js'
 import { listChanges } from '../../store/changes.js'
 import { domainHostname } from '../../store/domains.js'
 import { pagePlaces } from '../../store/pages.js'
 import { orgOfFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
-import { literals, PageTypeSchema, responses } from '../schemas.js'
+import { literals, PageTypeSchema } from '../schemas.js'
+import { responses } from '../responses.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { verifyImageLink } from '../../alerts/signature.js'
-import { AppError, notFound } from '../../domain/errors.js'
+import { AppError, notFound } from '../../vocabulary/errors.js'
 import { requirePage } from '../../services/pages.js'
 import { changeImage } from '../../services/images.js'
 import { latestScreenshot } from '../../store/screenshots.js'
 import type { ApiDeps } from '../deps.js'
-import { literals, responses, Uuid } from '../schemas.js'
+import { literals, Uuid } from '../schemas.js'
+import { responses } from '../responses.js'
 
 /** A PNG answer in /openapi.json, with the usual error answers. */
 const png = (description: string) => ({

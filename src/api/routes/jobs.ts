@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { notFound } from '../../domain/errors.js'
+import { notFound } from '../../vocabulary/errors.js'
 import { getJob, jobBacklog, jobStats, listJobs } from '../../queue/job-records.js'
 import type { ApiDeps } from '../deps.js'
-import { Job, JobListItem, JobStateSchema, JobTypeSchema, PageNumber, QueueStats, responses } from '../schemas.js'
+import { Job, JobListItem, JobStateSchema, JobTypeSchema, QueueStats } from '../schemas.js'
+import { PageNumber, responses } from '../responses.js'
 
 export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
   app.get(

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { appBaseUrl } from '../../config.js'
-import { ChangeTypeSchema, literals, MailModeSchema, SEVERITIES } from '../../domain/vocabulary.js'
+import { ChangeTypeSchema, literals, MailModeSchema, SEVERITIES } from '../../vocabulary/core.js'
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
 import { feedToken, listEmails, rotateFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
-import { EmailDelivery, MailSettings, PageTypeSchema, Pagination, responses, Uuid } from '../schemas.js'
+import { EmailDelivery, MailSettings, PageTypeSchema, Uuid } from '../schemas.js'
+import { Pagination, responses } from '../responses.js'
 
 const orNull = <T extends TSchema>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Null()], { description: 'null: all' }))

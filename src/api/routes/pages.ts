@@ -5,21 +5,12 @@ import { addPageByHand, changePage, crawlPageNow, removePage, requirePage } from
 import { listPages, onePageView } from '../../store/pages.js'
 import { getSnapshot, getSnapshotWithText, listSnapshots } from '../../store/changes.js'
 import { screenshotOf } from '../../store/screenshots.js'
-import { notFound } from '../../domain/errors.js'
+import { notFound } from '../../vocabulary/errors.js'
 import type { ApiDeps } from '../deps.js'
 import {
-  CreatedPage,
-  DateTime,
-  IdParams,
-  Nullable,
-  NoiseRules,
-  Page,
-  PageTypeSchema,
-  Pagination,
-  RenderModeSchema,
-  responses,
-  Uuid
+  CreatedPage, DateTime, IdParams, Nullable, NoiseRules, Page, PageTypeSchema, RenderModeSchema, Uuid
 } from '../schemas.js'
+import { Pagination, responses } from '../responses.js'
 
 const PageParams = Type.Object({ id: Uuid, pageId: Uuid }, { additionalProperties: false })
 const SnapshotParams = Type.Object({

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { notFound } from '../../domain/errors.js'
-import { BriefSchema, BriefSummarySchema } from '../../domain/research.js'
+import { notFound } from '../../vocabulary/errors.js'
+import { BriefSchema, BriefSummarySchema } from '../../vocabulary/research.js'
 import { briefMarkdown } from '../../research/markdown.js'
 import { requireDomain } from '../../services/domains.js'
 import { requestResearch } from '../../services/research.js'
 import { findBrief, listBriefs } from '../../store/research.js'
 import type { ApiDeps } from '../deps.js'
-import { IdParams, literals, Pagination, responses } from '../schemas.js'
+import { IdParams, literals } from '../schemas.js'
+import { Pagination, responses } from '../responses.js'
 
 const CREDIT_RULES =
   'Costs one research credit (`/api/usage` limits.researchCredits: 10 a month on starter, 50 on trial and pro, ' +

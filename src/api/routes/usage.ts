@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { describeUsage } from '../../domain/plans.js'
+import { describeUsage } from '../../vocabulary/plans.js'
 import { currentPeriod } from '../../store/billing.js'
 import { watchedCounts } from '../../store/domains.js'
 import type { ApiDeps } from '../deps.js'
-import { responses, Usage } from '../schemas.js'
+import { Usage } from '../schemas.js'
+import { responses } from '../responses.js'
 
 export const usageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
   app.get(

@@ -8,7 +8,7 @@ import {
   literals,
   Nullable,
   SEVERITIES
-} from '../../domain/vocabulary.js'
+} from '../../vocabulary/core.js'
 import {
   changeWebhook,
   createWebhook,
@@ -19,16 +19,8 @@ import {
 } from '../../services/webhooks.js'
 import { deliveryView, endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
 import type { ApiDeps } from '../deps.js'
-import {
-  CreatedWebhookEndpoint,
-  IdParams,
-  PageTypeSchema,
-  Pagination,
-  responses,
-  Uuid,
-  WebhookDelivery,
-  WebhookEndpoint
-} from '../schemas.js'
+import { CreatedWebhookEndpoint, IdParams, PageTypeSchema, Uuid, WebhookDelivery, WebhookEndpoint } from '../schemas.js'
+import { Pagination, responses } from '../responses.js'
 
 const SIGNING =
   'Every webhook request carries `X-Sitewatch-Event`, `X-Sitewatch-Delivery` (the same on every retry of a delivery: ' +

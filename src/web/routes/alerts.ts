@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, notFound } from '../../domain/errors.js'
-import { PLANS } from '../../domain/plans.js'
+import { AppError, notFound } from '../../vocabulary/errors.js'
+import { PLANS } from '../../vocabulary/plans.js'
 import { appBaseUrl } from '../../config.js'
-import { MAIL_MODES, roleAllows, SEVERITIES, type Severity } from '../../domain/vocabulary.js'
+import { MAIL_MODES, roleAllows, SEVERITIES, type Severity } from '../../vocabulary/core.js'
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
 import {
   feedToken, listEmails, memberFeedToken, rotateFeedToken, rotateMemberFeedToken

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from '../../domain/errors.js'
+import { AppError } from '../../vocabulary/errors.js'
 import {
   acceptLink,
   checkPassword,
@@ -11,7 +11,7 @@ import {
   type SessionRules
 } from '../../services/accounts.js'
 import { afterSignIn, beforeSignIn, countResetRequest } from '../../services/attempts.js'
-import { QUEUE, type AccountMailJobData } from '../../queue/queue.js'
+import { QUEUE, type AccountMailJobData } from '../../queue/queues.js'
 import { cookieNames, cookieOptions, csrfToken, field, page, type WebDeps } from '../context.js'
 import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, Unsubscribe } from '../views/auth.js'
 import { unsubscribe, unsubscribeTarget } from '../../services/mail-alerts.js'

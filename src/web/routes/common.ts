@@ -1,5 +1,5 @@
-import { notFound } from '../../domain/errors.js'
-import { type MeteredResource, type Org, PLANS, quotaSentence, USAGE_COLUMN } from '../../domain/plans.js'
+import { notFound } from '../../vocabulary/errors.js'
+import { type MeteredResource, type Org, PLANS, quotaSentence, USAGE_COLUMN } from '../../vocabulary/plans.js'
 import { currentPeriod } from '../../store/billing.js'
 import type { Db } from '../../store/db.js'
 import { UUID } from '../context.js'

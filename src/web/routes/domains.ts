@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parseDomainInput, pastedHost } from '../../crawl/url.js'
-import { AppError } from '../../domain/errors.js'
-import { asPlanAllows, describeUsage } from '../../domain/plans.js'
+import { AppError } from '../../vocabulary/errors.js'
+import { asPlanAllows, describeUsage } from '../../vocabulary/plans.js'
 import {
   addDomains, crawlNow, createDomain, pastedLines, rediscover, removeDomain, requireDomain
 } from '../../services/domains.js'

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, notFound } from '../../domain/errors.js'
-import { PAGE_TYPES, type PageType, type RenderMode } from '../../domain/vocabulary.js'
+import { AppError, notFound } from '../../vocabulary/errors.js'
+import { PAGE_TYPES, type PageType, type RenderMode } from '../../vocabulary/core.js'
 import { requireDomain } from '../../services/domains.js'
 import { changePage, crawlPageNow, removePage } from '../../services/pages.js'
 import { pageTimeline, pageVersion, priceHistory, versionsCompared } from '../../services/page-history.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { notFound } from '../../domain/errors.js'
+import { notFound } from '../../vocabulary/errors.js'
 import { briefMarkdown } from '../../research/markdown.js'
 import { findBrief } from '../../store/research.js'
 import { page, viewerOf, type WebDeps } from '../context.js'

@@ -1,6 +1,6 @@
 import type { ChangeView } from '../../services/change-view.js'
 import { WholeChange } from './diff.js'
-import { CHANGE_TYPES, SEVERITIES, type ChangeType, type DiffData, type Severity } from '../../domain/vocabulary.js'
+import { CHANGE_TYPES, SEVERITIES, type ChangeType, type DiffData, type Severity } from '../../vocabulary/core.js'
 import { Csrf, Document, Page, Pager, Sev, Time, type Viewer } from './layout.js'
 
 export interface ChangeItem {

@@ -1,5 +1,5 @@
-import { roleAllows, SEVERITIES, type Severity } from '../../domain/vocabulary.js'
-import type { BriefSummary } from '../../domain/research.js'
+import { roleAllows, SEVERITIES, type Severity } from '../../vocabulary/core.js'
+import type { BriefSummary } from '../../vocabulary/research.js'
 import { Csrf, Page, Sev, Time, type Viewer } from './layout.js'
 import { ResearchCard } from './research.js'
 

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { renderToString } from 'preact-render-to-string'
-import type { Role, Severity } from '../../domain/vocabulary.js'
+import type { Role, Severity } from '../../vocabulary/core.js'
 
 // The frame of every page, and the small pieces pages share. Preact escapes every text
 // and attribute it renders: page text from crawled sites is shown as text, never as HTML.

@@ -1,4 +1,4 @@
-import { PAGE_TYPES, roleAllows, type Severity } from '../../domain/vocabulary.js'
+import { PAGE_TYPES, roleAllows, type Severity } from '../../vocabulary/core.js'
 import type { ChangeView } from '../../services/change-view.js'
 import type { PriceSeries, TimelineEntry } from '../../services/page-history.js'
 import { WholeChange } from './diff.js'

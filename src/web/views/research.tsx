@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact'
-import { sourceKey, type Brief, type BriefSections, type BriefSummary, type Source } from '../../domain/research.js'
-import { CHANGE_TYPES, SEVERITIES } from '../../domain/vocabulary.js'
+import { sourceKey, type Brief, type BriefSections, type BriefSummary, type Source } from '../../vocabulary/research.js'
+import { CHANGE_TYPES, SEVERITIES } from '../../vocabulary/core.js'
 import {
   builtFrom, day, entryName, languagesText, limitsText, pagesByTypeText, plural, pricesText, SECTION_TITLES, shortUrl, when, words
 } from '../../research/markdown.js'

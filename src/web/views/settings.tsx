@@ -1,5 +1,5 @@
-import type { Usage } from '../../domain/plans.js'
-import { ROLES, roleAllows, type Role } from '../../domain/vocabulary.js'
+import type { Usage } from '../../vocabulary/plans.js'
+import { ROLES, roleAllows, type Role } from '../../vocabulary/core.js'
 import { Csrf, Page, Time, type Viewer } from './layout.js'
 
 /** A quota of the period: how much is taken, of how much, what it counts and when it starts again. */

@@ -1,0 +1,76 @@
+import type { EditKinds } from './edit-kinds.js'
+import { pairUp } from './structure.js'
+
+// The shapes of a block of changed lines, as the readings (readings.ts) and the change
+// page (services/change-view.ts) both see them: headings and list items, cards, the lines
+// whose edits are all trivial, and a whole section added or removed beside an edit.
+
+const HEADING = /^(#{1,6}) (.*)$/
+
+export const isHeading = (l: string) => HEADING.test(l)
+export const isItem = (l: string) => l.startsWith('- ') || l.startsWith('| ')
+export const headingText = (l: string) => HEADING.exec(l)?.[2] ?? l
+
+/**
+ * A block's changed lines without those whose edits are all trivial (a heading renumbered
+ * after a new section): `was` and `is` are the indexes set aside.
+ */
+export function withoutTrivial (removed: readonly string[], added: readonly string[], kinds: EditKinds) {
+  const was = new Set(kinds.trivialPairs.map(x => x[0]))
+  const is = new Set(kinds.trivialPairs.map(x => x[1]))
+  return { removed: removed.filter((_, i) => !was.has(i)), added: added.filter((_, j) => !is.has(j)) }
+}
+
+/**
+ * A whole section added (or removed) after an edit in one block, as the diff writes a
+ * clause rewritten just above a new section: the section apart, when none of its lines
+ * is what an old line became. Undefined when the block is not so.
+ */
+export function sectionApart (
+  removed: readonly string[], added: readonly string[]
+): { removed: string[], added: string[], section: { side: 'added' | 'removed', lines: string[] } } | undefined {
+  const tail = (lines: readonly string[], others: readonly string[], paired: Set<number>) => {
+    const h = lines.findIndex(isHeading)
+    if (h < 0 || lines.length - h < 2 || others.length === 0) return undefined
+    for (let i = h; i < lines.length; i++) if (paired.has(i)) return undefined
+    return h
+  }
+  const pairs = pairUp(removed, added)
+  const a = tail(added, removed, new Set(pairs.values()))
+  if (a !== undefined) {
+    return { removed: [...removed], added: added.slice(0, a), section: { side: 'added', lines: added.slice(a) } }
+  }
+  const r = tail(removed, added, new Set(pairs.keys()))
+  if (r !== undefined) {
+    return { removed: removed.slice(0, r), added: [...added], section: { side: 'removed', lines: removed.slice(r) } }
+  }
+  return undefined
+}
+
+const MAX_CARD_LINES = 3
+const MAX_CARD_LINE = 160
+
+/**
+ * The headings of `lines` when they are all cards: each a heading below the top level
+ * followed by at most three short sentences (or the one paragraph of a list item that
+ * holds the heading: `li > h3 + p`). A heading over a list of several items is a section.
+ */
+export function cardsOf (lines: readonly string[]): string[] | undefined {
+  const cards: string[] = []
+  let body = 0
+  let items = 0
+  for (const line of lines) {
+    const heading = HEADING.exec(line)
+    if (heading) {
+      if (heading[1].length < 2) return undefined
+      cards.push(heading[2])
+      body = 0
+      items = 0
+    } else if (
+      cards.length === 0 || (isItem(line) && ++items > 1) || ++body > MAX_CARD_LINES || line.length > MAX_CARD_LINE
+    ) {
+      return undefined
+    }
+  }
+  return cards.length > 0 ? cards : undefined
+}

@@ -1,0 +1,277 @@
+import type { AnyNode, Element } from 'domhandler'
+import { DomUtils, parseDocument, parseFeed } from 'htmlparser2'
+import type { ChangeType, ChangelogEntry, Severity } from '../vocabulary/core.js'
+import { dateIn } from './dates.js'
+import { fold, LANGUAGES, matcher, RELEASE_WORDS } from './lexicon.js'
+import { cut, plain } from './quote.js'
+import { blockText, contains, lineKey, SKIPPED, type StructuredChange, type StructuredReading } from './structure.js'
+
+// A changelog page as entries: version and/or date, title, items. Read from headed
+// release sections (Keep a Changelog rendered to HTML, "November 20, 2026" headings) or,
+// when no heading names a release, from release cards (an element around each <time>).
+// A new entry is a change of its own, weighed by what it says; an old entry edited is a
+// low one; the same entries re-ordered or re-rendered are nothing. Pure: HTML in.
+
+export interface ChangelogReading {
+  entries: ChangelogEntry[]
+  /** The text of the entries' blocks (see lineKey), each with the entries (their entryKey) it is written in. */
+  lines: Map<string, Set<string>>
+}
+
+/** An entry not yet released: Keep a Changelog's "[Unreleased]", in the seven languages. */
+const UNRELEASED = /^\[?(?:unreleased|upcoming|non publié|à venir|unveröffentlicht|demnächst|sin publicar|próximamente|non rilasciato|in arrivo|niet uitgebracht|binnenkort|não lançado|em breve)\]?(?:\s+changes)?$/iu
+
+const VERSION = /(?<![\p{L}\d.])v?(\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.]+)?)(?![\d.]*\d)/u
+/** Keep a Changelog's sections: an item under one is written "Section: item". */
+const KAC_SECTION = /^(?:added|changed|deprecated|removed|fixed|security|new|improved|improvements|fixes|bug fixes)$/i
+const HEADING = /^h([1-6])$/
+const MAX_ITEMS = 50
+
+/** A heading's or card's version, date and what is left of its words. */
+function named (text: string): { version?: string, date?: string, rest: string } {
+  const date = dateIn(text)
+  let rest = fold(text)
+  if (date) rest = rest.replace(date.written, ' ')
+  const version = VERSION.exec(rest)?.[1]
+  if (version) rest = rest.replace(VERSION, ' ')
+  rest = rest.replace(/\[\s*\]|\(\s*\)|\b(?:version|release|v)\b/gi, ' ').replace(/^[\s\-–—:|·•,]+|[\s\-–—:|·•,]+$/g, '')
+  // The words as the page wrote them (accents back): their span in the original text.
+  const kept = rest ? text.slice(fold(text).indexOf(rest), fold(text).indexOf(rest) + rest.length) : ''
+  return { ...(version ? { version } : {}), ...(date ? { date: date.iso } : {}), rest: kept.trim() }
+}
+
+const elementsOf = (root: AnyNode[]): Element[] => DomUtils.findAll(() => true, root)
+const isBlockParent = (el: Element) => el.children.some(c => c.type === 'tag' && /^(?:p|ul|ol|li|div|h\d|section|article)$/.test(c.name))
+
+export function readChangelog (html: string): ChangelogReading {
+  const doc = parseDocument(html)
+  for (const el of DomUtils.findAll(e => SKIPPED.has(e.name), doc.children)) DomUtils.removeElement(el)
+  const lines: ChangelogReading['lines'] = new Map()
+  const entries = headedEntries(doc.children, lines)
+  return { entries: entries.length > 0 ? entries : cardEntries(doc.children, lines), lines }
+}
+
+/** The RSS or Atom feeds a page links to (`<link rel="alternate">`). */
+export function feedLinks (html: string, pageUrl: string): string[] {
+  const links = DomUtils.findAll(e => e.name === 'link' && /\balternate\b/i.test(e.attribs.rel ?? '') &&
+    /(?:rss|atom)\+xml/i.test(e.attribs.type ?? ''), parseDocument(html).children)
+  const out: string[] = []
+  for (const l of links) {
+    try {
+      const url = new URL(l.attribs.href ?? '', pageUrl)
+      if (/^https?:$/.test(url.protocol) && !out.includes(url.href)) out.push(url.href)
+    } catch { /* not an address */ }
+  }
+  return out
+}
+
+/** A changelog's feed as entries: each item's title (its version and date), its date, its content's items. */
+export function readFeed (xml: string): ChangelogReading {
+  const feed = parseFeed(xml)
+  if (!feed) throw new Error('not an RSS or Atom feed')
+  const lines: ChangelogReading['lines'] = new Map()
+  const entries = feed.items.slice(0, 500).map(item => {
+    const n = named(item.title ?? '')
+    const body = parseDocument(item.description ?? '')
+    const listed = DomUtils.findAll(e => e.name === 'li', body.children).map(blockText).filter(Boolean)
+    const items = listed.length > 0
+      ? listed
+      : DomUtils.findAll(e => e.name === 'p', body.children).map(blockText).filter(Boolean)
+    const text = items.length > 0 ? items : [blockText(body)].filter(Boolean)
+    const published = item.pubDate && !Number.isNaN(item.pubDate.getTime()) ? item.pubDate : undefined
+    const date = published ? published.toISOString().slice(0, 10) : n.date
+    const entry = entryOf({ ...n, ...(date ? { date } : {}) }, n.rest, text.slice(0, MAX_ITEMS))
+    for (const x of [item.title ?? '', ...text]) own(lines, x, entryKey(entry))
+    return entry
+  })
+  return { entries, lines }
+}
+
+/** A heading's text as an entry's name: its version and date, or that it is not yet released. */
+function release (text: string): { version?: string, date?: string, rest: string, unreleased?: true } | undefined {
+  if (UNRELEASED.test(text.trim())) return { rest: '', unreleased: true }
+  const n = named(text)
+  return n.version ?? n.date ? n : undefined
+}
+
+/** Adds a block's text to the reading's lines, as written in `entry`. */
+function own (lines: ChangelogReading['lines'], text: string, entry: string): void {
+  const key = lineKey(text)
+  lines.set(key, (lines.get(key) ?? new Set()).add(entry))
+}
+
+/** Entries under headings that name a version or a date, at the level most of them share. */
+function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): ChangelogEntry[] {
+  const all = elementsOf(root)
+  const headings = all.map((el, order) => ({ el, order, level: Number(HEADING.exec(el.name)?.[1] ?? 0) }))
+    .filter(h => h.level > 0)
+  const releases = headings.filter(h => release(blockText(h.el)) !== undefined)
+  if (releases.filter(r => !release(blockText(r.el))!.unreleased).length === 0) return []
+  const counts = new Map<number, number>()
+  for (const r of releases) counts.set(r.level, (counts.get(r.level) ?? 0) + 1)
+  const level = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0]
+  const order = new Map(all.map((el, i) => [el, i]))
+  const entries: ChangelogEntry[] = []
+  for (const r of releases.filter(x => x.level === level)) {
+    const end = headings.find(h => h.order > r.order && h.level <= level)?.order ?? Infinity
+    const within = all.filter(el => order.get(el)! > r.order && order.get(el)! < end)
+    const n = release(blockText(r.el))!
+    const texts = [blockText(r.el)]
+    const items: string[] = []
+    let section: string | undefined
+    let title = n.rest
+    const lists = within.some(el => el.name === 'li')
+    const hasItems = (li: Element) => within.some(x => x !== li && x.name === 'li' && contains(li, x))
+    for (const el of within) {
+      const h = HEADING.exec(el.name)
+      const text = blockText(el)
+      if (h) {
+        texts.push(text)
+        if (KAC_SECTION.test(text)) section = text
+        else if (!title) title = text
+        else section = text
+      } else if (lists ? el.name === 'li' && !hasItems(el) : el.name === 'p') {
+        if (!text) continue
+        texts.push(text)
+        if (items.length < MAX_ITEMS) items.push(section && KAC_SECTION.test(section) ? `${section}: ${text}` : text)
+      } else if (!isBlockParent(el) && text) {
+        texts.push(text)
+      }
+    }
+    const entry = entryOf(n, title, items)
+    for (const text of texts) own(lines, text, entryKey(entry))
+    entries.push(entry)
+  }
+  return entries
+}
+
+/** Release cards: the element around each <time> that holds no other, its heading the title. */
+function cardEntries (root: AnyNode[], lines: ChangelogReading['lines']): ChangelogEntry[] {
+  const times = DomUtils.findAll(e => e.name === 'time', root)
+  const entries: ChangelogEntry[] = []
+  for (const time of times) {
+    let card: Element = time
+    while (card.parent?.type === 'tag' && !times.some(t => t !== time && contains(card.parent as Element, t))) {
+      card = card.parent
+    }
+    if (card === time) continue
+    const inside = elementsOf(card.children)
+    const heading = inside.find(el => HEADING.test(el.name))
+    const date = dateIn(time.attribs.datetime ?? '') ?? dateIn(blockText(time))
+    const n = named(heading ? blockText(heading) : '')
+    const lists = inside.some(el => el.name === 'li')
+    const items = inside.filter(el => lists ? el.name === 'li' : el.name === 'p' && !contains(el, time))
+      .map(blockText).filter(Boolean).slice(0, MAX_ITEMS)
+    const entry = entryOf({ ...n, ...(date ? { date: date.iso } : {}) }, n.rest, items)
+    for (const el of inside) if (!isBlockParent(el) && blockText(el)) own(lines, blockText(el), entryKey(entry))
+    own(lines, blockText(time), entryKey(entry))
+    entries.push(entry)
+  }
+  return entries
+}
+
+function entryOf (
+  n: { version?: string, date?: string, unreleased?: true }, title: string, items: string[]
+): ChangelogEntry {
+  const named = title || n.version || n.date || (n.unreleased ? 'Unreleased' : items[0])
+  const entry: ChangelogEntry = { title: named || '', items }
+  if (n.version) entry.version = n.version
+  if (n.date) entry.date = n.date
+  if (n.unreleased) entry.unreleased = true
+  return entry
+}
+
+/** An entry's identity across versions of the page: not yet released, else its version, else its date and title. */
+const entryKey = (e: ChangelogEntry) =>
+  e.unreleased ? 'unreleased' : e.version ? `v ${e.version}` : `d ${e.date ?? ''} ${lineKey(e.title)}`
+const sameEntry = (a: ChangelogEntry, b: ChangelogEntry) =>
+  lineKey(a.title) === lineKey(b.title) && a.items.length === b.items.length &&
+  a.items.every((x, i) => lineKey(x) === lineKey(b.items[i]))
+
+const words = (kind: keyof typeof RELEASE_WORDS) => matcher(RELEASE_WORDS[kind], LANGUAGES)
+
+/** What a new entry is, by what it says: its type and severity. */
+function weigh (e: ChangelogEntry): { changeType: ChangeType, severity: Severity } {
+  const text = fold([e.title, ...e.items].join('\n'))
+  const added = words('added').test(text)
+  const changeType = added ? 'feature_added' : 'content_change'
+  if (words('breaking').test(text)) return { changeType, severity: 'critical' }
+  if (words('removed').test(text) || words('security').test(text) || words('pricing').test(text)) {
+    return { changeType, severity: 'high' }
+  }
+  if (words('deprecated').test(text) || added) return { changeType, severity: 'medium' }
+  return { changeType, severity: 'low' }
+}
+
+const MAX_SUMMARY = 200
+const EDITED = { changeType: 'content_change', severity: 'low' } as const
+
+function summaryOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): string {
+  const name = e.unreleased
+    ? 'Unreleased'
+    : [e.version, e.date && e.version ? `(${e.date})` : e.date].filter(Boolean).join(' ')
+  const lead = `Changelog ${name}${how === 'new' ? '' : ` ${how}`}`
+  const title = e.title && e.title !== e.version && e.title !== e.date && e.title !== 'Unreleased' ? e.title : ''
+  const shown = [title, ...e.items.filter(i => i !== title).slice(0, title ? 1 : 2)].filter(Boolean).map(x => plain(x))
+  const more = e.items.length - (shown.length - (title ? 1 : 0))
+  return cut(`${lead}: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`, MAX_SUMMARY)
+}
+
+/** Whether `e` releases what `pending` listed: most of its items were the unreleased entry's. */
+function releases (pending: ChangelogEntry, e: ChangelogEntry): boolean {
+  if (pending.items.length === 0 || e.unreleased) return false
+  const listed = new Set(pending.items.map(lineKey))
+  return e.items.filter(i => listed.has(lineKey(i))).length * 2 >= Math.max(pending.items.length, 1)
+}
+
+/**
+ * New entries, releases and edited entries between two readings of a changelog, each a
+ * change with the entry (and the keys of the entries it stands for on each side).
+ */
+function changelogChanges (
+  before: ChangelogEntry[], after: ChangelogEntry[]
+): Array<{ change: StructuredChange, before: string[], after: string[] }> {
+  const was = new Map(before.map(e => [entryKey(e), e]))
+  const pending = was.get('unreleased')
+  const out: Array<{ change: StructuredChange, before: string[], after: string[] }> = []
+  const released = pending ? after.find(e => !was.has(entryKey(e)) && releases(pending, e)) : undefined
+  for (const e of after) {
+    const key = entryKey(e)
+    const old = was.get(key)
+    if (old && sameEntry(old, e)) continue
+    // The unreleased entry emptied by the release is part of it.
+    if (released && key === 'unreleased') continue
+    const how = e === released ? 'released' : old ? 'edited' : 'new'
+    // An old entry edited is a low content_change, whatever it says.
+    const { changeType, severity } = how === 'edited' ? EDITED : weigh(e)
+    out.push({
+      change: { changeType, severity, confidence: 0.9, summary: summaryOf(e, how), diffData: { changelog: e } },
+      before: how === 'released' ? [key, 'unreleased'] : [key],
+      after: [key]
+    })
+  }
+  return out
+}
+
+/**
+ * Two readings of a changelog as a structured reading: each new entry (an unreleased one
+ * too), each release of the unreleased entry and each old entry edited is a change; a
+ * changed line of the text is explained when it is written in one of those entries, or
+ * when it and the line it replaced are the same unchanged entry's (re-rendered). Entries
+ * that only moved are the text comparison's (a move is no edit there).
+ */
+export function compareChangelogs (before: ChangelogReading, after: ChangelogReading): StructuredReading | undefined {
+  if (before.entries.length === 0 || after.entries.length === 0) return undefined
+  const found = changelogChanges(before.entries, after.entries)
+  const told = { before: new Set(found.flatMap(f => f.before)), after: new Set(found.flatMap(f => f.after)) }
+  const keyOf = (line: string) => lineKey(plain(line))
+  const explains = (line: string, side: 'before' | 'after', counterpart?: string): boolean => {
+    const entries = (side === 'before' ? before : after).lines.get(keyOf(line))
+    if (!entries) return false
+    if ([...entries].some(e => told[side].has(e))) return true
+    if (counterpart === undefined) return false
+    const others = (side === 'before' ? after : before).lines.get(keyOf(counterpart))
+    return others !== undefined && [...entries].some(e => others.has(e))
+  }
+  return { changes: found.map(f => f.change), explains }
+}

@@ -1,0 +1,351 @@
+import {
+  LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type DetectedChange, type DiffData, type DiffHunk,
+  type PageType, type Severity
+} from '../vocabulary/core.js'
+import { type EditKind, trivialPhrase } from './edit-kinds.js'
+import { type Language, ownLanguages } from './lexicon.js'
+import { legalTitle } from './page-kinds.js'
+import { cut } from './quote.js'
+import { headingText, isHeading } from './blocks.js'
+import { classifyPart, significance, type Context, type Part, type Reading } from './readings.js'
+import { withoutMoves } from './structure.js'
+
+// A check's diff → the changes a person would name. Each block of changed lines is read on
+// its own (readings.ts: a price, a feature, a section, an edit of text, trivial edits);
+// blocks of one edit region (adjacent, or under one heading) become one change of the most
+// significant kind among them; the plain text and legal edits of one check fold into one
+// change each, so a rewrite is one item, not fifty; and trivial edits (renumbering,
+// typography, spelling, a date of last update) never lead: they are counted in the most
+// significant change ("…; also 38 renumbered references, 1 spelling change"), or make a low
+// change of their own when nothing else moved. Summaries quote the words that changed.
+
+const MAX_PASSAGE_SIDE = 2_000
+
+/** The heading that stands above line `index` (0-based) of the page, with its line. */
+function sectionOf (lines: readonly string[], index: number): { at: number, text?: string } {
+  for (let i = Math.min(index, lines.length - 1); i >= 0; i--) {
+    if (isHeading(lines[i])) return { at: i, text: headingText(lines[i]) }
+  }
+  return { at: -1 }
+}
+
+const KIND: Partial<Record<PageType, string>> = {
+  pricing: 'Pricing',
+  features: 'Features',
+  terms: 'Terms',
+  security: 'Security',
+  api_docs: 'API docs',
+  changelog: 'Changelog'
+}
+
+/**
+ * What leads a summary: the page's kind (a legal page's own title when it is short, such as
+ * "Privacy Policy", else what its title or address says it is) and the section, never
+ * twice the same words, never a doubled colon.
+ */
+function prefixOf (pageType: PageType, afterLines: readonly string[], section?: string): string {
+  const title = afterLines.find(l => l.startsWith('# '))
+  const kind = LEGAL_PAGE_TYPES.includes(pageType)
+    ? legalTitle(pageType, title ? headingText(title) : undefined)
+    : KIND[pageType]
+  const where = section && section !== kind ? cut(section, 60) : undefined
+  return [kind, where].filter(Boolean).join(', ').replace(/[\s:]+$/, '')
+}
+
+/** What changed where, without the count of other passages. */
+function headlineOf (prefix: string, phrase: string): string {
+  if (!prefix) return `${phrase[0].toUpperCase()}${phrase.slice(1)}`
+  return `${prefix}: ${phrase}`
+}
+
+type Counts = Partial<Record<EditKind, number>>
+const addCounts = (into: Counts, from: Counts) => {
+  for (const [k, n] of Object.entries(from) as Array<[EditKind, number]>) {
+    if (k !== 'substantive') into[k] = (into[k] ?? 0) + n
+  }
+  return into
+}
+
+/** One change as it is being put together, with what its summary is made of. */
+interface Counted {
+  change: DetectedChange
+  /** What changed where: the lead edit (or, with only trivial edits, their kinds). */
+  headline: string
+  /** Substantive passages it covers, the lead's included. */
+  passages: number
+  /** Trivial edits it covers, by kind, and the new date of last update if one. */
+  trivial: Counts
+  updatedOn?: string
+  /** Nothing but trivial edits. */
+  onlyTrivial: boolean
+  /** Led by a section (or card) added or removed whole: among edits of one weight, it leads. */
+  wholeSection?: boolean
+}
+
+/** The summary a person reads: the lead edit, how many more, and the trivial edits by kind. */
+function summaryOf (c: Counted): string {
+  const more = c.passages - 1
+  const rest = c.onlyTrivial ? [] : trivialPhrase(c.trivial, c.updatedOn)
+  return `${c.headline}${more > 0 ? `, and ${more} more passage${more > 1 ? 's' : ''}` : ''}` +
+    (rest.length > 0 ? `; also ${rest.join(', ')}` : '')
+}
+
+/** The parts of one edit region as one change: the most significant type and severity, every part's diff. */
+function regionChange (
+  region: Array<{ part: Part, reading: Reading }>,
+  pageType: PageType,
+  afterLines: readonly string[]
+): Counted {
+  const substantive = region.filter(r => !r.reading.trivial)
+  const trivial = region.filter(r => r.reading.trivial)
+  const counts: Counts = {}
+  let updatedOn: string | undefined
+  for (const r of region) {
+    const kinds = r.reading.trivial ?? r.reading.trivialAlso
+    if (!kinds) continue
+    addCounts(counts, kinds.counts)
+    updatedOn = kinds.updatedOn ?? updatedOn
+  }
+  const diffData = diffOf(region.map(r => r.part))
+  if (substantive.length === 0) {
+    return {
+      change: { changeType: 'content_change', severity: 'low', confidence: 0.9, summary: '', diffData },
+      headline: headlineOf(prefixOf(pageType, afterLines, trivial[0].part.section),
+        trivialPhrase(counts, updatedOn).join(', ')),
+      passages: 0,
+      trivial: counts,
+      ...(updatedOn ? { updatedOn } : {}),
+      onlyTrivial: true
+    }
+  }
+  const lead = substantive.reduce((best, r) => significance(r.reading) > significance(best.reading) ? r : best)
+  const prices = substantive.filter(r => r.reading.changeType === 'price_change')
+  const phrase = lead.reading.changeType === 'price_change'
+    ? prices
+      .map(r => r.reading.label === lead.reading.label ? r.reading.phrase : `${r.reading.label}: ${r.reading.phrase}`)
+      .join('; ')
+    : lead.reading.phrase
+  const counted = lead.reading.changeType === 'price_change' ? prices : [lead]
+  const passages = substantive.filter(r => !counted.includes(r)).reduce((n, r) => n + r.reading.passages, 0) +
+    lead.reading.passages
+  const section = lead.reading.label ?? (lead.reading.standsAlone ? undefined : lead.part.section)
+  return {
+    change: {
+      changeType: lead.reading.changeType,
+      severity: highest(substantive.map(r => r.reading.severity)),
+      confidence: lead.reading.confidence,
+      summary: '',
+      diffData
+    },
+    headline: headlineOf(prefixOf(pageType, afterLines, section), phrase),
+    passages,
+    trivial: counts,
+    ...(updatedOn ? { updatedOn } : {}),
+    onlyTrivial: false,
+    ...(lead.reading.standsAlone ? { wholeSection: true } : {})
+  }
+}
+
+/**
+ * The diff of several parts: `before` and `after` hold each changed passage with the
+ * unchanged lines around it, as a person reads it (capped); `hunks` hold every changed line.
+ */
+function diffOf (parts: readonly Part[]): DiffData {
+  const side = (keep: 'deletion' | 'addition') => bounded(
+    parts.map(p => p.hunk.lines.filter(l => l.type === 'context' || l.type === keep).map(l => l.content).join('\n'))
+      .join('\n…\n')
+  )
+  return {
+    before: side('deletion'),
+    after: side('addition'),
+    stats: {
+      additions: parts.reduce((n, p) => n + p.added.length, 0),
+      deletions: parts.reduce((n, p) => n + p.removed.length, 0),
+      changes: parts.reduce((n, p) => n + Math.min(p.added.length, p.removed.length), 0)
+    },
+    hunks: parts.map(p => p.hunk)
+  }
+}
+
+function bounded (s: string): string {
+  return s.length > MAX_PASSAGE_SIDE ? `${s.slice(0, MAX_PASSAGE_SIDE - 1)}…` : s
+}
+
+/** Several changes' diffs as one: every hunk, passages joined (capped). */
+function mergedDiff (all: readonly DiffData[]): DiffData {
+  const stat = (key: keyof DiffData['stats']) => all.reduce((n, d) => n + d.stats[key], 0)
+  return {
+    before: bounded(all.map(d => d.before).filter(Boolean).join('\n…\n')),
+    after: bounded(all.map(d => d.after).filter(Boolean).join('\n…\n')),
+    stats: { additions: stat('additions'), deletions: stat('deletions'), changes: stat('changes') },
+    hunks: all.flatMap(d => d.hunks)
+  }
+}
+
+/** Folds the plain edits of one kind (text edits, legal edits) into one change, led by the weightiest. */
+function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Counted[] {
+  const same = changes.filter(x => !x.onlyTrivial && x.change.changeType === type)
+  if (same.length <= 1) return changes
+  const severity = highest(same.map(x => x.change.severity))
+  const weight = (x: Counted) => RANK[x.change.severity] * 2 + (x.wholeSection ? 1 : 0)
+  const lead = same.reduce((best, x) => weight(x) > weight(best) ? x : best)
+  const merged: Counted = {
+    change: {
+      changeType: type,
+      severity: same.length > 5 && severity === 'low' ? 'medium' : severity,
+      confidence: Math.min(...same.map(x => x.change.confidence)),
+      summary: '',
+      diffData: mergedDiff(same.map(x => x.change.diffData))
+    },
+    headline: lead.headline,
+    ...(lead.wholeSection ? { wholeSection: true } : {}),
+    passages: same.reduce((n, x) => n + x.passages, 0),
+    trivial: same.reduce((c, x) => addCounts(c, x.trivial), {}),
+    ...(same.find(x => x.updatedOn) ? { updatedOn: same.find(x => x.updatedOn)!.updatedOn } : {}),
+    onlyTrivial: false
+  }
+  return [...changes.filter(x => !same.includes(x)), merged]
+}
+
+/**
+ * Trivial edits never stand beside a substantive change: they are counted in the most
+ * significant change of the check; alone, they are one low change of their own.
+ */
+function foldTrivial (changes: Counted[]): Counted[] {
+  const trivial = changes.filter(x => x.onlyTrivial)
+  if (trivial.length === 0) return changes
+  const others = changes.filter(x => !x.onlyTrivial)
+  const counts = trivial.reduce((c, x) => addCounts(c, x.trivial), {})
+  const updatedOn = trivial.find(x => x.updatedOn)?.updatedOn
+  if (others.length === 0) {
+    const merged = trivial.length === 1 ? trivial[0] : { ...trivial[0], trivial: counts }
+    return [{
+      ...merged,
+      headline: trivial.length === 1
+        ? trivial[0].headline
+        : headlineOf(trivial[0].headline.split(': ')[0], trivialPhrase(counts, updatedOn).join(', ')),
+      change: { ...merged.change, diffData: mergedDiff(trivial.map(x => x.change.diffData)) },
+      ...(updatedOn ? { updatedOn } : {})
+    }]
+  }
+  const lead = others.reduce((best, x) => significanceOf(x) > significanceOf(best) ? x : best)
+  const withTrivial: Counted = {
+    ...lead,
+    trivial: addCounts({ ...lead.trivial }, counts),
+    ...(updatedOn ?? lead.updatedOn ? { updatedOn: updatedOn ?? lead.updatedOn } : {}),
+    change: { ...lead.change, diffData: mergedDiff([lead.change.diffData, ...trivial.map(x => x.change.diffData)]) }
+  }
+  return changes.filter(x => !x.onlyTrivial).map(x => x === lead ? withTrivial : x)
+}
+const significanceOf = (c: Counted) => significance(c.change)
+
+/**
+ * Splits a hunk into its blocks (runs of deletions and additions between unchanged
+ * lines), each with up to `context` unchanged lines around it and its own line numbers,
+ * so two prices a few lines apart are read each on its own.
+ */
+export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
+  const numbered = []
+  let o = hunk.oldStart
+  let n = hunk.newStart
+  for (const line of hunk.lines) {
+    numbered.push({ line, old: o, new: n })
+    if (line.type !== 'addition') o++
+    if (line.type !== 'deletion') n++
+  }
+  const blocks: DiffHunk[] = []
+  let i = 0
+  while (i < numbered.length) {
+    if (numbered[i].line.type === 'context') {
+      i++
+      continue
+    }
+    let end = i
+    while (end < numbered.length && numbered[end].line.type !== 'context') end++
+    let from = i
+    while (from > 0 && i - from < context && numbered[from - 1].line.type === 'context') from--
+    let to = end
+    while (to < numbered.length && to < end + context && numbered[to].line.type === 'context') to++
+    const slice = numbered.slice(from, to)
+    blocks.push({
+      oldStart: slice[0].old,
+      oldLines: slice.filter(x => x.line.type !== 'addition').length,
+      newStart: slice[0].new,
+      newLines: slice.filter(x => x.line.type !== 'deletion').length,
+      lines: slice.map(x => x.line)
+    })
+    i = end
+  }
+  return blocks
+}
+
+/** Blocks this close (unchanged lines between them) or under one heading are one edit. */
+const ADJACENT = 1
+
+export function classifyChanges (
+  diff: DiffData,
+  pageType: PageType,
+  afterLines: readonly string[],
+  language?: Language,
+  priceLines: ReadonlySet<number> = new Set()
+): DetectedChange[] {
+  // A block that only moved is no edit (see withoutMoves).
+  const parts: Part[] = withoutMoves(diff.hunks)
+    .flatMap(h => splitHunk(h))
+    .map(hunk => {
+      const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
+      const lastChange = hunk.lines.length - 1 - [...hunk.lines].reverse().findIndex(l => l.type !== 'context')
+      const newBefore = (i: number) => hunk.lines.slice(0, i).filter(l => l.type !== 'deletion').length
+      const from = hunk.newStart - 1 + newBefore(firstChange)
+      // The heading above the block's first changed line, in the page as it now reads.
+      const section = sectionOf(afterLines, from - 1)
+      let at = hunk.newStart - 1
+      let priced = false
+      for (const l of hunk.lines) {
+        if (l.type === 'addition' && priceLines.has(at)) priced = true
+        if (l.type !== 'deletion') at++
+      }
+      return {
+        priced,
+        hunk,
+        removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
+        added: hunk.lines.filter(l => l.type === 'addition').map(l => l.content),
+        section: section.text,
+        sectionAt: section.at,
+        from,
+        to: hunk.newStart - 1 + newBefore(lastChange + 1)
+      }
+    })
+  const legalPage = LEGAL_PAGE_TYPES.includes(pageType)
+  const ctx: Context = { pageType, language, own: ownLanguages(language), legalPage }
+  const read = parts.map(part => ({ part, reading: classifyPart(part, ctx) }))
+  const regions: Array<typeof read> = []
+  for (const r of read) {
+    const last = regions[regions.length - 1]?.at(-1)
+    const together = last && (
+      r.part.from - last.part.to <= ADJACENT ||
+      (r.part.sectionAt === last.part.sectionAt && !twoPrices(r, last))
+    )
+    if (together) regions[regions.length - 1].push(r)
+    else regions.push([r])
+  }
+  const changes = regions.map(region => regionChange(region, pageType, afterLines))
+  return foldTrivial(fold(fold(changes, 'content_change'), 'terms_update')).map(c => ({
+    ...c.change,
+    summary: summaryOf(c),
+    diffData: withEdits(c.change.diffData, c)
+  }))
+}
+
+/** The change's diff, with how many edits of each kind it holds (and the new date of last update). */
+function withEdits (diffData: DiffData, c: Counted): DiffData {
+  const kinds = { ...(c.passages > 0 ? { substantive: c.passages } : {}), ...c.trivial }
+  return { ...diffData, edits: { kinds, ...(c.updatedOn ? { updatedOn: c.updatedOn } : {}) } }
+}
+
+/** Two prices of different plans under one heading (rows of one table) stay two changes. */
+const twoPrices = (a: { reading: Reading }, b: { reading: Reading }) =>
+  a.reading.changeType === 'price_change' && b.reading.changeType === 'price_change' &&
+  a.reading.label !== b.reading.label
+
+const highest = (severities: Severity[]) => severities.reduce<Severity>((s, x) => (RANK[x] > RANK[s] ? x : s), 'low')

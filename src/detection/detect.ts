@@ -1,0 +1,116 @@
+import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
+import { classifyChanges } from './classify.js'
+import { buildDiff } from './diff.js'
+import { extractPage, withoutPermalink } from './extract.js'
+import { pageLanguage } from './language.js'
+import { isBoilerplateLink, type Language } from './lexicon.js'
+import { plain } from './quote.js'
+import { comparableLines, contentHash } from './noise.js'
+import { applySelectors, hasSelectors, patternMasker } from './noise-rules.js'
+import { type PageVersions, readerOf } from './readers.js'
+import { withReading } from './structure.js'
+
+export type { PageVersions }
+
+export interface PageContent {
+  title: string
+  /** The extracted text as stored in a snapshot: one block per line. */
+  text: string
+  /** Hash of the noise-masked text: equal hashes mean nothing worth reporting moved. */
+  hash: string
+}
+
+export interface PageRead extends PageContent {
+  lines: string[]
+  /** The lines written inside a price's or plan's markup (see extractPage). */
+  priceLines: number[]
+  /** The language it is written in, of the lexicon's (see pageLanguage). */
+  readonly language: Language | undefined
+}
+
+/**
+ * A page's text, title and hash; `structured`: the page is an intelligence page of that
+ * type, whose structure (a pricing page's plans, hidden toggle states included) counts in
+ * its hash too.
+ */
+export function readPage (
+  html: string, rules?: NoiseRules, contentLanguage?: string | null, structured?: PageType
+): PageRead {
+  const shown = hasSelectors(rules) ? applySelectors(html, rules!) : html
+  const page = extractPage(shown)
+  const { title, lines, priceLines } = page
+  let language: Language | undefined | null = null
+  // Most reads end in "nothing moved", so the text (one more page-sized string) and the
+  // language are only worked out when asked for.
+  return {
+    title,
+    lines,
+    priceLines,
+    get text () {
+      return lines.join('\n')
+    },
+    get language () {
+      if (language === null) language = pageLanguage({ declared: page.language, contentLanguage, lines })
+      return language
+    },
+    hash: contentHash(structuredHash(comparable(lines, rules), shown, structured))
+  }
+}
+
+/** The compared lines, and what the page type's structured reader adds to them (its hidden parts). */
+function structuredHash (lines: string[], html: string, structured?: PageType): string[] {
+  const part = structured ? readerOf(structured)?.hashPart?.(html) : undefined
+  return part === undefined ? lines : [...lines, part]
+}
+
+function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
+  const own = patternMasker(rules)
+  const masked = comparableLines(lines)
+  return own ? masked.map(own) : masked
+}
+
+/**
+ * The changes between the text of the last snapshot and a new page read; with both
+ * versions (`pages`, an intelligence page's), its type's structured reader has its say
+ * (see readers.ts): it takes over the text changes it explains. Pure: no I/O.
+ */
+export function compareContent (
+  previousText: string,
+  current: { lines: string[], language?: Language, priceLines?: readonly number[] },
+  pageType: PageType,
+  rules?: NoiseRules,
+  pages?: PageVersions
+): DetectedChange[] {
+  const diff = textDiff(previousText, current.lines, rules)
+  const classify = (d: typeof diff) => d.hunks.length === 0
+    ? []
+    : classifyChanges(d, pageType, current.lines, current.language, new Set(current.priceLines))
+  const reader = pages ? readerOf(pageType) : undefined
+  if (!reader || !pages) return classify(diff)
+  const html = (h: string) => hasSelectors(rules) ? applySelectors(h, rules!) : h
+  const reading = reader.compare({ ...pages, before: html(pages.before), after: html(pages.after) })
+  return withReading(diff, reading, classify)
+}
+
+/** What a page links to that its type's structured reader reads with it: API descriptions, feeds. */
+export function documentLinks (html: string, pageUrl: string, pageType: PageType): string[] {
+  return readerOf(pageType)?.document?.links(html, pageUrl) ?? []
+}
+
+/** Checks that a page's document is one its reader reads; throws an Error that says why not. */
+export function checkDocument (text: string, pageType: PageType): void {
+  readerOf(pageType)?.document?.check(text)
+}
+
+/** The line diff of the last snapshot's text and the page's lines, compared as masked by noise and the page's rules. */
+function textDiff (previousText: string, lines: string[], rules?: NoiseRules) {
+  // Snapshots read before boilerplate links and headings' permalink signs were left out may still hold them.
+  const beforeLines = previousText === '' ? [] : previousText.split('\n').filter(l => !isBoilerplate(l)).map(earlier)
+  return buildDiff(
+    { lines: beforeLines, comparable: comparable(beforeLines, rules) },
+    { lines, comparable: comparable(lines, rules) }
+  )
+}
+
+const earlier = (line: string) => line.startsWith('#') ? withoutPermalink(line) : line
+const isBoilerplate = (line: string) => !line.startsWith('#') && isBoilerplateLink(plain(line))

@@ -1,0 +1,302 @@
+import {
+  SEVERITY_RANK, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable, type Severity
+} from '../vocabulary/core.js'
+import { fold } from './lexicon.js'
+import { parseAmount } from './money.js'
+import { planKey, type PricingReading } from './pricing.js'
+import { plain } from './quote.js'
+import { lineKey, type StructuredChange, type StructuredReading } from './structure.js'
+
+// Two readings of a pricing page (see readPricing) → what moved, plan by plan: prices up
+// or down with the percentage (only between one plan's prices of one currency and
+// period), plans added or removed, limits raised or lowered, features added, removed or
+// moved between plans. Plans are matched by name, never by their place on the page, so a
+// re-ordered page is the same table; a page that now shows every price in another
+// currency (a currency switcher, a visitor's country) moved nothing.
+
+const featureKey = (f: string) => plain(f).toLowerCase().replace(/\s+/g, ' ').trim()
+const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}`
+
+/** A move in whole percent (to a tenth below 1%); none from 0. */
+function percentOf (before: number, after: number): number | undefined {
+  if (before === 0 || !Number.isFinite(before) || !Number.isFinite(after)) return undefined
+  const p = ((after - before) / before) * 100
+  return Math.abs(p) >= 1 ? Math.round(p) : Math.round(p * 10) / 10
+}
+const signed = (n: number) => `${n > 0 ? '+' : ''}${n}%`
+const list = (names: readonly string[]) => names.join(', ')
+const currencies = (t: PricingTable) => new Set(t.plans.flatMap(p => p.prices.map(x => x.currency)))
+
+/** Whether every price is now shown in other currencies than before (a currency switcher). */
+function switchedCurrency (before: PricingTable, after: PricingTable): boolean {
+  const [was, is] = [currencies(before), currencies(after)]
+  return was.size > 0 && is.size > 0 && ![...was].some(c => is.has(c))
+}
+
+export function comparePricing (before: PricingTable, after: PricingTable): PricingChange[] {
+  const out: PricingChange[] = []
+  const beforePlans = new Map(before.plans.map(p => [planKey(p.name), p]))
+  const afterPlans = new Map(after.plans.map(p => [planKey(p.name), p]))
+  const switched = switchedCurrency(before, after)
+  const shown = (plan: PricingPlan) => plan.prices[0] ? ` (${plan.prices[0].text})` : ''
+  for (const [key, plan] of beforePlans) {
+    if (afterPlans.has(key)) continue
+    out.push({ kind: 'plan_removed', plan: plan.name, summary: `${plan.name} plan removed${shown(plan)}` })
+  }
+  for (const [key, plan] of afterPlans) {
+    if (beforePlans.has(key)) continue
+    out.push({ kind: 'plan_added', plan: plan.name, summary: `${plan.name} plan added${shown(plan)}` })
+  }
+  const common = [...afterPlans].filter(([key]) => beforePlans.has(key))
+    .map(([key, a]) => [beforePlans.get(key)!, a] as [PricingPlan, PricingPlan])
+  for (const [b, a] of common) {
+    if (!switched) out.push(...priceMoves(b, a))
+    out.push(...limitMoves(b, a))
+  }
+  out.push(...featureMoves(common))
+  return out
+}
+
+function priceMoves (b: PricingPlan, a: PricingPlan): PricingChange[] {
+  const out: PricingChange[] = []
+  const move = (x: PlanPrice, y: PlanPrice, percent: number | undefined): PricingChange | undefined => {
+    if (x.amount === y.amount && x.period === y.period) return undefined
+    const up = percent === undefined ? y.amount > x.amount : percent > 0
+    const change: PricingChange = {
+      kind: up ? 'price_up' : 'price_down',
+      plan: a.name,
+      before: x.text,
+      after: y.text,
+      summary: `${a.name}: ${x.text} → ${y.text}${percent === undefined ? '' : ` (${signed(percent)})`}`
+    }
+    if (percent !== undefined) change.percent = percent
+    return change
+  }
+  const afterByKey = new Map(a.prices.map(p => [priceKey(p), p]))
+  const matched = b.prices.filter(p => afterByKey.has(priceKey(p)))
+  for (const x of matched) {
+    const m = move(x, afterByKey.get(priceKey(x))!, percentOf(x.amount, afterByKey.get(priceKey(x))!.amount))
+    if (m) out.push(m)
+  }
+  // One price each side, in one currency, now per another period: a move, with no percentage (they don't compare).
+  const left = b.prices.filter(p => !matched.includes(p))
+  const right = a.prices.filter(p => !b.prices.some(q => priceKey(q) === priceKey(p)))
+  if (left.length === 1 && right.length === 1 && left[0].currency === right[0].currency) {
+    const m = move(left[0], right[0], undefined)
+    if (m) out.push(m)
+  }
+  return out
+}
+
+const SIZE: Record<string, number> = {
+  k: 1e3, m: 1e6, kb: 1e-3, mb: 1, gb: 1e3, tb: 1e6, gib: 1e3, tib: 1e6, go: 1e3, to: 1e6
+}
+const UNLIMITED = /unlimited|illimit|unbegrenzt|unbeschränkt|ilimitad|onbeperkt|ilimitad/i
+
+/** A limit's value as a number to compare ("2 GB" → 2000, "10k" → 10000, "Unlimited" → ∞), if it is one. */
+export function limitValue (value: string): number | undefined {
+  if (UNLIMITED.test(value)) return Infinity
+  const m = /(\d[\d,.\u00a0\u202f ]*)\s*(k|m|kb|mb|gb|tb|gib|tib|go|to)?\b/i.exec(fold(value))
+  if (!m) return undefined
+  const digits = m[1].replace(/[\s\u00a0\u202f]/g, '')
+  const n = /[.,]\d{3}(?:$|[.,])/.test(digits) ? Number(digits.replace(/[.,]/g, '')) : Number(digits.replace(',', '.'))
+  return Number.isFinite(n) ? n * (SIZE[(m[2] ?? '').toLowerCase()] ?? 1) : undefined
+}
+
+function limitMoves (b: PricingPlan, a: PricingPlan): PricingChange[] {
+  const out: PricingChange[] = []
+  const names = new Set([...b.limits, ...a.limits].map(l => l.name))
+  for (const name of names) {
+    const x = b.limits.find(l => l.name === name)?.value
+    const y = a.limits.find(l => l.name === name)?.value
+    if (x === y || !x || !y) continue
+    const [from, to] = [limitValue(x), limitValue(y)]
+    const percent = from !== undefined && to !== undefined && Number.isFinite(from) && Number.isFinite(to)
+      ? percentOf(from, to)
+      : undefined
+    const change: PricingChange = {
+      kind: 'limit_changed',
+      plan: a.name,
+      limit: name,
+      before: x,
+      after: y,
+      summary: `${a.name}: ${name} ${x} → ${y}${percent === undefined ? '' : ` (${signed(percent)})`}`
+    }
+    if (percent !== undefined) change.percent = percent
+    out.push(change)
+  }
+  return out
+}
+
+/** Whether a limit's move offers less: a lower number, or "unlimited" gone. Unknown: not lowered. */
+export function limitLowered (c: PricingChange): boolean {
+  const [from, to] = [limitValue(c.before ?? ''), limitValue(c.after ?? '')]
+  return from !== undefined && to !== undefined && to < from
+}
+
+function featureMoves (common: ReadonlyArray<[PricingPlan, PricingPlan]>): PricingChange[] {
+  const where = (side: 0 | 1) => {
+    const plans = new Map<string, { text: string, plans: string[] }>()
+    for (const pair of common) {
+      for (const f of pair[side].features) {
+        const key = featureKey(f)
+        const entry = plans.get(key) ?? { text: plain(f), plans: [] }
+        if (!entry.plans.includes(pair[1].name)) entry.plans.push(pair[1].name)
+        plans.set(key, entry)
+      }
+    }
+    return plans
+  }
+  const [was, is] = [where(0), where(1)]
+  const out: PricingChange[] = []
+  for (const key of new Set([...was.keys(), ...is.keys()])) {
+    const from = was.get(key)?.plans ?? []
+    const to = is.get(key)?.plans ?? []
+    const lost = from.filter(p => !to.includes(p))
+    const gained = to.filter(p => !from.includes(p))
+    const feature = (is.get(key) ?? was.get(key))!.text
+    if (lost.length > 0 && gained.length > 0) {
+      out.push({
+        kind: 'feature_moved',
+        feature,
+        fromPlans: from,
+        toPlans: to,
+        summary: `“${feature}” moved from ${list(lost)} to ${list(gained)}`
+      })
+    } else if (lost.length > 0) {
+      out.push({ kind: 'feature_removed', feature, plan: list(lost), summary: `${list(lost)}: “${feature}” removed` })
+    } else if (gained.length > 0) {
+      out.push({ kind: 'feature_added', feature, plan: list(gained), summary: `${list(gained)}: “${feature}” added` })
+    }
+  }
+  return out
+}
+
+/** What a person is told of a move: its weight. */
+function severityOf (c: PricingChange): Severity {
+  if (c.kind === 'price_up' && (c.percent ?? 100) >= 50) return 'critical'
+  if ((c.kind === 'price_up' || c.kind === 'price_down') && Math.abs(c.percent ?? 100) >= 20) return 'high'
+  if (c.kind === 'plan_removed') return 'high'
+  if (c.kind === 'limit_changed' && limitLowered(c) && (c.percent === undefined || c.percent <= -50)) return 'high'
+  if (c.kind === 'feature_added') return 'low'
+  return 'medium'
+}
+
+/** Whether a move takes something away from a customer: a plan, a feature, a limit lowered. */
+const takesAway = (c: PricingChange) => c.kind === 'plan_removed' || c.kind === 'feature_removed' ||
+  c.kind === 'feature_moved' || (c.kind === 'limit_changed' && limitLowered(c))
+/** Whether a move is of money: a price, or a plan with a price coming or going. */
+const ofMoney = (c: PricingChange, before: PricingTable, after: PricingTable) =>
+  c.kind === 'price_up' || c.kind === 'price_down' ||
+  (c.kind === 'plan_removed' && before.plans.some(p => p.name === c.plan && p.prices.length > 0)) ||
+  (c.kind === 'plan_added' && after.plans.some(p => p.name === c.plan && p.prices.length > 0) &&
+    before.plans.some(p => p.prices.length > 0))
+
+const MAX_NAMED = 4
+/** Of moves of one weight, which leads: money, then plans, then limits, then features. */
+const KIND_ORDER: ReadonlyArray<PricingChange['kind']> = [
+  'price_up', 'price_down', 'plan_removed', 'plan_added', 'limit_changed', 'feature_removed', 'feature_moved',
+  'feature_added'
+]
+
+/**
+ * The change a person reads from the table's moves, one per check: a price_change when a
+ * price moved or a priced plan came or went; else feature_removed when a plan, a feature
+ * or some of a limit was taken away; else feature_added. Plans added or removed are each
+ * named; the largest of the other moves lead.
+ */
+export function pricingChange (
+  before: PricingTable, after: PricingTable, moves: readonly PricingChange[]
+): StructuredChange {
+  const ranked = [...moves].sort((x, y) =>
+    SEVERITY_RANK[severityOf(y)] - SEVERITY_RANK[severityOf(x)] ||
+    KIND_ORDER.indexOf(x.kind) - KIND_ORDER.indexOf(y.kind) ||
+    Math.abs(y.percent ?? 0) - Math.abs(x.percent ?? 0))
+  const shown = ranked.filter((m, i) => i < MAX_NAMED || m.kind.startsWith('plan_'))
+  const named = shown.map(m => m.summary).join('; ')
+  const more = ranked.length - shown.length
+  const changeType = moves.some(m => ofMoney(m, before, after))
+    ? 'price_change'
+    : moves.some(takesAway) ? 'feature_removed' : 'feature_added'
+  const severity = ranked.map(severityOf).reduce((s, x) => SEVERITY_RANK[x] > SEVERITY_RANK[s] ? x : s, 'low')
+  return {
+    changeType,
+    // A limit or a feature taken away is at least medium, whatever else moved.
+    severity: changeType === 'feature_removed' && severity === 'low' ? 'medium' : severity,
+    confidence: 0.9,
+    summary: more > 0 ? `${named}; and ${more} more` : named,
+    diffData: { pricing: { before, after, changes: ranked } }
+  }
+}
+
+/** "Save 20%", "-20 %", "2 months free": what a monthly/yearly toggle's badge says. */
+const SAVE_BADGE = /^(?:save|economisez|sparen|spare|ahorra|risparmia|bespaar|economize)\b.*\d|^-\s?\d+\s?%$|^\d+ months? free$/
+
+/** A line's words as the pricing reader weighs them: numbers by value ("29,00" is 29), signs, no case or accents. */
+export const tokens = (text: string): string[] =>
+  (fold(text).toLowerCase().match(/\d+(?:[.,\u00a0\u202f']\d+)*|\p{L}+|[$€£¥₹✓✔✗✕×✘❌—]/gu) ?? [])
+    .map(t => /^\d/.test(t) ? String(parseAmount(t)) : t)
+
+/** A table row's cells, or the line as one cell, each as `lineKey` writes it. */
+const cellKeys = (line: string) =>
+  (line.startsWith('| ') ? line.slice(2, -2).split(' | ') : [plain(line)]).map(c => lineKey(c)).filter(Boolean)
+
+const rowCells = (line: string) => line.slice(2, -2).split(' | ').map(c => c.trim())
+/** A cell that says included or not: a check, a cross, a dash, yes or no, or nothing (an icon). */
+const isMark = (cell: string) => /^(?:|[✓✔✅☑✗✕×✘❌—–-]|✔️|yes|no|included|none|n\/a)$/i.test(cell)
+
+/** Words of `a` not in `b`, and of `b` not in `a`, counted. */
+function changedTokens (a: string, b: string): string[] {
+  const count = (ts: string[]) => ts.reduce((m, t) => m.set(t, (m.get(t) ?? 0) + 1), new Map<string, number>())
+  const [x, y] = [count(tokens(a)), count(tokens(b))]
+  const out: string[] = []
+  for (const [t, n] of x) if (n > (y.get(t) ?? 0)) out.push(t)
+  for (const [t, n] of y) if (n > (x.get(t) ?? 0)) out.push(t)
+  return out
+}
+
+/**
+ * Two readings of a pricing page as a structured reading: the one change its moves make,
+ * and which changed lines of the text they explain. A line is explained when it is the
+ * plans' own (a card's, a row's, a column's) and either belongs to a plan added or
+ * removed, or is a toggle's badge, or changed only in words of the moves (the moved
+ * prices and limits as written, the features that moved, the currency signs when every
+ * price changed currency). Any other line is left to the text comparison.
+ */
+export function comparePricingReadings (before: PricingReading, after: PricingReading): StructuredReading {
+  const moves = comparePricing(before.table, after.table)
+  const switched = switchedCurrency(before.table, after.table)
+  const words = new Set<string>()
+  const add = (text: string | undefined) => { for (const t of tokens(text ?? '')) words.add(t) }
+  for (const m of moves) for (const text of [m.before, m.after, m.feature, m.limit]) add(text)
+  // A plan that came or went: every word of its own text (a column's cell in a row of other plans).
+  for (const m of moves) {
+    if (m.kind !== 'plan_added' && m.kind !== 'plan_removed') continue
+    const lines = (m.kind === 'plan_added' ? after : before).planLines.get(planKey(m.plan!)) ?? []
+    for (const line of [m.plan!, ...lines]) for (const t of tokens(line)) words.add(t)
+  }
+  if (switched) for (const c of [...currencies(before.table), ...currencies(after.table)]) add(c)
+  const features = new Set(moves.filter(m => m.feature).map(m => lineKey(m.feature!)))
+  const gone = moves.filter(m => m.kind === 'plan_removed').map(m => planKey(m.plan!))
+  const come = moves.filter(m => m.kind === 'plan_added').map(m => planKey(m.plan!))
+  const explains = (line: string, side: 'before' | 'after', counterpart?: string): boolean => {
+    const reading = side === 'before' ? before : after
+    const cells = cellKeys(line)
+    if (cells.length === 0) return false
+    // A toggle's badge comes and goes with the toggle, wherever it stands.
+    if (cells.every(c => SAVE_BADGE.test(c))) return true
+    if (!cells.every(c => reading.lines.has(c))) return false
+    const plans = side === 'before' ? gone : come
+    if (cells.every(c => plans.some(p => reading.planLines.get(p)?.has(c)))) return true
+    // A comparison table's row of a feature that moved: its marks changed, and nothing else.
+    const rows = counterpart !== undefined && line.startsWith('| ') && counterpart.startsWith('| ')
+    if (rows && features.has(lineKey(rowCells(line)[0]))) {
+      const [mine, theirs] = [rowCells(line), rowCells(counterpart)]
+      const marksOnly = mine.every((c, i) => c === theirs[i] || (isMark(c) && isMark(theirs[i])))
+      if (mine.length === theirs.length && marksOnly) return true
+    }
+    const changed = counterpart === undefined ? tokens(plain(line)) : changedTokens(plain(line), plain(counterpart))
+    return changed.length > 0 && changed.every(t => words.has(t))
+  }
+  return { changes: moves.length > 0 ? [pricingChange(before.table, after.table, moves)] : [], explains }
+}

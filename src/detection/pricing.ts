@@ -1,0 +1,425 @@
+import { selectAll } from 'css-select'
+import type { AnyNode, Element } from 'domhandler'
+import { DomUtils, parseDocument } from 'htmlparser2'
+import type { PlanPrice, PricingPlan, PricingTable } from '../vocabulary/core.js'
+import { fold } from './lexicon.js'
+import { findMoney } from './money.js'
+import { isPlanName, readItems, tablePlans } from './pricing-tables.js'
+import { BLOCKS, blockText, contains, lineKey, SKIPPED } from './structure.js'
+
+// A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit
+// of usage and per currency, under each state of a monthly/yearly toggle when both are in
+// the page), a tax or billing note, headline limits and listed features. Read, in this
+// order, from schema.org Product/Offer (JSON-LD, then microdata), plan cards (a heading
+// with a price of its own under it) and tables (plans as columns or as rows, see
+// pricing-tables.ts); a plan found by several is merged by its name. Each plan's own text
+// is kept, so that a change of the page's text can be told apart: explained by a plan's
+// move, or not (see pricingReader). Pure: HTML in, a table out.
+
+const HEADING_TAG = /^h([1-6])$/
+/** A class that names a plan (plan-name, tier__title, name…), on an element that is not a heading. */
+const NAME_CLASS = /(?:^|\s)(?:(?:[\w-]*[-_])?(?:plan|tier|package|pricing|card)[-_]{1,2}(?:name|title|header)|name|title)(?:\s|$)/i
+const MAX_NAME = 40
+const MAX_NOTE = 100
+const NOTE_WORDS = new RegExp(
+  'billed|billing|tax|vat|excl|incl|per user|per seat|paid (?:annually|yearly|monthly)|factur|\\bht\\b|\\bttc\\b|' +
+    'mwst|zzgl|inkl|iva|btw|jährlich|anual|annuel|mensual|monatlich|facturad|fatturat|gefactureerd|faturad',
+  'i'
+)
+const YEARLY = /(?:^|[\s_-])(?:annual(?:ly)?|yearly|year|jahr(?:lich)?|jährlich|anual|annuel(?:le)?|annuale|jaarlijks)(?=$|[\s_-])/i
+const MONTHLY = /(?:^|[\s_-])(?:monthly|month|mensuel(?:le)?|monatlich|mensual|mensile|maandelijks|mensal)(?=$|[\s_-])/i
+const BILLED_YEARLY = /billed (?:annually|yearly)|per year|factur\w* annuellement|jährlich abgerechnet|facturad\w* anualmente/i
+const PLAN_WORD = /\b(?:plan|tier|package|formule|paket|plano|piano|abonnement)\b/gi
+
+/** A plan's name as matched across sources: "Pro plan" and "PRO" are one plan. */
+export const planKey = (name: string) =>
+  fold(name).toLowerCase().replace(PLAN_WORD, '').replace(/[^\p{L}\p{N}+]+/gu, ' ').trim()
+
+const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}`
+
+const SYMBOL_FIRST = new Set(['$', '£', '¥', '₹', 'R$', 'US$', 'A$', 'C$'])
+const ISO_SYMBOL: Record<string, string> = { USD: '$', EUR: '€', GBP: '£', BRL: 'R$', JPY: '¥', INR: '₹' }
+
+/** "$49/month", "49 €/month", "CHF 49/month", "$39/month (billed yearly)". */
+function priceText (p: Pick<PlanPrice, 'amount' | 'currency' | 'period' | 'billing'>): string {
+  // Cents as prices are written; a usage price to the places it needs ($0.0065/GB-month).
+  const amount = Number.isInteger(p.amount)
+    ? String(p.amount)
+    : p.amount < 1 && Number(p.amount.toFixed(2)) !== p.amount
+      ? String(Number(p.amount.toFixed(6)))
+      : p.amount.toFixed(2)
+  const money = SYMBOL_FIRST.has(p.currency)
+    ? `${p.currency}${amount}`
+    : /^[A-Z]{3}$/.test(p.currency) ? `${p.currency} ${amount}` : `${amount} ${p.currency}`
+  const billed = p.billing === 'yearly' && p.period !== 'year' ? ' (billed yearly)' : ''
+  return `${money}${p.period ? `/${p.period}` : ''}${billed}`
+}
+
+function price (amount: number, currency: string, period: string, billing?: string): PlanPrice {
+  const p: PlanPrice = { amount, currency: ISO_SYMBOL[currency.toUpperCase()] ?? currency, period, text: '' }
+  if (billing) p.billing = billing
+  p.text = priceText(p)
+  return p
+}
+
+const select = (query: string, root: AnyNode | AnyNode[]) => selectAll(query, root) as Element[]
+const elements = (root: AnyNode[]): Element[] => DomUtils.findAll(() => true, root)
+
+/**
+ * A page's plans, and the text of their cards, rows and columns (each block's, as
+ * `lineKey` writes it): all of it (`lines`) and each plan's (`planLines`, by planKey).
+ */
+export interface PricingReading {
+  table: PricingTable
+  lines: Set<string>
+  planLines: Map<string, Set<string>>
+}
+
+export function readPricing (html: string): PricingReading {
+  const doc = parseDocument(html)
+  const table: PricingTable = { plans: [], sources: [] }
+  const lines = new Set<string>()
+  const planLines = new Map<string, Set<string>>()
+  const add = (plans: Array<{ plan: PricingPlan, lines?: Set<string> }>, source: PricingTable['sources'][number]) => {
+    if (plans.length === 0) return
+    table.sources.push(source)
+    for (const { plan, lines: own } of plans) {
+      const key = mergePlan(table.plans, plan)
+      if (!key || !own) continue
+      const mine = planLines.get(key) ?? new Set<string>()
+      for (const l of own) {
+        mine.add(l)
+        lines.add(l)
+      }
+      planLines.set(key, mine)
+    }
+  }
+  add(jsonLdPlans(doc.children).map(plan => ({ plan })), 'json-ld')
+  add(microdataPlans(doc.children).map(plan => ({ plan })), 'microdata')
+  // Out of the way of headings and prices; icons stay for the tables' check marks.
+  for (const el of DomUtils.findAll(e => SKIPPED.has(e.name) && e.name !== 'svg', doc.children)) {
+    DomUtils.removeElement(el)
+  }
+  add(cardPlans(doc.children), 'cards')
+  const known = new Set(table.plans.map(p => planKey(p.name)))
+  const tables = tablePlans(doc.children, known, planKey, p => price(p.amount, p.currency, p.period, p.billing))
+  // One name priced in two tables (a "Basic" server and a "Basic" support plan) is two plans, each named with its
+  // section; a table of limits beside a price list speaks of the same plans.
+  const pricedIn = new Map<string, Set<string | undefined>>()
+  for (const t of tables) {
+    const key = planKey(t.plan.name)
+    if (t.plan.prices.length > 0) pricedIn.set(key, (pricedIn.get(key) ?? new Set()).add(t.section))
+  }
+  for (const t of tables) {
+    if ((pricedIn.get(planKey(t.plan.name))?.size ?? 0) > 1 && t.section && t.plan.prices.length > 0) {
+      t.plan.name = `${t.section} – ${t.plan.name}`
+    }
+  }
+  add(tables, 'table')
+  return { table, lines, planLines }
+}
+
+/** Adds a plan, or merges it into the plan of its name; returns the plan's key (empty: not a plan). */
+function mergePlan (plans: PricingPlan[], plan: PricingPlan): string {
+  const key = planKey(plan.name)
+  if (!key) return ''
+  const same = plans.find(p => planKey(p.name) === key)
+  if (!same) {
+    plans.push(plan)
+    return key
+  }
+  for (const p of plan.prices) {
+    const known = same.prices.some(q => priceKey(q) === priceKey(p) ||
+      (q.amount === p.amount && q.currency === p.currency && (q.period === '' || p.period === '')))
+    if (!known) same.prices.push(p)
+  }
+  for (const f of plan.features) if (!same.features.includes(f)) same.features.push(f)
+  for (const l of plan.limits) if (!same.limits.some(x => x.name === l.name)) same.limits.push(l)
+  if (!same.note && plan.note) same.note = plan.note
+  return key
+}
+
+const emptyPlan = (name: string): PricingPlan => ({ name, prices: [], limits: [], features: [] })
+
+// schema.org in JSON-LD: Products (or services, applications) with their offers; one
+// product whose offers are named is one plan per offer.
+
+const PRODUCT_TYPES = new Set(['Product', 'Service', 'SoftwareApplication', 'WebApplication', 'ProductGroup'])
+type Json = Record<string, unknown>
+const asArray = (v: unknown): unknown[] => v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]
+const typesOf = (n: Json): string[] => asArray(n['@type']).map(t => String(t).replace(/^.*[/#]/, ''))
+const str = (v: unknown) => typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : ''
+
+function jsonLdPlans (root: AnyNode[]): PricingPlan[] {
+  const products: Json[] = []
+  const offers: Json[] = []
+  const visit = (v: unknown, depth: number) => {
+    if (depth > 8) return
+    for (const n of asArray(v)) {
+      if (!n || typeof n !== 'object') continue
+      const node = n as Json
+      const types = typesOf(node)
+      if (types.some(t => PRODUCT_TYPES.has(t))) products.push(node)
+      else if (types.includes('Offer') || types.includes('AggregateOffer')) offers.push(node)
+      else visit(node['@graph'] ?? node.mainEntity ?? node.itemListElement ?? node.item, depth + 1)
+    }
+  }
+  for (const script of select('script[type="application/ld+json" i]', root)) {
+    try {
+      visit(JSON.parse(textOfScript(script)), 0)
+    } catch {
+      // A page's broken JSON-LD is its own; the other sources still count.
+    }
+  }
+  const plans: PricingPlan[] = []
+  const named = (list: unknown[]) => list.length > 1 && list.every(o => str((o as Json)?.name) !== '')
+  for (const product of products) {
+    const list = asArray(product.offers).filter(o => o && typeof o === 'object') as Json[]
+    if (named(list) && products.length === 1) {
+      for (const o of list) plans.push({ ...emptyPlan(str(o.name)), prices: offerPrices(o) })
+    } else if (str(product.name)) {
+      plans.push({ ...emptyPlan(str(product.name)), prices: list.flatMap(offerPrices) })
+    }
+  }
+  for (const o of offers) if (str(o.name)) plans.push({ ...emptyPlan(str(o.name)), prices: offerPrices(o) })
+  return plans.filter(p => p.prices.length > 0)
+}
+
+const textOfScript = (el: Element) => el.children.map(c => c.type === 'text' ? c.data : '').join('')
+
+const UNIT_PERIOD: Record<string, string> = { MON: 'month', ANN: 'year', P1M: 'month', P1Y: 'year', P12M: 'year' }
+
+function offerPrices (offer: Json): PlanPrice[] {
+  const specs = [offer, ...asArray(offer.priceSpecification)].filter(s => s && typeof s === 'object') as Json[]
+  const out: PlanPrice[] = []
+  for (const s of specs) {
+    const amount = Number(str(s.price ?? s.lowPrice).replace(',', '.'))
+    const currency = str(s.priceCurrency ?? offer.priceCurrency)
+    if (!Number.isFinite(amount) || str(s.price ?? s.lowPrice) === '' || !currency) continue
+    const reference = s.referenceQuantity as Json | undefined
+    const unit = str(s.billingDuration ?? s.unitCode ?? reference?.unitCode).toUpperCase()
+    const words = `${str(s.unitText)} ${str(s.name)} ${str(offer.name)}`
+    const period = UNIT_PERIOD[unit] ?? (YEARLY.test(words) ? 'year' : MONTHLY.test(words) ? 'month' : '')
+    const p = price(amount, currency, period)
+    if (!out.some(q => priceKey(q) === priceKey(p))) out.push(p)
+  }
+  // An offer's bare price repeats its specification's, which says the period.
+  return out.filter(p => p.period !== '' || !out.some(q => q.period !== '' && q.amount === p.amount))
+}
+
+// schema.org in microdata: itemscope Products with itemprop name, price and priceCurrency.
+
+function microdataPlans (root: AnyNode[]): PricingPlan[] {
+  const scopes = select('[itemscope][itemtype*="schema.org/Product" i], [itemscope][itemtype*="schema.org/Service" i]',
+    root)
+  const plans: PricingPlan[] = []
+  for (const scope of scopes) {
+    if (scopes.some(s => s !== scope && contains(s, scope))) continue
+    const prop = (name: string) => select(`[itemprop="${name}"]`, scope)
+    const value = (el: Element) => el.attribs.content ?? blockText(el)
+    const name = prop('name')[0]
+    if (!name) continue
+    const currencies = prop('priceCurrency').map(value)
+    const prices = prop('price').map((el, i) => {
+      const amount = Number(value(el).replace(/[^\d.,]/g, '').replace(',', '.'))
+      const around = el.parent ? findMoney(blockText(el.parent))[0] : undefined
+      return Number.isFinite(amount) && (currencies[i] ?? currencies[0])
+        ? price(amount, currencies[i] ?? currencies[0], around?.period ?? '')
+        : undefined
+    }).filter((p): p is PlanPrice => p !== undefined)
+    if (prices.length > 0) plans.push({ ...emptyPlan(value(name)), prices })
+  }
+  return plans
+}
+
+// Plan cards: a heading (or an element whose class names a plan) with one or more
+// prices after it, before the next heading; its card is the largest element around it
+// that holds no other plan's heading.
+
+interface Heading { el: Element, level: number, order: number }
+
+function headingOf (el: Element): number | undefined {
+  const h = HEADING_TAG.exec(el.name)
+  if (h) return Number(h[1])
+  const cls = el.attribs.class
+  if (cls && NAME_CLASS.test(cls)) {
+    const text = blockText(el)
+    if (text && text.length <= MAX_NAME && findMoney(text).length === 0) return 7
+  }
+  return undefined
+}
+
+const inside = (el: Element, names: ReadonlySet<string>) => {
+  for (let p = el.parent; p && p.type === 'tag'; p = p.parent) if (names.has(p.name)) return true
+  return false
+}
+const LIST_OR_TABLE = new Set(['li', 'table'])
+/** Beyond this, the text around money is a sentence, not a price. */
+const MAX_PRICE_TEXT = 60
+/** The markup of a price or a plan, on the element or just around it. */
+const PRICE_MARKUP = /price|amount|cost|plan|tier|tarif|preis|prix|precio|prezzo|prijs|preco|preço/i
+function marked (el: Element): boolean {
+  let p: AnyNode | null = el
+  for (let up = 0; up < 3 && p && p.type === 'tag'; up++, p = p.parent) {
+    if (PRICE_MARKUP.test(`${p.attribs.class ?? ''} ${p.attribs.itemprop ?? ''}`)) return true
+  }
+  return false
+}
+/** Headings that name a page's section, never a plan. */
+const SECTION_NAME = /^(?:pricing|prices|plans?(?: (?:and|&) pricing)?|compare plans|faq|frequently asked questions|billing|tarifs?|preise|precios|prezzi|prijzen|precos|formules|offres|abonnements?)$/i
+
+/** A currency's sign or code: money can be only where one is. */
+const CURRENCY_HINT = /[$€£¥₹]|USD|EUR|GBP|CHF|BRL|kr|zł/
+
+/**
+ * The innermost elements that hold a whole price ("$<span>49</span>" is one price), found
+ * children first (`all` is in document order): an element is read only when a currency
+ * sign is somewhere in it and no child holds a price, so a page is read about once, not
+ * once per level of its nesting.
+ */
+function innermostPrices (all: readonly Element[]): Set<Element> {
+  const hinted = new Set<Element>()
+  const holds = new Set<Element>()
+  const prices = new Set<Element>()
+  for (let i = all.length - 1; i >= 0; i--) {
+    const el = all[i]
+    let hint = false
+    let inner = false
+    for (const c of el.children) {
+      if (c.type === 'text') hint ||= CURRENCY_HINT.test(c.data)
+      else if (c.type === 'tag') {
+        hint ||= hinted.has(c)
+        inner ||= holds.has(c)
+      }
+    }
+    if (hint) hinted.add(el)
+    if (inner) holds.add(el)
+    else if (hint && findMoney(blockText(el)).length > 0) {
+      holds.add(el)
+      prices.add(el)
+    }
+  }
+  return prices
+}
+
+function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<string> }> {
+  const all = elements(root)
+  const order = new Map(all.map((el, i) => [el, i]))
+  const innermost = innermostPrices(all)
+  const headings: Heading[] = []
+  const prices: Array<{ el: Element, order: number }> = []
+  for (const el of all) {
+    const level = headingOf(el)
+    if (level !== undefined) {
+      if (!inside(el, LIST_OR_TABLE)) headings.push({ el, level, order: order.get(el)! })
+      continue
+    }
+    if (!innermost.has(el) || LIST_OR_TABLE.has(el.name) || inside(el, LIST_OR_TABLE)) continue
+    // A price of a card stands on its own or in a price's markup: money in a sentence is the sentence's.
+    if (blockText(el).length > MAX_PRICE_TEXT && !marked(el)) continue
+    prices.push({ el, order: order.get(el)! })
+  }
+  // Each price belongs to the nearest heading before it that is not inside it.
+  const byHeading = new Map<Heading, Element[]>()
+  for (const p of prices) {
+    let h: Heading | undefined
+    for (const x of headings) {
+      if (x.order >= p.order) break
+      if (!contains(x.el, p.el) && !contains(p.el, x.el)) h = x
+    }
+    if (h) byHeading.set(h, [...(byHeading.get(h) ?? []), p.el])
+  }
+  // A heading is a plan's when it can name one; a lone one (no priced twin: a docs page's section) only
+  // when its price is in a price's markup.
+  for (const [h, els] of byHeading) {
+    const text = blockText(h.el)
+    const twin = [...byHeading.keys()].some(o => o !== h && o.el.name === h.el.name)
+    if (!isPlanName(text) || SECTION_NAME.test(fold(text)) || (!twin && !els.some(marked))) byHeading.delete(h)
+  }
+  const planHeadings = [...byHeading.keys()]
+  // A card without a price ("Enterprise: contact us") is a plan when its heading is a priced
+  // plan's twin: the same element at the same depth under one grid.
+  const twins = (a: Element, b: Element) => {
+    if (a.name !== b.name || (a.attribs.class ?? '') !== (b.attribs.class ?? '')) return false
+    let [x, y]: [AnyNode | null, AnyNode | null] = [a.parent, b.parent]
+    for (let up = 0; up < 4 && x && y; up++, x = x.parent, y = y.parent) if (x === y) return true
+    return false
+  }
+  for (const h of headings) {
+    if (!byHeading.has(h) && planHeadings.some(p => twins(p.el, h.el))) byHeading.set(h, [])
+  }
+  planHeadings.push(...[...byHeading.keys()].filter(h => !planHeadings.includes(h)))
+  planHeadings.sort((a, b) => a.order - b.order)
+  const plans: Array<{ plan: PricingPlan, lines: Set<string> }> = []
+  for (const [i, h] of planHeadings.entries()) {
+    const others = planHeadings.filter(x => x !== h)
+    let card: Element = h.el
+    while (card.parent?.type === 'tag' && !others.some(o => contains(card.parent as Element, o.el))) {
+      card = card.parent
+    }
+    // The card's own part: from its heading to the next plan's heading or a heading as high as its own.
+    const next = planHeadings[i + 1]?.order ?? Infinity
+    const stop = headings.find(x => x.order > h.order && x.level <= h.level && x.el !== h.el)?.order ?? Infinity
+    const end = Math.min(next, stop)
+    const within = (el: Element) => {
+      const o = order.get(el)!
+      return o > h.order && o < end && contains(card, el)
+    }
+    const plan = emptyPlan(blockText(h.el))
+    for (const el of byHeading.get(h)!) {
+      for (const p of pricesIn(el, card)) if (!plan.prices.some(q => priceKey(q) === priceKey(p))) plan.prices.push(p)
+    }
+    const inCard = elements([card])
+    const mine = inCard.filter(within)
+    const items = mine.filter(el => el.name === 'li' && !DomUtils.findOne(x => x.name === 'li', el.children))
+    readItems(items.map(blockText), plan)
+    plan.note = noteIn(mine)
+    if (!plan.note) delete plan.note
+    // The whole card is the plan's when it holds one plan of several; else only its heading's part.
+    const own = planHeadings.length > 1 ? (el: Element) => el === h.el || contains(card, el) : within
+    const lines = new Set<string>()
+    for (const el of inCard) {
+      if ((el === h.el || own(el)) && !el.children.some(c => c.type === 'tag' && BLOCKS.has(c.name))) {
+        const text = blockText(el)
+        if (text) lines.add(lineKey(text))
+      }
+    }
+    plans.push({ plan, lines })
+  }
+  return plans
+}
+
+/** The prices an element states, with their period (written beside it) and the toggle state it sits under. */
+function pricesIn (el: Element, card: Element): PlanPrice[] {
+  const own = findMoney(blockText(el))
+  const around = el.parent && el !== card ? findMoney(blockText(el.parent)) : []
+  const context = el.parent && el !== card ? blockText(el.parent) : blockText(el)
+  let billing: string | undefined
+  for (let p: Element | null = el; p && p !== card.parent; p = p.parent?.type === 'tag' ? p.parent : null) {
+    const attrs = Object.entries(p.attribs).filter(([k]) => k === 'class' || k === 'id' || k.startsWith('data-'))
+      .map(([, v]) => v).join(' ')
+    if (YEARLY.test(attrs)) billing = 'yearly'
+    else if (MONTHLY.test(attrs)) billing = 'monthly'
+    if (billing) break
+  }
+  if (!billing && BILLED_YEARLY.test(context)) billing = 'yearly'
+  return own.map(m => {
+    const period = m.period || around.find(a => a.amount === m.amount && a.currency === m.currency)?.period || ''
+    return price(m.amount, m.currency, period, billing)
+  })
+}
+
+/** The first short text of the card that is a tax or billing note, without its money. */
+function noteIn (els: readonly Element[]): string | undefined {
+  for (const el of els) {
+    if (el.name === 'li' || inside(el, LIST_OR_TABLE) || headingOf(el) !== undefined) continue
+    if (el.children.some(c => c.type === 'tag' && BLOCKS.has(c.name))) continue
+    const text = blockText(el)
+    if (text.length === 0 || text.length > MAX_NOTE || !NOTE_WORDS.test(text)) continue
+    let note = text
+    for (const m of findMoney(text)) note = note.replace(m.raw, '')
+    note = note.replace(/^[\s,.;:–-]+|[\s,.;:–-]+$/g, '').replace(/\s+/g, ' ')
+    if (note) return note
+  }
+  return undefined
+}

@@ -1,0 +1,172 @@
+import type { Crawler, FetchedPage } from '../crawl/crawler.js'
+import { FetchError } from '../crawl/errors.js'
+import { HostBusy } from '../crawl/polite.js'
+import type { RenderRequest } from '../crawl/render.js'
+import { isChallengePage, needsBrowser, readableWithoutBrowser } from '../crawl/render-decision.js'
+import type { ReaderDocument } from '../detection/readers.js'
+import { RENDER_RECHECK_MS, type CrawlTarget } from '../store/page-checks.js'
+import type { PageType, RenderMode } from '../vocabulary/core.js'
+import { AnalysisTimeout, type PageAnalysis } from './analysis.js'
+
+// The fetch stage of a crawl: the page, plainly or in the browser, and the document it
+// is read with (an API description, a feed).
+
+/** The page is to be read in the browser, and this crawl runs where none is (a plain-fetch worker's). */
+export class NeedsBrowser extends Error {
+  constructor (readonly reason: string) {
+    super(`needs the browser: ${reason}`)
+  }
+}
+
+/** What the crawler says a rendered page is (see Crawler.renderPage). */
+export const RENDERED_TYPE = 'text/html; charset=utf-8'
+
+/** How the page was read, when that is new or was checked again: kept on the page (its renderedWith). */
+export interface RenderDecision {
+  with: 'browser' | 'http'
+  reason: string | null
+  /** Empty when the next crawl is to ask again. */
+  at: Date | null
+}
+
+export type PageDocument = Awaited<ReturnType<Crawler['fetchDocument']>>
+
+/**
+ * Whether a render takes the page's picture. Taking, decoding and storing a full-page
+ * picture costs more than the rest of a check, so it is taken where it is used: on every
+ * render of a page with a visual threshold (a change may show only in the picture) or
+ * whose last snapshot has none (its next change needs a "before"); otherwise only when
+ * the text moved (`textMoved`, asked while the page is open), as the evidence of that
+ * change and the "before" of the next one.
+ */
+export function pictureWanted (
+  page: Pick<CrawlTarget, 'visual_threshold' | 'previous_pictured'>,
+  hasPrevious: boolean,
+  textMoved: (html: string) => Promise<boolean>
+): RenderRequest['screenshot'] {
+  if (page.visual_threshold !== null || !hasPrevious || page.previous_pictured !== true) return true
+  return textMoved
+}
+
+type RenderTarget = Pick<CrawlTarget, 'screenshots' | 'rendered_with' | 'render_reason'>
+
+/**
+ * When a page goes to the browser before any plain fetch, first that applies wins: the
+ * same rules as store/page-checks.ts's pagesReadInBrowser, which routes its crawl to a renderer.
+ */
+const RENDER_FIRST: Array<{
+  when: (p: RenderTarget, mode: RenderMode, recheckDue: boolean) => boolean
+  reason: (p: RenderTarget) => string
+  /** The page's last decision stands as it is: nothing new to keep. */
+  decisionStands?: true
+}> = [
+  { when: (_p, mode) => mode === 'always', reason: () => 'render is always' },
+  { when: p => p.screenshots, reason: () => 'screenshots are on' },
+  {
+    when: (p, mode, recheckDue) => mode === 'auto' && p.rendered_with === 'browser' && !recheckDue,
+    reason: p => p.render_reason ?? '',
+    decisionStands: true
+  }
+]
+
+/**
+ * Fetches the page plainly or renders it, as its render mode says (the page's, else its
+ * domain's). In `auto`, a page known to need the browser goes to it at once until its
+ * recheck is due; any other is fetched plainly and rendered when the answer needs it
+ * (a bot wall, a challenge page, a shell: see needsBrowser). Returns the decision when
+ * it is new or was checked again.
+ */
+export async function fetchOrRender (
+  crawler: Crawler, page: CrawlTarget, conditional: boolean, picture: RenderRequest['screenshot'], mayRender: boolean
+): Promise<{ page: FetchedPage, decision?: RenderDecision }> {
+  const mode = page.render ?? page.domain_render
+  const now = new Date()
+  const recheckDue = !page.render_checked_at || now.getTime() - page.render_checked_at.getTime() > RENDER_RECHECK_MS
+  const render = async (reason: string, decisionStands = false) => {
+    if (!mayRender) throw new NeedsBrowser(reason)
+    try {
+      const shot = { screenshot: picture, hideSelectors: page.noise_rules?.ignoreSelectors }
+      const rendered = await crawler.renderPage(page.url, shot, 'defer')
+      const same = decisionStands || (page.rendered_with === 'browser' && page.render_reason === reason)
+      return { page: rendered, decision: same ? undefined : { with: 'browser' as const, reason, at: now } }
+    } catch (err) {
+      return await plainInstead(crawler, page.url, err)
+    }
+  }
+  const first = RENDER_FIRST.find(rule => rule.when(page, mode, recheckDue))
+  if (first) return await render(first.reason(page), first.decisionStands)
+
+  let plain
+  try {
+    const validators = conditional ? { etag: page.etag, lastModified: page.last_modified } : {}
+    plain = await crawler.fetchPage(page.url, validators, 'defer')
+  } catch (err) {
+    if (mode === 'auto' && err instanceof FetchError && err.code === 'BOT_WALL') return await render(err.message)
+    throw err
+  }
+  // A challenge page with a 200 is no version of the page: the browser may pass it, else it is blocked.
+  if (!plain.notModified && isChallengePage(plain.raw)) {
+    const why = `${plain.url} answered with a bot wall's challenge page`
+    if (mode === 'auto') return await render(why)
+    throw new FetchError('BOT_WALL', why, plain.status)
+  }
+  // Asked when the page is new to it or due a recheck, not at every crawl: reading the
+  // HTML here decodes it on the event loop, which the analysis threads otherwise do.
+  const plainStands = page.rendered_with === 'http' && !recheckDue
+  const reason = mode === 'auto' && !plainStands && !plain.notModified
+    ? needsBrowser(plain.status, plain.html)
+    : undefined
+  if (reason) return await render(reason)
+  return { page: plain, decision: plainStands ? undefined : { with: 'http', reason: null, at: now } }
+}
+
+/**
+ * When the browser fails on a page (a renderer crash, a script that navigates to a missing
+ * page, a page that never settles) and a plain fetch reads it, the plain text is recorded
+ * and the page says why (renderReason). A plain answer with too little text to read (a
+ * shell), an error or a bot wall is not the page: then the render's failure stands and the
+ * attempt is retried. The decision's time is left empty so that the next crawl asks again.
+ */
+async function plainInstead (
+  crawler: Crawler, url: string, renderError: unknown
+): Promise<{ page: FetchedPage, decision: RenderDecision }> {
+  if (renderError instanceof HostBusy || renderError instanceof AnalysisTimeout) throw renderError
+  if (renderError instanceof FetchError && renderError.code === 'ROBOTS_DISALLOWED') throw renderError
+  const plain = await crawler.fetchPage(url, {}, 'defer')
+    .catch(err => { throw err instanceof HostBusy ? err : renderError })
+  if (!readableWithoutBrowser(plain.status, plain.html)) throw renderError
+  const why = (renderError as Error)?.message ?? String(renderError)
+  return { page: plain, decision: { with: 'http', reason: `the browser failed (${why}); read without it`, at: null } }
+}
+
+/** How many of the documents a page names are tried. */
+const MAX_DOCUMENTS_TRIED = 3
+
+/**
+ * The document a page is read with, fetched under the page's rules: the first its page
+ * names that answers; when the page names none, one where hosts put it by convention. A
+ * named document that cannot be fetched fails the page when its reader says so (an API
+ * description); otherwise (a feed), or at a conventional address that holds none, the
+ * page is read alone.
+ */
+export async function documentOf (
+  crawler: Crawler, analysis: PageAnalysis, fetched: { url: string, raw: Buffer, contentType: string },
+  pageType: PageType, reader: ReaderDocument
+): Promise<PageDocument | undefined> {
+  const { raw, contentType, url: pageUrl } = fetched
+  const named = await analysis.links({ raw, contentType, url: pageUrl, pageType })
+  for (const url of named.slice(0, MAX_DOCUMENTS_TRIED)) {
+    try {
+      return await crawler.fetchDocument(url, 'wait')
+    } catch (err) {
+      if (!reader.failsThePage || !(err instanceof FetchError)) continue
+      throw new FetchError(err.code, `${reader.name} ${url}: ${err.message}`, err.status)
+    }
+  }
+  if (named.length > 0 || !reader.conventional) return undefined
+  for (const path of reader.conventional.paths) {
+    const found = await crawler.fetchDocument(new URL(path, pageUrl).href, 'wait').catch(() => undefined)
+    if (found && reader.conventional.looksLike.test(found.raw.subarray(0, 2048).toString('utf8'))) return found
+  }
+  return undefined
+}

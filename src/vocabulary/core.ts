@@ -1,0 +1,346 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+// The words of the contract, each said once: a const array (for code that lists or
+// checks them), its TypeBox schema (which validates requests and documents
+// /openapi.json) and its type. Nothing of ours is imported here; every layer imports it.
+
+/**
+ * A string that is one of `values`: a JSON Schema `enum` (what OpenAPI client generators
+ * read as one enum type, and what ajv checks with the allowed values in its error).
+ */
+export const literals = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts })
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** A point in time: a Date in our code, an ISO 8601 string on the wire. */
+export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time' })
+
+export const PAGE_TYPES = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other'] as const
+export const PageTypeSchema = literals(PAGE_TYPES, {
+  description: 'pricing, features, terms, security, api_docs, changelog or other'
+})
+export type PageType = Static<typeof PageTypeSchema>
+
+export const CHANGE_TYPES = [
+  'price_change',
+  'feature_added',
+  'feature_removed',
+  'terms_update',
+  'section_added',
+  'section_removed',
+  'content_change'
+] as const
+export const ChangeTypeSchema = literals(CHANGE_TYPES)
+export type ChangeType = Static<typeof ChangeTypeSchema>
+
+/** Most severe first. */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const
+export const SeveritySchema = literals(SEVERITIES)
+export type Severity = Static<typeof SeveritySchema>
+
+/** The page types whose every edit is an edit of terms (weighed by the legal rules). */
+export const LEGAL_PAGE_TYPES: readonly PageType[] = ['terms', 'security']
+
+/**
+ * The page types an intelligence page of which is also read as a structure (plans, an API
+ * description, releases): the rows of the structured readers' registry (detection/readers.ts).
+ */
+export const STRUCTURED_PAGE_TYPES = ['pricing', 'api_docs', 'changelog'] as const satisfies readonly PageType[]
+export type StructuredPageType = typeof STRUCTURED_PAGE_TYPES[number]
+
+/** Severities in order, low 0 to critical 3: `SEVERITY_RANK[a] >= SEVERITY_RANK[b]` reads "a is at least b". */
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { low: 0, medium: 1, high: 2, critical: 3 }
+
+/**
+ * A person's role in an organisation, each allowing what the one before it does and more:
+ * viewer reads and acknowledges; editor also changes domains, pages and their settings;
+ * admin also manages members, keys and alert destinations; owner also the plan and the
+ * organisation itself.
+ */
+export const ROLES = ['viewer', 'editor', 'admin', 'owner'] as const
+export const RoleSchema = literals(ROLES, { description: 'viewer < editor < admin < owner' })
+export type Role = Static<typeof RoleSchema>
+export const roleAllows = (role: Role, needed: Role): boolean => ROLES.indexOf(role) >= ROLES.indexOf(needed)
+
+/** An API key's scope: `read` calls GET only; `write` may do what an admin may. */
+export const KEY_SCOPES = ['read', 'write'] as const
+export const KeyScopeSchema = literals(KEY_SCOPES)
+export type KeyScope = Static<typeof KeyScopeSchema>
+
+export const PLAN_NAMES = ['trial', 'starter', 'pro', 'enterprise'] as const
+export const PlanNameSchema = literals(PLAN_NAMES)
+export type PlanName = Static<typeof PlanNameSchema>
+
+export const DOMAIN_STATUSES = ['discovering', 'active', 'paused', 'error'] as const
+export const DomainStatusSchema = literals(DOMAIN_STATUSES)
+export type DomainStatus = Static<typeof DomainStatusSchema>
+
+/** Why a domain is paused: its organisation's trial ran out, or someone paused it. */
+export type PausedReason = 'trial_expired' | 'manual'
+
+export const PAGE_STATUSES = ['active', 'error'] as const
+export type PageStatus = (typeof PAGE_STATUSES)[number]
+
+/** The jobs a client sees (GET /api/jobs). */
+export const JOB_NAMES = ['crawl.page', 'discover.pages', 'research.domain'] as const
+export const JobNameSchema = literals(JOB_NAMES)
+export type JobName = Static<typeof JobNameSchema>
+
+export const JOB_STATES = ['waiting', 'active', 'completed', 'failed', 'delayed'] as const
+export const JobStateSchema = literals(JOB_STATES)
+export type JobState = Static<typeof JobStateSchema>
+
+export const ALERT_EVENTS = ['change.detected', 'job.failed'] as const
+export const AlertEventSchema = literals(ALERT_EVENTS)
+export type AlertEvent = Static<typeof AlertEventSchema>
+
+export const ENDPOINT_KINDS = ['webhook', 'slack'] as const
+export const EndpointKindSchema = literals(ENDPOINT_KINDS)
+export type EndpointKind = Static<typeof EndpointKindSchema>
+
+/** How a member hears of changes by e-mail: each as it is found, a daily or weekly digest, or not at all. */
+export const MAIL_MODES = ['realtime', 'daily', 'weekly', 'off'] as const
+export const MailModeSchema = literals(MAIL_MODES)
+export type MailMode = Static<typeof MailModeSchema>
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+/** An e-mail may also be not sent: without SMTP_URL it is only written to the log. */
+export const EMAIL_DELIVERY_STATUSES = [...DELIVERY_STATUSES, 'not_sent'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+export const NoiseRulesSchema = Type.Object(
+  {
+    ignoreSelectors: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description: 'CSS selectors whose elements are left out'
+      })
+    ),
+    includeSelectors: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description: 'watch only this part: CSS selectors whose elements alone are compared (with their ' +
+          'headings and text, in page order); the rest of the page is left out',
+        examples: [['#pricing-table', 'main article']]
+      })
+    ),
+    restrictSelectors: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description: 'the former name of includeSelectors, still read: the two lists are taken together'
+      })
+    ),
+    ignorePatterns: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 20,
+        description:
+          'regular expressions (RE2 syntax, case-insensitive); matching text is treated as noise. They run in ' +
+          'linear time on at most 2,000 characters of a line: lookarounds and backreferences are refused.'
+      })
+    )
+  },
+  {
+    $id: 'NoiseRules',
+    title: 'NoiseRules',
+    additionalProperties: false,
+    description: 'Applied before the diff, from the next crawl on'
+  }
+)
+/** A page's own noise rules: selectors to leave out or keep, patterns to mask. */
+export type NoiseRules = Static<typeof NoiseRulesSchema>
+
+export const DIFF_LINE_TYPES = ['context', 'deletion', 'addition'] as const
+
+/** A price as a pricing page states it. */
+export const PlanPriceSchema = Type.Object({
+  amount: Type.Number(),
+  currency: Type.String({ description: 'a symbol or ISO code as written: $, €, £, CHF…' }),
+  period: Type.String({
+    description: 'what it is per: month, year, hour, user/month, GB, GB-month, 1,000 requests…; ' +
+      'empty for a one-off price'
+  }),
+  billing: Type.Optional(Type.String({
+    description: 'the toggle state it is shown under, when the page has one: monthly or yearly'
+  })),
+  text: Type.String({ description: 'as summaries write it, e.g. $49/month' })
+})
+export type PlanPrice = Static<typeof PlanPriceSchema>
+
+export const PricingPlanSchema = Type.Object({
+  name: Type.String({
+    description: 'as the page writes it; a plan (or priced item of a usage table) whose name two price tables share ' +
+      'is named with its section, e.g. "Support plans – Basic"'
+  }),
+  prices: Type.Array(PlanPriceSchema),
+  note: Type.Optional(Type.String({ description: 'a tax or billing note, e.g. "billed annually, excl. VAT"' })),
+  limits: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), {
+    description: 'headline limits, e.g. {name: "users", value: "10"}'
+  }),
+  features: Type.Array(Type.String(), { description: "the plan's listed features, as written" })
+})
+export type PricingPlan = Static<typeof PricingPlanSchema>
+
+export const PRICING_SOURCES = ['json-ld', 'microdata', 'cards', 'table'] as const
+export const PricingTableSchema = Type.Object({
+  plans: Type.Array(PricingPlanSchema),
+  sources: Type.Array(literals(PRICING_SOURCES), { description: 'where the plans were read, in that order' })
+}, { description: "a pricing page's plans as a structure" })
+export type PricingTable = Static<typeof PricingTableSchema>
+
+export const PRICING_CHANGE_KINDS = [
+  'price_up', 'price_down', 'plan_added', 'plan_removed', 'limit_changed', 'feature_added', 'feature_removed',
+  'feature_moved'
+] as const
+export const PricingChangeSchema = Type.Object({
+  kind: literals(PRICING_CHANGE_KINDS),
+  summary: Type.String({ description: 'e.g. "Pro: $49/month → $59/month (+20%)"' }),
+  plan: Type.Optional(Type.String()),
+  before: Type.Optional(Type.String({ description: 'the price or limit before, as written in the summary' })),
+  after: Type.Optional(Type.String()),
+  percent: Type.Optional(Type.Number({
+    description: 'a price or limit move, in percent of the old value; a price only against the same plan\'s price ' +
+      'in the same currency and period'
+  })),
+  limit: Type.Optional(Type.String({ description: "the limit's name" })),
+  feature: Type.Optional(Type.String()),
+  fromPlans: Type.Optional(Type.Array(Type.String(), { description: 'a moved feature: the plans that listed it' })),
+  toPlans: Type.Optional(Type.Array(Type.String(), { description: 'a moved feature: the plans that list it now' }))
+})
+export type PricingChange = Static<typeof PricingChangeSchema>
+
+/** A changelog's entry as the page writes it. */
+export const ChangelogEntrySchema = Type.Object({
+  version: Type.Optional(Type.String({ description: 'e.g. 2.4.0' })),
+  date: Type.Optional(Type.String({ description: 'YYYY-MM-DD when the page writes a date we can read' })),
+  title: Type.String(),
+  items: Type.Array(Type.String(), { description: "the entry's items, each with its section (\"Removed: …\") if any" }),
+  unreleased: Type.Optional(Type.Boolean({
+    description: 'an entry not yet released (Keep a Changelog\'s [Unreleased])'
+  }))
+}, { description: "an intelligence changelog page's entry: a new one, or an old one edited" })
+export type ChangelogEntry = Static<typeof ChangelogEntrySchema>
+
+export const ApiChangeSchema = Type.Object({
+  method: Type.String({ description: 'GET, POST…' }),
+  path: Type.String({ description: 'as the description writes it, e.g. /v1/invoices/{id}' }),
+  change: Type.String({ description: 'what changed, e.g. "removed", "required request field `tag` added"' })
+})
+export type ApiChange = Static<typeof ApiChangeSchema>
+
+export const ApiDiffSchema = Type.Object({
+  breaking: Type.Array(ApiChangeSchema, {
+    description: 'operations or success statuses removed, required parameters or request fields added or made ' +
+      'required (nested ones too), response fields removed, types changed (the response body\'s own: array ↔ ' +
+      'object), request enum values removed'
+  }),
+  nonBreaking: Type.Array(ApiChangeSchema, { description: 'operations, optional fields and parameters added' }),
+  deprecated: Type.Array(ApiChangeSchema)
+}, {
+  description: "an intelligence api_docs page's OpenAPI 3.x or Swagger 2.0 description, compared operation by operation"
+})
+export type ApiDiff = Static<typeof ApiDiffSchema>
+
+export const DiffDataSchema = Type.Object(
+  {
+    before: Type.String({ description: 'the removed text (bounded in size)' }),
+    after: Type.String({ description: 'the added text (bounded in size)' }),
+    stats: Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), changes: Type.Integer() }),
+    hunks: Type.Array(
+      Type.Object({
+        oldStart: Type.Integer(),
+        oldLines: Type.Integer(),
+        newStart: Type.Integer(),
+        newLines: Type.Integer(),
+        lines: Type.Array(Type.Object({ type: literals(DIFF_LINE_TYPES), content: Type.String() }))
+      }),
+      {
+        description: 'always present, with every changed line of the change (before and after are bounded ' +
+        'passages); empty only when the change has no line diff'
+      }
+    ),
+    pricing: Type.Optional(
+      Type.Object(
+        {
+          before: PricingTableSchema,
+          after: PricingTableSchema,
+          changes: Type.Array(PricingChangeSchema, { description: 'what moved, plan by plan; this change\'s part' })
+        },
+        {
+          description: "an intelligence pricing page's plans read as a table (JSON-LD or microdata, plan cards, " +
+            'comparison tables, both states of a monthly/yearly toggle), before and after'
+        }
+      )
+    ),
+    edits: Type.Optional(Type.Object({
+      kinds: Type.Record(Type.String(), Type.Integer(), {
+        description: 'how many edits of each kind the change holds: substantive (passages that change what the ' +
+          'text says), renumbering (section or reference numbers), typography (quotes, dashes, spaces, case), ' +
+          'spelling (a variant or a typo fixed), last_updated (the date of last update)'
+      }),
+      updatedOn: Type.Optional(Type.String({ description: 'the date of last update the page now gives (YYYY-MM-DD)' }))
+    }, { description: "the change's edits by kind: trivial ones never lead its summary nor raise its severity" })),
+    changelog: Type.Optional(ChangelogEntrySchema),
+    api: Type.Optional(ApiDiffSchema),
+    visual: Type.Optional(
+      Type.Object(
+        {
+          changedPercent: Type.Number({ description: "share of the page's pixels that changed, 0–100" }),
+          regions: Type.Array(
+            Type.Object({ x: Type.Integer(), y: Type.Integer(), width: Type.Integer(), height: Type.Integer() }),
+            { description: 'boxes around the changed areas, in page pixels, largest first' }
+          )
+        },
+        {
+          description: 'pages with screenshots: how the page looks different between the two snapshots; the ' +
+            'images are at /api/changes/{id}/images/{before,after,diff}'
+        }
+      )
+    )
+  },
+  { $id: 'DiffData', title: 'DiffData' }
+)
+/** A change's diff: jsdiff's structuredPatch hunks, with the text as the page shows it. */
+export type DiffData = Static<typeof DiffDataSchema>
+export type DiffHunk = DiffData['hunks'][number]
+
+/** A change as the comparison of two versions of a page finds it, before it is recorded. */
+export interface DetectedChange {
+  changeType: ChangeType
+  severity: Severity
+  confidence: number
+  summary: string
+  diffData: DiffData
+}
+
+/** A page worth watching, as discovery or a client proposes it (URL normalised). */
+/**
+ * Who typed a page: a person (kept as given, never re-typed), its address alone (a page
+ * added by hand without a type, typed again from its content after its first crawl), or
+ * its content (discovery, or that first crawl).
+ */
+export const PAGE_TYPE_SOURCES = ['person', 'address', 'content'] as const
+export const PageTypeSourceSchema = literals(PAGE_TYPE_SOURCES, {
+  description: 'who typed the page: person (as given, never re-typed), address (from the URL alone, until the ' +
+    'first crawl types it from its content) or content (from its URL, title, headings and text)'
+})
+export type PageTypeSource = Static<typeof PageTypeSourceSchema>
+
+export interface PageCandidate {
+  url: string
+  pageType: PageType
+  confidence: number
+  priority?: number
+  /** Default: content (discovery reads the page). */
+  typedBy?: PageTypeSource
+}
+
+/** How a page is fetched: `auto` fetches plainly and uses the browser when the answer needs one. */
+export const RENDER_MODES = ['auto', 'always', 'never'] as const
+export const RenderModeSchema = literals(RENDER_MODES)
+export type RenderMode = Static<typeof RenderModeSchema>
+
+/** What a page was last read with. */
+export const RENDERED_WITH = ['http', 'browser'] as const
+export const RenderedWithSchema = literals(RENDERED_WITH)
+export type RenderedWith = Static<typeof RenderedWithSchema>

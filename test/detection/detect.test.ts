@@ -1,0 +1,369 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { describe, it } from 'node:test'
+import { compareContent, readPage } from '../../src/detection/detect.js'
+import { clean, extractPage } from '../../src/detection/extract.js'
+import { contentHash } from '../../src/detection/noise.js'
+import type { PageType } from '../../src/vocabulary/core.js'
+import { featuresMain, layout, pricingMain, termsMain } from '../helpers/fixtures.js'
+
+function changes (before: string, after: string, pageType: PageType) {
+  const a = readPage(before)
+  const b = readPage(after)
+  return { sameHash: a.hash === b.hash, changes: compareContent(a.text, b, pageType) }
+}
+
+describe('change classification on realistic pages', () => {
+  it('price_change: a price rise is high, with old and new price in the summary and the diff', () => {
+    const {
+      changes: [c],
+      sameHash
+    } = changes(layout('Pricing', pricingMain('$49')), layout('Pricing', pricingMain('$59')), 'pricing')
+    assert.equal(sameHash, false)
+    assert.equal(c.changeType, 'price_change')
+    assert.equal(c.severity, 'high')
+    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month')
+    assert.ok(c.confidence >= 0.9)
+    // The changed passage with the lines around it, as a person reads it: not the whole page.
+    assert.equal(c.diffData.before, '- Email support\n## Pro\n$49/month\n- 10 users\n- SSO')
+    assert.equal(c.diffData.after, '- Email support\n## Pro\n$59/month\n- 10 users\n- SSO')
+    assert.deepEqual(c.diffData.stats, { additions: 1, deletions: 1, changes: 1 })
+    const lines = c.diffData.hunks[0].lines
+    assert.deepEqual(
+      lines.filter(l => l.type !== 'context'),
+      [
+        { type: 'deletion', content: '$49/month' },
+        { type: 'addition', content: '$59/month' }
+      ]
+    )
+    assert.ok(lines.some(l => l.type === 'context' && l.content === '## Pro'))
+  })
+
+  it('price_change: a rise of a quarter or more is critical; a cut is medium', () => {
+    assert.equal(
+      changes(layout('P', pricingMain('$49')), layout('P', pricingMain('$79')), 'pricing').changes[0].severity,
+      'critical'
+    )
+    const cut = changes(layout('P', pricingMain('$49', '$99')), layout('P', pricingMain('$49', '$89')), 'pricing')
+      .changes[0]
+    assert.equal(cut.severity, 'medium')
+    assert.equal(cut.summary, 'Pricing, Business: $99/month → $89/month')
+  })
+
+  it('price_change: a price in a table row is labelled by its row', () => {
+    const table = (p: string) =>
+      layout(
+        'Compare',
+        `<h1>Compare plans</h1><table><tr><th>Plan</th><th>Price</th></tr><tr><td>Team</td><td>${p} per ` +
+        'user/month</td></tr></table>'
+      )
+    const [c] = changes(table('€12'), table('€15'), 'pricing').changes
+    assert.equal(c.changeType, 'price_change')
+    assert.match(c.summary, /^Pricing, Team: €12 per user\/month → €15 per user\/month$/)
+  })
+
+  it("feature_added and feature_removed: an item of a plan's list appears or goes away", () => {
+    const added = changes(
+      layout('P', pricingMain()),
+      layout('P', pricingMain('$49', '$99', ['10 users', 'SSO', 'Priority support', 'Audit logs'])),
+      'pricing'
+    ).changes
+    assert.equal(added.length, 1)
+    assert.equal(added[0].changeType, 'feature_added')
+    assert.equal(added[0].severity, 'medium')
+    assert.equal(added[0].summary, 'Pricing, Pro: feature "Audit logs" added')
+    const removed = changes(
+      layout('P', pricingMain()),
+      layout('P', pricingMain('$49', '$99', ['10 users', 'Priority support'])),
+      'pricing'
+    ).changes
+    assert.equal(removed[0].changeType, 'feature_removed')
+    assert.equal(removed[0].severity, 'high')
+    assert.equal(removed[0].summary, 'Pricing, Pro: feature "SSO" removed')
+    assert.equal(removed[0].diffData.before, '$49/month\n- 10 users\n- SSO\n- Priority support\n## Business')
+    assert.equal(removed[0].diffData.after, '$49/month\n- 10 users\n- Priority support\n## Business')
+  })
+
+  it('section_added and section_removed: a heading with its content', () => {
+    const withIntegrations = featuresMain + '<h2>Integrations</h2><ul><li>Slack</li><li>GitHub</li></ul>'
+    const [added] = changes(layout('F', featuresMain), layout('F', withIntegrations), 'features').changes
+    assert.equal(added.changeType, 'section_added')
+    assert.equal(added.summary, 'Features, Integrations: new section (2 paragraphs)')
+    const withoutAnalytics = featuresMain.replace(
+      '<h2>Analytics</h2><ul><li>Dashboards</li><li>Custom reports</li></ul>',
+      ''
+    )
+    const [removed] = changes(layout('F', featuresMain), layout('F', withoutAnalytics), 'features').changes
+    assert.equal(removed.changeType, 'section_removed')
+    assert.equal(removed.severity, 'high')
+    assert.equal(removed.summary, 'Features, Analytics: section removed (2 paragraphs)')
+  })
+
+  it('a section added or removed just after an edited line is still a section, and leads unless the edit weighs more', () => {
+    const doc = (notice: string, extra: string) => layout('Terms', '<h1>Terms</h1>' +
+      `<h2>1. Notices</h2><p>Notices are sent ${notice}.</p>${extra}<h2>${extra ? 3 : 2}. Accounts</h2><p>One account per person.</p>`)
+    const section = '<h2>2. Safety policy</h2><p>Members verify their age.</p><p>Reports are read within a day.</p>'
+    const [added] = changes(doc('by e-mail', ''), doc('by post', section), 'terms').changes
+    assert.equal(added.summary, 'Terms, 2. Safety policy: new section (2 paragraphs), and 1 more passage; also 1 renumbered reference')
+    assert.equal(added.severity, 'medium')
+    const [removed] = changes(doc('by e-mail', section), doc('by post', ''), 'terms').changes
+    assert.equal(removed.summary, 'Terms, 2. Safety policy: section removed (2 paragraphs), and 1 more passage; also 1 renumbered reference')
+    // An edit of liability outweighs a new section of no legal weight: it leads.
+    const [weightier] = changes(doc('by e-mail', ''), doc('by e-mail; our liability ends after 30 days', section), 'terms').changes
+    assert.match(weightier.summary, /^Terms, 1\. Notices: .*liability.*, and 1 more passage; also 1 renumbered reference$/)
+    assert.equal(weightier.severity, 'high')
+    // Apart, an edit and a new section of one weight: the section leads.
+    const far = (v: number, extra: string) => layout('Terms', '<h1>Terms</h1><h2>Notices</h2>' +
+      [1, 2, 3].map(n => `<p>Notice ${n} is sent within ${v} days.</p>`).join('') +
+      '<h2>Accounts</h2><p>One account per person.</p><p>Accounts are personal.</p>' + extra + '<h2>Contact</h2><p>Write to us.</p>')
+    const [both] = changes(far(10, ''), far(20, section.replace(/2\. /, '')), 'terms').changes
+    assert.equal(both.severity, 'medium')
+    assert.match(both.summary, /^Terms, Safety policy: new section \(2 paragraphs\), and 3 more passages$/)
+  })
+
+  it('terms_update: legal text changed on a terms page; liability or resale wording is high', () => {
+    const [c] = changes(
+      layout('Terms', termsMain()),
+      layout('Terms', termsMain('Our total liability is limited to $100.')),
+      'terms'
+    ).changes
+    assert.equal(c.changeType, 'terms_update')
+    assert.equal(c.severity, 'high')
+    assert.equal(c.summary, 'Terms of Service, 2. Liability: "Our total liability is limited to the fees paid in the ' +
+      'last 12 months." → "Our total liability is limited to $100."')
+    assert.match(c.diffData.after, /\$100/)
+    const minor = changes(
+      layout('Terms', termsMain()),
+      layout('Terms', termsMain().replace('laws of Delaware', 'laws of the State of Delaware')),
+      'terms'
+    ).changes[0]
+    assert.equal(minor.changeType, 'terms_update')
+    assert.equal(minor.severity, 'low')
+    const restriction = changes(
+      layout('Terms', termsMain()),
+      layout(
+        'Terms',
+        termsMain().replace('agree to these terms.', 'agree to these terms. You may not resell the service.')
+      ),
+      'terms'
+    ).changes[0]
+    assert.equal(restriction.changeType, 'terms_update')
+    assert.equal(restriction.severity, 'high')
+  })
+
+  it('content_change: a reworded sentence is low', () => {
+    const home = (tagline: string) => layout('Acme', `<h1>Acme</h1><p>${tagline}</p><p>Trusted by 2,000 teams.</p>`)
+    const [c] = changes(
+      home('The platform for modern teams.'),
+      home('The platform for fast-moving teams.'),
+      'other'
+    ).changes
+    assert.equal(c.changeType, 'content_change')
+    assert.equal(c.severity, 'low')
+    assert.equal(
+      c.summary,
+      'Acme: "The platform for modern teams." → "The platform for fast-moving teams."'
+    )
+  })
+
+  it("price_change from markup: money in a price's element (class, schema.org itemprop) is a price on any page", () => {
+    const product = (price: string, markup: (p: string) => string) => layout('Widget', '<h1>The Widget</h1>' +
+      `<p>Our widget sorts every kind of screw, bolt and nut on your bench.</p>${markup(price)}<p>Ships worldwide.</p>`)
+    const byClass = (p: string) => `<div class="product-price">${p}</div>`
+    const inline = (p: string) => `<p>Now only <span itemprop="price">${p}</span> for everyone.</p>`
+    const bare = (p: string) => `<div>${p}</div>`
+    for (const markup of [byClass, inline]) {
+      const [c, ...more] = changes(product('€19', markup), product('€25', markup), 'other').changes
+      assert.equal(c.changeType, 'price_change', markup(''))
+      assert.match(c.summary, /€19.*→.*€25/)
+      assert.equal(more.length, 0)
+    }
+    const [plain] = changes(product('€19', bare), product('€25', bare), 'other').changes
+    assert.equal(plain.changeType, 'content_change', 'bare money with no price context is not a price')
+    // Markup does not make corporate money a price.
+    const capital = (p: string) => `<p class="plan-note">Share capital of ${p}.</p>`
+    const [corp] = changes(product('€36,982', capital), product('€40,436', capital), 'other').changes
+    assert.notEqual(corp.changeType, 'price_change')
+  })
+
+  it('several edits in one crawl: prices stay distinct, plain edits fold into one change', () => {
+    const before = layout(
+      'P',
+      pricingMain('$49', '$99') +
+        '<h2>FAQ</h2><p>Can I cancel? Yes.</p><p>Refunds within 14 days.</p><p>a</p><p>b</p><p>c</p><p>Questions? ' +
+        'Email us.</p>'
+    )
+    const after = layout(
+      'P',
+      pricingMain('$59', '$119') +
+        '<h2>FAQ</h2><p>Can I cancel? Anytime.</p><p>Refunds within 14 ' +
+        'days.</p><p>a</p><p>b</p><p>c</p><p>Questions? Chat with us.</p>'
+    )
+    const found = changes(before, after, 'pricing').changes
+    const prices = found.filter(c => c.changeType === 'price_change')
+    const edits = found.filter(c => c.changeType === 'content_change')
+    assert.equal(prices.length, 2)
+    assert.equal(edits.length, 1)
+    assert.equal(edits[0].summary, 'Pricing, FAQ: "Can I cancel? Yes." → "Can I cancel? Anytime.", and 1 more passage')
+    assert.equal(edits[0].diffData.hunks.length, 2)
+  })
+})
+
+describe('noise gives no change at all', () => {
+  it('the content hash is the SHA-256 of the lines joined by newlines, as stored hashes were made', () => {
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex')
+    for (const lines of [[], [''], ['# Pricing', '', '- Pro: 49 €/mois', 'été']]) {
+      assert.equal(contentHash(lines), sha(lines.join('\n')))
+    }
+  })
+
+  const page = (v: {
+    ago?: string
+    year?: number
+    build?: string
+    nonce?: string
+    request?: string
+    clock?: string
+    stamp?: string
+    attrs?: boolean
+    churn?: boolean
+    cookie?: string
+    hidden?: string
+    script?: string
+    utm?: string
+  }) =>
+    layout(
+      'Pricing — Acme',
+      `
+<h1>Plans and pricing</h1>
+<p>Prices updated ${v.ago ?? '3 minutes ago'}. Last refreshed ${v.stamp ?? '2025-03-01T10:00:00Z'} at ${v.clock ?? '10:04:12 UTC'}.</p>
+${v.attrs ? '<section id="pro" class="plan card" data-x="1">' : '<section class="plan card" data-x="1" id="pro">'}
+${v.churn ? '<div><div><h2><span>Pro</span></h2></div></div><p class="price big"><span>$49</span><span>/month</span></p>' : '<h2>Pro</h2><p class="price">$49/month</p>'}
+<ul><li>10&nbsp;users</li><li>SSO</li></ul></section>
+<p>© ${v.year ?? 2024} Acme Inc. Build ${v.build ?? '8f3a9c2d1e4b'} · request id: ${v.request ?? 'req_8KxQ2m9ZtLw4'}</p>
+<div class="cookie-banner">${v.cookie ?? 'We use cookies.'}</div>
+<div hidden>${v.hidden ?? 'token abc'}</div><div style="display: none">${v.hidden ?? 'x'}</div>
+<script>window.csrf="${v.nonce ?? 'aaaa1111bbbb2222'}";${v.script ?? ''}</script>
+<a href="/signup?utm_source=${v.utm ?? 'home'}&cb=${v.nonce ?? '1'}">Start free trial</a>`,
+      { nonce: v.nonce }
+    )
+
+  const base = page({})
+  const cases: Array<[string, string]> = [
+    ['relative times ("updated 3 minutes ago")', page({ ago: '2 hours ago' })],
+    ['clock times and ISO timestamps', page({ clock: '23:59:01 UTC', stamp: '2025-03-02T11:30:00Z' })],
+    ['a copyright year rolling over', page({ year: 2025 })],
+    ['build ids', page({ build: 'a1b2c3d4e5f6a7b8' })],
+    ['request ids and session tokens', page({ request: 'req_Zq81LmP0xYt2' })],
+    ['rotating nonces, CSRF tokens and cache-busters', page({ nonce: 'zzzz9999yyyy8888' })],
+    ['script content', page({ script: 'track({id: 42})' })],
+    ['tracking parameters in links', page({ utm: 'newsletter' })],
+    ['reordered attributes', page({ attrs: true })],
+    ['markup churn that leaves the text alone', page({ churn: true })],
+    ['cookie banner text', page({ cookie: 'We and our 812 partners use cookies.' })],
+    ['hidden elements', page({ hidden: 'another hidden value' })]
+  ]
+  for (const [what, after] of cases) {
+    it(what, () => {
+      const r = changes(base, after, 'pricing')
+      assert.equal(r.sameHash, true, 'the content hash does not move')
+      assert.deepEqual(r.changes, [])
+    })
+  }
+
+  it('whitespace and entity differences', () => {
+    const a = layout('T', '<p>Fast &amp; simple   pricing</p>')
+    const b = layout('T', '<p>Fast &#38; simple\n\tpricing</p>')
+    assert.equal(changes(a, b, 'other').sameHash, true)
+  })
+
+  it('but a real change next to noise is still reported, shown as the page reads', () => {
+    const r = changes(base, page({ ago: '1 hour ago' }).replace('<li>SSO</li>', '<li>SSO</li><li>SCIM</li>'), 'pricing')
+    assert.equal(r.changes.length, 1)
+    assert.equal(r.changes[0].changeType, 'feature_added')
+    const lines = r.changes[0].diffData.hunks[0].lines
+    assert.ok(
+      lines.some(l => l.type === 'context' && l.content.includes('Build 8f3a9c2d1e4b')),
+      'context lines show the real text'
+    )
+    assert.ok(
+      !lines.some(l => /\{(ago|hex|id|time|token|datetime|year)\}/.test(l.content)),
+      'no mask placeholder leaks into the diff'
+    )
+  })
+})
+
+describe('extraction', () => {
+  it('keeps headings, list items, table rows and paragraphs recognisable and drops chrome', () => {
+    const page = extractPage(layout('Pricing', pricingMain()))
+    assert.equal(page.title, 'Pricing')
+    assert.deepEqual(page.lines.slice(0, 6), [
+      '# Plans and pricing',
+      'Simple pricing that grows with your team.',
+      '## Starter',
+      '$19/month',
+      '- 1 user',
+      '- Email support'
+    ])
+    assert.ok(
+      !page.lines.some(l => /cookies|Terms of Service|Acme Inc/.test(l)),
+      'nav, footer and cookie banner are gone'
+    )
+  })
+
+  it("marks the lines written in a price's or plan's markup, without splitting a sentence around an inline price", () => {
+    const page = extractPage('<html><body><main><h1>Plans</h1><p>Intro text.</p>' +
+      '<p>Only <span class="price">$9</span> a seat.</p><div class="plan-card"><h2>Pro</h2><p>$49</p></div>' +
+      '<table><tr><td>Team</td><td itemprop="price">$99</td></tr><tr><td>Docs</td><td>Free</td></tr></table>' +
+      '<p>Outro.</p></main></body></html>')
+    assert.deepEqual(page.lines, ['# Plans', 'Intro text.', 'Only $9 a seat.', '## Pro', '$49', '| Team | $99 |', '| Docs | Free |', 'Outro.'])
+    assert.deepEqual(page.priceLines, [2, 3, 4, 5])
+  })
+
+  it('never runs two blocks together: block elements of every kind, and inline elements laid out as blocks', () => {
+    const page = extractPage('<html><body><main><address>Acme Inc.<br>1 Parkway<span style="display: block">Suite 398</span>' +
+      '</address><center>Centred</center><hgroup><h2>Title</h2><p>Tagline</p></hgroup>' +
+      '<p><span style="display:flex">Left</span><span>right</span> and <b>bold</b>text</p></main></body></html>')
+    assert.deepEqual(page.lines, ['Acme Inc.', '1 Parkway', 'Suite 398', 'Centred', '## Title', 'Tagline', 'Left', 'right and boldtext'])
+  })
+
+  it('cleans white space and invisible characters the same whether or not the text needed it', () => {
+    // The slow path, spelled out: clean() skips it for text that is already clean.
+    const slow = (s: string) =>
+      s
+        // eslint-disable-next-line no-control-regex -- control characters are what it drops
+        .replace(/[\x00-\x08\x0e-\x1f\x7f\u200B-\u200D\u2060\uFEFF\u00AD]/g, '')
+        .replace(/[\s\u00A0\u2000-\u200A\u202F\u205F\u3000]+/g, ' ')
+        .trim()
+    const samples = [
+      'Pro plan',
+      '',
+      ' ',
+      'a',
+      ' lead',
+      'trail ',
+      'two  spaces',
+      'tab\there',
+      'line\nbreak',
+      'no\u00A0break',
+      'thin\u2009space',
+      'zero\u200Bwidth',
+      'soft\u00ADhyphen',
+      '\uFEFFbom',
+      'ideo\u3000space',
+      'para\u2029sep',
+      'é ü — € 49',
+      'x \u200B y',
+      '\u200B',
+      'nul\u0000byte',
+      'bell\u0007',
+      '\u007fdel',
+      'x \u0000 y'
+    ]
+    for (const s of samples) {
+      assert.equal(clean(s), slow(s), JSON.stringify(s))
+      assert.equal(clean(clean(s)), clean(s), 'clean text stays as it is')
+    }
+    assert.equal(clean('Pri\u0000cing'), 'Pricing')
+  })
+})

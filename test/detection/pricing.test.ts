@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import { compareContent, readPage } from '../../src/detection/detect.js'
+import { findMoney } from '../../src/detection/money.js'
+import { readPricing } from '../../src/detection/pricing.js'
+
+// Pricing pages in five shapes (test/detection/fixtures/pricing), read as tables and
+// compared after real-world-like edits; and the noise that must not move a table.
+
+const fixture = (name: string) => readFileSync(new URL(`fixtures/pricing/${name}.html`, import.meta.url), 'utf8')
+
+/** The changes of a pricing page read as an intelligence page (both versions' HTML given). */
+export function pricingChanges (before: string, after: string) {
+  const a = readPage(before, undefined, undefined, 'pricing')
+  const b = readPage(after, undefined, undefined, 'pricing')
+  if (a.hash === b.hash) return []
+  return compareContent(a.text, b, 'pricing', undefined, { before, after })
+}
+
+const edit = (html: string, ...pairs: Array<[string, string]>) => pairs.reduce((h, [from, to]) => {
+  assert.ok(h.includes(from), `the fixture holds ${from}`)
+  return h.replace(from, to)
+}, html)
+
+/** The cards fixture with its Starter and Pro cards swapped. */
+function reordered (html: string): string {
+  const i = html.indexOf('    <div class="plan-card">')
+  const j = html.indexOf('    <div class="plan-card featured">')
+  const k = html.indexOf('    <div class="plan-card">', j)
+  return html.slice(0, i) + html.slice(j, k) + html.slice(i, j) + html.slice(k)
+}
+
+describe('pricing pages read as tables', () => {
+  it('plan cards: names, prices per period, billing notes, limits and features; a card without a price', () => {
+    const { table } = readPricing(fixture('cards'))
+    assert.deepEqual(table.sources, ['cards'])
+    assert.deepEqual(table.plans.map(p => p.name), ['Starter', 'Pro', 'Enterprise'])
+    const pro = table.plans[1]
+    assert.deepEqual(pro.prices, [{ amount: 49, currency: '$', period: 'month', text: '$49/month' }])
+    assert.equal(pro.note, 'Billed monthly, excl. VAT')
+    assert.deepEqual(pro.limits, [{ name: 'user', value: '10' }, { name: 'project', value: 'Unlimited' }])
+    assert.deepEqual(pro.features, ['Priority support', 'API access', 'SSO'])
+    assert.deepEqual(table.plans[2].prices, [])
+    assert.deepEqual(table.plans[2].features, ['Dedicated success manager', 'Audit log'])
+  })
+
+  it('a comparison table: plans as columns, a price row, check marks (text and icons) and limits', () => {
+    const { table } = readPricing(fixture('table'))
+    assert.deepEqual(table.sources, ['table'])
+    assert.deepEqual(table.plans.map(p => [p.name, p.prices.map(x => x.text)]),
+      [['Free', ['$0/user/month']], ['Team', ['$12/user/month']], ['Business', ['$24/user/month']]])
+    const business = table.plans[2]
+    assert.deepEqual(business.features, ['Two-factor authentication', 'SAML SSO', 'Audit log'])
+    assert.deepEqual(business.limits, [{ name: 'members', value: 'Unlimited' }, { name: 'storage', value: '1 TB' }])
+    assert.deepEqual(table.plans[1].features, ['Two-factor authentication', 'Audit log'])
+  })
+
+  it('JSON-LD Products and Offers first, merged with the cards that show them (French money)', () => {
+    const { table } = readPricing(fixture('jsonld'))
+    assert.deepEqual(table.sources, ['json-ld', 'cards'])
+    assert.deepEqual(table.plans.map(p => [p.name, p.prices.map(x => x.text)]),
+      [['Nimbus Basic', ['9 €/month']], ['Nimbus Plus', ['29 €/month']]])
+    assert.deepEqual(table.plans[1].features, ['Hourly backups', 'Phone support'])
+  })
+
+  it('microdata Products', () => {
+    const html = '<html><body><h1>Plans</h1>' +
+      ['Lite:5', 'Max:15'].map(p => {
+        const [name, amount] = p.split(':')
+        return `<div itemscope itemtype="https://schema.org/Product"><h2 itemprop="name">${name}</h2>` +
+          '<div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><span itemprop="priceCurrency" ' +
+          `content="USD">$</span><span itemprop="price" content="${amount}.00">${amount}</span>/month</div></div>`
+      }).join('') + '</body></html>'
+    const { table } = readPricing(html)
+    assert.equal(table.sources[0], 'microdata')
+    assert.deepEqual(table.plans.map(p => [p.name, p.prices.map(x => x.text)]),
+      [['Lite', ['$5/month']], ['Max', ['$15/month']]])
+  })
+
+  it('a monthly/yearly toggle: both states when both are in the page', () => {
+    const { table } = readPricing(fixture('toggle'))
+    assert.deepEqual(table.plans.map(p => [p.name, p.prices.map(x => x.text)]), [
+      ['Solo', ['$10/month', '$8/month (billed yearly)']],
+      ['Studio', ['$30/month', '$24/month (billed yearly)']]
+    ])
+    assert.deepEqual(table.plans[0].prices.map(p => p.billing), ['monthly', 'yearly'])
+  })
+})
+
+describe('pricing changes, plan by plan', () => {
+  it('a price rise: "Pro: $49/month → $59/month (+20%)", high, with the table before and after', () => {
+    const html = fixture('cards')
+    const changes = pricingChanges(html, edit(html, ['<span class="amount">49</span>', '<span class="amount">59</span>']))
+    assert.equal(changes.length, 1)
+    const [c] = changes
+    assert.equal(c.changeType, 'price_change')
+    assert.equal(c.severity, 'high')
+    assert.equal(c.summary, 'Pro: $49/month → $59/month (+20%)')
+    assert.deepEqual(c.diffData.pricing!.changes, [{
+      kind: 'price_up',
+      plan: 'Pro',
+      before: '$49/month',
+      after: '$59/month',
+      percent: 20,
+      summary: 'Pro: $49/month → $59/month (+20%)'
+    }])
+    assert.equal(c.diffData.pricing!.before.plans[1].prices[0].amount, 49)
+    assert.equal(c.diffData.pricing!.after.plans[1].prices[0].amount, 59)
+    // The text's diff is kept with it.
+    assert.ok(c.diffData.hunks.some(h => h.lines.some(l => l.type === 'addition' && l.content === '$59/month')))
+  })
+
+  it('a small cut is medium; a rise of half or more is critical', () => {
+    const html = fixture('cards')
+    const [cut] = pricingChanges(html, edit(html, ['<span class="amount">49</span>', '<span class="amount">45</span>']))
+    assert.equal(cut.summary, 'Pro: $49/month → $45/month (-8%)')
+    assert.equal(cut.severity, 'medium')
+    const [rise] = pricingChanges(html, edit(html, ['<span class="amount">19</span>', '<span class="amount">29</span>']))
+    assert.equal(rise.summary, 'Starter: $19/month → $29/month (+53%)')
+    assert.equal(rise.severity, 'critical')
+  })
+
+  it('a plan removed is high; a limit changed is reported with it', () => {
+    const html = fixture('cards')
+    const start = html.indexOf('    <div class="plan-card">')
+    const end = html.indexOf('    <div class="plan-card featured">')
+    const after = edit(html.slice(0, start) + html.slice(end), ['<li>10 users</li>', '<li>5 users</li>'])
+    const changes = pricingChanges(html, after)
+    assert.deepEqual(changes.map(c => [c.changeType, c.severity, c.summary]), [
+      ['price_change', 'high', 'Starter plan removed ($19/month); Pro: user 10 → 5 (-50%)']
+    ])
+  })
+
+  it('a feature moved between plans, and one added, are one feature change', () => {
+    const html = fixture('cards')
+    const after = edit(html, ['<li>SSO</li>', ''], ['<li>Audit log</li>', '<li>Audit log</li><li>SSO</li>'],
+      ['<li>Email support</li>', '<li>Email support</li><li>Webhooks</li>'])
+    const changes = pricingChanges(html, after)
+    assert.deepEqual(changes.map(c => [c.changeType, c.severity, c.summary]), [
+      ['feature_removed', 'medium', '“SSO” moved from Pro to Enterprise; Starter: “Webhooks” added']
+    ])
+    assert.deepEqual(changes[0].diffData.pricing!.changes[0],
+      {
+        kind: 'feature_moved',
+        feature: 'SSO',
+        fromPlans: ['Pro'],
+        toPlans: ['Enterprise'],
+        summary: '“SSO” moved from Pro to Enterprise'
+      })
+  })
+
+  it('a comparison table: a price and a check mark, one change', () => {
+    const html = fixture('table')
+    const after = edit(html, ['<td>$24</td>', '<td>$29</td>'],
+      ['<td><span class="icon icon-check" title="Included"></span></td>', '<td>—</td>'])
+    assert.deepEqual(pricingChanges(html, after).map(c => [c.changeType, c.summary]), [
+      ['price_change', 'Business: $24/user/month → $29/user/month (+21%); Team: “Audit log” removed']
+    ])
+  })
+
+  it('the yearly state of a toggle, and JSON-LD prices', () => {
+    const toggle = fixture('toggle')
+    const [yearly] = pricingChanges(toggle, edit(toggle, ['$24 <small>per month</small>', '$20 <small>per month</small>']))
+    assert.equal(yearly.summary, 'Studio: $24/month (billed yearly) → $20/month (billed yearly) (-17%)')
+    const jsonld = fixture('jsonld')
+    const after = jsonld.replaceAll('"29.00"', '"35.00"').replace('29,00 €', '35,00 €')
+    const [c] = pricingChanges(jsonld, after)
+    assert.equal(c.summary, 'Nimbus Plus: 29 €/month → 35 €/month (+21%)')
+  })
+
+  it('a price now per another period: the move, with no percentage between periods', () => {
+    const html = fixture('table')
+    const [c] = pricingChanges(html, edit(html, ['<td>$24</td>', '<td>$300/year</td>']))
+    assert.equal(c.summary, 'Business: $24/user/month → $300/year')
+  })
+})
+
+describe('noise does not move a table', () => {
+  it('plans re-ordered in the page', () => {
+    const html = fixture('cards')
+    assert.deepEqual(pricingChanges(html, reordered(html)), [])
+  })
+
+  it('every price shown in another currency (a currency switcher)', () => {
+    const html = fixture('cards')
+    const after = html.replaceAll('<span class="currency">$</span>', '<span class="currency">€</span>')
+      .replace('<option>USD</option><option>EUR</option>', '<option>EUR</option><option>USD</option>')
+    assert.deepEqual(pricingChanges(html, after), [])
+  })
+
+  it('a "save" badge that flips with the toggle', () => {
+    const html = fixture('toggle')
+    const after = edit(html, ['<button aria-selected="true">Monthly</button><button>Yearly <span class="save">Save 20%</span></button>',
+      '<button>Monthly</button><button aria-selected="true">Yearly</button><span class="save">Save 20%</span>'])
+    assert.deepEqual(pricingChanges(html, after), [])
+  })
+
+  it('a text edit beside the plans is still the text\'s change', () => {
+    const html = fixture('cards')
+    const changes = pricingChanges(html, edit(html, ['Start free. Upgrade when you need to.', 'Start free. No card needed.']))
+    assert.equal(changes.length, 1)
+    assert.equal(changes[0].changeType, 'content_change')
+    assert.equal(changes[0].diffData.pricing, undefined)
+  })
+})
+
+describe('money as price lists write it', () => {
+  it('per unit of usage, per hour and to six places', () => {
+    const read = (s: string) => findMoney(s).map(m => `${m.currency} ${m.amount} /${m.period}`)
+    assert.deepEqual(read('€0.0065 per GB-month'), ['€ 0.0065 /GB-month'])
+    assert.deepEqual(read('0,01 € / Go'), ['€ 0.01 /GB'])
+    assert.deepEqual(read('$0.50 per 1,000 requests'), ['$ 0.5 /1,000 requests'])
+    assert.deepEqual(read('$0.20 per million requests'), ['$ 0.2 /million requests'])
+    assert.deepEqual(read('€0.006/h, capped at €3.79/mo'), ['€ 0.006 /hour', '€ 3.79 /month'])
+    assert.deepEqual(read('$12 per user/month'), ['$ 12 /user/month'])
+  })
+
+  it('a table of plans as rows: its header names attributes, its rows are plans', () => {
+    const html = '<table><tr><th>Plan</th><th>Price</th><th>Included</th></tr>' +
+      '<tr><td>Starter</td><td>$19/month</td><td>3 projects</td></tr><tr><td>Pro</td><td>$49/month</td><td>20 projects</td></tr></table>'
+    assert.deepEqual(readPricing(html).table.plans.map(p => [p.name, p.prices[0].text, p.limits]), [
+      ['Starter', '$19/month', [{ name: 'project', value: '3' }]],
+      ['Pro', '$49/month', [{ name: 'project', value: '20' }]]
+    ])
+  })
+
+  it('periods as row labels or as columns are never plans; a table of parameters is no price list', () => {
+    const periods = '<table><tr><th></th><th>Basic</th><th>Pro</th></tr><tr><td>Monthly</td><td>$10</td><td>$20</td></tr>' +
+      '<tr><td>Yearly</td><td>$100</td><td>$200</td></tr></table>'
+    assert.deepEqual(readPricing(periods).table.plans.map(p => [p.name, p.prices.map(x => x.text)]),
+      [['Basic', ['$10/month', '$100/year']], ['Pro', ['$20/month', '$200/year']]])
+    const params = '<h2>Parameters</h2><table><tr><th>Name</th><th>Type</th><th>Description</th></tr>' +
+      '<tr><td>limit</td><td>integer</td><td>How many to return</td></tr><tr><td>cursor</td><td>string</td><td>Where to start</td></tr></table>'
+    assert.deepEqual(readPricing(params).table.plans, [])
+  })
+})

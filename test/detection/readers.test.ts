@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import { parse, stringify } from 'yaml'
+import { compareContent, readPage } from '../../src/detection/detect.js'
+import { READERS, readerOf } from '../../src/detection/readers.js'
+import { withReading } from '../../src/detection/structure.js'
+import { buildDiff } from '../../src/detection/diff.js'
+import { STRUCTURED_PAGE_TYPES } from '../../src/vocabulary/core.js'
+import type { DetectedChange, PageType } from '../../src/vocabulary/core.js'
+
+// The one rule of the structured readers (structure.ts, withReading), tried on every row
+// of the registry (readers.ts): a reader takes over only the changed lines it explains; a
+// text change it cannot explain stays with its own type and severity; a reader that
+// cannot read a version, or finds no move, leaves the text changes as they are without it.
+
+const fixture = (path: string) => readFileSync(new URL(`fixtures/${path}`, import.meta.url), 'utf8')
+const swap = (html: string, from: string, to: string) => {
+  assert.ok(html.includes(from), `the fixture holds ${from}`)
+  return html.replace(from, to)
+}
+const told = (changes: DetectedChange[]) => changes.map(c => `${c.changeType}/${c.severity}: ${c.summary}`)
+
+/** The changes with the page type's reader (both versions given), and without it (the text alone). */
+type Documents = { beforeDocument?: string, afterDocument?: string }
+
+function both (pageType: PageType, before: string, after: string, documents: Documents = {}) {
+  const [a, b] = [readPage(before, undefined, undefined, pageType), readPage(after, undefined, undefined, pageType)]
+  return {
+    read: compareContent(a.text, b, pageType, undefined, { before, after, ...documents }),
+    alone: compareContent(a.text, b, pageType)
+  }
+}
+
+/** Per reader: a page, an edit it explains, an edit it cannot, and a version it cannot read. */
+interface Row {
+  page: string
+  explained: (h: string) => string
+  unexplained: (h: string) => string
+  unreadable: string
+  documents?: (edit: boolean) => Documents
+}
+const ROWS: Record<string, Row> = {
+  pricing: {
+    page: fixture('pricing/plans-rows.html'),
+    explained: h => swap(h, '<td>$49/month</td>', '<td>$59/month</td>'),
+    unexplained: h => swap(h, 'All plans include SSL, daily backups and our uptime SLA.', 'All plans include SSL and weekly backups.'),
+    unreadable: '<html><body><main><h1>Pricing</h1><p>Our prices are changing. Talk to sales.</p></main></body></html>'
+  },
+  changelog: {
+    page: fixture('changelog/keep-a-changelog.html'),
+    explained: h => swap(h, '<h2>[2.3.0]', '<h2>[2.4.0] - 2026-11-20</h2><h3>Added</h3><ul><li>Webhooks for exports.</li></ul>\n<h2>[2.3.0]'),
+    unexplained: h => swap(h, 'The format is based on Keep a Changelog.', 'The format follows Keep a Changelog 1.1.'),
+    unreadable: '<html><body><main><h1>Changelog</h1><p>Our changelog moved to the blog.</p></main></body></html>'
+  },
+  api_docs: {
+    page: fixture('api/swagger-ui.html'),
+    explained: h => h,
+    unexplained: h => swap(h, '</body>', '<p>Questions? Write to api@petstore.example.test.</p></body>'),
+    unreadable: fixture('api/swagger-ui.html'),
+    documents: edit => {
+      const after = parse(fixture('api/petstore.yaml'))
+      if (edit) delete after.paths['/pets/{petId}'].delete
+      return { beforeDocument: fixture('api/petstore.yaml'), afterDocument: stringify(after) }
+    }
+  }
+}
+
+describe('the registry of structured readers', () => {
+  it('has one row per structured page type, and none for the others', () => {
+    assert.deepEqual(Object.keys(READERS).sort(), [...STRUCTURED_PAGE_TYPES].sort())
+    for (const type of ['features', 'terms', 'security', 'other'] as const) assert.equal(readerOf(type), undefined)
+    assert.deepEqual(Object.keys(ROWS).sort(), [...STRUCTURED_PAGE_TYPES].sort(), 'every row is tried below')
+  })
+})
+
+for (const type of STRUCTURED_PAGE_TYPES) {
+  const row = ROWS[type]
+  describe(`the ${type} reader never hides a change`, () => {
+    it('an edit it cannot explain is the text\'s change, as it is without the reader', () => {
+      const { read, alone } = both(type, row.page, row.unexplained(row.page), row.documents?.(false))
+      assert.ok(alone.length > 0)
+      assert.deepEqual(told(read), told(alone))
+    })
+
+    it('a version it cannot read: the text changes are what they are without it', () => {
+      const { read, alone } = both(type, row.page, row.unreadable, type === 'api_docs'
+        ? { beforeDocument: fixture('api/petstore.yaml'), afterDocument: 'not a description' }
+        : {})
+      assert.deepEqual(told(read), told(alone))
+    })
+
+    it('an edit it explains beside one it cannot: both are told, each its own', () => {
+      const after = row.unexplained(row.explained(row.page))
+      const { read, alone } = both(type, row.page, after, row.documents?.(true))
+      const text = both(type, row.page, row.unexplained(row.page), row.documents?.(false)).alone
+      // The reader's change comes first; the text's change that it cannot explain follows, as the text alone says it.
+      assert.equal(read.length, text.length + 1, told(read).join(' | '))
+      assert.ok(read[0].diffData.pricing ?? read[0].diffData.changelog ?? read[0].diffData.api)
+      assert.deepEqual(told(read.slice(1)), told(text))
+      assert.ok(alone.length >= 1)
+    })
+  })
+}
+
+describe('the rule on its own', () => {
+  const diff = buildDiff(
+    { lines: ['# Plans', 'Pro', '$49/month', 'For small teams.'], comparable: ['# Plans', 'Pro', '$49/month', 'For small teams.'] },
+    { lines: ['# Plans', 'Pro', '$59/month', 'For growing teams.'], comparable: ['# Plans', 'Pro', '$59/month', 'For growing teams.'] }
+  )
+  const classify = (d: typeof diff) => d.hunks.length === 0
+    ? []
+    : [{ changeType: 'content_change' as const, severity: 'low' as const, confidence: 0.7, summary: d.after, diffData: d }]
+
+  it('takes the lines it explains, leaves the others to the text', () => {
+    const changes = withReading(diff, {
+      changes: [{ changeType: 'price_change', severity: 'high', confidence: 0.9, summary: 'Pro: $49 → $59', diffData: {} }],
+      explains: line => /\$\d+/.test(line)
+    }, classify)
+    assert.deepEqual(changes.map(c => c.summary), ['Pro: $49 → $59', 'For growing teams.'])
+    assert.equal(changes[0].diffData.after, '$59/month')
+  })
+
+  it('explains nothing when it cannot read: the text as it is', () => {
+    assert.deepEqual(withReading(diff, undefined, classify).map(c => c.summary), ['$59/month\nFor growing teams.'])
+  })
+
+  it('a reader that finds no move and explains nothing changes nothing', () => {
+    assert.deepEqual(withReading(diff, { changes: [], explains: () => false }, classify).map(c => c.summary),
+      ['$59/month\nFor growing teams.'])
+  })
+})

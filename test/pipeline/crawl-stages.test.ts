@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { PNG } from 'pngjs'
+import type { Crawler, FetchedPage } from '../../src/crawl/crawler.js'
+import { FetchError } from '../../src/crawl/errors.js'
+import { PageAnalysis } from '../../src/pipeline/analysis.js'
+import { crawlPage, crawlTargetLoader, type CrawlDeps } from '../../src/pipeline/crawl-job.js'
+import { PipelineEvents, type ChangeDetected } from '../../src/pipeline/events.js'
+import { openStore, type Store } from '../../src/store/db.js'
+import { insertDomain } from '../../src/store/domains.js'
+import { insertOrg } from '../../src/store/orgs.js'
+import { addPages, updatePage } from '../../src/store/pages.js'
+import type { PageType } from '../../src/vocabulary/core.js'
+
+// The stages of one page's check (fetch → read → compare → record), run by crawlPage
+// with the crawler, its neighbour on the network side, answering from a script; the
+// database and the analysis threads are the real ones.
+
+const html = (body: string) =>
+  `<!doctype html><html lang="en"><head><title>Acme</title></head><body><main>${body}</main></body></html>`
+
+/** A white PNG with a dark box `boxWidth` pixels wide at its top left. */
+function picture (boxWidth: number): Buffer {
+  const png = new PNG({ width: 200, height: 200 })
+  png.data.fill(255)
+  for (let y = 0; y < 80; y++) {
+    for (let x = 0; x < boxWidth; x++) png.data.fill(0, (y * 200 + x) * 4, (y * 200 + x) * 4 + 3)
+  }
+  return PNG.sync.write(png)
+}
+
+/** What the scripted crawler answers next, and what it was asked. */
+interface Script {
+  page: (url: string, validators: { etag?: string | null }) => Partial<FetchedPage>
+  documents?: Record<string, { body: string, contentType: string }>
+}
+
+function scriptedCrawler (script: { current: Script }, asked: string[]): Crawler {
+  const answer = (url: string, part: Partial<FetchedPage>): FetchedPage => {
+    const body = part.html ?? ''
+    return {
+      url,
+      status: 200,
+      notModified: false,
+      html: body,
+      raw: Buffer.from(body),
+      contentType: 'text/html; charset=utf-8',
+      contentLanguage: null,
+      etag: null,
+      lastModified: null,
+      ...part
+    }
+  }
+  const fake = {
+    fetchPage: async (url: string, validators: { etag?: string | null } = {}) => {
+      asked.push(`fetch ${url}${validators.etag ? ` if-none-match ${validators.etag}` : ''}`)
+      return answer(url, script.current.page(url, validators))
+    },
+    renderPage: async (url: string) => {
+      asked.push(`render ${url}`)
+      return answer(url, script.current.page(url, {}))
+    },
+    fetchDocument: async (url: string) => {
+      asked.push(`document ${url}`)
+      const doc = script.current.documents?.[url]
+      if (!doc) throw new FetchError('HTTP_STATUS', `HTTP 404 from ${url}`, 404)
+      return { url, raw: Buffer.from(doc.body), contentType: doc.contentType }
+    }
+  }
+  return fake as unknown as Crawler
+}
+
+describe('a page check, stage by stage', () => {
+  let store: Store
+  let analysis: PageAnalysis
+  let deps: CrawlDeps
+  let orgId = ''
+  let domainId = ''
+  const script: { current: Script } = { current: { page: () => ({}) } }
+  const asked: string[] = []
+  const detected: ChangeDetected[] = []
+
+  before(async () => {
+    store = await openStore({ dataDir: 'memory://' })
+    analysis = new PageAnalysis(1)
+    const events = new PipelineEvents()
+    events.on('change.detected', e => detected.push(e))
+    deps = {
+      db: store.db,
+      crawler: scriptedCrawler(script, asked),
+      events,
+      targets: crawlTargetLoader(store.db),
+      analysis,
+      mayRender: true
+    }
+    orgId = (await insertOrg(store.db, { name: 'Acme', plan: 'pro', trialEndsAt: null, now: new Date() })).id
+    domainId = (await insertDomain(store.db, orgId, 'acme.test', null)).id
+  })
+  after(async () => {
+    await analysis?.close()
+    await store?.close()
+  })
+
+  const newPage = async (path: string, pageType: PageType = 'other') => {
+    const org = { id: orgId, plan: 'pro' } as Parameters<typeof addPages>[1]
+    const [row] = await store.db.transaction().execute(async tx =>
+      await addPages(tx, org, domainId, [{ url: `https://acme.test${path}`, pageType, confidence: 1, typedBy: 'person' }]))
+    return row
+  }
+  const check = async (pageId: string) => await crawlPage(deps, { orgId, domainId, pageId, url: '' })
+
+  it('the first check is the baseline; a 304 after it is not modified, and asks with the validator it was given', async () => {
+    const page = await newPage('/about')
+    script.current = { page: () => ({ html: html('<h1>About</h1><p>We make anvils.</p>'), etag: '"v1"' }) }
+    const first = await check(page.id)
+    assert.equal(first.outcome, 'baseline')
+    assert.equal(first.changesDetected, 0)
+    assert.ok(first.snapshotId)
+    assert.equal(first.pageCheck?.etag, '"v1"')
+    // The caller writes the check with the job's completion: here, by hand.
+    await store.db.updateTable('pages').set({ etag: '"v1"' }).where('id', '=', page.id).execute()
+
+    script.current = { page: (_url, v) => (v.etag === '"v1"' ? { notModified: true, status: 304, etag: '"v1"' } : {}) }
+    const second = await check(page.id)
+    assert.equal(second.outcome, 'not_modified')
+    assert.equal(second.snapshotId, first.snapshotId)
+    assert.equal(second.notModified, true)
+    assert.ok(asked.includes('fetch https://acme.test/about if-none-match "v1"'), asked.join('\n'))
+  })
+
+  it('the same text is unchanged; a new price is changed, recorded and announced once committed', async () => {
+    const page = await newPage('/plans', 'pricing')
+    const pricing = (pro: string) => html(`<h1>Pricing</h1><h2>Pro</h2><p class="price">${pro}/month</p>`)
+    script.current = { page: () => ({ html: pricing('$49') }) }
+    assert.equal((await check(page.id)).outcome, 'baseline')
+    const same = await check(page.id)
+    assert.equal(same.outcome, 'unchanged')
+    assert.equal(same.changed, false)
+
+    script.current = { page: () => ({ html: pricing('$59') }) }
+    const moved = await check(page.id)
+    assert.equal(moved.outcome, 'changed')
+    assert.equal(moved.changesDetected, 1)
+    const announced = detected.filter(e => e.pageId === page.id)
+    assert.equal(announced.length, 1)
+    assert.equal(announced[0].changeType, 'price_change')
+    const row = await store.db.selectFrom('changes').select('id').where('id', '=', announced[0].changeId)
+      .executeTakeFirst()
+    assert.ok(row, 'the change announced is in the database')
+  })
+
+  it('a change seen only in the picture is recorded when the page asks for it (visual threshold)', async () => {
+    const page = await newPage('/look')
+    await updatePage(store.db, page.id, { screenshots: true, visualThreshold: 5 })
+    const text = html('<h1>Our look</h1><p>Nothing in the words moves.</p>')
+    script.current = { page: () => ({ html: text, screenshot: picture(20) }) }
+    assert.equal((await check(page.id)).outcome, 'baseline')
+    assert.ok(asked.includes('render https://acme.test/look'), 'screenshots are taken in the browser')
+
+    script.current = { page: () => ({ html: text, screenshot: picture(20) }) }
+    assert.equal((await check(page.id)).outcome, 'unchanged', 'the same picture')
+
+    script.current = { page: () => ({ html: text, screenshot: picture(120) }) }
+    const looked = await check(page.id)
+    assert.equal(looked.outcome, 'changed')
+    const change = detected.find(e => e.pageId === page.id)
+    assert.match(change?.summary ?? '', /^The page looks different: \d+% of it changed/)
+  })
+
+  it('an API description that is none fails the page with its reason; the page records no snapshot', async () => {
+    const page = await newPage('/developers', 'api_docs')
+    const developers = html('<h1>Developers</h1><p><a href="/openapi.yaml">The OpenAPI description</a></p>')
+    script.current = {
+      page: () => ({ html: developers }),
+      documents: { 'https://acme.test/openapi.yaml': { body: '<html>Not found, try again</html>', contentType: 'text/html' } }
+    }
+    await assert.rejects(check(page.id), (err: FetchError) => err.code === 'BAD_DOCUMENT' &&
+      /openapi\.yaml/.test(err.message))
+    const row = await store.db.selectFrom('pages').select(['last_error', 'failure_code']).where('id', '=', page.id)
+      .executeTakeFirstOrThrow()
+    assert.match(row.last_error ?? '', /openapi\.yaml/)
+    const snapshots = await store.db.selectFrom('snapshots').select('id').where('page_id', '=', page.id).execute()
+    assert.equal(snapshots.length, 0)
+  })
+
+  it('a page gone or paused is skipped, and says why', async () => {
+    const page = await newPage('/paused')
+    await updatePage(store.db, page.id, { monitoringEnabled: false })
+    assert.deepEqual(await check(page.id), {
+      outcome: 'skipped', changed: false, changesDetected: 0, snapshotId: null, skipped: 'monitoring disabled'
+    })
+    const gone = await check('00000000-0000-4000-8000-000000000000')
+    assert.equal(gone.outcome, 'skipped')
+    assert.equal(gone.skipped, 'page no longer exists')
+  })
+})
