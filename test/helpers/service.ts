@@ -127,14 +127,21 @@ export async function waitForJob (api: ApiClient, id: string, ms = 30_000): Prom
 
 /** Waits until none of the caller's jobs is waiting, running or due for a retry. */
 export async function drainJobs (api: ApiClient, ms = 40_000): Promise<void> {
-  await eventually(
-    async () => {
-      const s = (await api.get('/api/jobs/stats')).body.data
-      return s.waiting + s.active + s.delayed === 0 ? true : undefined
-    },
-    ms,
-    'the queue to drain'
-  )
+  let last: unknown
+  try {
+    await eventually(
+      async () => {
+        const s = (await api.get('/api/jobs/stats')).body.data
+        last = s
+        return s.waiting + s.active + s.delayed === 0 ? true : undefined
+      },
+      ms,
+      'the queue to drain'
+    )
+  } catch (err) {
+    // What was left says whether the queue was stuck or slow.
+    throw new Error(`${(err as Error).message} (last seen: ${JSON.stringify(last)})`)
+  }
 }
 
 /**
