@@ -2,7 +2,9 @@ import { notFound } from '../../vocabulary/errors.js'
 import { type MeteredResource, type Org, PLANS, quotaSentence, USAGE_COLUMN } from '../../vocabulary/plans.js'
 import { currentPeriod } from '../../store/billing.js'
 import type { Db } from '../../store/db.js'
-import { UUID } from '../context.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../../vocabulary/errors.js'
+import { flashAndReturn, type Person, requireRole, UUID } from '../context.js'
 
 // What the app's routes for domains, pages and changes share: ids from paths, the page of
 // a long list, the notices that follow a form, and why a button is off.
@@ -55,3 +57,19 @@ export async function outOf (db: Db, org: Org, resource: MeteredResource, words:
   const period = await currentPeriod(db, org, new Date())
   return period[USAGE_COLUMN[resource]] >= limit ? quotaSentence(org, period, words, limit) : undefined
 }
+
+/**
+ * An editor's form action: done → where `action` says, with a notice; a refusal the person
+ * can fix → back to the page the form was on (`back`), which says why.
+ */
+export const formAction = (config: Parameters<typeof flashAndReturn>[0], back: (req: FastifyRequest) => string) =>
+  (action: (req: FastifyRequest & { person: Person }) => Promise<string>) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      requireRole(req, 'editor')
+      try {
+        return await reply.redirect(await action(req as FastifyRequest & { person: Person }), 303)
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
+        return await flashAndReturn(config, req, reply, err.message, back(req))
+      }
+    }

@@ -12,10 +12,10 @@ import { currentPeriod } from '../../store/billing.js'
 import { openChangesByDomain } from '../../store/changes.js'
 import { getDomainDetails, listDomainSummaries } from '../../store/domains.js'
 import { listBriefs } from '../../store/research.js'
-import { field, flashAndReturn, page, type Person, requireRole, viewerOf, type WebDeps } from '../context.js'
+import { field, flashAndReturn, page, requireRole, viewerOf, type WebDeps } from '../context.js'
 import { DomainList, DomainPage, type LineResult } from '../views/domains.js'
 import { html } from '../views/layout.js'
-import { id, notice, outOf } from './common.js'
+import { formAction, id, notice, outOf } from './common.js'
 
 // The domains: the list, adding one or several, a domain's page, and what can be done
 // to it (crawl now, discover again, research, add pages, export its pages, delete).
@@ -94,20 +94,7 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
   // Where the form that adds pages posts: its address, opened again, is the domain's page.
   app.get('/domains/:id/pages', async (req, reply) => await reply.redirect(`/app/domains/${id(req.params)}`, 303))
 
-  /**
-   * A form's action on a domain: done → back to the domain with a notice; a refusal the
-   * person can fix → back to the page the form was on, which says why.
-   */
-  const onDomain = (action: (req: FastifyRequest & { person: Person }) => Promise<string>) =>
-    async (req: FastifyRequest, reply: FastifyReply) => {
-      requireRole(req, 'editor')
-      try {
-        return await reply.redirect(await action(req as FastifyRequest & { person: Person }), 303)
-      } catch (err) {
-        if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
-        return await flashAndReturn(config, req, reply, err.message, `/app/domains/${id(req.params)}`)
-      }
-    }
+  const onDomain = formAction(config, req => `/app/domains/${id(req.params)}`)
 
   app.post('/domains/:id/crawl', onDomain(async req => {
     await crawlNow(ctx, req.person.org, id(req.params))

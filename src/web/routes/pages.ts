@@ -1,14 +1,14 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError, notFound } from '../../vocabulary/errors.js'
 import { PAGE_TYPES, type PageType, type RenderMode } from '../../vocabulary/core.js'
 import { requireDomain } from '../../services/domains.js'
 import { changePage, crawlPageNow, removePage } from '../../services/pages.js'
 import { pageTimeline, pageVersion, priceHistory, versionsCompared } from '../../services/page-history.js'
 import { findPage, onePageView } from '../../store/pages.js'
-import { field, flashAndReturn, page, type Person, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
+import { field, page, UUID, viewerOf, type WebDeps } from '../context.js'
 import { html } from '../views/layout.js'
 import { PageView } from '../views/page.js'
-import { id, lines, notice, outOf, pageOf } from './common.js'
+import { formAction, id, lines, notice, outOf, pageOf } from './common.js'
 
 // A watched page of its own: its state and failure, timeline, versions, two versions
 // compared, prices over time; its type, settings, a check now, and deleting it.
@@ -47,22 +47,8 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
     })))
   })
 
-  /**
-   * A page's form: done → where the action says, with a notice; a refusal the person can
-   * fix → back to the page the form was on, which says why.
-   */
-  const onPage = (action: (req: FastifyRequest & { person: Person }) => Promise<string>) =>
-    async (req: FastifyRequest, reply: FastifyReply) => {
-      requireRole(req, 'editor')
-      try {
-        return await reply.redirect(await action(req as FastifyRequest & { person: Person }), 303)
-      } catch (err) {
-        if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
-        const back = `/app/domains/${id(req.params)}/pages/${id(req.params, 'pageId')}`
-        return await flashAndReturn(config, req, reply, err.message, back)
-      }
-    }
   const pagePath = (req: FastifyRequest) => `/app/domains/${id(req.params)}/pages/${id(req.params, 'pageId')}`
+  const onPage = formAction(config, pagePath)
 
   app.post('/domains/:id/pages/:pageId/crawl', onPage(async req => {
     const { jobId } = await crawlPageNow(ctx, req.person.org, id(req.params), id(req.params, 'pageId'))
