@@ -15,6 +15,8 @@ import type { Db } from '../src/store/db.js'
 import { seedTenant } from './seed.js'
 
 const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 5)
+/** The jobs' reads are measured with the organisation's history at each of these sizes. */
+const JOB_HISTORIES = [10, Number(process.env.BENCH_API_JOBS ?? 100_000)]
 const CONNECTIONS = 20
 
 interface Load {
@@ -68,15 +70,25 @@ export async function apiBenchmark (target: string): Promise<void> {
       '/api/changes',
       '/api/usage'
     ]
+    // The jobs' reads, at a small history and at a large one (JOB_HISTORIES).
+    const jobPaths = async () => {
+      const one = (await sql<{ id: string }>`SELECT id FROM jobs WHERE org_id = ${org}::uuid LIMIT 1`
+        .execute(service.store.db)).rows[0].id
+      return ['/api/jobs', '/api/jobs?status=completed', `/api/jobs/${one}`, '/api/jobs/stats']
+    }
+    await seedJobs(service.store.db, org, JOB_HISTORIES[0])
     // The bare routes answer what the service answered, as objects for Fastify to serialise.
-    const bodies = new Map<string, unknown>()
-    for (const [i, path] of paths.entries()) {
+    // One route serving each answer by its number: routes cannot be added once Fastify listens.
+    const answers: unknown[] = []
+    bare.get<{ Params: { n: string } }>('/bare/:n', async req => answers[Number(req.params.n)])
+    const bareRoute = async (path: string) => {
       const res = await fetch(`${service.url}${path}`, { headers: auth })
       if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status}`)
-      const body = await res.json()
-      bodies.set(path, body)
-      bare.get(`/bare/${i}`, async () => body)
+      answers.push(await res.json())
+      return `/bare/${answers.length - 1}`
     }
+    const bareOf = new Map<string, string>()
+    for (const path of paths) bareOf.set(path, await bareRoute(path))
     const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' })
     await load.ready
 
@@ -102,22 +114,30 @@ export async function apiBenchmark (target: string): Promise<void> {
     }
     const target = embedded ? 0.15 : 0.25
     const ratios: number[] = []
-    for (const [i, path] of paths.entries()) {
+    /** One line of the table: `path` of the service beside the bare route `reference` that serves its JSON. */
+    const compare = async (label: string, path: string, reference: string) => {
       // BENCH_API_ONLY=/api/domains/:id measures that path alone (for profiling one).
-      if (process.env.BENCH_API_ONLY && path.replace(domain, ':id') !== process.env.BENCH_API_ONLY) continue
+      if (process.env.BENCH_API_ONLY && !label.startsWith(process.env.BENCH_API_ONLY)) return
       const ours = await measure(`${service.url}${path}`, auth)
       // BENCH_API_SKIP_BARE=1 leaves the reference out (for profiling the service alone).
-      const reference = process.env.BENCH_API_SKIP_BARE
-        ? { perSecond: NaN }
-        : await measure(`${bareUrl}/bare/${i}`, {})
-      const ratio = ours.perSecond / reference.perSecond
+      const bareLoad = process.env.BENCH_API_SKIP_BARE ? { perSecond: NaN } : await measure(reference, {})
+      const ratio = ours.perSecond / bareLoad.perSecond
       ratios.push(ratio)
-      const label = path.replace(domain, ':id')
       console.log(
-        `  ${label.padEnd(36)} ${ours.perSecond.toFixed(0).padStart(7)} ${`${ours.p50}`.padStart(4)}ms ` +
-        `${`${ours.p99}`.padStart(4)}ms ${ours.cpuMs.toFixed(2).padStart(6)}ms ${reference.perSecond.toFixed(0).padStart(10)} ` +
+        `  ${label.padEnd(40)} ${ours.perSecond.toFixed(0).padStart(7)} ${`${ours.p50}`.padStart(4)}ms ` +
+        `${`${ours.p99}`.padStart(4)}ms ${ours.cpuMs.toFixed(2).padStart(6)}ms ${bareLoad.perSecond.toFixed(0).padStart(10)} ` +
         `${ratio.toFixed(2).padStart(6)}`
       )
+    }
+    for (const path of paths) await compare(path.replace(domain, ':id'), path, `${bareUrl}${bareOf.get(path)!}`)
+    // The jobs' reads at each history size, each beside a bare route serving that size's answer.
+    for (const [i, jobs] of JOB_HISTORIES.entries()) {
+      if (i > 0) await seedJobs(service.store.db, org, jobs - JOB_HISTORIES[i - 1])
+      for (const path of await jobPaths()) {
+        const reference = await bareRoute(path)
+        const label = `${path.replace(/jobs\/[0-9a-f-]{36}/, 'jobs/:id')} (${jobs.toLocaleString('en')} jobs)`
+        await compare(label, path, `${bareUrl}${reference}`)
+      }
     }
     const health = await measure(`${service.url}/healthz`, {})
     console.log(`  ${'/healthz (no key, no database)'.padEnd(36)} ${health.perSecond.toFixed(0).padStart(7)} ` +
@@ -129,6 +149,29 @@ export async function apiBenchmark (target: string): Promise<void> {
     await service.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }
+}
+
+/**
+ * `n` more jobs of the organisation's history, as the queue leaves them: crawls and
+ * discoveries of the last week, most completed, some failed, a few waiting or running.
+ */
+async function seedJobs (db: Db, org: string, n: number): Promise<void> {
+  await sql`
+    WITH p AS (SELECT array_agg(id) AS ids, array_agg(domain_id) AS domains, array_agg(url) AS urls, count(*)::int AS n
+      FROM pages WHERE org_id = ${org}::uuid)
+    INSERT INTO jobs (id, org_id, domain_id, page_id, name, url, state, start_after, attempts_made, max_attempts,
+      processed_at, finished_at, failed_reason, return_value, created_at)
+    SELECT gen_random_uuid(), ${org}::uuid, p.domains[1 + g % p.n], p.ids[1 + g % p.n], 'crawl.page', p.urls[1 + g % p.n],
+      s.state, now() - (g || ' seconds')::interval, 1, 3, now() - (g || ' seconds')::interval,
+      CASE WHEN s.state IN ('completed', 'failed') THEN now() - (g || ' seconds')::interval END,
+      CASE WHEN s.state = 'failed' THEN 'HTTP 503 from ' || p.urls[1 + g % p.n] END,
+      CASE WHEN s.state = 'completed' THEN '{"outcome": "unchanged", "changed": false}'::jsonb END,
+      now() - (g * 6 || ' seconds')::interval
+    FROM p, generate_series(1, ${n}::int) AS g
+    CROSS JOIN LATERAL (SELECT CASE WHEN g % 50 = 0 THEN 'failed' WHEN g % 997 = 0 THEN 'waiting'
+      ELSE 'completed' END AS state) s`.execute(db)
+  // As the queue does after every thousand crawls queued (see JobQueue.refreshFetchStatistics).
+  await sql`ANALYZE jobs`.execute(db)
 }
 
 /** The benchmark's tenant (see seedTenant) with 2,000 changes among its pages. */

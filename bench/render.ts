@@ -7,6 +7,9 @@
 // pages at the same concurrency (a fresh context per page, read once the network is idle
 // as Playwright defines it, no picture), the way a script that reads rendered pages would.
 // BENCH_RENDER_PAGES (default 200) sets the site's size; BROWSER_CONCURRENCY (default 2).
+// BENCH_RENDER_NOISE=1: the recrawl is a noisy one, as on the real web: every page's noise
+// moves (its "updated … ago", its build id, the order of its rotating testimonials) and a
+// tenth of the pages change for real.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -18,13 +21,23 @@ import { apiClient, freePort, startService, stopServices, untilReady } from './s
 
 const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200)
 const CONCURRENCY = Number(process.env.BROWSER_CONCURRENCY ?? 2)
+const NOISY = Boolean(process.env.BENCH_RENDER_NOISE)
 const fmt = (n: number, d = 1) => n.toFixed(d)
 const mb = (bytes: number) => `${fmt(bytes / 1048576, 0)} MB`
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]
 
-/** A pricing page that is empty until its script runs; `version` moves its prices. */
-const page = (n: number, version: number) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
+const QUOTES = [
+  '<h3>Ada, CTO</h3><p>We moved our whole build to it in a week and never looked back.</p>',
+  '<h3>Grace, engineer</h3><p>The support team answered every question within the hour.</p>',
+  '<h3>Linus, founder</h3><p>Pricing that stays predictable as the team grows.</p>'
+]
+
+/**
+ * A pricing page that is empty until its script runs; `version` moves its prices, `noise`
+ * what moves on every visit without the page changing.
+ */
+const page = (n: number, version: number, noise = 0) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Pricing ${n}</title>
 <style>body{font:16px sans-serif;margin:40px} .plan{display:inline-block;width:30%;border:1px solid #ccc;margin:4px;padding:8px}</style></head>
 <body><div id="root"></div><script>
@@ -32,7 +45,9 @@ const plans = [['Starter', ${9 + (n % 7) + version}], ['Team', ${29 + (n % 11)}]
 document.getElementById('root').innerHTML = '<h1>Plans for team ' + ${n} + '</h1>' +
   plans.map(([name, price]) => '<div class="plan"><h2>' + name + '</h2><p>$' + price + '/month</p><ul>' +
     Array.from({ length: 8 }, (_, i) => '<li>Feature ' + i + ' of ' + name + '</li>').join('') + '</ul></div>').join('') +
-  '<p>' + 'All plans include unlimited projects and email support. '.repeat(30) + '</p>'
+  '<p>' + 'All plans include unlimited projects and email support. '.repeat(30) + '</p>' +
+  '<section><h2>What teams say</h2>' + ${JSON.stringify([...QUOTES.slice(noise % 3), ...QUOTES.slice(0, noise % 3)].join(''))} +
+  '</section><footer><p>Prices updated ${noise + 2} minutes ago. Build ${(0x9a3f00a1b2c3 + noise * 7919).toString(16)}</p></footer>'
 </script></body></html>`
 
 /** Proportional set size of a process, in bytes (its share of pages it shares with others). */
@@ -59,6 +74,7 @@ function browsers (): { bytes: number, processes: number } {
 }
 
 const versions = new Map<number, number>()
+let noise = 0
 const site = createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0]
   if (path === '/robots.txt') {
@@ -80,7 +96,7 @@ const site = createServer((req, res) => {
     return
   }
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-  res.end(page(n, versions.get(n) ?? 0))
+  res.end(page(n, versions.get(n) ?? 0, noise))
 })
 await new Promise<void>(resolve => site.listen(0, '127.0.0.1', resolve))
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
@@ -150,6 +166,7 @@ await settled()
 const baselineSeconds = (performance.now() - t0) / 1000
 
 for (let n = 0; n < PAGES; n += 10) versions.set(n, 1)
+if (NOISY) noise = 1
 t0 = performance.now()
 const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
 await settled()
@@ -170,7 +187,8 @@ rmSync(dataDir, { recursive: true, force: true })
 const rate = crawl.queued / seconds
 console.log(`Rendered checks end to end: ${PAGES} script-built pages, ${CONCURRENCY} renders at a time, politeness lifted`)
 console.log(`  discovery + baselines        ${fmt(baselineSeconds).padStart(8)} s   (${rendered} pages read in the browser)`)
-console.log(`  recrawl, a tenth changed     ${fmt(rate, 2).padStart(8)} checks/s   (goal ≥ 3, and ≥ 0.5 × the bare browser)`)
+console.log(`  recrawl, a tenth changed${NOISY ? ', every page\'s noise moved' : ''}`)
+console.log(`                               ${fmt(rate, 2).padStart(8)} checks/s   (goal ≥ 3, and ≥ 0.5 × the bare browser)`)
 console.log(`  bare browser, same pages     ${fmt(bareRate, 2).padStart(8)} renders/s   ratio ${fmt(rate / bareRate, 2)}`)
 console.log(`  job active p50 / p95         ${fmt(percentile(active, 0.5), 2).padStart(8)} / ${fmt(percentile(active, 0.95), 2)} s`)
 console.log(`  pages with a change          ${String(changed).padStart(8)}   (expected ${Math.ceil(PAGES / 10) + 1}: / is page 0 too); failed jobs ${jobs.filter(j => j.state === 'failed').length}`)

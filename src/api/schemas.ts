@@ -315,6 +315,13 @@ export const ListMeta = Type.Object(
           'changes only: true when total is a lower bound (more than 1,000 match, or counting ran out of its time ' +
           'budget)'
       })
+    ),
+    nextCursor: Type.Optional(
+      Type.String({
+        description:
+          'jobs only: present when more jobs follow; pass it as `cursor` to read the next page at the same cost ' +
+          'whatever its depth (keyset pagination; `page` skips its way there)'
+      })
     )
   },
   { $id: 'ListMeta', title: 'ListMeta' }

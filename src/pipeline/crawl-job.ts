@@ -15,7 +15,7 @@ import {
   clearFailureAlert, loadCrawlTargets, recordChange, recordFailure, recordRenderDecision, typeFromContent,
   type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
-import { saveScreenshot, screenshotOf } from '../store/screenshots.js'
+import { pictureAsOf, saveScreenshot } from '../store/screenshots.js'
 import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
 import { AnalysisTimeout, type PageAnalysis, type PageReading } from './analysis.js'
@@ -88,7 +88,14 @@ interface Crawl {
 interface Fetched {
   page: FetchedPage
   document: PageDocument | undefined
-  readInBrowser: { html: string, reading: Promise<PageReading> } | undefined
+  readInBrowser: ReadInBrowser | undefined
+}
+
+/** A rendered page read while still open; compared too when its text moved, to know whether it changed. */
+interface ReadInBrowser {
+  html: string
+  reading: Promise<PageReading>
+  compared?: Promise<DetectedChange[]>
 }
 
 /** What the compare stage found: the new snapshot's contents and the changes to record with it. */
@@ -124,8 +131,8 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   try {
     const check = await checkedNow(crawl, fetched.page)
     if (fetched.page.notModified && crawl.previous) return await unchanged(crawl, check, 'not_modified')
-    const { reading, document } = await readStage(crawl, fetched)
-    const compared = await compareStage(crawl, fetched.page, reading, document)
+    const { reading, document, early } = await readStage(crawl, fetched)
+    const compared = await compareStage(crawl, fetched.page, reading, document, early)
     if (!compared) return await unchanged(crawl, check, 'unchanged')
     return await recordStage(crawl, fetched.page, reading, compared, check)
   } catch (err) {
@@ -142,13 +149,21 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
 async function fetchStage (crawl: Crawl): Promise<Fetched> {
   const { deps, page, previous, structured, reader } = crawl
   // A rendered page is read while it is still open, to know whether its picture is wanted.
-  let readInBrowser: Fetched['readInBrowser']
+  let readInBrowser: ReadInBrowser | undefined
   const picture = pictureWanted(page, previous !== undefined, async html => {
     const reading = readPage(crawl, Buffer.from(html, 'utf8'), RENDERED_TYPE, null, undefined)
     // Not every reading begun here is used (the page moved on, a document came with it).
     reading.catch(() => {})
-    readInBrowser = { html, reading }
-    return (await reading).snapshot !== undefined
+    const seen: ReadInBrowser = { html, reading }
+    readInBrowser = seen
+    const read = await reading
+    if (!read.snapshot) return false
+    // Noise that moved is no change, and takes no picture; a comparison that cannot be made now takes one.
+    const compared = compareEarly(crawl, read.snapshot)
+    if (!compared) return true
+    compared.catch(() => {})
+    seen.compared = compared
+    return (await compared).length > 0
   })
   try {
     // A page read with a document is fetched whole: the document may have moved when the page did not.
@@ -230,11 +245,12 @@ async function readPage (
  */
 async function readStage (
   crawl: Crawl, { page: fetched, document, readInBrowser }: Fetched
-): Promise<{ reading: PageReading, document: PageDocument | undefined }> {
-  const reading = readInBrowser?.html === fetched.html && !document
-    ? await readInBrowser.reading
+): Promise<{ reading: PageReading, document: PageDocument | undefined, early?: Promise<DetectedChange[]> }> {
+  const inBrowser = readInBrowser?.html === fetched.html && !document ? readInBrowser : undefined
+  const reading = inBrowser
+    ? await inBrowser.reading
     : await readPage(crawl, fetched.raw, fetched.contentType, fetched.contentLanguage, document)
-  if (!reading.documentError || !document) return { reading, document }
+  if (!reading.documentError || !document) return { reading, document, early: inBrowser?.compared }
   if (crawl.reader?.failsThePage) {
     throw new FetchError('BAD_DOCUMENT', `${crawl.reader.name} ${document.url}: ${reading.documentError}`)
   }
@@ -249,11 +265,12 @@ async function readStage (
  * picture to keep.
  */
 async function compareStage (
-  crawl: Crawl, fetched: FetchedPage, reading: PageReading, document: PageDocument | undefined
+  crawl: Crawl, fetched: FetchedPage, reading: PageReading, document: PageDocument | undefined,
+  early: Promise<DetectedChange[]> | undefined
 ): Promise<Compared | undefined> {
   const { deps, page, previous } = crawl
   const shot = fetched.screenshot ? { image: fetched.screenshot, ...pngSize(fetched.screenshot) } : undefined
-  const previousShot = shot && previous ? await screenshotOf(deps.db, previous.id) : undefined
+  const previousShot = shot && previous ? await pictureAsOf(deps.db, page.id, previous.id) : undefined
   const visual = shot && previousShot
     ? await deps.analysis.compareScreenshots(previousShot.image, shot.image)
     : undefined
@@ -261,9 +278,9 @@ async function compareStage (
     const pageType = page.page_type_source === 'address'
       ? await typeFromRead(deps.db, page, reading.title, reading.snapshot)
       : page.page_type
-    const detected = previous
-      ? await compareWithPrevious(crawl, previous.id, pageType, reading.snapshot, fetched, document)
-      : []
+    const detected = !previous
+      ? []
+      : await (early ?? compareWithPrevious(crawl, previous.id, pageType, reading.snapshot, fetched, document))
     return {
       text: reading.snapshot.text,
       rawGzip: reading.snapshot.rawGzip,
@@ -359,6 +376,20 @@ async function compareWithPrevious (
     : undefined
   const pages = documents ?? (before.page && { before: before.page, after })
   return await deps.analysis.compare(before.text, current, pageType, page.noise_rules, pages)
+}
+
+/**
+ * The comparison made while a rendered page is still open, to know whether to take its
+ * picture: that of a page read as plain text, of its own type. Undefined where it
+ * cannot be made alone (no previous snapshot, a structured reader that reads the page's
+ * HTML, a type still to be read from the page).
+ */
+function compareEarly (crawl: Crawl, snapshot: NonNullable<PageReading['snapshot']>) {
+  const { deps, page, previous, structured } = crawl
+  if (!previous || structured || page.page_type_source === 'address') return undefined
+  const { text, language, priceLines } = snapshot
+  return (async () => await deps.analysis.compare(
+    await snapshotText(deps.db, previous.id), { text, language, priceLines }, page.page_type, page.noise_rules))()
 }
 
 /** A page typed from its address alone (added by hand without a type) is typed from what it says; its new type. */

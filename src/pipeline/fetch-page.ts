@@ -35,17 +35,17 @@ export type PageDocument = Awaited<ReturnType<Crawler['fetchDocument']>>
  * Whether a render takes the page's picture. Taking, decoding and storing a full-page
  * picture costs more than the rest of a check, so it is taken where it is used: on every
  * render of a page with a visual threshold (a change may show only in the picture) or
- * whose last snapshot has none (its next change needs a "before"); otherwise only when
- * the text moved (`textMoved`, asked while the page is open), as the evidence of that
- * change and the "before" of the next one.
+ * that has none yet (its next change needs a "before"); otherwise only when the compared
+ * text changed (`textChanged`, asked while the page is open: a change, not noise that
+ * moved), as the evidence of that change and the "before" of the next one.
  */
 export function pictureWanted (
-  page: Pick<CrawlTarget, 'visual_threshold' | 'previous_pictured'>,
+  page: Pick<CrawlTarget, 'visual_threshold' | 'page_pictured'>,
   hasPrevious: boolean,
-  textMoved: (html: string) => Promise<boolean>
+  textChanged: (html: string) => Promise<boolean>
 ): RenderRequest['screenshot'] {
-  if (page.visual_threshold !== null || !hasPrevious || page.previous_pictured !== true) return true
-  return textMoved
+  if (page.visual_threshold !== null || !hasPrevious || page.page_pictured !== true) return true
+  return textChanged
 }
 
 type RenderTarget = Pick<CrawlTarget, 'screenshots' | 'rendered_with' | 'render_reason'>

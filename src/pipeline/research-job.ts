@@ -1,5 +1,5 @@
 import { PLANS } from '../vocabulary/plans.js'
-import { QUEUE, type ResearchJobData } from '../queue/queues.js'
+import type { ResearchJobData } from '../queue/queues.js'
 import { failedJobs, setJobProgress } from '../queue/job-records.js'
 import { giveBackCredit } from '../services/research.js'
 import type { Db } from '../store/db.js'
@@ -48,7 +48,7 @@ export async function settleAbandonedBriefs (db: Db): Promise<number> {
   const open = await unfinishedBriefs(db, SWEEP)
   const briefOf = new Map(open.map(b => [b.jobId, b.id]))
   let refunded = 0
-  for (const job of await failedJobs(db, QUEUE.research, [...briefOf.keys()])) {
+  for (const job of await failedJobs(db, [...briefOf.keys()])) {
     if (await giveBackCredit(db, briefOf.get(job.id)!, job.reason)) refunded++
   }
   return refunded

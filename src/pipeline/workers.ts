@@ -4,7 +4,7 @@ import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
 import { BatchedCompletions } from '../queue/completions.js'
-import { forgetOldJobRecords } from '../queue/job-records.js'
+import { forgetOldJobRecords, sweepJobStates } from '../queue/job-records.js'
 import type { Job } from '../queue/puller.js'
 import { type JobQueue } from '../queue/queue.js'
 import { QUEUE, type CrawlJobData, type DiscoverJobData, type ResearchJobData } from '../queue/queues.js'
@@ -108,8 +108,12 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   })
 
   await queue.work(QUEUE.tick, 1, async () => {
-    const r = { ...await runSchedulerTick(deps.db, queue), briefsRefunded: await settleAbandonedBriefs(deps.db) }
-    if (r.queued > 0 || r.paused > 0 || r.briefsRefunded > 0) deps.log.info(r, 'scheduler tick')
+    // Job records first: a research job that expired is failed there before its brief is settled.
+    const jobsSwept = await sweepJobStates(deps.db)
+    const r = {
+      ...await runSchedulerTick(deps.db, queue), jobsSwept, briefsRefunded: await settleAbandonedBriefs(deps.db)
+    }
+    if (r.queued > 0 || r.paused > 0 || r.briefsRefunded > 0 || jobsSwept > 0) deps.log.info(r, 'scheduler tick')
     return r
   })
   await queue.work(QUEUE.retention, 1, async () => {

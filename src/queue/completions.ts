@@ -72,14 +72,18 @@ export class BatchedCompletions<W> {
     const writes = batch.flatMap(({ write: w }) => (w !== undefined ? [w] : []))
     const jobRows = JSON.stringify(batch.map(c => ({ job_id: c.jobId, output: c.output })))
     // One statement, so one round trip and atomic without a transaction. The job update
-    // is pg-boss 10's completeJobs with an output per job, its rows found by primary key.
+    // is pg-boss 10's completeJobs with an output per job, its rows found by primary key;
+    // the job's record (see job-records.ts) says so in the same statement.
     await sql`
       WITH written AS (${this.statement(writes)}), completed AS (
         UPDATE pgboss.job j SET completed_on = now(), state = 'completed', output = d.output
         FROM jsonb_to_recordset(${jobRows}::jsonb) AS d (job_id uuid, output jsonb)
         WHERE j.name = ${this.queue} AND j.id = ANY(${batch.map(c => c.jobId)}::uuid[])
           AND j.id = d.job_id AND j.state = 'active'
-        RETURNING j.id
+        RETURNING j.id, j.completed_on, j.output
+      ), recorded AS (
+        UPDATE jobs r SET state = 'completed', finished_at = c.completed_on, return_value = c.output
+        FROM completed c WHERE r.id = c.id
       )
       SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM completed) AS completed`.execute(this.db)
   }

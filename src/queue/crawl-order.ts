@@ -4,7 +4,7 @@ import type { Tx } from '../store/db.js'
 import { planTurns } from '../store/host-pace.js'
 import { lockPages } from '../store/pages.js'
 import type { Job, JobPicker } from './puller.js'
-import { CRAWL_QUEUES, type CrawlJobData } from './queues.js'
+import type { CrawlJobData } from './queues.js'
 
 // The order crawls are taken in: fair between organisations and their hosts when
 // queued (a turn and a rank each), and only of free hosts when taken (FETCH_CRAWLS).
@@ -58,16 +58,23 @@ export const FETCH_CRAWLS = `
   ), claimed AS (
     UPDATE host_pace SET claimed_until = clock_timestamp() + $5::int * interval '1 millisecond'
     WHERE $5::int > 0 AND host IN (SELECT host FROM next)
+  ), taken AS (
+    UPDATE pgboss.job j SET state = 'active', started_on = now(),
+      retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
+    FROM next WHERE j.name = $1 AND j.id = next.id
+    RETURNING j.*
+  ), recorded AS (
+    -- The job's record says so in the same statement (see job-records.ts).
+    UPDATE jobs r SET state = 'active', processed_at = t.started_on, attempts_made = t.retry_count + 1
+    FROM taken t WHERE r.id = t.id
   )
-  UPDATE pgboss.job j SET state = 'active', started_on = now(),
-    retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
-  FROM next WHERE j.name = $1 AND j.id = next.id
-  RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds", j.policy, j.state,
+  SELECT j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds", j.policy, j.state,
     j.priority, j.retry_limit AS "retryLimit", j.retry_count AS "retryCount", j.retry_delay AS "retryDelay",
     j.retry_backoff AS "retryBackoff", j.start_after AS "startAfter", j.started_on AS "startedOn",
     j.singleton_key AS "singletonKey", j.singleton_on AS "singletonOn", j.expire_in AS "expireIn",
     j.created_on AS "createdOn", j.completed_on AS "completedOn", j.keep_until AS "keepUntil",
-    j.dead_letter AS "deadLetter", j.output`
+    j.dead_letter AS "deadLetter", j.output
+  FROM taken j`
 
 /** Milliseconds until one of the next waiting crawls may be taken: its start reached and its host's. */
 const CRAWLS_DUE_IN = `
@@ -116,9 +123,9 @@ export async function crawlTurns (
 export async function crawlRanks (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, number>> {
   const orgs = [...new Set(crawls.map(c => c.orgId))]
   const { rows } = await sql<{ org_id: string, host: string, waiting: number }>`
-    SELECT j.org_id, ${sql.raw(jobHost('q'))} AS host, count(*)::int AS waiting
-    FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ANY(${CRAWL_QUEUES}::text[])
-    WHERE j.org_id = ANY(${orgs}::uuid[]) AND q.state < 'active' GROUP BY 1, 2`.execute(tx)
+    SELECT org_id, substring(url from '^[a-z]+://([^/?#]+)') AS host, count(*)::int AS waiting
+    FROM jobs WHERE org_id = ANY(${orgs}::uuid[]) AND state = 'waiting' AND name = 'crawl.page'
+    GROUP BY 1, 2`.execute(tx)
   const key = (org: string, host: string) => `${org} ${host}`
   const next = new Map(rows.map(r => [key(r.org_id, r.host), r.waiting]))
   const hostsOf = new Map<string, Set<string>>()
@@ -144,8 +151,7 @@ export async function freshCrawls (
   const ids = pages.map(p => p.pageId)
   const exists = await lockPages(tx, ids)
   const pending = await sql<{ page_id: string }>`
-    SELECT j.page_id FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name = ANY(${CRAWL_QUEUES}::text[])
-    WHERE j.page_id = ANY(${ids}::uuid[]) AND q.state IN ('created', 'retry', 'active')`.execute(tx)
+    SELECT page_id FROM jobs WHERE page_id = ANY(${ids}::uuid[]) AND state IN ('waiting', 'active')`.execute(tx)
   const busy = new Set(pending.rows.map(r => r.page_id))
   const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
   for (const p of fresh) queued.set(p.pageId, randomUUID())

@@ -1,11 +1,14 @@
-import { sql, type Insertable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
 import type { JobName, JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import type { JobsTable } from '../store/schema.js'
 
-// The jobs a client sees (GET /api/jobs): our `jobs` row (tenant, page, progress) over
-// pg-boss's own record of the job, whichever of its tables holds it now. A page's crawl
-// is `crawl.page` to the client whether it runs on that queue or on `crawl.render`.
+// The jobs a client sees (GET /api/jobs), from our `jobs` row alone: its tenant, page and
+// progress, and its state as the queue last changed it. The queue's own tables hold the
+// truth while a job runs; each change is written here in the same transaction as the
+// queue's (recordJobStates, and inline in the crawls' fetch and completion statements),
+// and the scheduler's tick catches what no worker saw (an expiry: sweepJobStates). So no
+// read joins pg-boss's tables, and a list costs the same at 10 jobs and at 100,000.
 
 export interface JobView {
   id: string
@@ -25,60 +28,66 @@ export interface JobView {
   returnValue: Record<string, unknown> | null
 }
 
-// The contract's job states over pg-boss's: created/retry are waiting once due and
-// delayed before; cancelled counts as failed. A job lives in pgboss.job, then in
-// pgboss.archive; our `jobs` row holds the tenant and the progress.
-const jobsView = sql`
-  SELECT j.id::text AS id, j.org_id, j.name, j.url, j.domain_id, j.page_id, j.progress, j.created_at,
-    CASE
-      WHEN q.state IN ('created', 'retry') AND q.start_after > now() THEN 'delayed'
-      WHEN q.state IN ('created', 'retry') THEN 'waiting'
-      WHEN q.state = 'cancelled' THEN 'failed'
-      ELSE q.state::text
-    END AS state,
-    CASE WHEN q.state = 'created' THEN 0 ELSE q.retry_count + 1 END AS attempts_made,
-    q.retry_limit + 1 AS max_attempts,
-    q.started_on, q.completed_on, q.output, q.state::text AS raw_state
-  FROM jobs j
-  JOIN LATERAL (
-    SELECT state, retry_count, retry_limit, start_after, started_on, completed_on, output
-    FROM pgboss.job WHERE id = j.id AND (name = j.name OR (j.name = 'crawl.page' AND name = 'crawl.render'))
-    UNION ALL
-    SELECT state, retry_count, retry_limit, start_after, started_on, completed_on, output
-    FROM pgboss.archive WHERE id = j.id AND (name = j.name OR (j.name = 'crawl.page' AND name = 'crawl.render'))
-    LIMIT 1
-  ) q ON true`
+/** The queues whose jobs have a record here; a page's crawl is `crawl.page` whichever of its two queues runs it. */
+export const RECORDED_QUEUES: readonly string[] = ['crawl.page', 'crawl.render', 'discover.pages', 'research.domain']
+
+/**
+ * A record's state from its job in the queue (`q`, a row of pgboss.job): created or
+ * retry is waiting (delayed while start_after is to come), cancelled counts as failed;
+ * a failure's reason is its worker's message or pg-boss's own (an expiry's is under `value`).
+ */
+const QUEUE_STATE = sql`CASE WHEN q.state IN ('created', 'retry') THEN 'waiting' WHEN q.state = 'active' THEN 'active'
+  WHEN q.state = 'completed' THEN 'completed' ELSE 'failed' END`
+const QUEUE_ATTEMPTS = sql`CASE WHEN q.state = 'created' THEN 0 ELSE q.retry_count + 1 END`
+const STATE_FROM_QUEUE = sql`
+  state = ${QUEUE_STATE},
+  start_after = q.start_after,
+  attempts_made = ${QUEUE_ATTEMPTS},
+  max_attempts = q.retry_limit + 1,
+  processed_at = q.started_on,
+  finished_at = CASE WHEN q.state IN ('completed', 'failed', 'cancelled') THEN q.completed_on END,
+  failed_reason = CASE WHEN q.state IN ('failed', 'retry', 'cancelled') AND jsonb_typeof(q.output) = 'object'
+    THEN coalesce(q.output->>'message', q.output->'value'->>'message', q.output::text) END,
+  return_value = CASE WHEN q.state = 'completed' AND jsonb_typeof(q.output) = 'object' THEN q.output END`
+
+/** Writes the queue's state of jobs `ids` to their records: in the transaction that changed it. */
+export async function recordJobStates (tx: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return
+  await sql`UPDATE jobs j SET ${STATE_FROM_QUEUE}
+    FROM pgboss.job q WHERE q.name = ANY(${RECORDED_QUEUES}::text[]) AND q.id = ANY(${ids}::uuid[]) AND j.id = q.id`
+    .execute(tx)
+}
+
+/**
+ * Brings unfinished records up to date with changes no worker wrote: an attempt that
+ * expired (pg-boss's maintenance fails or retries it), a process that died between the
+ * queue's change and ours. Returns how many records changed.
+ */
+export async function sweepJobStates (db: Db): Promise<number> {
+  const { numAffectedRows } = await sql`UPDATE jobs j SET ${STATE_FROM_QUEUE}
+    FROM pgboss.job q
+    WHERE j.state IN ('waiting', 'active') AND q.name = ANY(${RECORDED_QUEUES}::text[]) AND q.id = j.id
+      AND (j.state, j.start_after, j.attempts_made) IS DISTINCT FROM (${QUEUE_STATE}, q.start_after, ${QUEUE_ATTEMPTS})`
+    .execute(db)
+  return Number(numAffectedRows ?? 0)
+}
 
 const JOB_TYPES: Record<JobName, JobView['type']> = {
   'crawl.page': 'crawl',
   'discover.pages': 'discover',
   'research.domain': 'research'
 }
+const NAME_OF_TYPE = Object.fromEntries(Object.entries(JOB_TYPES).map(([name, type]) => [type, name as JobName]))
 
-interface JobRow {
-  id: string
-  name: JobName
-  url: string | null
-  domain_id: string
-  page_id: string | null
-  progress: number
-  created_at: Date
-  state: JobState
-  attempts_made: number
-  max_attempts: number
-  started_on: Date | null
-  completed_on: Date | null
-  output: any
-  raw_state: string
-}
+type JobRow = Omit<Selectable<JobsTable>, 'org_id'>
 
-/** Why pg-boss says a job failed: its worker's message, or pg-boss's own (an expiry's is under `value`). */
-const failureReason = (output: any) => String(output.message ?? output.value?.message ?? JSON.stringify(output))
+const LIST_COLUMNS = [
+  'id', 'name', 'url', 'domain_id', 'page_id', 'progress', 'created_at', 'state', 'start_after', 'attempts_made',
+  'max_attempts', 'processed_at', 'finished_at', 'failed_reason', 'return_value'
+] as const
 
-function toView (r: JobRow): JobView {
-  const failed = r.state === 'failed' || r.raw_state === 'retry'
-  const output = r.output && typeof r.output === 'object' ? r.output : null
-  const reason = failed && output ? failureReason(output) : null
+function toView (r: JobRow, now: number): JobView {
+  const state: JobState = r.state === 'waiting' && r.start_after.getTime() > now ? 'delayed' : r.state
   return {
     id: r.id,
     name: r.name,
@@ -86,60 +95,115 @@ function toView (r: JobRow): JobView {
     url: r.url,
     domainId: r.domain_id,
     pageId: r.page_id,
-    state: r.state,
-    progress: r.state === 'completed' ? 100 : r.progress,
-    attemptsMade: Number(r.attempts_made),
-    maxAttempts: Number(r.max_attempts),
+    state,
+    progress: state === 'completed' ? 100 : r.progress,
+    attemptsMade: r.attempts_made,
+    maxAttempts: r.max_attempts,
     createdAt: r.created_at,
-    processedAt: r.started_on,
-    finishedAt: r.state === 'completed' || r.state === 'failed' ? r.completed_on : null,
-    failedReason: reason,
-    returnValue: r.state === 'completed' && output ? output : null
+    processedAt: r.processed_at,
+    finishedAt: r.finished_at,
+    failedReason: r.failed_reason,
+    returnValue: (r.return_value ?? null) as Record<string, unknown> | null
   }
 }
 
-export async function listJobs (
-  db: Db,
-  orgId: string,
-  opts: { limit: number, offset: number, state?: JobState, type?: JobView['type'] }
-): Promise<{ jobs: JobView[], total: number }> {
-  const stateFilter = opts.state ? sql`AND state = ${opts.state}` : sql``
-  const name = opts.type && (Object.keys(JOB_TYPES) as JobName[]).find(n => JOB_TYPES[n] === opts.type)
-  const nameFilter = name ? sql`AND j.name = ${name}` : sql``
-  const rows = await sql<JobRow & { total: number }>`
-    SELECT v.*, count(*) OVER ()::int AS total FROM (${jobsView} WHERE j.org_id = ${orgId} ${nameFilter}) v
-    WHERE true ${stateFilter}
-    ORDER BY created_at DESC, id DESC LIMIT ${opts.limit} OFFSET ${opts.offset}`.execute(db)
-  return { jobs: rows.rows.map(toView), total: rows.rows[0]?.total ?? 0 }
-}
+/** Where a page of the list starts: after the job created at `createdAt` with id `id` (newest first). */
+export interface JobCursor { createdAt: Date, id: string }
 
-export async function getJob (db: Db, orgId: string, id: string): Promise<JobView | undefined> {
-  const rows = await sql<JobRow>`${jobsView} WHERE j.org_id = ${orgId} AND j.id::text = ${id}`.execute(db)
-  return rows.rows[0] ? toView(rows.rows[0]) : undefined
+export const encodeJobCursor = (c: JobCursor) =>
+  Buffer.from(`${c.createdAt.toISOString()}|${c.id}`).toString('base64url')
+
+/** The cursor a client sent back, or undefined if it is not one of ours. */
+export function decodeJobCursor (text: string): JobCursor | undefined {
+  const [at, id] = Buffer.from(text, 'base64url').toString().split('|')
+  const createdAt = new Date(at)
+  if (!id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(createdAt.getTime())) return undefined
+  return { createdAt, id }
 }
 
 /**
- * Of the jobs `ids` of queue `name`, those that failed for good, with why: also those
- * whose last attempt expired or was handed back, which no worker saw end.
+ * A page of the organisation's jobs, newest first, walked along an index in its order:
+ * after `cursor` (keyset, the same cost at any depth) or skipping `offset`. The total
+ * is exact: the counters (job_counts) for a name and a settled state, and for waiting
+ * and delayed jobs (the unfinished ones, not the history) a count of those.
  */
-export async function failedJobs (db: Db, name: string, ids: readonly string[]) {
-  if (ids.length === 0) return []
-  const { rows } = await sql<{ id: string, output: any }>`
-    SELECT id::text AS id, output FROM pgboss.job WHERE name = ${name} AND state = 'failed' AND id = ANY(${ids}::uuid[])
-    UNION ALL
-    SELECT id::text, output FROM pgboss.archive WHERE name = ${name} AND state = 'failed' AND id = ANY(${ids}::uuid[])`
-    .execute(db)
-  return rows.map(r => ({ id: r.id, reason: r.output ? failureReason(r.output) : 'failed' }))
+export async function listJobs (
+  db: Db,
+  orgId: string,
+  opts: { limit: number, offset: number, cursor?: JobCursor, state?: JobState, type?: JobView['type'] }
+): Promise<{ jobs: JobView[], total: number, next?: JobCursor }> {
+  const name = opts.type ? NAME_OF_TYPE[opts.type] : undefined
+  const stored = opts.state === 'delayed' ? 'waiting' : opts.state
+  let query = db.selectFrom('jobs').select(LIST_COLUMNS).where('org_id', '=', orgId)
+  if (name) query = query.where('name', '=', name)
+  if (stored) query = query.where('state', '=', stored)
+  if (opts.state === 'delayed') query = query.where('start_after', '>', sql<Date>`now()`)
+  if (opts.state === 'waiting') query = query.where('start_after', '<=', sql<Date>`now()`)
+  if (opts.cursor) {
+    const { createdAt, id } = opts.cursor
+    query = query.where(eb => eb.or([
+      eb('created_at', '<', createdAt),
+      eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])
+    ]))
+  }
+  const [rows, total] = await Promise.all([
+    query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit + 1)
+      .offset(opts.cursor ? 0 : opts.offset).execute(),
+    countJobs(db, orgId, name, opts.state)
+  ])
+  const now = Date.now()
+  const page = rows.slice(0, opts.limit)
+  const last = page[page.length - 1]
+  return {
+    jobs: page.map(r => toView(r, now)),
+    total,
+    next: rows.length > opts.limit && last ? { createdAt: last.created_at, id: last.id } : undefined
+  }
 }
 
-export async function jobStats (db: Db, orgId: string): Promise<Record<JobState | 'total', number>> {
-  const rows = await sql<{ state: JobState, n: number }>`
-    SELECT state, count(*)::int AS n FROM (${jobsView} WHERE j.org_id = ${orgId}) v GROUP BY state`.execute(db)
-  const stats = { waiting: 0, active: 0, completed: 0, failed: 0, delayed: 0, total: 0 }
-  for (const r of rows.rows) {
-    stats[r.state] = r.n
-    stats.total += r.n
+/** How many of the organisation's jobs (of `name`, in `state`) there are: see listJobs. */
+async function countJobs (db: Db, orgId: string, name: JobName | undefined, state: JobState | undefined) {
+  if (state === 'waiting' || state === 'delayed') {
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM jobs WHERE org_id = ${orgId} AND state = 'waiting'
+        AND start_after ${state === 'delayed' ? sql`>` : sql`<=`} now() ${name ? sql`AND name = ${name}` : sql``}`
+      .execute(db)
+    return rows[0].n
   }
+  const { rows } = await sql<{ n: number }>`
+    SELECT coalesce(sum(n), 0)::int AS n FROM job_counts WHERE org_id = ${orgId}
+      ${name ? sql`AND name = ${name}` : sql``} ${state ? sql`AND state = ${state}` : sql``}`.execute(db)
+  return rows[0].n
+}
+
+export async function getJob (db: Db, orgId: string, id: string): Promise<JobView | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined
+  const row = await db.selectFrom('jobs').select(LIST_COLUMNS)
+    .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()
+  return row ? toView(row, Date.now()) : undefined
+}
+
+/** Of the jobs `ids`, those that failed for good, with why (see sweepJobStates for those no worker saw end). */
+export async function failedJobs (db: Db, ids: readonly string[]) {
+  if (ids.length === 0) return []
+  const rows = await db.selectFrom('jobs').select(['id', 'failed_reason'])
+    .where('id', 'in', ids).where('state', '=', 'failed').execute()
+  return rows.map(r => ({ id: r.id, reason: r.failed_reason ?? 'failed' }))
+}
+
+/** The organisation's jobs by state: the counters, and of the waiting ones those still to start (delayed). */
+export async function jobStats (db: Db, orgId: string): Promise<Record<JobState | 'total', number>> {
+  const { rows } = await sql<{ state: string, n: number }>`
+    SELECT state, sum(n)::int AS n FROM job_counts WHERE org_id = ${orgId} GROUP BY state
+    UNION ALL
+    SELECT 'delayed', count(*)::int FROM jobs WHERE org_id = ${orgId} AND state = 'waiting' AND start_after > now()`
+    .execute(db)
+  const stats = { waiting: 0, active: 0, completed: 0, failed: 0, delayed: 0, total: 0 }
+  for (const r of rows) {
+    if (r.state in stats) stats[r.state as JobState] += r.n
+    if (r.state !== 'delayed') stats.total += r.n
+  }
+  stats.waiting -= stats.delayed
   return stats
 }
 
@@ -149,14 +213,14 @@ export async function jobStats (db: Db, orgId: string): Promise<Record<JobState 
  */
 export async function jobBacklog (db: Db, orgId: string) {
   const { rows } = await sql<{ host: string, waiting: number, delayed: number, active: number, oldest: number | null }>`
-    SELECT substring(j.url from '^[a-z]+://([^/?#]+)') AS host,
-      count(*) FILTER (WHERE q.state IN ('created', 'retry') AND q.start_after <= now())::int AS waiting,
-      count(*) FILTER (WHERE q.state IN ('created', 'retry') AND q.start_after > now())::int AS delayed,
-      count(*) FILTER (WHERE q.state = 'active')::int AS active,
-      max(extract(epoch FROM now() - greatest(q.start_after, j.created_at)))
-        FILTER (WHERE q.state IN ('created', 'retry') AND q.start_after <= now())::float8 AS oldest
-    FROM jobs j JOIN pgboss.job q ON q.id = j.id AND q.name IN ('crawl.page', 'crawl.render')
-    WHERE j.org_id = ${orgId} AND j.url IS NOT NULL AND q.state < 'completed'
+    SELECT substring(url from '^[a-z]+://([^/?#]+)') AS host,
+      count(*) FILTER (WHERE state = 'waiting' AND start_after <= now())::int AS waiting,
+      count(*) FILTER (WHERE state = 'waiting' AND start_after > now())::int AS delayed,
+      count(*) FILTER (WHERE state = 'active')::int AS active,
+      max(extract(epoch FROM now() - greatest(start_after, created_at)))
+        FILTER (WHERE state = 'waiting' AND start_after <= now())::float8 AS oldest
+    FROM jobs
+    WHERE org_id = ${orgId} AND state IN ('waiting', 'active') AND name = 'crawl.page'
     GROUP BY 1 ORDER BY count(*) DESC LIMIT 20`.execute(db)
   return {
     oldestWaitingSeconds: Math.max(0, ...rows.map(r => r.oldest ?? 0)),

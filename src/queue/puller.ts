@@ -31,6 +31,16 @@ export interface JobPicker<T> {
   untilDue: () => Promise<number | null>
 }
 
+/** Where a change of jobs' states runs: a connection to the queue's database, or a transaction on it. */
+export type QueueDb = ReturnType<PgBoss['getDb']>
+
+/**
+ * Runs `step`, a change of some jobs' states in the queue, on the connection it is
+ * given; `step` returns the ids of the jobs it changed. A queue whose jobs have records
+ * (see job-records.ts) runs it in a transaction that writes them too.
+ */
+export type JobTransition = (step: (db: QueueDb) => Promise<readonly string[]>) => Promise<void>
+
 /** How an attempt at a job ended: done, to be tried again, given up, or put back for later (deferred). */
 export interface JobSettled {
   queue: string
@@ -91,7 +101,10 @@ export class JobPuller<T, O extends object = object> {
     private readonly move: (from: string, id: string, to: string) => Promise<void> = async () => {
       throw new Error('this queue moves no jobs')
     },
-    private readonly picker?: JobPicker<T>
+    private readonly picker?: JobPicker<T>,
+    private readonly transition: JobTransition = async step => {
+      await step(boss.getDb())
+    }
   ) {}
 
   private onError (err: unknown): void {
@@ -114,14 +127,23 @@ export class JobPuller<T, O extends object = object> {
     try {
       const output = await this.whileDatabaseAway(async () => await handler.run(job))
       await this.whileDatabaseAway(async () => {
-        await (handler.complete ? handler.complete(job, output) : this.boss.complete(this.name, job.id, output))
+        if (handler.complete) await handler.complete(job, output)
+        else {
+          await this.transition(async db => {
+            await this.boss.complete(this.name, job.id, output, { db })
+            return [job.id]
+          })
+        }
       })
       settled('completed', output)
     } catch (err) {
       const until = handler.deferredUntil?.(err)
       if (until) {
         await this.whileDatabaseAway(async () => {
-          await this.boss.getDb().executeSql(STEP_ASIDE, [this.name, job.id, until.toISOString()])
+          await this.transition(async db => {
+            await db.executeSql(STEP_ASIDE, [this.name, job.id, until.toISOString()])
+            return [job.id]
+          })
         })
         settled('deferred')
         // This worker may be napping until its next poll: it wakes for the job's new time.
@@ -144,8 +166,11 @@ export class JobPuller<T, O extends object = object> {
         `job attempt failed: ${message}`
       )
       await this.whileDatabaseAway(async () => {
-        if (permanent) await this.boss.getDb().executeSql(NO_MORE_RETRIES, [this.name, job.id])
-        await this.boss.fail(this.name, job.id, { message })
+        await this.transition(async db => {
+          if (permanent) await db.executeSql(NO_MORE_RETRIES, [this.name, job.id])
+          await this.boss.fail(this.name, job.id, { message }, { db })
+          return [job.id]
+        })
       })
       settled(last ? 'failed' : 'retried')
       if (last) {
@@ -206,9 +231,13 @@ export class JobPuller<T, O extends object = object> {
       let jobs: Array<Job<T>> = []
       this.woken = false
       try {
-        jobs = this.picker
-          ? await this.picker.fetch(free)
-          : (await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true })) ?? []
+        if (this.picker) jobs = await this.picker.fetch(free)
+        else {
+          await this.transition(async db => {
+            jobs = (await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true, db })) ?? []
+            return jobs.map(j => j.id)
+          })
+        }
       } catch (err) {
         this.onError(err)
       }
@@ -270,7 +299,10 @@ export class JobPuller<T, O extends object = object> {
     if (left.length === 0) return
     // Without a database, the jobs stay active until they expire, and are retried then.
     const message = 'worker shut down while the job was running'
-    await Promise.all(left.map(id => this.boss.fail(this.name, id, { message }))).catch(err => {
+    await this.transition(async db => {
+      for (const id of left) await this.boss.fail(this.name, id, { message }, { db })
+      return left
+    }).catch(err => {
       this.onError(err)
     })
   }

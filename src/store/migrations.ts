@@ -407,6 +407,84 @@ const migrations: Record<string, string[]> = {
       CHECK (status IN ('pending', 'delivered', 'failed', 'not_sent'))`,
     // A key is named by the person who makes it ("CI", "Zapier"), so that revoking one is revoking the right one.
     'ALTER TABLE api_keys ADD COLUMN name text'
+  ],
+  // A job's state is ours (see queue/job-records.ts): written when it changes, so that no
+  // read joins the queue's own tables, and counted per organisation, name and state by
+  // the table's own triggers, so that a list's total and the statistics cost nothing
+  // however long the history. "delayed" is a waiting job whose start is still to come.
+  '0016_job_state_ours': [
+    `ALTER TABLE jobs
+      ADD COLUMN state text NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'active', 'completed', 'failed')),
+      ADD COLUMN start_after timestamptz NOT NULL DEFAULT now(),
+      ADD COLUMN attempts_made integer NOT NULL DEFAULT 0,
+      ADD COLUMN max_attempts integer NOT NULL DEFAULT 3,
+      ADD COLUMN processed_at timestamptz,
+      ADD COLUMN finished_at timestamptz,
+      ADD COLUMN failed_reason text,
+      ADD COLUMN return_value jsonb`,
+    // An existing deployment's jobs take their state from the queue's tables once.
+    `DO $$ BEGIN
+      IF to_regclass('pgboss.job') IS NOT NULL THEN
+        UPDATE jobs j SET
+          state = CASE WHEN q.state IN ('created', 'retry') THEN 'waiting' WHEN q.state = 'active' THEN 'active'
+            WHEN q.state = 'completed' THEN 'completed' ELSE 'failed' END,
+          start_after = q.start_after,
+          attempts_made = CASE WHEN q.state = 'created' THEN 0 ELSE q.retry_count + 1 END,
+          max_attempts = q.retry_limit + 1,
+          processed_at = q.started_on,
+          finished_at = CASE WHEN q.state IN ('completed', 'failed', 'cancelled') THEN q.completed_on END,
+          failed_reason = CASE WHEN q.state IN ('failed', 'retry', 'cancelled') AND jsonb_typeof(q.output) = 'object'
+            THEN coalesce(q.output->>'message', q.output->'value'->>'message', q.output::text) END,
+          return_value = CASE WHEN q.state = 'completed' AND jsonb_typeof(q.output) = 'object' THEN q.output END
+        FROM (SELECT * FROM pgboss.job UNION ALL SELECT * FROM pgboss.archive) q
+        WHERE q.id = j.id AND q.name IN ('crawl.page', 'crawl.render', 'discover.pages', 'research.domain');
+      END IF;
+    END $$`,
+    'DROP INDEX jobs_org_time',
+    'CREATE INDEX jobs_org_time ON jobs (org_id, created_at DESC, id DESC)',
+    'CREATE INDEX jobs_org_name_time ON jobs (org_id, name, created_at DESC, id DESC)',
+    ...(['waiting', 'active', 'completed', 'failed'].map(state =>
+      `CREATE INDEX jobs_${state} ON jobs (org_id, created_at DESC, id DESC) WHERE state = '${state}'`)),
+    `CREATE TABLE job_counts (
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      name text NOT NULL,
+      state text NOT NULL,
+      n bigint NOT NULL,
+      PRIMARY KEY (org_id, name, state)
+    )`,
+    `INSERT INTO job_counts (org_id, name, state, n)
+      SELECT org_id, name, state, count(*) FROM jobs GROUP BY 1, 2, 3`,
+    // Counted once per statement, the changes added up, in key order: statements that
+    // count the same organisation's jobs take its counters' locks in one order. An
+    // organisation being deleted is not counted again.
+    `CREATE FUNCTION jobs_counted () RETURNS trigger LANGUAGE plpgsql AS $f$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        INSERT INTO job_counts AS c (org_id, name, state, n)
+        SELECT org_id, name, state, count(*) FROM new_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+        ON CONFLICT (org_id, name, state) DO UPDATE SET n = c.n + excluded.n;
+      ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO job_counts AS c (org_id, name, state, n)
+        SELECT x.org_id, x.name, x.state, sum(x.d) FROM (
+          SELECT org_id, name, state, -1 AS d FROM old_rows
+          UNION ALL
+          SELECT org_id, name, state, 1 FROM new_rows
+        ) x
+        GROUP BY 1, 2, 3 HAVING sum(x.d) <> 0 ORDER BY 1, 2, 3
+        ON CONFLICT (org_id, name, state) DO UPDATE SET n = c.n + excluded.n;
+      ELSE
+        UPDATE job_counts c SET n = c.n - x.n
+        FROM (SELECT org_id, name, state, count(*) AS n FROM old_rows GROUP BY 1, 2, 3) x
+        WHERE c.org_id = x.org_id AND c.name = x.name AND c.state = x.state;
+      END IF;
+      RETURN NULL;
+    END $f$`,
+    `CREATE TRIGGER jobs_counted_insert AFTER INSERT ON jobs REFERENCING NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION jobs_counted()`,
+    `CREATE TRIGGER jobs_counted_update AFTER UPDATE ON jobs
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_counted()`,
+    `CREATE TRIGGER jobs_counted_delete AFTER DELETE ON jobs REFERENCING OLD TABLE AS old_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION jobs_counted()`
   ]
 }
 

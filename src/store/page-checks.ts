@@ -28,11 +28,9 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       eb =>
         eb
           .selectFrom('snapshots')
-          .select(eb => [
+          .select([
             'snapshots.id',
-            'snapshots.content_hash',
-            eb.exists(eb.selectFrom('screenshots').select('snapshot_id').whereRef('snapshot_id', '=', 'snapshots.id'))
-              .as('pictured')
+            'snapshots.content_hash'
           ])
           .whereRef('snapshots.page_id', '=', 'pages.id')
           .orderBy('snapshots.created_at', 'desc')
@@ -69,7 +67,12 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'domains.status as domain_status',
       'latest.id as previous_id',
       'latest.content_hash as previous_hash',
-      'latest.pictured as previous_pictured'
+      // A picture of the page, whichever of its snapshots has it: a snapshot whose text
+      // moved only in its noise has none (see pictureWanted).
+      eb => eb.exists(eb.selectFrom('snapshots as pictured')
+        .innerJoin('screenshots', 'screenshots.snapshot_id', 'pictured.id')
+        .select('screenshots.snapshot_id')
+        .whereRef('pictured.page_id', '=', 'pages.id')).as('page_pictured')
     ])
     .where('pages.id', 'in', ids)
     .execute()

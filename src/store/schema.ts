@@ -239,6 +239,23 @@ export interface JobsTable {
   url: string | null
   progress: Generated<number>
   created_at: CreatedAt
+  /** The queue's state in the contract's words; "delayed" is a waiting job whose start_after is still to come. */
+  state: Generated<'waiting' | 'active' | 'completed' | 'failed'>
+  start_after: Generated<Date>
+  attempts_made: Generated<number>
+  max_attempts: Generated<number>
+  processed_at: Date | null
+  finished_at: Date | null
+  failed_reason: string | null
+  return_value: unknown
+}
+
+/** Jobs by organisation, name and state, kept by the jobs table's triggers. */
+export interface JobCountsTable {
+  org_id: string
+  name: string
+  state: string
+  n: string
 }
 
 export interface ResearchBriefsTable {
@@ -334,6 +351,7 @@ export interface Database {
   snapshots: SnapshotsTable
   changes: ChangesTable
   jobs: JobsTable
+  job_counts: JobCountsTable
   research_briefs: ResearchBriefsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable

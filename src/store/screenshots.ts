@@ -2,7 +2,7 @@ import type { Db, Tx } from './db.js'
 
 // Screenshots of pages, one per snapshot that has one, in the database: every process of
 // a deployment reads them, and they go with their snapshot. These four functions are the
-// whole interface; a store for large objects elsewhere would implement the same.
+// interface; a store for large objects elsewhere would implement the same.
 
 export interface Screenshot {
   image: Buffer
@@ -29,6 +29,25 @@ export async function screenshotOf (db: Db, snapshotId: string): Promise<Screens
     .executeTakeFirst())
 }
 
+/**
+ * The page's picture as of its snapshot `snapshotId`: that snapshot's, or the one of the
+ * newest earlier snapshot that has one. A snapshot whose text moved only in its noise
+ * takes no picture: the page looked as it did in the last picture.
+ */
+export async function pictureAsOf (db: Db, pageId: string, snapshotId: string): Promise<Screenshot | undefined> {
+  return asScreenshot(await db
+    .selectFrom('snapshots')
+    .innerJoin('screenshots', 'screenshots.snapshot_id', 'snapshots.id')
+    .select(['screenshots.image', 'screenshots.width', 'screenshots.height'])
+    .where('snapshots.page_id', '=', pageId)
+    .where(eb => eb('snapshots.created_at', '<=',
+      eb.selectFrom('snapshots as s').select('s.created_at').where('s.id', '=', snapshotId)))
+    .orderBy('snapshots.created_at', 'desc')
+    .orderBy('snapshots.id', 'desc')
+    .limit(1)
+    .executeTakeFirst())
+}
+
 /** The newest screenshot of a page (its latest rendered snapshot's). */
 export async function latestScreenshot (db: Db, pageId: string): Promise<Screenshot | undefined> {
   return asScreenshot(await db
@@ -51,7 +70,7 @@ export async function changeScreenshots (db: Db, changeId: string, orgId?: strin
   const change = await q.executeTakeFirst()
   if (!change) return undefined
   const [before, after] = await Promise.all([
-    screenshotOf(db, change.snapshot_before_id),
+    pictureAsOf(db, change.page_id, change.snapshot_before_id),
     screenshotOf(db, change.snapshot_after_id)
   ])
   return { before, after, diffData: change.diff_data }

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { PNG } from 'pngjs'
 import type { Crawler, FetchedPage } from '../../src/crawl/crawler.js'
 import { FetchError } from '../../src/crawl/errors.js'
+import type { RenderRequest } from '../../src/crawl/render.js'
 import { PageAnalysis } from '../../src/pipeline/analysis.js'
 import { crawlPage, crawlTargetLoader, type CrawlDeps } from '../../src/pipeline/crawl-job.js'
 import { PipelineEvents, type ChangeDetected } from '../../src/pipeline/events.js'
@@ -10,6 +11,7 @@ import { openStore, type Store } from '../../src/store/db.js'
 import { insertDomain } from '../../src/store/domains.js'
 import { insertOrg } from '../../src/store/orgs.js'
 import { addPages, updatePage } from '../../src/store/pages.js'
+import { changeScreenshots } from '../../src/store/screenshots.js'
 import type { PageType } from '../../src/vocabulary/core.js'
 
 // The stages of one page's check (fetch → read → compare → record), run by crawlPage
@@ -56,9 +58,12 @@ function scriptedCrawler (script: { current: Script }, asked: string[]): Crawler
       asked.push(`fetch ${url}${validators.etag ? ` if-none-match ${validators.etag}` : ''}`)
       return answer(url, script.current.page(url, validators))
     },
-    renderPage: async (url: string) => {
-      asked.push(`render ${url}`)
-      return answer(url, script.current.page(url, {}))
+    // As the browser does: the picture only when asked for, asked while the page is open.
+    renderPage: async (url: string, req: RenderRequest) => {
+      const part = script.current.page(url, {})
+      const wanted = typeof req.screenshot === 'function' ? await req.screenshot(part.html ?? '') : req.screenshot
+      asked.push(`render ${url}${wanted && part.screenshot ? ' with its picture' : ''}`)
+      return answer(url, wanted ? part : { ...part, screenshot: undefined })
     },
     fetchDocument: async (url: string) => {
       asked.push(`document ${url}`)
@@ -155,7 +160,7 @@ describe('a page check, stage by stage', () => {
     const text = html('<h1>Our look</h1><p>Nothing in the words moves.</p>')
     script.current = { page: () => ({ html: text, screenshot: picture(20) }) }
     assert.equal((await check(page.id)).outcome, 'baseline')
-    assert.ok(asked.includes('render https://acme.test/look'), 'screenshots are taken in the browser')
+    assert.ok(asked.includes('render https://acme.test/look with its picture'), 'screenshots are taken in the browser')
 
     script.current = { page: () => ({ html: text, screenshot: picture(20) }) }
     assert.equal((await check(page.id)).outcome, 'unchanged', 'the same picture')
@@ -165,6 +170,49 @@ describe('a page check, stage by stage', () => {
     assert.equal(looked.outcome, 'changed')
     const change = detected.find(e => e.pageId === page.id)
     assert.match(change?.summary ?? '', /^The page looks different: \d+% of it changed/)
+  })
+
+  it('a rendered page takes its picture when its words change, not when its text only moved', async () => {
+    const page = await newPage('/team')
+    await updatePage(store.db, page.id, { screenshots: true })
+    // Its people in an order that rotates on every visit, as testimonials and carousels do.
+    const people = [
+      '<h2>Ada</h2><p>Ada leads engineering and writes the compilers we ship.</p>',
+      '<h2>Grace</h2><p>Grace leads research on languages and tools.</p>',
+      '<h2>Linus</h2><p>Linus looks after the kernel team and its releases.</p>'
+    ]
+    const team = (first: number, edit = (s: string) => s) =>
+      html(`<h1>Team</h1>${edit([...people.slice(first), ...people.slice(0, first)].join(''))}`)
+    const pictures = async () => Number((await store.db.selectFrom('screenshots')
+      .innerJoin('snapshots', 'snapshots.id', 'screenshots.snapshot_id')
+      .select(eb => eb.fn.countAll<string>().as('n')).where('snapshots.page_id', '=', page.id)
+      .executeTakeFirstOrThrow()).n)
+    script.current = { page: () => ({ html: team(0), screenshot: picture(20) }) }
+    assert.equal((await check(page.id)).outcome, 'baseline')
+    assert.equal(await pictures(), 1, 'the first picture is the "before" of the first change')
+
+    // The sections moved: a new version of the text, no change in it, and no picture taken.
+    for (const first of [1, 2]) {
+      script.current = { page: () => ({ html: team(first), screenshot: picture(20) }) }
+      const moved = await check(page.id)
+      assert.deepEqual([moved.changed, moved.changesDetected], [true, 0], 'a new version, no change')
+      assert.equal(asked.at(-1), 'render https://acme.test/team', 'no picture asked for')
+    }
+    assert.equal(await pictures(), 1)
+
+    script.current = {
+      page: () => ({ html: team(0, s => s.replace('Grace leads research', 'Grace leads sales')), screenshot: picture(120) })
+    }
+    const changed = await check(page.id)
+    assert.equal(changed.changesDetected, 1)
+    assert.equal(asked.at(-1), 'render https://acme.test/team with its picture')
+    assert.equal(await pictures(), 2)
+    // The change shows the page before it (the baseline's picture, the last one taken) and after it.
+    const change = detected.find(e => e.pageId === page.id)!
+    const shots = await changeScreenshots(store.db, change.changeId)
+    assert.ok(shots?.before && shots.after, 'both pictures of the change')
+    assert.equal(shots.before.image.equals(picture(20)), true)
+    assert.equal(shots.after.image.equals(picture(120)), true)
   })
 
   it('an API description that is none fails the page with its reason; the page records no snapshot', async () => {

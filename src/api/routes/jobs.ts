@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { notFound } from '../../vocabulary/errors.js'
-import { getJob, jobBacklog, jobStats, listJobs } from '../../queue/job-records.js'
+import { notFound, validation } from '../../vocabulary/errors.js'
+import { decodeJobCursor, encodeJobCursor, getJob, jobBacklog, jobStats, listJobs } from '../../queue/job-records.js'
 import type { ApiDeps } from '../deps.js'
 import { Job, JobListItem, JobStateSchema, JobTypeSchema, QueueStats } from '../schemas.js'
 import { PageNumber, responses } from '../responses.js'
@@ -16,13 +16,19 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
         summary: 'List recent jobs',
         description:
           "The organisation's jobs of the last 7 days, newest first. `limit` 1..100 (default 20), optional `page`; " +
-          '`status` and `type` (an addition to the contract) narrow the list.',
+          '`status` and `type` (an addition to the contract) narrow the list. Added to the contract: `cursor`, ' +
+          "the previous page's `meta.nextCursor`, reads the next page from where that one ended (its cost does not " +
+          'grow with depth, and a job queued meanwhile does not shift it); with a cursor, `page` is ignored. ' +
+          '`meta.total` is exact: kept per organisation, name and state as jobs change, so counting costs the same ' +
+          'at any history.',
         querystring: Type.Object(
           {
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
             page: PageNumber,
             status: Type.Optional(JobStateSchema),
-            type: Type.Optional(JobTypeSchema)
+            type: Type.Optional(JobTypeSchema),
+            cursor: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 200, description: "a page's meta.nextCursor" }))
           },
           { additionalProperties: false }
         ),
@@ -31,13 +37,19 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
     },
     async req => {
       const { limit, page, status, type } = req.query
-      const { jobs, total } = await listJobs(db, req.principal!.org.id, {
+      const cursor = req.query.cursor === undefined ? undefined : decodeJobCursor(req.query.cursor)
+      if (req.query.cursor !== undefined && !cursor) {
+        throw validation('cursor', 'cursor is not one this service gave')
+      }
+      const { jobs, total, next } = await listJobs(db, req.principal!.org.id, {
         limit,
         offset: (page - 1) * limit,
+        cursor,
         state: status,
         type
       })
-      return { data: jobs, meta: { total, page, pageSize: limit } }
+      const meta = { total, page, pageSize: limit, ...(next ? { nextCursor: encodeJobCursor(next) } : {}) }
+      return { data: jobs, meta }
     }
   )
 

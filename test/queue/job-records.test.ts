@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { BatchedCompletions } from '../../src/queue/completions.js'
+import { forgetOldJobRecords, sweepJobStates } from '../../src/queue/job-records.js'
+import { QUEUE } from '../../src/queue/queues.js'
+import { startTestService, type TestService } from '../helpers/service.js'
+
+// A job's record (jobs) follows the queue through every change, and the API reads only it.
+describe("a job's record and the jobs endpoints", () => {
+  let t: TestService
+  let orgId = ''
+  before(async () => {
+    // No workers: the test moves the jobs itself. A long host delay keeps a host's later crawls delayed.
+    t = await startTestService({ ROLE: 'api', CRAWL_PER_HOST_DELAY_MS: '5000' })
+    orgId = (await t.service.store.db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
+  })
+  after(async () => {
+    await t.stop()
+  })
+
+  async function queueHost (host: string, n: number) {
+    const { db } = t.service.store
+    const domain = await db.insertInto('domains').values({ org_id: orgId, hostname: host, status: 'active' })
+      .returning('id').executeTakeFirstOrThrow()
+    const pages = await db.insertInto('pages')
+      .values(Array.from({ length: n }, (_, i) => ({
+        domain_id: domain.id, org_id: orgId, url: `https://${host}/${i}`, url_hash: `${host}${i}`
+      })))
+      .returning(['id', 'url']).execute()
+    const queued = await t.service.queue.transaction(db, tx => t.service.queue.enqueueCrawls(
+      tx, pages.map(p => ({ orgId, domainId: domain.id, pageId: p.id, url: p.url }))))
+    return [...queued.values()]
+  }
+
+  const job = async (id: string) => (await t.api.get(`/api/jobs/${id}`)).body.data
+  const countsAgree = async () => {
+    const { db } = t.service.store
+    const kept = await sql<{ key: string, n: number }>`
+      SELECT name || ' ' || state AS key, n::int AS n FROM job_counts WHERE org_id = ${orgId} AND n <> 0 ORDER BY 1`
+      .execute(db)
+    const counted = await sql<{ key: string, n: number }>`
+      SELECT name || ' ' || state AS key, count(*)::int AS n FROM jobs WHERE org_id = ${orgId} GROUP BY 1 ORDER BY 1`
+      .execute(db)
+    assert.deepEqual(kept.rows, counted.rows, "the counters say what a count of the organisation's jobs says")
+  }
+
+  let failedId = ''
+  let completedId = ''
+
+  it('follows a crawl from queued to taken, completed, and failed where only the sweep saw it', async () => {
+    const slow = await queueHost('r.test', 12)
+    const [quick] = await queueHost('s.test', 1)
+    const stats = (await t.api.get('/api/jobs/stats')).body.data
+    assert.equal(stats.total, 13)
+    assert.equal(stats.waiting + stats.delayed, 13)
+    assert.ok(stats.delayed >= 10, "r.test's later crawls wait for their turns")
+    assert.equal((await job(slow[11])).state, 'delayed')
+
+    const taken = await t.service.queue.takeCrawls(QUEUE.crawl, 16)
+    assert.deepEqual(taken.map(j => new URL((j.data as { url: string }).url).host).sort(), ['r.test', 's.test'])
+    completedId = quick
+    failedId = taken.find(j => j.id !== quick)!.id
+    for (const id of [completedId, failedId]) {
+      const running = await job(id)
+      assert.equal(running.state, 'active')
+      assert.equal(running.attemptsMade, 1)
+      assert.ok(running.processedAt)
+    }
+
+    // Completed as the crawl workers complete, in one statement with the record.
+    const completions = new BatchedCompletions<never>(t.service.store.db, QUEUE.crawl, () => sql`SELECT 1`)
+    await completions.complete(completedId, { outcome: 'unchanged' })
+    const done = await job(completedId)
+    assert.equal(done.state, 'completed')
+    assert.equal(done.progress, 100)
+    assert.deepEqual(done.returnValue, { outcome: 'unchanged' })
+    assert.ok(done.finishedAt)
+
+    // Failed behind the worker's back, as pg-boss's maintenance fails an expired attempt:
+    // the record says so once the scheduler's sweep has run.
+    await t.service.queue.boss.fail(QUEUE.crawl, failedId, { message: 'the attempt expired' })
+    assert.equal((await job(failedId)).state, 'active')
+    assert.equal(await sweepJobStates(t.service.store.db), 1)
+    assert.equal(await sweepJobStates(t.service.store.db), 0, 'a record up to date is left alone')
+    const retried = await job(failedId)
+    assert.equal(retried.state, 'delayed', 'a retry waits for its backoff')
+    assert.equal(retried.failedReason, 'the attempt expired')
+    await countsAgree()
+  })
+
+  it('reads only its own records: a job the queue has forgotten still shows', async () => {
+    await sql`DELETE FROM pgboss.job WHERE id = ${completedId}`.execute(t.service.store.db)
+    assert.equal((await job(completedId)).state, 'completed')
+  })
+
+  it('pages by cursor and by number alike, with exact totals, and refuses a cursor it did not give', async () => {
+    const byNumber: string[] = []
+    for (let page = 1; page <= 3; page++) {
+      const r = await t.api.get(`/api/jobs?limit=5&page=${page}`)
+      assert.equal(r.body.meta.total, 13)
+      byNumber.push(...r.body.data.map((j: { id: string }) => j.id))
+    }
+    const byCursor: string[] = []
+    let cursor: string | undefined
+    do {
+      const r = await t.api.get(`/api/jobs?limit=5${cursor ? `&cursor=${cursor}` : ''}`)
+      assert.equal(r.status, 200)
+      byCursor.push(...r.body.data.map((j: { id: string }) => j.id))
+      cursor = r.body.meta.nextCursor
+    } while (cursor)
+    assert.equal(byCursor.length, 13)
+    assert.deepEqual(byCursor, byNumber)
+
+    const completed = await t.api.get('/api/jobs?status=completed')
+    const completedIds = completed.body.data.map((j: { id: string }) => j.id)
+    assert.deepEqual([completed.body.meta.total, completedIds], [1, [completedId]])
+    const crawls = await t.api.get('/api/jobs?type=discover')
+    assert.deepEqual([crawls.body.meta.total, crawls.body.data.length], [0, 0])
+
+    for (const bad of ['nonsense', Buffer.from('2026-01-01T00:00:00Z|x').toString('base64url')]) {
+      const r = await t.api.get(`/api/jobs?cursor=${bad}`)
+      assert.equal(r.status, 400)
+      assert.equal(r.body.code, 'VALIDATION_ERROR')
+    }
+  })
+
+  it('counts down as records are forgotten', async () => {
+    await forgetOldJobRecords(t.service.store.db, new Date(Date.now() + 30 * 86_400_000))
+    await countsAgree()
+    assert.equal((await t.api.get('/api/jobs/stats')).body.data.total, 0)
+  })
+})
