@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely'
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import type { JobName, JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import type { JobsTable } from '../store/schema.js'
@@ -134,46 +134,47 @@ export async function listJobs (
 ): Promise<{ jobs: JobView[], total: number, next?: JobCursor }> {
   const name = opts.type ? NAME_OF_TYPE[opts.type] : undefined
   const stored = opts.state === 'delayed' ? 'waiting' : opts.state
-  let query = db.selectFrom('jobs').select(LIST_COLUMNS).where('org_id', '=', orgId)
-  if (name) query = query.where('name', '=', name)
-  if (stored) query = query.where('state', '=', stored)
-  if (opts.state === 'delayed') query = query.where('start_after', '>', sql<Date>`now()`)
-  if (opts.state === 'waiting') query = query.where('start_after', '<=', sql<Date>`now()`)
-  if (opts.cursor) {
-    const { createdAt, id } = opts.cursor
-    query = query.where(eb => eb.or([
-      eb('created_at', '<', createdAt),
-      eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])
-    ]))
-  }
-  const [rows, total] = await Promise.all([
-    query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit + 1)
-      .offset(opts.cursor ? 0 : opts.offset).execute(),
-    countJobs(db, orgId, name, opts.state)
-  ])
+  const due = opts.state === 'delayed'
+    ? sql`start_after > now()`
+    : opts.state === 'waiting' ? sql`start_after <= now()` : undefined
+  const filters = [
+    sql`org_id = ${orgId}`,
+    ...(name ? [sql`name = ${name}`] : []),
+    ...(stored ? [sql`state = ${stored}`] : []),
+    ...(due ? [due] : [])
+  ]
+  const after = opts.cursor
+    ? [sql`(created_at, id) < (${opts.cursor.createdAt}::timestamptz, ${opts.cursor.id}::uuid)`]
+    : []
+  // One statement, so one round trip: the total beside the page (a row of nulls when the page is empty).
+  const { rows } = await sql<JobRow & { total: number }>`
+    SELECT t.total, j.* FROM (SELECT ${totalOf(orgId, name, opts.state, due)} AS total) t
+    LEFT JOIN LATERAL (
+      SELECT ${sql.join(LIST_COLUMNS.map(c => sql.ref(c)))} FROM jobs
+      WHERE ${sql.join([...filters, ...after], sql` AND `)}
+      ORDER BY created_at DESC, id DESC LIMIT ${opts.limit + 1} OFFSET ${opts.cursor ? 0 : opts.offset}
+    ) j ON true`.execute(db)
+  const found = rows.filter(r => r.id !== null)
   const now = Date.now()
-  const page = rows.slice(0, opts.limit)
+  const page = found.slice(0, opts.limit)
   const last = page[page.length - 1]
   return {
     jobs: page.map(r => toView(r, now)),
-    total,
-    next: rows.length > opts.limit && last ? { createdAt: last.created_at, id: last.id } : undefined
+    total: rows[0]?.total ?? 0,
+    next: found.length > opts.limit && last ? { createdAt: last.created_at, id: last.id } : undefined
   }
 }
 
-/** How many of the organisation's jobs (of `name`, in `state`) there are: see listJobs. */
-async function countJobs (db: Db, orgId: string, name: JobName | undefined, state: JobState | undefined) {
-  if (state === 'waiting' || state === 'delayed') {
-    const { rows } = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM jobs WHERE org_id = ${orgId} AND state = 'waiting'
-        AND start_after ${state === 'delayed' ? sql`>` : sql`<=`} now() ${name ? sql`AND name = ${name}` : sql``}`
-      .execute(db)
-    return rows[0].n
+/** How many of the organisation's jobs (of `name`, in `state`) there are, as SQL: see listJobs. */
+function totalOf (
+  orgId: string, name: JobName | undefined, state: JobState | undefined, due: RawBuilder<unknown> | undefined
+) {
+  if (due) {
+    return sql`(SELECT count(*)::int FROM jobs WHERE org_id = ${orgId} AND state = 'waiting' AND ${due}
+      ${name ? sql`AND name = ${name}` : sql``})`
   }
-  const { rows } = await sql<{ n: number }>`
-    SELECT coalesce(sum(n), 0)::int AS n FROM job_counts WHERE org_id = ${orgId}
-      ${name ? sql`AND name = ${name}` : sql``} ${state ? sql`AND state = ${state}` : sql``}`.execute(db)
-  return rows[0].n
+  return sql`(SELECT coalesce(sum(n), 0)::int FROM job_counts WHERE org_id = ${orgId}
+    ${name ? sql`AND name = ${name}` : sql``} ${state ? sql`AND state = ${state}` : sql``})`
 }
 
 export async function getJob (db: Db, orgId: string, id: string): Promise<JobView | undefined> {
