@@ -107,18 +107,20 @@ function toView (r: JobRow, now: number): JobView {
   }
 }
 
-/** Where a page of the list starts: after the job created at `createdAt` with id `id` (newest first). */
-export interface JobCursor { createdAt: Date, id: string }
+/**
+ * Where a page of the list starts: after the job created at `createdUs` (microseconds
+ * since 1970, as the database keeps it: a Date's milliseconds would skip the jobs
+ * created within the same millisecond) with id `id`, newest first.
+ */
+export interface JobCursor { createdUs: string, id: string }
 
-export const encodeJobCursor = (c: JobCursor) =>
-  Buffer.from(`${c.createdAt.toISOString()}|${c.id}`).toString('base64url')
+export const encodeJobCursor = (c: JobCursor) => Buffer.from(`${c.createdUs}|${c.id}`).toString('base64url')
 
 /** The cursor a client sent back, or undefined if it is not one of ours. */
 export function decodeJobCursor (text: string): JobCursor | undefined {
-  const [at, id] = Buffer.from(text, 'base64url').toString().split('|')
-  const createdAt = new Date(at)
-  if (!id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(createdAt.getTime())) return undefined
-  return { createdAt, id }
+  const [createdUs, id] = Buffer.from(text, 'base64url').toString().split('|')
+  if (!id || !/^[0-9a-f-]{36}$/.test(id) || !/^\d{1,17}$/.test(createdUs)) return undefined
+  return { createdUs, id }
 }
 
 /**
@@ -144,11 +146,13 @@ export async function listJobs (
     ...(due ? [due] : [])
   ]
   const after = opts.cursor
-    ? [sql`(created_at, id) < (${opts.cursor.createdAt}::timestamptz, ${opts.cursor.id}::uuid)`]
+    ? [sql`(created_at, id) <
+      (timestamptz 'epoch' + ${opts.cursor.createdUs}::bigint * interval '1 microsecond', ${opts.cursor.id}::uuid)`]
     : []
   // One statement, so one round trip: the total beside the page (a row of nulls when the page is empty).
-  const { rows } = await sql<JobRow & { total: number }>`
-    SELECT t.total, j.* FROM (SELECT ${totalOf(orgId, name, opts.state, due)} AS total) t
+  const { rows } = await sql<JobRow & { total: number, created_us: string }>`
+    SELECT t.total, j.*, (extract(epoch FROM j.created_at) * 1000000)::bigint::text AS created_us
+    FROM (SELECT ${totalOf(orgId, name, opts.state, due)} AS total) t
     LEFT JOIN LATERAL (
       SELECT ${sql.join(LIST_COLUMNS.map(c => sql.ref(c)))} FROM jobs
       WHERE ${sql.join([...filters, ...after], sql` AND `)}
@@ -161,7 +165,7 @@ export async function listJobs (
   return {
     jobs: page.map(r => toView(r, now)),
     total: rows[0]?.total ?? 0,
-    next: found.length > opts.limit && last ? { createdAt: last.created_at, id: last.id } : undefined
+    next: found.length > opts.limit && last ? { createdUs: last.created_us, id: last.id } : undefined
   }
 }
 
