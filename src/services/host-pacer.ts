@@ -1,5 +1,5 @@
 import type { Config } from '../config.js'
-import type { HostPacer } from '../crawl/polite.js'
+import { turnSlackMs, type HostPacer } from '../crawl/polite.js'
 import type { Db } from '../store/db.js'
 import { endTurn, holdHost, hostHeldUntil, takeTurn, type PaceRules } from '../store/host-pace.js'
 
@@ -16,7 +16,7 @@ export function fleetPacer (db: Db, config: Pick<Config,
     leaseMs: Math.max(config.crawlTimeoutMs, config.renderTimeoutMs) + 10_000,
     // Sleeping through a few of the host's delays is cheaper than stepping aside and coming back.
     maxWaitMs: Math.max(1000, 4 * config.crawlPerHostDelayMs),
-    slackMs: config.crawlPerHostDelayMs > 0 ? Math.max(5, Math.round(config.crawlPerHostDelayMs / 20)) : 0
+    slackMs: turnSlackMs(config.crawlPerHostDelayMs)
   }
   return {
     turn: async (host, crawlDelayMs) => {

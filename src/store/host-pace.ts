@@ -33,54 +33,19 @@ export interface PaceRules {
 
 export type Turn = { startAt: number, lease: string } | { busyUntil: Date }
 
-interface PaceRow {
-  now_ms: string
-  start_ms: string
-  planned_ms: string
-  in_flight: number
-}
-
 /**
  * Takes the next turn of `host`, or says when to come back: when the host has
  * `concurrency` requests in flight, or its next free start is more than maxWaitMs away.
  * Coming back is itself a promised turn (the planned cursor moves on), so that callers
- * turned away return one by one, not all at once.
+ * turned away return one by one, not all at once. One round trip: the database's
+ * take_host_turn (migration 0017), which holds the host's row while it decides.
  */
 export async function takeTurn (db: Db, host: string, rules: PaceRules, crawlDelayMs = 0): Promise<Turn> {
-  return await db.transaction().execute(async tx => {
-    const delay = Math.max(rules.delayMs, crawlDelayMs)
-    const { rows: [row] } = await sql<PaceRow>`
-      WITH pace AS (
-        INSERT INTO host_pace AS p (host, delay_ms) VALUES (${host}, ${crawlDelayMs})
-        ON CONFLICT (host) DO UPDATE SET delay_ms = ${crawlDelayMs}
-        RETURNING p.next_start, p.planned, p.backoff_until
-      ), gone AS (
-        DELETE FROM host_leases WHERE host = ${host} AND expires_at <= now()
-      )
-      SELECT
-        (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now_ms,
-        (extract(epoch FROM greatest(pace.next_start, pace.backoff_until, clock_timestamp())) * 1000)::float8
-          AS start_ms,
-        (extract(epoch FROM pace.planned) * 1000)::float8 AS planned_ms,
-        (SELECT count(*)::int FROM host_leases WHERE host = ${host} AND expires_at > now()) AS in_flight
-      FROM pace`.execute(tx)
-    const now = Number(row.now_ms)
-    const start = Number(row.start_ms)
-    if (row.in_flight >= rules.concurrency || start - now > rules.maxWaitMs) {
-      const back = Math.max(Number(row.planned_ms), start, now + delay)
-      await sql`UPDATE host_pace SET planned = ${at(back + delay)} WHERE host = ${host}`.execute(tx)
-      return { busyUntil: new Date(back) }
-    }
-    const { rows: [lease] } = await sql<{ id: string }>`
-      WITH turn AS (
-        UPDATE host_pace SET next_start = ${at(start + delay + rules.slackMs)},
-          planned = greatest(planned, ${at(start + delay + rules.slackMs)})
-        WHERE host = ${host}
-      )
-      INSERT INTO host_leases (host, expires_at) VALUES (${host}, ${new Date(start + rules.leaseMs)})
-      RETURNING id`.execute(tx)
-    return { startAt: start, lease: lease.id }
-  })
+  const { rows: [row] } = await sql<{ start_ms: number | null, lease: string | null, busy_until_ms: number | null }>`
+    SELECT start_ms, lease, busy_until_ms FROM take_host_turn(${host}, ${crawlDelayMs}, ${rules.delayMs},
+      ${rules.concurrency}, ${rules.maxWaitMs}, ${rules.leaseMs}, ${rules.slackMs})`.execute(db)
+  if (row.lease === null || row.start_ms === null) return { busyUntil: new Date(Number(row.busy_until_ms)) }
+  return { startAt: Number(row.start_ms), lease: row.lease }
 }
 
 /** The request of this lease has ended: its place is free. */

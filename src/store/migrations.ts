@@ -485,6 +485,44 @@ const migrations: Record<string, string[]> = {
       REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION jobs_counted()`,
     `CREATE TRIGGER jobs_counted_delete AFTER DELETE ON jobs REFERENCING OLD TABLE AS old_rows
       FOR EACH STATEMENT EXECUTE FUNCTION jobs_counted()`
+  ],
+  // A host's turn in one round trip (see store/host-pace.ts takeTurn): the row locked first,
+  // then the leases counted by a statement of their own, which sees every lease committed
+  // while it waited for the lock.
+  '0017_host_turn_function': [
+    `CREATE FUNCTION take_host_turn (
+      p_host text, p_crawl_delay_ms integer, p_delay_ms integer, p_concurrency integer,
+      p_max_wait_ms float8, p_lease_ms float8, p_slack_ms float8
+    ) RETURNS TABLE (start_ms float8, lease uuid, busy_until_ms float8) LANGUAGE plpgsql AS $f$
+    DECLARE
+      pace record;
+      delay float8 := greatest(p_delay_ms, p_crawl_delay_ms);
+      now_ms float8;
+      start float8;
+      in_flight integer;
+      back float8;
+      lease_id uuid;
+    BEGIN
+      INSERT INTO host_pace AS p (host, delay_ms) VALUES (p_host, p_crawl_delay_ms)
+      ON CONFLICT (host) DO UPDATE SET delay_ms = p_crawl_delay_ms
+      RETURNING p.next_start, p.planned, p.backoff_until INTO pace;
+      DELETE FROM host_leases WHERE host = p_host AND expires_at <= now();
+      SELECT count(*) INTO in_flight FROM host_leases WHERE host = p_host AND expires_at > now();
+      now_ms := extract(epoch FROM clock_timestamp()) * 1000;
+      start := greatest(extract(epoch FROM greatest(pace.next_start, pace.backoff_until)) * 1000, now_ms);
+      IF in_flight >= p_concurrency OR start - now_ms > p_max_wait_ms THEN
+        back := greatest(extract(epoch FROM pace.planned) * 1000, start, now_ms + delay);
+        UPDATE host_pace SET planned = to_timestamp((back + delay) / 1000) WHERE host = p_host;
+        RETURN QUERY SELECT NULL::float8, NULL::uuid, back;
+        RETURN;
+      END IF;
+      UPDATE host_pace SET next_start = to_timestamp((start + delay + p_slack_ms) / 1000),
+        planned = greatest(planned, to_timestamp((start + delay + p_slack_ms) / 1000))
+      WHERE host = p_host;
+      INSERT INTO host_leases (host, expires_at) VALUES (p_host, to_timestamp((start + p_lease_ms) / 1000))
+      RETURNING id INTO lease_id;
+      RETURN QUERY SELECT start, lease_id, NULL::float8;
+    END $f$`
   ]
 }
 

@@ -268,8 +268,8 @@ describe('crash and shutdown', { skip: onPostgres && 'runs on the embedded datab
       }, leaseMs + 30_000, 'every page to be checked after the restart')
       assert.equal(pages.length, 4)
       // The dead worker's place came back by its lease's end at the latest. On the embedded
-      // database it comes back with the restart: leases are in an unlogged table, which starts
-      // empty after a crash (on PostgreSQL, whose server did not crash, the lease expires).
+      // database it comes back with the restart: its turns were in the dead process's memory
+      // (on PostgreSQL, whose server did not crash, the lease expires).
       const waited = Date.now() - killedAt
       assert.ok(waited < leaseMs, `the host's place came back ${waited} ms after the kill`)
       // Every crawl done: a second read would be in by now.

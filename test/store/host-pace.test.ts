@@ -33,6 +33,13 @@ describe('turns at a host, shared by every worker', () => {
     assert.ok('startAt' in other && other.startAt <= Date.now() + 5)
   })
 
+  it('gives no more places than the limit to workers asking at once', async () => {
+    const db = t.service.store.db
+    const open = { ...rules, delayMs: 0, slackMs: 0 }
+    const turns = await Promise.all(Array.from({ length: 12 }, async () => await takeTurn(db, 'crowd.test', open)))
+    assert.equal(turns.filter(turn => 'startAt' in turn).length, open.concurrency)
+  })
+
   it('a worker that died frees its place when its lease expires', async () => {
     const db = t.service.store.db
     // Two turns whose workers never end them.
