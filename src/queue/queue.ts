@@ -37,8 +37,8 @@ async function handBackOrphans (boss: PgBoss, db: Db, log: Logger): Promise<void
   const { rows } = await boss.getDb().executeSql(ACTIVE_JOBS, [])
   for (const { name, ids } of rows as Array<{ name: string, ids: string[] }>) {
     await db.transaction().execute(async tx => {
-      const db = txSqlExecutor(tx)
-      for (const id of ids) await boss.fail(name, id, { message: 'the process running it stopped' }, { db })
+      const inTx = txSqlExecutor(tx)
+      for (const id of ids) await boss.fail(name, id, { message: 'the process running it stopped' }, { db: inTx })
       await recordJobStates(tx, ids)
     })
     log.warn({ queue: name, jobs: ids.length }, 'jobs left active by a stopped process are retried')
