@@ -82,7 +82,8 @@ export class BatchedCompletions<W> {
           AND j.id = d.job_id AND j.state = 'active'
         RETURNING j.id, j.completed_on, j.output
       ), recorded AS (
-        UPDATE jobs r SET state = 'completed', finished_at = c.completed_on, return_value = c.output
+        UPDATE jobs r SET state = 'completed', finished_at = c.completed_on, return_value = c.output,
+          failed_reason = NULL
         FROM completed c WHERE r.id = c.id
       )
       SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM completed) AS completed`.execute(this.db)

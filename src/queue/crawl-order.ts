@@ -65,7 +65,8 @@ export const FETCH_CRAWLS = `
     RETURNING j.*
   ), recorded AS (
     -- The job's record says so in the same statement (see job-records.ts).
-    UPDATE jobs r SET state = 'active', processed_at = t.started_on, attempts_made = t.retry_count + 1
+    UPDATE jobs r SET state = 'active', processed_at = t.started_on, attempts_made = t.retry_count + 1,
+      failed_reason = NULL
     FROM taken t WHERE r.id = t.id
   )
   SELECT j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds", j.policy, j.state,

@@ -87,6 +87,14 @@ describe("a job's record and the jobs endpoints", () => {
     assert.equal(retried.state, 'delayed', 'a retry waits for its backoff')
     assert.equal(retried.failedReason, 'the attempt expired')
     await countsAgree()
+
+    // Its retry, taken once due: running again, the last attempt's failure no longer its reason.
+    await sql`UPDATE pgboss.job SET start_after = now() WHERE id = ${failedId}`.execute(t.service.store.db)
+    await sql`UPDATE host_pace SET claimed_until = now(), next_start = now()`.execute(t.service.store.db)
+    const again = await t.service.queue.takeCrawls(QUEUE.crawl, 16)
+    assert.deepEqual(again.map(j => j.id), [failedId])
+    const running = await job(failedId)
+    assert.deepEqual([running.state, running.attemptsMade, running.failedReason], ['active', 2, null])
   })
 
   it('reads only its own records: a job the queue has forgotten still shows', async () => {
