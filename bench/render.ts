@@ -176,7 +176,11 @@ const jobs: Array<{ state: string, processedAt: string, finishedAt: string }> =
   await Promise.all((crawl.jobIds as string[]).map(async id => (await call('GET', `/api/jobs/${id}`)).data))
 const active = jobs.map(j => (Date.parse(j.finishedAt) - Date.parse(j.processedAt)) / 1000)
 const changed = (await call('GET', `/api/changes?domainId=${domain.id}&pageSize=1`)).meta.total as number
-const pages = (await call('GET', `/api/domains/${domain.id}/pages?pageSize=500`)).data as any[]
+// Read in pages of 500 (the list's most): a site of 1,000 pages is two of them.
+const pages: any[] = []
+for (let n = 1; pages.length === (n - 1) * 500; n++) {
+  pages.push(...(await call('GET', `/api/domains/${domain.id}/pages?pageSize=500&page=${n}`)).data)
+}
 const rendered = pages.filter(p => p.renderedWith === 'browser').length
 await stopServices([service])
 await sleep(1000)
