@@ -446,7 +446,7 @@ const migrations: Record<string, string[]> = {
     ...(['waiting', 'active', 'completed', 'failed'].map(state =>
       `CREATE INDEX jobs_${state} ON jobs (org_id, created_at DESC, id DESC) WHERE state = '${state}'`)),
     // The unfinished ones (the backlog by host, the sweep), however long the history.
-    `CREATE INDEX jobs_unfinished ON jobs (org_id) WHERE state IN ('waiting', 'active')`,
+    'CREATE INDEX jobs_unfinished ON jobs (org_id) WHERE state IN (\'waiting\', \'active\')',
     `CREATE TABLE job_counts (
       org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
       name text NOT NULL,
