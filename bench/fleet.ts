@@ -96,6 +96,16 @@ async function fleetRun (workers: number, databaseUrl: string) {
     const cpuTo = cpuTicks()
     const cpuBusy = (cpuTo.busy - cpuFrom.busy) / Math.max(1, cpuTo.all - cpuFrom.all)
     const wideManners = manners(await hosts.hits(), from)
+    // Where the time goes: the gaps between a host's starts (one turn is 262 ms) and the last answer.
+    const wideHits = (await hosts.hits()).filter(x => x.start >= from && wide.includes(x.host))
+    const gaps = wide.flatMap(h => {
+      const starts = wideHits.filter(x => x.host === h).map(x => x.start).sort((a, b) => a - b)
+      return starts.slice(1).map((t, i) => t - starts[i])
+    }).sort((a, b) => a - b)
+    const gap = (p: number) => fmt(gaps[Math.floor(p * (gaps.length - 1))], 0)
+    console.log(`(W = ${workers}: ${wideHits.length} requests to the 40 hosts, the last answered ` +
+      `${fmt((Math.max(...wideHits.map(x => x.end)) - from) / 1000, 2)} s after the first crawl was asked for; ` +
+      `gaps between a host's starts p10/p50/p90 ${gap(0.1)}/${gap(0.5)}/${gap(0.9)} ms)`)
 
     // 2. A big tenant, then twenty small ones a second later.
     const bigKey = await tenant('big')
