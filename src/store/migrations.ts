@@ -436,7 +436,13 @@ const migrations: Record<string, string[]> = {
           failed_reason = CASE WHEN q.state IN ('failed', 'retry', 'cancelled') AND jsonb_typeof(q.output) = 'object'
             THEN coalesce(q.output->>'message', q.output->'value'->>'message', q.output::text) END,
           return_value = CASE WHEN q.state = 'completed' AND jsonb_typeof(q.output) = 'object' THEN q.output END
-        FROM (SELECT * FROM pgboss.job UNION ALL SELECT * FROM pgboss.archive) q
+        FROM (
+          SELECT id, name, state, start_after, retry_count, retry_limit, started_on, completed_on, output
+          FROM pgboss.job
+          UNION ALL
+          SELECT id, name, state, start_after, retry_count, retry_limit, started_on, completed_on, output
+          FROM pgboss.archive
+        ) q
         WHERE q.id = j.id AND q.name IN ('crawl.page', 'crawl.render', 'discover.pages', 'research.domain');
       END IF;
     END $$`,
@@ -543,9 +549,10 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-export async function migrate (db: Kysely<any>): Promise<void> {
+/** Migrates to the latest schema, or up to the migration `upTo` (for tests of an upgrade). */
+export async function migrate (db: Kysely<any>, upTo?: string): Promise<void> {
   const migrator = new Migrator({ db, provider: new StaticProvider() })
-  const { error, results } = await migrator.migrateToLatest()
+  const { error, results } = upTo ? await migrator.migrateTo(upTo) : await migrator.migrateToLatest()
   const failed = results?.find(r => r.status === 'Error')
   if (error) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`)

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Kysely, sql } from 'kysely'
+import { migrate } from '../../src/store/migrations.js'
+import { PGliteDialect } from '../../src/store/pglite-dialect.js'
+import { PGliteThread } from '../../src/store/pglite-thread.js'
+
+// A deployment made before a migration, brought up to date by it: its data as the new code reads it.
+
+describe('an existing deployment, upgraded', () => {
+  let pglite: PGliteThread
+  let db: Kysely<any>
+  before(async () => {
+    pglite = await PGliteThread.open({ postgresqlconf: [] })
+    db = new Kysely<any>({ dialect: new PGliteDialect(pglite) })
+  })
+  after(async () => {
+    await db.destroy()
+  })
+
+  it("gives its jobs their state from the queue's tables, archived ones too, and counts them (0016)", async () => {
+    await migrate(db, '0015_failures_explained')
+    // pg-boss 10's two tables as far as the migration reads them: the archive has one column more.
+    await sql`CREATE SCHEMA pgboss`.execute(db)
+    await sql`CREATE TABLE pgboss.job (id uuid PRIMARY KEY, name text, state text, start_after timestamptz,
+      retry_count int, retry_limit int, started_on timestamptz, completed_on timestamptz, output jsonb)`.execute(db)
+    await sql`CREATE TABLE pgboss.archive (LIKE pgboss.job, archived_on timestamptz)`.execute(db)
+    const org = (await sql<{ id: string }>`INSERT INTO orgs (name, plan) VALUES ('Acme', 'pro') RETURNING id`
+      .execute(db)).rows[0].id
+    const jobs = {
+      archived: '00000000-0000-4000-8000-000000000001',
+      failed: '00000000-0000-4000-8000-000000000002',
+      waiting: '00000000-0000-4000-8000-000000000003'
+    }
+    for (const id of Object.values(jobs)) {
+      await sql`INSERT INTO jobs (id, org_id, domain_id, name) VALUES (${id}, ${org}, gen_random_uuid(), 'discover.pages')`
+        .execute(db)
+    }
+    await sql`INSERT INTO pgboss.archive VALUES (${jobs.archived}, 'discover.pages', 'completed', now(), 0, 2,
+      now(), now(), '{"pagesDiscovered": 3}', now())`.execute(db)
+    await sql`INSERT INTO pgboss.job VALUES
+      (${jobs.failed}, 'discover.pages', 'failed', now(), 2, 2, now(), now(), '{"message": "HTTP 503"}'),
+      (${jobs.waiting}, 'discover.pages', 'created', now(), 0, 2, NULL, NULL, NULL)`.execute(db)
+
+    await migrate(db)
+    type Row = { id: string, state: string, attempts_made: number, failed_reason: string | null, return_value: unknown }
+    const rows = (await sql<Row>`SELECT id, state, attempts_made, failed_reason, return_value FROM jobs ORDER BY id`
+      .execute(db)).rows
+    assert.deepEqual(rows.map(r => [r.state, r.attempts_made, r.failed_reason, r.return_value]), [
+      ['completed', 1, null, { pagesDiscovered: 3 }],
+      ['failed', 3, 'HTTP 503', null],
+      ['waiting', 0, null, null]
+    ])
+    const counts = (await sql<{ state: string, n: string }>`SELECT state, n FROM job_counts ORDER BY state`
+      .execute(db)).rows
+    assert.deepEqual(counts.map(c => [c.state, Number(c.n)]), [['completed', 1], ['failed', 1], ['waiting', 1]])
+  })
+})
