@@ -444,6 +444,9 @@ const migrations: Record<string, string[]> = {
           FROM pgboss.archive
         ) q
         WHERE q.id = j.id AND q.name IN ('crawl.page', 'crawl.render', 'discover.pages', 'research.domain');
+        -- A record whose job pg-boss no longer keeps was never listed; left, it would wait forever.
+        DELETE FROM jobs j WHERE NOT EXISTS (SELECT 1 FROM pgboss.job q WHERE q.id = j.id)
+          AND NOT EXISTS (SELECT 1 FROM pgboss.archive q WHERE q.id = j.id);
       END IF;
     END $$`,
     'DROP INDEX jobs_org_time',

@@ -30,7 +30,9 @@ describe('an existing deployment, upgraded', () => {
     const jobs = {
       archived: '00000000-0000-4000-8000-000000000001',
       failed: '00000000-0000-4000-8000-000000000002',
-      waiting: '00000000-0000-4000-8000-000000000003'
+      waiting: '00000000-0000-4000-8000-000000000003',
+      // pg-boss deleted it (a week after it ended): the old list never showed it.
+      gone: '00000000-0000-4000-8000-000000000004'
     }
     for (const id of Object.values(jobs)) {
       await sql`INSERT INTO jobs (id, org_id, domain_id, name) VALUES (${id}, ${org}, gen_random_uuid(), 'discover.pages')`
