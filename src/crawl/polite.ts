@@ -77,8 +77,9 @@ export class HostLimiter implements HostPacer {
     else s.active++
     const now = Date.now()
     const start = Math.max(now, s.nextStart, s.backoffUntil)
-    const slackMs = turnSlackMs(Math.max(this.delayMs, crawlDelayMs))
-    s.nextStart = start + Math.max(this.delayMs, crawlDelayMs) + slackMs
+    const delayMs = Math.max(this.delayMs, crawlDelayMs)
+    const slackMs = turnSlackMs(delayMs)
+    s.nextStart = start + delayMs + slackMs
     const end = async () => {
       const next = s.waiting.shift()
       if (next) next()

@@ -15,7 +15,7 @@ import {
   clearFailureAlert, loadCrawlTargets, recordChange, recordFailure, recordRenderDecision, typeFromContent,
   type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
-import { pictureAsOf, saveScreenshot } from '../store/screenshots.js'
+import { hasPicture, pictureAsOf, saveScreenshot } from '../store/screenshots.js'
 import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
 import { AnalysisTimeout, type PageAnalysis, type PageReading } from './analysis.js'
@@ -150,7 +150,8 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
   const { deps, page, previous, structured, reader } = crawl
   // A rendered page is read while it is still open, to know whether its picture is wanted.
   let readInBrowser: ReadInBrowser | undefined
-  const picture = pictureWanted(page, previous !== undefined, async html => {
+  const pictured = async () => await hasPicture(deps.db, page.id)
+  const picture = pictureWanted(page, previous !== undefined, pictured, async html => {
     const reading = readPage(crawl, Buffer.from(html, 'utf8'), RENDERED_TYPE, null, undefined)
     // Not every reading begun here is used (the page moved on, a document came with it).
     reading.catch(() => {})

@@ -40,12 +40,14 @@ export type PageDocument = Awaited<ReturnType<Crawler['fetchDocument']>>
  * moved), as the evidence of that change and the "before" of the next one.
  */
 export function pictureWanted (
-  page: Pick<CrawlTarget, 'visual_threshold' | 'page_pictured'>,
+  page: Pick<CrawlTarget, 'visual_threshold'>,
   hasPrevious: boolean,
+  hasPicture: () => Promise<boolean>,
   textChanged: (html: string) => Promise<boolean>
 ): RenderRequest['screenshot'] {
-  if (page.visual_threshold !== null || !hasPrevious || page.page_pictured !== true) return true
-  return textChanged
+  if (page.visual_threshold !== null || !hasPrevious) return true
+  // Asked by a render only: a plain page's check never looks for its pictures.
+  return async html => !(await hasPicture()) || await textChanged(html)
 }
 
 type RenderTarget = Pick<CrawlTarget, 'screenshots' | 'rendered_with' | 'render_reason'>

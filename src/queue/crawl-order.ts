@@ -9,8 +9,11 @@ import type { CrawlJobData } from './queues.js'
 // The order crawls are taken in: fair between organisations and their hosts when
 // queued (a turn and a rank each), and only of free hosts when taken (FETCH_CRAWLS).
 
-/** A crawl job's host, as its pace is kept in host_pace (the URL's host and port). */
-export const jobHost = (job: string) => `substring(${job}.data->>'url' from '^[a-z]+://([^/?#]+)')`
+/** The host (and port) of the URL in `column`, as SQL: as a host's pace is kept in host_pace. */
+export const urlHost = (column: string) => `substring(${column} from '^[a-z]+://([^/?#]+)')`
+
+/** A crawl job's host (`job`, a row of pgboss.job). */
+export const jobHost = (job: string) => urlHost(`${job}.data->>'url'`)
 const JOB_HOST = jobHost('j')
 
 /** How many of a crawl queue's waiting jobs, in fetch order, are looked at for one whose host is free. */
@@ -124,7 +127,7 @@ export async function crawlTurns (
 export async function crawlRanks (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, number>> {
   const orgs = [...new Set(crawls.map(c => c.orgId))]
   const { rows } = await sql<{ org_id: string, host: string, waiting: number }>`
-    SELECT org_id, substring(url from '^[a-z]+://([^/?#]+)') AS host, count(*)::int AS waiting
+    SELECT org_id, ${sql.raw(urlHost('url'))} AS host, count(*)::int AS waiting
     FROM jobs WHERE org_id = ANY(${orgs}::uuid[]) AND state = 'waiting' AND name = 'crawl.page'
     GROUP BY 1, 2`.execute(tx)
   const key = (org: string, host: string) => `${org} ${host}`

@@ -2,6 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import type { JobName, JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import type { JobsTable } from '../store/schema.js'
+import { urlHost } from './crawl-order.js'
 
 // The jobs a client sees (GET /api/jobs), from our `jobs` row alone: its tenant, page and
 // progress, and its state as the queue last changed it. The queue's own tables hold the
@@ -107,6 +108,9 @@ function toView (r: JobRow, now: number): JobView {
   }
 }
 
+/** A job id's shape: anything else is no job, and never reaches the database as a uuid. */
+const UUID = /^[0-9a-f-]{36}$/i
+
 /**
  * Where a page of the list starts: after the job created at `createdUs` (microseconds
  * since 1970, as the database keeps it: a Date's milliseconds would skip the jobs
@@ -119,7 +123,7 @@ export const encodeJobCursor = (c: JobCursor) => Buffer.from(`${c.createdUs}|${c
 /** The cursor a client sent back, or undefined if it is not one of ours. */
 export function decodeJobCursor (text: string): JobCursor | undefined {
   const [createdUs, id] = Buffer.from(text, 'base64url').toString().split('|')
-  if (!id || !/^[0-9a-f-]{36}$/.test(id) || !/^\d{1,17}$/.test(createdUs)) return undefined
+  if (!id || !UUID.test(id) || !/^\d{1,17}$/.test(createdUs)) return undefined
   return { createdUs, id }
 }
 
@@ -182,7 +186,7 @@ function totalOf (
 }
 
 export async function getJob (db: Db, orgId: string, id: string): Promise<JobView | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined
+  if (!UUID.test(id)) return undefined
   const row = await db.selectFrom('jobs').select(LIST_COLUMNS)
     .where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()
   return row ? toView(row, Date.now()) : undefined
@@ -218,7 +222,7 @@ export async function jobStats (db: Db, orgId: string): Promise<Record<JobState 
  */
 export async function jobBacklog (db: Db, orgId: string) {
   const { rows } = await sql<{ host: string, waiting: number, delayed: number, active: number, oldest: number | null }>`
-    SELECT substring(url from '^[a-z]+://([^/?#]+)') AS host,
+    SELECT ${sql.raw(urlHost('url'))} AS host,
       count(*) FILTER (WHERE state = 'waiting' AND start_after <= now())::int AS waiting,
       count(*) FILTER (WHERE state = 'waiting' AND start_after > now())::int AS delayed,
       count(*) FILTER (WHERE state = 'active')::int AS active,

@@ -422,7 +422,8 @@ const migrations: Record<string, string[]> = {
       ADD COLUMN finished_at timestamptz,
       ADD COLUMN failed_reason text,
       ADD COLUMN return_value jsonb`,
-    // An existing deployment's jobs take their state from the queue's tables once.
+    // An existing deployment's jobs take their state from the queue's tables once (the mapping
+    // of queue/job-records.ts as it stands today: a migration keeps its own copy, never changes).
     `DO $$ BEGIN
       IF to_regclass('pgboss.job') IS NOT NULL THEN
         UPDATE jobs j SET

@@ -66,13 +66,7 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'domains.check_frequency_hours',
       'domains.status as domain_status',
       'latest.id as previous_id',
-      'latest.content_hash as previous_hash',
-      // A picture of the page, whichever of its snapshots has it: a snapshot whose text
-      // moved only in its noise has none (see pictureWanted).
-      eb => eb.exists(eb.selectFrom('snapshots as pictured')
-        .innerJoin('screenshots', 'screenshots.snapshot_id', 'pictured.id')
-        .select('screenshots.snapshot_id')
-        .whereRef('pictured.page_id', '=', 'pages.id')).as('page_pictured')
+      'latest.content_hash as previous_hash'
     ])
     .where('pages.id', 'in', ids)
     .execute()

@@ -48,6 +48,14 @@ export async function pictureAsOf (db: Db, pageId: string, snapshotId: string): 
     .executeTakeFirst())
 }
 
+/** Whether any snapshot of the page has its picture (one whose text moved only in its noise has none). */
+export async function hasPicture (db: Db, pageId: string): Promise<boolean> {
+  const row = await db.selectFrom('snapshots')
+    .innerJoin('screenshots', 'screenshots.snapshot_id', 'snapshots.id')
+    .select('snapshots.id').where('snapshots.page_id', '=', pageId).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
 /** The newest screenshot of a page (its latest rendered snapshot's). */
 export async function latestScreenshot (db: Db, pageId: string): Promise<Screenshot | undefined> {
   return asScreenshot(await db
