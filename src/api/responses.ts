@@ -1,4 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { decodeCursor, encodeCursor, type Cursor } from '../store/lists.js'
+import { validation } from '../vocabulary/errors.js'
 import { AuthErrorBody, ErrorBody, ListMeta } from './schemas.js'
 
 // What a route documents beside its body: its answers (success and every error, with the
@@ -75,3 +77,34 @@ export const paginationFields = (defaultSize: number, maxSize: number) => ({
 
 export const Pagination = (defaultSize: number, maxSize: number) =>
   Type.Object(paginationFields(defaultSize, maxSize), { additionalProperties: false })
+
+/** A history list's `cursor`: the previous page's `meta.nextCursor` (see store/lists.ts). */
+export const CursorParam = Type.Optional(Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: "the previous page's `meta.nextCursor`: the next page, read from where that one ended at the same " +
+    'cost whatever its depth (a row added meanwhile does not shift it); with a cursor, `page` is ignored'
+}))
+
+/** The cursor a client sent, or a 400 if it is not one this service gave. */
+export function readCursor (text: string | undefined): Cursor | undefined {
+  if (text === undefined) return undefined
+  const cursor = decodeCursor(text)
+  if (!cursor) throw validation('cursor', 'cursor is not one this service gave')
+  return cursor
+}
+
+/** A history list's query: page and pageSize as every list has, and a cursor. */
+export const HistoryPagination = (defaultSize: number, maxSize: number) =>
+  Type.Object({ ...paginationFields(defaultSize, maxSize), cursor: CursorParam }, { additionalProperties: false })
+
+/** A history list's meta: the contract's, `totalCapped` when total is a lower bound, `nextCursor` when more follow. */
+export const historyMeta = (
+  counted: { total: number, capped?: boolean }, page: number, pageSize: number, next: Cursor | undefined
+) => ({
+  total: counted.total,
+  page,
+  pageSize,
+  ...(counted.capped ? { totalCapped: true } : {}),
+  ...(next ? { nextCursor: encodeCursor(next) } : {})
+})

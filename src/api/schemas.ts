@@ -312,15 +312,16 @@ export const ListMeta = Type.Object(
     totalCapped: Type.Optional(
       Type.Boolean({
         description:
-          'changes only: true when total is a lower bound (more than 1,000 match, or counting ran out of its time ' +
-          'budget)'
+          'changes and e-mails only: true when total is a lower bound (more than 1,000 match, or counting ran out ' +
+          'of its time budget)'
       })
     ),
     nextCursor: Type.Optional(
       Type.String({
         description:
-          'jobs only: present when more jobs follow; pass it as `cursor` to read the next page at the same cost ' +
-          'whatever its depth (keyset pagination; `page` skips its way there)'
+          'history lists only (changes, jobs, snapshots, webhook deliveries, e-mails): present when more follow; ' +
+          'pass it as `cursor` to read the next page at the same cost whatever its depth (keyset pagination; ' +
+          '`page` skips its way there)'
       })
     )
   },

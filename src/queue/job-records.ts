@@ -1,6 +1,7 @@
 import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import type { JobName, JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
+import { after, pageOf, type Cursor } from '../store/lists.js'
 import type { JobsTable } from '../store/schema.js'
 import { urlHost } from './crawl-order.js'
 
@@ -112,22 +113,6 @@ function toView (r: JobRow, now: number): JobView {
 const UUID = /^[0-9a-f-]{36}$/i
 
 /**
- * Where a page of the list starts: after the job created at `createdUs` (microseconds
- * since 1970, as the database keeps it: a Date's milliseconds would skip the jobs
- * created within the same millisecond) with id `id`, newest first.
- */
-export interface JobCursor { createdUs: string, id: string }
-
-export const encodeJobCursor = (c: JobCursor) => Buffer.from(`${c.createdUs}|${c.id}`).toString('base64url')
-
-/** The cursor a client sent back, or undefined if it is not one of ours. */
-export function decodeJobCursor (text: string): JobCursor | undefined {
-  const [createdUs, id] = Buffer.from(text, 'base64url').toString().split('|')
-  if (!id || !UUID.test(id) || !/^\d{1,17}$/.test(createdUs)) return undefined
-  return { createdUs, id }
-}
-
-/**
  * A page of the organisation's jobs, newest first, walked along an index in its order:
  * after `cursor` (keyset, the same cost at any depth) or skipping `offset`. The total
  * is exact: the counters (job_counts) for a name and a settled state, and for waiting
@@ -136,8 +121,8 @@ export function decodeJobCursor (text: string): JobCursor | undefined {
 export async function listJobs (
   db: Db,
   orgId: string,
-  opts: { limit: number, offset: number, cursor?: JobCursor, state?: JobState, type?: JobView['type'] }
-): Promise<{ jobs: JobView[], total: number, next?: JobCursor }> {
+  opts: { limit: number, offset: number, cursor?: Cursor, state?: JobState, type?: JobView['type'] }
+): Promise<{ jobs: JobView[], total: number, next?: Cursor }> {
   const name = opts.type ? NAME_OF_TYPE[opts.type] : undefined
   const stored = opts.state === 'delayed' ? 'waiting' : opts.state
   const due = opts.state === 'delayed'
@@ -149,28 +134,19 @@ export async function listJobs (
     ...(stored ? [sql`state = ${stored}`] : []),
     ...(due ? [due] : [])
   ]
-  const after = opts.cursor
-    ? [sql`(created_at, id) <
-      (timestamptz 'epoch' + ${opts.cursor.createdUs}::bigint * interval '1 microsecond', ${opts.cursor.id}::uuid)`]
-    : []
+  const placed = opts.cursor ? [after('created_at', 'id', opts.cursor)] : []
   // One statement, so one round trip: the total beside the page (a row of nulls when the page is empty).
   const { rows } = await sql<JobRow & { total: number, created_us: string }>`
     SELECT t.total, j.*, (extract(epoch FROM j.created_at) * 1000000)::bigint::text AS created_us
     FROM (SELECT ${totalOf(orgId, name, opts.state, due)} AS total) t
     LEFT JOIN LATERAL (
       SELECT ${sql.join(LIST_COLUMNS.map(c => sql.ref(c)))} FROM jobs
-      WHERE ${sql.join([...filters, ...after], sql` AND `)}
+      WHERE ${sql.join([...filters, ...placed], sql` AND `)}
       ORDER BY created_at DESC, id DESC LIMIT ${opts.limit + 1} OFFSET ${opts.cursor ? 0 : opts.offset}
     ) j ON true`.execute(db)
-  const found = rows.filter(r => r.id !== null)
+  const { page, next } = pageOf(rows.filter(r => r.id !== null), opts.limit)
   const now = Date.now()
-  const page = found.slice(0, opts.limit)
-  const last = page[page.length - 1]
-  return {
-    jobs: page.map(r => toView(r, now)),
-    total: rows[0]?.total ?? 0,
-    next: found.length > opts.limit && last ? { createdUs: last.created_us, id: last.id } : undefined
-  }
+  return { jobs: page.map(r => toView(r, now)), total: rows[0]?.total ?? 0, next }
 }
 
 /** How many of the organisation's jobs (of `name`, in `state`) there are, as SQL: see listJobs. */

@@ -1,6 +1,7 @@
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely'
 import type { ChangeType, DiffData, PageType, Severity } from '../vocabulary/core.js'
-import { enforcesTimeouts, type Db, type Tx } from './db.js'
+import type { Db, Tx } from './db.js'
+import { after, cappedTotal, createdUs, pageOf, type Cursor } from './lists.js'
 import type { ChangesTable } from './schema.js'
 
 // Snapshots (what a page read, each time it moved) and changes (what moved between two).
@@ -66,13 +67,6 @@ export const CHANGE_COLUMNS = [
   'created_at'
 ] as const
 
-/**
- * Counting stops here, so that a count over millions of changes stays cheap: past it a
- * list says "at least" (`meta.totalCapped`).
- */
-export const COUNT_CAP = 1_000
-const COUNT_BUDGET_MS = 15
-
 /** The organisation's changes that pass the filters, as a query to select from. */
 function changesMatching (db: Db, orgId: string, f: ChangeFilters) {
   return db
@@ -103,39 +97,28 @@ function changesMatching (db: Db, orgId: string, f: ChangeFilters) {
     })
 }
 
-export async function listChanges (db: Db, orgId: string, f: ChangeFilters, page: number, pageSize: number) {
+/**
+ * A page of the organisation's changes that pass the filters, newest first: after `cursor`
+ * (keyset, the same cost at any depth) or at `page`. The total is counted up to COUNT_CAP
+ * (see cappedTotal).
+ */
+export async function listChanges (
+  db: Db, orgId: string, f: ChangeFilters, page: number, pageSize: number, cursor?: Cursor
+) {
   const base = changesMatching(db, orgId, f)
-  const offset = (page - 1) * pageSize
-  const rows = await base
+  const offset = cursor ? undefined : (page - 1) * pageSize
+  const rows = await (cursor ? base.where(after('c.created_at', 'c.id', cursor)) : base)
     .select(CHANGE_COLUMNS.map(c => `c.${c}` as const))
     .select(ACKNOWLEDGER)
+    .select(createdUs('c.created_at'))
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id', 'desc')
-    .limit(pageSize)
-    .offset(offset)
+    .limit(pageSize + 1)
+    .offset(offset ?? 0)
     .execute()
-  const items = rows.map(changeView)
-  if (rows.length < pageSize && (rows.length > 0 || page === 1)) {
-    return { items, total: offset + rows.length, capped: false }
-  }
-  const capped = base.select(sql`1`.as('one')).limit(COUNT_CAP + 1).as('capped')
-  if (!enforcesTimeouts(db)) {
-    // No budget to set (PGlite): one statement rather than a transaction of four.
-    const counted = await db.selectFrom(capped).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()
-    return { items, total: Math.min(counted.n, COUNT_CAP), capped: counted.n > COUNT_CAP }
-  }
-  // The count has a time budget: on a filter that matches little of millions of rows it
-  // would be the slowest part of the request. Out of budget, total is a lower bound.
-  try {
-    const counted = await db.transaction().execute(async tx => {
-      await sql`SET LOCAL statement_timeout = ${sql.lit(COUNT_BUDGET_MS)}`.execute(tx)
-      return await tx.selectFrom(capped).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()
-    })
-    return { items, total: Math.min(counted.n, COUNT_CAP), capped: counted.n > COUNT_CAP }
-  } catch (err) {
-    if ((err as { code?: string }).code !== '57014') throw err
-    return { items, total: offset + rows.length + (rows.length === pageSize ? 1 : 0), capped: true }
-  }
+  const { page: shown, next } = pageOf(rows, pageSize)
+  const counted = await cappedTotal(db, base, { shown: shown.length, more: next !== undefined, offset })
+  return { items: shown.map(changeView), next, ...counted }
 }
 
 /** One of the organisation's changes; `orgId` null only for a link that was signed for this change. */
@@ -323,19 +306,25 @@ export async function changesBetween (db: Db, orgId: string, from: Date, to: Dat
     .execute()
 }
 
-/** A page's snapshots, newest first, without their text. */
-export async function listSnapshots (db: Db, pageId: string, page: number, pageSize: number) {
+/**
+ * A page's snapshots, newest first, without their text: after `cursor` or at `page`. The
+ * total is exact: one page's snapshots are bounded by the plan's retention and counted
+ * along its index.
+ */
+export async function listSnapshots (db: Db, pageId: string, page: number, pageSize: number, cursor?: Cursor) {
   const [rows, count] = await Promise.all([
-    snapshotsOf(db, pageId)
+    (cursor ? snapshotsOf(db, pageId).where(after('s.created_at', 's.id', cursor)) : snapshotsOf(db, pageId))
+      .select(createdUs('s.created_at'))
       .orderBy('s.created_at', 'desc')
       .orderBy('s.id', 'desc')
-      .limit(pageSize)
-      .offset((page - 1) * pageSize)
+      .limit(pageSize + 1)
+      .offset(cursor ? 0 : (page - 1) * pageSize)
       .execute(),
     db.selectFrom('snapshots').select(sql<number>`count(*)::int`.as('n')).where('page_id', '=', pageId)
       .executeTakeFirstOrThrow()
   ])
-  return { total: count.n, items: rows }
+  const { page: items, next } = pageOf(rows, pageSize)
+  return { total: count.n, items, next }
 }
 
 /** One snapshot of a page (the newest when `id` is "latest"); undefined when it is not the page's. */

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { sql, type Selectable } from 'kysely'
 import type { MailPreference } from '../vocabulary/mail-alerts.js'
 import type { Db } from './db.js'
+import { after, cappedTotal, createdUs, pageOf, type Cursor } from './lists.js'
 import type { AlertPreferencesTable, EmailDeliveriesTable } from './schema.js'
 
 // Members' e-mail alert settings, the e-mail outbox (one row per message, sent by a job),
@@ -172,14 +173,15 @@ export function emailView (e: EmailDeliveryRow) {
   }
 }
 
-export async function listEmails (db: Db, orgId: string, page: number, pageSize: number) {
-  const [rows, count] = await Promise.all([
-    db.selectFrom('email_deliveries').selectAll().where('org_id', '=', orgId)
-      .orderBy('created_at', 'desc').orderBy('id').limit(pageSize).offset((page - 1) * pageSize).execute(),
-    db.selectFrom('email_deliveries').select(eb => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId)
-      .executeTakeFirstOrThrow()
-  ])
-  return { items: rows.map(emailView), total: Number(count.n) }
+export async function listEmails (db: Db, orgId: string, page: number, pageSize: number, cursor?: Cursor) {
+  const matching = db.selectFrom('email_deliveries').where('org_id', '=', orgId)
+  const offset = cursor ? undefined : (page - 1) * pageSize
+  const rows = await (cursor ? matching.where(after('created_at', 'id', cursor)) : matching)
+    .selectAll().select(createdUs('created_at'))
+    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(pageSize + 1).offset(offset ?? 0).execute()
+  const { page: shown, next } = pageOf(rows, pageSize)
+  const counted = await cappedTotal(db, matching, { shown: shown.length, more: next !== undefined, offset })
+  return { items: shown.map(emailView), next, ...counted }
 }
 
 const newFeedToken = () => `swf_${randomBytes(24).toString('base64url')}`

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { sql, type Selectable } from 'kysely'
 import type { AlertEvent, ChangeType, EndpointKind, PageType, Severity } from '../vocabulary/core.js'
 import type { Db } from './db.js'
+import { after, createdUs, pageOf, type Cursor } from './lists.js'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js'
 
 // Alert destinations (webhook endpoints, Slack included) and their deliveries.
@@ -174,24 +175,21 @@ export async function getDelivery (db: Db, id: string): Promise<DeliveryRow> {
   return await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
 }
 
-export async function listDeliveries (db: Db, endpointId: string, page: number, pageSize: number) {
+export async function listDeliveries (db: Db, endpointId: string, page: number, pageSize: number, cursor?: Cursor) {
+  let q = db.selectFrom('webhook_deliveries').selectAll().select(createdUs('created_at'))
+    .where('endpoint_id', '=', endpointId)
+  if (cursor) q = q.where(after('created_at', 'id', cursor))
   const [rows, count] = await Promise.all([
-    db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('endpoint_id', '=', endpointId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .limit(pageSize)
-      .offset((page - 1) * pageSize)
-      .execute(),
+    q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(pageSize + 1)
+      .offset(cursor ? 0 : (page - 1) * pageSize).execute(),
     db
       .selectFrom('webhook_deliveries')
       .select(eb => eb.fn.countAll<number>().as('n'))
       .where('endpoint_id', '=', endpointId)
       .executeTakeFirstOrThrow()
   ])
-  return { items: rows.map(deliveryView), total: Number(count.n) }
+  const { page: shown, next } = pageOf(rows, pageSize)
+  return { items: shown.map(deliveryView), total: Number(count.n), next }
 }
 
 /** A delivery with where and how it goes, for an attempt at it. */

@@ -354,7 +354,9 @@ describe('the changes API, acknowledgement and page controls', () => {
         ${snap.id}::uuid, ${snap.id}::uuid, now() - g * interval '1 second', now()
       FROM generate_series(1, 1005) AS g, (SELECT org_id FROM domains WHERE id = ${domainId}::uuid) d`.execute(db)
     const all = await t.api.get('/api/changes?pageSize=5')
-    assert.deepEqual(all.body.meta, { total: 1000, page: 1, pageSize: 5, totalCapped: true })
+    const { nextCursor, ...meta } = all.body.meta
+    assert.deepEqual(meta, { total: 1000, page: 1, pageSize: 5, totalCapped: true })
+    assert.equal(typeof nextCursor, 'string')
     const few = await t.api.get('/api/changes?changeType=price_change')
     assert.equal(few.body.meta.totalCapped, undefined)
     assert.equal(few.body.meta.total, few.body.data.length)
@@ -365,5 +367,53 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.equal(farthest.status, 200)
     assert.deepEqual(farthest.body.data, [])
     assert.equal((await t.api.get('/api/changes?page=99999999999999999999')).status, 400)
+  })
+
+  it('a cursor walks the changes as the page numbers do, at any depth, filters kept; a forged one is a 400', async () => {
+    // 1,005 bulk changes (the test above) share their seconds with no other; these 7 share one instant.
+    const db = t.service.store.db
+    const { sql } = await import('kysely')
+    const pricing = page('/pricing')
+    await sql`
+      INSERT INTO changes (page_id, domain_id, org_id, change_type, severity, confidence, summary, diff_data,
+        snapshot_before_id, snapshot_after_id, created_at, alerted_at)
+      SELECT ${pricing.id}::uuid, ${domainId}::uuid, org_id, 'feature_removed', 'medium', 0.70, 'Twin ' || g,
+        '{"before":"","after":"","stats":{"additions":0,"deletions":0,"changes":0},"hunks":[]}'::jsonb,
+        c.snapshot_after_id, c.snapshot_after_id, timestamptz '2026-01-01 00:00:00.123456+00', now()
+      FROM generate_series(1, 7) AS g,
+        (SELECT org_id, snapshot_after_id FROM changes WHERE page_id = ${pricing.id}::uuid LIMIT 1) c`.execute(db)
+    const byNumber: string[] = []
+    for (let n = 1; ; n++) {
+      const r = await t.api.get(`/api/changes?changeType=feature_removed,price_change&pageSize=3&page=${n}`)
+      if (r.body.data.length === 0) break
+      byNumber.push(...r.body.data.map((c: { id: string }) => c.id))
+    }
+    const byCursor: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const r = await t.api.get('/api/changes?changeType=feature_removed,price_change&pageSize=3' +
+        (cursor ? `&cursor=${cursor}&page=99` : ''))
+      assert.equal(r.status, 200)
+      assert.equal(r.body.meta.total, byNumber.length, 'the total is the whole list, wherever the cursor stands')
+      byCursor.push(...r.body.data.map((c: { id: string }) => c.id))
+      cursor = r.body.meta.nextCursor
+      pages++
+    } while (cursor)
+    assert.ok(byNumber.length >= 8)
+    assert.equal(pages, Math.ceil(byNumber.length / 3), 'the last page says no more follow')
+    assert.deepEqual(byCursor, byNumber)
+    assert.equal(new Set(byCursor).size, byNumber.length)
+    // Deep in 1,013 changes, a cursor page and a numbered page read the same rows.
+    const deep = await t.api.get('/api/changes?pageSize=100&page=9')
+    const next = await t.api.get(`/api/changes?pageSize=100&cursor=${deep.body.meta.nextCursor}`)
+    const tenth = await t.api.get('/api/changes?pageSize=100&page=10')
+    assert.deepEqual(next.body.data.map((c: { id: string }) => c.id), tenth.body.data.map((c: { id: string }) => c.id))
+    for (const forged of ['x', Buffer.from('12|not-a-uuid').toString('base64url'), 'a'.repeat(201)]) {
+      const bad = await t.api.get(`/api/changes?cursor=${forged}`)
+      assert.equal(bad.status, 400, forged)
+      assert.equal(bad.body.code, 'VALIDATION_ERROR')
+      assert.equal(bad.body.details.field, 'cursor')
+    }
   })
 })

@@ -7,7 +7,7 @@ import { appBaseUrl } from '../../config.js'
 import { changesCsv, EXPORT_CAP, exportName } from '../../services/exports.js'
 import type { ApiDeps } from '../deps.js'
 import { Change, DateTime, IdParams, PageTypeSchema, literals, Uuid } from '../schemas.js'
-import { paginationFields, responses } from '../responses.js'
+import { CursorParam, historyMeta, paginationFields, readCursor, responses } from '../responses.js'
 
 const MULTI = ['severity', 'changeType', 'pageType'] as const
 
@@ -51,6 +51,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
         querystring: Type.Object(
           {
             ...paginationFields(20, 100),
+            cursor: CursorParam,
             severity: Type.Optional(Type.Array(literals(SEVERITIES), { maxItems: 4 })),
             changeType: Type.Optional(Type.Array(literals(CHANGE_TYPES), { maxItems: 7 })),
             pageType: Type.Optional(Type.Array(PageTypeSchema, { maxItems: 7 })),
@@ -70,7 +71,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       }
     },
     async (req, reply) => {
-      const { page, pageSize, since, until, format, ...rest } = req.query
+      const { page, pageSize, since, until, format, cursor: given, ...rest } = req.query
+      const cursor = readCursor(given)
       const filters = {
         ...rest, since: since ? new Date(since) : undefined, until: until ? new Date(until) : undefined
       }
@@ -79,8 +81,8 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
         return await reply.type('text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="${exportName('changes')}"`).send(body)
       }
-      const { items, total, capped } = await listChanges(db, req.principal!.org.id, filters, page, pageSize)
-      return { data: items, meta: { total, page, pageSize, ...(capped ? { totalCapped: true } : {}) } }
+      const { items, next, ...counted } = await listChanges(db, req.principal!.org.id, filters, page, pageSize, cursor)
+      return { data: items, meta: historyMeta(counted, page, pageSize, next) }
     }
   )
 

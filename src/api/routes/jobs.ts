@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { notFound, validation } from '../../vocabulary/errors.js'
-import { decodeJobCursor, encodeJobCursor, getJob, jobBacklog, jobStats, listJobs } from '../../queue/job-records.js'
+import { notFound } from '../../vocabulary/errors.js'
+import { getJob, jobBacklog, jobStats, listJobs } from '../../queue/job-records.js'
 import type { ApiDeps } from '../deps.js'
 import { Job, JobListItem, JobStateSchema, JobTypeSchema, QueueStats } from '../schemas.js'
-import { PageNumber, responses } from '../responses.js'
+import { CursorParam, historyMeta, PageNumber, readCursor, responses } from '../responses.js'
 
 export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db }) => {
   app.get(
@@ -27,8 +27,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
             page: PageNumber,
             status: Type.Optional(JobStateSchema),
             type: Type.Optional(JobTypeSchema),
-            cursor: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 200, description: "a page's meta.nextCursor" }))
+            cursor: CursorParam
           },
           { additionalProperties: false }
         ),
@@ -37,10 +36,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
     },
     async req => {
       const { limit, page, status, type } = req.query
-      const cursor = req.query.cursor === undefined ? undefined : decodeJobCursor(req.query.cursor)
-      if (req.query.cursor !== undefined && !cursor) {
-        throw validation('cursor', 'cursor is not one this service gave')
-      }
+      const cursor = readCursor(req.query.cursor)
       const { jobs, total, next } = await listJobs(db, req.principal!.org.id, {
         limit,
         offset: (page - 1) * limit,
@@ -48,8 +44,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
         state: status,
         type
       })
-      const meta = { total, page, pageSize: limit, ...(next ? { nextCursor: encodeJobCursor(next) } : {}) }
-      return { data: jobs, meta }
+      return { data: jobs, meta: historyMeta({ total }, page, limit, next) }
     }
   )
 

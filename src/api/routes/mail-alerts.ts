@@ -6,7 +6,7 @@ import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mai
 import { feedToken, listEmails, rotateFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
 import { EmailDelivery, MailSettings, PageTypeSchema, Uuid } from '../schemas.js'
-import { Pagination, responses } from '../responses.js'
+import { HistoryPagination, historyMeta, readCursor, responses } from '../responses.js'
 
 const orNull = <T extends TSchema>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Null()], { description: 'null: all' }))
@@ -61,14 +61,16 @@ export const mailAlertRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
       summary: 'The alert e-mails sent, newest first',
       description: 'One row per message: a change (realtime) or a digest. A 4xx from the SMTP server is retried ' +
         'with backoff (6 attempts); a 5xx fails the message, and three in a row pause that member\'s alerts ' +
-        '(`pausedReason` in their settings).',
-      querystring: Pagination(20, 100),
+        '(`pausedReason` in their settings). `meta.total` counts up to 1,000 (`meta.totalCapped` past it); ' +
+        '`cursor` reads the page after `meta.nextCursor`.',
+      querystring: HistoryPagination(20, 100),
       response: responses(200, Type.Array(Type.Ref(EmailDelivery)), [], { list: true })
     }
   }, async req => {
     const { page, pageSize } = req.query
-    const { items, total } = await listEmails(db, req.principal!.org.id, page, pageSize)
-    return { data: items, meta: { total, page, pageSize } }
+    const { items, next, ...counted } =
+      await listEmails(db, req.principal!.org.id, page, pageSize, readCursor(req.query.cursor))
+    return { data: items, meta: historyMeta(counted, page, pageSize, next) }
   })
 
   app.get('/feeds', {

@@ -10,7 +10,7 @@ import type { ApiDeps } from '../deps.js'
 import {
   CreatedPage, DateTime, IdParams, Nullable, NoiseRules, Page, PageTypeSchema, RenderModeSchema, Uuid
 } from '../schemas.js'
-import { Pagination, responses } from '../responses.js'
+import { HistoryPagination, historyMeta, Pagination, readCursor, responses } from '../responses.js'
 
 const PageParams = Type.Object({ id: Uuid, pageId: Uuid }, { additionalProperties: false })
 const SnapshotParams = Type.Object({
@@ -126,17 +126,19 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
         summary: "A page's snapshots, newest first",
         description: 'A snapshot is recorded for the first crawl and for each crawl that found the text changed ' +
           "(kept for the plan's history retention; a page's latest is always kept). Without their text: read one " +
-          'for it. Pages with `page` (1-based) and `pageSize` (default 20, at most 100).',
+          'for it. Pages with `page` (1-based) and `pageSize` (default 20, at most 100), or `cursor` (the page ' +
+          'after `meta.nextCursor`). `meta.total` is exact.',
         params: PageParams,
-        querystring: Pagination(20, 100),
+        querystring: HistoryPagination(20, 100),
         response: responses(200, Type.Array(Type.Ref(SnapshotSummary)), [404], { list: true })
       }
     },
     async req => {
       const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
       const { page: n, pageSize } = req.query
-      const { items, total } = await listSnapshots(db, page.id, n, pageSize)
-      return { data: items.map(s => summary(page.domain_id, page.id, s)), meta: { total, page: n, pageSize } }
+      const { items, total, next } = await listSnapshots(db, page.id, n, pageSize, readCursor(req.query.cursor))
+      const data = items.map(s => summary(page.domain_id, page.id, s))
+      return { data, meta: historyMeta({ total }, n, pageSize, next) }
     }
   )
 

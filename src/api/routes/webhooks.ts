@@ -20,7 +20,7 @@ import {
 import { deliveryView, endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
 import type { ApiDeps } from '../deps.js'
 import { CreatedWebhookEndpoint, IdParams, PageTypeSchema, Uuid, WebhookDelivery, WebhookEndpoint } from '../schemas.js'
-import { Pagination, responses } from '../responses.js'
+import { HistoryPagination, historyMeta, Pagination, readCursor, responses } from '../responses.js'
 
 const SIGNING =
   'Every webhook request carries `X-Sitewatch-Event`, `X-Sitewatch-Delivery` (the same on every retry of a delivery: ' +
@@ -189,16 +189,18 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { d
         operationId: 'listWebhookDeliveries',
         tags: ['alerts'],
         summary: 'Recent deliveries of a destination, newest first',
+        description: 'Deliveries are kept 30 days. `meta.total` is exact; `cursor` reads the page after ' +
+          '`meta.nextCursor`.',
         params: IdParams,
-        querystring: Pagination(20, 100),
+        querystring: HistoryPagination(20, 100),
         response: responses(200, Type.Array(Type.Ref(WebhookDelivery)), [404], { list: true })
       }
     },
     async req => {
       const endpoint = await requireEndpoint(ctx, req.principal!.org.id, req.params.id)
       const { page, pageSize } = req.query
-      const { items, total } = await listDeliveries(db, endpoint.id, page, pageSize)
-      return { data: items, meta: { total, page, pageSize } }
+      const { items, total, next } = await listDeliveries(db, endpoint.id, page, pageSize, readCursor(req.query.cursor))
+      return { data: items, meta: historyMeta({ total }, page, pageSize, next) }
     }
   )
 }

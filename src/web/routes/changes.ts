@@ -64,7 +64,7 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
     const error = filters.from && filters.to && filters.from > filters.to
       ? `"From" (${filters.from}) is after "To" (${filters.to}): no change can be in between.`
       : undefined
-    const [{ items, total }, domains] = await Promise.all([
+    const [{ items, total, capped }, domains] = await Promise.all([
       listChanges(db, org.id, storeFilters(filters), pageNo, INBOX_PAGE_SIZE),
       domainNames(db, org.id, 500)
     ])
@@ -72,6 +72,7 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
       viewer: viewerOf(req, reply),
       changes: items,
       total,
+      capped,
       page: pageNo,
       pageSize: INBOX_PAGE_SIZE,
       filters,

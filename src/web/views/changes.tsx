@@ -53,6 +53,8 @@ export function Inbox (p: {
   viewer: Viewer
   changes: ChangeItem[]
   total: number
+  /** total is a lower bound (see listChanges) */
+  capped?: boolean
   page: number
   pageSize: number
   filters: InboxFilters
@@ -119,10 +121,10 @@ export function Inbox (p: {
           </form>
           )}
       <p class='small muted'>
-        {p.total} change{p.total === 1 ? '' : 's'}
+        {p.capped ? 'At least ' : ''}{p.total.toLocaleString('en')} change{p.total === 1 ? '' : 's'}
         {p.total > 0 ? <> · <a href={`/app/changes.csv?${search({})}`}>Download {filtered ? 'these' : 'all'} as CSV</a></> : null}
       </p>
-      <Pager page={p.page} pageSize={p.pageSize} total={p.total} href={query} />
+      <Pager page={p.page} pageSize={p.pageSize} total={p.total} capped={p.capped} href={query} />
     </Page>
   )
 }

@@ -134,14 +134,22 @@ export function Problem (props: { viewer?: Viewer, status: number, message: stri
   )
 }
 
-export function Pager (props: { page: number, pageSize: number, total: number, href: (page: number) => string }) {
+/** Pages of a list; `capped`: total is a lower bound (more follow than were counted). */
+export function Pager (props: {
+  page: number
+  pageSize: number
+  total: number
+  capped?: boolean
+  href: (page: number) => string
+}) {
   const last = Math.max(1, Math.ceil(props.total / props.pageSize))
-  if (last === 1) return null
+  const more = props.capped === true || props.page < last
+  if (last === 1 && !more && props.page === 1) return null
   return (
     <nav class='pager' aria-label='Pages'>
       {props.page > 1 ? <a href={props.href(props.page - 1)}>Previous page</a> : null}
-      <span>Page {props.page} of {last}</span>
-      {props.page < last ? <a href={props.href(props.page + 1)}>Next page</a> : null}
+      <span>{props.capped ? `Page ${props.page}` : `Page ${props.page} of ${last}`}</span>
+      {more ? <a href={props.href(props.page + 1)}>Next page</a> : null}
     </nav>
   )
 }
