@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import { FetchError } from './errors.js'
 import { decodeHtml } from './charset.js'
+import { documentFormat } from '../detection/formats.js'
 import { createFetcher, type Fetcher, type FetchRequest } from './fetch.js'
 import { HostBusy, HostLimiter, type HostPacer } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
@@ -138,7 +139,10 @@ export class Crawler {
     }
   }
 
-  /** Fetches one HTML page politely; HTTP errors and non-HTML bodies throw FetchError. */
+  /**
+   * Fetches one HTML page or document (see formats.ts) politely; HTTP errors and other
+   * bodies throw FetchError.
+   */
   async fetchPage (url: string, req: FetchRequest = {}, pace: Pace = 'wait'): Promise<FetchedPage> {
     if (!(await this.robots.isAllowed(url))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
@@ -174,7 +178,9 @@ export class Crawler {
       throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`, res.status)
     }
     const mime = res.contentType.split(';')[0].trim()
-    if (!HTML_TYPES.test(mime)) throw new FetchError('NOT_HTML', `${res.url} is ${mime}, not an HTML page`)
+    if (!HTML_TYPES.test(mime) && !documentFormat(res.contentType, res.body)) {
+      throw new FetchError('NOT_HTML', `${res.url} is ${mime}: neither an HTML page nor a document Sitewatch reads`)
+    }
     let html: string | undefined
     return {
       url: res.url,

@@ -3,7 +3,7 @@ import render from 'dom-serializer'
 import type { AnyNode } from 'domhandler'
 import { parseDocument, DomUtils } from 'htmlparser2'
 import { RE2JS } from 're2js'
-import type { NoiseRules } from '../vocabulary/core.js'
+import { JSON_PATH_PATTERN, type NoiseRules } from '../vocabulary/core.js'
 
 // A page's own noise rules: CSS selectors to leave out or to keep, and text patterns to
 // mask. Checked when a client sets them, applied before extraction and comparison.
@@ -46,6 +46,15 @@ export function checkNoiseRules (rules: NoiseRules): Array<{ field: string, mess
         field: 'noiseRules.ignorePatterns',
         message: `"${pattern}" is not a pattern we can run (${compiled.message.replace(/^error parsing regexp: /, '')}); ` +
           'patterns run in linear time, without lookarounds or backreferences'
+      })
+    }
+  }
+  const path = new RegExp(JSON_PATH_PATTERN)
+  for (const p of rules.includePaths ?? []) {
+    if (!path.test(p)) {
+      problems.push({
+        field: 'noiseRules.includePaths',
+        message: `"${p}" is not a path we read: from $, by .key, ["key"], [n], .* or [*] (as in $.plans[*].price)`
       })
     }
   }

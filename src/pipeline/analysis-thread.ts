@@ -7,6 +7,7 @@ import type { Language } from '../detection/lexicon.js'
 import type { NoiseRules, PageType } from '../vocabulary/core.js'
 import type { ResearchInputs, StoredBytes } from '../vocabulary/research.js'
 import { buildBrief } from '../research/brief.js'
+import { DocumentError, documentFormat, type ReadDocumentOptions } from '../detection/formats.js'
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.
 
@@ -67,6 +68,24 @@ export function read (task: ReadTask & Started): PageReading {
 
 const textOf = (d: { raw: Uint8Array, contentType: string }) =>
   decodeHtml(Buffer.from(d.raw.buffer, d.raw.byteOffset, d.raw.byteLength), d.contentType)
+
+export interface DocumentTask extends ReadDocumentOptions {
+  raw: Uint8Array
+  contentType: string
+}
+
+/** A document (PDF, JSON, text: see formats.ts) as the HTML the other tasks read, or why it cannot be read. */
+export async function document (task: DocumentTask & Started): Promise<{ html: string } | { error: string }> {
+  begin(task)
+  const format = documentFormat(task.contentType, task.raw)
+  if (!format) return { error: 'not a document' }
+  try {
+    return { html: await format.read(task.raw, { includePaths: task.includePaths }) }
+  } catch (err) {
+    if (err instanceof DocumentError) return { error: err.message }
+    throw err
+  }
+}
 
 export interface LinksTask {
   raw: Uint8Array

@@ -4,7 +4,7 @@ import type { NoiseRules, PageType } from '../vocabulary/core.js'
 import type { VisualDiff } from '../detection/visual.js'
 import type { Brief, ResearchInputs } from '../vocabulary/research.js'
 import type {
-  CompareTask, CurrentText, FetchedPage, LinksTask, PageReading, ReadTask, ScreenshotsTask
+  CompareTask, CurrentText, DocumentTask, FetchedPage, LinksTask, PageReading, ReadTask, ScreenshotsTask
 } from './analysis-thread.js'
 
 export type { PageReading }
@@ -67,6 +67,11 @@ export class PageAnalysis {
   /** The page's reading; its text and compressed HTML only when its hash is not `previousHash`. */
   async read (task: ReadTask): Promise<PageReading> {
     return await this.run(task, 'read')
+  }
+
+  /** A document (PDF, JSON, plain text) read into HTML, or why it cannot be. */
+  async document (task: DocumentTask): Promise<{ html: string } | { error: string }> {
+    return await this.run(task, 'document')
   }
 
   /** The documents a page names for its reader (an API description, a feed), best first. */

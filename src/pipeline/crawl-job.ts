@@ -21,7 +21,7 @@ import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failu
 import { AnalysisTimeout, type PageAnalysis, type PageReading } from './analysis.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
-import { documentOf, fetchOrRender, NeedsBrowser, pictureWanted, RENDERED_TYPE, type PageDocument }
+import { asReadable, documentOf, fetchOrRender, NeedsBrowser, pictureWanted, RENDERED_TYPE, type PageDocument }
   from './fetch-page.js'
 
 export interface CrawlDeps {
@@ -171,10 +171,11 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
     const conditional = previous !== undefined && !reader
     const got = await fetchOrRender(deps.crawler, page, conditional, picture, deps.mayRender)
     if (got.decision) await recordRenderDecision(deps.db, page.id, got.decision)
+    const fetched = await asReadable(deps.analysis, got.page, page.noise_rules)
     const document = reader && structured
-      ? await documentOf(deps.crawler, deps.analysis, got.page, structured, reader)
+      ? await documentOf(deps.crawler, deps.analysis, fetched, structured, reader)
       : undefined
-    return { page: got.page, document, readInBrowser }
+    return { page: fetched, document, readInBrowser }
   } catch (err) {
     // Kept before the crawl moves to a renderer, which then goes to the browser at once.
     if (err instanceof NeedsBrowser) {

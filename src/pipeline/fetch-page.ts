@@ -5,7 +5,8 @@ import type { RenderRequest } from '../crawl/render.js'
 import { isChallengePage, needsBrowser, readableWithoutBrowser } from '../crawl/render-decision.js'
 import type { ReaderDocument } from '../detection/readers.js'
 import { RENDER_RECHECK_MS, type CrawlTarget } from '../store/page-checks.js'
-import type { PageType, RenderMode } from '../vocabulary/core.js'
+import { documentFormat } from '../detection/formats.js'
+import type { NoiseRules, PageType, RenderMode } from '../vocabulary/core.js'
 import { AnalysisTimeout, type PageAnalysis } from './analysis.js'
 
 // The fetch stage of a crawl: the page, plainly or in the browser, and the document it
@@ -106,20 +107,52 @@ export async function fetchOrRender (
     if (mode === 'auto' && err instanceof FetchError && err.code === 'BOT_WALL') return await render(err.message)
     throw err
   }
+  const plainStands = page.rendered_with === 'http' && !recheckDue
+  // A document (a PDF, JSON, text) is what it is: no browser shows it better.
+  if (plain.notModified || documentFormat(plain.contentType, plain.raw)) {
+    return { page: plain, decision: plainStands ? undefined : http(now) }
+  }
   // A challenge page with a 200 is no version of the page: the browser may pass it, else it is blocked.
-  if (!plain.notModified && isChallengePage(plain.raw)) {
+  if (isChallengePage(plain.raw)) {
     const why = `${plain.url} answered with a bot wall's challenge page`
     if (mode === 'auto') return await render(why)
     throw new FetchError('BOT_WALL', why, plain.status)
   }
   // Asked when the page is new to it or due a recheck, not at every crawl: reading the
   // HTML here decodes it on the event loop, which the analysis threads otherwise do.
-  const plainStands = page.rendered_with === 'http' && !recheckDue
-  const reason = mode === 'auto' && !plainStands && !plain.notModified
-    ? needsBrowser(plain.status, plain.html)
-    : undefined
+  const reason = mode === 'auto' && !plainStands ? needsBrowser(plain.status, plain.html) : undefined
   if (reason) return await render(reason)
-  return { page: plain, decision: plainStands ? undefined : { with: 'http', reason: null, at: now } }
+  return { page: plain, decision: plainStands ? undefined : http(now) }
+}
+
+const http = (at: Date): RenderDecision => ({ with: 'http', reason: null, at })
+
+/**
+ * The page as the analysis reads it: a document (a PDF, JSON, text: see formats.ts) read
+ * into HTML, its bytes and content type kept as fetched otherwise; a document that cannot
+ * be read fails the page, saying why.
+ */
+export async function asReadable (
+  analysis: PageAnalysis, page: FetchedPage, rules: Pick<NoiseRules, 'includePaths'> | null
+): Promise<FetchedPage> {
+  if (page.notModified || !documentFormat(page.contentType, page.raw)) return page
+  const read = await analysis.document({
+    raw: page.raw, contentType: page.contentType, includePaths: rules?.includePaths
+  })
+  if ('error' in read) throw new FetchError('BAD_DOCUMENT', `${page.url}: ${read.error}`)
+  const { html } = read
+  return {
+    url: page.url,
+    status: page.status,
+    notModified: false,
+    html,
+    raw: Buffer.from(html, 'utf8'),
+    // The type it was served as (the snapshot's contentType): the HTML made of it says its charset.
+    contentType: page.contentType,
+    contentLanguage: page.contentLanguage,
+    etag: page.etag,
+    lastModified: page.lastModified
+  }
 }
 
 /**
@@ -136,7 +169,9 @@ async function plainInstead (
   if (renderError instanceof FetchError && renderError.code === 'ROBOTS_DISALLOWED') throw renderError
   const plain = await crawler.fetchPage(url, {}, 'defer')
     .catch(err => { throw err instanceof HostBusy ? err : renderError })
-  if (!readableWithoutBrowser(plain.status, plain.html)) throw renderError
+  if (!documentFormat(plain.contentType, plain.raw) && !readableWithoutBrowser(plain.status, plain.html)) {
+    throw renderError
+  }
   const why = (renderError as Error)?.message ?? String(renderError)
   return { page: plain, decision: { with: 'http', reason: `the browser failed (${why}); read without it`, at: null } }
 }

@@ -109,6 +109,9 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 export const EMAIL_DELIVERY_STATUSES = [...DELIVERY_STATUSES, 'not_sent'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
+/** The JSON paths `includePaths` takes (detection/formats.ts reads them). */
+export const JSON_PATH_PATTERN = '^\\$(?:\\.[A-Za-z_$][\\w$-]*|\\.\\*|\\[\\d+\\]|\\[\\*\\]|\\["[^"\\\\]+"\\])*$'
+
 export const NoiseRulesSchema = Type.Object(
   {
     ignoreSelectors: Type.Optional(
@@ -129,6 +132,15 @@ export const NoiseRulesSchema = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
         maxItems: 20,
         description: 'the former name of includeSelectors, still read: the two lists are taken together'
+      })
+    ),
+    includePaths: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: JSON_PATH_PATTERN }), {
+        maxItems: 20,
+        description: 'JSON documents only: watch only these parts. Paths from the root `$` by `.key`, `["key"]`, ' +
+          '`[n]`, `.*` and `[*]` steps; each keeps the value it names with all below it, the rest is left out. ' +
+          'A JSON document is compared value by value, one line per value (`$.plans[0].price: 49`).',
+        examples: [['$.plans[*].price', '$.version']]
       })
     ),
     ignorePatterns: Type.Optional(

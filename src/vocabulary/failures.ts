@@ -63,12 +63,17 @@ const FAILURE_RULES: ReadonlyArray<readonly [test: (code: string) => boolean, ex
   }],
   [c => c === 'NOT_HTML', {
     kind: 'error',
-    nextStep: 'The address is not a web page (a file or a feed). Delete it, or add the page that links to it.'
+    nextStep: 'The address is neither a web page nor a document Sitewatch reads (PDF, JSON, plain text). Delete ' +
+      'it, or add the page that links to it.'
   }],
-  [c => c === 'TOO_LARGE' || c === 'BAD_DOCUMENT', {
+  [c => c === 'TOO_LARGE', {
     kind: 'error',
-    nextStep: 'The page is larger than Sitewatch reads, or not a document it can read. Watch a smaller page of ' +
-      'the site.'
+    nextStep: 'The page is larger than Sitewatch reads. Watch a smaller page of the site.'
+  }],
+  [c => c === 'BAD_DOCUMENT', {
+    kind: 'error',
+    nextStep: 'The document cannot be read as text (the error says why: a password, a scan, its size). Watch the ' +
+      'page that links to it, or a text version of it.'
   }],
   [c => c === 'TOO_MANY_REDIRECTS' || c === 'BAD_URL', {
     kind: 'error',

@@ -226,9 +226,9 @@ describe('discovery and crawling against a local site', () => {
 
   it('an error that trying again cannot change (404, not HTML, too large) fails the job at once', async () => {
     site.set('/gone', { status: 404, body: 'no such page' })
-    site.set('/brochure', { body: '%PDF-1.4 ...', headers: { 'content-type': 'application/pdf' } })
+    site.set('/brochure', { body: 'PK\u0003\u0004 ...', headers: { 'content-type': 'application/zip' } })
     site.set('/huge', `<html><body><p>${'big '.repeat(1_500_000)}</p></body></html>`)
-    for (const [path, reason] of [['/gone', /HTTP 404/], ['/brochure', /not an HTML page/], ['/huge', /larger than/]] as const) {
+    for (const [path, reason] of [['/gone', /HTTP 404/], ['/brochure', /neither an HTML page nor a document/], ['/huge', /larger than/]] as const) {
       const added = (await t.api.post(`/api/domains/${domainId}/pages`, { url: `https://acme.test${path}` })).body.data
       const jobs = (await t.api.get('/api/jobs?limit=100')).body.data as any[]
       const jobId = jobs.find(j => j.pageId === added.id).id

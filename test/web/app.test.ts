@@ -185,6 +185,7 @@ describe('the web app, in a browser', () => {
     await settings.getByLabel(/Priority/).selectOption('2')
     await settings.getByLabel('Render').selectOption('never')
     await settings.getByLabel(/Ignore text matching/).fill('Updated \\d+ minutes ago')
+    await settings.getByLabel(/in a JSON document/).fill('$.plans[*].price')
     await settings.getByRole('button', { name: 'Save page settings' }).click()
     assert.match(await page.textContent('main') ?? '', /Page settings saved/)
     const details = (await t.api.get(`/api/domains/${domain.id}`)).body.data
@@ -195,6 +196,7 @@ describe('the web app, in a browser', () => {
     assert.equal(pricing.intelligence, true)
     assert.match(await page.locator('tr', { hasText: '/pricing' }).first().textContent() ?? '', /intelligence page/)
     assert.deepEqual(pricing.noiseRules.ignorePatterns, ['Updated \\d+ minutes ago'])
+    assert.deepEqual(pricing.noiseRules.includePaths, ['$.plans[*].price'])
     assert.equal(pricing.monitoringEnabled, true)
   })
 

@@ -80,7 +80,8 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
       noiseRules: {
         ignoreSelectors: lines(field(req.body, 'ignoreSelectors')),
         ignorePatterns: lines(field(req.body, 'ignorePatterns')),
-        includeSelectors: lines(field(req.body, 'includeSelectors'))
+        includeSelectors: lines(field(req.body, 'includeSelectors')),
+        includePaths: lines(field(req.body, 'includePaths'))
       }
     })
     return field(req.body, 'back') === 'page'

@@ -170,7 +170,7 @@ export interface DomainPageData {
     lastChangeAt: Date | null
     lastError: string | null
     failure: PageFailure | null
-    noiseRules: { ignoreSelectors?: string[], ignorePatterns?: string[], includeSelectors?: string[] }
+    noiseRules: { ignoreSelectors?: string[], ignorePatterns?: string[], includeSelectors?: string[], includePaths?: string[] }
   }>
 }
 
@@ -216,6 +216,8 @@ export function PageSettingsForm (p: { domainId: string, domainRender: string, p
       <textarea id={`patterns-${pg.id}`} name='ignorePatterns' rows={2}>{(pg.noiseRules.ignorePatterns ?? []).join('\n')}</textarea>
       <label class='small' for={`include-${pg.id}`}>Watch only (CSS selectors, one per line)</label>
       <textarea id={`include-${pg.id}`} name='includeSelectors' rows={2}>{(pg.noiseRules.includeSelectors ?? []).join('\n')}</textarea>
+      <label class='small' for={`paths-${pg.id}`}>Watch only, in a JSON document (paths such as $.plans[*].price, one per line)</label>
+      <textarea id={`paths-${pg.id}`} name='includePaths' rows={2}>{(pg.noiseRules.includePaths ?? []).join('\n')}</textarea>
       <p><button type='submit' class='quiet'>Save page settings</button></p>
     </form>
   )
@@ -341,7 +343,7 @@ export function DomainPage (p: {
             <h2>Add pages</h2>
             <form method='post' action={`/app/domains/${d.id}/pages`} class='card'>
               <Csrf token={csrf} />
-              <label for='urls'>Page addresses, one per line (or a path such as /pricing; at most 100)</label>
+              <label for='urls'>Page addresses, one per line (or a path such as /pricing; a PDF, JSON or text file too; at most 100)</label>
               <textarea id='urls' name='urls' rows={3} required placeholder={`https://${d.domain}/pricing`} />
               <p><button type='submit'>Add pages</button></p>
             </form>

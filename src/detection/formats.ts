@@ -1,0 +1,190 @@
+import { inflateSync } from 'node:zlib'
+import { extractText, getDocumentProxy, getMeta } from 'unpdf'
+
+// Documents that are not HTML pages (a PDF of terms or prices, a JSON endpoint, a plain
+// text file) are read into the HTML every other stage reads: one paragraph per line of
+// text, and a heading per PDF page ("Page 3"), so that a change's summary says on which
+// page it is. The first format whose rule matches reads the bytes; none: it is HTML.
+
+/** Why a document cannot be read: said to the user as the page's lastError. */
+export class DocumentError extends Error {}
+
+export interface ReadDocumentOptions {
+  /** JSON only: the paths whose values alone are compared (see selectPaths). */
+  includePaths?: readonly string[]
+}
+
+export interface DocumentFormat {
+  name: 'pdf' | 'json' | 'text'
+  /** Whether bytes of `mime` (the Content-Type without its parameters) starting with `head` are this format. */
+  matches: (mime: string, head: string) => boolean
+  /** The document as HTML (title, and one <p> per line of its text). */
+  read: (bytes: Uint8Array, opts: ReadDocumentOptions) => Promise<string>
+}
+
+/** The most a PDF's streams may inflate to, all together: past it the PDF is a bomb, not a document. */
+export const MAX_INFLATED_BYTES = 64 * 1024 * 1024
+/** The most pages of a PDF read: a contract or a price list is far shorter. */
+export const MAX_PDF_PAGES = 500
+/** The most text a document may hold, in characters (a 5 MB page's text is far less). */
+export const MAX_DOCUMENT_CHARS = 2_000_000
+
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+const paragraphs = (lines: readonly string[]) => lines.map(l => `<p>${escapeHtml(l)}</p>`).join('\n')
+const html = (title: string, body: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+  `<body><main>\n${body}\n</main></body></html>`
+
+/** A document's lines: whitespace collapsed, blank lines left out. */
+const linesOf = (text: string) => text.split(/\r\n|\r|\n/).map(l => l.replace(/\s+/g, ' ').trim()).filter(Boolean)
+
+function withinSize (chars: number): void {
+  if (chars > MAX_DOCUMENT_CHARS) {
+    const most = MAX_DOCUMENT_CHARS.toLocaleString('en')
+    throw new DocumentError(`the document holds more than ${most} characters of text`)
+  }
+}
+
+/**
+ * Refuses a PDF whose compressed streams inflate past MAX_INFLATED_BYTES (a "PDF bomb":
+ * a few kilobytes that PDF.js would inflate to gigabytes). Each stream is inflated with a
+ * cap on its output; a stream that is not Deflate data is left to PDF.js.
+ */
+function refuseBomb (bytes: Uint8Array): void {
+  const pdf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let budget = MAX_INFLATED_BYTES
+  for (let at = pdf.indexOf('stream'); at !== -1; at = pdf.indexOf('stream', at + 6)) {
+    if (pdf.subarray(at - 3, at).toString('latin1') === 'end') continue
+    let start = at + 6
+    if (pdf[start] === 0x0d) start++
+    if (pdf[start] !== 0x0a) continue
+    const end = pdf.indexOf('endstream', ++start)
+    if (end === -1) return
+    try {
+      budget -= inflateSync(pdf.subarray(start, end), { maxOutputLength: budget + 1 }).length
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') budget = -1
+    }
+    if (budget < 0) {
+      throw new DocumentError(`the PDF inflates to more than ${MAX_INFLATED_BYTES / 1024 / 1024} MB (a PDF bomb); ` +
+        'it was not read')
+    }
+    at = end + 3
+  }
+}
+
+async function readPdf (bytes: Uint8Array): Promise<string> {
+  refuseBomb(bytes)
+  let pdf
+  try {
+    // PDF.js takes the buffer over: it reads a copy.
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, stopAtErrors: false })
+  } catch (err) {
+    const name = (err as Error).name
+    if (name === 'PasswordException') {
+      throw new DocumentError('the PDF is encrypted with a password: its text cannot be read')
+    }
+    throw new DocumentError(`the PDF cannot be read (${(err as Error).message || name})`)
+  }
+  try {
+    if (pdf.numPages > MAX_PDF_PAGES) {
+      throw new DocumentError(`the PDF has ${pdf.numPages} pages; Sitewatch reads at most ${MAX_PDF_PAGES}`)
+    }
+    const { text } = await extractText(pdf, { mergePages: false })
+    const pages = text.map(linesOf)
+    if (pages.every(p => p.length === 0)) {
+      throw new DocumentError('the PDF holds no text, only images (a scan?): Sitewatch compares text, and found none')
+    }
+    withinSize(pages.reduce((n, p) => n + p.reduce((m, l) => m + l.length, 0), 0))
+    const title = await getMeta(pdf).then(m => String((m.info as { Title?: unknown }).Title ?? ''), () => '')
+    return html(title, pages.map((lines, i) => `<section><h2>Page ${i + 1}</h2>\n${paragraphs(lines)}</section>`)
+      .join('\n'))
+  } finally {
+    await pdf.destroy()
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+
+/** A path's steps (JSON_PATH_PATTERN says what people may write): a key, an index, or `*` (any key or index). */
+type Step = string | number
+
+interface Leaf { path: string, steps: Step[], value: string }
+
+/** A JSON value's leaves (an empty array or object is one), in document order: `$.plans[0].price` and `49`. */
+function leavesOf (value: Json, path: string, steps: Step[], out: Leaf[]): void {
+  if (out.length > MAX_DOCUMENT_CHARS / 8) throw new DocumentError('the JSON document holds too many values to compare')
+  const container = value !== null && typeof value === 'object'
+  const entries: Array<[Step, Json]> = !container
+    ? []
+    : Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value)
+  if (entries.length === 0) {
+    out.push({ path, steps, value: JSON.stringify(value) })
+    return
+  }
+  for (const [k, v] of entries) {
+    const step = typeof k === 'number' ? `[${k}]` : /^[A-Za-z_$][\w$-]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`
+    leavesOf(v, path + step, [...steps, k], out)
+  }
+}
+
+function stepsOf (path: string): Step[] {
+  const steps: Step[] = []
+  for (const m of path.slice(1).matchAll(/\.([A-Za-z_$][\w$-]*|\*)|\[(\d+|\*|"[^"\\]+")\]/g)) {
+    const s = m[1] ?? m[2]
+    steps.push(/^\d+$/.test(s) ? Number(s) : s.startsWith('"') ? s.slice(1, -1) : s)
+  }
+  return steps
+}
+
+/** Whether `route` names the leaf at `steps` or a value it is part of. */
+const under = (steps: readonly Step[], route: readonly Step[]) =>
+  route.length <= steps.length && route.every((r, i) => r === '*' || r === steps[i])
+
+async function readJson (bytes: Uint8Array, opts: ReadDocumentOptions): Promise<string> {
+  withinSize(bytes.byteLength)
+  let value: Json
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes)) as Json
+  } catch (err) {
+    throw new DocumentError(`the JSON document does not parse (${(err as Error).message})`)
+  }
+  let leaves: Leaf[] = []
+  leavesOf(value, '$', [], leaves)
+  const routes = (opts.includePaths ?? []).map(stepsOf)
+  if (routes.length > 0) {
+    leaves = leaves.filter(l => routes.some(r => under(l.steps, r)))
+    // Said, not left empty: when the watched part goes, that is a change to hear of.
+    if (leaves.length === 0) return html('', paragraphs([`Nothing at ${opts.includePaths!.join(', ')}`]))
+  }
+  return html('', paragraphs(leaves.map(l => `${l.path}: ${l.value}`)))
+}
+
+async function readText (bytes: Uint8Array): Promise<string> {
+  withinSize(bytes.byteLength)
+  const lines = linesOf(new TextDecoder().decode(bytes))
+  return html(lines[0] ?? '', paragraphs(lines))
+}
+
+/** The formats read, first match wins; anything else is read as HTML. */
+export const DOCUMENT_FORMATS: readonly DocumentFormat[] = [
+  { name: 'pdf', matches: (mime, head) => mime === 'application/pdf' || head.startsWith('%PDF-'), read: readPdf },
+  {
+    name: 'json',
+    matches: mime => mime === 'application/json' || /^application\/[\w.-]+\+json$/.test(mime),
+    read: readJson
+  },
+  {
+    name: 'text',
+    // A server that labels its HTML text/plain is not rare: that stays HTML.
+    matches: (mime, head) => /^text\/(plain|markdown)$/.test(mime) && !/<(!doctype|html|head|body)\b/i.test(head),
+    read: async bytes => await readText(bytes)
+  }
+]
+
+/** The format of a body of Content-Type `contentType`, if it is a document and not an HTML page. */
+export function documentFormat (contentType: string, bytes: Uint8Array): DocumentFormat | undefined {
+  const mime = contentType.split(';')[0].trim().toLowerCase()
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString('latin1')
+  return DOCUMENT_FORMATS.find(f => f.matches(mime, head.trimStart()))
+}
