@@ -59,6 +59,35 @@ function pss (pid: number | 'self'): number {
   }
 }
 
+/**
+ * Of a process's PSS, what its WebAssembly memories hold (PGlite's heap). V8 reserves each
+ * memory gigabytes of address space: its pages in use are a read-write mapping that runs
+ * straight into an inaccessible one of a gigabyte or more.
+ */
+function wasmPss (pid: number): number {
+  let bytes = 0
+  try {
+    const mappings = readFileSync(`/proc/${pid}/smaps`, 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/).map(text => {
+      const [range, perms] = text.split(' ', 2)
+      const [start, end] = range.split('-')
+      return {
+        start,
+        end,
+        perms,
+        sizeKb: Number(/^Size:\s+(\d+) kB/m.exec(text)?.[1] ?? 0),
+        pssKb: Number(/^Pss:\s+(\d+) kB/m.exec(text)?.[1] ?? 0)
+      }
+    })
+    mappings.forEach((m, i) => {
+      const next = mappings[i + 1]
+      if (m.perms === 'rw-p' && next?.start === m.end && next.perms === '---p' && next.sizeKb >= 1024 * 1024) {
+        bytes += m.pssKb * 1024
+      }
+    })
+  } catch { /* gone */ }
+  return bytes
+}
+
 /** This machine's Chromium processes: their PSS together, and how many there are. */
 function browsers (): { bytes: number, processes: number } {
   let bytes = 0
@@ -144,9 +173,12 @@ const call = async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unkno
 await untilReady(base)
 let peakService = 0
 let peakBrowsers = 0
+let peakWasm = 0
+let samples = 0
 const sampler = setInterval(() => {
   peakService = Math.max(peakService, pss(service.pid!))
   peakBrowsers = Math.max(peakBrowsers, browsers().bytes)
+  if (samples++ % 5 === 0) peakWasm = Math.max(peakWasm, wasmPss(service.pid!))
 }, 200)
 key = (await call('POST', '/admin/orgs', { name: 'render bench', plan: 'enterprise' })).data.apiKey
 const settled = async () => {
@@ -197,5 +229,6 @@ console.log(`  bare browser, same pages     ${fmt(bareRate, 2).padStart(8)} rend
 console.log(`  job active p50 / p95         ${fmt(percentile(active, 0.5), 2).padStart(8)} / ${fmt(percentile(active, 0.95), 2)} s`)
 console.log(`  pages with a change          ${String(changed).padStart(8)}   (expected ${Math.ceil(PAGES / 10) + 1}: / is page 0 too); failed jobs ${jobs.filter(j => j.state === 'failed').length}`)
 console.log(`  the service's process, PSS   ${mb(peakService).padStart(8)}   (goal ≤ 400 MB)`)
+console.log(`    of which WebAssembly memory  ${mb(peakWasm).padStart(8)}   (PGlite's heap, at its peak)`)
 console.log(`  its browsers, PSS together   ${mb(peakBrowsers).padStart(8)}   (goal < 600 MB)`)
 console.log(`  browser processes left       ${String(left).padStart(8)}   (goal 0)`)
