@@ -23,18 +23,20 @@ export interface ChangeFacts {
   changeType: ChangeType
   domainId: string
   pageType: PageType
+  domainTags: readonly string[]
 }
 
 /** Whether an endpoint's filters let a change through. */
 export function endpointWants (
-  e: Pick<EndpointRow, 'min_severity' | 'change_types' | 'domain_ids' | 'page_types'>,
+  e: Pick<EndpointRow, 'min_severity' | 'change_types' | 'domain_ids' | 'page_types' | 'tags'>,
   c: ChangeFacts
 ): boolean {
   return (
     SEVERITY_RANK[c.severity] >= SEVERITY_RANK[e.min_severity] &&
     (!e.change_types || e.change_types.includes(c.changeType)) &&
     (!e.domain_ids || e.domain_ids.includes(c.domainId)) &&
-    (!e.page_types || e.page_types.includes(c.pageType))
+    (!e.page_types || e.page_types.includes(c.pageType)) &&
+    (!e.tags || e.tags.some(t => c.domainTags.includes(t)))
   )
 }
 
@@ -64,7 +66,11 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
         for (const e of endpoints) {
           if (e.org_id !== r.org_id) continue
           const wanted = found.filter(c => endpointWants(e, {
-            severity: c.severity, changeType: c.change_type, domainId: c.domain_id, pageType: c.page_type
+            severity: c.severity,
+            changeType: c.change_type,
+            domainId: c.domain_id,
+            pageType: c.page_type,
+            domainTags: c.domain_tags
           }))
           if (wanted.length === 0) continue
           const lead = wanted.reduce((a, b) => SEVERITY_RANK[b.severity] > SEVERITY_RANK[a.severity] ? b : a)

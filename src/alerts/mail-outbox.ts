@@ -62,6 +62,7 @@ interface AlertedChange {
   page_type: PageType
   hostname: string
   display_name: string | null
+  domain_tags: string[]
   snapshot_after_id: string
 }
 
@@ -76,10 +77,20 @@ const linesOf = (d: DiffData): DiffLine[] =>
 const worstFirst = (a: { severity: Severity }, b: { severity: Severity }) =>
   SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]
 
-interface Facts { severity: Severity, change_type: ChangeType, domain_id: string, page_type: PageType }
+interface Facts {
+  severity: Severity
+  change_type: ChangeType
+  domain_id: string
+  page_type: PageType
+  domain_tags: string[]
+}
 const wants = (r: Recipient, c: Facts) =>
   preferenceWants(effectiveMailPreference(r.plan, chosenPreference(r)), {
-    severity: c.severity, changeType: c.change_type, domainId: c.domain_id, pageType: c.page_type
+    severity: c.severity,
+    changeType: c.change_type,
+    domainId: c.domain_id,
+    pageType: c.page_type,
+    domainTags: c.domain_tags
   })
 
 /** The realtime messages for changes being alerted: one per member per check of a page, led by its worst change. */

@@ -30,7 +30,8 @@ export async function runDigest (db: Db, queue: JobQueue, now = new Date()): Pro
             severity: c.severity,
             changeType: c.change_type,
             domainId: c.domain_id,
-            pageType: c.page_type
+            pageType: c.page_type,
+            domainTags: c.domain_tags
           })
         )
         if (wanted.length === 0) continue

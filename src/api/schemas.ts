@@ -80,6 +80,10 @@ const domainBase = {
   status: DomainStatusSchema,
   checkFrequencyHours: Type.Integer(),
   render: { ...RenderModeSchema, description: "the default of its pages' render setting (auto, always, never)" },
+  tags: Type.Array(Type.String(), {
+    description: 'labels of your own ("direct competitors", "suppliers"), trimmed and lower-case; the inbox, ' +
+      'the feeds, the digest and webhooks can be narrowed to domains with a tag'
+  }),
   discoveryFailure: Nullable(Type.Object({
     kind: literals(['blocked', 'error'] as const, {
       description: 'blocked: the site keeps Sitewatch out; error: it could not be read'
@@ -340,6 +344,7 @@ export const WebhookEndpoint = Type.Object(
     changeTypes: Nullable(Type.Array(ChangeTypeSchema)),
     domainIds: Nullable(Type.Array(Uuid)),
     pageTypes: Nullable(Type.Array(PageTypeSchema)),
+    tags: Nullable(Type.Array(Type.String(), { description: 'only changes of domains with one of these tags' })),
     createdAt: DateTime,
     updatedAt: DateTime
   },
@@ -383,6 +388,9 @@ export const MailSettings = Type.Object(
     changeTypes: Type.Union([Type.Array(ChangeTypeSchema), Type.Null()], { description: CUSTOM_RULE }),
     domainIds: Type.Union([Type.Array(Uuid), Type.Null()], { description: CUSTOM_RULE }),
     pageTypes: Type.Union([Type.Array(PageTypeSchema), Type.Null()], { description: CUSTOM_RULE }),
+    tags: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: `only changes of domains with one of these tags (an addition); ${CUSTOM_RULE}`
+    }),
     timeZone: Type.String({ description: 'IANA time zone of the digest hour', examples: ['Europe/Paris'] }),
     hour: Type.Integer({ minimum: 0, maximum: 23, description: 'local hour a digest is sent at' }),
     weekday: Type.Integer({ minimum: 0, maximum: 6, description: 'local day of a weekly digest, 0 = Sunday' }),

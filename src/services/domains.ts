@@ -1,6 +1,6 @@
-import { AppError, notFound } from '../vocabulary/errors.js'
+import { AppError, notFound, validation } from '../vocabulary/errors.js'
 import { assertCanCreate, type Org } from '../vocabulary/plans.js'
-import type { RenderMode } from '../vocabulary/core.js'
+import { MAX_TAG_LENGTH, MAX_TAGS, normalTags, type RenderMode } from '../vocabulary/core.js'
 import { parseDomainInput, pastedHost } from '../crawl/url.js'
 import { crawlJobOf } from '../queue/queues.js'
 import { isUniqueViolation } from '../store/db.js'
@@ -20,10 +20,12 @@ export async function requireDomain (ctx: ServiceContext, orgId: string, id: str
  * Adds a domain: takes one unit of the domains quota and queues its discovery, in one
  * transaction. `hostname` must already be checked (see crawl/url.ts parseDomainInput).
  */
-export async function createDomain (ctx: ServiceContext, org: Org, hostname: string, displayName?: string) {
+export async function createDomain (
+  ctx: ServiceContext, org: Org, hostname: string, displayName?: string, tags: readonly string[] = []
+) {
   try {
     return await ctx.queue.transaction(ctx.db, async tx => {
-      const domain = await insertDomain(tx, org.id, hostname, displayName?.trim() || null)
+      const domain = await insertDomain(tx, org.id, hostname, displayName?.trim() || null, checkedTags(tags))
       await takeQuota(tx, org, 'domains')
       const discoveryJobId = await ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
       return { ...domainView(domain), discoveryJobId }
@@ -44,17 +46,29 @@ export async function changeDomain (
   ctx: ServiceContext,
   org: Org,
   id: string,
-  change: { displayName?: string | null, paused?: boolean, render?: RenderMode }
+  change: { displayName?: string | null, paused?: boolean, render?: RenderMode, tags?: readonly string[] }
 ): Promise<void> {
   const domain = await requireDomain(ctx, org.id, id)
-  const { displayName, paused, render } = change
+  const { displayName, paused, render, tags } = change
   if (paused === false && domain.status === 'paused') assertCanCreate(org)
   await updateDomain(ctx.db, domain.id, {
     displayName: displayName === undefined ? undefined : displayName?.trim() || null,
     pause: paused === true && domain.status !== 'paused',
     resume: paused === false && domain.status === 'paused',
-    render
+    render,
+    tags: tags === undefined ? undefined : checkedTags(tags)
   })
+}
+
+/** Tags as kept (normalTags), or a 400 saying which rule they break. */
+function checkedTags (tags: readonly string[]): string[] {
+  const kept = normalTags(tags)
+  const bad = kept.find(t => t.length > MAX_TAG_LENGTH || t.includes(','))
+  if (bad !== undefined) {
+    throw validation('tags', `"${bad}" is not a tag: at most ${MAX_TAG_LENGTH} characters, and no commas`)
+  }
+  if (kept.length > MAX_TAGS) throw validation('tags', `a domain has at most ${MAX_TAGS} tags`)
+  return kept
 }
 
 /** Deletes a domain with its pages, snapshots and changes; its hostname. Quota is not restored. */

@@ -8,6 +8,7 @@ import {
   type MailPreference
 } from '../vocabulary/mail-alerts.js'
 import { PLANS, type Org } from '../vocabulary/plans.js'
+import { normalTags } from '../vocabulary/core.js'
 import { countOwnedDomains } from '../store/domains.js'
 import type { Db } from '../store/db.js'
 import { findUser } from '../store/accounts.js'
@@ -44,6 +45,7 @@ export async function changeAlertSettings (db: Db, org: Org, userId: string, pat
     changeTypes: patch.changeTypes !== undefined ? patch.changeTypes : current.changeTypes,
     domainIds: patch.domainIds !== undefined ? patch.domainIds : current.domainIds,
     pageTypes: patch.pageTypes !== undefined ? patch.pageTypes : current.pageTypes,
+    tags: patch.tags !== undefined ? (patch.tags === null ? null : normalTags(patch.tags)) : current.tags,
     timeZone: patch.timeZone ?? current.timeZone,
     hour: patch.hour ?? current.hour,
     weekday: patch.weekday ?? current.weekday
@@ -57,10 +59,10 @@ export async function changeAlertSettings (db: Db, org: Org, userId: string, pat
     throw new AppError('VALIDATION_ERROR', 'timeZone must be an IANA time zone such as Europe/Paris',
       { field: 'timeZone' })
   }
-  const custom = next.changeTypes !== null || next.domainIds !== null || next.pageTypes !== null
+  const custom = next.changeTypes !== null || next.domainIds !== null || next.pageTypes !== null || next.tags !== null
   if (custom && !plan.features.customAlertRules) {
     throw new AppError('FORBIDDEN', `The ${org.plan} plan does not include custom alert rules ` +
-      '(changeTypes, domainIds, pageTypes); they come with enterprise')
+      '(changeTypes, domainIds, pageTypes, tags); they come with enterprise')
   }
   if (next.domainIds?.length && (await countOwnedDomains(db, org.id, next.domainIds)) !== next.domainIds.length) {
     throw new AppError('VALIDATION_ERROR', 'domainIds names a domain that does not exist', { field: 'domainIds' })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { pointsToPublicAddress } from '../crawl/address.js'
 import { AppError, notFound } from '../vocabulary/errors.js'
 import { PLANS, type Org } from '../vocabulary/plans.js'
-import { ALERT_EVENTS, type EndpointKind } from '../vocabulary/core.js'
+import { ALERT_EVENTS, normalTags, type EndpointKind } from '../vocabulary/core.js'
 import { type JobQueue } from '../queue/queue.js'
 import { QUEUE } from '../queue/queues.js'
 import type { Tx } from '../store/db.js'
@@ -72,12 +72,13 @@ async function checkPlanAndFilters (
     (s.minSeverity !== undefined && s.minSeverity !== 'low') ||
     (s.changeTypes ?? null) !== null ||
     (s.domainIds ?? null) !== null ||
-    (s.pageTypes ?? null) !== null
+    (s.pageTypes ?? null) !== null ||
+    (s.tags ?? null) !== null
   if (custom && !plan.features.customAlertRules) {
     throw new AppError(
       'FORBIDDEN',
       `The ${org.plan} plan does not include custom alert rules ` +
-        '(minSeverity, changeTypes, domainIds, pageTypes); they come with enterprise'
+        '(minSeverity, changeTypes, domainIds, pageTypes, tags); they come with enterprise'
     )
   }
   if (s.domainIds?.length && (await countOwnedDomains(ctx.db, org.id, s.domainIds)) !== s.domainIds.length) {
@@ -101,7 +102,9 @@ export async function createWebhook (
   const kind = input.kind ?? 'webhook'
   await checkPlanAndFilters(ctx, org, input, kind)
   const url = await checkUrl(input.url, kind, rules)
-  const row = await insertEndpoint(ctx.db, org.id, kind, { ...input, url, events: input.events ?? [...ALERT_EVENTS] })
+  const row = await insertEndpoint(ctx.db, org.id, kind, {
+    ...input, url, events: input.events ?? [...ALERT_EVENTS], tags: keptTags(input.tags)
+  })
   return { ...endpointView(row), secret: row.secret }
 }
 
@@ -121,13 +124,17 @@ export async function changeWebhook (
       minSeverity: input.minSeverity ?? current.min_severity,
       changeTypes: input.changeTypes !== undefined ? input.changeTypes : current.change_types,
       domainIds: input.domainIds !== undefined ? input.domainIds : current.domain_ids,
-      pageTypes: input.pageTypes !== undefined ? input.pageTypes : current.page_types
+      pageTypes: input.pageTypes !== undefined ? input.pageTypes : current.page_types,
+      tags: input.tags !== undefined ? input.tags : current.tags
     },
     current.kind
   )
   const url = input.url !== undefined ? await checkUrl(input.url, current.kind, rules) : undefined
-  return endpointView(await updateEndpoint(ctx.db, current.id, { ...input, url }))
+  return endpointView(await updateEndpoint(ctx.db, current.id, { ...input, url, tags: keptTags(input.tags) }))
 }
+
+/** A filter's tags as domains keep them (normalTags); null and undefined as they are. */
+const keptTags = (tags: string[] | null | undefined) => tags ? normalTags(tags) : tags
 
 /** Deletes a destination and its delivery history; the host it pointed to. */
 export async function removeWebhook (ctx: ServiceContext, orgId: string, id: string): Promise<string> {

@@ -46,6 +46,8 @@ export interface ChangeFilters {
   until?: Date
   acknowledged?: boolean
   q?: string
+  /** Only changes of domains with this tag (as normalTags keeps it). */
+  tag?: string
 }
 
 /** The columns of a Change (the search vector stays in the database). */
@@ -82,6 +84,10 @@ function changesMatching (db: Db, orgId: string, f: ChangeFilters) {
       if (f.until) conds.push(eb('c.created_at', '<', f.until))
       if (f.acknowledged !== undefined) conds.push(eb('c.acknowledged_at', f.acknowledged ? 'is not' : 'is', null))
       if (f.q) conds.push(sql<SqlBool>`c.search @@ websearch_to_tsquery('english', ${f.q})`)
+      if (f.tag) {
+        conds.push(eb.exists(eb.selectFrom('domains as d').select('d.id').whereRef('d.id', '=', 'c.domain_id')
+          .where(sql<SqlBool>`${f.tag} = ANY(d.tags)`)))
+      }
       if (f.pageType?.length) {
         conds.push(
           eb.exists(
@@ -269,7 +275,9 @@ export async function takeUnalerted (tx: Tx, limit: number, ids?: string[]) {
     .innerJoin('domains as d', 'd.id', 'c.domain_id')
     .innerJoin('orgs as o', 'o.id', 'c.org_id')
     .select(CHANGE_COLUMNS.map(col => `c.${col}` as const))
-    .select(['p.url as page_url', 'p.page_type as page_type', 'd.hostname', 'd.display_name', 'o.plan'])
+    .select([
+      'p.url as page_url', 'p.page_type as page_type', 'd.hostname', 'd.display_name', 'd.tags as domain_tags', 'o.plan'
+    ])
     .where('c.alerted_at', 'is', null)
     .orderBy('c.created_at')
     .limit(limit)
@@ -297,7 +305,8 @@ export async function changesBetween (db: Db, orgId: string, from: Date, to: Dat
       'c.created_at',
       'p.page_type',
       'p.url',
-      'd.hostname'
+      'd.hostname',
+      'd.tags as domain_tags'
     ])
     .where('c.org_id', '=', orgId)
     .where('c.created_at', '>', from)

@@ -22,6 +22,7 @@ export function domainView (d: DomainRow) {
     status: d.status,
     checkFrequencyHours: d.check_frequency_hours,
     render: d.render,
+    tags: d.tags,
     discoveryFailure: d.discovery_failed_at
       ? { ...explainFailure(d.discovery_error_code), reason: d.discovery_error ?? '', at: d.discovery_failed_at }
       : null,
@@ -54,7 +55,9 @@ function crawlTimes (eb: ExpressionBuilder<Database & { d: DomainsTable }, 'd'>)
  * One page of an organisation's domains, newest first, each with its crawl times and its
  * pages' ids, URLs, types and statuses: one statement, the pages aggregated as JSON.
  */
-export async function listDomains (db: Db, orgId: string, page: number, pageSize: number, onlyId?: string) {
+export async function listDomains (
+  db: Db, orgId: string, page: number, pageSize: number, only: { id?: string, tag?: string } = {}
+) {
   let q = db
     .selectFrom('domains as d')
     .leftJoinLateral(crawlTimes, join => join.onTrue())
@@ -72,7 +75,8 @@ export async function listDomains (db: Db, orgId: string, page: number, pageSize
       ).as('pages')
     ])
     .where('d.org_id', '=', orgId)
-  if (onlyId) q = q.where('d.id', '=', onlyId)
+  if (only.id) q = q.where('d.id', '=', only.id)
+  if (only.tag) q = q.where(sql<boolean>`${only.tag} = ANY(d.tags)`)
   const rows = await q
     .orderBy('d.created_at', 'desc')
     .orderBy('d.id')
@@ -80,7 +84,7 @@ export async function listDomains (db: Db, orgId: string, page: number, pageSize
     .offset((page - 1) * pageSize)
     .execute()
   // Past the last page there is no row to carry the total.
-  const total = rows[0]?.total ?? (page === 1 ? 0 : await countDomains(db, orgId))
+  const total = rows[0]?.total ?? (page === 1 ? 0 : await countDomains(db, orgId, only.tag))
   return {
     total,
     items: rows.map(d => ({ ...domainView(d), lastCrawledAt: d.last, nextCrawlAt: d.next, pages: d.pages }))
@@ -88,8 +92,8 @@ export async function listDomains (db: Db, orgId: string, page: number, pageSize
 }
 
 /** The organisation's newest domains with their crawl times and how many pages each has: the app's domain list. */
-export async function listDomainSummaries (db: Db, orgId: string, limit: number) {
-  const rows = await db
+export async function listDomainSummaries (db: Db, orgId: string, limit: number, tag?: string) {
+  let q = db
     .selectFrom('domains as d')
     .leftJoinLateral(crawlTimes, join => join.onTrue())
     .selectAll('d')
@@ -105,6 +109,8 @@ export async function listDomainSummaries (db: Db, orgId: string, limit: number)
         .as('failureCodes')
     ])
     .where('d.org_id', '=', orgId)
+  if (tag) q = q.where(sql<boolean>`${tag} = ANY(d.tags)`)
+  const rows = await q
     .orderBy('d.created_at', 'desc')
     .orderBy('d.id')
     .limit(limit)
@@ -121,23 +127,28 @@ export async function listDomainSummaries (db: Db, orgId: string, limit: number)
   })
 }
 
+/** The tags the organisation's domains have, in order, for a filter's choices. */
+export async function orgTags (db: Db, orgId: string): Promise<string[]> {
+  const rows = await db.selectFrom('domains').select(sql<string>`unnest(tags)`.as('tag')).where('org_id', '=', orgId)
+    .distinct().orderBy('tag').execute()
+  return rows.map(r => r.tag)
+}
+
 /** The organisation's domains' ids and hostnames, for a filter's choices. */
 export async function domainNames (db: Db, orgId: string, limit: number) {
   return await db.selectFrom('domains').select(['id', 'hostname as domain']).where('org_id', '=', orgId)
     .orderBy('hostname').limit(limit).execute()
 }
 
-async function countDomains (db: Db, orgId: string): Promise<number> {
-  const r = await db
-    .selectFrom('domains')
-    .select(sql<number>`count(*)::int`.as('n'))
-    .where('org_id', '=', orgId)
-    .executeTakeFirstOrThrow()
+async function countDomains (db: Db, orgId: string, tag?: string): Promise<number> {
+  let q = db.selectFrom('domains').select(sql<number>`count(*)::int`.as('n')).where('org_id', '=', orgId)
+  if (tag) q = q.where(sql<boolean>`${tag} = ANY(tags)`)
+  const r = await q.executeTakeFirstOrThrow()
   return r.n
 }
 
 export async function getDomainListItem (db: Db, orgId: string, id: string) {
-  return (await listDomains(db, orgId, 1, 1, id)).items[0]
+  return (await listDomains(db, orgId, 1, 1, { id })).items[0]
 }
 
 export const RECENT_CHANGES = 20
@@ -170,11 +181,12 @@ export async function insertDomain (
   tx: Db,
   orgId: string,
   hostname: string,
-  displayName: string | null
+  displayName: string | null,
+  tags: string[] = []
 ): Promise<DomainRow> {
   return await tx
     .insertInto('domains')
-    .values({ org_id: orgId, hostname, display_name: displayName })
+    .values({ org_id: orgId, hostname, display_name: displayName, tags })
     .returningAll()
     .executeTakeFirstOrThrow()
 }
@@ -184,6 +196,7 @@ export interface DomainChanges {
   pause?: boolean
   resume?: boolean
   render?: RenderMode
+  tags?: string[]
 }
 
 export async function updateDomain (db: Db, id: string, change: DomainChanges, now = new Date()): Promise<void> {
@@ -194,7 +207,8 @@ export async function updateDomain (db: Db, id: string, change: DomainChanges, n
       ...(change.displayName !== undefined ? { display_name: change.displayName } : {}),
       ...(change.pause ? { status: 'paused', paused_reason: 'manual' } : {}),
       ...(change.resume ? { status: 'active', paused_reason: null } : {}),
-      ...(change.render !== undefined ? { render: change.render } : {})
+      ...(change.render !== undefined ? { render: change.render } : {}),
+      ...(change.tags !== undefined ? { tags: change.tags } : {})
     })
     .where('id', '=', id)
     .execute()

@@ -22,7 +22,7 @@ export async function mailRecipients (db: Db, orgIds?: string[]) {
       join.onRef('a.user_id', '=', 'm.user_id').onRef('a.org_id', '=', 'm.org_id'))
     .select([
       'm.user_id', 'm.org_id', 'u.email', 'o.plan', 'o.name as org_name', 'o.created_at as org_created_at',
-      'a.mode', 'a.min_severity', 'a.change_types', 'a.domain_ids', 'a.page_types', 'a.time_zone', 'a.hour',
+      'a.mode', 'a.min_severity', 'a.change_types', 'a.domain_ids', 'a.page_types', 'a.tags', 'a.time_zone', 'a.hour',
       'a.weekday', 'a.last_digest_at', 'a.paused_reason', 'm.created_at as member_since'
     ])
     .orderBy('u.email')
@@ -40,6 +40,7 @@ export function chosenPreference (r: Recipient): MailPreference | null {
     changeTypes: r.change_types,
     domainIds: r.domain_ids,
     pageTypes: r.page_types,
+    tags: r.tags,
     timeZone: r.time_zone!,
     hour: r.hour!,
     weekday: r.weekday!
@@ -75,6 +76,7 @@ const asColumns = (p: MailPreference) => ({
   change_types: p.changeTypes,
   domain_ids: p.domainIds,
   page_types: p.pageTypes,
+  tags: p.tags,
   time_zone: p.timeZone,
   hour: p.hour,
   weekday: p.weekday

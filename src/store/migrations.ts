@@ -535,6 +535,11 @@ const migrations: Record<string, string[]> = {
       RETURNING id INTO lease_id;
       RETURN QUERY SELECT start, lease_id, NULL::float8;
     END $f$`
+  ],
+  '0018_domain_tags': [
+    "ALTER TABLE domains ADD COLUMN tags text[] NOT NULL DEFAULT '{}'",
+    'ALTER TABLE alert_preferences ADD COLUMN tags text[]',
+    'ALTER TABLE webhook_endpoints ADD COLUMN tags text[]'
   ]
 }
 

@@ -146,6 +146,8 @@ export interface DomainsTable {
   discovery_error: string | null
   discovery_error_code: string | null
   discovery_failed_at: Timestamp | null
+  /** Its tags ("direct competitors"): trimmed, lower-case, each once (see vocabulary/core.ts normalTags). */
+  tags: Generated<string[]>
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -286,6 +288,8 @@ export interface WebhookEndpointsTable {
   change_types: ChangeType[] | null
   domain_ids: string[] | null
   page_types: PageType[] | null
+  /** Only changes of domains with one of these tags (null: any). */
+  tags: string[] | null
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -315,6 +319,8 @@ export interface AlertPreferencesTable {
   change_types: ChangeType[] | null
   domain_ids: string[] | null
   page_types: PageType[] | null
+  /** Only changes of domains with one of these tags (null: any). */
+  tags: string[] | null
   time_zone: Generated<string>
   hour: Generated<number>
   weekday: Generated<number>

@@ -22,6 +22,7 @@ export function endpointView (e: EndpointRow) {
     changeTypes: e.change_types,
     domainIds: e.domain_ids,
     pageTypes: e.page_types,
+    tags: e.tags,
     createdAt: e.created_at,
     updatedAt: e.updated_at
   }
@@ -54,6 +55,7 @@ export interface EndpointSettings {
   changeTypes?: ChangeType[] | null
   domainIds?: string[] | null
   pageTypes?: PageType[] | null
+  tags?: string[] | null
 }
 
 /** The signing secret of a new endpoint: shown to the client once, kept to sign every delivery. */
@@ -80,7 +82,8 @@ export async function insertEndpoint (
       min_severity: s.minSeverity ?? 'low',
       change_types: s.changeTypes ?? null,
       domain_ids: s.domainIds ?? null,
-      page_types: s.pageTypes ?? null
+      page_types: s.pageTypes ?? null,
+      tags: s.tags ?? null
     })
     .returningAll()
     .executeTakeFirstOrThrow()
@@ -98,7 +101,8 @@ export async function updateEndpoint (db: Db, id: string, s: EndpointSettings): 
       ...(s.minSeverity !== undefined ? { min_severity: s.minSeverity } : {}),
       ...(s.changeTypes !== undefined ? { change_types: s.changeTypes } : {}),
       ...(s.domainIds !== undefined ? { domain_ids: s.domainIds } : {}),
-      ...(s.pageTypes !== undefined ? { page_types: s.pageTypes } : {})
+      ...(s.pageTypes !== undefined ? { page_types: s.pageTypes } : {}),
+      ...(s.tags !== undefined ? { tags: s.tags } : {})
     })
     .where('id', '=', id)
     .returningAll()

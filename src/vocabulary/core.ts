@@ -74,6 +74,24 @@ export type PlanName = Static<typeof PlanNameSchema>
 
 export const DOMAIN_STATUSES = ['discovering', 'active', 'paused', 'error'] as const
 export const DomainStatusSchema = literals(DOMAIN_STATUSES)
+
+/** How many tags a domain may have, and how long one may be. */
+export const MAX_TAGS = 10
+export const MAX_TAG_LENGTH = 40
+
+/** A domain's tag, as people write it ("Direct competitors"); kept trimmed and lower-case (normalTags). */
+export const TagSchema = Type.String({
+  minLength: 1,
+  maxLength: MAX_TAG_LENGTH,
+  pattern: '^[^,]*[^,\\s][^,]*$',
+  description: 'a label of your own, such as "direct competitors" or "suppliers" (no commas; compared ' +
+    'without regard to case or spacing)',
+  examples: ['direct competitors']
+})
+
+/** Tags as stored and compared: trimmed, spaces collapsed, lower-case, each once, in the order given. */
+export const normalTags = (tags: readonly string[]): string[] =>
+  [...new Set(tags.map(t => t.trim().replace(/\s+/g, ' ').toLowerCase()).filter(Boolean))]
 export type DomainStatus = Static<typeof DomainStatusSchema>
 
 /** Why a domain is paused: its organisation's trial ran out, or someone paused it. */

@@ -17,6 +17,8 @@ export interface MailPreference {
   changeTypes: ChangeType[] | null
   domainIds: string[] | null
   pageTypes: PageType[] | null
+  /** Only changes of domains with one of these tags (null: any). */
+  tags: string[] | null
   timeZone: string
   /** The local hour a digest is sent at, 0–23. */
   hour: number
@@ -37,6 +39,7 @@ export function defaultMailPreference (plan: PlanName): MailPreference {
     changeTypes: null,
     domainIds: null,
     pageTypes: null,
+    tags: null,
     timeZone: 'UTC',
     hour: 8,
     weekday: 1
@@ -56,7 +59,8 @@ export function effectiveMailPreference (plan: PlanName, chosen: MailPreference 
     mode: offers.includes(p.mode) ? p.mode : 'daily',
     changeTypes: custom ? p.changeTypes : null,
     domainIds: custom ? p.domainIds : null,
-    pageTypes: custom ? p.pageTypes : null
+    pageTypes: custom ? p.pageTypes : null,
+    tags: custom ? p.tags : null
   }
 }
 
@@ -65,6 +69,8 @@ export interface ChangeFacts {
   changeType: ChangeType
   domainId: string
   pageType: PageType
+  /** Its domain's tags. */
+  domainTags: readonly string[]
 }
 
 /** Whether a member's filters let a change through. */
@@ -72,7 +78,8 @@ export function preferenceWants (p: MailPreference, c: ChangeFacts): boolean {
   return SEVERITY_RANK[c.severity] >= SEVERITY_RANK[p.minSeverity] &&
     (!p.changeTypes || p.changeTypes.includes(c.changeType)) &&
     (!p.domainIds || p.domainIds.includes(c.domainId)) &&
-    (!p.pageTypes || p.pageTypes.includes(c.pageType))
+    (!p.pageTypes || p.pageTypes.includes(c.pageType)) &&
+    (!p.tags || p.tags.some(t => c.domainTags.includes(t)))
 }
 
 /** Whether the name is a time zone this runtime knows. */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { notFound } from '../../vocabulary/errors.js'
 import { getChange, listChanges, setAcknowledged } from '../../store/changes.js'
-import { CHANGE_TYPES, SEVERITIES } from '../../vocabulary/core.js'
+import { CHANGE_TYPES, normalTags, SEVERITIES, TagSchema } from '../../vocabulary/core.js'
 import { appBaseUrl } from '../../config.js'
 import { changesCsv, EXPORT_CAP, exportName } from '../../services/exports.js'
 import type { ApiDeps } from '../deps.js'
@@ -56,6 +56,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
             changeType: Type.Optional(Type.Array(literals(CHANGE_TYPES), { maxItems: 7 })),
             pageType: Type.Optional(Type.Array(PageTypeSchema, { maxItems: 7 })),
             domainId: Type.Optional(Uuid),
+            tag: Type.Optional({ ...TagSchema, description: 'only changes of domains with this tag (an addition)' }),
             pageId: Type.Optional(Uuid),
             since: Type.Optional(DateTime),
             until: Type.Optional(DateTime),
@@ -74,7 +75,10 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       const { page, pageSize, since, until, format, cursor: given, ...rest } = req.query
       const cursor = readCursor(given)
       const filters = {
-        ...rest, since: since ? new Date(since) : undefined, until: until ? new Date(until) : undefined
+        ...rest,
+        tag: rest.tag === undefined ? undefined : normalTags([rest.tag])[0],
+        since: since ? new Date(since) : undefined,
+        until: until ? new Date(until) : undefined
       }
       if (format === 'csv' || (format === undefined && wantsCsv(req.headers.accept))) {
         const body = await changesCsv(db, req.principal!.org.id, filters, appBaseUrl(config))

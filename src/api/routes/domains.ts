@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { parseDomainInput } from '../../crawl/url.js'
 import { AppError } from '../../vocabulary/errors.js'
 import { asPlanAllows } from '../../vocabulary/plans.js'
+import { MAX_TAGS, normalTags, TagSchema } from '../../vocabulary/core.js'
 import {
   changeDomain,
   crawlNow,
@@ -14,7 +15,7 @@ import {
 import { getDomainDetails, getDomainListItem, listDomains } from '../../store/domains.js'
 import type { ApiDeps } from '../deps.js'
 import { CreatedDomain, DomainDetails, DomainListItem, IdParams, RenderModeSchema } from '../schemas.js'
-import { Pagination, responses } from '../responses.js'
+import { paginationFields, responses } from '../responses.js'
 
 export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, config }) => {
   const ctx = { db, queue }
@@ -27,14 +28,17 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
         operationId: 'listDomains',
         tags: ['domains'],
         summary: 'List domains',
-        description: 'Newest first. Pages with `page` (1-based) and `pageSize` (default 20, at most 100).',
-        querystring: Pagination(20, 100),
+        description: 'Newest first. Pages with `page` (1-based) and `pageSize` (default 20, at most 100). `tag` ' +
+          '(an addition to the contract) lists only the domains with that tag.',
+        querystring: Type.Object({ ...paginationFields(20, 100), tag: Type.Optional(TagSchema) },
+          { additionalProperties: false }),
         response: responses(200, Type.Array(Type.Ref(DomainListItem)), [], { list: true })
       }
     },
     async req => {
-      const { page, pageSize } = req.query
-      const { items, total } = await listDomains(db, req.principal!.org.id, page, pageSize)
+      const { page, pageSize, tag } = req.query
+      const only = tag === undefined ? {} : { tag: normalTags([tag])[0] }
+      const { items, total } = await listDomains(db, req.principal!.org.id, page, pageSize, only)
       return { data: items.map(d => asPlanAllows(d, req.principal!.org)), meta: { total, page, pageSize } }
     }
   )
@@ -56,7 +60,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
           domain: Type.String({
             minLength: 1, maxLength: 253, description: 'hostname, e.g. example.com', examples: ['example.com']
           }),
-          displayName: Type.Optional(Type.String({ maxLength: 200, examples: ['Example Inc.'] }))
+          displayName: Type.Optional(Type.String({ maxLength: 200, examples: ['Example Inc.'] })),
+          tags: Type.Optional(Type.Array(TagSchema, { maxItems: MAX_TAGS, description: 'an addition to the contract' }))
         }),
         response: responses(201, Type.Ref(CreatedDomain), [402, 409], { description: 'created; discovery queued' })
       }
@@ -64,7 +69,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     async (req, reply) => {
       const parsed = parseDomainInput(req.body.domain, mappedHosts)
       if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error, { field: 'domain' })
-      const created = await createDomain(ctx, req.principal!.org, parsed.hostname, req.body.displayName)
+      const created = await createDomain(ctx, req.principal!.org, parsed.hostname, req.body.displayName, req.body.tags)
       return await reply.code(201).send({ data: created })
     }
   )
@@ -92,7 +97,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       schema: {
         operationId: 'updateDomain',
         tags: ['domains'],
-        summary: 'Rename, pause or resume a domain, or set how its pages are rendered',
+        summary: 'Rename, tag, pause or resume a domain, or set how its pages are rendered',
         description:
           '`paused: true` stops its scheduled crawls (status paused); `paused: false` resumes them (status ' +
           'active), and ' +
@@ -108,7 +113,10 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
               ...RenderModeSchema,
               description: 'how its pages are fetched unless a page says otherwise: auto (plainly, and in a browser ' +
                 'when a page needs one), always (in a browser) or never'
-            })
+            }),
+            tags: Type.Optional(Type.Array(TagSchema, {
+              maxItems: MAX_TAGS, description: 'its tags, all of them (an empty list removes every tag)'
+            }))
           },
           { additionalProperties: false, minProperties: 1 }
         ),

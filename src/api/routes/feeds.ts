@@ -4,7 +4,9 @@ import { Type } from '@sinclair/typebox'
 import { Feed } from 'feed'
 import { appBaseUrl } from '../../config.js'
 import { AppError, notFound } from '../../vocabulary/errors.js'
-import { CHANGE_TYPES, SEVERITIES, type ChangeType, type PageType, type Severity } from '../../vocabulary/core.js'
+import {
+  CHANGE_TYPES, normalTags, SEVERITIES, TagSchema, type ChangeType, type PageType, type Severity
+} from '../../vocabulary/core.js'
 import { listChanges } from '../../store/changes.js'
 import { domainHostname } from '../../store/domains.js'
 import { pagePlaces } from '../../store/pages.js'
@@ -48,7 +50,8 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
   const querystring = Type.Object({
     severity: Type.Optional(Type.Array(literals(SEVERITIES), { maxItems: 4 })),
     changeType: Type.Optional(Type.Array(literals(CHANGE_TYPES), { maxItems: CHANGE_TYPES.length })),
-    pageType: Type.Optional(Type.Array(PageTypeSchema, { maxItems: 7 }))
+    pageType: Type.Optional(Type.Array(PageTypeSchema, { maxItems: 7 })),
+    tag: Type.Optional({ ...TagSchema, description: 'only changes of domains with this tag' })
   })
   const commaLists = async (req: { query: unknown }) => {
     const q = req.query as Record<string, unknown>
@@ -62,7 +65,7 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
 
   const serve = async (
     token: string,
-    filters: { severity?: Severity[], changeType?: ChangeType[], pageType?: PageType[] },
+    filters: { severity?: Severity[], changeType?: ChangeType[], pageType?: PageType[], tag?: string },
     domainId: string | undefined,
     self: string,
     validators: { ifNoneMatch?: string, ifModifiedSince?: string }
@@ -71,7 +74,8 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     if (!org) throw notFound('Feed')
     const hostname = domainId ? await domainHostname(db, domainId, org.id) : undefined
     if (domainId && hostname === undefined) throw notFound('Domain')
-    const { items } = await listChanges(db, org.id, { ...filters, domainId }, 1, ENTRIES)
+    const tag = filters.tag === undefined ? undefined : normalTags([filters.tag])[0]
+    const { items } = await listChanges(db, org.id, { ...filters, tag, domainId }, 1, ENTRIES)
     const places = await pagePlaces(db, org.id, items.map(c => c.pageId))
     const state = items.map(c => `${c.id}:${c.acknowledgedAt ? 1 : 0}`).join(',')
     const etag = `"${createHash('sha256').update(`${self}|${state}`).digest('base64url').slice(0, 27)}"`

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { appBaseUrl } from '../../config.js'
-import { ChangeTypeSchema, literals, MailModeSchema, SEVERITIES } from '../../vocabulary/core.js'
+import { ChangeTypeSchema, literals, MailModeSchema, SEVERITIES, TagSchema } from '../../vocabulary/core.js'
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
 import { feedToken, listEmails, rotateFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
@@ -37,7 +37,7 @@ export const mailAlertRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
       tags: ['alerts'],
       summary: "Change a member's e-mail alert settings",
       description: 'Fields left out keep their value. realtime is not offered on starter (a digest plan); ' +
-        'changeTypes, domainIds and pageTypes are custom alert rules (enterprise, else 403). Saving resumes ' +
+        'changeTypes, domainIds, pageTypes and tags are custom alert rules (enterprise, else 403). Saving resumes ' +
         'alerts paused for bounces.',
       params: Type.Object({ userId: Uuid }),
       body: Type.Object({
@@ -46,6 +46,9 @@ export const mailAlertRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
         changeTypes: orNull(Type.Array(ChangeTypeSchema, { minItems: 1, uniqueItems: true })),
         domainIds: orNull(Type.Array(Uuid, { minItems: 1, maxItems: 100, uniqueItems: true })),
         pageTypes: orNull(Type.Array(PageTypeSchema, { minItems: 1, uniqueItems: true })),
+        tags: orNull(Type.Array(TagSchema, {
+          minItems: 1, maxItems: 20, description: 'only changes of domains with one of these tags (an addition)'
+        })),
         timeZone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
         hour: Type.Optional(Type.Integer({ minimum: 0, maximum: 23 })),
         weekday: Type.Optional(Type.Integer({ minimum: 0, maximum: 6 }))

@@ -7,7 +7,8 @@ import {
   ENDPOINT_KINDS,
   literals,
   Nullable,
-  SEVERITIES
+  SEVERITIES,
+  TagSchema
 } from '../../vocabulary/core.js'
 import {
   changeWebhook,
@@ -49,6 +50,11 @@ const filterFields = {
   pageTypes: Type.Optional(
     Type.Union([Type.Array(PageTypeSchema, { minItems: 1, uniqueItems: true }), Type.Null()], {
       description: customRule
+    })
+  ),
+  tags: Type.Optional(
+    Type.Union([Type.Array(TagSchema, { minItems: 1, maxItems: 20 }), Type.Null()], {
+      description: `only changes of domains with one of these tags (an addition); ${customRule}`
     })
   )
 }

@@ -1,14 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { appBaseUrl } from '../../config.js'
 import { notFound } from '../../vocabulary/errors.js'
-import { CHANGE_TYPES, SEVERITIES, type ChangeType, type Severity } from '../../vocabulary/core.js'
+import {
+  CHANGE_TYPES, MAX_TAG_LENGTH, normalTags, SEVERITIES, type ChangeType, type Severity
+} from '../../vocabulary/core.js'
 import { changeView } from '../../services/change-view.js'
 import { requireDomain } from '../../services/domains.js'
 import { changesCsv, exportName } from '../../services/exports.js'
 import { changeImage, type ChangeImage } from '../../services/images.js'
 import { changeShareLinks, createShareLink, revokeLink, sharedChange } from '../../services/share.js'
 import { type ChangeFilters, getChange, listChanges, setAcknowledged } from '../../store/changes.js'
-import { domainNames } from '../../store/domains.js'
+import { domainNames, orgTags } from '../../store/domains.js'
 import { shareLinksOn } from '../../store/orgs.js'
 import { findPage } from '../../store/pages.js'
 import { fields, field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
@@ -32,6 +34,7 @@ function inboxFilters (q: Record<string, string | undefined>): InboxFilters {
     severity: SEVERITIES.includes(q.severity as Severity) ? q.severity : undefined,
     changeType: CHANGE_TYPES.includes(q.changeType as ChangeType) ? q.changeType : undefined,
     domainId: q.domainId && UUID.test(q.domainId) ? q.domainId : undefined,
+    tag: normalTags([q.tag?.slice(0, MAX_TAG_LENGTH) ?? ''])[0],
     acknowledged: q.acknowledged === 'true' || q.acknowledged === 'false' ? q.acknowledged : undefined,
     q: q.q?.trim().slice(0, 200) || undefined,
     from: dayOf(q.from),
@@ -45,6 +48,7 @@ function storeFilters (f: InboxFilters): ChangeFilters {
     severity: f.severity ? [f.severity as Severity] : undefined,
     changeType: f.changeType ? [f.changeType as ChangeType] : undefined,
     domainId: f.domainId,
+    tag: f.tag,
     acknowledged: f.acknowledged === undefined ? undefined : f.acknowledged === 'true',
     q: f.q,
     since: f.from ? new Date(`${f.from}T00:00:00Z`) : undefined,
@@ -64,9 +68,10 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
     const error = filters.from && filters.to && filters.from > filters.to
       ? `"From" (${filters.from}) is after "To" (${filters.to}): no change can be in between.`
       : undefined
-    const [{ items, total, capped }, domains] = await Promise.all([
+    const [{ items, total, capped }, domains, tags] = await Promise.all([
       listChanges(db, org.id, storeFilters(filters), pageNo, INBOX_PAGE_SIZE),
-      domainNames(db, org.id, 500)
+      domainNames(db, org.id, 500),
+      orgTags(db, org.id)
     ])
     return await page(reply, html(Inbox({
       viewer: viewerOf(req, reply),
@@ -77,6 +82,7 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
       pageSize: INBOX_PAGE_SIZE,
       filters,
       domains,
+      tags,
       notice: notice(req.query),
       ...(error ? { error } : {})
     })))

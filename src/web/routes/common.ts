@@ -31,6 +31,7 @@ const DONE: Record<string, string> = {
   discover: 'Discovery is queued: this page shows what it finds.',
   page: 'Page added: its first check is queued.',
   saved: 'Page settings saved.',
+  tagged: 'Tags saved.',
   acknowledged: 'Acknowledged.',
   unacknowledged: 'Marked as not reviewed.',
   typed: 'The page\'s type is saved: Sitewatch keeps your choice.',

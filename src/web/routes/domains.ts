@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parseDomainInput, pastedHost } from '../../crawl/url.js'
 import { AppError } from '../../vocabulary/errors.js'
 import { asPlanAllows, describeUsage } from '../../vocabulary/plans.js'
+import { normalTags } from '../../vocabulary/core.js'
 import {
-  addDomains, crawlNow, createDomain, pastedLines, rediscover, removeDomain, requireDomain
+  addDomains, changeDomain, crawlNow, createDomain, pastedLines, rediscover, removeDomain, requireDomain
 } from '../../services/domains.js'
 import { exportName, pagesCsv } from '../../services/exports.js'
 import { addPagesByHand } from '../../services/pages.js'
@@ -30,12 +31,14 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
     status = 200
   ) => {
     const org = req.person!.org
-    const items = await listDomainSummaries(db, org.id, 100)
+    const tag = normalTags([(req.query as Record<string, string | undefined>).tag ?? ''])[0]
+    const items = await listDomainSummaries(db, org.id, 100, tag)
     const open = await openChangesByDomain(db, org.id, items.map(d => d.id))
     const domains = items.map(d => asPlanAllows({ ...d, open: open.get(d.id) ?? {} }, org))
     return await page(reply, html(DomainList({
       viewer: viewerOf(req, reply),
       domains,
+      tag,
       outOfDomains: await outOf(db, org, 'domains', 'domains'),
       notice: notice(req.query),
       ...extra
@@ -99,6 +102,12 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
   app.post('/domains/:id/crawl', onDomain(async req => {
     await crawlNow(ctx, req.person.org, id(req.params))
     return `/app/domains/${id(req.params)}?done=crawl`
+  }))
+
+  app.post('/domains/:id/tags', onDomain(async req => {
+    const tags = field(req.body, 'tags').split(',')
+    await changeDomain(ctx, req.person.org, id(req.params), { tags })
+    return `/app/domains/${id(req.params)}?done=tagged`
   }))
 
   app.post('/domains/:id/discover', onDomain(async req => {

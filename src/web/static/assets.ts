@@ -46,12 +46,16 @@ button.danger { background: #b3261e; border-color: #b3261e; color: #fff }
 .grow { flex: 1 1 16rem }
 .grow input { width: 100% }
 .muted { color: var(--muted) } .small { font-size: .85rem }
-.notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: var(--card); margin-bottom: 1rem }
+.notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: var(--card); margin-bottom: 1rem;
+  overflow-wrap: anywhere }
 .error { border-left-color: var(--critical) }
 .sev { display: inline-block; border-radius: 999px; padding: 0 .55rem; font-size: .8rem; font-weight: 700;
   border: 1px solid currentColor }
 .sev-low { color: var(--low) } .sev-medium { color: var(--medium) } .sev-high { color: var(--high) }
 .sev-critical { color: var(--critical) }
+ul.tags { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; margin: .25rem 0 0; padding: 0 }
+ul.tags a { display: inline-block; border: 1px solid var(--line); border-radius: 999px; padding: 0 .55rem;
+  font-size: .8rem; text-decoration: none }
 del { background: var(--del); text-decoration: line-through } ins { background: var(--ins); text-decoration: none }
 .diff { white-space: pre-wrap; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .9rem }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem }

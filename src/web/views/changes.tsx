@@ -29,6 +29,8 @@ export interface InboxFilters {
   severity?: string
   changeType?: string
   domainId?: string
+  /** Only the changes of domains with this tag. */
+  tag?: string
   acknowledged?: string
   q?: string
   /** Days (YYYY-MM-DD, UTC), both included. */
@@ -59,6 +61,8 @@ export function Inbox (p: {
   pageSize: number
   filters: InboxFilters
   domains: Array<{ id: string, domain: string }>
+  /** The tags the organisation's domains have. */
+  tags: string[]
   notice?: string
   error?: string
 }) {
@@ -79,6 +83,7 @@ export function Inbox (p: {
         <Choice name='severity' label='Severity' value={f.severity} options={SEVERITIES.map(s => [s, s])} />
         <Choice name='changeType' label='Type' value={f.changeType} options={CHANGE_TYPES.map(t => [t, t.replace('_', ' ')])} />
         <Choice name='domainId' label='Domain' value={f.domainId} options={p.domains.map(d => [d.id, d.domain])} />
+        {p.tags.length > 0 ? <Choice name='tag' label='Tag' value={f.tag} options={p.tags.map(t => [t, t])} /> : null}
         <Choice name='acknowledged' label='State' value={f.acknowledged} empty='all' options={[['false', 'to review'], ['true', 'acknowledged']]} />
         <div>
           <label for='from'>From</label>

@@ -15,7 +15,17 @@ export interface DomainItem {
   /** Its monitored pages whose checks fail, by kind. */
   failing: { blocked: number, error: number }
   discoveryFailure: { kind: string, reason: string } | null
+  tags: string[]
 }
+
+/** A domain's tags, each a link to the domains that have it. */
+const Tags = ({ tags }: { tags: readonly string[] }) => tags.length === 0
+  ? null
+  : (
+    <ul class='tags' aria-label='Tags'>
+      {tags.map(t => <li key={t}><a href={`/app/domains?tag=${encodeURIComponent(t)}`}>{t}</a></li>)}
+    </ul>
+    )
 
 /** What became of each line of a pasted list. */
 export interface LineResult {
@@ -77,6 +87,8 @@ export function DomainList (p: {
   error?: string
   notice?: string
   value?: string
+  /** The tag the list is narrowed to. */
+  tag?: string
 }) {
   const mayEdit = roleAllows(p.viewer.role, 'editor')
   const off = p.outOfDomains !== undefined
@@ -113,28 +125,33 @@ export function DomainList (p: {
           )
         : <p class='muted'>You are a viewer: an editor or admin adds domains.</p>}
       {p.results ? <LineResults title='Domains pasted' results={p.results} href={id => `/app/domains/${id}`} /> : null}
-      {p.domains.length === 0
-        ? <p class='card'>No domains yet. Add a competitor's domain above: Sitewatch finds its pricing, terms and other important pages and watches them.</p>
-        : (
-          <table class='stack'>
-            <caption class='sr-only'>Your domains</caption>
-            <thead>
-              <tr><th scope='col'>Domain</th><th scope='col'>Status</th><th scope='col'>Pages</th><th scope='col'>Last crawl</th><th scope='col'>Next crawl</th><th scope='col'>Unacknowledged changes</th></tr>
-            </thead>
-            <tbody>
-              {p.domains.map(d => (
-                <tr key={d.id}>
-                  <td data-label='Domain'><a href={`/app/domains/${d.id}`}>{d.displayName ?? d.domain}</a>{d.displayName ? <div class='small muted'>{d.domain}</div> : null}</td>
-                  <td data-label='Status'><DomainState d={d} /></td>
-                  <td data-label='Pages'>{d.pageCount}</td>
-                  <td data-label='Last crawl'><Time at={d.lastCrawledAt} empty='not yet' /></td>
-                  <td data-label='Next crawl'><Time at={d.nextCrawlAt} empty='—' /></td>
-                  <td data-label='To review'><OpenChanges open={d.open} domainId={d.id} /></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          )}
+      {p.tag
+        ? <p role='status'>Domains tagged <strong>{p.tag}</strong> · <a href='/app/domains'>Show every domain</a> · <a href={`/app/changes?tag=${encodeURIComponent(p.tag)}`}>Their changes</a></p>
+        : null}
+      {p.domains.length === 0 && p.tag
+        ? <p class='card'>No domain has this tag.</p>
+        : p.domains.length === 0
+          ? <p class='card'>No domains yet. Add a competitor's domain above: Sitewatch finds its pricing, terms and other important pages and watches them.</p>
+          : (
+            <table class='stack'>
+              <caption class='sr-only'>Your domains</caption>
+              <thead>
+                <tr><th scope='col'>Domain</th><th scope='col'>Status</th><th scope='col'>Pages</th><th scope='col'>Last crawl</th><th scope='col'>Next crawl</th><th scope='col'>Unacknowledged changes</th></tr>
+              </thead>
+              <tbody>
+                {p.domains.map(d => (
+                  <tr key={d.id}>
+                    <td data-label='Domain'><a href={`/app/domains/${d.id}`}>{d.displayName ?? d.domain}</a>{d.displayName ? <div class='small muted'>{d.domain}</div> : null}<Tags tags={d.tags} /></td>
+                    <td data-label='Status'><DomainState d={d} /></td>
+                    <td data-label='Pages'>{d.pageCount}</td>
+                    <td data-label='Last crawl'><Time at={d.lastCrawledAt} empty='not yet' /></td>
+                    <td data-label='Next crawl'><Time at={d.nextCrawlAt} empty='—' /></td>
+                    <td data-label='To review'><OpenChanges open={d.open} domainId={d.id} /></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            )}
     </Page>
   )
 }
@@ -153,6 +170,7 @@ export interface DomainPageData {
   displayName: string | null
   status: string
   render: string
+  tags: string[]
   lastCrawledAt: Date | null
   nextCrawlAt: Date | null
   discoveryFailure: { kind: 'blocked' | 'error', reason: string, at: Date, nextStep: string } | null
@@ -283,6 +301,21 @@ export function DomainPage (p: {
           {discovering ? <span role='status'> — discovering its pages: {d.pages.length} found so far. This page updates itself.</span> : null}
         </p>
         <p class='small'>Last crawl <Time at={d.lastCrawledAt} empty='not yet' />; next <Time at={d.nextCrawlAt} /></p>
+        {mayEdit
+          ? (
+            <form method='post' action={`/app/domains/${d.id}/tags`} class='row'>
+              <Csrf token={csrf} />
+              <div class='grow'>
+                <label for='tags'>Tags</label>
+                <input id='tags' name='tags' value={d.tags.join(', ')} size={34} aria-describedby='tags-help' placeholder='direct competitors, suppliers' />
+              </div>
+              <button type='submit' class='quiet'>Save tags</button>
+            </form>
+            )
+          : <Tags tags={d.tags} />}
+        {mayEdit
+          ? <p id='tags-help' class='small muted'>Comma-separated, such as "direct competitors, suppliers": the domain list, the inbox and the feeds filter by them.</p>
+          : null}
         <p class='small'><a href={`/app/changes?domainId=${d.id}`}>Changes of this domain</a> · <a href={`/app/domains/${d.id}/pages.csv`}>Its pages as CSV</a></p>
         {mayEdit
           ? (

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { AxeBuilder } from '@axe-core/playwright'
+import chromium from '@sparticuz/chromium'
+import { sql } from 'kysely'
+import { chromium as playwright, type Browser, type Page } from 'playwright-core'
+import { addUser } from '../../src/services/accounts.js'
+import { drainJobs, startTestService, type TestService } from '../helpers/service.js'
+
+// Tags in the app: a domain's tags written on its page, shown in the domain list as links
+// to the domains that share them, and a filter of the inbox.
+
+const PASSWORD = 'a long enough password'
+
+describe('tags in the app, in a browser', () => {
+  let t: TestService
+  let browser: Browser
+  let page: Page
+  const ids: Record<string, string> = {}
+
+  before(async () => {
+    t = await startTestService({ CRAWL_HOST_MAP: 'rival.test=http://127.0.0.1:9,vendor.test=http://127.0.0.1:9' })
+    const db = t.service.store.db
+    const org = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
+    await addUser(db, org, { email: 'owner@example.test', password: PASSWORD }, 'owner')
+    for (const domain of ['rival.test', 'vendor.test']) {
+      const id = (await t.api.post('/api/domains', { domain })).body.data.id as string
+      ids[domain] = id
+      await sql`WITH p AS (
+          INSERT INTO pages (domain_id, org_id, url, url_hash, page_type)
+          SELECT id, org_id, 'https://' || hostname || '/pricing', hostname, 'pricing' FROM domains WHERE id = ${id}::uuid
+          RETURNING id, org_id, domain_id),
+        s AS (INSERT INTO snapshots (page_id, org_id, content_hash, content, http_status)
+          SELECT id, org_id, 'h', 'text', 200 FROM p RETURNING id, page_id)
+        INSERT INTO changes (page_id, domain_id, org_id, change_type, severity, confidence, summary, diff_data,
+          snapshot_before_id, snapshot_after_id, alerted_at)
+        SELECT p.id, p.domain_id, p.org_id, 'price_change', 'high', 0.9, 'Pro plan price on ' || ${domain},
+          '{"before":"","after":"","stats":{"additions":0,"deletions":0,"changes":0},"hunks":[]}'::jsonb, s.id, s.id, now()
+        FROM p JOIN s ON s.page_id = p.id`.execute(db)
+    }
+    await drainJobs(t.api, 60_000) // their discoveries: a page that is still discovering refreshes itself
+    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
+    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 }, colorScheme: 'dark' })
+    page = await context.newPage()
+    await page.goto(`${t.url}/app/sign-in`)
+    await page.fill('#email', 'owner@example.test')
+    await page.fill('#password', PASSWORD)
+    await page.click('button[type=submit]')
+    await page.waitForURL(/\/app\/domains/)
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.stop()
+  })
+
+  const accessible = async () => {
+    const { violations } = await new AxeBuilder({ page }).analyze()
+    const bad = violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    assert.deepEqual(bad.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`), [], page.url())
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${page.url()} fits`)
+  }
+
+  it("a domain's tags are written on its page and kept as people mean them", async () => {
+    await page.goto(`${t.url}/app/domains/${ids['rival.test']}`)
+    await page.getByLabel('Tags').fill(' Direct competitors, EU ,eu')
+    await page.getByRole('button', { name: 'Save tags' }).click()
+    await page.waitForURL(/done=tagged/)
+    assert.match(await page.textContent('main') ?? '', /Tags saved/)
+    assert.equal(await page.getByLabel('Tags').inputValue(), 'direct competitors, eu')
+    assert.deepEqual((await t.api.get(`/api/domains/${ids['rival.test']}`)).body.data.tags, ['direct competitors', 'eu'])
+    await page.getByLabel('Tags').fill('x'.repeat(41))
+    await page.getByRole('button', { name: 'Save tags' }).click()
+    assert.match(await page.textContent('main') ?? '', /is not a tag: at most 40 characters/)
+    assert.deepEqual((await t.api.get(`/api/domains/${ids['rival.test']}`)).body.data.tags, ['direct competitors', 'eu'])
+    await accessible()
+  })
+
+  it('the domain list shows the tags; one opens the domains that have it, and their changes', async () => {
+    await page.goto(`${t.url}/app/domains`)
+    await page.getByRole('link', { name: 'direct competitors' }).click()
+    await page.waitForURL(/\/app\/domains\?tag=direct/)
+    const main = await page.textContent('main') ?? ''
+    assert.match(main, /Domains tagged direct competitors/)
+    assert.match(main, /rival\.test/)
+    assert.doesNotMatch(main, /vendor\.test/)
+    await accessible()
+    await page.getByRole('link', { name: 'Their changes' }).click()
+    await page.waitForURL(/\/app\/changes\?tag=/)
+    assert.equal(await page.getByLabel('Tag').inputValue(), 'direct competitors')
+    const inbox = await page.textContent('main') ?? ''
+    assert.match(inbox, /Pro plan price on rival\.test/)
+    assert.doesNotMatch(inbox, /on vendor\.test/)
+    await page.getByLabel('Tag').selectOption('')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    assert.match(await page.textContent('main') ?? '', /on vendor\.test/)
+    await accessible()
+  })
+})
