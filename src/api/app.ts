@@ -17,6 +17,7 @@ import { openApiDocs } from './openapi.js'
 import { adminApi, operatorProbes } from './operator.js'
 import { rateLimitStore } from './rate-limits.js'
 import { changeRoutes } from './routes/changes.js'
+import { feedbackRoutes } from './routes/feedback.js'
 import { feedRoutes } from './routes/feeds.js'
 import { mailAlertRoutes } from './routes/mail-alerts.js'
 import { researchRoutes } from './routes/research.js'
@@ -31,8 +32,8 @@ type NotFound = ReturnType<typeof unroutedHandler>
 
 /** The tenant API's resources under /api, behind the guard (key, role, rate limits). */
 const API_RESOURCES = [
-  domainRoutes, pageRoutes, jobRoutes, usageRoutes, changeRoutes, webhookRoutes, mailAlertRoutes, imageRoutes,
-  researchRoutes
+  domainRoutes, pageRoutes, jobRoutes, usageRoutes, changeRoutes, feedbackRoutes, webhookRoutes, mailAlertRoutes,
+  imageRoutes, researchRoutes
 ]
 
 const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/

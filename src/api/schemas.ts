@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import { UsageSchema } from '../vocabulary/plans.js'
 import { BriefSchema, BriefSummarySchema } from '../vocabulary/research.js'
+import { LEARNED_KINDS } from '../vocabulary/learned.js'
 import {
   AlertEventSchema,
   ChangeTypeSchema,
@@ -67,7 +68,22 @@ export const Change = Type.Object(
     acknowledgedByKind: Type.Union([literals(['key', 'person']), Type.Null()], {
       description: 'whether a key or a person acknowledged it; null when nobody has'
     }),
-    createdAt: DateTime
+    createdAt: DateTime,
+    verdict: Type.Union([literals(['important', 'not_important']), Type.Null()], {
+      description: 'a person\'s verdict (POST /api/changes/:id/feedback), an addition to the contract'
+    }),
+    pinnedAt: Type.Union([DateTime, Type.Null()], { description: 'when "important" pinned it' }),
+    learnedSeverity: Type.Union([
+      Type.Object({
+        from: SeveritySchema,
+        ruleId: Type.Union([Uuid, Type.Null()], {
+          description: 'the learned rule (GET /api/learned-rules); null once removed'
+        })
+      }),
+      Type.Null()
+    ], {
+      description: 'set when a rule learned from feedback moved its severity: the severity it was detected at'
+    })
   },
   { $id: 'Change', title: 'Change' }
 )
@@ -420,6 +436,23 @@ export const EmailDelivery = Type.Object(
   { $id: 'EmailDelivery', title: 'EmailDelivery' }
 )
 
+/** A rule learned from a person's verdict on a change (POST /api/changes/:id/feedback). */
+export const LearnedRule = Type.Object({
+  id: Uuid,
+  pageId: Uuid,
+  domainId: Uuid,
+  url: Type.String({ description: "the page's address" }),
+  kind: literals(LEARNED_KINDS, {
+    description: "mute: `pattern` was added to the page's ignorePatterns; lower: later changes of `changeType` on " +
+      'the page are recorded as low; raise: as high at least'
+  }),
+  pattern: Nullable(Type.String()),
+  changeType: Nullable(ChangeTypeSchema),
+  fromChangeId: Nullable(Type.String({ description: 'the change it was learned from (null once deleted)' })),
+  createdBy: Nullable(Type.String({ description: "who taught it: a person's e-mail or an API key's id" })),
+  createdAt: DateTime
+}, { $id: 'LearnedRule', title: 'LearnedRule' })
+
 export const SHARED_SCHEMAS = [
   DiffData,
   BriefSummarySchema,
@@ -442,7 +475,8 @@ export const SHARED_SCHEMAS = [
   CreatedWebhookEndpoint,
   WebhookDelivery,
   MailSettings,
-  EmailDelivery
+  EmailDelivery,
+  LearnedRule
 ]
 
 export { DomainStatusSchema, JobStateSchema, literals, Nullable, PageTypeSchema, RenderModeSchema, Uuid, DateTime }

@@ -16,8 +16,10 @@ import {
   type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
 import { hasPicture, pictureAsOf, saveScreenshot } from '../store/screenshots.js'
+import { severityRules } from '../store/learned.js'
 import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
+import { learnedSeverity } from '../vocabulary/learned.js'
 import { AnalysisTimeout, type PageAnalysis, type PageReading } from './analysis.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
@@ -313,6 +315,12 @@ async function recordStage (
   const { text, rawGzip, detected, shot, document } = compared
   const at = check.checkedAt
   const recorded = await deps.db.transaction().execute(async tx => {
+    // What people taught of this page's changes sets their severity (rules are read only when there are changes).
+    const rules = previous && detected.length > 0 ? await severityRules(tx, page.id) : []
+    const changes = detected.map(c => {
+      const { severity, ruleId } = learnedSeverity(c, rules)
+      return ruleId ? { ...c, severity, learned: { from: c.severity, ruleId } } : c
+    })
     const r = await recordSnapshot(
       tx,
       {
@@ -328,7 +336,7 @@ async function recordStage (
           : {}),
         at
       },
-      previous && { snapshotId: previous.id, domainId: page.domain_id, changes: detected }
+      previous && { snapshotId: previous.id, domainId: page.domain_id, changes }
     )
     if (shot) await saveScreenshot(tx, r.snapshotId, page.org_id, shot)
     if (r.changes.length > 0) await recordChange(tx, page.id, at)

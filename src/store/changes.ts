@@ -32,7 +32,12 @@ export function changeView (c: ChangeRow) {
     acknowledgedAt: c.acknowledged_at,
     acknowledgedBy: c.acknowledged_by ?? c.acknowledger ?? null,
     acknowledgedByKind: c.acknowledged_by ? 'key' as const : c.acknowledger ? 'person' as const : null,
-    createdAt: c.created_at
+    createdAt: c.created_at,
+    verdict: c.verdict,
+    pinnedAt: c.pinned_at,
+    learnedSeverity: c.learned_severity_from
+      ? { from: c.learned_severity_from, ruleId: c.learned_rule_id }
+      : null
   }
 }
 
@@ -66,7 +71,11 @@ export const CHANGE_COLUMNS = [
   'acknowledged_at',
   'acknowledged_by',
   'alerted_at',
-  'created_at'
+  'created_at',
+  'verdict',
+  'pinned_at',
+  'learned_severity_from',
+  'learned_rule_id'
 ] as const
 
 /** The organisation's changes that pass the filters, as a query to select from. */
@@ -213,6 +222,8 @@ export interface NewChange {
   confidence: number
   summary: string
   diffData: DiffData
+  /** Set when a learned rule moved its severity: what it was detected at, and the rule. */
+  learned?: { from: Severity, ruleId: string }
 }
 
 /**
@@ -256,7 +267,9 @@ export async function recordSnapshot (
         diff_data: JSON.stringify(c.diffData),
         snapshot_before_id: against.snapshotId,
         snapshot_after_id: snapshot.id,
-        created_at: s.at
+        created_at: s.at,
+        learned_severity_from: c.learned?.from ?? null,
+        learned_rule_id: c.learned?.ruleId ?? null
       }))
     )
     .returning(['id', 'change_type', 'severity', 'summary'])

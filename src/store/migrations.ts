@@ -540,6 +540,27 @@ const migrations: Record<string, string[]> = {
     "ALTER TABLE domains ADD COLUMN tags text[] NOT NULL DEFAULT '{}'",
     'ALTER TABLE alert_preferences ADD COLUMN tags text[]',
     'ALTER TABLE webhook_endpoints ADD COLUMN tags text[]'
+  ],
+  '0019_learned_rules': [
+    `CREATE TABLE learned_rules (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      page_id uuid NOT NULL REFERENCES pages (id) ON DELETE CASCADE,
+      kind text NOT NULL CHECK (kind IN ('mute', 'lower', 'raise')),
+      pattern text,
+      change_type text,
+      from_change_id uuid REFERENCES changes (id) ON DELETE SET NULL,
+      created_by text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      CHECK ((kind = 'mute') = (pattern IS NOT NULL) AND (kind = 'mute') = (change_type IS NULL))
+    )`,
+    'CREATE INDEX learned_rules_page ON learned_rules (page_id, created_at DESC)',
+    'CREATE INDEX learned_rules_org ON learned_rules (org_id, created_at DESC)',
+    "ALTER TABLE changes ADD COLUMN verdict text CHECK (verdict IN ('important', 'not_important'))",
+    'ALTER TABLE changes ADD COLUMN pinned_at timestamptz',
+    'ALTER TABLE changes ADD COLUMN learned_severity_from text',
+    'ALTER TABLE changes ADD COLUMN learned_rule_id uuid REFERENCES learned_rules (id) ON DELETE SET NULL',
+    'CREATE INDEX changes_org_pinned ON changes (org_id, pinned_at DESC) WHERE pinned_at IS NOT NULL'
   ]
 }
 

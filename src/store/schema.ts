@@ -22,6 +22,7 @@ import type {
 } from '../vocabulary/core.js'
 
 import type { Brief, BriefStatus } from '../vocabulary/research.js'
+import type { LearnedKind, Verdict } from '../vocabulary/learned.js'
 
 // Row types of the tables created in migrations.ts.
 
@@ -230,6 +231,28 @@ export interface ChangesTable {
   acknowledged_by_user: string | null
   alerted_at: Timestamp | null
   created_at: CreatedAt
+  /** A person's verdict on it (see vocabulary/learned.ts). */
+  verdict: Verdict | null
+  /** When "important" pinned it. */
+  pinned_at: Timestamp | null
+  /** The severity it was detected at, when a learned rule set another (learned_rule_id). */
+  learned_severity_from: Severity | null
+  learned_rule_id: string | null
+}
+
+export interface LearnedRulesTable {
+  id: Generated<string>
+  org_id: string
+  page_id: string
+  kind: LearnedKind
+  /** mute: the ignore pattern it added to the page's noise rules. */
+  pattern: string | null
+  /** lower, raise: the type of change whose severity it sets. */
+  change_type: ChangeType | null
+  from_change_id: string | null
+  /** Who taught it: a person's e-mail, or an API key's id. */
+  created_by: string | null
+  created_at: CreatedAt
 }
 
 export interface JobsTable {
@@ -356,6 +379,7 @@ export interface Database {
   pages: PagesTable
   snapshots: SnapshotsTable
   changes: ChangesTable
+  learned_rules: LearnedRulesTable
   jobs: JobsTable
   job_counts: JobCountsTable
   research_briefs: ResearchBriefsTable

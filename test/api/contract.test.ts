@@ -40,6 +40,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'orgId',
       'render',
       'status',
+      'tags',
       'updatedAt'
     ])
     assert.match(d.id, UUID)
@@ -201,6 +202,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'pages',
       'render',
       'status',
+      'tags',
       'updatedAt'
     ])
     assert.equal(d.status, 'active')

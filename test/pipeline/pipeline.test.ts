@@ -126,12 +126,15 @@ describe('discovery and crawling against a local site', () => {
       'diffData',
       'domainId',
       'id',
+      'learnedSeverity',
       'orgId',
       'pageId',
+      'pinnedAt',
       'severity',
       'snapshotAfterId',
       'snapshotBeforeId',
-      'summary'
+      'summary',
+      'verdict'
     ])
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')

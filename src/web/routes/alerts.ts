@@ -16,6 +16,8 @@ import {
   type DestinationRules
 } from '../../services/webhooks.js'
 import { endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
+import { listLearnedRules } from '../../store/learned.js'
+import { forgetRule } from '../../services/feedback.js'
 import { field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { AlertsPage, DestinationPage } from '../views/alerts.js'
 import { html } from '../views/layout.js'
@@ -35,7 +37,8 @@ const DONE: Record<string, string> = {
   disabled: 'Destination switched off: nothing is sent to it until it is switched on.',
   deleted: 'Destination deleted, with its delivery log.',
   email: 'Your e-mail alerts are saved.',
-  feeds: 'New feed addresses: the old ones no longer work.'
+  feeds: 'New feed addresses: the old ones no longer work.',
+  forgotten: 'The learned rule is removed: it no longer applies.'
 }
 const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 
@@ -60,12 +63,13 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
   ) => {
     const org = req.person!.org
     const admin = roleAllows(req.person!.role, 'admin')
-    const [{ items }, members, emails, mine, orgToken] = await Promise.all([
+    const [{ items }, members, emails, mine, orgToken, learned] = await Promise.all([
       listEndpoints(db, org.id, 1, 100),
       alertSettings(db, org),
       admin ? listEmails(db, org.id, 1, 25) : { items: [] },
       memberFeedToken(db, org.id, req.person!.userId),
-      admin ? feedToken(db, org.id) : undefined
+      admin ? feedToken(db, org.id) : undefined,
+      listLearnedRules(db, org.id)
     ])
     return await page(reply, html(AlertsPage({
       viewer: viewerOf(req, reply),
@@ -77,11 +81,20 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
       orgFeeds: orgToken === undefined ? undefined : feedUrls(base, orgToken),
       destinations: items,
       mailConfigured: deps.mailer.configured,
+      learned,
       notice: notice(req.query),
       ...extra
     })), extra.status ?? 200)
   }
   app.get('/alerts', async (req, reply) => await showAlerts(req, reply))
+
+  app.post('/learned/:id/delete', async (req, reply) => {
+    const person = requireRole(req, 'editor')
+    const ruleId = (req.params as Record<string, string>).id
+    if (!UUID.test(ruleId)) throw notFound('Learned rule')
+    await forgetRule(ctx, person.org.id, ruleId)
+    return await reply.redirect('/app/alerts?done=forgotten#learned', 303)
+  })
 
   app.post('/alerts', async (req, reply) => {
     const person = requireRole(req, 'admin')

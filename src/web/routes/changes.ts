@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { appBaseUrl } from '../../config.js'
 import { notFound } from '../../vocabulary/errors.js'
 import {
-  CHANGE_TYPES, MAX_TAG_LENGTH, normalTags, SEVERITIES, type ChangeType, type Severity
+  CHANGE_TYPES, MAX_TAG_LENGTH, normalTags, roleAllows, SEVERITIES, type ChangeType, type Severity
 } from '../../vocabulary/core.js'
 import { changeView } from '../../services/change-view.js'
 import { requireDomain } from '../../services/domains.js'
@@ -13,6 +13,8 @@ import { type ChangeFilters, getChange, listChanges, setAcknowledged } from '../
 import { domainNames, orgTags } from '../../store/domains.js'
 import { shareLinksOn } from '../../store/orgs.js'
 import { findPage } from '../../store/pages.js'
+import { listLearnedRules } from '../../store/learned.js'
+import { giveVerdict, learnFrom, offersFor } from '../../services/feedback.js'
 import { fields, field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { ChangePage, Inbox, SharedChangePage, type InboxFilters } from '../views/changes.js'
 import { html } from '../views/layout.js'
@@ -125,13 +127,40 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
   app.get('/changes/:id', async (req, reply) => {
     const { links, ...shown } = await changePage(req, id(req.params))
     const sharing = await shareLinksOn(db, req.person!.org.id)
+    const viewer = viewerOf(req, reply)
     return await page(reply, html(ChangePage({
-      viewer: viewerOf(req, reply),
+      viewer,
       ...shown,
       view: await changeView(db, shown.change, pageOf(req.query)),
+      feedback: roleAllows(viewer.role, 'editor') ? await feedbackOf(shown.change) : undefined,
       share: sharing ? { links } : undefined,
       notice: notice(req.query)
     })))
+  })
+
+  /** What a change's verdict could teach, and what was learned from it. */
+  const feedbackOf = async (change: NonNullable<Awaited<ReturnType<typeof getChange>>>) => ({
+    offers: change.verdict === 'not_important' ? offersFor(change) : [],
+    learned: (await listLearnedRules(db, change.orgId, change.pageId)).filter(r => r.fromChangeId === change.id)
+  })
+
+  const teacher = (person: { userId: string, email: string }) => ({ by: { userId: person.userId }, name: person.email })
+
+  app.post('/changes/:id/feedback', async (req, reply) => {
+    const person = requireRole(req, 'editor')
+    const verdict = field(req.body, 'verdict')
+    if (verdict !== 'important' && verdict !== 'not_important') throw notFound('Verdict')
+    await giveVerdict(ctx, person.org.id, id(req.params), verdict, teacher(person))
+    const done = verdict === 'important' ? 'pinned' : 'not-important'
+    return await reply.redirect(`/app/changes/${id(req.params)}?done=${done}`, 303)
+  })
+
+  app.post('/changes/:id/learn', async (req, reply) => {
+    const person = requireRole(req, 'editor')
+    const kind = field(req.body, 'kind')
+    if (kind !== 'mute' && kind !== 'lower') throw notFound('Offer')
+    await learnFrom(ctx, person.org.id, id(req.params), kind, teacher(person))
+    return await reply.redirect(`/app/changes/${id(req.params)}?done=learned`, 303)
   })
 
   for (const [action, by] of [['acknowledge', true], ['unacknowledge', false]] as const) {

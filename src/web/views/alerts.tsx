@@ -3,6 +3,8 @@ import type { Plan } from '../../vocabulary/plans.js'
 import { roleAllows, SEVERITIES, type MailMode } from '../../vocabulary/core.js'
 import type { emailView } from '../../store/mail-alerts.js'
 import type { deliveryView, endpointView } from '../../store/webhooks.js'
+import type { learnedRuleView } from '../../store/learned.js'
+import { ruleWords } from './changes.js'
 import { Csrf, Page, Pager, Time, type Viewer } from './layout.js'
 
 type Destination = ReturnType<typeof endpointView>
@@ -78,6 +80,35 @@ function MailSettings (p: { viewer: Viewer, plan: Plan, mine: MemberSettings }) 
   )
 }
 
+type Learned = ReturnType<typeof learnedRuleView> & { url?: string }
+
+/** The rules learned from "important" and "not important", each with the change it came from; removing one undoes it. */
+function LearnedRules (p: { viewer: Viewer, rules: Learned[] }) {
+  if (p.rules.length === 0) {
+    return <p class='card'>Nothing yet. On a change, say "Important" or "Not important": what Sitewatch learns from it is listed here.</p>
+  }
+  const editor = roleAllows(p.viewer.role, 'editor')
+  return (
+    <ul class='card learned'>
+      {p.rules.map(r => (
+        <li key={r.id}>
+          <form method='post' action={`/app/learned/${r.id}/delete`} class='row'>
+            <Csrf token={p.viewer.csrf} />
+            <span class='grow'>
+              {ruleWords(r)} on <a href={`/app/domains/${r.domainId ?? ''}/pages/${r.pageId}`}>{r.url}</a>
+              <span class='small muted'>
+                {' '}— learned <Time at={r.createdAt} />{r.createdBy ? ` from ${r.createdBy}` : ''}
+                {r.fromChangeId ? <> on <a href={`/app/changes/${r.fromChangeId}`}>this change</a></> : null}
+              </span>
+            </span>
+            {editor ? <button type='submit' class='quiet' aria-label={`Remove: ${ruleWords(r)} on ${r.url ?? ''}`}>Remove</button> : null}
+          </form>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
 export function AlertsPage (p: {
   viewer: Viewer
   plan: Plan
@@ -93,6 +124,8 @@ export function AlertsPage (p: {
   form?: Record<string, string>
   /** Whether e-mail leaves this server (SMTP_URL is set). */
   mailConfigured: boolean
+  /** What Sitewatch learned from people's verdicts on changes. */
+  learned: Learned[]
   notice?: string
   error?: string
 }) {
@@ -176,6 +209,8 @@ export function AlertsPage (p: {
           </>
           )
         : null}
+      <h2 id='learned'>Learned from your feedback</h2>
+      <LearnedRules viewer={p.viewer} rules={p.learned} />
       <h2>Webhooks and Slack</h2>
       <p>On the {p.plan.name} plan, {MODE[p.plan.alerts]}. Alerts go to the destinations below: a webhook (signed JSON) or{p.plan.features.slackIntegration ? ' a Slack channel' : ' Slack, which comes with the pro plan'}.</p>
       {p.created

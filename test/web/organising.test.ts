@@ -7,12 +7,14 @@ import { chromium as playwright, type Browser, type Page } from 'playwright-core
 import { addUser } from '../../src/services/accounts.js'
 import { drainJobs, startTestService, type TestService } from '../helpers/service.js'
 
-// Tags in the app: a domain's tags written on its page, shown in the domain list as links
-// to the domains that share them, and a filter of the inbox.
+// Organising what matters, in the app: a domain's tags written on its page, shown in the
+// domain list as links to the domains that share them, and a filter of the inbox; a
+// change said important or not, what Sitewatch offers to learn from it, and the learned
+// rules listed under Alerts, where removing one undoes it.
 
 const PASSWORD = 'a long enough password'
 
-describe('tags in the app, in a browser', () => {
+describe('tags and feedback in the app, in a browser', () => {
   let t: TestService
   let browser: Browser
   let page: Page
@@ -37,6 +39,16 @@ describe('tags in the app, in a browser', () => {
         SELECT p.id, p.domain_id, p.org_id, 'price_change', 'high', 0.9, 'Pro plan price on ' || ${domain},
           '{"before":"","after":"","stats":{"additions":0,"deletions":0,"changes":0},"hunks":[]}'::jsonb, s.id, s.id, now()
         FROM p JOIN s ON s.page_id = p.id`.execute(db)
+      await sql`INSERT INTO changes (page_id, domain_id, org_id, change_type, severity, confidence, summary, diff_data,
+          snapshot_before_id, snapshot_after_id, alerted_at)
+        SELECT page_id, domain_id, org_id, 'content_change', 'low', 0.7, 'Tickets answered: 1204 → 1311 on ' || ${domain},
+          jsonb_build_object('before', '', 'after', '', 'stats', jsonb_build_object('additions', 1, 'deletions', 1, 'changes', 1),
+            'hunks', jsonb_build_array(jsonb_build_object('oldStart', 2, 'oldLines', 1, 'newStart', 2, 'newLines', 1,
+              'lines', jsonb_build_array(
+                jsonb_build_object('type', 'deletion', 'content', 'Tickets answered this week: 1204'),
+                jsonb_build_object('type', 'addition', 'content', 'Tickets answered this week: 1311'))))),
+          snapshot_before_id, snapshot_after_id, now()
+        FROM changes WHERE domain_id = ${id}::uuid`.execute(db)
     }
     await drainJobs(t.api, 60_000) // their discoveries: a page that is still discovering refreshes itself
     const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
@@ -95,5 +107,40 @@ describe('tags in the app, in a browser', () => {
     await page.getByRole('button', { name: 'Filter' }).click()
     assert.match(await page.textContent('main') ?? '', /on vendor\.test/)
     await accessible()
+  })
+
+  it('"not important" offers what it can learn; the rule taken is listed under Alerts and removed there', async () => {
+    await page.goto(`${t.url}/app/changes`)
+    await page.getByRole('link', { name: /Tickets answered: 1204 → 1311 on rival\.test/ }).click()
+    await page.getByRole('button', { name: 'Not important' }).click()
+    await page.waitForURL(/done=not-important/)
+    const main = await page.textContent('main') ?? ''
+    assert.match(main, /Marked as not important/)
+    assert.match(main, /Mute "Tickets answered this week: …" on this page/)
+    await accessible()
+    await page.getByRole('button', { name: 'Mute it' }).click()
+    await page.waitForURL(/done=learned/)
+    assert.match(await page.textContent('main') ?? '', /Learned from this change[\s\S]*Mutes text matching Tickets/)
+    const rival = (await t.api.get(`/api/domains/${ids['rival.test']}`)).body.data.pages[0].id
+    const rules = (await t.api.get(`/api/domains/${ids['rival.test']}/pages/${rival}`)).body.data.noiseRules
+    assert.equal(rules.ignorePatterns.length, 1)
+    await page.getByRole('link', { name: 'everything learned' }).click()
+    const learned = page.locator('#learned + ul')
+    assert.match(await learned.innerText(), /Mutes text matching Tickets.* on https:\/\/rival\.test\/pricing/)
+    await accessible()
+    await learned.getByRole('button', { name: /Remove/ }).click()
+    await page.waitForURL(/done=forgotten/)
+    assert.match(await page.textContent('main') ?? '', /The learned rule is removed[\s\S]*Nothing yet/)
+    assert.deepEqual((await t.api.get(`/api/domains/${ids['rival.test']}/pages/${rival}`)).body.data.noiseRules.ignorePatterns, [])
+  })
+
+  it('"important" pins the change, said in the inbox', async () => {
+    await page.goto(`${t.url}/app/changes`)
+    await page.getByRole('link', { name: /Tickets answered: 1204 → 1311 on vendor\.test/ }).click()
+    await page.getByRole('button', { name: 'Important', exact: true }).click()
+    await page.waitForURL(/done=pinned/)
+    assert.match(await page.textContent('main') ?? '', /Pinned as important/)
+    await page.goto(`${t.url}/app/changes`)
+    assert.match(await page.locator('tr', { hasText: 'on vendor.test' }).first().innerText(), /pinned as important/)
   })
 })
