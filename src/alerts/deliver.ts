@@ -78,6 +78,14 @@ export function slackMessage (
       blocks: [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n').slice(0, 2900) } }]
     }
   }
+  if (eventType === 'page.discovered' || eventType === 'page.removed') {
+    const e = payload.event
+    const what = eventType === 'page.discovered'
+      ? `:new: new ${e.pageType} page${e.watched ? ', now watched' : ''}`
+      : `:wastebasket: page gone${e.reason ? ` (${e.reason})` : ''}`
+    const text = `${what} on ${payload.domain.displayName ?? payload.domain.domain}: ${e.url}`
+    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }
+  }
   if (eventType === 'page.recovered') {
     const text = `:white_check_mark: ${payload.domain?.domain ?? ''} ${payload.page.url} works again`
     return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }

@@ -1,6 +1,8 @@
 import { explainFailure } from '../vocabulary/failures.js'
 import { PLANS } from '../vocabulary/plans.js'
-import { SEVERITY_RANK, type ChangeType, type PageType, type Severity } from '../vocabulary/core.js'
+import {
+  SEVERITY_RANK, TYPES_THAT_MATTER, type ChangeType, type PageType, type Severity
+} from '../vocabulary/core.js'
 import type { JobFailed, PageRecovered } from '../pipeline/events.js'
 import type { JobQueue } from '../queue/queue.js'
 import { queueDeliveries } from '../services/webhooks.js'
@@ -8,6 +10,7 @@ import { changeView, markAlerted, takeUnalerted } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { domainHostname } from '../store/domains.js'
 import { pageFailure } from '../store/page-checks.js'
+import { markPageEventsAlerted, pageEventView, takeUnalertedPageEvents } from '../store/page-events.js'
 import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webhooks.js'
 import { queueChangeMails } from './mail-outbox.js'
 
@@ -99,6 +102,45 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
     handled += n
     if (n < DISPATCH_BATCH || changeIds) return handled
   }
+}
+
+/**
+ * Page events not yet alerted (pages.told), to the endpoints that asked for page.discovered
+ * or page.removed and whose filters let the page through. A page found of a type that does
+ * not matter is recorded and listed, not sent. Returns how many events were handled.
+ */
+export async function dispatchPageEvents (db: Db, queue: JobQueue): Promise<number> {
+  return await queue.transaction(db, async tx => {
+    const rows = await takeUnalertedPageEvents(tx, DISPATCH_BATCH)
+    if (rows.length === 0) return 0
+    const orgs = [...new Set(rows.map(r => r.org_id))]
+    const deliveries: NewDelivery[] = []
+    for (const type of ['page.discovered', 'page.removed'] as const) {
+      const endpoints = await endpointsFor(tx, orgs, type)
+      for (const r of rows) {
+        if (`page.${r.kind}` !== type) continue
+        if (r.kind === 'discovered' && !TYPES_THAT_MATTER.includes(r.page_type)) continue
+        for (const e of endpoints) {
+          if (e.org_id !== r.org_id || (e.domain_ids && !e.domain_ids.includes(r.domain_id))) continue
+          if (e.page_types && !e.page_types.includes(r.page_type)) continue
+          if (e.tags && !e.tags.some(t => r.domain_tags.includes(t))) continue
+          deliveries.push({
+            endpoint_id: e.id,
+            org_id: r.org_id,
+            event_type: type,
+            event_id: r.id,
+            payload: {
+              event: pageEventView(r),
+              domain: { id: r.domain_id, domain: r.hostname, displayName: r.display_name }
+            }
+          })
+        }
+      }
+    }
+    await queueDeliveries(tx, queue, deliveries)
+    await markPageEventsAlerted(tx, rows.map(r => r.id))
+    return rows.length
+  })
 }
 
 /** A page that works again after its failure was alerted, to the endpoints that asked for job.failed. */

@@ -37,6 +37,11 @@ export function attachAlerts (events: PipelineEvents, db: Db, queue: JobQueue, l
       log.error({ err }, 'could not queue job.failed alerts')
     })
   })
+  events.on('pages.told', () => {
+    queue.send(QUEUE.dispatch, {}).catch(err => {
+      log.error({ err }, 'could not queue the dispatch of page events')
+    })
+  })
   events.on('page.recovered', e => {
     dispatchPageRecovered(db, queue, e).catch(err => {
       log.error({ err }, 'could not queue page.recovered alerts')

@@ -8,7 +8,7 @@ import { sendAccountMail } from './account-mail.js'
 import { deliver } from './deliver.js'
 import { runDigest } from './webhook-digest.js'
 import { runMailDigests, sendEmail } from './mail-outbox.js'
-import { dispatchChanges } from './dispatch.js'
+import { dispatchChanges, dispatchPageEvents } from './dispatch.js'
 
 export interface AlertDeps {
   db: Db
@@ -36,6 +36,8 @@ export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
     for (const job of jobs) {
       const alerted = await dispatchChanges(db, queue, job.data?.changeIds)
       if (!job.data?.changeIds && alerted > 0) deps.log.info({ alerted }, 'changes outbox swept')
+      // Page events have no ids to hand over: a job without them sweeps their outbox too.
+      if (!job.data?.changeIds) await dispatchPageEvents(db, queue)
     }
   })
   await queue.work(QUEUE.digest, 1, async () => ({ sent: await runDigest(db, queue) }))

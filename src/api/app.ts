@@ -18,6 +18,7 @@ import { adminApi, operatorProbes } from './operator.js'
 import { rateLimitStore } from './rate-limits.js'
 import { changeRoutes } from './routes/changes.js'
 import { feedbackRoutes } from './routes/feedback.js'
+import { pageEventRoutes } from './routes/page-events.js'
 import { feedRoutes } from './routes/feeds.js'
 import { mailAlertRoutes } from './routes/mail-alerts.js'
 import { researchRoutes } from './routes/research.js'
@@ -32,8 +33,8 @@ type NotFound = ReturnType<typeof unroutedHandler>
 
 /** The tenant API's resources under /api, behind the guard (key, role, rate limits). */
 const API_RESOURCES = [
-  domainRoutes, pageRoutes, jobRoutes, usageRoutes, changeRoutes, feedbackRoutes, webhookRoutes, mailAlertRoutes,
-  imageRoutes, researchRoutes
+  domainRoutes, pageRoutes, pageEventRoutes, jobRoutes, usageRoutes, changeRoutes, feedbackRoutes, webhookRoutes,
+  mailAlertRoutes, imageRoutes, researchRoutes
 ]
 
 const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/

@@ -16,6 +16,7 @@ import {
   JobNameSchema,
   JobStateSchema,
   literals,
+  PAGE_EVENT_KINDS,
   MailModeSchema,
   SEVERITIES,
   NoiseRulesSchema,
@@ -453,6 +454,23 @@ export const LearnedRule = Type.Object({
   createdAt: DateTime
 }, { $id: 'LearnedRule', title: 'LearnedRule' })
 
+/** A page found that was not watched, or a watched page gone (GET /api/page-events, webhooks page.*). */
+export const PageEvent = Type.Object({
+  id: Uuid,
+  domainId: Uuid,
+  domain: Type.String({ description: "the domain's hostname" }),
+  pageId: Nullable(Uuid),
+  kind: literals(PAGE_EVENT_KINDS, { description: 'discovered: found and not watched before; removed: gone' }),
+  url: Type.String(),
+  pageType: PageTypeSchema,
+  watched: Type.Boolean({
+    description: 'discovered: whether it was added to monitoring (a type that matters, ' +
+    'within the plan); removed: whether it was monitored'
+  }),
+  reason: Nullable(Type.String({ description: 'removed: why (what it has answered since when)' })),
+  createdAt: DateTime
+}, { $id: 'PageEvent', title: 'PageEvent' })
+
 export const SHARED_SCHEMAS = [
   DiffData,
   BriefSummarySchema,
@@ -476,7 +494,8 @@ export const SHARED_SCHEMAS = [
   WebhookDelivery,
   MailSettings,
   EmailDelivery,
-  LearnedRule
+  LearnedRule,
+  PageEvent
 ]
 
 export { DomainStatusSchema, JobStateSchema, literals, Nullable, PageTypeSchema, RenderModeSchema, Uuid, DateTime }

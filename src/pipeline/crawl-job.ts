@@ -17,6 +17,7 @@ import {
 } from '../store/page-checks.js'
 import { hasPicture, pictureAsOf, saveScreenshot } from '../store/screenshots.js'
 import { severityRules } from '../store/learned.js'
+import { recordGoneIfLong } from '../store/page-events.js'
 import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
@@ -441,8 +442,11 @@ async function recordCrawlFailure ({ deps, page }: Crawl, err: unknown): Promise
     : err instanceof AnalysisTimeout
       ? { message: err.message, permanent: true, code: ANALYSIS_TIMEOUT }
       : { message: `crawl failed: ${(err as Error)?.message ?? String(err)}`, permanent: false, code: CRAWL_FAILED }
-  await deps.db.transaction().execute(async tx => {
+  const gone = await deps.db.transaction().execute(async tx => {
     await recordFailure(tx, page.id, failure, at, nextCrawlAt(page.id, at, page.check_frequency_hours))
     await markFailedIfNoPageWorks(tx, page.domain_id, at)
+    // A page that has answered 404 or 410 for a week is told of as removed, once.
+    return await recordGoneIfLong(tx, page.id, at)
   })
+  if (gone) deps.events.emit('pages.told', { orgId: page.org_id, domainId: page.domain_id })
 }

@@ -4,6 +4,7 @@ import type { JobQueue } from '../queue/queue.js'
 import type { DiscoverJobData } from '../queue/queues.js'
 import { setJobProgress } from '../queue/job-records.js'
 import type { Db } from '../store/db.js'
+import type { PipelineEvents } from './events.js'
 import { findDomainWithOrg, markDiscoveryFailed } from '../store/domains.js'
 import { addDiscoveredPages } from '../services/pages.js'
 import { FetchError } from '../crawl/errors.js'
@@ -13,12 +14,15 @@ export interface DiscoveryDeps {
   db: Db
   crawler: Crawler
   queue: JobQueue
+  events: PipelineEvents
   maxFetches: number
 }
 
 export interface DiscoveryResult {
   pagesDiscovered: number
   pagesAdded: number
+  /** Pages found that were not watched, told of for the first time (a later discovery's). */
+  pagesNew?: number
   skipped?: string
 }
 
@@ -47,8 +51,9 @@ export async function runDiscovery (
       `/sitemap.xml) and ${paths} common path${paths === 1 ? '' : 's'} (${WELL_KNOWN_PATHS.slice(0, 3).join(', ')}, …)`,
     why.status)
   }
-  const added = await addDiscoveredPages(deps, org, domain.id, found.candidates)
-  return { pagesDiscovered: found.pagesDiscovered, pagesAdded: added }
+  const { added, told } = await addDiscoveredPages(deps, org, domain.id, found.candidates)
+  if (told > 0) deps.events.emit('pages.told', { orgId: org.id, domainId: domain.id })
+  return { pagesDiscovered: found.pagesDiscovered, pagesAdded: added, ...(told > 0 ? { pagesNew: told } : {}) }
 }
 
 /**

@@ -40,6 +40,8 @@ interface PipelineEventMap {
   'change.detected': [ChangeDetected]
   'job.failed': [JobFailed]
   'page.recovered': [PageRecovered]
+  /** Page events were recorded (a page found or gone): the alerts' outbox has them. */
+  'pages.told': [{ orgId: string, domainId: string }]
   'page.checked': [PageChecked]
 }
 

@@ -3,22 +3,32 @@ import { crawlJobOf } from '../queue/queues.js'
 import type { Db } from '../store/db.js'
 import { pauseExpiredTrials } from '../store/domains.js'
 import { setNextCrawls, takeDuePages } from '../store/page-checks.js'
+import { takeDueDiscoveries } from '../store/page-events.js'
 import { nextCrawlAt } from './crawl-slots.js'
 
 const BATCH = 500
 
+/** Discoveries queued at most per turn (a week's are spread over the turns that find them due). */
+const DISCOVERIES_PER_TURN = 50
+
 /**
  * One turn of the scheduler (every minute, through the queue's cron so one process
- * runs it however many there are): pause the domains of expired trials, then queue a
- * crawl for every monitored page of an active domain that is due, and move each such
- * page to its next slot.
+ * runs it however many there are): pause the domains of expired trials, queue the weekly
+ * discovery of each active domain that is due (to tell of new and removed pages), then
+ * queue a crawl for every monitored page of an active domain that is due, and move each
+ * such page to its next slot.
  */
 export async function runSchedulerTick (
   db: Db,
   queue: JobQueue,
   now = new Date()
-): Promise<{ queued: number, paused: number }> {
+): Promise<{ queued: number, paused: number, discoveries: number }> {
   const paused = await pauseExpiredTrials(db, now)
+  const discoveries = await queue.transaction(db, async tx => {
+    const due = await takeDueDiscoveries(tx, now, DISCOVERIES_PER_TURN)
+    for (const d of due) await queue.enqueueDiscovery(tx, { orgId: d.org_id, domainId: d.id })
+    return due.length
+  })
   let queued = 0
   for (;;) {
     const n = await queue.transaction(db, async tx => {
@@ -32,5 +42,5 @@ export async function runSchedulerTick (
     })
     if (n < BATCH) break
   }
-  return { queued, paused }
+  return { queued, paused, discoveries }
 }

@@ -3,16 +3,18 @@ import { classifyPageType } from '../crawl/page-type.js'
 import { belongsToDomain, normalizeUrl } from '../crawl/url.js'
 import { AppError, notFound } from '../vocabulary/errors.js'
 import { assertCanCreate, pageCapReached, type Org } from '../vocabulary/plans.js'
-import type { PageCandidate, PageType } from '../vocabulary/core.js'
+import { TYPES_THAT_MATTER, type PageCandidate, type PageType } from '../vocabulary/core.js'
 import { crawlJobOf } from '../queue/queues.js'
 import { isUniqueViolation } from '../store/db.js'
 import { clearDiscoveryError, markActive } from '../store/domains.js'
+import { recordDiscovered } from '../store/page-events.js'
 import {
   addPages,
   deletePage,
   findPage,
   pageExists,
   pagesAdded,
+  unwatchedCandidates,
   updatePage,
   type PageRow,
   type PageSettings
@@ -31,15 +33,26 @@ export async function addDiscoveredPages (
   org: Org,
   domainId: string,
   candidates: PageCandidate[]
-): Promise<number> {
+): Promise<{ added: number, told: number }> {
   return await ctx.queue.transaction(ctx.db, async tx => {
-    const rows = await addPages(tx, org, domainId, candidates)
+    const { watched, fresh } = await unwatchedCandidates(tx, domainId, candidates)
+    // A domain's first discovery watches the pages that matter most, within its allowance. A
+    // later one tells of every page it found that is not watched, and watches those of a type
+    // that matters while the allowance lasts: others wait for a person.
+    const again = watched > 0
+    const wanted = again ? fresh.filter(c => TYPES_THAT_MATTER.includes(c.pageType)) : fresh
+    const rows = await addPages(tx, org, domainId, wanted)
     await ctx.queue.enqueueCrawls(tx, rows.map(crawlJobOf))
     await markActive(tx, domainId, 'discovering')
     await clearDiscoveryError(tx, domainId)
     // A domain whose earlier discovery failed is active once one finds its pages.
     if (rows.length > 0) await markActive(tx, domainId, 'error')
-    return rows.length
+    const byUrl = new Map(rows.map(r => [r.url, r.id]))
+    const told = again
+      ? await recordDiscovered(tx, org.id, domainId,
+        fresh.map(c => ({ url: c.url, pageType: c.pageType, pageId: byUrl.get(c.url) ?? null })))
+      : []
+    return { added: rows.length, told: told.length }
   })
 }
 

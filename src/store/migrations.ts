@@ -561,6 +561,26 @@ const migrations: Record<string, string[]> = {
     'ALTER TABLE changes ADD COLUMN learned_severity_from text',
     'ALTER TABLE changes ADD COLUMN learned_rule_id uuid REFERENCES learned_rules (id) ON DELETE SET NULL',
     'CREATE INDEX changes_org_pinned ON changes (org_id, pinned_at DESC) WHERE pinned_at IS NOT NULL'
+  ],
+  '0020_page_events': [
+    `CREATE TABLE page_events (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      domain_id uuid NOT NULL REFERENCES domains (id) ON DELETE CASCADE,
+      page_id uuid REFERENCES pages (id) ON DELETE SET NULL,
+      kind text NOT NULL CHECK (kind IN ('discovered', 'removed')),
+      url text NOT NULL,
+      page_type text NOT NULL,
+      watched boolean NOT NULL,
+      reason text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      alerted_at timestamptz,
+      UNIQUE (domain_id, kind, url)
+    )`,
+    'CREATE INDEX page_events_org_time ON page_events (org_id, created_at DESC, id DESC)',
+    'CREATE INDEX page_events_unalerted ON page_events (created_at) WHERE alerted_at IS NULL',
+    "ALTER TABLE domains ADD COLUMN next_discovery_at timestamptz DEFAULT now() + interval '7 days'",
+    'CREATE INDEX domains_discovery_due ON domains (next_discovery_at)'
   ]
 }
 

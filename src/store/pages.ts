@@ -126,6 +126,21 @@ export async function listPages (db: Db, domainId: string, page: number, pageSiz
  * back). Candidates must be normalised and ordered most valuable first; those past the
  * cap or already present are skipped. Returns the inserted rows.
  */
+/** Of `candidates`, those the domain does not watch yet (by address, http and https alike), each once. */
+export async function unwatchedCandidates (tx: Tx, domainId: string, candidates: PageCandidate[]) {
+  const existing = new Set(
+    (await tx.selectFrom('pages').select('url_hash').where('domain_id', '=', domainId).execute()).map(r => r.url_hash)
+  )
+  return {
+    watched: existing.size,
+    fresh: candidates.filter(c => {
+      const known = existing.has(hashUrl(c.url)) || existing.has(hashUrl(schemeTwin(c.url)))
+      existing.add(hashUrl(c.url))
+      return !known
+    })
+  }
+}
+
 export async function addPages (
   tx: Tx,
   org: Org,

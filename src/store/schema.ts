@@ -8,6 +8,7 @@ import type {
   EndpointKind,
   JobName,
   NoiseRules,
+  PageEventKind,
   PageStatus,
   PageType,
   PageTypeSource,
@@ -149,6 +150,8 @@ export interface DomainsTable {
   discovery_failed_at: Timestamp | null
   /** Its tags ("direct competitors"): trimmed, lower-case, each once (see vocabulary/core.ts normalTags). */
   tags: Generated<string[]>
+  /** When its pages are to be discovered again (weekly), to tell of new and removed ones. */
+  next_discovery_at: Generated<Timestamp | null>
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -253,6 +256,22 @@ export interface LearnedRulesTable {
   /** Who taught it: a person's e-mail, or an API key's id. */
   created_by: string | null
   created_at: CreatedAt
+}
+
+export interface PageEventsTable {
+  id: Generated<string>
+  org_id: string
+  domain_id: string
+  /** The page watched (a discovered page added to monitoring, a removed one); null for one found but not watched. */
+  page_id: string | null
+  kind: PageEventKind
+  url: string
+  page_type: PageType
+  watched: boolean
+  /** removed: why (gone for a week, left the sitemap). */
+  reason: string | null
+  created_at: CreatedAt
+  alerted_at: Timestamp | null
 }
 
 export interface JobsTable {
@@ -380,6 +399,7 @@ export interface Database {
   snapshots: SnapshotsTable
   changes: ChangesTable
   learned_rules: LearnedRulesTable
+  page_events: PageEventsTable
   jobs: JobsTable
   job_counts: JobCountsTable
   research_briefs: ResearchBriefsTable

@@ -109,7 +109,15 @@ export const JOB_STATES = ['waiting', 'active', 'completed', 'failed', 'delayed'
 export const JobStateSchema = literals(JOB_STATES)
 export type JobState = Static<typeof JobStateSchema>
 
-export const ALERT_EVENTS = ['change.detected', 'job.failed'] as const
+export const ALERT_EVENTS = ['change.detected', 'job.failed', 'page.discovered', 'page.removed'] as const
+
+/** What happens to a domain's pages besides changes: one found that was not watched, one gone. */
+export const PAGE_EVENT_KINDS = ['discovered', 'removed'] as const
+export type PageEventKind = typeof PAGE_EVENT_KINDS[number]
+
+/** The page types that matter: a new page of one is watched at once while the quota allows. */
+export const TYPES_THAT_MATTER: readonly PageType[] =
+  ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog']
 export const AlertEventSchema = literals(ALERT_EVENTS)
 export type AlertEvent = Static<typeof AlertEventSchema>
 

@@ -134,6 +134,19 @@ describe('tags and feedback in the app, in a browser', () => {
     assert.deepEqual((await t.api.get(`/api/domains/${ids['rival.test']}/pages/${rival}`)).body.data.noiseRules.ignorePatterns, [])
   })
 
+  it('the inbox tells of new and removed pages; one found and not watched is watched from there', async () => {
+    await sql`INSERT INTO page_events (org_id, domain_id, kind, url, page_type, watched)
+      SELECT org_id, id, 'discovered', 'https://rival.test/security', 'security', false FROM domains
+      WHERE id = ${ids['rival.test']}::uuid`.execute(t.service.store.db)
+    await page.goto(`${t.url}/app/changes`)
+    const section = page.getByRole('region', { name: 'New and removed pages' })
+    assert.match(await section.innerText(), /New security page on rival\.test: https:\/\/rival\.test\/security/)
+    await accessible()
+    await section.getByRole('button', { name: 'Watch https://rival.test/security' }).click()
+    const pages = (await t.api.get(`/api/domains/${ids['rival.test']}/pages`)).body.data as any[]
+    assert.ok(pages.some(p => p.url === 'https://rival.test/security'))
+  })
+
   it('"important" pins the change, said in the inbox', async () => {
     await page.goto(`${t.url}/app/changes`)
     await page.getByRole('link', { name: /Tickets answered: 1204 → 1311 on vendor\.test/ }).click()

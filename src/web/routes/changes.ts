@@ -14,6 +14,7 @@ import { domainNames, orgTags } from '../../store/domains.js'
 import { shareLinksOn } from '../../store/orgs.js'
 import { findPage } from '../../store/pages.js'
 import { listLearnedRules } from '../../store/learned.js'
+import { listPageEvents } from '../../store/page-events.js'
 import { giveVerdict, learnFrom, offersFor } from '../../services/feedback.js'
 import { fields, field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { ChangePage, Inbox, SharedChangePage, type InboxFilters } from '../views/changes.js'
@@ -23,6 +24,9 @@ import { id, notice, pageOf } from './common.js'
 // The inbox of changes (filters, a date range, pages of 50, CSV of the filter), a change
 // of its own (acknowledged, or marked back as not reviewed; shared by a link), and what a
 // share link opens.
+
+/** New and removed pages are shown in the inbox this many days. */
+const PAGE_EVENTS_DAYS = 30
 
 /** Changes shown on one page of the inbox. */
 export const INBOX_PAGE_SIZE = 50
@@ -70,10 +74,11 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
     const error = filters.from && filters.to && filters.from > filters.to
       ? `"From" (${filters.from}) is after "To" (${filters.to}): no change can be in between.`
       : undefined
-    const [{ items, total, capped }, domains, tags] = await Promise.all([
+    const [{ items, total, capped }, domains, tags, pageEvents] = await Promise.all([
       listChanges(db, org.id, storeFilters(filters), pageNo, INBOX_PAGE_SIZE),
       domainNames(db, org.id, 500),
-      orgTags(db, org.id)
+      orgTags(db, org.id),
+      listPageEvents(db, org.id, { limit: 10, since: new Date(Date.now() - PAGE_EVENTS_DAYS * 86_400_000) })
     ])
     return await page(reply, html(Inbox({
       viewer: viewerOf(req, reply),
@@ -85,6 +90,7 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
       filters,
       domains,
       tags,
+      pageEvents: filters.domainId ? pageEvents.filter(e => e.domainId === filters.domainId) : pageEvents,
       notice: notice(req.query),
       ...(error ? { error } : {})
     })))

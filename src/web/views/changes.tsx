@@ -41,6 +41,46 @@ export interface InboxFilters {
   to?: string
 }
 
+export interface PageEventItem {
+  id: string
+  domainId: string
+  domain?: string
+  kind: 'discovered' | 'removed'
+  url: string
+  pageType: string
+  watched: boolean
+  reason: string | null
+  createdAt: Date
+}
+
+/** New and removed pages of the last weeks; a page found and not watched can be watched from here. */
+function PageEvents (p: { events: PageEventItem[], viewer: Viewer }) {
+  return (
+    <section class='card' aria-labelledby='page-events'>
+      <h2 id='page-events'>New and removed pages</h2>
+      <ul class='learned'>
+        {p.events.map(e => (
+          <li key={e.id}>
+            {e.kind === 'discovered'
+              ? <>New {e.pageType.replace('_', ' ')} page on {e.domain}: <a href={e.url} rel='noreferrer noopener' target='_blank'>{e.url}</a>{e.watched ? ' — now watched' : ''}</>
+              : <>Gone from {e.domain}: {e.url}{e.reason ? ` (${e.reason})` : ''}</>}
+            {' '}<span class='small muted'><Time at={e.createdAt} /></span>
+            {e.kind === 'discovered' && !e.watched
+              ? (
+                <form method='post' action={`/app/domains/${e.domainId}/pages`} class='inline'>
+                  <Csrf token={p.viewer.csrf} />
+                  <input type='hidden' name='urls' value={e.url} />
+                  {' '}<button type='submit' class='quiet' aria-label={`Watch ${e.url}`}>Watch it</button>
+                </form>
+                )
+              : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
 /** One filter of the inbox: a labelled select whose empty choice means any. */
 function Choice (p: { name: string, label: string, value?: string, empty?: string, options: Array<[string, string]> }) {
   return (
@@ -66,6 +106,8 @@ export function Inbox (p: {
   domains: Array<{ id: string, domain: string }>
   /** The tags the organisation's domains have. */
   tags: string[]
+  /** Pages found or gone lately (new and removed pages: their own kind of entry). */
+  pageEvents: PageEventItem[]
   notice?: string
   error?: string
 }) {
@@ -99,6 +141,7 @@ export function Inbox (p: {
         <button type='submit'>Filter</button>
         {filtered ? <a href='/app/changes' class='small'>Clear the filters</a> : null}
       </form>
+      {p.pageEvents.length > 0 && p.page === 1 ? <PageEvents events={p.pageEvents} viewer={p.viewer} /> : null}
       {p.changes.length === 0
         ? <p class='card'>No changes{filtered ? ' match these filters' : ' yet: Sitewatch lists here what moves on the pages it watches'}.</p>
         : (

@@ -1,0 +1,109 @@
+import { sql, type Selectable } from 'kysely'
+import type { PageType } from '../vocabulary/core.js'
+import type { Db, Tx } from './db.js'
+import type { PageEventsTable } from './schema.js'
+
+// What happens to a domain's pages besides changes: a page found that was not watched
+// (discovered), a page gone (removed). Each is told once (unique per domain, kind and
+// address); those not yet alerted (alerted_at null) are the alerts' outbox, as changes are.
+
+export type PageEventRow = Selectable<PageEventsTable>
+
+export function pageEventView (e: PageEventRow & { hostname?: string }) {
+  return {
+    id: e.id,
+    domainId: e.domain_id,
+    ...(e.hostname !== undefined ? { domain: e.hostname } : {}),
+    pageId: e.page_id,
+    kind: e.kind,
+    url: e.url,
+    pageType: e.page_type,
+    watched: e.watched,
+    reason: e.reason,
+    createdAt: e.created_at
+  }
+}
+
+/** Records the pages a discovery found that were not watched; those already told of are left out. */
+export async function recordDiscovered (
+  tx: Tx,
+  orgId: string,
+  domainId: string,
+  found: Array<{ url: string, pageType: PageType, pageId: string | null }>
+): Promise<PageEventRow[]> {
+  if (found.length === 0) return []
+  return await tx.insertInto('page_events')
+    .values(found.map(f => ({
+      org_id: orgId,
+      domain_id: domainId,
+      page_id: f.pageId,
+      kind: 'discovered' as const,
+      url: f.url,
+      page_type: f.pageType,
+      watched: f.pageId !== null
+    })))
+    .onConflict(oc => oc.columns(['domain_id', 'kind', 'url']).doNothing())
+    .returningAll()
+    .execute()
+}
+
+/** How long a page must answer 404 or 410 to be told of as gone. */
+export const GONE_AFTER_MS = 7 * 86_400_000
+
+/**
+ * Records a watched page as removed when it has answered 404 or 410 for GONE_AFTER_MS
+ * (once). Whether it was.
+ */
+export async function recordGoneIfLong (tx: Tx, pageId: string, at: Date): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    INSERT INTO page_events (org_id, domain_id, page_id, kind, url, page_type, watched, reason)
+    SELECT p.org_id, p.domain_id, p.id, 'removed', p.url, p.page_type, p.monitoring_enabled,
+      'it has answered ' || split_part(p.failure_code, ':', 2) || ' since ' || to_char(p.failing_since, 'YYYY-MM-DD')
+    FROM pages p
+    WHERE p.id = ${pageId}::uuid AND p.failure_code IN ('HTTP_STATUS:404', 'HTTP_STATUS:410')
+      AND p.failing_since <= ${new Date(at.getTime() - GONE_AFTER_MS)}
+    ON CONFLICT (domain_id, kind, url) DO NOTHING
+    RETURNING id`.execute(tx)
+  return rows.length > 0
+}
+
+/** The organisation's page events, newest first (of one domain, of one kind). */
+export async function listPageEvents (
+  db: Db, orgId: string, opts: { domainId?: string, kind?: PageEventsTable['kind'], limit: number, since?: Date }
+) {
+  let q = db.selectFrom('page_events as e').innerJoin('domains as d', 'd.id', 'e.domain_id')
+    .selectAll('e').select('d.hostname').where('e.org_id', '=', orgId)
+  if (opts.domainId) q = q.where('e.domain_id', '=', opts.domainId)
+  if (opts.kind) q = q.where('e.kind', '=', opts.kind)
+  if (opts.since) q = q.where('e.created_at', '>=', opts.since)
+  const rows = await q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(opts.limit).execute()
+  return rows.map(pageEventView)
+}
+
+/** Page events not yet alerted, locked for this transaction, with their domain's name and tags. */
+export async function takeUnalertedPageEvents (tx: Tx, limit: number) {
+  return await tx.selectFrom('page_events as e').innerJoin('domains as d', 'd.id', 'e.domain_id')
+    .selectAll('e').select(['d.hostname', 'd.display_name', 'd.tags as domain_tags'])
+    .where('e.alerted_at', 'is', null)
+    .orderBy('e.created_at').limit(limit)
+    .forUpdate('e').skipLocked().execute()
+}
+
+export async function markPageEventsAlerted (tx: Tx, ids: string[], at = new Date()): Promise<void> {
+  if (ids.length === 0) return
+  await tx.updateTable('page_events').set({ alerted_at: at }).where('id', 'in', ids).execute()
+}
+
+/**
+ * Active domains whose weekly discovery is due, locked (skipping those another scheduler
+ * holds); each one's next is moved a week on.
+ */
+export async function takeDueDiscoveries (tx: Tx, now: Date, limit: number) {
+  const { rows } = await sql<{ id: string, org_id: string }>`
+    UPDATE domains SET next_discovery_at = ${now}::timestamptz + interval '7 days'
+    WHERE id IN (
+      SELECT id FROM domains WHERE next_discovery_at <= ${now} AND status = 'active'
+      ORDER BY next_discovery_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING id, org_id`.execute(tx)
+  return rows
+}

@@ -1,0 +1,104 @@
+// New and removed pages: a domain's sitemap gains a pricing page and a blog post and its
+// legal page goes away. The weekly discovery (queued by the scheduler) tells of each new
+// page once, watches the pricing page within the plan, leaves the post for a person; the
+// legal page, gone for a week, is told of once as removed; webhooks hear of both.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { runSchedulerTick } from '../../src/pipeline/scheduler-tick.js'
+import { layout, pricingMain, termsMain } from '../helpers/fixtures.js'
+import { drainJobs, eventually, startTestService, waitForJob, type TestService } from '../helpers/service.js'
+import { TestSite } from '../helpers/site.js'
+
+const sitemap = (paths: string[]) => ({
+  body: `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${
+    paths.map(p => `<url><loc>https://shop.test${p}</loc><lastmod>2026-11-20</lastmod></url>`).join('')}</urlset>`,
+  headers: { 'content-type': 'application/xml' }
+})
+
+describe('new and removed pages', () => {
+  let site: TestSite
+  let hooks: TestSite
+  let t: TestService
+  let domainId = ''
+  const deliveries: any[] = []
+  const events = async () => (await t.api.get(`/api/page-events?domainId=${domainId}`)).body.data as any[]
+
+  before(async () => {
+    site = await new TestSite().start()
+    hooks = await new TestSite().start()
+    hooks.receive('/hook', deliveries)
+    site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\nSitemap: https://shop.test/sitemap.xml\n', headers: { 'content-type': 'text/plain' } })
+    site.set('/sitemap.xml', sitemap(['/', '/pricing', '/legal/terms']))
+    site.page('/', layout('Shop', '<main><h1>Shop</h1><p>We sell things.</p></main>'))
+    site.page('/pricing', layout('Pricing — Shop', pricingMain('$49')))
+    site.page('/legal/terms', layout('Terms of Service — Shop', termsMain('We may end your account at any time.')))
+    t = await startTestService({ CRAWL_HOST_MAP: `shop.test=${site.origin}`, ALERT_HOST_MAP: `hooks.test=${hooks.origin}` })
+    const hook = await t.api.post('/api/webhooks', { url: 'https://hooks.test/hook', events: ['page.discovered', 'page.removed'] })
+    assert.equal(hook.status, 201, JSON.stringify(hook.body))
+    domainId = (await t.api.post('/api/domains', { domain: 'shop.test' })).body.data.id
+    await drainJobs(t.api)
+  })
+  after(async () => {
+    await t?.stop()
+    await site?.close()
+    await hooks?.close()
+  })
+
+  it('the first discovery is the baseline: no page is told of as new', async () => {
+    const pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data as any[]
+    assert.deepEqual(pages.map(p => new URL(p.url).pathname).sort(), ['/', '/legal/terms', '/pricing'])
+    assert.deepEqual(await events(), [])
+  })
+
+  it('the weekly discovery tells of each new page once, and watches the one of a type that matters', async () => {
+    site.set('/sitemap.xml', sitemap(['/', '/pricing', '/pricing/enterprise', '/blog/hello-world']))
+    site.page('/pricing/enterprise', layout('Enterprise pricing — Shop', pricingMain('$490')))
+    site.page('/blog/hello-world', layout('Hello world — Shop blog', '<main><h1>Hello world</h1><p>Our first post.</p></main>'))
+    // A week on: the scheduler's turn finds the discovery due and queues it.
+    const weekOn = new Date(Date.now() + 7 * 86_400_000 + 60_000)
+    const tick = await runSchedulerTick(t.service.store.db, t.service.queue, weekOn)
+    assert.equal(tick.discoveries, 1)
+    assert.equal((await runSchedulerTick(t.service.store.db, t.service.queue, weekOn)).discoveries, 0, 'once a week')
+    await drainJobs(t.api)
+    const found = await events()
+    const byPath = Object.fromEntries(found.map(e => [new URL(e.url).pathname, e]))
+    assert.deepEqual(Object.keys(byPath).sort(), ['/blog/hello-world', '/pricing/enterprise'])
+    assert.equal(byPath['/pricing/enterprise'].pageType, 'pricing')
+    assert.equal(byPath['/pricing/enterprise'].watched, true)
+    assert.equal(byPath['/blog/hello-world'].watched, false, 'a page of no type that matters waits for a person')
+    const pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data as any[]
+    assert.ok(pages.some(p => p.url === 'https://shop.test/pricing/enterprise'))
+    assert.ok(!pages.some(p => p.url.endsWith('/blog/hello-world')))
+    const sent = await eventually(async () => deliveries.length > 0 ? deliveries : undefined, 20_000, 'a webhook')
+    assert.deepEqual(sent.map(d => [d.type, new URL(d.data.event.url).pathname]), [['page.discovered', '/pricing/enterprise']])
+    // Discovered again: nothing new to tell.
+    const again = (await t.api.post(`/api/domains/${domainId}/discover`)).body.data
+    await waitForJob(t.api, again.discoveryJobId)
+    await drainJobs(t.api)
+    assert.equal((await events()).length, 2)
+    assert.equal(deliveries.length, 1)
+  })
+
+  it('a watched page that has answered 404 for a week is told of once as removed', async () => {
+    site.set('/legal/terms', { status: 404, body: '<h1>Not found</h1>', headers: { 'content-type': 'text/html' } })
+    const terms = ((await t.api.get(`/api/domains/${domainId}/pages`)).body.data as any[])
+      .find(p => p.url.endsWith('/legal/terms'))
+    const crawl = async () => {
+      const { jobId } = (await t.api.post(`/api/domains/${domainId}/pages/${terms.id}/crawl`)).body.data
+      await waitForJob(t.api, jobId)
+    }
+    await crawl()
+    assert.equal((await events()).filter(e => e.kind === 'removed').length, 0, 'gone a moment is not gone')
+    await sql`UPDATE pages SET failing_since = now() - interval '8 days' WHERE id = ${terms.id}::uuid`
+      .execute(t.service.store.db)
+    await crawl()
+    await crawl()
+    const removed = (await events()).filter(e => e.kind === 'removed')
+    assert.equal(removed.length, 1)
+    assert.equal(removed[0].pageId, terms.id)
+    assert.match(removed[0].reason, /answered 404 since/)
+    const told = await eventually(async () => deliveries.find(d => d.type === 'page.removed'), 20_000, 'page.removed')
+    assert.equal(told.data.event.url, 'https://shop.test/legal/terms')
+  })
+})
