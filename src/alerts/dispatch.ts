@@ -10,6 +10,8 @@ import { changeView, markAlerted, takeUnalerted } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { domainHostname } from '../store/domains.js'
 import { pageFailure } from '../store/page-checks.js'
+import { alertRulesOf, recordAlertActions } from '../store/alert-rules.js'
+import { decide, factsOf, type RuleAction } from '../vocabulary/alert-rules.js'
 import { markPageEventsAlerted, pageEventView, takeUnalertedPageEvents } from '../store/page-events.js'
 import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webhooks.js'
 import { queueChangeMails } from './mail-outbox.js'
@@ -52,9 +54,13 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
   let handled = 0
   for (;;) {
     const n = await queue.transaction(db, async tx => {
-      const rows = await takeUnalerted(tx, DISPATCH_BATCH, changeIds)
-      if (rows.length === 0) return 0
-      const endpoints = await endpointsFor(tx, [...new Set(rows.map(r => r.org_id))], 'change.detected')
+      const taken = await takeUnalerted(tx, DISPATCH_BATCH, changeIds)
+      if (taken.length === 0) return 0
+      const orgIds = [...new Set(taken.map(r => r.org_id))]
+      const endpoints = await endpointsFor(tx, orgIds, 'change.detected')
+      // The organisation's alert rules decide first: a change muted or kept for the digest is not sent now.
+      const decided = await decideByRules(tx, taken)
+      const rows = taken.filter(r => (decided.get(r.id)?.action ?? 'alert') === 'alert')
       const deliveries: NewDelivery[] = []
       // The changes one check of a page found (one new snapshot) go as one alert that lists them.
       const checks = new Map<string, typeof rows>()
@@ -93,15 +99,35 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
       }
       await queueDeliveries(tx, queue, deliveries)
       await queueChangeMails(tx, queue, rows)
-      await markAlerted(
-        tx,
-        rows.map(r => r.id)
-      )
-      return rows.length
+      await recordAlertActions(tx, [...decided].map(([id, d]) => ({ id, ...d })))
+      await markAlerted(tx, taken.map(r => r.id))
+      return taken.length
     })
     handled += n
     if (n < DISPATCH_BATCH || changeIds) return handled
   }
+}
+
+/** What the alert rules of each change's organisation make of it (rules are custom alerts: plans that have them). */
+async function decideByRules (tx: Db, rows: Awaited<ReturnType<typeof takeUnalerted>>) {
+  const decided = new Map<string, { action: RuleAction, ruleId: string }>()
+  const withRules = [...new Set(rows.filter(r => PLANS[r.plan].features.customAlertRules).map(r => r.org_id))]
+  const rules = await alertRulesOf(tx, withRules)
+  for (const r of rows) {
+    const own = rules.get(r.org_id)
+    if (!own) continue
+    const d = decide(own, factsOf({
+      domainId: r.domain_id,
+      domainTags: r.domain_tags,
+      pageType: r.page_type,
+      changeType: r.change_type,
+      severity: r.severity,
+      confidence: r.confidence,
+      diffData: r.diff_data
+    }))
+    if (d) decided.set(r.id, d)
+  }
+  return decided
 }
 
 /**

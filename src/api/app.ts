@@ -19,6 +19,7 @@ import { rateLimitStore } from './rate-limits.js'
 import { changeRoutes } from './routes/changes.js'
 import { feedbackRoutes } from './routes/feedback.js'
 import { pageEventRoutes } from './routes/page-events.js'
+import { alertRuleRoutes } from './routes/alert-rules.js'
 import { feedRoutes } from './routes/feeds.js'
 import { mailAlertRoutes } from './routes/mail-alerts.js'
 import { researchRoutes } from './routes/research.js'
@@ -34,7 +35,7 @@ type NotFound = ReturnType<typeof unroutedHandler>
 /** The tenant API's resources under /api, behind the guard (key, role, rate limits). */
 const API_RESOURCES = [
   domainRoutes, pageRoutes, pageEventRoutes, jobRoutes, usageRoutes, changeRoutes, feedbackRoutes, webhookRoutes,
-  mailAlertRoutes, imageRoutes, researchRoutes
+  mailAlertRoutes, alertRuleRoutes, imageRoutes, researchRoutes
 ]
 
 const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/

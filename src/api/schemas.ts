@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox'
 import { UsageSchema } from '../vocabulary/plans.js'
 import { BriefSchema, BriefSummarySchema } from '../vocabulary/research.js'
 import { LEARNED_KINDS } from '../vocabulary/learned.js'
+import { RULE_ACTIONS, RuleMatchSchema } from '../vocabulary/alert-rules.js'
 import {
   AlertEventSchema,
   ChangeTypeSchema,
@@ -84,6 +85,16 @@ export const Change = Type.Object(
       Type.Null()
     ], {
       description: 'set when a rule learned from feedback moved its severity: the severity it was detected at'
+    }),
+    alertRule: Type.Union([
+      Type.Object({
+        action: literals(['alert', 'digest', 'mute'] as const),
+        ruleId: Type.Union([Uuid, Type.Null()], { description: 'the alert rule (null once deleted)' })
+      }),
+      Type.Null()
+    ], {
+      description: 'what an alert rule of the organisation made of it when it was dispatched (an addition): alert, ' +
+        'digest (not sent in real time; in the digests) or mute (not sent; still listed); null when none matched'
     })
   },
   { $id: 'Change', title: 'Change' }
@@ -471,6 +482,18 @@ export const PageEvent = Type.Object({
   createdAt: DateTime
 }, { $id: 'PageEvent', title: 'PageEvent' })
 
+/** A rule people write of what becomes of the changes it matches (GET /api/alert-rules). */
+export const AlertRule = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  position: Type.Integer({ description: 'its place: the first enabled rule that matches decides' }),
+  match: RuleMatchSchema,
+  action: literals(RULE_ACTIONS),
+  enabled: Type.Boolean(),
+  createdAt: DateTime,
+  updatedAt: DateTime
+}, { $id: 'AlertRule', title: 'AlertRule' })
+
 export const SHARED_SCHEMAS = [
   DiffData,
   BriefSummarySchema,
@@ -495,7 +518,8 @@ export const SHARED_SCHEMAS = [
   MailSettings,
   EmailDelivery,
   LearnedRule,
-  PageEvent
+  PageEvent,
+  AlertRule
 ]
 
 export { DomainStatusSchema, JobStateSchema, literals, Nullable, PageTypeSchema, RenderModeSchema, Uuid, DateTime }

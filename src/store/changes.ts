@@ -37,7 +37,8 @@ export function changeView (c: ChangeRow) {
     pinnedAt: c.pinned_at,
     learnedSeverity: c.learned_severity_from
       ? { from: c.learned_severity_from, ruleId: c.learned_rule_id }
-      : null
+      : null,
+    alertRule: c.alert_action ? { action: c.alert_action, ruleId: c.alert_rule_id } : null
   }
 }
 
@@ -75,7 +76,9 @@ export const CHANGE_COLUMNS = [
   'verdict',
   'pinned_at',
   'learned_severity_from',
-  'learned_rule_id'
+  'learned_rule_id',
+  'alert_action',
+  'alert_rule_id'
 ] as const
 
 /** The organisation's changes that pass the filters, as a query to select from. */
@@ -322,6 +325,8 @@ export async function changesBetween (db: Db, orgId: string, from: Date, to: Dat
       'd.tags as domain_tags'
     ])
     .where('c.org_id', '=', orgId)
+    // A change an alert rule muted goes in no digest.
+    .where(eb => eb.or([eb('c.alert_action', 'is', null), eb('c.alert_action', '!=', 'mute')]))
     .where('c.created_at', '>', from)
     .where('c.created_at', '<=', to)
     .orderBy('c.created_at', 'desc')

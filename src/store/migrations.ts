@@ -581,6 +581,22 @@ const migrations: Record<string, string[]> = {
     'CREATE INDEX page_events_unalerted ON page_events (created_at) WHERE alerted_at IS NULL',
     "ALTER TABLE domains ADD COLUMN next_discovery_at timestamptz DEFAULT now() + interval '7 days'",
     'CREATE INDEX domains_discovery_due ON domains (next_discovery_at)'
+  ],
+  '0021_alert_rules': [
+    `CREATE TABLE alert_rules (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      name text NOT NULL,
+      position integer NOT NULL,
+      match jsonb NOT NULL,
+      action text NOT NULL CHECK (action IN ('alert', 'digest', 'mute')),
+      enabled boolean NOT NULL DEFAULT true,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    'CREATE INDEX alert_rules_org ON alert_rules (org_id, position)',
+    "ALTER TABLE changes ADD COLUMN alert_action text CHECK (alert_action IN ('alert', 'digest', 'mute'))",
+    'ALTER TABLE changes ADD COLUMN alert_rule_id uuid REFERENCES alert_rules (id) ON DELETE SET NULL'
   ]
 }
 

@@ -24,6 +24,7 @@ import type {
 
 import type { Brief, BriefStatus } from '../vocabulary/research.js'
 import type { LearnedKind, Verdict } from '../vocabulary/learned.js'
+import type { RuleAction, RuleMatch } from '../vocabulary/alert-rules.js'
 
 // Row types of the tables created in migrations.ts.
 
@@ -241,6 +242,22 @@ export interface ChangesTable {
   /** The severity it was detected at, when a learned rule set another (learned_rule_id). */
   learned_severity_from: Severity | null
   learned_rule_id: string | null
+  /** What the alert rules made of it when it was dispatched (null: no rule matched, or no rules). */
+  alert_action: RuleAction | null
+  alert_rule_id: string | null
+}
+
+export interface AlertRulesTable {
+  id: Generated<string>
+  org_id: string
+  name: string
+  /** Its place among the organisation's rules: the first that matches decides. */
+  position: number
+  match: Json<RuleMatch>
+  action: RuleAction
+  enabled: Generated<boolean>
+  created_at: CreatedAt
+  updated_at: Timestamp
 }
 
 export interface LearnedRulesTable {
@@ -400,6 +417,7 @@ export interface Database {
   changes: ChangesTable
   learned_rules: LearnedRulesTable
   page_events: PageEventsTable
+  alert_rules: AlertRulesTable
   jobs: JobsTable
   job_counts: JobCountsTable
   research_briefs: ResearchBriefsTable

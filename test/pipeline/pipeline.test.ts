@@ -120,6 +120,7 @@ describe('discovery and crawling against a local site', () => {
       'acknowledgedAt',
       'acknowledgedBy',
       'acknowledgedByKind',
+      'alertRule',
       'changeType',
       'confidence',
       'createdAt',

@@ -2,7 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, notFound } from '../../vocabulary/errors.js'
 import { PLANS } from '../../vocabulary/plans.js'
 import { appBaseUrl } from '../../config.js'
-import { MAIL_MODES, roleAllows, SEVERITIES, type Severity } from '../../vocabulary/core.js'
+import {
+  CHANGE_TYPES, MAIL_MODES, PAGE_TYPES, roleAllows, SEVERITIES, type ChangeType, type PageType, type Severity
+} from '../../vocabulary/core.js'
+import { RULE_ACTIONS, type RuleAction, type RuleMatch } from '../../vocabulary/alert-rules.js'
+import { createAlertRule, removeAlertRule, tryAlertRules, type RuleInput } from '../../services/alert-rules.js'
+import { listAlertRules } from '../../store/alert-rules.js'
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
 import {
   feedToken, listEmails, memberFeedToken, rotateFeedToken, rotateMemberFeedToken
@@ -18,8 +23,8 @@ import {
 import { endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
 import { listLearnedRules } from '../../store/learned.js'
 import { forgetRule } from '../../services/feedback.js'
-import { field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
-import { AlertsPage, DestinationPage } from '../views/alerts.js'
+import { field, fields, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
+import { AlertsPage, DestinationPage, type RuleForm } from '../views/alerts.js'
 import { html } from '../views/layout.js'
 
 // Alert destinations (webhooks and Slack) and their delivery logs: the same services as the API's /webhooks.
@@ -38,7 +43,58 @@ const DONE: Record<string, string> = {
   deleted: 'Destination deleted, with its delivery log.',
   email: 'Your e-mail alerts are saved.',
   feeds: 'New feed addresses: the old ones no longer work.',
-  forgotten: 'The learned rule is removed: it no longer applies.'
+  forgotten: 'The learned rule is removed: it no longer applies.',
+  rule: 'Alert rule saved: it decides from the next change on.',
+  'rule-deleted': 'Alert rule deleted.'
+}
+
+function ruleForm (body: unknown): RuleForm {
+  return {
+    name: field(body, 'name').trim(),
+    action: field(body, 'action'),
+    minSeverity: field(body, 'minSeverity'),
+    minConfidence: field(body, 'minConfidence').trim(),
+    tags: field(body, 'tags'),
+    words: field(body, 'words'),
+    plan: field(body, 'plan').trim(),
+    direction: field(body, 'direction'),
+    minPercent: field(body, 'minPercent').trim(),
+    changeTypes: fields(body, 'changeTypes').filter(t => CHANGE_TYPES.includes(t as ChangeType)),
+    pageTypes: fields(body, 'pageTypes').filter(t => PAGE_TYPES.includes(t as PageType))
+  }
+}
+
+const commaList = (s: string) => s.split(',').map(x => x.trim()).filter(Boolean)
+
+/** The rule a form says; what it leaves empty is no condition (the service checks the rest). */
+function ruleOf (f: RuleForm): RuleInput {
+  const number = (s: string) => s === '' || !Number.isFinite(Number(s)) ? undefined : Number(s)
+  const confidence = number(f.minConfidence)
+  const percent = number(f.minPercent)
+  const price = {
+    ...(f.plan ? { plan: f.plan } : {}),
+    ...(f.direction === 'up' || f.direction === 'down' ? { direction: f.direction } : {}),
+    ...(percent !== undefined ? { minPercent: Math.max(0, percent) } : {})
+  } as NonNullable<RuleMatch['price']>
+  const words = commaList(f.words).slice(0, 20)
+  const tags = commaList(f.tags).slice(0, 20)
+  if (!f.name) throw new AppError('VALIDATION_ERROR', 'Give the rule a name', { field: 'name' })
+  if (!RULE_ACTIONS.includes(f.action as RuleAction)) {
+    throw new AppError('VALIDATION_ERROR', 'Choose what becomes of the changes it matches', { field: 'action' })
+  }
+  return {
+    name: f.name.slice(0, 100),
+    action: f.action as RuleAction,
+    match: {
+      ...(f.changeTypes.length ? { changeTypes: f.changeTypes as ChangeType[] } : {}),
+      ...(f.pageTypes.length ? { pageTypes: f.pageTypes as PageType[] } : {}),
+      ...(tags.length ? { tags } : {}),
+      ...(SEVERITIES.includes(f.minSeverity as Severity) ? { minSeverity: f.minSeverity as Severity } : {}),
+      ...(confidence !== undefined ? { minConfidence: Math.min(1, Math.max(0, confidence)) } : {}),
+      ...(words.length ? { words: words.map(w => w.slice(0, 100)) } : {}),
+      ...(Object.keys(price).length ? { price } : {})
+    }
+  }
 }
 const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 
@@ -59,17 +115,20 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
       status?: number
       created?: { secret: string, url: string }
       form?: Record<string, string>
+      ruleForm?: RuleForm
+      tried?: Awaited<ReturnType<typeof tryAlertRules>>
     } = {}
   ) => {
     const org = req.person!.org
     const admin = roleAllows(req.person!.role, 'admin')
-    const [{ items }, members, emails, mine, orgToken, learned] = await Promise.all([
+    const [{ items }, members, emails, mine, orgToken, learned, alertRules] = await Promise.all([
       listEndpoints(db, org.id, 1, 100),
       alertSettings(db, org),
       admin ? listEmails(db, org.id, 1, 25) : { items: [] },
       memberFeedToken(db, org.id, req.person!.userId),
       admin ? feedToken(db, org.id) : undefined,
-      listLearnedRules(db, org.id)
+      listLearnedRules(db, org.id),
+      listAlertRules(db, org.id)
     ])
     return await page(reply, html(AlertsPage({
       viewer: viewerOf(req, reply),
@@ -82,6 +141,12 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
       destinations: items,
       mailConfigured: deps.mailer.configured,
       learned,
+      alertRules: {
+        rules: alertRules,
+        offered: PLANS[org.plan].features.customAlertRules,
+        form: extra.ruleForm,
+        tried: extra.tried
+      },
       notice: notice(req.query),
       ...extra
     })), extra.status ?? 200)
@@ -94,6 +159,31 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
     if (!UUID.test(ruleId)) throw notFound('Learned rule')
     await forgetRule(ctx, person.org.id, ruleId)
     return await reply.redirect('/app/alerts?done=forgotten#learned', 303)
+  })
+
+  // An alert rule written in a form, tried on the last 30 days (intent=try) or saved.
+  app.post('/alerts/rules', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    const form = ruleForm(req.body)
+    const rule = ruleOf(form)
+    try {
+      if (field(req.body, 'intent') === 'try') {
+        return await showAlerts(req, reply, { ruleForm: form, tried: await tryAlertRules(ctx, person.org, rule) })
+      }
+      await createAlertRule(ctx, person.org, rule)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode === 404) throw err
+      return await showAlerts(req, reply, { error: err.message, status: err.statusCode, ruleForm: form })
+    }
+    return await reply.redirect('/app/alerts?done=rule#rules', 303)
+  })
+
+  app.post('/alerts/rules/:id/delete', async (req, reply) => {
+    const person = requireRole(req, 'admin')
+    const ruleId = (req.params as Record<string, string>).id
+    if (!UUID.test(ruleId)) throw notFound('Alert rule')
+    await removeAlertRule(ctx, person.org.id, ruleId)
+    return await reply.redirect('/app/alerts?done=rule-deleted#rules', 303)
   })
 
   app.post('/alerts', async (req, reply) => {

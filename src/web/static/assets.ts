@@ -53,7 +53,10 @@ button.danger { background: #b3261e; border-color: #b3261e; color: #fff }
   border: 1px solid currentColor }
 .sev-low { color: var(--low) } .sev-medium { color: var(--medium) } .sev-high { color: var(--high) }
 .sev-critical { color: var(--critical) }
-ul.offers, ul.learned { overflow-wrap: anywhere }
+ul.offers, ul.learned, ol.learned { overflow-wrap: anywhere }
+fieldset { border: 1px solid var(--line); border-radius: 6px; margin: .75rem 0; padding: .25rem .75rem .5rem }
+legend { font-weight: 600 }
+label.check { display: inline-flex; gap: .35rem; align-items: center; font-weight: 400; margin: .25rem 1rem .25rem 0 }
 ul.offers { list-style: none; padding: 0 } ul.offers li { margin: .5rem 0 } ul.offers .row { align-items: center }
 ul.tags { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; margin: .25rem 0 0; padding: 0 }
 ul.tags a { display: inline-block; border: 1px solid var(--line); border-radius: 999px; padding: 0 .55rem;

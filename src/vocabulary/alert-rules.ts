@@ -1,0 +1,106 @@
+import { Type, type Static } from '@sinclair/typebox'
+import {
+  ChangeTypeSchema, literals, PageTypeSchema, SEVERITY_RANK, SeveritySchema, TagSchema,
+  type ChangeType, type DiffData, type PageType, type Severity
+} from './core.js'
+
+// Alert rules people write (custom alert rules, enterprise): each says which changes it
+// matches and what becomes of them. Rules are data, kept in order; the first enabled rule
+// that matches a change decides, and a change no rule matches is alerted as the plan says.
+// The same evaluation serves the alerts' dispatch and the try-out over 30 days.
+
+export const RULE_ACTIONS = ['alert', 'digest', 'mute'] as const
+export type RuleAction = typeof RULE_ACTIONS[number]
+
+export const RuleMatchSchema = Type.Object({
+  domainIds: Type.Optional(Type.Array(Type.String({ format: 'uuid' }), { minItems: 1, maxItems: 100 })),
+  tags: Type.Optional(Type.Array(TagSchema, { minItems: 1, maxItems: 20, description: 'any of these domain tags' })),
+  pageTypes: Type.Optional(Type.Array(PageTypeSchema, { minItems: 1, maxItems: 7 })),
+  changeTypes: Type.Optional(Type.Array(ChangeTypeSchema, { minItems: 1, maxItems: 7 })),
+  minSeverity: Type.Optional(SeveritySchema),
+  minConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  words: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+    minItems: 1,
+    maxItems: 20,
+    description: 'any of these words or phrases in a line the change added or removed (case aside)'
+  })),
+  price: Type.Optional(Type.Object({
+    plan: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'a plan whose name holds this' })),
+    direction: Type.Optional(literals(['up', 'down'] as const)),
+    minPercent: Type.Optional(Type.Number({
+      minimum: 0, maximum: 10_000, description: 'a move of at least this many percent'
+    }))
+  }, { additionalProperties: false, description: 'a price move of a plan, as the pricing reader read it' }))
+}, {
+  additionalProperties: false,
+  description: 'every condition given must hold (within one, any of its values); none given matches every change'
+})
+export type RuleMatch = Static<typeof RuleMatchSchema>
+
+/** What a rule reads of a change. */
+export interface RuleFacts {
+  domainId: string
+  domainTags: readonly string[]
+  pageType: PageType
+  changeType: ChangeType
+  severity: Severity
+  confidence: number
+  /** The lines it added or removed, lower-case. */
+  lines: readonly string[]
+  priceMoves: ReadonlyArray<{ plan: string, direction: 'up' | 'down', percent: number | undefined }>
+}
+
+export function factsOf (c: {
+  domainId: string
+  domainTags: readonly string[]
+  pageType: PageType
+  changeType: ChangeType
+  severity: Severity
+  confidence: number | string
+  diffData: Pick<DiffData, 'hunks' | 'pricing'>
+}): RuleFacts {
+  return {
+    domainId: c.domainId,
+    domainTags: c.domainTags,
+    pageType: c.pageType,
+    changeType: c.changeType,
+    severity: c.severity,
+    confidence: Number(c.confidence),
+    lines: c.diffData.hunks.flatMap(h => h.lines).filter(l => l.type !== 'context').map(l => l.content.toLowerCase()),
+    priceMoves: (c.diffData.pricing?.changes ?? [])
+      .filter(p => p.kind === 'price_up' || p.kind === 'price_down')
+      .map(p => ({
+        plan: (p.plan ?? '').toLowerCase(), direction: p.kind === 'price_up' ? 'up' : 'down', percent: p.percent
+      }))
+  }
+}
+
+/** Each condition a rule may hold, and whether a change passes it. */
+const CONDITIONS: { [K in keyof RuleMatch]-?: (want: NonNullable<RuleMatch[K]>, f: RuleFacts) => boolean } = {
+  domainIds: (ids, f) => ids.includes(f.domainId),
+  tags: (tags, f) => tags.some(t => f.domainTags.includes(t.trim().replace(/\s+/g, ' ').toLowerCase())),
+  pageTypes: (types, f) => types.includes(f.pageType),
+  changeTypes: (types, f) => types.includes(f.changeType),
+  minSeverity: (min, f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[min],
+  minConfidence: (min, f) => f.confidence >= min,
+  words: (words, f) => words.some(w => f.lines.some(l => l.includes(w.toLowerCase()))),
+  price: (p, f) => f.priceMoves.some(m =>
+    (p.plan === undefined || m.plan.includes(p.plan.toLowerCase())) &&
+    (p.direction === undefined || m.direction === p.direction) &&
+    (p.minPercent === undefined || (m.percent !== undefined && Math.abs(m.percent) >= p.minPercent)))
+}
+
+export function ruleMatches (match: RuleMatch, f: RuleFacts): boolean {
+  return (Object.keys(CONDITIONS) as Array<keyof RuleMatch>).every(key => {
+    const want = match[key]
+    return want === undefined || (CONDITIONS[key] as (w: unknown, f: RuleFacts) => boolean)(want, f)
+  })
+}
+
+export interface AlertRule { id: string, name: string, match: RuleMatch, action: RuleAction, enabled: boolean }
+
+/** The first enabled rule (in order) that matches the change decides; undefined: none does. */
+export function decide (rules: readonly AlertRule[], f: RuleFacts): { action: RuleAction, ruleId: string } | undefined {
+  const rule = rules.find(r => r.enabled && ruleMatches(r.match, f))
+  return rule && { action: rule.action, ruleId: rule.id }
+}
