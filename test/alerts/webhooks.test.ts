@@ -103,7 +103,7 @@ describe('alerts: signed webhooks, retries, restarts, Slack, plans', () => {
     assert.equal(res.status, 201)
     endpoint = res.body.data
     assert.match(endpoint.secret, /^whsec_/)
-    assert.deepEqual(endpoint.events, ['change.detected', 'job.failed'])
+    assert.deepEqual(endpoint.events, ['change.detected', 'job.failed', 'page.discovered', 'page.removed'])
     assert.equal(endpoint.minSeverity, 'low')
     assert.equal(endpoint.kind, 'webhook')
     const got = await t.api.get(`/api/webhooks/${endpoint.id}`)
