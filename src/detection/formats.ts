@@ -111,9 +111,15 @@ type Step = string | number
 
 interface Leaf { path: string, steps: Step[], value: string }
 
+/** How deep a JSON document may nest: an API's answer is far shallower, a hostile one is not read. */
+export const MAX_JSON_DEPTH = 64
+
 /** A JSON value's leaves (an empty array or object is one), in document order: `$.plans[0].price` and `49`. */
 function leavesOf (value: Json, path: string, steps: Step[], out: Leaf[]): void {
   if (out.length > MAX_DOCUMENT_CHARS / 8) throw new DocumentError('the JSON document holds too many values to compare')
+  if (steps.length > MAX_JSON_DEPTH) {
+    throw new DocumentError(`the JSON document nests deeper than ${MAX_JSON_DEPTH} levels`)
+  }
   const container = value !== null && typeof value === 'object'
   const entries: Array<[Step, Json]> = !container
     ? []

@@ -41,6 +41,10 @@ describe('document formats', () => {
     // A part that is gone says so: that it went is a change to hear of, not an empty page.
     assert.equal(await textOf('application/json', doc, ['$.discounts']), 'Nothing at $.discounts')
     await assert.rejects(documentFormat('application/json', bytes('{'))!.read(bytes('{"a":'), {}), DocumentError)
+    const deep = bytes(`${'['.repeat(100_000)}1${']'.repeat(100_000)}`)
+    await assert.rejects(documentFormat('application/json', deep)!.read(deep, {}), DocumentError)
+    const wide = bytes(JSON.stringify(Array.from({ length: 300_000 }, (_, i) => i)))
+    await assert.rejects(documentFormat('application/json', wide)!.read(wide, {}), /too many values/)
   })
 
   it('plain text: a paragraph per line, markup kept as text, blank lines and spacing dropped', async () => {
