@@ -14,6 +14,7 @@ import { type JobQueue } from '../queue/queue.js'
 import { QUEUE } from '../queue/queues.js'
 import { unsubscribeToken } from '../services/mail-alerts.js'
 import { changesBetween } from '../store/changes.js'
+import { toldPageEvents } from '../store/page-events.js'
 import type { Db, Tx } from '../store/db.js'
 import {
   chosenPreference,
@@ -138,6 +139,9 @@ export async function queueChangeMails (tx: Tx, queue: JobQueue, changes: Alerte
   await queue.enqueue(tx, QUEUE.mail, ids.map(emailId => ({ emailId })))
 }
 
+/** New and removed pages a digest lists at most. */
+const DIGEST_PAGES = 20
+
 /**
  * Every quarter hour: the members whose daily or weekly digest is due at their local hour
  * get one message with the changes since their last, grouped by domain, worst first. A
@@ -155,7 +159,12 @@ export async function runMailDigests (
     const from = digestStart(pref, r.last_digest_at, now)
     await queue.transaction(db, async tx => {
       const changes = (await changesBetween(tx, r.org_id, from, now)).filter(c => wants(r, c))
-      if (changes.length > 0) {
+      // New and removed pages, of the member's domains and tags when they chose some.
+      const pages = (await toldPageEvents(tx, r.org_id, { from, to: now, limit: DIGEST_PAGES }))
+        .filter(e => (!pref.domainIds || pref.domainIds.includes(e.domain_id)) &&
+          (!pref.tags || pref.tags.some(t => e.domain_tags.includes(t))))
+        .map(e => ({ kind: e.kind, url: e.url, domain: e.hostname, pageType: e.page_type, watched: e.watched }))
+      if (changes.length > 0 || pages.length > 0) {
         const byDomain = new Map<string, typeof changes>()
         for (const c of changes) byDomain.set(c.hostname, [...(byDomain.get(c.hostname) ?? []), c])
         let budget = DIGEST_LIMIT
@@ -192,13 +201,17 @@ export async function runMailDigests (
           to_address: r.email,
           kind: 'digest',
           event_id: `${pref.mode}:${localClock(pref.timeZone, now).date}`,
-          subject: `${changes.length} change${changes.length === 1 ? '' : 's'} ${when} on Sitewatch — ${r.org_name}`,
+          subject: changes.length > 0
+            ? `${changes.length} change${changes.length === 1 ? '' : 's'} ${when} on Sitewatch — ${r.org_name}`
+            : `${pages.length} new or removed page${pages.length === 1 ? '' : 's'} ${when} on Sitewatch — ` +
+              r.org_name,
           payload: {
             orgName: r.org_name,
             period: { from: from.toISOString(), to: now.toISOString(), mode: pref.mode },
             total: changes.length,
             groups,
-            more
+            more,
+            pages
           }
         }])
         await queue.enqueue(tx, QUEUE.mail, ids.map(emailId => ({ emailId })))
@@ -246,6 +259,7 @@ export async function sendEmail (deps: MailDeps, emailId: string, lastAttempt: b
       total: p.total,
       groups: p.groups,
       more: p.more,
+      pages: p.pages ?? [],
       links
     })
   if (!mailer.configured) {

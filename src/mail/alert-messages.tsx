@@ -37,8 +37,14 @@ export interface DigestMailInput {
     changes: Array<{ summary: string, severity: string, changeType: string, link: string }>
   }>
   more: { count: number, link: string } | null
+  /** New and removed pages of the period. */
+  pages: Array<{ kind: 'discovered' | 'removed', url: string, domain: string, pageType: string, watched: boolean }>
   links: { unsubscribe: string, settings: string }
 }
+
+const pageLine = (e: DigestMailInput['pages'][number]) => e.kind === 'discovered'
+  ? `New ${words(e.pageType)} page on ${e.domain}${e.watched ? ', now watched' : ''}: ${e.url}`
+  : `Gone from ${e.domain}: ${e.url}`
 
 const COLOURS: Record<string, string> = { critical: '#b3261e', high: '#c25400', medium: '#8a6d00', low: '#2e7d32' }
 const words = (t: string) => t.replaceAll('_', ' ')
@@ -117,13 +123,22 @@ export function changeMail (p: ChangeMailInput): Mail {
 export function digestMail (p: DigestMailInput): Mail {
   const when = p.period.mode === 'weekly' ? 'this week' : 'today'
   const counts = (c: Record<string, number>) => Object.entries(c).map(([t, n]) => `${n} ${words(t)}`).join(', ')
-  const text = `${p.total} change${p.total === 1 ? '' : 's'} ${when} in ${p.orgName}\n\n` +
+  const pages = p.pages.length > 0 ? `New and removed pages\n${p.pages.map(e => `  ${pageLine(e)}`).join('\n')}\n\n` : ''
+  const text = `${p.total} change${p.total === 1 ? '' : 's'} ${when} in ${p.orgName}\n\n` + pages +
     p.groups.map(g => `${g.domain} (${counts(g.counts)})\n` +
       g.changes.map(c => `  [${c.severity}] ${c.summary}\n  ${c.link}`).join('\n')).join('\n\n') +
     (p.more ? `\n\n${p.more.count} more: ${p.more.link}\n` : '\n') + footer(p.orgName, p.links)
   const html = '<!doctype html>' + renderToString(
     <Frame orgName={p.orgName} links={p.links}>
       <h1 style='font-size:18px;margin:0 0 12px'>{p.total} change{p.total === 1 ? '' : 's'} {when} in {p.orgName}</h1>
+      {p.pages.length > 0
+        ? (
+          <div style='margin-bottom:16px'>
+            <h2 style='font-size:16px;margin:0'>New and removed pages</h2>
+            <ul style='margin:0;padding-left:18px'>{p.pages.map(e => <li key={e.url}>{pageLine(e)}</li>)}</ul>
+          </div>
+          )
+        : null}
       {p.groups.map(g => (
         <div key={g.domain} style='margin-bottom:16px'>
           <h2 style='font-size:16px;margin:0'>{g.domain}</h2>
@@ -138,7 +153,9 @@ export function digestMail (p: DigestMailInput): Mail {
   )
   return {
     to: p.to,
-    subject: `${p.total} change${p.total === 1 ? '' : 's'} ${when} on Sitewatch — ${p.orgName}`,
+    subject: p.total > 0 || p.pages.length === 0
+      ? `${p.total} change${p.total === 1 ? '' : 's'} ${when} on Sitewatch — ${p.orgName}`
+      : `${p.pages.length} new or removed page${p.pages.length === 1 ? '' : 's'} ${when} on Sitewatch — ${p.orgName}`,
     text,
     html,
     headers: listHeaders(p.links.unsubscribe)

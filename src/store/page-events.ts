@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely'
-import type { PageType } from '../vocabulary/core.js'
+import { TYPES_THAT_MATTER, type PageType } from '../vocabulary/core.js'
 import type { Db, Tx } from './db.js'
 import type { PageEventsTable } from './schema.js'
 
@@ -78,6 +78,21 @@ export async function listPageEvents (
   if (opts.since) q = q.where('e.created_at', '>=', opts.since)
   const rows = await q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(opts.limit).execute()
   return rows.map(pageEventView)
+}
+
+/**
+ * The page events people are told of in digests and feeds, in (from, to], newest first:
+ * pages found of a type that matters, and pages gone.
+ */
+export async function toldPageEvents (
+  db: Db, orgId: string, opts: { from: Date, to: Date, domainId?: string, limit: number }
+) {
+  let q = db.selectFrom('page_events as e').innerJoin('domains as d', 'd.id', 'e.domain_id')
+    .selectAll('e').select(['d.hostname', 'd.tags as domain_tags'])
+    .where('e.org_id', '=', orgId).where('e.created_at', '>', opts.from).where('e.created_at', '<=', opts.to)
+    .where(eb => eb.or([eb('e.kind', '=', 'removed'), eb('e.page_type', 'in', [...TYPES_THAT_MATTER])]))
+  if (opts.domainId) q = q.where('e.domain_id', '=', opts.domainId)
+  return await q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(opts.limit).execute()
 }
 
 /** Page events not yet alerted, locked for this transaction, with their domain's name and tags. */

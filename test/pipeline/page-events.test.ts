@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
+import { runMailDigests } from '../../src/alerts/mail-outbox.js'
+import { digestMail } from '../../src/mail/alert-messages.js'
 import { runSchedulerTick } from '../../src/pipeline/scheduler-tick.js'
+import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain, termsMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
@@ -78,6 +81,36 @@ describe('new and removed pages', () => {
     await drainJobs(t.api)
     assert.equal((await events()).length, 2)
     assert.equal(deliveries.length, 1)
+  })
+
+  it("the Atom feed and a member's daily digest tell of the new page of a type that matters", async () => {
+    const token = (await t.api.get('/api/feeds')).body.data.changes.split('/feeds/')[1].split('/')[0]
+    const feed = await (await fetch(`${t.url}/feeds/${token}/changes.atom`)).text()
+    assert.match(feed, /New pricing page on shop\.test, now watched: https:\/\/shop\.test\/pricing\/enterprise/)
+    assert.doesNotMatch(feed, /hello-world/, 'a page of no type that matters is listed, not told')
+    assert.doesNotMatch(await (await fetch(`${t.url}/feeds/${token}/changes.atom?severity=high`)).text(), /New pricing page/)
+    const db = t.service.store.db
+    const org = (await db.selectFrom('domains').select('org_id').where('id', '=', domainId).executeTakeFirstOrThrow()).org_id
+    const user = await addUser(db, org, { email: 'analyst@shop.test', password: 'a long enough password' }, 'owner')
+    // A digest due within the hour to come, so that it covers the events just recorded.
+    const soon = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 300_000)
+    const set = await t.api.request('PUT', `/api/alert-settings/${user.id}`, { body: { mode: 'daily', hour: soon.getUTCHours(), timeZone: 'UTC' } })
+    assert.equal(set.status, 200, JSON.stringify(set.body))
+    await runMailDigests({ db, queue: t.service.queue, appBase: t.url }, soon)
+    const [digest] = (await t.api.get('/api/email-deliveries')).body.data
+    assert.match(digest.subject, /new or removed page/)
+    const mail = digestMail({
+      to: 'analyst@shop.test',
+      orgName: 'Shop',
+      period: { from: new Date(), to: soon, mode: 'daily' },
+      total: 0,
+      groups: [],
+      more: null,
+      links: { unsubscribe: 'u', settings: 's' },
+      pages: [{ kind: 'discovered', url: 'https://shop.test/pricing/enterprise', domain: 'shop.test', pageType: 'pricing', watched: true }]
+    })
+    assert.match(mail.text, /New and removed pages\n {2}New pricing page on shop\.test, now watched: https:\/\/shop\.test\/pricing\/enterprise/)
+    assert.match(mail.subject, /^1 new or removed page today/)
   })
 
   it('a watched page that has answered 404 for a week is told of once as removed', async () => {

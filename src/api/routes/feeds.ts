@@ -8,6 +8,7 @@ import {
   CHANGE_TYPES, normalTags, SEVERITIES, TagSchema, type ChangeType, type PageType, type Severity
 } from '../../vocabulary/core.js'
 import { listChanges } from '../../store/changes.js'
+import { toldPageEvents } from '../../store/page-events.js'
 import { domainHostname } from '../../store/domains.js'
 import { pagePlaces } from '../../store/pages.js'
 import { orgOfFeedToken } from '../../store/mail-alerts.js'
@@ -31,6 +32,9 @@ function unchanged (v: { ifNoneMatch?: string, ifModifiedSince?: string }, etag:
   const since = Date.parse(v.ifModifiedSince)
   return !Number.isNaN(since) && Date.parse(modified) <= since
 }
+
+/** New and removed pages stay in the feeds this many days. */
+const PAGE_EVENT_DAYS = 30
 
 const atom = (description: string) => ({
   ...responses(200, Type.Null(), [400, 404]),
@@ -76,8 +80,16 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     if (domainId && hostname === undefined) throw notFound('Domain')
     const tag = filters.tag === undefined ? undefined : normalTags([filters.tag])[0]
     const { items } = await listChanges(db, org.id, { ...filters, tag, domainId }, 1, ENTRIES)
+    // New and removed pages go in a feed that asks for no kind of change (they have no severity nor type).
+    const plain = !filters.severity?.length && !filters.changeType?.length
+    const since = new Date(Date.now() - PAGE_EVENT_DAYS * 86_400_000)
+    const wanted = (e: { page_type: PageType, domain_tags: string[] }) =>
+      (!filters.pageType?.length || filters.pageType.includes(e.page_type)) && (!tag || e.domain_tags.includes(tag))
+    const events = plain
+      ? (await toldPageEvents(db, org.id, { from: since, to: new Date(), domainId, limit: 20 })).filter(wanted)
+      : []
     const places = await pagePlaces(db, org.id, items.map(c => c.pageId))
-    const state = items.map(c => `${c.id}:${c.acknowledgedAt ? 1 : 0}`).join(',')
+    const state = [...items.map(c => `${c.id}:${c.acknowledgedAt ? 1 : 0}`), ...events.map(e => e.id)].join(',')
     const etag = `"${createHash('sha256').update(`${self}|${state}`).digest('base64url').slice(0, 27)}"`
     const modified = (items[0]?.createdAt ? new Date(items[0].createdAt) : new Date(org.created_at)).toUTCString()
     if (unchanged(validators, etag, modified)) return { etag, modified, body: undefined }
@@ -105,6 +117,19 @@ export const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
         content: `<p><strong>${esc(c.severity)}</strong> ${esc(words(c.changeType))}: ${esc(c.summary)}</p>` +
           (place ? `<p>On <a href="${esc(place.url)}">${esc(place.url)}</a> (${esc(place.domain)})</p>` : '') +
           lines.map(line).join('')
+      })
+    }
+    for (const e of events) {
+      const what = e.kind === 'discovered'
+        ? `New ${words(e.page_type)} page on ${e.hostname}${e.watched ? ', now watched' : ''}`
+        : `Page gone from ${e.hostname}${e.reason ? ` (${e.reason})` : ''}`
+      feed.addItem({
+        title: esc(`${what}: ${e.url}`),
+        id: `tag:${authority},2026:page-event/${e.id}`,
+        link: `${base}/app/changes`,
+        date: e.created_at,
+        description: esc(what),
+        content: `<p>${esc(what)}: <a href="${esc(e.url)}">${esc(e.url)}</a></p>`
       })
     }
     return { etag, modified, body: feed.atom1() }
