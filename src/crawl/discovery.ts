@@ -44,7 +44,15 @@ export interface DiscoveryResult {
   homeError?: FetchError
   /** What was tried beside the home page: sitemaps read, well-known paths probed. */
   tried: { sitemaps: number, paths: number }
+  /**
+   * Every page the sitemaps list (normalised), when they were read whole and list any;
+   * undefined otherwise (then nobody can tell that a page left them).
+   */
+  inSitemaps?: string[]
 }
+
+/** The most addresses of the sitemaps kept to tell which pages left them. */
+const MAX_SITEMAP_URLS = 50_000
 
 interface Candidate {
   url: string
@@ -137,6 +145,9 @@ export async function discoverPages (
     /* no robots.txt */
   }
   const named = new Set(robotsSitemaps)
+  const listed = new Set<string>()
+  const indexed = new Set<string>()
+  let whole = true
   const queue = [...new Set([...robotsSitemaps, `${origin}/sitemap.xml`])]
   const visited = new Set<string>()
   while (queue.length > 0 && visited.size < MAX_SITEMAPS) {
@@ -152,19 +163,26 @@ export async function discoverPages (
     }
     if (!belongsToDomain(sitemapUrl.hostname, hostname)) continue
     fetches++
-    await crawler.polite(sitemap, 'wait', async () => await
+    const read = await crawler.polite(sitemap, 'wait', async () => await
     readSitemap(
       crawler.fetcher,
       sitemap,
       loc => {
         consider(loc)
+        const url = normalizeUrl(loc)
+        if (url && listed.size < MAX_SITEMAP_URLS) listed.add(url)
+        else whole = false
       },
       loc => {
         queue.push(loc)
+        indexed.add(loc)
       }
     )
     )
+    // A sitemap that robots.txt or an index names and that cannot be read leaves the list unknown.
+    if (!read && (named.has(sitemap) || indexed.has(sitemap))) whole = false
   }
+  if (queue.length > 0) whole = false
   await progress(45)
 
   // 3. Well-known paths nobody linked to.
@@ -219,6 +237,7 @@ export async function discoverPages (
     homepage,
     homeError,
     tried: { sitemaps: visited.size, paths: probed },
+    ...(whole && listed.size > 0 ? { inSitemaps: [...listed] } : {}),
     candidates: ranked.map(c => ({
       url: c.url,
       pageType: c.pageType,

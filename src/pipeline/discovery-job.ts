@@ -51,7 +51,7 @@ export async function runDiscovery (
       `/sitemap.xml) and ${paths} common path${paths === 1 ? '' : 's'} (${WELL_KNOWN_PATHS.slice(0, 3).join(', ')}, …)`,
     why.status)
   }
-  const { added, told } = await addDiscoveredPages(deps, org, domain.id, found.candidates)
+  const { added, told } = await addDiscoveredPages(deps, org, domain.id, found.candidates, found.inSitemaps)
   if (told > 0) deps.events.emit('pages.told', { orgId: org.id, domainId: domain.id })
   return { pagesDiscovered: found.pagesDiscovered, pagesAdded: added, ...(told > 0 ? { pagesNew: told } : {}) }
 }

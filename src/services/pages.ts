@@ -7,7 +7,7 @@ import { TYPES_THAT_MATTER, type PageCandidate, type PageType } from '../vocabul
 import { crawlJobOf } from '../queue/queues.js'
 import { isUniqueViolation } from '../store/db.js'
 import { clearDiscoveryError, markActive } from '../store/domains.js'
-import { recordDiscovered } from '../store/page-events.js'
+import { recordDiscovered, syncSitemap } from '../store/page-events.js'
 import {
   addPages,
   deletePage,
@@ -32,7 +32,8 @@ export async function addDiscoveredPages (
   ctx: ServiceContext,
   org: Org,
   domainId: string,
-  candidates: PageCandidate[]
+  candidates: PageCandidate[],
+  inSitemaps?: readonly string[]
 ): Promise<{ added: number, told: number }> {
   return await ctx.queue.transaction(ctx.db, async tx => {
     const { watched, fresh } = await unwatchedCandidates(tx, domainId, candidates)
@@ -52,7 +53,9 @@ export async function addDiscoveredPages (
       ? await recordDiscovered(tx, org.id, domainId,
         fresh.map(c => ({ url: c.url, pageType: c.pageType, pageId: byUrl.get(c.url) ?? null })))
       : []
-    return { added: rows.length, told: told.length }
+    // A watched page the sitemaps listed and list no more is told of as removed (sitemaps read whole only).
+    const left = inSitemaps ? await syncSitemap(tx, domainId, inSitemaps, again) : 0
+    return { added: rows.length, told: told.length + left }
   })
 }
 

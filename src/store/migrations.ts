@@ -580,6 +580,7 @@ const migrations: Record<string, string[]> = {
     'CREATE INDEX page_events_org_time ON page_events (org_id, created_at DESC, id DESC)',
     'CREATE INDEX page_events_unalerted ON page_events (created_at) WHERE alerted_at IS NULL',
     "ALTER TABLE domains ADD COLUMN next_discovery_at timestamptz DEFAULT now() + interval '7 days'",
+    'ALTER TABLE pages ADD COLUMN in_sitemap boolean NOT NULL DEFAULT false',
     'CREATE INDEX domains_discovery_due ON domains (next_discovery_at)'
   ],
   '0021_alert_rules': [

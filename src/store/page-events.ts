@@ -67,6 +67,29 @@ export async function recordGoneIfLong (tx: Tx, pageId: string, at: Date): Promi
   return rows.length > 0
 }
 
+/**
+ * Keeps which watched pages the sitemaps list (`listed`, normalised addresses; http and
+ * https alike) and, when `tell`, records those that left them as removed (once). Returns
+ * how many were told of.
+ */
+export async function syncSitemap (
+  tx: Tx, domainId: string, listed: readonly string[], tell: boolean
+): Promise<number> {
+  const { rows } = await sql<{ id: string }>`
+    WITH now_in AS (SELECT regexp_replace(u, '^https?:', '') AS doc FROM unnest(${[...listed]}::text[]) AS u),
+    marked AS (
+      UPDATE pages p SET in_sitemap = (regexp_replace(p.url, '^https?:', '') IN (SELECT doc FROM now_in))
+      WHERE p.domain_id = ${domainId}::uuid
+        AND p.in_sitemap <> (regexp_replace(p.url, '^https?:', '') IN (SELECT doc FROM now_in))
+      RETURNING p.id, p.org_id, p.domain_id, p.url, p.page_type, p.monitoring_enabled, p.in_sitemap)
+    INSERT INTO page_events (org_id, domain_id, page_id, kind, url, page_type, watched, reason)
+    SELECT org_id, domain_id, id, 'removed', url, page_type, monitoring_enabled, 'it left the sitemap'
+    FROM marked WHERE NOT in_sitemap AND ${tell}
+    ON CONFLICT (domain_id, kind, url) DO NOTHING
+    RETURNING id`.execute(tx)
+  return rows.length
+}
+
 /** The organisation's page events, newest first (of one domain, of one kind). */
 export async function listPageEvents (
   db: Db, orgId: string, opts: { domainId?: string, kind?: PageEventsTable['kind'], limit: number, since?: Date }

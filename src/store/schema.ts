@@ -192,6 +192,8 @@ export interface PagesTable {
   failure_code: string | null
   failing_since: Timestamp | null
   created_at: CreatedAt
+  /** Whether the domain's sitemaps listed it at its last discovery (to tell when it leaves them). */
+  in_sitemap: Generated<boolean>
 }
 
 export interface ScreenshotsTable {

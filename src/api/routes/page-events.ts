@@ -19,7 +19,8 @@ export const pageEventRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
         'A page found that is not watched is recorded once (`discovered`); one of a type that matters (pricing, ' +
         'features, terms, security, api_docs, changelog) is watched at once while the plan allows (`watched`), ' +
         'the others wait for a person (add them with POST /api/domains/:id/pages). A watched page that has ' +
-        'answered 404 or 410 for a week is recorded once as `removed`. Webhooks receive `page.discovered` (pages ' +
+        'answered 404 or 410 for a week, or that the sitemaps listed and list no more (read whole), is recorded ' +
+        'once as `removed`. Webhooks receive `page.discovered` (pages ' +
         'of a type that matters) and `page.removed` when they list those events. At most `limit` events (default ' +
         '50, at most 500).',
       querystring: Type.Object({
