@@ -4,6 +4,7 @@ import {
   digestStart,
   effectiveMailPreference,
   isDigestDue,
+  isHeldDigestDue,
   localClock,
   preferenceWants
 } from '../vocabulary/mail-alerts.js'
@@ -155,15 +156,20 @@ export async function runMailDigests (
   let queued = 0
   for (const r of await mailRecipients(db)) {
     const pref = effectiveMailPreference(r.plan, chosenPreference(r))
-    if (r.paused_reason || !isDigestDue(pref, r.last_digest_at, now)) continue
-    const from = digestStart(pref, r.last_digest_at, now)
+    // A real-time member gets, once a day, the changes alert rules kept for the digest (and nothing else).
+    const held = isHeldDigestDue(pref, r.last_digest_at, now)
+    if (r.paused_reason || !(held || isDigestDue(pref, r.last_digest_at, now))) continue
+    const from = digestStart(held ? { ...pref, mode: 'daily' } : pref, r.last_digest_at, now)
     await queue.transaction(db, async tx => {
-      const changes = (await changesBetween(tx, r.org_id, from, now)).filter(c => wants(r, c))
+      const changes = (await changesBetween(tx, r.org_id, from, now))
+        .filter(c => wants(r, c) && (!held || c.alert_action === 'digest'))
       // New and removed pages, of the member's domains and tags when they chose some.
-      const pages = (await toldPageEvents(tx, r.org_id, { from, to: now, limit: DIGEST_PAGES }))
-        .filter(e => (!pref.domainIds || pref.domainIds.includes(e.domain_id)) &&
+      const pages = held
+        ? []
+        : (await toldPageEvents(tx, r.org_id, { from, to: now, limit: DIGEST_PAGES }))
+            .filter(e => (!pref.domainIds || pref.domainIds.includes(e.domain_id)) &&
           (!pref.tags || pref.tags.some(t => e.domain_tags.includes(t))))
-        .map(e => ({ kind: e.kind, url: e.url, domain: e.hostname, pageType: e.page_type, watched: e.watched }))
+            .map(e => ({ kind: e.kind, url: e.url, domain: e.hostname, pageType: e.page_type, watched: e.watched }))
       if (changes.length > 0 || pages.length > 0) {
         const byDomain = new Map<string, typeof changes>()
         for (const c of changes) byDomain.set(c.hostname, [...(byDomain.get(c.hostname) ?? []), c])
@@ -195,19 +201,20 @@ export async function runMailDigests (
             }
           : null
         const when = pref.mode === 'weekly' ? 'this week' : 'today'
+        const mode = held ? 'daily' : pref.mode
         const ids = await insertEmails(tx, [{
           org_id: r.org_id,
           user_id: r.user_id,
           to_address: r.email,
           kind: 'digest',
-          event_id: `${pref.mode}:${localClock(pref.timeZone, now).date}`,
+          event_id: `${mode}:${localClock(pref.timeZone, now).date}`,
           subject: changes.length > 0
             ? `${changes.length} change${changes.length === 1 ? '' : 's'} ${when} on Sitewatch — ${r.org_name}`
             : `${pages.length} new or removed page${pages.length === 1 ? '' : 's'} ${when} on Sitewatch — ` +
               r.org_name,
           payload: {
             orgName: r.org_name,
-            period: { from: from.toISOString(), to: now.toISOString(), mode: pref.mode },
+            period: { from: from.toISOString(), to: now.toISOString(), mode },
             total: changes.length,
             groups,
             more,

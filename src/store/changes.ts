@@ -322,7 +322,8 @@ export async function changesBetween (db: Db, orgId: string, from: Date, to: Dat
       'p.page_type',
       'p.url',
       'd.hostname',
-      'd.tags as domain_tags'
+      'd.tags as domain_tags',
+      'c.alert_action'
     ])
     .where('c.org_id', '=', orgId)
     // A change an alert rule muted goes in no digest.

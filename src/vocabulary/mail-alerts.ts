@@ -120,6 +120,14 @@ export function isDigestDue (p: MailPreference, lastDigestAt: Date | null, now: 
   return !lastDigestAt || now.getTime() - lastDigestAt.getTime() >= gap
 }
 
+/**
+ * Whether a real-time member's daily digest of the changes alert rules kept for the digest
+ * is due: at their hour, once a day.
+ */
+export function isHeldDigestDue (p: MailPreference, lastDigestAt: Date | null, now: Date): boolean {
+  return p.mode === 'realtime' && isDigestDue({ ...p, mode: 'daily' }, lastDigestAt, now)
+}
+
 /** Where a digest's changes start when there was none before. */
 export function digestStart (p: MailPreference, lastDigestAt: Date | null, now: Date): Date {
   return lastDigestAt ?? new Date(now.getTime() - (p.mode === 'weekly' ? 7 * 24 : 24) * HOUR)

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { dispatchChanges } from '../../src/alerts/dispatch.js'
+import { runMailDigests } from '../../src/alerts/mail-outbox.js'
+import { addUser } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { decide, factsOf } from '../../src/vocabulary/alert-rules.js'
 import { eventually, startTestService, type TestService } from '../helpers/service.js'
@@ -134,6 +136,20 @@ describe('alert rules', () => {
     assert.equal(sentOf('mute'), 0, 'a muted change is sent nowhere')
     assert.equal(sentOf('digest'), 0, 'a digest change is not sent now')
     assert.ok(sentOf('alert') > 0)
+
+    // A member who gets each change as it comes gets, once a day, those the rules kept for the digest.
+    const db = t.service.store.db
+    const member = await addUser(db, orgId, { email: 'lead@rules.test', password: 'a long enough password' }, 'admin')
+    const soon = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 300_000)
+    const set = await api.request('PUT', `/api/alert-settings/${member.id}`,
+      { body: { mode: 'realtime', hour: soon.getUTCHours(), timeZone: 'UTC' } })
+    assert.equal(set.status, 200, JSON.stringify(set.body))
+    // Within the day the digest covers (the changes were made over the last two days and a half).
+    await sql`UPDATE changes SET created_at = now() - interval '1 hour' WHERE org_id = ${orgId}::uuid`.execute(db)
+    await runMailDigests({ db, queue: t.service.queue, appBase: t.url }, soon)
+    const mails = (await api.get('/api/email-deliveries?pageSize=100')).body.data as any[]
+    const digests = mails.filter(m => m.kind === 'digest' && m.userId === member.id)
+    assert.deepEqual(digests.map(m => m.subject), ['12 changes today on Sitewatch — Rules'])
   })
 
   it('a disabled rule decides nothing; the first enabled rule that matches does', () => {

@@ -17,7 +17,8 @@ const RuleBody = {
   match: RuleMatchSchema,
   action: literals(RULE_ACTIONS, {
     description: 'alert: sent as the plan sends changes; digest: not sent in real time, left to the e-mail digests ' +
-      '(members whose alerts are a daily or weekly digest); mute: not sent, still stored and listed'
+      '(a member whose e-mail is real time gets those once a day, at their digest hour); mute: not sent, still ' +
+      'stored and listed'
   }),
   enabled: Type.Optional(Type.Boolean({ default: true })),
   position: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'lower first; default last' }))

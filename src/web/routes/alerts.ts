@@ -8,6 +8,7 @@ import {
 import { RULE_ACTIONS, type RuleAction, type RuleMatch } from '../../vocabulary/alert-rules.js'
 import { createAlertRule, removeAlertRule, tryAlertRules, type RuleInput } from '../../services/alert-rules.js'
 import { listAlertRules } from '../../store/alert-rules.js'
+import { domainNames } from '../../store/domains.js'
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
 import {
   feedToken, listEmails, memberFeedToken, rotateFeedToken, rotateMemberFeedToken
@@ -60,6 +61,7 @@ function ruleForm (body: unknown): RuleForm {
     direction: field(body, 'direction'),
     minPercent: field(body, 'minPercent').trim(),
     changeTypes: fields(body, 'changeTypes').filter(t => CHANGE_TYPES.includes(t as ChangeType)),
+    domainIds: fields(body, 'domainIds').filter(id => UUID.test(id)).slice(0, 100),
     pageTypes: fields(body, 'pageTypes').filter(t => PAGE_TYPES.includes(t as PageType))
   }
 }
@@ -87,6 +89,7 @@ function ruleOf (f: RuleForm): RuleInput {
     action: f.action as RuleAction,
     match: {
       ...(f.changeTypes.length ? { changeTypes: f.changeTypes as ChangeType[] } : {}),
+      ...(f.domainIds.length ? { domainIds: f.domainIds } : {}),
       ...(f.pageTypes.length ? { pageTypes: f.pageTypes as PageType[] } : {}),
       ...(tags.length ? { tags } : {}),
       ...(SEVERITIES.includes(f.minSeverity as Severity) ? { minSeverity: f.minSeverity as Severity } : {}),
@@ -121,14 +124,15 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
   ) => {
     const org = req.person!.org
     const admin = roleAllows(req.person!.role, 'admin')
-    const [{ items }, members, emails, mine, orgToken, learned, alertRules] = await Promise.all([
+    const [{ items }, members, emails, mine, orgToken, learned, alertRules, domains] = await Promise.all([
       listEndpoints(db, org.id, 1, 100),
       alertSettings(db, org),
       admin ? listEmails(db, org.id, 1, 25) : { items: [] },
       memberFeedToken(db, org.id, req.person!.userId),
       admin ? feedToken(db, org.id) : undefined,
       listLearnedRules(db, org.id),
-      listAlertRules(db, org.id)
+      listAlertRules(db, org.id),
+      domainNames(db, org.id, 100)
     ])
     return await page(reply, html(AlertsPage({
       viewer: viewerOf(req, reply),
@@ -144,6 +148,7 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
       alertRules: {
         rules: alertRules,
         offered: PLANS[org.plan].features.customAlertRules,
+        domains,
         form: extra.ruleForm,
         tried: extra.tried
       },

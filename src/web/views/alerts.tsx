@@ -86,12 +86,14 @@ type Learned = ReturnType<typeof learnedRuleView> & { url?: string }
 
 /** The alert rule form's fields, as typed (kept when the form comes back). */
 export type RuleForm = Record<'name' | 'action' | 'minSeverity' | 'minConfidence' | 'tags' | 'words' | 'plan' |
-  'direction' | 'minPercent', string> & { changeTypes: string[], pageTypes: string[] }
+  'direction' | 'minPercent', string> & { changeTypes: string[], pageTypes: string[], domainIds: string[] }
 
 interface AlertRulesData {
   rules: Array<ReturnType<typeof alertRuleView>>
   /** Whether the plan has custom alert rules. */
   offered: boolean
+  /** The organisation's domains, to choose among. */
+  domains: Array<{ id: string, domain: string }>
   form?: RuleForm
   tried?: {
     total: number
@@ -104,12 +106,12 @@ interface AlertRulesData {
 const ACTION_WORDS: Record<RuleAction, string> = { alert: 'alert now', digest: 'put in the digest', mute: 'mute' }
 
 /** A rule's conditions in words. */
-function matchWords (m: RuleMatch): string {
+function matchWords (m: RuleMatch, names: ReadonlyMap<string, string>): string {
   const parts = [
     m.changeTypes && `type ${m.changeTypes.map(t => t.replace('_', ' ')).join(' or ')}`,
     m.pageTypes && `on ${m.pageTypes.map(t => t.replace('_', ' ')).join(' or ')} pages`,
     m.tags && `of domains tagged ${m.tags.join(' or ')}`,
-    m.domainIds && `of ${m.domainIds.length} chosen domain${m.domainIds.length === 1 ? '' : 's'}`,
+    m.domainIds && `of ${m.domainIds.map(id => names.get(id) ?? 'a deleted domain').join(' or ')}`,
     m.minSeverity && `severity ${m.minSeverity} or above`,
     m.minConfidence !== undefined && `confidence ${m.minConfidence} or more`,
     m.words && `mentioning ${m.words.map(w => `"${w}"`).join(' or ')}`,
@@ -135,7 +137,8 @@ function AlertRules (p: AlertRulesData & { viewer: Viewer }) {
     return <p class='card'>Alert rules (which changes alert you, wait for the digest or stay quiet) are custom alert rules: they come with the enterprise plan.</p>
   }
   const admin = roleAllows(p.viewer.role, 'admin')
-  const f: RuleForm = p.form ?? { name: '', action: 'mute', minSeverity: '', minConfidence: '', tags: '', words: '', plan: '', direction: '', minPercent: '', changeTypes: [], pageTypes: [] }
+  const f: RuleForm = p.form ?? { name: '', action: 'mute', minSeverity: '', minConfidence: '', tags: '', words: '', plan: '', direction: '', minPercent: '', changeTypes: [], pageTypes: [], domainIds: [] }
+  const names = new Map(p.domains.map(d => [d.id, d.domain]))
   const candidate = p.tried?.rules.find(r => r.id === null)
   return (
     <>
@@ -147,7 +150,7 @@ function AlertRules (p: AlertRulesData & { viewer: Viewer }) {
               <li key={r.id}>
                 <form method='post' action={`/app/alerts/rules/${r.id}/delete`} class='row'>
                   <Csrf token={p.viewer.csrf} />
-                  <span class='grow'><strong>{r.name}</strong>: {matchWords(r.match as RuleMatch)} → {ACTION_WORDS[r.action]}{r.enabled ? '' : ' (off)'}</span>
+                  <span class='grow'><strong>{r.name}</strong>: {matchWords(r.match as RuleMatch, names)} → {ACTION_WORDS[r.action]}{r.enabled ? '' : ' (off)'}</span>
                   {admin ? <button type='submit' class='quiet' aria-label={`Delete the rule ${r.name}`}>Delete</button> : null}
                 </form>
               </li>
@@ -176,6 +179,16 @@ function AlertRules (p: AlertRulesData & { viewer: Viewer }) {
                 <input id='rule-confidence' name='minConfidence' type='number' min='0' max='1' step='0.05' value={f.minConfidence} />
               </div>
             </div>
+            {p.domains.length > 0
+              ? (
+                <fieldset>
+                  <legend>Of domains (none ticked: any)</legend>
+                  {p.domains.map(d => (
+                    <label key={d.id} class='check'><input type='checkbox' name='domainIds' value={d.id} checked={f.domainIds.includes(d.id)} /> {d.domain}</label>
+                  ))}
+                </fieldset>
+                )
+              : null}
             <label for='rule-tags'>Of domains tagged (comma-separated; empty: any)</label>
             <input id='rule-tags' name='tags' value={f.tags} />
             <label for='rule-words'>Whose added or removed lines mention (comma-separated; empty: anything)</label>
