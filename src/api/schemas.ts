@@ -478,7 +478,10 @@ export const PageEvent = Type.Object({
     description: 'discovered: whether it was added to monitoring (a type that matters, ' +
     'within the plan); removed: whether it was monitored'
   }),
-  reason: Nullable(Type.String({ description: 'removed: why (what it has answered since when)' })),
+  reason: Nullable(Type.String({
+    description: 'removed: why (what it has answered since when, or that it left the sitemap)'
+  })),
+  sitemapLastmod: Type.Union([DateTime, Type.Null()], { description: "discovered: its sitemap's <lastmod>" }),
   createdAt: DateTime
 }, { $id: 'PageEvent', title: 'PageEvent' })
 

@@ -49,6 +49,8 @@ export interface DiscoveryResult {
    * undefined otherwise (then nobody can tell that a page left them).
    */
   inSitemaps?: string[]
+  /** The pages the sitemaps give a <lastmod>, with it. */
+  lastModified: Array<{ url: string, at: Date }>
 }
 
 /** The most addresses of the sitemaps kept to tell which pages left them. */
@@ -56,6 +58,8 @@ const MAX_SITEMAP_URLS = 50_000
 
 interface Candidate {
   url: string
+  /** Its sitemap's <lastmod>. */
+  lastmod?: Date
   linkText?: string
   fetched?: boolean
   score: number
@@ -146,6 +150,7 @@ export async function discoverPages (
   }
   const named = new Set(robotsSitemaps)
   const listed = new Set<string>()
+  const modified = new Map<string, Date>()
   const indexed = new Set<string>()
   let whole = true
   const queue = [...new Set([...robotsSitemaps, `${origin}/sitemap.xml`])]
@@ -167,11 +172,14 @@ export async function discoverPages (
     readSitemap(
       crawler.fetcher,
       sitemap,
-      loc => {
-        consider(loc)
+      (loc, lastmod) => {
+        const c = consider(loc)
+        if (c && lastmod) c.lastmod = lastmod
         const url = normalizeUrl(loc)
-        if (url && listed.size < MAX_SITEMAP_URLS) listed.add(url)
-        else whole = false
+        if (url && listed.size < MAX_SITEMAP_URLS) {
+          listed.add(url)
+          if (lastmod) modified.set(url, lastmod)
+        } else whole = false
       },
       loc => {
         queue.push(loc)
@@ -238,10 +246,12 @@ export async function discoverPages (
     homeError,
     tried: { sitemaps: visited.size, paths: probed },
     ...(whole && listed.size > 0 ? { inSitemaps: [...listed] } : {}),
+    lastModified: [...modified].map(([url, at]) => ({ url, at })),
     candidates: ranked.map(c => ({
       url: c.url,
       pageType: c.pageType,
-      confidence: c.confidence
+      confidence: c.confidence,
+      ...(c.lastmod ? { lastmod: c.lastmod } : {})
     }))
   }
 }

@@ -13,28 +13,41 @@ const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 export async function readSitemap (
   fetcher: Fetcher,
   url: string,
-  onUrl: (loc: string) => void,
+  onUrl: (loc: string, lastmod: Date | undefined) => void,
   onSitemap: (loc: string) => void
 ): Promise<boolean> {
   const path: string[] = []
   let loc = ''
+  let lastmod = ''
+  let entry: string | undefined
   const parser = new Parser(
     {
-      onopentag (name) {
-        path.push(name.toLowerCase().replace(/^.*:/, ''))
-        if (path[path.length - 1] === 'loc') loc = ''
+      onopentag (tag) {
+        const name = tag.toLowerCase().replace(/^.*:/, '')
+        path.push(name)
+        if (name === 'loc') loc = ''
+        if (name === 'lastmod') lastmod = ''
+        if (name === 'url') entry = undefined
       },
       ontext (text) {
         if (path[path.length - 1] === 'loc') loc += text
+        if (path[path.length - 1] === 'lastmod') lastmod += text
       },
       onclosetag () {
         const name = path.pop()
-        if (name !== 'loc') return
         const parent = path[path.length - 1]
-        const value = loc.trim()
-        if (!value) return
-        if (parent === 'sitemap') onSitemap(value)
-        else if (parent === 'url') onUrl(value)
+        if (name === 'loc') {
+          const value = loc.trim()
+          if (!value) return
+          if (parent === 'sitemap') onSitemap(value)
+          else if (parent === 'url') entry = value
+        } else if (name === 'url' && entry) {
+          // Its <lastmod> may come before or after its <loc>: the entry is told once it closes.
+          const at = lastmod ? new Date(lastmod.trim()) : undefined
+          onUrl(entry, at && !Number.isNaN(at.getTime()) ? at : undefined)
+          entry = undefined
+          lastmod = ''
+        }
       }
     },
     { xmlMode: true, decodeEntities: true }

@@ -21,8 +21,10 @@ export interface DiscoveryDeps {
 export interface DiscoveryResult {
   pagesDiscovered: number
   pagesAdded: number
-  /** Pages found that were not watched, told of for the first time (a later discovery's). */
-  pagesNew?: number
+  /** Pages found that were not watched, or gone from the sitemaps, told of for the first time (a later discovery's). */
+  pagesTold?: number
+  /** Watched pages whose sitemap <lastmod> is newer than their last check: checked at the next turn. */
+  pagesDueSooner?: number
   skipped?: string
 }
 
@@ -51,9 +53,14 @@ export async function runDiscovery (
       `/sitemap.xml) and ${paths} common path${paths === 1 ? '' : 's'} (${WELL_KNOWN_PATHS.slice(0, 3).join(', ')}, …)`,
     why.status)
   }
-  const { added, told } = await addDiscoveredPages(deps, org, domain.id, found.candidates, found.inSitemaps)
+  const { added, told, sooner } = await addDiscoveredPages(deps, org, domain.id, found.candidates, found)
   if (told > 0) deps.events.emit('pages.told', { orgId: org.id, domainId: domain.id })
-  return { pagesDiscovered: found.pagesDiscovered, pagesAdded: added, ...(told > 0 ? { pagesNew: told } : {}) }
+  return {
+    pagesDiscovered: found.pagesDiscovered,
+    pagesAdded: added,
+    ...(told > 0 ? { pagesTold: told } : {}),
+    ...(sooner > 0 ? { pagesDueSooner: sooner } : {})
+  }
 }
 
 /**

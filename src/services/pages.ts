@@ -7,7 +7,7 @@ import { TYPES_THAT_MATTER, type PageCandidate, type PageType } from '../vocabul
 import { crawlJobOf } from '../queue/queues.js'
 import { isUniqueViolation } from '../store/db.js'
 import { clearDiscoveryError, markActive } from '../store/domains.js'
-import { recordDiscovered, syncSitemap } from '../store/page-events.js'
+import { checkSoonerIfModified, recordDiscovered, syncSitemap } from '../store/page-events.js'
 import {
   addPages,
   deletePage,
@@ -33,8 +33,8 @@ export async function addDiscoveredPages (
   org: Org,
   domainId: string,
   candidates: PageCandidate[],
-  inSitemaps?: readonly string[]
-): Promise<{ added: number, told: number }> {
+  sitemaps: { inSitemaps?: readonly string[], lastModified?: ReadonlyArray<{ url: string, at: Date }> } = {}
+): Promise<{ added: number, told: number, sooner: number }> {
   return await ctx.queue.transaction(ctx.db, async tx => {
     const { watched, fresh } = await unwatchedCandidates(tx, domainId, candidates)
     // A domain's first discovery watches the pages that matter most, within its allowance. A
@@ -51,11 +51,13 @@ export async function addDiscoveredPages (
     const byUrl = new Map(rows.map(r => [r.url, r.id]))
     const told = again
       ? await recordDiscovered(tx, org.id, domainId,
-        fresh.map(c => ({ url: c.url, pageType: c.pageType, pageId: byUrl.get(c.url) ?? null })))
+        fresh.map(c => ({ url: c.url, pageType: c.pageType, pageId: byUrl.get(c.url) ?? null, lastmod: c.lastmod })))
       : []
     // A watched page the sitemaps listed and list no more is told of as removed (sitemaps read whole only).
-    const left = inSitemaps ? await syncSitemap(tx, domainId, inSitemaps, again) : 0
-    return { added: rows.length, told: told.length + left }
+    const left = sitemaps.inSitemaps ? await syncSitemap(tx, domainId, sitemaps.inSitemaps, again) : 0
+    // A watched page whose sitemap <lastmod> is newer than its last check is checked at the next turn.
+    const sooner = again ? await checkSoonerIfModified(tx, domainId, sitemaps.lastModified ?? [], new Date()) : 0
+    return { added: rows.length, told: told.length + left, sooner }
   })
 }
 

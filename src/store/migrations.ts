@@ -573,6 +573,7 @@ const migrations: Record<string, string[]> = {
       page_type text NOT NULL,
       watched boolean NOT NULL,
       reason text,
+      sitemap_lastmod timestamptz,
       created_at timestamptz NOT NULL DEFAULT now(),
       alerted_at timestamptz,
       UNIQUE (domain_id, kind, url)

@@ -20,6 +20,7 @@ export function pageEventView (e: PageEventRow & { hostname?: string }) {
     pageType: e.page_type,
     watched: e.watched,
     reason: e.reason,
+    sitemapLastmod: e.sitemap_lastmod,
     createdAt: e.created_at
   }
 }
@@ -29,23 +30,30 @@ export async function recordDiscovered (
   tx: Tx,
   orgId: string,
   domainId: string,
-  found: Array<{ url: string, pageType: PageType, pageId: string | null }>
+  found: Array<{ url: string, pageType: PageType, pageId: string | null, lastmod?: Date }>
 ): Promise<PageEventRow[]> {
-  if (found.length === 0) return []
-  return await tx.insertInto('page_events')
-    .values(found.map(f => ({
-      org_id: orgId,
-      domain_id: domainId,
-      page_id: f.pageId,
-      kind: 'discovered' as const,
-      url: f.url,
-      page_type: f.pageType,
-      watched: f.pageId !== null
-    })))
-    .onConflict(oc => oc.columns(['domain_id', 'kind', 'url']).doNothing())
-    .returningAll()
-    .execute()
+  const told: PageEventRow[] = []
+  // In statements of a bounded size: PostgreSQL takes at most 65,535 parameters in one.
+  for (let i = 0; i < found.length; i += EVENTS_PER_STATEMENT) {
+    told.push(...await tx.insertInto('page_events')
+      .values(found.slice(i, i + EVENTS_PER_STATEMENT).map(f => ({
+        org_id: orgId,
+        domain_id: domainId,
+        page_id: f.pageId,
+        kind: 'discovered' as const,
+        url: f.url,
+        page_type: f.pageType,
+        watched: f.pageId !== null,
+        sitemap_lastmod: f.lastmod ?? null
+      })))
+      .onConflict(oc => oc.columns(['domain_id', 'kind', 'url']).doNothing())
+      .returningAll()
+      .execute())
+  }
+  return told
 }
+
+const EVENTS_PER_STATEMENT = 500
 
 /** How long a page must answer 404 or 410 to be told of as gone. */
 export const GONE_AFTER_MS = 7 * 86_400_000
@@ -87,6 +95,26 @@ export async function syncSitemap (
     FROM marked WHERE NOT in_sitemap AND ${tell}
     ON CONFLICT (domain_id, kind, url) DO NOTHING
     RETURNING id`.execute(tx)
+  return rows.length
+}
+
+/**
+ * Brings forward the check of each watched page whose sitemap <lastmod> is newer than its
+ * last check: it is due at the scheduler's next turn. Returns how many.
+ */
+export async function checkSoonerIfModified (
+  tx: Tx, domainId: string, modified: ReadonlyArray<{ url: string, at: Date }>, now: Date
+): Promise<number> {
+  if (modified.length === 0) return 0
+  const { rows } = await sql<{ id: string }>`
+    UPDATE pages p SET next_crawl_at = ${now}
+    FROM (SELECT regexp_replace(u, '^https?:', '') AS doc, m FROM unnest(${modified.map(x => x.url)}::text[],
+      ${modified.map(x => x.at.toISOString())}::timestamptz[]) AS t (u, m)) s
+    WHERE p.domain_id = ${domainId}::uuid AND p.monitoring_enabled
+      AND regexp_replace(p.url, '^https?:', '') = s.doc
+      AND s.m > coalesce(p.last_check_at, '-infinity') AND s.m <= ${now}
+      AND (p.next_crawl_at IS NULL OR p.next_crawl_at > ${now})
+    RETURNING p.id`.execute(tx)
   return rows.length
 }
 

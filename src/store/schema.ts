@@ -289,6 +289,8 @@ export interface PageEventsTable {
   watched: boolean
   /** removed: why (gone for a week, left the sitemap). */
   reason: string | null
+  /** discovered: when its sitemap says it last changed. */
+  sitemap_lastmod: Timestamp | null
   created_at: CreatedAt
   alerted_at: Timestamp | null
 }

@@ -368,6 +368,8 @@ export interface PageCandidate {
   url: string
   pageType: PageType
   confidence: number
+  /** When its sitemap says it last changed. */
+  lastmod?: Date
   priority?: number
   /** Default: content (discovery reads the page). */
   typedBy?: PageTypeSource

@@ -9,14 +9,18 @@ import { sql } from 'kysely'
 import { runMailDigests } from '../../src/alerts/mail-outbox.js'
 import { digestMail } from '../../src/mail/alert-messages.js'
 import { runSchedulerTick } from '../../src/pipeline/scheduler-tick.js'
+import { recordDiscovered } from '../../src/store/page-events.js'
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain, termsMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
-const sitemap = (paths: string[]) => ({
+/** A sitemap of `paths`, each modified on 2026-11-20 unless `modified` says otherwise (then <lastmod> comes first). */
+const sitemap = (paths: string[], modified: Record<string, string> = {}) => ({
   body: `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${
-    paths.map(p => `<url><loc>https://shop.test${p}</loc><lastmod>2026-11-20</lastmod></url>`).join('')}</urlset>`,
+    paths.map(p => modified[p]
+      ? `<url><lastmod>${modified[p]}</lastmod><loc>https://shop.test${p}</loc></url>`
+      : `<url><loc>https://shop.test${p}</loc><lastmod>2026-11-20</lastmod></url>`).join('')}</urlset>`,
   headers: { 'content-type': 'application/xml' }
 })
 
@@ -65,12 +69,15 @@ describe('new and removed pages', () => {
     assert.equal(tick.discoveries, 1)
     assert.equal((await runSchedulerTick(t.service.store.db, t.service.queue, weekOn)).discoveries, 0, 'once a week')
     await drainJobs(t.api)
+    const listed = ((await t.api.get('/api/jobs?type=discover')).body.data as any[])[0]
+    assert.equal((await t.api.get(`/api/jobs/${listed.id}`)).body.data.returnValue.pagesTold, 3)
     const found = await events()
     const removed = found.filter(e => e.kind === 'removed')
     assert.deepEqual(removed.map(e => [new URL(e.url).pathname, e.reason]), [['/legal/terms', 'it left the sitemap']])
     const byPath = Object.fromEntries(found.filter(e => e.kind === 'discovered').map(e => [new URL(e.url).pathname, e]))
     assert.deepEqual(Object.keys(byPath).sort(), ['/blog/hello-world', '/pricing/enterprise'])
     assert.equal(byPath['/pricing/enterprise'].pageType, 'pricing')
+    assert.equal(byPath['/pricing/enterprise'].sitemapLastmod, '2026-11-20T00:00:00.000Z')
     assert.equal(byPath['/pricing/enterprise'].watched, true)
     assert.equal(byPath['/blog/hello-world'].watched, false, 'a page of no type that matters waits for a person')
     const pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data as any[]
@@ -79,9 +86,17 @@ describe('new and removed pages', () => {
     const sent = await eventually(async () => deliveries.length > 1 ? deliveries : undefined, 20_000, 'the webhooks')
     assert.deepEqual(sent.map(d => [d.type, new URL(d.data.event.url).pathname]).sort(),
       [['page.discovered', '/pricing/enterprise'], ['page.removed', '/legal/terms']])
-    // Discovered again: nothing new to tell.
+    // Discovered again: nothing new to tell. The pricing page's <lastmod> says it changed since its last
+    // check: it is checked at the scheduler's next turn.
+    site.set('/sitemap.xml', sitemap(['/', '/pricing', '/pricing/enterprise', '/blog/hello-world'],
+      { '/pricing': new Date().toISOString() }))
     const again = (await t.api.post(`/api/domains/${domainId}/discover`)).body.data
-    await waitForJob(t.api, again.discoveryJobId)
+    const rediscovery = await waitForJob(t.api, again.discoveryJobId)
+    assert.equal(rediscovery.returnValue.pagesDueSooner, 1)
+    assert.equal(rediscovery.returnValue.pagesTold, undefined)
+    const due = await t.service.store.db.selectFrom('pages').select('next_crawl_at')
+      .where('url', '=', 'https://shop.test/pricing').executeTakeFirstOrThrow()
+    assert.ok(due.next_crawl_at!.getTime() <= Date.now(), 'due at the next turn')
     await drainJobs(t.api)
     assert.equal((await events()).length, 3)
     assert.equal(deliveries.length, 2)
@@ -138,5 +153,16 @@ describe('new and removed pages', () => {
     const told = await eventually(async () =>
       deliveries.find(d => d.type === 'page.removed' && d.data.event.url === 'https://shop.test/pricing'), 20_000, 'page.removed')
     assert.ok(told)
+  })
+
+  it('ten thousand new pages (the most a discovery finds) are told in statements PostgreSQL takes, each once', async () => {
+    const db = t.service.store.db
+    const org = (await db.selectFrom('domains').select('org_id').where('id', '=', domainId).executeTakeFirstOrThrow()).org_id
+    const found = Array.from({ length: 10_000 }, (_, i) =>
+      ({ url: `https://shop.test/blog/post-${i}`, pageType: 'other' as const, pageId: null }))
+    const record = async () =>
+      await db.transaction().execute(async tx => await recordDiscovered(tx, org, domainId, found))
+    assert.equal((await record()).length, 10_000)
+    assert.equal((await record()).length, 0)
   })
 })
