@@ -175,6 +175,13 @@ describe('tags and feedback in the app, in a browser', () => {
     await page.getByRole('button', { name: 'Delete the rule Quiet counters' }).click()
     await page.waitForURL(/done=rule-deleted/)
     assert.deepEqual((await t.api.get('/api/alert-rules')).body.data, [])
+    // The digest, too, narrows to tags.
+    await page.getByLabel(/Only domains tagged/).fill('Direct competitors')
+    await page.getByRole('button', { name: 'Save e-mail alerts' }).click()
+    await page.waitForURL(/done=email/)
+    const [mine] = (await t.api.get('/api/alert-settings')).body.data
+    assert.deepEqual(mine.tags, ['direct competitors'])
+    assert.equal(await page.getByLabel(/Only domains tagged/).inputValue(), 'direct competitors')
   })
 
   it('"important" pins the change, said in the inbox', async () => {

@@ -68,6 +68,12 @@ function ruleForm (body: unknown): RuleForm {
 
 const commaList = (s: string) => s.split(',').map(x => x.trim()).filter(Boolean)
 
+/** A member's tag filter as typed: none typed is every domain (null). */
+const tagsOf = (s: string) => {
+  const tags = commaList(s).map(t => t.slice(0, 40)).slice(0, 20)
+  return tags.length > 0 ? tags : null
+}
+
 /** The rule a form says; what it leaves empty is no condition (the service checks the rest). */
 function ruleOf (f: RuleForm): RuleInput {
   const number = (s: string) => s === '' || !Number.isFinite(Number(s)) ? undefined : Number(s)
@@ -221,7 +227,9 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
         minSeverity: oneOf(SEVERITIES, field(req.body, 'minSeverity')),
         hour: hour >= 0 && hour <= 23 ? hour : undefined,
         weekday: weekday >= 0 && weekday <= 6 ? weekday : undefined,
-        timeZone: field(req.body, 'timeZone') || undefined
+        timeZone: field(req.body, 'timeZone') || undefined,
+        // A field the form shows on plans with custom alert rules only: left alone where it is not shown.
+        ...(PLANS[person.org.plan].features.customAlertRules ? { tags: tagsOf(field(req.body, 'tags')) } : {})
       })
     } catch (err) {
       if (!(err instanceof AppError) || err.statusCode !== 400) throw err

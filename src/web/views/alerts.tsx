@@ -75,6 +75,14 @@ function MailSettings (p: { viewer: Viewer, plan: Plan, mine: MemberSettings }) 
             {zones.map(z => <option key={z} value={z} selected={z === m.timeZone}>{z}</option>)}
           </select>
         </div>
+        {p.plan.features.customAlertRules
+          ? (
+            <div class='grow'>
+              <label for='mail-tags'>Only domains tagged (comma-separated; empty: every domain)</label>
+              <input id='mail-tags' name='tags' value={(m.tags ?? []).join(', ')} placeholder='direct competitors' />
+            </div>
+            )
+          : null}
       </div>
       <p><button type='submit'>Save e-mail alerts</button></p>
       <p class='small muted'>To {p.viewer.email}. Every message has a link that turns them off without signing in.</p>
