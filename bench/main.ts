@@ -98,7 +98,7 @@ async function waitFor (service: Service, what: string, done: () => Promise<bool
 async function pendingJobs (service: Service): Promise<number> {
   const r = await sql<{
     n: number
-  }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('crawl.page', 'discover.pages') AND state IN ('created', 'retry', 'active')`.execute(
+  }>`SELECT count(*)::int AS n FROM jobs WHERE name IN ('crawl.page', 'discover.pages') AND state IN ('waiting', 'active')`.execute(
     service.store.db
   )
   return r.rows[0].n
@@ -210,7 +210,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       const ended = (
         await sql<{
           at: Date
-        }>`SELECT max(completed_on) AS at FROM pgboss.job WHERE name = 'crawl.page' AND id = ANY(${crawl.jobIds}::uuid[])`.execute(
+        }>`SELECT max(finished_at) AS at FROM jobs WHERE name = 'crawl.page' AND id = ANY(${crawl.jobIds}::uuid[])`.execute(
           service.store.db
         )
       ).rows[0].at
@@ -219,7 +219,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       const failed = (
         await sql<{
           n: number
-        }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'crawl.page' AND state = 'failed'`.execute(
+        }>`SELECT count(*)::int AS n FROM jobs WHERE name = 'crawl.page' AND state = 'failed'`.execute(
           service.store.db
         )
       ).rows[0].n

@@ -4,7 +4,7 @@ import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
 import { BatchedCompletions } from '../queue/completions.js'
-import { forgetOldJobRecords, sweepJobStates } from '../queue/job-records.js'
+import { forgetOldJobRecords } from '../queue/job-records.js'
 import type { Job } from '../queue/puller.js'
 import { type JobQueue } from '../queue/queue.js'
 import { QUEUE, type CrawlJobData, type DiscoverJobData, type ResearchJobData } from '../queue/queues.js'
@@ -53,7 +53,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   // Plain crawls and rendered ones on queues of their own: a plain-fetch slot never waits
   // for a browser, and a renderer (ROLE=renderer) takes only the crawls that need one.
   const crawls = (name: typeof QUEUE.crawl | typeof QUEUE.render, concurrency: number) => {
-    const completions = new BatchedCompletions<PageCheck>(deps.db, name, recordChecksStatement)
+    const completions = new BatchedCompletions<PageCheck>(deps.db, recordChecksStatement)
     const crawlDeps = { ...deps, targets, analysis, mayRender: name === QUEUE.render }
     queue.pull<CrawlJobData, CrawlResult>(name, concurrency, {
       run: async job => {
@@ -109,7 +109,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
 
   await queue.work(QUEUE.tick, 1, async () => {
     // Job records first: a research job that expired is failed there before its brief is settled.
-    const jobsSwept = await sweepJobStates(deps.db)
+    const jobsSwept = await queue.sweep()
     const r = {
       ...await runSchedulerTick(deps.db, queue), jobsSwept, briefsRefunded: await settleAbandonedBriefs(deps.db)
     }

@@ -28,15 +28,11 @@ export class BatchedCompletions<W> {
 
   constructor (
     private readonly db: Db,
-    private readonly queue: string,
     private readonly statement: BatchStatement<W>,
     private readonly maxBatch = 256
   ) {}
 
-  /**
-   * Completes a job with its output, as pg-boss's complete() would, together with its
-   * handler's `write` if any; resolves once written.
-   */
+  /** Completes a crawl with its output, together with its handler's `write` if any; resolves once written. */
   async complete (jobId: string, output: object, write?: W): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       this.waiting.push({ jobId, output, write, resolve, reject })
@@ -71,20 +67,13 @@ export class BatchedCompletions<W> {
   private async write (batch: Array<Finished<W>>): Promise<void> {
     const writes = batch.flatMap(({ write: w }) => (w !== undefined ? [w] : []))
     const jobRows = JSON.stringify(batch.map(c => ({ job_id: c.jobId, output: c.output })))
-    // One statement, so one round trip and atomic without a transaction. The job update
-    // is pg-boss 10's completeJobs with an output per job, its rows found by primary key;
-    // the job's record (see job-records.ts) says so in the same statement.
+    // One statement, so one round trip and atomic without a transaction (see crawl-lane.ts).
     await sql`
       WITH written AS (${this.statement(writes)}), completed AS (
-        UPDATE pgboss.job j SET completed_on = now(), state = 'completed', output = d.output
+        UPDATE jobs j SET state = 'completed', finished_at = now(), return_value = d.output, failed_reason = NULL
         FROM jsonb_to_recordset(${jobRows}::jsonb) AS d (job_id uuid, output jsonb)
-        WHERE j.name = ${this.queue} AND j.id = ANY(${batch.map(c => c.jobId)}::uuid[])
-          AND j.id = d.job_id AND j.state = 'active'
-        RETURNING j.id, j.completed_on, j.output
-      ), recorded AS (
-        UPDATE jobs r SET state = 'completed', finished_at = c.completed_on, return_value = c.output,
-          failed_reason = NULL
-        FROM completed c WHERE r.id = c.id
+        WHERE j.id = ANY(${batch.map(c => c.jobId)}::uuid[]) AND j.id = d.job_id AND j.state = 'active'
+        RETURNING j.id
       )
       SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM completed) AS completed`.execute(this.db)
   }

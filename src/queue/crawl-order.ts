@@ -3,7 +3,6 @@ import { sql } from 'kysely'
 import type { Tx } from '../store/db.js'
 import { planTurns } from '../store/host-pace.js'
 import { lockPages } from '../store/pages.js'
-import type { Job, JobPicker } from './puller.js'
 import type { CrawlJobData } from './queues.js'
 
 // The order crawls are taken in: fair between organisations and their hosts when
@@ -12,28 +11,25 @@ import type { CrawlJobData } from './queues.js'
 /** The host (and port) of the URL in `column`, as SQL: as a host's pace is kept in host_pace. */
 export const urlHost = (column: string) => `substring(${column} from '^[a-z]+://([^/?#]+)')`
 
-/** A crawl job's host (`job`, a row of pgboss.job). */
-export const jobHost = (job: string) => urlHost(`${job}.data->>'url'`)
-const JOB_HOST = jobHost('j')
-
-/** How many of a crawl queue's waiting jobs, in fetch order, are looked at for one whose host is free. */
+/** How many of a crawl lane's waiting jobs, in fetch order, are looked at for one whose host is free. */
 const CRAWL_LOOKAHEAD = 256
 
 /**
- * pg-boss 10's fetch, for crawls: the next due jobs in the queue's order (priority, then
- * age), only of hosts free to take a request now (their next start reached, fewer than
- * `$3` requests in flight, not claimed or being taken by another worker's fetch), and one
- * per host when the host has a delay between requests (`$4` ms, or its Crawl-delay). The hosts taken
- * are claimed for `$5` ms, until their crawl takes its turn. A crawl taken while its host
- * is busy would hold a worker's slot waiting for its turn; the crawls of one big domain,
- * ranked one after another, did so back to back.
+ * The crawl lane's fetch (`$1`, see crawl-lane.ts): the next due crawls in the lane's order (rank,
+ * then age), only of hosts free to take a request now (their next start reached, fewer
+ * than `$3` requests in flight, not claimed or being taken by another worker's fetch),
+ * and one per host when the host has a delay between requests (`$4` ms, or its
+ * Crawl-delay). Each free host gives up to its free places in one statement. The hosts
+ * taken are claimed for `$5` ms, until their crawl takes its turn. A crawl taken while
+ * its host is busy would hold a worker's slot waiting for its turn; the crawls of one big
+ * domain, ranked one after another, did so back to back.
  */
 export const FETCH_CRAWLS = `
   WITH due AS (
-    SELECT j.id, j.priority, j.created_on, ${JOB_HOST} AS host
-    FROM pgboss.job j
-    WHERE j.name = $1 AND j.state < 'active' AND j.start_after < now()
-    ORDER BY j.priority DESC, j.created_on, j.id
+    SELECT j.id, j.priority, j.created_at, ${urlHost('j.url')} AS host
+    FROM jobs j
+    WHERE j.lane = $1 AND j.state = 'waiting' AND j.start_after < now()
+    ORDER BY j.lane, j.priority DESC, j.created_at, j.id
     LIMIT ${CRAWL_LOOKAHEAD}
     FOR UPDATE SKIP LOCKED
   ), paced AS (
@@ -53,39 +49,25 @@ export const FETCH_CRAWLS = `
       SELECT DISTINCT d.host, NULL::int FROM due d WHERE NOT EXISTS (SELECT 1 FROM host_pace p WHERE p.host = d.host)
     ) h
   ), ranked AS (
-    SELECT d.id, d.priority, d.created_on, d.host, h.places,
-      row_number() OVER (PARTITION BY d.host ORDER BY d.priority DESC, d.created_on, d.id) AS nth
+    SELECT d.id, d.priority, d.created_at, d.host, h.places,
+      row_number() OVER (PARTITION BY d.host ORDER BY d.priority DESC, d.created_at, d.id) AS nth
     FROM due d JOIN hosts h ON h.host = d.host
   ), next AS (
-    SELECT id, host FROM ranked WHERE nth <= places ORDER BY priority DESC, created_on, id LIMIT $2
+    SELECT id, host FROM ranked WHERE nth <= places ORDER BY priority DESC, created_at, id LIMIT $2
   ), claimed AS (
     UPDATE host_pace SET claimed_until = clock_timestamp() + $5::int * interval '1 millisecond'
     WHERE $5::int > 0 AND host IN (SELECT host FROM next)
-  ), taken AS (
-    UPDATE pgboss.job j SET state = 'active', started_on = now(),
-      retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
-    FROM next WHERE j.name = $1 AND j.id = next.id
-    RETURNING j.*
-  ), recorded AS (
-    -- The job's record says so in the same statement (see job-records.ts).
-    UPDATE jobs r SET state = 'active', processed_at = t.started_on, attempts_made = t.retry_count + 1,
-      failed_reason = NULL
-    FROM taken t WHERE r.id = t.id
   )
-  SELECT j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds", j.policy, j.state,
-    j.priority, j.retry_limit AS "retryLimit", j.retry_count AS "retryCount", j.retry_delay AS "retryDelay",
-    j.retry_backoff AS "retryBackoff", j.start_after AS "startAfter", j.started_on AS "startedOn",
-    j.singleton_key AS "singletonKey", j.singleton_on AS "singletonOn", j.expire_in AS "expireIn",
-    j.created_on AS "createdOn", j.completed_on AS "completedOn", j.keep_until AS "keepUntil",
-    j.dead_letter AS "deadLetter", j.output
-  FROM taken j`
+  UPDATE jobs j SET state = 'active', processed_at = now(), attempts_made = j.attempts_made + 1, failed_reason = NULL
+  FROM next WHERE j.id = next.id
+  RETURNING j.id, j.lane, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts`
 
-/** Milliseconds until one of the next waiting crawls may be taken: its start reached and its host's. */
-const CRAWLS_DUE_IN = `
+/** Milliseconds until one of the lane's next waiting crawls may be taken: its start reached and its host's. */
+export const CRAWLS_DUE_IN = `
   WITH next AS (
-    SELECT j.start_after, ${JOB_HOST} AS host FROM pgboss.job j
-    WHERE j.name = $1 AND j.state < 'active'
-    ORDER BY j.priority DESC, j.created_on, j.id LIMIT ${CRAWL_LOOKAHEAD}
+    SELECT j.start_after, ${urlHost('j.url')} AS host FROM jobs j
+    WHERE j.lane = $1 AND j.state = 'waiting'
+    ORDER BY j.lane, j.priority DESC, j.created_at, j.id LIMIT ${CRAWL_LOOKAHEAD}
   )
   SELECT (extract(epoch FROM
     min(greatest(n.start_after, p.next_start, p.backoff_until, p.claimed_until)) - now()) * 1000)::float8 AS ms
@@ -160,33 +142,4 @@ export async function freshCrawls (
   const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
   for (const p of fresh) queued.set(p.pageId, randomUUID())
   return fresh
-}
-
-/** Where the crawl statements run: pg-boss's own connection. */
-type Executor = { executeSql: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }> }
-
-/**
- * How a crawl queue's jobs are taken: up to `batchSize` due crawls whose hosts are free
- * (FETCH_CRAWLS), their hosts claimed until the crawls take their turns; and, when none
- * is, how long until one may be.
- */
-export function crawlPicker<T> (
-  db: Executor, name: string, pace: { crawlPerHostConcurrency: number, crawlPerHostDelayMs: number }
-): JobPicker<T> {
-  return {
-    fetch: async batchSize => {
-      const { crawlPerHostConcurrency: most, crawlPerHostDelayMs: delay } = pace
-      // Long enough for the crawl to take its turn, never longer than the host's delay.
-      const claimMs = Math.min(delay, 250)
-      const { rows } = await db.executeSql(FETCH_CRAWLS, [name, batchSize, most, delay, claimMs])
-      return rows as Array<Job<T>>
-    },
-    untilDue: async () => {
-      const { rows } = await db.executeSql(CRAWLS_DUE_IN, [name]) as { rows: Array<{ ms: number | null }> }
-      const ms = rows[0]?.ms ?? null
-      // Due, yet not taken: its host has all its requests in flight. One ends within a few
-      // answers' time; looking again sooner would only load the database.
-      return ms !== null && ms <= 0 ? 100 : ms
-    }
-  }
 }

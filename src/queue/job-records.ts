@@ -1,4 +1,5 @@
-import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
+import type PgBoss from 'pg-boss'
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely'
 import type { JobName, JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import { after, pageOf, type Cursor } from '../store/lists.js'
@@ -6,11 +7,11 @@ import type { JobsTable } from '../store/schema.js'
 import { urlHost } from './crawl-order.js'
 
 // The jobs a client sees (GET /api/jobs), from our `jobs` row alone: its tenant, page and
-// progress, and its state as the queue last changed it. The queue's own tables hold the
-// truth while a job runs; each change is written here in the same transaction as the
-// queue's (recordJobStates, and inline in the crawls' fetch and completion statements),
-// and the scheduler's tick catches what no worker saw (an expiry: sweepJobStates). So no
-// read joins pg-boss's tables, and a list costs the same at 10 jobs and at 100,000.
+// progress, and its state. A crawl is queued in its record itself (crawl-lane.ts); the
+// jobs pg-boss runs (discoveries, briefs) have each change of state written here in the
+// transaction that makes it, from what pg-boss's public API answers (boss-lane.ts), and
+// the scheduler's sweep reads again those an expiry may have ended behind a worker's back.
+// So no read joins pg-boss's tables, and a list costs the same at 10 jobs and at 100,000.
 
 export interface JobView {
   id: string
@@ -30,48 +31,53 @@ export interface JobView {
   returnValue: Record<string, unknown> | null
 }
 
-/** The queues whose jobs have a record here; a page's crawl is `crawl.page` whichever of its two queues runs it. */
-export const RECORDED_QUEUES: readonly string[] = ['crawl.page', 'crawl.render', 'discover.pages', 'research.domain']
+/** pg-boss's queues whose jobs have a record here (crawls are queued in theirs: see crawl-lane.ts). */
+export const RECORDED_QUEUES: readonly string[] = ['discover.pages', 'research.domain']
+
+/** A job of pg-boss's as its public API gives it (getJobById, fetch with metadata). */
+export type BossJob = Pick<PgBoss.JobWithMetadata<unknown>,
+  'id' | 'state' | 'startAfter' | 'retryCount' | 'retryLimit' | 'startedOn' | 'completedOn' | 'output'>
+
+const STATE_OF: Record<BossJob['state'], JobsTable['state']['__select__']> = {
+  created: 'waiting', retry: 'waiting', active: 'active', completed: 'completed', failed: 'failed', cancelled: 'failed'
+}
+const FINISHED: ReadonlySet<BossJob['state']> = new Set(['completed', 'failed', 'cancelled'])
+const FAILED_ATTEMPT: ReadonlySet<BossJob['state']> = new Set(['failed', 'retry', 'cancelled'])
 
 /**
- * A record's state from its job in the queue (`q`, a row of pgboss.job): created or
- * retry is waiting (delayed while start_after is to come), cancelled counts as failed;
- * a failure's reason is its worker's message or pg-boss's own (an expiry's is under `value`).
+ * A record's state from its job in pg-boss: created or retry is waiting (delayed while
+ * start_after is to come), cancelled counts as failed; a failure's reason is its worker's
+ * message or pg-boss's own (an expiry's is under `value`).
  */
-const QUEUE_STATE = sql`CASE WHEN q.state IN ('created', 'retry') THEN 'waiting' WHEN q.state = 'active' THEN 'active'
-  WHEN q.state = 'completed' THEN 'completed' ELSE 'failed' END`
-const QUEUE_ATTEMPTS = sql`CASE WHEN q.state = 'created' THEN 0 ELSE q.retry_count + 1 END`
-const STATE_FROM_QUEUE = sql`
-  state = ${QUEUE_STATE},
-  start_after = q.start_after,
-  attempts_made = ${QUEUE_ATTEMPTS},
-  max_attempts = q.retry_limit + 1,
-  processed_at = q.started_on,
-  finished_at = CASE WHEN q.state IN ('completed', 'failed', 'cancelled') THEN q.completed_on END,
-  failed_reason = CASE WHEN q.state IN ('failed', 'retry', 'cancelled') AND jsonb_typeof(q.output) = 'object'
-    THEN coalesce(q.output->>'message', q.output->'value'->>'message', q.output::text) END,
-  return_value = CASE WHEN q.state = 'completed' AND jsonb_typeof(q.output) = 'object' THEN q.output END`
+export function recordOf (q: BossJob): Updateable<JobsTable> {
+  const output = q.output !== null && typeof q.output === 'object' ? q.output as Record<string, any> : undefined
+  const reason = output ? output.message ?? output.value?.message ?? JSON.stringify(output) : null
+  return {
+    state: STATE_OF[q.state],
+    start_after: q.startAfter,
+    attempts_made: q.state === 'created' ? 0 : q.retryCount + 1,
+    max_attempts: q.retryLimit + 1,
+    processed_at: q.startedOn ?? null,
+    finished_at: FINISHED.has(q.state) ? q.completedOn : null,
+    failed_reason: FAILED_ATTEMPT.has(q.state) ? (typeof reason === 'string' ? reason : String(reason)) : null,
+    return_value: q.state === 'completed' && output ? JSON.stringify(output) : null
+  }
+}
 
-/** Writes the queue's state of jobs `ids` to their records: in the transaction that changed it. */
-export async function recordJobStates (tx: Db, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return
-  await sql`UPDATE jobs j SET ${STATE_FROM_QUEUE}
-    FROM pgboss.job q WHERE q.name = ANY(${RECORDED_QUEUES}::text[]) AND q.id = ANY(${ids}::uuid[]) AND j.id = q.id`
-    .execute(tx)
+/** Writes the states of pg-boss's jobs `jobs` to their records: in the transaction that changed them. */
+export async function recordJobStates (tx: Db, jobs: readonly BossJob[]): Promise<void> {
+  for (const q of jobs) await tx.updateTable('jobs').set(recordOf(q)).where('id', '=', q.id).execute()
 }
 
 /**
- * Brings unfinished records up to date with changes no worker wrote: an attempt that
- * expired (pg-boss's maintenance fails or retries it), a process that died between the
- * queue's change and ours. Returns how many records changed.
+ * The records of pg-boss's jobs still running past their expiry (`expireSeconds`), which
+ * pg-boss's maintenance fails behind the workers' backs: the sweep reads them again.
  */
-export async function sweepJobStates (db: Db): Promise<number> {
-  const { numAffectedRows } = await sql`UPDATE jobs j SET ${STATE_FROM_QUEUE}
-    FROM pgboss.job q
-    WHERE j.state IN ('waiting', 'active') AND q.name = ANY(${RECORDED_QUEUES}::text[]) AND q.id = j.id
-      AND (j.state, j.start_after, j.attempts_made) IS DISTINCT FROM (${QUEUE_STATE}, q.start_after, ${QUEUE_ATTEMPTS})`
-    .execute(db)
-  return Number(numAffectedRows ?? 0)
+export async function overdueRecords (db: Db, expireSeconds: number): Promise<Array<{ id: string, name: string }>> {
+  return await db.selectFrom('jobs').select(['id', 'name'])
+    .where('state', '=', 'active').where('lane', 'is', null).where('name', 'in', RECORDED_QUEUES as JobName[])
+    .where(sql<boolean>`processed_at < now() - ${expireSeconds} * interval '1 second'`)
+    .execute()
 }
 
 const JOB_TYPES: Record<JobName, JobView['type']> = {
@@ -81,7 +87,7 @@ const JOB_TYPES: Record<JobName, JobView['type']> = {
 }
 const NAME_OF_TYPE = Object.fromEntries(Object.entries(JOB_TYPES).map(([name, type]) => [type, name as JobName]))
 
-type JobRow = Omit<Selectable<JobsTable>, 'org_id'>
+type JobRow = Omit<Selectable<JobsTable>, 'org_id' | 'lane' | 'priority'>
 
 const LIST_COLUMNS = [
   'id', 'name', 'url', 'domain_id', 'page_id', 'progress', 'created_at', 'state', 'start_after', 'attempts_made',
@@ -168,7 +174,7 @@ export async function getJob (db: Db, orgId: string, id: string): Promise<JobVie
   return row ? toView(row, Date.now()) : undefined
 }
 
-/** Of the jobs `ids`, those that failed for good, with why (see sweepJobStates for those no worker saw end). */
+/** Of the jobs `ids`, those that failed for good, with why (see JobQueue.sweep for those no worker saw end). */
 export async function failedJobs (db: Db, ids: readonly string[]) {
   if (ids.length === 0) return []
   const rows = await db.selectFrom('jobs').select(['id', 'failed_reason'])
@@ -226,10 +232,10 @@ export async function insertJobRecords (tx: Db, rows: Array<Insertable<JobsTable
   await tx.insertInto('jobs').values(rows).execute()
 }
 
-/** How long pg-boss keeps a finished job (and so how long GET /api/jobs lists it). */
+/** How long a finished job is kept (pg-boss's, and our records: GET /api/jobs lists it that long). */
 export const FINISHED_JOB_DAYS = 7
 
-/** Forgets our records of jobs that pg-boss no longer keeps (a day's margin). */
+/** Forgets the records of jobs finished long ago (a day's margin over pg-boss's own). */
 export async function forgetOldJobRecords (db: Db, now = new Date()): Promise<void> {
   const cutoff = new Date(now.getTime() - (FINISHED_JOB_DAYS + 1) * 86_400_000)
   await db.deleteFrom('jobs').where('created_at', '<', cutoff).execute()

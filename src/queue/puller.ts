@@ -1,45 +1,41 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type PgBoss from 'pg-boss'
 import type { Logger } from 'pino'
 import { isDatabaseUnavailable } from '../store/db.js'
 
-export type Job<T> = PgBoss.JobWithMetadata<T>
+/** A job as its worker sees it: pg-boss's jobs and our crawls alike. */
+export interface Job<T> {
+  id: string
+  /** The queue it was taken from. */
+  name: string
+  data: T
+  /** Attempts before this one. */
+  retryCount: number
+  /** Attempts after the first that it may have. */
+  retryLimit: number
+}
 
 /** How long a running job waits for a database that went away before its attempt fails. */
 const OUTAGE_PATIENCE_MS = 120_000
 
-/** Makes an active job's next failure its last (pg-boss's fail() then marks it failed, not retry). */
-const NO_MORE_RETRIES =
-  "UPDATE pgboss.job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND state = 'active'"
-
-/** Puts an active job back in the queue until `start_after`, without spending one of its attempts. */
-const STEP_ASIDE = "UPDATE pgboss.job SET state = 'created', start_after = $3, started_on = NULL " +
-  "WHERE name = $1 AND id = $2 AND state = 'active'"
-
-/** Milliseconds until the queue's next waiting job may start (null: none waiting). */
-const NEXT_DUE = 'SELECT (extract(epoch FROM min(start_after) - now()) * 1000)::float8 AS ms FROM pgboss.job ' +
-  "WHERE name = $1 AND state < 'active'"
-
 /**
- * How a queue's jobs are taken, when not in pg-boss's own order: crawls are taken only
- * when their host is free (see JobQueue.pull).
+ * Where a queue's jobs are taken from and settled: pg-boss's public API (boss-lane.ts),
+ * or the crawl lanes, which take crawls only when their host is free (crawl-lane.ts).
  */
-export interface JobPicker<T> {
+export interface JobLane<T> {
   /** Marks up to `batchSize` waiting jobs active and returns them. */
   fetch: (batchSize: number) => Promise<Array<Job<T>>>
-  /** Milliseconds until a waiting job may be taken (null: none waiting). */
+  /** Milliseconds until a waiting job may be taken (null: none waiting, or not known). */
   untilDue: () => Promise<number | null>
+  complete: (job: Job<T>, output: object) => Promise<void>
+  /** Ends the attempts at jobs `ids`: each is retried with backoff while it has attempts left, unless `permanent`. */
+  fail: (ids: readonly string[], message: string, permanent?: boolean) => Promise<void>
+  /** Puts a running job back until `until`, without spending one of its attempts. */
+  stepAside?: (id: string, until: Date) => Promise<void>
+  /** Moves a running job to queue `to`, its attempts untouched. */
+  move?: (id: string, to: string) => Promise<void>
+  /** Resolves if the database answers. */
+  ping: () => Promise<void>
 }
-
-/** Where a change of jobs' states runs: a connection to the queue's database, or a transaction on it. */
-export type QueueDb = ReturnType<PgBoss['getDb']>
-
-/**
- * Runs `step`, a change of some jobs' states in the queue, on the connection it is
- * given; `step` returns the ids of the jobs it changed. A queue whose jobs have records
- * (see job-records.ts) runs it in a transaction that writes them too.
- */
-export type JobTransition = (step: (db: QueueDb) => Promise<readonly string[]>) => Promise<void>
 
 /** How an attempt at a job ended: done, to be tried again, given up, or put back for later (deferred). */
 export interface JobSettled {
@@ -54,7 +50,7 @@ export interface JobSettled {
 export interface JobHandler<T, O extends object> {
   /** Does the job; what it returns is the job's output. Throwing fails the attempt (retried with backoff). */
   run: (job: Job<T>) => Promise<O>
-  /** Completes the job with its output; pg-boss's complete() unless the handler writes it otherwise. */
+  /** Completes the job with its output; the lane's complete() unless the handler writes it otherwise. */
   complete?: (job: Job<T>, output: O) => Promise<void>
   /** Whether an error cannot go away by trying again (no retry is spent on it). */
   isPermanent?: (err: unknown) => boolean
@@ -74,7 +70,7 @@ export interface JobHandler<T, O extends object> {
 }
 
 /**
- * Keeps up to `concurrency` jobs of one queue running, fetching more from pg-boss as
+ * Keeps up to `concurrency` jobs of one queue running, fetching more from its lane as
  * soon as a slot frees, and leaves completing or failing each job to `run`. (pg-boss's
  * own batch workers wait for a whole batch and then complete all of it, which can mark
  * a job completed while its retry is already running elsewhere.)
@@ -91,20 +87,13 @@ export class JobPuller<T, O extends object = object> {
   private readonly abandon = new AbortController()
 
   constructor (
-    private readonly boss: PgBoss,
+    private readonly lane: JobLane<T>,
     private readonly name: string,
     private readonly concurrency: number,
     private readonly pollMs: number,
     private readonly handler: JobHandler<T, O>,
     private readonly log: Logger,
-    private readonly onSettled: (settled: JobSettled) => void = () => {},
-    private readonly move: (from: string, id: string, to: string) => Promise<void> = async () => {
-      throw new Error('this queue moves no jobs')
-    },
-    private readonly picker?: JobPicker<T>,
-    private readonly transition: JobTransition = async step => {
-      await step(boss.getDb())
-    }
+    private readonly onSettled: (settled: JobSettled) => void = () => {}
   ) {}
 
   private onError (err: unknown): void {
@@ -114,7 +103,7 @@ export class JobPuller<T, O extends object = object> {
   }
 
   /**
-   * Runs one job and settles it: complete, or fail so that pg-boss retries it with
+   * Runs one job and settles it: complete, or fail so that its lane retries it with
    * backoff; after the last attempt, or at once for an error the handler calls
    * permanent, the handler's onGiveUp.
    */
@@ -128,22 +117,15 @@ export class JobPuller<T, O extends object = object> {
       const output = await this.whileDatabaseAway(async () => await handler.run(job))
       await this.whileDatabaseAway(async () => {
         if (handler.complete) await handler.complete(job, output)
-        else {
-          await this.transition(async db => {
-            await this.boss.complete(this.name, job.id, output, { db })
-            return [job.id]
-          })
-        }
+        else await this.lane.complete(job, output)
       })
       settled('completed', output)
     } catch (err) {
       const until = handler.deferredUntil?.(err)
-      if (until) {
+      if (until && this.lane.stepAside) {
+        const stepAside = this.lane.stepAside
         await this.whileDatabaseAway(async () => {
-          await this.transition(async db => {
-            await db.executeSql(STEP_ASIDE, [this.name, job.id, until.toISOString()])
-            return [job.id]
-          })
+          await stepAside(job.id, until)
         })
         settled('deferred')
         // This worker may be napping until its next poll: it wakes for the job's new time.
@@ -151,9 +133,10 @@ export class JobPuller<T, O extends object = object> {
         return
       }
       const to = handler.movedTo?.(err)
-      if (to) {
+      if (to && this.lane.move) {
+        const move = this.lane.move
         await this.whileDatabaseAway(async () => {
-          await this.move(this.name, job.id, to)
+          await move(job.id, to)
         })
         settled('moved')
         return
@@ -166,11 +149,7 @@ export class JobPuller<T, O extends object = object> {
         `job attempt failed: ${message}`
       )
       await this.whileDatabaseAway(async () => {
-        await this.transition(async db => {
-          if (permanent) await db.executeSql(NO_MORE_RETRIES, [this.name, job.id])
-          await this.boss.fail(this.name, job.id, { message }, { db })
-          return [job.id]
-        })
+        await this.lane.fail([job.id], message, permanent)
       })
       settled(last ? 'failed' : 'retried')
       if (last) {
@@ -189,7 +168,7 @@ export class JobPuller<T, O extends object = object> {
   private async databaseIsAway (err: unknown): Promise<boolean> {
     if (!isDatabaseUnavailable(err)) return false
     try {
-      await this.boss.getDb().executeSql('SELECT 1', [])
+      await this.lane.ping()
       return false
     } catch {
       return true
@@ -231,13 +210,7 @@ export class JobPuller<T, O extends object = object> {
       let jobs: Array<Job<T>> = []
       this.woken = false
       try {
-        if (this.picker) jobs = await this.picker.fetch(free)
-        else {
-          await this.transition(async db => {
-            jobs = (await this.boss.fetch<T>(this.name, { batchSize: free, includeMetadata: true, db })) ?? []
-            return jobs.map(j => j.id)
-          })
-        }
+        jobs = await this.lane.fetch(free)
       } catch (err) {
         this.onError(err)
       }
@@ -264,17 +237,12 @@ export class JobPuller<T, O extends object = object> {
 
   /**
    * How long until the next waiting job of the queue may start: crawls are queued for
-   * their host's turn (start_after), and the worker wakes for it rather than at its next poll.
+   * their host's turn, and the worker wakes for it rather than at its next poll.
    */
   private async untilNextDue (): Promise<number> {
     try {
-      const nextDue = async () => {
-        const { rows } = await this.boss.getDb().executeSql(NEXT_DUE, [this.name]) as
-          { rows: Array<{ ms: number | null }> }
-        return rows[0]?.ms
-      }
-      const ms = this.picker ? await this.picker.untilDue() : await nextDue()
-      return ms === null || ms === undefined ? this.pollMs : Math.max(20, ms)
+      const ms = await this.lane.untilDue()
+      return ms === null ? this.pollMs : Math.max(20, ms)
     } catch (err) {
       this.onError(err)
       return this.pollMs
@@ -299,10 +267,7 @@ export class JobPuller<T, O extends object = object> {
     if (left.length === 0) return
     // Without a database, the jobs stay active until they expire, and are retried then.
     const message = 'worker shut down while the job was running'
-    await this.transition(async db => {
-      for (const id of left) await this.boss.fail(this.name, id, { message }, { db })
-      return left
-    }).catch(err => {
+    await this.lane.fail(left, message).catch(err => {
       this.onError(err)
     })
   }

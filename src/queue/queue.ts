@@ -1,62 +1,49 @@
 // The one class that wraps pg-boss: sending (inside the caller's transaction), running
-// (pull, work, schedule), the fetch order's index and statistics. The queues and their
-// policies are in queues.ts, the order crawls are taken in is in crawl-order.ts.
+// (pull, work, schedule) and statistics. The queues and their policies are in queues.ts;
+// crawls are queued in our own records (crawl-lane.ts), in the order of crawl-order.ts;
+// pg-boss runs the rest through its public API (boss-lane.ts).
 import { EventEmitter } from 'node:events'
 import PgBoss from 'pg-boss'
-import { CompiledQuery, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
-import type { Db, SqlExecutor, Store, Tx } from '../store/db.js'
+import type { Db, Store, Tx } from '../store/db.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import { pagesReadInBrowser } from '../store/page-checks.js'
-import { FINISHED_JOB_DAYS, insertJobRecords, RECORDED_QUEUES, recordJobStates } from './job-records.js'
-import { JobPuller, type Job, type JobHandler, type JobSettled, type JobTransition } from './puller.js'
+import { BossLane, txSqlExecutor } from './boss-lane.js'
+import { CrawlLane, expireCrawls, handBackCrawls, type CrawlLaneName, type CrawlPolicy } from './crawl-lane.js'
+import { FINISHED_JOB_DAYS, insertJobRecords, overdueRecords, RECORDED_QUEUES } from './job-records.js'
+import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
-import { crawlPicker, crawlRanks, crawlTurns, freshCrawls, jobHost } from './crawl-order.js'
+import { crawlRanks, crawlTurns, freshCrawls, urlHost } from './crawl-order.js'
 import {
-  CRAWL_QUEUES, QUEUE, QUEUE_POLICIES, type CrawlJobData, type DiscoverJobData, type QueueName, type ResearchJobData
+  BOSS_QUEUES, CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, QUEUE_POLICIES, type CrawlJobData, type DiscoverJobData,
+  type QueueName, type ResearchJobData
 } from './queues.js'
 
-/** One job moved between queues, id, data and attempts kept: deleted from `$1` and inserted into `$3`. */
-const MOVE_JOB = `WITH gone AS (DELETE FROM pgboss.job WHERE name = $1 AND id = $2 AND state = 'active' RETURNING *)
-  INSERT INTO pgboss.job (id, name, priority, data, retry_limit, retry_count, retry_delay, retry_backoff,
-    expire_in, keep_until, created_on, dead_letter, policy)
-  SELECT id, $3, priority, data, retry_limit, retry_count, retry_delay, retry_backoff,
-    expire_in, keep_until, created_on, dead_letter, policy FROM gone`
-
-/** The jobs left active, by queue: on the embedded database, those of a process that is gone. */
-const ACTIVE_JOBS = 'SELECT name, array_agg(id::text) AS ids FROM pgboss.job WHERE state = \'active\' GROUP BY name'
+const STOPPED = 'the process running it stopped'
 
 /**
- * On the embedded database only this process runs jobs, so a job still active as it
- * starts was left by one that died: it is failed now, an attempt counted, to be retried
- * (or failed for good) at once rather than when it expires (JOB_EXPIRE_SECONDS). On
- * PostgreSQL another process may be running it: there, expiry decides.
+ * On the embedded database only this process runs jobs, so a job still running as it
+ * starts was left by one that died: its attempt is failed now, to be retried (or failed
+ * for good) at once rather than when it expires (JOB_EXPIRE_SECONDS). These are the
+ * crawls still active, and the jobs of pg-boss's queues this process's pullers held. On
+ * PostgreSQL another process may be running them: there, expiry decides.
  */
 async function handBackOrphans (boss: PgBoss, db: Db, log: Logger): Promise<void> {
-  const { rows } = await boss.getDb().executeSql(ACTIVE_JOBS, [])
-  for (const { name, ids } of rows as Array<{ name: string, ids: string[] }>) {
-    await db.transaction().execute(async tx => {
-      const inTx = txSqlExecutor(tx)
-      for (const id of ids) await boss.fail(name, id, { message: 'the process running it stopped' }, { db: inTx })
-      await recordJobStates(tx, ids)
-    })
-    log.warn({ queue: name, jobs: ids.length }, 'jobs left active by a stopped process are retried')
+  const crawls = await handBackCrawls(db)
+  if (crawls > 0) log.warn({ jobs: crawls }, 'crawls left running by a stopped process are retried')
+  const held = await db.selectFrom('held_jobs').select(['queue', 'id']).execute()
+  for (const name of new Set(held.map(h => h.queue))) {
+    const ids = held.filter(h => h.queue === name).map(h => h.id)
+    const lane = new BossLane(boss, db, name, { records: RECORDED_QUEUES.includes(name), holds: true })
+    const handedBack = await lane.handBack(ids, STOPPED)
+    if (handedBack > 0) log.warn({ queue: name, jobs: handedBack }, 'jobs left active by a stopped process are retried')
   }
 }
 
-/** Crawl jobs queued between two refreshes of the queue's planner statistics (see refreshFetchStatistics). */
+/** Crawl jobs queued between two refreshes of the planner's statistics on the jobs (see refreshFetchStatistics). */
 export const ANALYZE_AFTER_JOBS = 1000
-
-/** pg-boss's `db` option over an open transaction, so a job is enqueued atomically with its rows. */
-function txSqlExecutor (tx: Tx): SqlExecutor {
-  return {
-    async executeSql (text, values) {
-      const result = await tx.executeQuery(CompiledQuery.raw(text, values ?? []))
-      return { rows: result.rows as any[] }
-    }
-  }
-}
 
 /**
  * The pg-boss queue on the service's own database. Jobs are always sent inside the
@@ -79,11 +66,32 @@ export class JobQueue {
     readonly boss: PgBoss,
     private readonly db: Db,
     private readonly log: Logger,
-    private readonly config: Pick<Config, 'jobPollingSeconds' | 'crawlPerHostDelayMs' | 'crawlPerHostConcurrency'>,
-    private readonly crawlTable: string,
+    private readonly config: Pick<Config, 'jobPollingSeconds' | 'crawlPerHostDelayMs' | 'crawlPerHostConcurrency' |
+      'jobRetryDelaySeconds' | 'jobExpireSeconds'>,
     /** Other processes may share the database (PostgreSQL): tell them of new jobs. */
     private readonly notifies: boolean
   ) {}
+
+  /** One process runs every job (PGlite): it keeps which of pg-boss's jobs it holds (see handBackOrphans). */
+  private get embedded (): boolean {
+    return !this.notifies
+  }
+
+  private get crawlPolicy (): CrawlPolicy {
+    return { retryDelaySeconds: this.config.jobRetryDelaySeconds, expireSeconds: this.config.jobExpireSeconds }
+  }
+
+  /** Crawl lane `name`: a crawl moved to another lane wakes that lane's workers, here and in other processes. */
+  private crawlLane (name: CrawlLaneName): CrawlLane {
+    return new CrawlLane(this.db, name, this.config, this.crawlPolicy, to => {
+      this.committed.emit(to)
+      if (this.notifies) {
+        sql`SELECT pg_notify(${JOBS_CHANNEL}, ${to})`.execute(this.db).catch(err => {
+          this.log.warn({ err }, 'could not tell other processes of a moved crawl; they find it at their next poll')
+        })
+      }
+    })
+  }
 
   /**
    * Runs `work` in a transaction. Once it commits, the workers of the queues it sent
@@ -118,20 +126,16 @@ export class JobQueue {
   }
 
   /**
-   * pg-boss's fetch takes waiting jobs in (priority, created_on, id) order. With planner
-   * statistics on the crawl queue's table, PostgreSQL walks job_fetch_order (see start())
-   * and stops at the batch; without them it sorts every waiting job on each fetch: 21 ms
-   * per fetch at 10,000 waiting on PGlite, against 5 ms. PGlite has no autovacuum, and
-   * PostgreSQL's comes a minute or more after a crawl of a whole domain is queued, so
-   * the queue refreshes them itself. Ten as the statistics target samples 3,000 rows:
-   * 30–50 ms on PGlite at 100,000 jobs, where the default's 30,000 took 560 ms.
+   * The crawl lanes' fetch takes waiting crawls in (lane, priority, created_at, id) order.
+   * With planner statistics on the jobs, PostgreSQL walks jobs_crawl_order and stops at
+   * the lookahead; without them it sorts every waiting crawl on each fetch. PGlite has no
+   * autovacuum, and PostgreSQL's comes a minute or more after a crawl of a whole domain is
+   * queued, so the queue refreshes them itself. Ten as the statistics target samples
+   * 3,000 rows: 30–50 ms on PGlite at 100,000 jobs, where the default's 30,000 took 560 ms.
    */
   private async refreshFetchStatistics (): Promise<void> {
     await this.db.transaction().execute(async tx => {
       await sql`SET LOCAL default_statistics_target = 10`.execute(tx)
-      await sql`ANALYZE ${sql.id('pgboss', this.crawlTable)}`.execute(tx)
-      // The jobs' records too: without statistics, a page of a long history is sorted whole
-      // (130 ms at 100,000 jobs on PGlite) instead of read from its index (0.1 ms).
       await sql`ANALYZE jobs`.execute(tx)
     })
   }
@@ -163,13 +167,17 @@ export class JobQueue {
     for (const [name, policy] of Object.entries(QUEUE_POLICIES(config))) {
       await boss.createQueue(name, { name, ...policy })
     }
+    // Crawls were pg-boss's before migration 0022 moved those waiting into their records.
+    for (const name of CRAWL_QUEUES) {
+      if (await boss.getQueue(name)) {
+        await boss.deleteQueue(name).catch((err: unknown) => {
+          log.warn({ err, queue: name }, "could not delete pg-boss's former crawl queue")
+        })
+      }
+    }
     if (store.kind === 'pglite') await handBackOrphans(boss, store.db, log)
-    await createFetchIndex(store.db)
-    // pg-boss 10 keeps each queue's jobs in a partition of pgboss.job of its own.
-    const crawlTable = await sql<{ partition_name: string }>`
-      SELECT partition_name FROM pgboss.queue WHERE name = ${QUEUE.crawl}`.execute(store.db)
     const shared = store.listenUrl
-    const queue = new JobQueue(boss, store.db, log, config, crawlTable.rows[0].partition_name, shared !== undefined)
+    const queue = new JobQueue(boss, store.db, log, config, shared !== undefined)
     if (opts.runsWorkers && shared !== undefined) {
       queue.listener = new WakeUpListener(
         shared,
@@ -220,16 +228,6 @@ export class JobQueue {
       const some = fresh.slice(i, i + ROWS_PER_STATEMENT)
       const inBrowser = await pagesReadInBrowser(tx, some.map(p => p.pageId))
       rendered += inBrowser.size
-      await this.boss.insert(
-        some.map(p => ({
-          id: queued.get(p.pageId)!,
-          name: inBrowser.has(p.pageId) ? QUEUE.render : QUEUE.crawl,
-          data: p,
-          startAfter: turns.get(p.pageId),
-          priority: -(ranks.get(p.pageId) ?? 0)
-        })),
-        { db: txSqlExecutor(tx) }
-      )
       await insertJobRecords(
         tx,
         some.map(p => ({
@@ -239,7 +237,10 @@ export class JobQueue {
           page_id: p.pageId,
           url: p.url,
           name: QUEUE.crawl,
-          start_after: turns.get(p.pageId)
+          lane: inBrowser.has(p.pageId) ? QUEUE.render : QUEUE.crawl,
+          priority: -(ranks.get(p.pageId) ?? 0),
+          start_after: turns.get(p.pageId),
+          max_attempts: MAX_ATTEMPTS
         }))
       )
     }
@@ -260,25 +261,6 @@ export class JobQueue {
     this.sentWithin(tx, name, data.length)
   }
 
-  /**
-   * Moves an active job to queue `to` (a crawl that needs the browser, to the renderers),
-   * its id, data and attempts kept; the workers of `to` hear of it at once.
-   */
-  async moveJob (from: string, id: string, to: QueueName): Promise<void> {
-    await this.transaction(this.db, async tx => {
-      await tx.executeQuery(CompiledQuery.raw(MOVE_JOB, [from, id, to]))
-      await recordJobStates(tx, [id])
-      this.sentWithin(tx, to, 1)
-    })
-  }
-
-  /** A change of jobs' states in the queue, their records written in the same transaction (see JobTransition). */
-  private readonly recordedTransition: JobTransition = async step => {
-    await this.db.transaction().execute(async tx => {
-      await recordJobStates(tx, await step(txSqlExecutor(tx)))
-    })
-  }
-
   /** Sends a job on its own, outside any transaction (a hint whose loss something else makes good). */
   async send (name: QueueName, data: object): Promise<void> {
     await this.boss.send(name, data)
@@ -289,19 +271,17 @@ export class JobQueue {
    * new jobs committed in this process, or announced by NOTIFY, wake it at once.
    */
   pull<T, O extends object>(name: QueueName, concurrency: number, handler: JobHandler<T, O>): void {
+    const lane = CRAWL_QUEUES.includes(name)
+      ? this.crawlLane(name as CrawlLaneName)
+      : new BossLane<T>(this.boss, this.db, name, { records: RECORDED_QUEUES.includes(name), holds: this.embedded })
     const puller = new JobPuller<T, O>(
-      this.boss,
+      lane as JobPuller<T, O>['lane'],
       name,
       concurrency,
       this.config.jobPollingSeconds * 1000,
       handler,
       this.log,
-      settled => this.events.emit('job.settled', settled),
-      async (from, id, to) => {
-        await this.moveJob(from, id, to as QueueName)
-      },
-      CRAWL_QUEUES.includes(name) ? crawlPicker<T>(this.boss.getDb(), name, this.config) : undefined,
-      RECORDED_QUEUES.includes(name) ? this.recordedTransition : undefined
+      settled => this.events.emit('job.settled', settled)
     )
     puller.start()
     this.pullers.push(puller)
@@ -310,9 +290,24 @@ export class JobQueue {
     })
   }
 
-  /** Takes up to `batchSize` due crawls of queue `name` whose hosts are free, as a worker's fetch does. */
-  async takeCrawls<T = CrawlJobData>(name: QueueName, batchSize: number): Promise<Array<Job<T>>> {
-    return await crawlPicker<T>(this.boss.getDb(), name, this.config).fetch(batchSize)
+  /** Takes up to `batchSize` due crawls of lane `name` whose hosts are free, as a worker's fetch does. */
+  async takeCrawls (name: CrawlLaneName, batchSize: number): Promise<Array<Job<CrawlJobData>>> {
+    return await this.crawlLane(name).fetch(batchSize)
+  }
+
+  /**
+   * Catches what no worker saw, for the scheduler's tick: crawls whose attempt expired
+   * (failed here), and discoveries and briefs pg-boss's maintenance failed for the same
+   * reason (their records read again). Returns how many records changed.
+   */
+  async sweep (): Promise<number> {
+    let changed = await expireCrawls(this.db, this.crawlPolicy)
+    const overdue = await overdueRecords(this.db, this.config.jobExpireSeconds)
+    for (const name of RECORDED_QUEUES) {
+      const lane = new BossLane(this.boss, this.db, name, { records: true, holds: this.embedded })
+      changed += (await lane.reread(overdue.filter(r => r.name === name).map(r => r.id))).length
+    }
+    return changed
   }
 
   /** pg-boss's own worker, for the service's periodic jobs: `run` handles each fetched batch. */
@@ -343,21 +338,31 @@ export class JobQueue {
     await this.boss.schedule(name, cron)
   }
 
-  /** Jobs not yet finished, by queue and state: waiting (due), delayed (a later start or a retry's backoff), active. */
+  /**
+   * Jobs not yet finished, by queue and state: waiting (due), delayed (a later start or
+   * a retry's backoff), active. Of pg-boss's queues, whose public API counts jobs by state
+   * only, a delayed job counts as waiting.
+   */
   async depth (): Promise<Array<{ queue: string, state: 'waiting' | 'delayed' | 'active', jobs: number }>> {
     const { rows } = await sql<{ queue: string, state: 'waiting' | 'delayed' | 'active', jobs: number }>`
-      SELECT name AS queue,
+      SELECT lane AS queue,
         CASE WHEN state = 'active' THEN 'active' WHEN start_after > now() THEN 'delayed' ELSE 'waiting' END AS state,
         count(*)::int AS jobs
-      FROM pgboss.job WHERE state < 'completed' GROUP BY 1, 2`.execute(this.db)
+      FROM jobs WHERE state IN ('waiting', 'active') AND lane IS NOT NULL GROUP BY 1, 2`.execute(this.db)
+    for (const queue of BOSS_QUEUES) {
+      const waiting = await this.boss.getQueueSize(queue)
+      const active = await this.boss.getQueueSize(queue, { before: 'completed' }) - waiting
+      if (waiting > 0) rows.push({ queue, state: 'waiting', jobs: waiting })
+      if (active > 0) rows.push({ queue, state: 'active', jobs: active })
+    }
     return rows
   }
 
   /** Across tenants, for /metrics: unfinished crawls by host, the 20 hosts with most. */
   async hostBacklog () {
     const { rows } = await sql<{ host: string, jobs: number }>`
-      SELECT ${sql.raw(jobHost('j'))} AS host, count(*)::int AS jobs
-      FROM pgboss.job j WHERE name = ANY(${CRAWL_QUEUES}::text[]) AND state < 'completed'
+      SELECT ${sql.raw(urlHost('url'))} AS host, count(*)::int AS jobs
+      FROM jobs WHERE state IN ('waiting', 'active') AND lane IS NOT NULL
       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows
   }
@@ -365,9 +370,9 @@ export class JobQueue {
   /** Across tenants, for /metrics: the longest wait of a due crawl by organisation, the 20 longest. */
   async tenantWaits () {
     const { rows } = await sql<{ org: string, seconds: number }>`
-      SELECT data->>'orgId' AS org, max(extract(epoch FROM now() - start_after))::float8 AS seconds
-      FROM pgboss.job
-      WHERE name = ANY(${CRAWL_QUEUES}::text[]) AND state IN ('created', 'retry') AND start_after <= now()
+      SELECT org_id::text AS org, max(extract(epoch FROM now() - start_after))::float8 AS seconds
+      FROM jobs
+      WHERE state = 'waiting' AND lane IS NOT NULL AND start_after <= now()
       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows
   }
@@ -385,21 +390,4 @@ export class JobQueue {
     await this.boss.stop({ graceful: true, timeout: 3000, close: true, wait: true })
     await this.analyzing
   }
-}
-
-/**
- * An index in the order pg-boss 10's fetch takes waiting jobs, which its own job_i5
- * (name, start_after) does not match. Made on the partitioned pgboss.job, so every
- * queue's partition gets it, those pg-boss attaches later too. The advisory lock keeps
- * two processes starting at once from both creating it.
- */
-async function createFetchIndex (db: Db): Promise<void> {
-  await db.transaction().execute(async tx => {
-    await sql`SELECT pg_advisory_xact_lock(hashtext('sitewatch.job_fetch_order'))`.execute(tx)
-    await sql`
-      CREATE INDEX IF NOT EXISTS job_fetch_order ON pgboss.job (name, priority DESC, created_on, id)
-      WHERE state < 'active'`.execute(
-        tx
-      )
-  })
 }

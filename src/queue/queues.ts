@@ -22,11 +22,15 @@ export const QUEUE = {
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE]
 
 /**
- * A page's crawl runs on one of these queues; its tenant record (`jobs.name`) says
+ * A page's crawl runs on one of these queues (its record's `lane`); its `jobs.name` says
  * `crawl.page` either way. A crawl that finds its page needs the browser moves to the
- * render queue under the same id (see JobQueue.moveJob).
+ * render queue under the same id (see CrawlLane.move).
  */
 export const CRAWL_QUEUES: readonly string[] = [QUEUE.crawl, QUEUE.render]
+
+/** The queues pg-boss runs: all but the crawls, which are queued in their records (see crawl-lane.ts). */
+export type BossQueueName = Exclude<QueueName, typeof QUEUE.crawl | typeof QUEUE.render>
+export const BOSS_QUEUES = Object.values(QUEUE).filter((q): q is BossQueueName => !CRAWL_QUEUES.includes(q))
 
 export const MAX_ATTEMPTS = 3
 
@@ -36,9 +40,10 @@ export const DELIVERY_ATTEMPTS = 6
 type Policy = Omit<PgBoss.Queue, 'name'>
 
 /**
- * How each queue's jobs are retried and when a running one is taken to be lost. Work a
- * tenant asked for gets MAX_ATTEMPTS; deliveries get more, with backoff; the scheduler's
- * tick is never retried (the next minute's tick does its work).
+ * How each of pg-boss's queues' jobs are retried and when a running one is taken to be
+ * lost. Work a tenant asked for gets MAX_ATTEMPTS (crawls too: JOB_RETRY_DELAY_SECONDS
+ * doubled per attempt, and JOB_EXPIRE_SECONDS, in crawl-lane.ts); deliveries get more,
+ * with backoff; the scheduler's tick is never retried (the next minute's tick does its work).
  */
 export const QUEUE_POLICIES = (config: Pick<Config, 'jobRetryDelaySeconds' | 'jobExpireSeconds'>) => {
   const tenantWork: Policy = {
@@ -52,11 +57,9 @@ export const QUEUE_POLICIES = (config: Pick<Config, 'jobRetryDelaySeconds' | 'jo
   const delivery: Policy = {
     retryLimit: DELIVERY_ATTEMPTS - 1, ...backoff, expireInSeconds: Math.min(120, config.jobExpireSeconds)
   }
-  const policies: Record<QueueName, Policy> = {
+  const policies: Record<BossQueueName, Policy> = {
     [QUEUE.discover]: tenantWork,
-    [QUEUE.crawl]: tenantWork,
     [QUEUE.research]: tenantWork,
-    [QUEUE.render]: tenantWork,
     [QUEUE.tick]: { retryLimit: 0, expireInSeconds: 600 },
     [QUEUE.retention]: { retryLimit: 2, expireInSeconds: 3600 },
     [QUEUE.dispatch]: { retryLimit: 3, ...backoff, expireInSeconds: 300 },

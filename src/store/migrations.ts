@@ -599,6 +599,30 @@ const migrations: Record<string, string[]> = {
     'CREATE INDEX alert_rules_org ON alert_rules (org_id, position)',
     "ALTER TABLE changes ADD COLUMN alert_action text CHECK (alert_action IN ('alert', 'digest', 'mute'))",
     'ALTER TABLE changes ADD COLUMN alert_rule_id uuid REFERENCES alert_rules (id) ON DELETE SET NULL'
+  ],
+  // Crawls are queued in their records (see queue/crawl-lane.ts): taken by host, completed
+  // and retried there, so that nothing of ours writes pg-boss's tables. \`lane\` is the
+  // queue a crawl waits in (plain or rendered), \`priority\` its fair rank, negated.
+  '0022_crawls_queued_here': [
+    "ALTER TABLE jobs ADD COLUMN lane text CHECK (lane IN ('crawl.page', 'crawl.render'))",
+    'ALTER TABLE jobs ADD COLUMN priority integer NOT NULL DEFAULT 0',
+    // An existing deployment's unfinished crawls move over once, each to the lane pg-boss had it in.
+    `DO $$ BEGIN
+      UPDATE jobs SET lane = 'crawl.page' WHERE name = 'crawl.page' AND state IN ('waiting', 'active');
+      IF to_regclass('pgboss.job') IS NOT NULL THEN
+        UPDATE jobs j SET lane = q.name FROM pgboss.job q
+        WHERE q.id = j.id AND q.name = 'crawl.render' AND j.lane IS NOT NULL;
+      END IF;
+    END $$`,
+    "CREATE INDEX jobs_crawl_order ON jobs (lane, priority DESC, created_at, id) WHERE state = 'waiting'",
+    "CREATE INDEX jobs_crawls_active ON jobs (processed_at) WHERE state = 'active' AND lane IS NOT NULL",
+    // The jobs of pg-boss's queues this process is running, on the embedded database: the
+    // ones a process that died left running are handed back when the next one starts.
+    `CREATE TABLE held_jobs (
+      id uuid PRIMARY KEY,
+      queue text NOT NULL,
+      taken_at timestamptz NOT NULL DEFAULT now()
+    )`
   ]
 }
 

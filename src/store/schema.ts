@@ -313,6 +313,17 @@ export interface JobsTable {
   finished_at: Date | null
   failed_reason: string | null
   return_value: unknown
+  /** A crawl's queue (plain or rendered) while it is one; null for the jobs pg-boss runs. */
+  lane: 'crawl.page' | 'crawl.render' | null
+  /** A crawl's fair rank, negated: the higher, the sooner (see queue/crawl-order.ts). */
+  priority: Generated<number>
+}
+
+/** The jobs of pg-boss's queues this process runs, on the embedded database (see queue/boss-lane.ts). */
+export interface HeldJobsTable {
+  id: string
+  queue: string
+  taken_at: CreatedAt
 }
 
 /** Jobs by organisation, name and state, kept by the jobs table's triggers. */
@@ -423,6 +434,7 @@ export interface Database {
   page_events: PageEventsTable
   alert_rules: AlertRulesTable
   jobs: JobsTable
+  held_jobs: HeldJobsTable
   job_counts: JobCountsTable
   research_briefs: ResearchBriefsTable
   webhook_endpoints: WebhookEndpointsTable

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, describe, it } from 'node:test'
 import { layout } from '../helpers/fixtures.js'
-import { startTestService, waitForJob, type TestService } from '../helpers/service.js'
+import { eventually, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
 // Discovery's manners and its one-page-per-document rule, each on a small site of its own.
@@ -67,8 +67,11 @@ describe('discovery on sites of their own', () => {
     const job = await waitForJob(t.api, created.discoveryJobId)
     assert.equal(job.state, 'failed')
     assert.match(job.failedReason, /no page of nowhere\.test could be read: .*(DNS|resolve|ENOTFOUND)/i)
-    const domain = (await t.api.get(`/api/domains/${created.id}`)).body.data
-    assert.equal(domain.status, 'error')
+    // The domain is marked once the job has failed for good (its give-up step comes after).
+    const domain = await eventually(async () => {
+      const d = (await t.api.get(`/api/domains/${created.id}`)).body.data
+      return d.status === 'error' ? d : undefined
+    }, 10_000, 'the domain to be in error')
     assert.deepEqual(domain.pages, [])
     const usage = (await t.api.get('/api/usage')).body.data
     assert.ok(usage.limits.domains.used >= 1, 'the domain itself was registered')

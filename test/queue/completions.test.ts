@@ -9,7 +9,8 @@ import { startTestService, type TestService } from '../helpers/service.js'
 describe('crawl results written in batches', () => {
   let t: TestService
   before(async () => {
-    t = await startTestService({ ROLE: 'api' })
+    // One host's crawls all taken at once.
+    t = await startTestService({ ROLE: 'api', CRAWL_PER_HOST_DELAY_MS: '0', CRAWL_PER_HOST_CONCURRENCY: '64' })
   })
   after(async () => {
     await t.stop()
@@ -43,14 +44,14 @@ describe('crawl results written in batches', () => {
         pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))
       )
     )
-    const jobs = (await t.service.queue.boss.fetch<{ pageId: string }>(QUEUE.crawl, { batchSize: n })) ?? []
+    const jobs = await t.service.queue.takeCrawls(QUEUE.crawl, n)
     assert.equal(jobs.length, n)
     return jobs
   }
 
   it("completes each job with its own output and records each page's check", async () => {
     const jobs = await activeCrawlJobs(20)
-    const writes = new BatchedCompletions(t.service.store.db, QUEUE.crawl, recordChecksStatement, 8)
+    const writes = new BatchedCompletions(t.service.store.db, recordChecksStatement, 8)
     const checkedAt = new Date('2026-03-01T10:00:00Z')
     await Promise.all(
       jobs.map((job, i) =>
@@ -70,7 +71,7 @@ describe('crawl results written in batches', () => {
       )
     )
     const rows = await sql<{ state: string, output: { n: number }, page_id: string }>`
-      SELECT state, output, (data->>'pageId') AS page_id FROM pgboss.job WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(
+      SELECT state, return_value AS output, page_id FROM jobs WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(
       t.service.store.db
     )
     assert.deepEqual(
@@ -104,7 +105,7 @@ describe('crawl results written in batches', () => {
 
   it('a batch that cannot be written fails every crawl in it and completes none', async () => {
     const jobs = await activeCrawlJobs(3)
-    const writes = new BatchedCompletions(t.service.store.db, QUEUE.crawl, recordChecksStatement)
+    const writes = new BatchedCompletions(t.service.store.db, recordChecksStatement)
     const results = await Promise.allSettled([
       writes.complete(jobs[0].id, { ok: true }),
       writes.complete(
@@ -120,7 +121,7 @@ describe('crawl results written in batches', () => {
     )
     const states = await sql<{
       state: string
-    }>`SELECT state FROM pgboss.job WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(t.service.store.db)
+    }>`SELECT state FROM jobs WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(t.service.store.db)
     assert.deepEqual(
       states.rows.map(r => r.state),
       ['active', 'active', 'active']

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
+import { BossLane } from '../../src/queue/boss-lane.js'
 import { BatchedCompletions } from '../../src/queue/completions.js'
-import { forgetOldJobRecords, sweepJobStates } from '../../src/queue/job-records.js'
+import { forgetOldJobRecords } from '../../src/queue/job-records.js'
 import { QUEUE } from '../../src/queue/queues.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 
@@ -69,7 +70,7 @@ describe("a job's record and the jobs endpoints", () => {
     }
 
     // Completed as the crawl workers complete, in one statement with the record.
-    const completions = new BatchedCompletions<never>(t.service.store.db, QUEUE.crawl, () => sql`SELECT 1`)
+    const completions = new BatchedCompletions<never>(t.service.store.db, () => sql`SELECT 1`)
     await completions.complete(completedId, { outcome: 'unchanged' })
     const done = await job(completedId)
     assert.equal(done.state, 'completed')
@@ -77,29 +78,24 @@ describe("a job's record and the jobs endpoints", () => {
     assert.deepEqual(done.returnValue, { outcome: 'unchanged' })
     assert.ok(done.finishedAt)
 
-    // Failed behind the worker's back, as pg-boss's maintenance fails an expired attempt:
-    // the record says so once the scheduler's sweep has run.
-    await t.service.queue.boss.fail(QUEUE.crawl, failedId, { message: 'the attempt expired' })
-    assert.equal((await job(failedId)).state, 'active')
-    assert.equal(await sweepJobStates(t.service.store.db), 1)
-    assert.equal(await sweepJobStates(t.service.store.db), 0, 'a record up to date is left alone')
+    // Its worker lost without a word (a process killed on PostgreSQL): once the attempt has
+    // outlived its expiry, the scheduler's sweep fails it, to be retried after its backoff.
+    assert.equal(await t.service.queue.sweep(), 0, 'a running attempt within its expiry is left alone')
+    await sql`UPDATE jobs SET processed_at = now() - interval '1 hour' WHERE id = ${failedId}`.execute(t.service.store.db)
+    assert.equal(await t.service.queue.sweep(), 1)
+    assert.equal(await t.service.queue.sweep(), 0, 'a record up to date is left alone')
     const retried = await job(failedId)
     assert.equal(retried.state, 'delayed', 'a retry waits for its backoff')
-    assert.equal(retried.failedReason, 'the attempt expired')
+    assert.match(retried.failedReason, /expired/)
     await countsAgree()
 
     // Its retry, taken once due: running again, the last attempt's failure no longer its reason.
-    await sql`UPDATE pgboss.job SET start_after = now() WHERE id = ${failedId}`.execute(t.service.store.db)
+    await sql`UPDATE jobs SET start_after = now() WHERE id = ${failedId}`.execute(t.service.store.db)
     await sql`UPDATE host_pace SET claimed_until = now(), next_start = now()`.execute(t.service.store.db)
     const again = await t.service.queue.takeCrawls(QUEUE.crawl, 16)
     assert.deepEqual(again.map(j => j.id), [failedId])
     const running = await job(failedId)
     assert.deepEqual([running.state, running.attemptsMade, running.failedReason], ['active', 2, null])
-  })
-
-  it('reads only its own records: a job the queue has forgotten still shows', async () => {
-    await sql`DELETE FROM pgboss.job WHERE id = ${completedId}`.execute(t.service.store.db)
-    assert.equal((await job(completedId)).state, 'completed')
   })
 
   it('pages by cursor and by number alike, with exact totals, and refuses a cursor it did not give', async () => {
@@ -139,5 +135,65 @@ describe("a job's record and the jobs endpoints", () => {
     await forgetOldJobRecords(t.service.store.db, new Date(Date.now() + 30 * 86_400_000))
     await countsAgree()
     assert.equal((await t.api.get('/api/jobs/stats')).body.data.total, 0)
+  })
+})
+
+// A discovery runs on pg-boss, through its public API: its record follows it in the same transactions.
+describe('the record of a job pg-boss runs', () => {
+  let t: TestService
+  before(async () => {
+    t = await startTestService({ ROLE: 'api' })
+  })
+  after(async () => {
+    await t.stop()
+  })
+
+  it('follows a discovery through its attempts, a failure pg-boss made alone, and a permanent one', async () => {
+    const { db } = t.service.store
+    const { queue } = t.service
+    const orgId = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
+    const discover = async (hostname: string) => {
+      const domain = await db.insertInto('domains').values({ org_id: orgId, hostname, status: 'active' })
+        .returning('id').executeTakeFirstOrThrow()
+      return await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId, domainId: domain.id }))
+    }
+    const job = async (id: string) => (await t.api.get(`/api/jobs/${id}`)).body.data
+    const held = async () => (await db.selectFrom('held_jobs').select('id').execute()).map(h => h.id).sort()
+    const lane = new BossLane(queue.boss, db, QUEUE.discover, { records: true, holds: true })
+
+    const first = await discover('d1.test')
+    assert.equal((await job(first)).state, 'waiting')
+    const [taken] = await lane.fetch(1)
+    assert.equal(taken.id, first)
+    assert.deepEqual([(await job(first)).state, (await job(first)).attemptsMade], ['active', 1])
+    assert.deepEqual(await held(), [first], 'held while it runs')
+
+    await lane.fail([first], 'HTTP 503')
+    const retried = await job(first)
+    assert.deepEqual([retried.state, retried.failedReason], ['delayed', 'HTTP 503'])
+    assert.deepEqual(await held(), [])
+
+    // Failed behind the worker's back, as pg-boss's maintenance fails an expired attempt:
+    // the scheduler's sweep reads the record again once the attempt is past its expiry.
+    const second = await discover('d2.test')
+    await lane.fetch(1)
+    await queue.boss.fail(QUEUE.discover, second, { message: 'the attempt expired' })
+    assert.equal(await queue.sweep(), 0, 'not yet past its expiry')
+    await sql`UPDATE jobs SET processed_at = now() - interval '1 hour' WHERE id = ${second}`.execute(db)
+    assert.equal(await queue.sweep(), 1)
+    assert.deepEqual([(await job(second)).state, (await job(second)).failedReason], ['delayed', 'the attempt expired'])
+
+    // A failure no retry can mend ends the job at once; a completion keeps its output.
+    const third = await discover('d3.test')
+    const fourth = await discover('d4.test')
+    const both = await lane.fetch(2)
+    assert.deepEqual(both.map(j => j.id).sort(), [third, fourth].sort())
+    await lane.fail([third], 'the domain does not exist', true)
+    await lane.complete(both.find(j => j.id === fourth)!, { pagesDiscovered: 7 })
+    const failed = await job(third)
+    assert.deepEqual([failed.state, failed.failedReason, failed.attemptsMade], ['failed', 'the domain does not exist', 1])
+    const done = await job(fourth)
+    assert.deepEqual([done.state, done.returnValue], ['completed', { pagesDiscovered: 7 }])
+    assert.deepEqual(await held(), [])
   })
 })

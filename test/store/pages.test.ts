@@ -37,7 +37,7 @@ describe('a domain of 12,000 pages on the enterprise plan', () => {
     assert.equal(queued.size, 12_000)
     const counts = await sql<{ pages: number, jobs: number, added: number }>`
       SELECT (SELECT count(*)::int FROM pages WHERE domain_id = ${domain.id}) AS pages,
-             (SELECT count(*)::int FROM pgboss.job WHERE name = 'crawl.page' AND state = 'created') AS jobs,
+             (SELECT count(*)::int FROM jobs WHERE lane = 'crawl.page' AND state = 'waiting') AS jobs,
              (SELECT pages_added FROM domains WHERE id = ${domain.id}) AS added`.execute(db)
     assert.deepEqual(counts.rows[0], { pages: 12_000, jobs: 12_000, added: 12_000 })
     // Asked again, nothing is queued twice.

@@ -58,3 +58,39 @@ describe('an existing deployment, upgraded', () => {
     assert.deepEqual(counts.map(c => [c.state, Number(c.n)]), [['completed', 1], ['failed', 1], ['waiting', 1]])
   })
 })
+
+describe('an existing deployment whose crawls pg-boss queued, upgraded', () => {
+  let pglite: PGliteThread
+  let db: Kysely<any>
+  before(async () => {
+    pglite = await PGliteThread.open({ postgresqlconf: [] })
+    db = new Kysely<any>({ dialect: new PGliteDialect(pglite) })
+  })
+  after(async () => {
+    await db.destroy()
+  })
+
+  it('queues its waiting crawls in their records, each in the lane pg-boss had it in (0022)', async () => {
+    await migrate(db, '0021_alert_rules')
+    await sql`CREATE SCHEMA pgboss`.execute(db)
+    await sql`CREATE TABLE pgboss.job (id uuid PRIMARY KEY, name text)`.execute(db)
+    const org = (await sql<{ id: string }>`INSERT INTO orgs (name, plan) VALUES ('Acme', 'pro') RETURNING id`
+      .execute(db)).rows[0].id
+    const crawls = {
+      plain: '00000000-0000-4000-8000-000000000011',
+      rendered: '00000000-0000-4000-8000-000000000012',
+      done: '00000000-0000-4000-8000-000000000013'
+    }
+    for (const [kind, id] of Object.entries(crawls)) {
+      await sql`INSERT INTO jobs (id, org_id, domain_id, name, url, state)
+        VALUES (${id}, ${org}, gen_random_uuid(), 'crawl.page', 'https://a.test/', ${kind === 'done' ? 'completed' : 'waiting'})`
+        .execute(db)
+    }
+    await sql`INSERT INTO pgboss.job VALUES (${crawls.plain}, 'crawl.page'), (${crawls.rendered}, 'crawl.render'),
+      (${crawls.done}, 'crawl.page')`.execute(db)
+
+    await migrate(db)
+    const rows = (await sql<{ lane: string | null }>`SELECT lane FROM jobs ORDER BY id`.execute(db)).rows
+    assert.deepEqual(rows.map(r => r.lane), ['crawl.page', 'crawl.render', null])
+  })
+})
