@@ -235,8 +235,19 @@ export async function insertJobRecords (tx: Db, rows: Array<Insertable<JobsTable
 /** How long a finished job is kept (pg-boss's, and our records: GET /api/jobs lists it that long). */
 export const FINISHED_JOB_DAYS = 7
 
-/** Forgets the records of jobs finished long ago (a day's margin over pg-boss's own). */
+/** How long a job may wait unstarted before it is given up (pg-boss's own default for its queues). */
+export const UNSTARTED_JOB_DAYS = 14
+
+/**
+ * Forgets the records of jobs finished long ago (a day's margin over pg-boss's own), and
+ * of those that waited longer than UNSTARTED_JOB_DAYS: a crawl's record is its place in
+ * the queue, so one still waiting within that time is kept, whatever its age.
+ */
 export async function forgetOldJobRecords (db: Db, now = new Date()): Promise<void> {
-  const cutoff = new Date(now.getTime() - (FINISHED_JOB_DAYS + 1) * 86_400_000)
-  await db.deleteFrom('jobs').where('created_at', '<', cutoff).execute()
+  const day = 86_400_000
+  const finishedBefore = new Date(now.getTime() - (FINISHED_JOB_DAYS + 1) * day)
+  const queuedBefore = new Date(now.getTime() - UNSTARTED_JOB_DAYS * day)
+  await db.deleteFrom('jobs').where('created_at', '<', finishedBefore)
+    .where(eb => eb.or([eb('state', 'in', ['completed', 'failed']), eb('created_at', '<', queuedBefore)]))
+    .execute()
 }

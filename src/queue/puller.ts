@@ -122,10 +122,10 @@ export class JobPuller<T, O extends object = object> {
       settled('completed', output)
     } catch (err) {
       const until = handler.deferredUntil?.(err)
-      if (until && this.lane.stepAside) {
-        const stepAside = this.lane.stepAside
+      const { lane } = this
+      if (until && lane.stepAside) {
         await this.whileDatabaseAway(async () => {
-          await stepAside(job.id, until)
+          await lane.stepAside?.(job.id, until)
         })
         settled('deferred')
         // This worker may be napping until its next poll: it wakes for the job's new time.
@@ -133,10 +133,9 @@ export class JobPuller<T, O extends object = object> {
         return
       }
       const to = handler.movedTo?.(err)
-      if (to && this.lane.move) {
-        const move = this.lane.move
+      if (to && lane.move) {
         await this.whileDatabaseAway(async () => {
-          await move(job.id, to)
+          await lane.move?.(job.id, to)
         })
         settled('moved')
         return

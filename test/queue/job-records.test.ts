@@ -131,8 +131,13 @@ describe("a job's record and the jobs endpoints", () => {
     }
   })
 
-  it('counts down as records are forgotten', async () => {
-    await forgetOldJobRecords(t.service.store.db, new Date(Date.now() + 30 * 86_400_000))
+  it('forgets finished jobs after a week, and waiting ones (their place in the queue) only after two', async () => {
+    const day = 86_400_000
+    await forgetOldJobRecords(t.service.store.db, new Date(Date.now() + 10 * day))
+    await countsAgree()
+    const stats = (await t.api.get('/api/jobs/stats')).body.data
+    assert.deepEqual([stats.completed, stats.total], [0, 12], 'the completed crawl is forgotten, the others kept')
+    await forgetOldJobRecords(t.service.store.db, new Date(Date.now() + 30 * day))
     await countsAgree()
     assert.equal((await t.api.get('/api/jobs/stats')).body.data.total, 0)
   })
