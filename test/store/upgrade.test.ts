@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it, type TestContext } from 'node:test'
 import { Kysely, sql } from 'kysely'
 import { migrate } from '../../src/store/migrations.js'
 import { PGliteDialect } from '../../src/store/pglite-dialect.js'
@@ -7,18 +7,18 @@ import { PGliteThread } from '../../src/store/pglite-thread.js'
 
 // A deployment made before a migration, brought up to date by it: its data as the new code reads it.
 
-describe('an existing deployment, upgraded', () => {
-  let pglite: PGliteThread
-  let db: Kysely<any>
-  before(async () => {
-    pglite = await PGliteThread.open({ postgresqlconf: [] })
-    db = new Kysely<any>({ dialect: new PGliteDialect(pglite) })
-  })
-  after(async () => {
+/** A deployment's database of its own for test `t`, closed after it. */
+async function deployment (t: TestContext): Promise<Kysely<any>> {
+  const db = new Kysely<any>({ dialect: new PGliteDialect(await PGliteThread.open({ postgresqlconf: [] })) })
+  t.after(async () => {
     await db.destroy()
   })
+  return db
+}
 
-  it("gives its jobs their state from the queue's tables, archived ones too, and counts them (0016)", async () => {
+describe('an existing deployment, upgraded', () => {
+  it("gives its jobs their state from the queue's tables, archived ones too, and counts them (0016)", async t => {
+    const db = await deployment(t)
     await migrate(db, '0015_failures_explained')
     // pg-boss 10's two tables as far as the migration reads them: the archive has one column more.
     await sql`CREATE SCHEMA pgboss`.execute(db)
@@ -57,20 +57,9 @@ describe('an existing deployment, upgraded', () => {
       .execute(db)).rows
     assert.deepEqual(counts.map(c => [c.state, Number(c.n)]), [['completed', 1], ['failed', 1], ['waiting', 1]])
   })
-})
 
-describe('an existing deployment whose crawls pg-boss queued, upgraded', () => {
-  let pglite: PGliteThread
-  let db: Kysely<any>
-  before(async () => {
-    pglite = await PGliteThread.open({ postgresqlconf: [] })
-    db = new Kysely<any>({ dialect: new PGliteDialect(pglite) })
-  })
-  after(async () => {
-    await db.destroy()
-  })
-
-  it('queues its waiting crawls in their records, each in the lane pg-boss had it in (0022)', async () => {
+  it('queues its waiting crawls in their records, each in the lane pg-boss had it in (0022)', async t => {
+    const db = await deployment(t)
     await migrate(db, '0021_alert_rules')
     await sql`CREATE SCHEMA pgboss`.execute(db)
     await sql`CREATE TABLE pgboss.job (id uuid PRIMARY KEY, name text)`.execute(db)
