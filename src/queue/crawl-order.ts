@@ -101,7 +101,7 @@ export async function crawlTurns (
  * Fair shares between organisations, and between an organisation's hosts: a crawl's
  * rank is its place in its organisation's round-robin over the hosts it has crawls
  * waiting for (the k-th crawl of one of H hosts ranks about k × H). The queue takes the
- * lowest ranks first (pg-boss's priority, negated), so an organisation that queues 400
+ * lowest ranks first (the record's priority, negated), so an organisation that queues 400
  * crawls has its first ones taken beside another's first ones, not before them, and
  * its own hosts take turns instead of one host's crawls coming up back to back, each
  * to wait for that host.
