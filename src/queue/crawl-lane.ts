@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import type { Db } from '../store/db.js'
 import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
@@ -64,6 +65,9 @@ async function failAttempts (
 
 /** The crawls of lane `name`, taken only when their host is free (see FETCH_CRAWLS). */
 export class CrawlLane implements JobLane<CrawlJobData> {
+  /** The ids of this lane's fetches that failed: they may have taken crawls all the same. */
+  private unanswered: string[] = []
+
   constructor (
     private readonly db: Db,
     readonly name: CrawlLaneName,
@@ -73,13 +77,32 @@ export class CrawlLane implements JobLane<CrawlJobData> {
     private readonly moved: (to: CrawlLaneName) => void = () => {}
   ) {}
 
+  /**
+   * Takes up to `batchSize` crawls whose hosts are free. A fetch that failed may still
+   * have committed, its answer lost with the connection (a restart, a failover): its
+   * crawls, running for nobody, are looked for by its id on the next fetch and run then,
+   * rather than left to their expiry.
+   */
   async fetch (batchSize: number): Promise<Array<Job<CrawlJobData>>> {
+    if (this.unanswered.length > 0) {
+      const { rows } = await sql<TakenRow>`
+        SELECT id, lane, org_id, domain_id, page_id, url, attempts_made, max_attempts FROM jobs
+        WHERE taken_by = ANY(${this.unanswered}::uuid[]) AND state = 'active'`.execute(this.db)
+      this.unanswered = []
+      if (rows.length > 0) return rows.map(jobOf)
+    }
     const { crawlPerHostConcurrency: most, crawlPerHostDelayMs: delay } = this.pace
     // Long enough for the crawl to take its turn, never longer than the host's delay.
     const claimMs = Math.min(delay, 250)
-    const { rows } = await this.db.executeQuery<TakenRow>(
-      CompiledQuery.raw(FETCH_CRAWLS, [this.name, batchSize, most, delay, claimMs]))
-    return rows.map(jobOf)
+    const fetchId = randomUUID()
+    try {
+      const { rows } = await this.db.executeQuery<TakenRow>(
+        CompiledQuery.raw(FETCH_CRAWLS, [this.name, batchSize, most, delay, claimMs, fetchId]))
+      return rows.map(jobOf)
+    } catch (err) {
+      this.unanswered.push(fetchId)
+      throw err
+    }
   }
 
   async untilDue (): Promise<number | null> {

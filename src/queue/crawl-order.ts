@@ -22,7 +22,8 @@ const CRAWL_LOOKAHEAD = 256
  * Crawl-delay). Each free host gives up to its free places in one statement. The hosts
  * taken are claimed for `$5` ms, until their crawl takes its turn. A crawl taken while
  * its host is busy would hold a worker's slot waiting for its turn; the crawls of one big
- * domain, ranked one after another, did so back to back.
+ * domain, ranked one after another, did so back to back. The crawls taken are marked
+ * with the fetch's id (`$6`), by which they are found if its answer is lost.
  */
 export const FETCH_CRAWLS = `
   WITH due AS (
@@ -58,7 +59,8 @@ export const FETCH_CRAWLS = `
     UPDATE host_pace SET claimed_until = clock_timestamp() + $5::int * interval '1 millisecond'
     WHERE $5::int > 0 AND host IN (SELECT host FROM next)
   )
-  UPDATE jobs j SET state = 'active', processed_at = now(), attempts_made = j.attempts_made + 1, failed_reason = NULL
+  UPDATE jobs j SET state = 'active', processed_at = now(), attempts_made = j.attempts_made + 1, failed_reason = NULL,
+    taken_by = $6
   FROM next WHERE j.id = next.id
   RETURNING j.id, j.lane, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts`
 

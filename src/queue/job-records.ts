@@ -87,7 +87,7 @@ const JOB_TYPES: Record<JobName, JobView['type']> = {
 }
 const NAME_OF_TYPE = Object.fromEntries(Object.entries(JOB_TYPES).map(([name, type]) => [type, name as JobName]))
 
-type JobRow = Omit<Selectable<JobsTable>, 'org_id' | 'lane' | 'priority'>
+type JobRow = Omit<Selectable<JobsTable>, 'org_id' | 'lane' | 'priority' | 'taken_by'>
 
 const LIST_COLUMNS = [
   'id', 'name', 'url', 'domain_id', 'page_id', 'progress', 'created_at', 'state', 'start_after', 'attempts_made',

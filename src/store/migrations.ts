@@ -606,6 +606,8 @@ const migrations: Record<string, string[]> = {
   '0022_crawls_queued_here': [
     "ALTER TABLE jobs ADD COLUMN lane text CHECK (lane IN ('crawl.page', 'crawl.render'))",
     'ALTER TABLE jobs ADD COLUMN priority integer NOT NULL DEFAULT 0',
+    // The fetch that took a running crawl: one whose answer was lost finds its crawls again.
+    'ALTER TABLE jobs ADD COLUMN taken_by uuid',
     // An existing deployment's unfinished crawls move over once, each to the lane pg-boss had it in.
     `DO $$ BEGIN
       UPDATE jobs SET lane = 'crawl.page' WHERE name = 'crawl.page' AND state IN ('waiting', 'active');
@@ -616,6 +618,7 @@ const migrations: Record<string, string[]> = {
     END $$`,
     "CREATE INDEX jobs_crawl_order ON jobs (lane, priority DESC, created_at, id) WHERE state = 'waiting'",
     "CREATE INDEX jobs_crawls_active ON jobs (processed_at) WHERE state = 'active' AND lane IS NOT NULL",
+    "CREATE INDEX jobs_taken_by ON jobs (taken_by) WHERE state = 'active'",
     // The jobs of pg-boss's queues this process is running, on the embedded database: the
     // ones a process that died left running are handed back when the next one starts.
     `CREATE TABLE held_jobs (

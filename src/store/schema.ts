@@ -317,6 +317,8 @@ export interface JobsTable {
   lane: 'crawl.page' | 'crawl.render' | null
   /** A crawl's fair rank, negated: the higher, the sooner (see queue/crawl-order.ts). */
   priority: Generated<number>
+  /** The fetch that took a running crawl (see CrawlLane.fetch). */
+  taken_by: string | null
 }
 
 /** The jobs of pg-boss's queues this process runs, on the embedded database (see queue/boss-lane.ts). */

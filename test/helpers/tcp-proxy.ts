@@ -10,6 +10,8 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>()
   private server: Server | undefined
   private refusing = false
+  /** The server's answers are dropped on the way (see muteAnswers). */
+  private answersMuted = false
   port = 0
 
   constructor (
@@ -31,8 +33,11 @@ export class TcpProxy {
           this.sockets.delete(a)
           b.destroy()
         })
-        a.pipe(b)
       }
+      client.pipe(upstream)
+      upstream.on('data', chunk => {
+        if (!this.answersMuted) client.write(chunk)
+      })
     })
     await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve))
     this.port = (this.server.address() as { port: number }).port
@@ -55,6 +60,15 @@ export class TcpProxy {
 
   restore (): void {
     this.refusing = false
+    this.answersMuted = false
+  }
+
+  /**
+   * Drops what the server sends from now on, until cut(): a statement sent meanwhile runs
+   * and commits, and its answer is lost with the connection, as in a network partition.
+   */
+  muteAnswers (): void {
+    this.answersMuted = true
   }
 
   async close (): Promise<void> {

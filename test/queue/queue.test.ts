@@ -18,7 +18,7 @@ describe('fetching crawl jobs from a long queue', () => {
 
   const fetchPlan = async () => {
     const r = await t.service.store.db.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`EXPLAIN ${FETCH_CRAWLS}`, [QUEUE.crawl, 32, 4, 0, 0])
+      CompiledQuery.raw(`EXPLAIN ${FETCH_CRAWLS}`, [QUEUE.crawl, 32, 4, 0, 0, '00000000-0000-4000-8000-000000000000'])
     )
     return r.rows.map(row => row['QUERY PLAN']).join('\n')
   }

@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { acmeHostMap, startAcmeSite } from '../helpers/fixtures.js'
 import { createDatabase, drainJobs, eventually, onPostgres, onRedis, startTestService, type TestService, waitForJob } from '../helpers/service.js'
+import pg from 'pg'
+import { CrawlLane } from '../../src/queue/crawl-lane.js'
+import { QUEUE } from '../../src/queue/queues.js'
 import type { TestSite } from '../helpers/site.js'
 import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy.js'
 
@@ -115,5 +118,60 @@ describe('a Redis outage', { skip: !onRedis && 'needs Redis (TEST_REDIS_URL)' },
       const res = await t.api.get('/api/usage')
       return res.headers.get('x-ratelimit-remaining') !== null && res.status === 200 ? true : undefined
     }, 10_000, 'rate limits counted again')
+  })
+})
+
+describe('a crawl fetch whose answer is lost', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
+  let proxy: TcpProxy
+  let database: Awaited<ReturnType<typeof createDatabase>>
+  let direct: pg.Client
+  let t: TestService
+  before(async () => {
+    database = await createDatabase()
+    proxy = await proxyFor(database.url)
+    t = await startTestService({ ROLE: 'api' }, { databaseUrl: proxy.route(database.url) })
+    direct = new pg.Client({ connectionString: database.url })
+    await direct.connect()
+  })
+  after(async () => {
+    proxy.restore()
+    await direct?.end()
+    await t?.stop()
+    await proxy?.close()
+    await database?.drop()
+  })
+
+  it('runs the crawls it took once the database answers again, rather than leaving them to expire', async () => {
+    const { db } = t.service.store
+    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
+    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: 'lost.test', status: 'active' })
+      .returning('id').executeTakeFirstOrThrow()
+    const pages = await db.insertInto('pages')
+      .values(Array.from({ length: 3 }, (_, i) => ({
+        domain_id: domain.id, org_id: org.id, url: `https://lost${i}.test/`, url_hash: `lost${i}`
+      })))
+      .returning(['id', 'url']).execute()
+    await t.service.queue.transaction(db, tx => t.service.queue.enqueueCrawls(
+      tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
+    const lane = new CrawlLane(db, QUEUE.crawl, { crawlPerHostConcurrency: 4, crawlPerHostDelayMs: 0 },
+      { retryDelaySeconds: 1, expireSeconds: 300 })
+    const running = async () => (await direct.query<{ id: string }>(
+      "SELECT id FROM jobs WHERE state = 'active' ORDER BY id")).rows.map(r => r.id)
+
+    // The fetch runs and commits, and its answer is lost with the connection.
+    proxy.muteAnswers()
+    const fetching = lane.fetch(8)
+    const taken = await eventually(async () => {
+      const ids = await running()
+      return ids.length === 3 ? ids : undefined
+    }, 10_000, 'the fetch to commit')
+    proxy.cut()
+    await assert.rejects(fetching)
+    proxy.restore()
+
+    const found = await eventually(async () => await lane.fetch(8).catch(() => undefined), 10_000, 'the database')
+    assert.deepEqual(found.map(j => j.id).sort(), taken, 'the crawls the lost fetch took, and no others')
+    assert.deepEqual(found.map(j => j.retryCount), [0, 0, 0], 'their first attempt, not a retry')
+    assert.deepEqual(await lane.fetch(8), [], 'found once')
   })
 })
