@@ -28,7 +28,13 @@ export class BossLane<T> implements JobLane<T> {
     private readonly keeps: { records: boolean, holds: boolean }
   ) {}
 
+  /** Whether anything of ours is written beside pg-boss's changes (else they need no transaction of ours). */
+  private get keepsAnything (): boolean {
+    return this.keeps.records || this.keeps.holds
+  }
+
   async fetch (batchSize: number): Promise<Array<Job<T>>> {
+    if (!this.keepsAnything) return await this.boss.fetch<T>(this.name, { batchSize, includeMetadata: true }) ?? []
     return await this.db.transaction().execute(async tx => {
       const db = txSqlExecutor(tx)
       const jobs = await this.boss.fetch<T>(this.name, { batchSize, includeMetadata: true, db }) ?? []
@@ -91,6 +97,10 @@ export class BossLane<T> implements JobLane<T> {
 
   /** Runs `step` (pg-boss's change of jobs `ids`) in a transaction that also writes what we keep of them. */
   private async settled (ids: readonly string[], step: (db: SqlExecutor) => Promise<void>): Promise<void> {
+    if (!this.keepsAnything) {
+      await step(this.boss.getDb())
+      return
+    }
     await this.db.transaction().execute(async tx => {
       const db = txSqlExecutor(tx)
       await step(db)

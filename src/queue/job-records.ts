@@ -75,7 +75,7 @@ export async function recordJobStates (tx: Db, jobs: readonly BossJob[]): Promis
  */
 export async function overdueRecords (db: Db, expireSeconds: number): Promise<Array<{ id: string, name: string }>> {
   return await db.selectFrom('jobs').select(['id', 'name'])
-    .where('state', '=', 'active').where('lane', 'is', null).where('name', 'in', RECORDED_QUEUES as JobName[])
+    .where('state', '=', 'active').where('name', 'in', RECORDED_QUEUES as JobName[])
     .where(sql<boolean>`processed_at < now() - ${expireSeconds} * interval '1 second'`)
     .execute()
 }

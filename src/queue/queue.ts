@@ -132,6 +132,8 @@ export class JobQueue {
    * autovacuum, and PostgreSQL's comes a minute or more after a crawl of a whole domain is
    * queued, so the queue refreshes them itself. Ten as the statistics target samples
    * 3,000 rows: 30–50 ms on PGlite at 100,000 jobs, where the default's 30,000 took 560 ms.
+   * The same statistics let a page of a long job history be read from its index (0.1 ms
+   * on PGlite at 100,000 jobs) instead of sorted whole (130 ms).
    */
   private async refreshFetchStatistics (): Promise<void> {
     await this.db.transaction().execute(async tx => {
