@@ -12,7 +12,9 @@ const config = loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 's
 const store = await openStore({ dataDir: 'memory://' })
 const queue = await JobQueue.start(store, config, { runsWorkers: false, log: pino({ level: 'silent' }) })
 const metrics = new Metrics({ queue, ping: store.ping, poolUse: store.poolUse })
-const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret: 'unused' }
+const deps = {
+  db: store.db, queue, config, ping: store.ping, metrics, linkSecret: 'unused', ruleChecks: async () => []
+}
 const app = await buildApp(deps, { logger: false })
 await app.ready()
 writeFileSync(out, JSON.stringify(app.swagger(), null, 2))

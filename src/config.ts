@@ -54,6 +54,8 @@ export interface Config {
   crawlPerHostConcurrency: number
   crawlPerHostDelayMs: number
   discoveryMaxFetches: number
+  /** How long a discovery reads before it stops and keeps what it found (see discoveryDeadlineMs). */
+  discoveryDeadlineSeconds: number
   publicBaseUrl: string | undefined
   trustProxy: boolean
   /** Invitations and password resets go through this SMTP server; unset, their links are logged. */
@@ -136,6 +138,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     crawlPerHostConcurrency: int(env, 'CRAWL_PER_HOST_CONCURRENCY', 4, 1),
     crawlPerHostDelayMs: int(env, 'CRAWL_PER_HOST_DELAY_MS', 250, 0),
     discoveryMaxFetches: int(env, 'DISCOVERY_MAX_FETCHES', 60, 1),
+    discoveryDeadlineSeconds: int(env, 'DISCOVERY_DEADLINE_SECONDS', 180, 1),
     publicBaseUrl: env.PUBLIC_BASE_URL || undefined,
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'Sitewatch <sitewatch@localhost>',
@@ -143,6 +146,14 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 30, 1),
     trustProxy: env.TRUST_PROXY === 'true'
   }
+}
+
+/**
+ * A discovery's deadline: DISCOVERY_DEADLINE_SECONDS, and never past two thirds of its
+ * attempt's lease (JOB_EXPIRE_SECONDS), which leaves it time to record what it found.
+ */
+export function discoveryDeadlineMs (config: Pick<Config, 'discoveryDeadlineSeconds' | 'jobExpireSeconds'>): number {
+  return Math.min(config.discoveryDeadlineSeconds, config.jobExpireSeconds * 2 / 3) * 1000
 }
 
 /** Where people reach this deployment, without a trailing slash: for links in e-mails and on the console. */

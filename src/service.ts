@@ -7,6 +7,7 @@ import { buildApp } from './api/app.js'
 import { appBaseUrl, type Config } from './config.js'
 import { Crawler } from './crawl/crawler.js'
 import { createFetcher } from './crawl/fetch.js'
+import { PageAnalysis } from './pipeline/analysis.js'
 import { PipelineEvents } from './pipeline/events.js'
 import { startPipeline } from './pipeline/workers.js'
 import { Metrics } from './metrics/metrics.js'
@@ -98,11 +99,15 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const mailer = new Mailer(config, log)
 
   const linkSecret = await serviceSecret(store.db, 'image-links')
-  let pipeline: { close(): Promise<void> } | undefined
+  // The threads that read pages and check tenants' rules, shared fairly by the organisations
+  // (see PageAnalysis): the pipeline's checks and the API's rule checks alike.
+  const analysis = new PageAnalysis(config.analysisThreads, config.analysisDeadlineMs)
+  const ruleChecks = async (orgId: string, rules: Parameters<PageAnalysis['checkRules']>[0]) =>
+    await analysis.for(orgId).checkRules(rules)
   if (runsWorkers) {
     // Not fatal: a cold first request is only a few tens of milliseconds later than its turn.
     await crawler.fetcher.warm().catch(err => { log.warn({ err: err.message }, 'warming the HTTP client failed') })
-    pipeline = await startPipeline({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log })
+    await startPipeline({ db: store.db, vacuum: store.vacuum, queue, crawler, events, config, log, analysis })
   }
   // Alerts go out through a client of their own: the crawler's may reach CRAWL_HOST_MAP's hosts, alerts may not.
   const alertFetcher = createFetcher({
@@ -129,13 +134,14 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     queue,
     crawler: runsWorkers ? crawler : undefined,
     ping: store.ping,
-    poolUse: store.poolUse
+    poolUse: store.poolUse,
+    analysisLoad: () => analysis.load()
   })
   let app: FastifyInstance | undefined
   let url: string | undefined
   const port = servesApi ? config.port : config.metricsPort
   if (port !== undefined) {
-    const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret }
+    const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret, ruleChecks }
     const principals = new Principals(store.db)
     app = await buildApp(deps, {
       logger: opts.logger ?? { level: config.logLevel },
@@ -145,7 +151,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     })
     if (servesApi) {
       await app.register(webApp, {
-        prefix: '/app', db: store.db, queue, settings: config, mailer, principals, linkSecret
+        prefix: '/app', db: store.db, queue, settings: config, mailer, principals, linkSecret, ruleChecks
       })
     }
     if (opts.listen !== false) url = await app.listen({ port, host: config.host })
@@ -165,7 +171,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
         await app?.close()
         // Jobs in flight get 4 s to finish; the rest are handed back to the queue.
         await queue.stopPulling(4000)
-        await pipeline?.close()
+        await analysis.close()
         await queue.stop()
         await crawler.close()
         await alertFetcher.close()

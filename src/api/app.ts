@@ -78,11 +78,7 @@ export async function buildApp (
   await openApiDocs(app, config)
   await rateLimitStore(app, config)
   await underPrefix(app, '/api', notFound, async api => {
-    await guard(api, {
-      principals,
-      standardPerMinute: config.rateLimitStandardPerMinute,
-      heavyPerHour: config.rateLimitHeavyPerHour
-    })
+    await guard(api, { principals })
     for (const resource of API_RESOURCES) await api.register(resource, deps)
   })
   await underPrefix(app, '/public', notFound, async links => { await links.register(publicImageRoutes, deps) })

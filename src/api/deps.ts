@@ -1,6 +1,7 @@
 import type { Config } from '../config.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { JobQueue } from '../queue/queue.js'
+import type { RuleChecker } from '../services/context.js'
 import type { Db } from '../store/db.js'
 
 /** What route plugins are given. */
@@ -13,4 +14,6 @@ export interface ApiDeps {
   metrics: Metrics
   /** Signs and checks the keyless image links of webhook and Slack payloads. */
   linkSecret: string
+  /** Checks noise rules on the analysis threads. */
+  ruleChecks: RuleChecker
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { AppError } from '../vocabulary/errors.js'
 import { PLANS } from '../vocabulary/plans.js'
 import type { Principals } from '../services/principals.js'
@@ -15,8 +15,6 @@ declare module 'fastify' {
 
 export interface GuardOptions {
   principals: Principals
-  standardPerMinute: number
-  heavyPerHour: number
 }
 
 /**
@@ -28,29 +26,16 @@ export interface GuardOptions {
 export async function guard (app: FastifyInstance, opts: GuardOptions) {
   app.decorateRequest('principal', null)
 
-  const callerKey = (req: FastifyRequest) => (req.principal ? `org:${req.principal.org.id}` : `ip:${req.ip}`)
-  const limiters = {
-    standard: app.createRateLimit({
-      max: opts.standardPerMinute,
-      timeWindow: 60_000,
-      keyGenerator: req => `std:${callerKey(req)}`
-    }),
-    heavy: app.createRateLimit({
-      max: opts.heavyPerHour,
-      timeWindow: 3_600_000,
-      keyGenerator: req => `heavy:${callerKey(req)}`
-    })
-  }
-
   app.addHook('onRequest', async req => {
     const header = req.headers.authorization
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
     if (match && match[1].length <= 200) req.principal = (await opts.principals.find(match[1])) ?? null
+    if (req.principal) req.rateKey = `org:${req.principal.org.id}`
   })
 
   app.addHook('onRequest', async (req, reply) => {
     const tier = req.routeOptions.config?.tier ?? 'standard'
-    const limit = await limiters[tier](req)
+    const limit = await app.tierLimits[tier](req)
     if (limit.isAllowed) return
     // @fastify/rate-limit counts seconds to go; the contract wants the Unix time of the reset.
     const resetAt = Math.ceil((Date.now() + limit.ttl) / 1000)

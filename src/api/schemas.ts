@@ -120,6 +120,10 @@ const domainBase = {
     at: DateTime,
     nextStep: Type.String({ description: 'what a person can do about it, then POST …/discover to try again' })
   }, { description: 'why its last discovery failed for good; null once one finds its pages' })),
+  discoveryNote: Nullable(Type.String({
+    description: 'what cut its last discovery short, when something did (a limit of addresses, sitemap bytes ' +
+      'or sitemaps read, or its deadline): the pages found until then were kept; null when it read everything'
+  })),
   createdAt: DateTime,
   updatedAt: DateTime
 }

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util'
 import { appBaseUrl, loadConfig } from '../config.js'
 import { AppError } from '../vocabulary/errors.js'
-import { PLAN_NAMES, ROLES, type PlanName, type Role } from '../vocabulary/core.js'
+import { PLAN_NAMES, ROLES, UUID, type PlanName, type Role } from '../vocabulary/core.js'
 import { Mailer } from '../mail/mailer.js'
 import { invitationMail, resetMail } from '../mail/messages.js'
 import { addUser, invite, normalizeEmail, requestReset } from '../services/accounts.js'
@@ -67,7 +67,6 @@ async function passwordFromStdin (): Promise<string> {
   return text.split(/\r?\n/)[0]
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const id = (value: string | undefined, what: string): string => {
   if (!value) fail(`${what} is missing`)
   if (!UUID.test(value)) fail(`"${value}" is not ${what} (a UUID such as 3f2c…-…)`)

@@ -154,7 +154,7 @@ export class Crawler {
         await this.pacer.backoff(new URL(url).host, answer.retryAfterMs)
       }
       return answer
-    })
+    }, req.signal)
     if (res.notModified) {
       if (!req.etag && !req.lastModified) {
         throw new FetchError('HTTP_STATUS', `HTTP 304 Not Modified from ${res.url}, to a request that named no version`)
@@ -212,18 +212,24 @@ export class Crawler {
     return { url: res.url, raw: res.body, contentType: res.contentType }
   }
 
-  /** Runs one request to `url`'s host in its turn (see HostPacer and Pace). */
-  async polite<T>(url: string, pace: Pace, request: () => Promise<T>): Promise<T> {
+  /** Runs one request to `url`'s host in its turn (see HostPacer and Pace); `signal` ends its wait. */
+  async polite<T>(url: string, pace: Pace, request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const host = new URL(url).host
     const giveUpAt = Date.now() + MAX_HOST_WAIT_MS
     let lateTurns = 0
     for (;;) {
+      signal?.throwIfAborted()
       const turn = await this.pacer.turn(host, this.robots.crawlDelayMs(url))
       let busyUntil = 'busyUntil' in turn ? turn.busyUntil : undefined
       if (!('busyUntil' in turn)) {
         const waitMs = turn.startAt - Date.now()
         if (waitMs > 0) {
-          await sleep(waitMs)
+          try {
+            await sleep(waitMs, undefined, { signal })
+          } catch (err) {
+            await turn.end().catch(() => {})
+            throw err
+          }
           // The host may have asked every worker to wait (Retry-After) while this one slept.
           busyUntil = await turn.heldUntil()
         }
@@ -250,7 +256,7 @@ export class Crawler {
         const seconds = Math.ceil((until.getTime() - Date.now()) / 1000)
         throw new FetchError('HTTP_STATUS', `${host} asked us to retry in ${seconds} s`)
       }
-      await sleep(Math.max(50, until.getTime() - Date.now()))
+      await sleep(Math.max(50, until.getTime() - Date.now()), undefined, { signal })
     }
   }
 

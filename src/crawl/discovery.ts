@@ -3,7 +3,7 @@ import type { PageCandidate } from '../vocabulary/core.js'
 import type { Crawler } from './crawler.js'
 import { FetchError } from './errors.js'
 import { classifyFetchedPage, classifyPageType } from './page-type.js'
-import { readSitemap } from './sitemap.js'
+import { readSitemap, type SitemapStop } from './sitemap.js'
 import { belongsToDomain, normalizeUrl } from './url.js'
 
 // Paths where the pages that matter usually live, probed when nothing links to them.
@@ -28,10 +28,36 @@ const NOT_A_PAGE =
   /\.(pdf|jpe?g|png|gif|webp|svg|ico|css|js|mjs|json|xml|gz|zip|tar|mp4|mp3|woff2?|ttf|eot|txt|csv|rss|atom)$/i
 const MAX_SITEMAPS = 25
 const MAX_CANDIDATES = 10_000
+/**
+ * The most distinct addresses one discovery reads (sitemaps and links): a site's pages that
+ * matter are among its first hundred thousand, and reading eighteen million took the
+ * process's memory (a hostile sitemap index).
+ */
+export const MAX_ADDRESSES = 100_000
+/** What a discovery's sitemaps may inflate to, all together (each one: MAX_SITEMAP_INFLATED_BYTES). */
+export const MAX_SITEMAPS_INFLATED_BYTES = 200 * 1024 * 1024
 
 export interface DiscoveryLimits {
   maxFetches: number
+  /**
+   * When (epoch ms) the discovery stops reading and keeps what it has found: a site slow to
+   * answer, or one with a long Crawl-delay, holds a discovery slot no longer.
+   */
+  deadline?: number
+  /** Ends the discovery outright, keeping nothing: its attempt's lease ran out, or its domain was deleted. */
+  signal?: AbortSignal
   onProgress?: (percent: number) => Promise<void> | void
+}
+
+/** Why a discovery stopped short of reading everything it could: it kept what it had found by then. */
+export type DiscoveryStop = 'addresses' | 'sitemap bytes' | 'sitemaps' | 'deadline'
+
+/** What each stop says to a person, after "Discovery stopped early: ". */
+export const DISCOVERY_STOPS: Record<DiscoveryStop, string> = {
+  addresses: `the site lists more than ${MAX_ADDRESSES.toLocaleString('en')} addresses; the first were read`,
+  'sitemap bytes': 'its sitemaps are larger than Sitewatch reads (50 MB each, 200 MB in all); the first part was read',
+  sitemaps: `it has more than ${MAX_SITEMAPS} sitemaps; the first ${MAX_SITEMAPS} were read`,
+  deadline: 'the site answered too slowly to be read whole in the time a discovery has'
 }
 
 export interface DiscoveryResult {
@@ -51,6 +77,8 @@ export interface DiscoveryResult {
   inSitemaps?: string[]
   /** The pages the sitemaps give a <lastmod>, with it. */
   lastModified: Array<{ url: string, at: Date }>
+  /** What cut the discovery short, if anything: what it found until then is all kept. */
+  stopped: DiscoveryStop[]
 }
 
 /** The most addresses of the sitemaps kept to tell which pages left them. */
@@ -74,6 +102,19 @@ export async function discoverPages (
   limits: DiscoveryLimits
 ): Promise<DiscoveryResult> {
   const seen = new Set<string>()
+  const stops = new Set<DiscoveryStop>()
+  const { signal } = limits
+  // Fetches end at the deadline as well as at the signal; a fetch the deadline cut is a page not read.
+  const deadline = limits.deadline ?? Infinity
+  const untilDeadline = Number.isFinite(deadline) ? AbortSignal.timeout(Math.max(0, deadline - Date.now())) : undefined
+  const fetchSignal = signal && untilDeadline ? AbortSignal.any([signal, untilDeadline]) : (signal ?? untilDeadline)
+  /** Throws if the discovery was ended; says whether its time is up (then it reads nothing more). */
+  const timeIsUp = (): boolean => {
+    signal?.throwIfAborted()
+    if (Date.now() < deadline) return false
+    stops.add('deadline')
+    return true
+  }
   const candidates = new Map<string, Candidate>()
   // Untyped, unread candidates in arrival order: the first to give way on a huge site.
   const evictable: string[] = []
@@ -88,7 +129,13 @@ export async function discoverPages (
     const u = new URL(url)
     if (!belongsToDomain(u.hostname, hostname) || NOT_A_PAGE.test(u.pathname)) return undefined
     const doc = documentKey(url)
-    seen.add(doc)
+    if (!seen.has(doc)) {
+      if (seen.size >= MAX_ADDRESSES) {
+        stops.add('addresses')
+        return undefined
+      }
+      seen.add(doc)
+    }
     const known = candidates.get(doc)
     if (known) {
       // One page per document: the same path over http and https is one page, https if either says so.
@@ -119,11 +166,11 @@ export async function discoverPages (
   const failed = (err: FetchError) => {
     homeError ??= err
   }
-  let home = await fetchHtml(crawler, `${origin}/`, failed)
+  let home = await fetchHtml(crawler, `${origin}/`, fetchSignal, failed)
   fetches++
-  if (!home) {
+  if (!home && !timeIsUp()) {
     origin = `http://${hostname}`
-    home = await fetchHtml(crawler, `${origin}/`, failed)
+    home = await fetchHtml(crawler, `${origin}/`, fetchSignal, failed)
     fetches++
   }
   const homepage = normalizeUrl(`${origin}/`)!
@@ -155,7 +202,12 @@ export async function discoverPages (
   let whole = true
   const queue = [...new Set([...robotsSitemaps, `${origin}/sitemap.xml`])]
   const visited = new Set<string>()
-  while (queue.length > 0 && visited.size < MAX_SITEMAPS) {
+  const budget = { inflatedLeft: MAX_SITEMAPS_INFLATED_BYTES, signal: fetchSignal }
+  const sitemapStops: Record<SitemapStop, DiscoveryStop | undefined> = {
+    'enough addresses': 'addresses', 'inflated bytes': 'sitemap bytes', aborted: undefined
+  }
+  while (queue.length > 0 && visited.size < MAX_SITEMAPS && !stops.has('addresses') && !stops.has('sitemap bytes')) {
+    if (timeIsUp()) break
     const sitemap = queue.shift()!
     if (visited.has(sitemap)) continue
     visited.add(sitemap)
@@ -180,28 +232,41 @@ export async function discoverPages (
           listed.add(url)
           if (lastmod) modified.set(url, lastmod)
         } else whole = false
+        return !stops.has('addresses')
       },
       loc => {
-        queue.push(loc)
+        // An index's entries past what is read are not kept either.
+        if (queue.length < MAX_SITEMAPS) queue.push(loc)
+        else stops.add('sitemaps')
         indexed.add(loc)
-      }
-    )
-    )
-    // A sitemap that robots.txt or an index names and that cannot be read leaves the list unknown.
-    if (!read && (named.has(sitemap) || indexed.has(sitemap))) whole = false
+      },
+      budget
+    ), fetchSignal).catch(err => {
+      // Its turn's wait was cut by the deadline: the loop's next check says so.
+      if (fetchSignal?.aborted) return { ok: false, stopped: 'aborted' as const }
+      throw err
+    })
+    signal?.throwIfAborted()
+    const cut = read.stopped && sitemapStops[read.stopped]
+    if (cut) stops.add(cut)
+    // A sitemap that robots.txt or an index names and that cannot be read whole leaves the list unknown.
+    if (!read.ok && (named.has(sitemap) || indexed.has(sitemap))) whole = false
   }
-  if (queue.length > 0) whole = false
+  if (queue.length > 0) {
+    whole = false
+    if (visited.size >= MAX_SITEMAPS) stops.add('sitemaps')
+  }
   await progress(45)
 
   // 3. Well-known paths nobody linked to.
   let probed = 0
   for (const path of WELL_KNOWN_PATHS) {
-    if (fetches >= limits.maxFetches) break
+    if (fetches >= limits.maxFetches || timeIsUp()) break
     const url = normalizeUrl(`${origin}${path}`)!
     if (candidates.has(documentKey(url))) continue
     fetches++
     probed++
-    const page = await fetchHtml(crawler, url)
+    const page = await fetchHtml(crawler, url, fetchSignal)
     if (!page) continue
     const finalUrl = normalizeUrl(page.url)
     if (!finalUrl) continue
@@ -213,9 +278,10 @@ export async function discoverPages (
   // 4. Read the most promising pages themselves to type them from title, headings and text.
   const toRead = [...candidates.values()].filter(c => !c.fetched && c.url !== homepage).sort(byValue)
   for (const c of toRead) {
-    if (fetches >= limits.maxFetches) break
+    if (fetches >= limits.maxFetches || timeIsUp()) break
     fetches++
-    const page = await fetchHtml(crawler, c.url)
+    const page = await fetchHtml(crawler, c.url, fetchSignal)
+    signal?.throwIfAborted()
     if (page) {
       refine(c, page.html, page.contentLanguage)
       // A server that answers /a with a redirect to /a/ (or the reverse) says they are one page: its own spelling.
@@ -225,7 +291,8 @@ export async function discoverPages (
         c.url = final
         if (!candidates.has(documentKey(final))) candidates.set(documentKey(final), c)
       }
-    } else {
+    } else if (!untilDeadline?.aborted) {
+      // A page the deadline cut was not read: it is kept as found, not dropped as broken.
       candidates.delete(documentKey(c.url))
     }
   }
@@ -235,6 +302,7 @@ export async function discoverPages (
   for (const c of [...candidates.values()]) {
     if (!(await crawler.robots.isAllowed(c.url).catch(() => false))) candidates.delete(documentKey(c.url))
   }
+  signal?.throwIfAborted()
   const ranked = [...candidates.values()].sort((a, b) => {
     if (a.url === homepage) return b.pageType === 'other' ? -1 : 1
     if (b.url === homepage) return a.pageType === 'other' ? 1 : -1
@@ -247,6 +315,7 @@ export async function discoverPages (
     tried: { sitemaps: visited.size, paths: probed },
     ...(whole && listed.size > 0 ? { inSitemaps: [...listed] } : {}),
     lastModified: [...modified].map(([url, at]) => ({ url, at })),
+    stopped: [...stops],
     candidates: ranked.map(c => ({
       url: c.url,
       pageType: c.pageType,
@@ -276,11 +345,15 @@ function byValue (a: Candidate, b: Candidate): number {
   return a.url.split('/').length - b.url.split('/').length || a.url.length - b.url.length || (a.url < b.url ? -1 : 1)
 }
 
-async function fetchHtml (crawler: Crawler, url: string, failed?: (err: FetchError) => void) {
+async function fetchHtml (
+  crawler: Crawler, url: string, signal: AbortSignal | undefined, failed?: (err: FetchError) => void
+) {
   try {
-    return await crawler.fetchPage(url)
+    return await crawler.fetchPage(url, { signal })
   } catch (err) {
     if (err instanceof FetchError && err.code === 'BLOCKED_ADDRESS') throw err
+    // Ended by the discovery's deadline or signal: not the page's failure.
+    if (signal?.aborted) return undefined
     failed?.(err instanceof FetchError ? err : new FetchError('NETWORK', (err as Error)?.message ?? String(err)))
     return undefined
   }

@@ -27,6 +27,8 @@ export interface FetchRequest {
   maxBytes?: number
   /** Streams the (decompressed) body here instead of buffering it: for sitemaps of any size. */
   onData?: (chunk: Buffer) => void
+  /** Ends the request early (a discovery's deadline or lease): it rejects with the signal's reason. */
+  signal?: AbortSignal
   /** A browser's request passed on (see render.ts): its cookies and, for a form or XHR, method and body. */
   cookie?: string
   method?: 'GET' | 'POST'
@@ -152,13 +154,23 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
   }
 
   async function fetchUrl (url: string, req: FetchRequest, hostMap = opts.hostMap): Promise<FetchResult> {
+    try {
+      return await fetchWithin(url, req, hostMap)
+    } catch (err) {
+      if (req.signal?.aborted) throw req.signal.reason
+      throw err
+    }
+  }
+
+  async function fetchWithin (url: string, req: FetchRequest, hostMap: ReadonlyMap<string, URL>): Promise<FetchResult> {
     let target: URL
     try {
       target = new URL(url)
     } catch {
       throw new FetchError('BAD_URL', `not a URL: ${url}`)
     }
-    const signal = AbortSignal.timeout(opts.timeoutMs * 2)
+    const timeout = AbortSignal.timeout(opts.timeoutMs * 2)
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout
     for (let hop = 0; ; hop++) {
       if (target.protocol !== 'http:' && target.protocol !== 'https:') {
         throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)

@@ -4,18 +4,54 @@ import { Parser } from 'htmlparser2'
 import type { Fetcher } from './fetch.js'
 
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
+/** What one sitemap may inflate to: the sitemaps protocol's own limit for an uncompressed file. */
+export const MAX_SITEMAP_INFLATED_BYTES = 50 * 1024 * 1024
+
+/** Why a sitemap's reading was cut short (its addresses read until then are kept). */
+export type SitemapStop = 'enough addresses' | 'inflated bytes' | 'aborted'
+
+export interface SitemapBudget {
+  /** Bytes the discovery's sitemaps may still inflate to, all together: spent by each read. */
+  inflatedLeft: number
+  /** Aborts the reading (the discovery's deadline or its lease). */
+  signal?: AbortSignal
+}
+
+export interface SitemapRead {
+  /** Whether it answered 2xx and was read to its end. */
+  ok: boolean
+  /** Why it was not read to its end, when it was cut short. */
+  stopped?: SitemapStop
+}
+
+class Stop extends Error {
+  constructor (readonly why: SitemapStop) {
+    super(why)
+  }
+}
 
 /**
  * Reads a sitemap or sitemap index as it streams in (plain or gzip), calling `onUrl`
- * for each page and `onSitemap` for each child sitemap, so a site of any size is read
- * in constant memory. Returns false when the sitemap could not be read.
+ * for each page (returning false stops the reading: the caller has enough) and
+ * `onSitemap` for each child sitemap, in constant memory and within `budget`: its bytes
+ * inflated (per file and for the discovery) and its signal.
  */
 export async function readSitemap (
   fetcher: Fetcher,
   url: string,
-  onUrl: (loc: string, lastmod: Date | undefined) => void,
-  onSitemap: (loc: string) => void
-): Promise<boolean> {
+  onUrl: (loc: string, lastmod: Date | undefined) => boolean,
+  onSitemap: (loc: string) => void,
+  budget: SitemapBudget
+): Promise<SitemapRead> {
+  const stop = new AbortController()
+  let stopped: SitemapStop | undefined
+  // Set once the body turns out to be gzip (below); destroyed when the reading stops.
+  let gunzip: ReturnType<typeof createGunzip> | undefined
+  const halt = (why: SitemapStop) => {
+    stopped ??= why
+    stop.abort(new Stop(why))
+    gunzip?.destroy()
+  }
   const path: string[] = []
   let loc = ''
   let lastmod = ''
@@ -30,11 +66,14 @@ export async function readSitemap (
         if (name === 'url') entry = undefined
       },
       ontext (text) {
-        if (path[path.length - 1] === 'loc') loc += text
-        if (path[path.length - 1] === 'lastmod') lastmod += text
+        if (stopped) return
+        // A <loc> is an address: one of megabytes is not, and is not kept growing.
+        if (path[path.length - 1] === 'loc' && loc.length < 4096) loc += text
+        if (path[path.length - 1] === 'lastmod' && lastmod.length < 64) lastmod += text
       },
       onclosetag () {
         const name = path.pop()
+        if (stopped) return
         const parent = path[path.length - 1]
         if (name === 'loc') {
           const value = loc.trim()
@@ -44,7 +83,7 @@ export async function readSitemap (
         } else if (name === 'url' && entry) {
           // Its <lastmod> may come before or after its <loc>: the entry is told once it closes.
           const at = lastmod ? new Date(lastmod.trim()) : undefined
-          onUrl(entry, at && !Number.isNaN(at.getTime()) ? at : undefined)
+          if (!onUrl(entry, at && !Number.isNaN(at.getTime()) ? at : undefined)) halt('enough addresses')
           entry = undefined
           lastmod = ''
         }
@@ -53,39 +92,60 @@ export async function readSitemap (
     { xmlMode: true, decodeEntities: true }
   )
 
+  // Every byte the parser reads counts, gzip-wrapped or not: a sitemap inflates to at most
+  // MAX_SITEMAP_INFLATED_BYTES, and the discovery's sitemaps to what its budget has left.
+  let inflated = 0
+  const text = new StringDecoder('utf8')
+  const parse = (bytes: Buffer) => {
+    if (stopped) return
+    inflated += bytes.length
+    budget.inflatedLeft -= bytes.length
+    if (inflated > MAX_SITEMAP_INFLATED_BYTES || budget.inflatedLeft < 0) {
+      halt('inflated bytes')
+      return
+    }
+    parser.write(text.write(bytes))
+  }
   // A .xml.gz file served as a gzip body (not as Content-Encoding) is unpacked here.
-  let gunzip: ReturnType<typeof createGunzip> | undefined
   let sniffed = false
   let gunzipEnd: Promise<void> = Promise.resolve()
-  const text = new StringDecoder('utf8')
+  const onAbort = () => halt('aborted')
+  budget.signal?.addEventListener('abort', onAbort, { once: true })
+  if (budget.signal?.aborted) onAbort()
   try {
     const res = await fetcher.fetch(url, {
       accept: 'application/xml,text/xml,*/*;q=0.5',
       maxBytes: MAX_SITEMAP_BYTES,
+      signal: stop.signal,
       onData (chunk) {
         if (!sniffed) {
           sniffed = true
           if (chunk[0] === 0x1f && chunk[1] === 0x8b) {
             gunzip = createGunzip()
-            gunzip.on('data', (d: Buffer) => parser.write(text.write(d)))
+            gunzip.on('data', parse)
             gunzipEnd = new Promise<void>(resolve => {
               gunzip!.on('end', resolve)
               gunzip!.on('error', () => resolve())
+              gunzip!.on('close', resolve)
             })
           }
         }
+        if (stopped) throw new Stop(stopped)
         if (gunzip) gunzip.write(chunk)
-        else parser.write(text.write(chunk))
+        else parse(chunk)
       }
     })
     if (gunzip) {
       gunzip.end()
       await gunzipEnd
     }
+    if (stopped) return { ok: false, stopped }
     parser.end(text.end())
-    return res.status >= 200 && res.status < 300
+    return { ok: res.status >= 200 && res.status < 300 }
   } catch {
     gunzip?.destroy()
-    return false
+    return stopped ? { ok: false, stopped } : { ok: false }
+  } finally {
+    budget.signal?.removeEventListener('abort', onAbort)
   }
 }

@@ -1,4 +1,4 @@
-import { inflateSync } from 'node:zlib'
+import { constants, inflateRawSync } from 'node:zlib'
 import { extractText, getDocumentProxy, getMeta } from 'unpdf'
 
 // Documents that are not HTML pages (a PDF of terms or prices, a JSON endpoint, a plain
@@ -20,6 +20,11 @@ export interface DocumentFormat {
   matches: (mime: string, head: string) => boolean
   /** The document as HTML (title, and one <p> per line of its text). */
   read: (bytes: Uint8Array, opts: ReadDocumentOptions) => Promise<string>
+  /**
+   * Read in a process of its own, whose memory is watched: its decoder (PDF.js) allocates
+   * outside any heap limit, and a hostile document would take the service's memory.
+   */
+  isolated?: boolean
 }
 
 /** The most a PDF's streams may inflate to, all together: past it the PDF is a bomb, not a document. */
@@ -45,10 +50,64 @@ function withinSize (chars: number): void {
   }
 }
 
+/** A stream's filters, from the dictionary before it: `/FlateDecode` or `[/ASCIIHexDecode /FlateDecode]`. */
+function filtersBefore (pdf: Buffer, streamAt: number): string[] {
+  const head = pdf.subarray(Math.max(0, streamAt - 1024), streamAt).toString('latin1')
+  const dict = head.slice(head.lastIndexOf('obj') + 1)
+  const m = /\/Filter\s*(\[[^\]]*\]|\/[A-Za-z0-9]+)/.exec(dict)
+  return m ? [...m[1].matchAll(/\/([A-Za-z0-9]+)/g)].map(f => f[1]) : []
+}
+
+/** ASCII85 to bytes (`<~`, whitespace and the `~>` end handled), as PDF.js reads it. */
+function ascii85 (text: string): Buffer {
+  const out: number[] = []
+  let group: number[] = []
+  const flush = (n: number) => {
+    while (group.length < 5) group.push(84)
+    const v = group.reduce((acc, d) => acc * 85 + d, 0)
+    for (let i = 0; i < n - 1; i++) out.push((v >>> (24 - 8 * i)) & 0xff)
+    group = []
+  }
+  for (const ch of text.replace(/^<~/, '')) {
+    if (ch === '~') break
+    if (ch === 'z' && group.length === 0) out.push(0, 0, 0, 0)
+    const d = ch.charCodeAt(0) - 33
+    if (d < 0 || d > 84) continue
+    group.push(d)
+    if (group.length === 5) flush(5)
+  }
+  if (group.length > 1) flush(group.length)
+  return Buffer.from(out)
+}
+
 /**
- * Refuses a PDF whose compressed streams inflate past MAX_INFLATED_BYTES (a "PDF bomb":
- * a few kilobytes that PDF.js would inflate to gigabytes). Each stream is inflated with a
- * cap on its output; a stream that is not Deflate data is left to PDF.js.
+ * A stream's bytes through its filters, as far as they can be measured here, each step's
+ * output capped at `most` bytes (ERR_BUFFER_TOO_LARGE past it). Deflate is read raw and
+ * to the end of what it holds, as PDF.js reads it: a corrupted checksum or a cut stream
+ * still counts. A filter not measured here (LZW, images) ends the chain: its output is
+ * bounded by the process that reads the PDF (see DocumentFormat.isolated).
+ */
+function decodedStream (bytes: Buffer, filters: readonly string[], most: number): Buffer {
+  let data = bytes
+  for (const f of filters) {
+    if (f === 'ASCIIHexDecode' || f === 'AHx') {
+      const hex = data.toString('latin1').split('>')[0].replace(/[^0-9A-Fa-f]/g, '')
+      data = Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex')
+    } else if (f === 'ASCII85Decode' || f === 'A85') {
+      data = ascii85(data.toString('latin1'))
+    } else if (f === 'FlateDecode' || f === 'Fl') {
+      data = inflateRawSync(data.subarray(2), { maxOutputLength: most, finishFlush: constants.Z_SYNC_FLUSH })
+    } else break
+    if (data.length > most) throw Object.assign(new Error('too large'), { code: 'ERR_BUFFER_TOO_LARGE' })
+  }
+  return data
+}
+
+/**
+ * Refuses a PDF whose streams decode past MAX_INFLATED_BYTES (a "PDF bomb": a few
+ * kilobytes that PDF.js would inflate to gigabytes), whatever chain of hexadecimal,
+ * ASCII85 and Deflate filters hides them. What this cannot measure, the process that
+ * reads PDFs bounds (see DocumentFormat.isolated).
  */
 function refuseBomb (bytes: Uint8Array): void {
   const pdf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -60,8 +119,11 @@ function refuseBomb (bytes: Uint8Array): void {
     if (pdf[start] !== 0x0a) continue
     const end = pdf.indexOf('endstream', ++start)
     if (end === -1) return
+    // A filter named indirectly (`/Filter 5 0 R`) is not read here: Deflate data is known by its header.
+    const named = filtersBefore(pdf, at)
+    const filters = named.length === 0 && pdf[start] === 0x78 ? ['FlateDecode'] : named
     try {
-      budget -= inflateSync(pdf.subarray(start, end), { maxOutputLength: budget + 1 }).length
+      if (filters.length > 0) budget -= decodedStream(pdf.subarray(start, end), filters, budget + 1).length
     } catch (err) {
       if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') budget = -1
     }
@@ -174,7 +236,12 @@ async function readText (bytes: Uint8Array): Promise<string> {
 
 /** The formats read, first match wins; anything else is read as HTML. */
 export const DOCUMENT_FORMATS: readonly DocumentFormat[] = [
-  { name: 'pdf', matches: (mime, head) => mime === 'application/pdf' || head.startsWith('%PDF-'), read: readPdf },
+  {
+    name: 'pdf',
+    matches: (mime, head) => mime === 'application/pdf' || head.startsWith('%PDF-'),
+    read: readPdf,
+    isolated: true
+  },
   {
     name: 'json',
     matches: mime => mime === 'application/json' || /^application\/[\w.-]+\+json$/.test(mime),
@@ -187,6 +254,23 @@ export const DOCUMENT_FORMATS: readonly DocumentFormat[] = [
     read: async bytes => await readText(bytes)
   }
 ]
+
+/**
+ * A document read into HTML, or why it cannot be (a DocumentError's words); any other
+ * error is thrown.
+ */
+export async function readDocument (
+  contentType: string, raw: Uint8Array, opts: ReadDocumentOptions
+): Promise<{ html: string } | { error: string }> {
+  const format = documentFormat(contentType, raw)
+  if (!format) return { error: 'not a document' }
+  try {
+    return { html: await format.read(raw, opts) }
+  } catch (err) {
+    if (err instanceof DocumentError) return { error: err.message }
+    throw err
+  }
+}
 
 /** The format of a body of Content-Type `contentType`, if it is a document and not an HTML page. */
 export function documentFormat (contentType: string, bytes: Uint8Array): DocumentFormat | undefined {

@@ -1,4 +1,5 @@
 import { compile, selectAll } from 'css-select'
+import { parse as parseSelector, type Selector } from 'css-what'
 import render from 'dom-serializer'
 import type { AnyNode } from 'domhandler'
 import { parseDocument, DomUtils } from 'htmlparser2'
@@ -9,14 +10,28 @@ import { JSON_PATH_PATTERN, type NoiseRules } from '../vocabulary/core.js'
 // mask. Checked when a client sets them, applied before extraction and comparison.
 // Patterns are a tenant's input run on every check of its page: they run on RE2's
 // linear-time engine (re2js, pure JavaScript), so no pattern can take exponential time,
-// on at most MAX_MASKED_LINE characters of a line.
+// on at most MAX_MASKED_LINE characters of a line. Linear is not cheap: the engine's
+// work per character grows with the compiled program (`.{0,1000}` four times is 8,000
+// instructions, and took seconds a line), so a pattern is priced by its program's size,
+// and a page's patterns by characters × instructions. Selectors are priced by their
+// shape: `:has()` with a sibling combinator inside, or within another `:has()`, reads the
+// page once per element per sibling (20 s on 2,000 paragraphs) and is refused.
+// checkNoiseRules is costly itself (compiling): it runs on the analysis threads.
 
 const MAX_MASKED_LINE = 2_000
+/** The most instructions one pattern's compiled program may have (`\d+ (users|visits)` has 19). */
+export const MAX_PATTERN_PROGRAM = 1_000
 /**
- * How many characters a page's patterns may read in all (characters × patterns), about two
- * seconds of the engine: lines past it are compared unmasked (reported, never hidden).
+ * What reading one character costs a pattern, in the engine's steps: its program's
+ * instructions, and this much more that every pattern pays (measured: 0.02 µs a step on
+ * large programs; 0.1–0.7 µs a character on small ones).
  */
-const MAX_PATTERN_WORK = 20_000_000
+const STEPS_PER_CHARACTER = 25
+/**
+ * How many steps a page's patterns may take in all, about two seconds of the engine:
+ * lines past it are compared unmasked (reported, never hidden).
+ */
+const MAX_PATTERN_WORK = 100_000_000
 
 /** A pattern compiled for the linear-time engine (case-insensitive), or why it cannot run. */
 function compilePattern (pattern: string): RE2JS | Error {
@@ -27,15 +42,42 @@ function compilePattern (pattern: string): RE2JS | Error {
   }
 }
 
-/** Problems with a client's rules, by field; empty when they are usable. */
-export function checkNoiseRules (rules: NoiseRules): Array<{ field: string, message: string }> {
-  const problems: Array<{ field: string, message: string }> = []
+/** Why a parsed selector is too costly to run on every check, if it is: a :has() reading siblings or nested. */
+function costlySelector (selector: Selector[][], withinHas = false): string | undefined {
+  for (const token of selector.flat()) {
+    if (withinHas && (token.type === 'sibling' || token.type === 'adjacent')) {
+      return ':has() with a sibling combinator (~ or +) inside reads the page once per element and sibling'
+    }
+    if (token.type !== 'pseudo' || !Array.isArray(token.data)) continue
+    if (token.name === 'has' && withinHas) return ':has() within :has() reads the page once per element and descendant'
+    const inner = costlySelector(token.data, withinHas || token.name === 'has')
+    if (inner) return inner
+  }
+  return undefined
+}
+
+/** A problem with a client's rules: the field, and what is wrong in words a person can act on. */
+export interface RulesProblem { field: string, message: string }
+
+/** Problems with a client's rules, by field; empty when they are usable at a bounded cost. */
+export function checkNoiseRules (rules: NoiseRules): RulesProblem[] {
+  const problems: RulesProblem[] = []
   for (const key of ['ignoreSelectors', 'includeSelectors', 'restrictSelectors'] as const) {
     for (const selector of rules[key] ?? []) {
+      let costly: string | undefined
       try {
         compile(selector)
+        costly = costlySelector(parseSelector(selector))
       } catch {
         problems.push({ field: `noiseRules.${key}`, message: `"${selector}" is not a valid CSS selector` })
+        continue
+      }
+      if (costly) {
+        problems.push({
+          field: `noiseRules.${key}`,
+          message: `"${selector}" is too costly to run on every check: ${costly}; name the elements themselves ` +
+            '(a class, an id, a descendant)'
+        })
       }
     }
   }
@@ -46,6 +88,13 @@ export function checkNoiseRules (rules: NoiseRules): Array<{ field: string, mess
         field: 'noiseRules.ignorePatterns',
         message: `"${pattern}" is not a pattern we can run (${compiled.message.replace(/^error parsing regexp: /, '')}); ` +
           'patterns run in linear time, without lookarounds or backreferences'
+      })
+    } else if (compiled.programSize() > MAX_PATTERN_PROGRAM) {
+      problems.push({
+        field: 'noiseRules.ignorePatterns',
+        message: `"${pattern}" is too costly to run on every line: it compiles to ${compiled.programSize()} ` +
+          `instructions, and a pattern may have ${MAX_PATTERN_PROGRAM}; use smaller repetition counts ` +
+          '(`.{0,1000}` is a thousand instructions; `.*` is two)'
       })
     }
   }
@@ -91,10 +140,12 @@ export function applySelectors (html: string, rules: NoiseRules): string {
 export function patternMasker (rules: NoiseRules | undefined): ((line: string) => string) | undefined {
   const patterns = (rules?.ignorePatterns ?? []).map(compilePattern).filter((p): p is RE2JS => !(p instanceof Error))
   if (patterns.length === 0) return undefined
+  // A pattern stored before programs were priced costs what its program says, like any other.
+  const perCharacter = patterns.reduce((n, p) => n + STEPS_PER_CHARACTER + p.programSize(), 0)
   let work = 0
   return line => {
     const head = line.length > MAX_MASKED_LINE ? line.slice(0, MAX_MASKED_LINE) : line
-    work += head.length * patterns.length
+    work += head.length * perCharacter
     if (work > MAX_PATTERN_WORK) return line
     const masked = patterns.reduce((out, re) => re.matcher(out).replaceAll('{ignored}'), head)
     return head === line ? masked : masked + line.slice(MAX_MASKED_LINE)

@@ -13,6 +13,8 @@ export interface MetricSources {
   crawler?: Pick<Crawler, 'events'>
   ping: () => Promise<void>
   poolUse: () => PoolUse[]
+  /** The analysis threads' tasks: running (of which slow: past their share) and waiting in the tenants' lines. */
+  analysisLoad?: () => { running: number, slow: number, waiting: number }
 }
 
 /**
@@ -136,6 +138,21 @@ export class Metrics {
         for (const t of await queue.tenantWaits().catch(() => [])) this.labels(t.org).set(t.seconds)
       }
     })
+    const { analysisLoad } = sources
+    if (analysisLoad) {
+      // eslint-disable-next-line no-new -- as above
+      new Gauge({
+        name: 'sitewatch_analysis_tasks',
+        help: 'Tasks of the analysis threads by state: running, slow (running past their share of the threads, ' +
+          'their tenant\'s next tasks wait behind them) and waiting (in the tenants\' lines)',
+        labelNames: ['state'],
+        registers,
+        collect () {
+          const load = analysisLoad()
+          for (const state of ['running', 'slow', 'waiting'] as const) this.labels(state).set(load[state])
+        }
+      })
+    }
     // eslint-disable-next-line no-new -- as above
     new Gauge({
       name: 'sitewatch_database_up',

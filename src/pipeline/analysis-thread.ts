@@ -7,7 +7,10 @@ import type { Language } from '../detection/lexicon.js'
 import type { NoiseRules, PageType } from '../vocabulary/core.js'
 import type { ResearchInputs, StoredBytes } from '../vocabulary/research.js'
 import { buildBrief } from '../research/brief.js'
-import { DocumentError, documentFormat, type ReadDocumentOptions } from '../detection/formats.js'
+import { readDocument, type ReadDocumentOptions } from '../detection/formats.js'
+import { checkNoiseRules, type RulesProblem } from '../detection/noise-rules.js'
+
+export type { RulesProblem }
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.
 
@@ -77,14 +80,13 @@ export interface DocumentTask extends ReadDocumentOptions {
 /** A document (PDF, JSON, text: see formats.ts) as the HTML the other tasks read, or why it cannot be read. */
 export async function document (task: DocumentTask & Started): Promise<{ html: string } | { error: string }> {
   begin(task)
-  const format = documentFormat(task.contentType, task.raw)
-  if (!format) return { error: 'not a document' }
-  try {
-    return { html: await format.read(task.raw, { includePaths: task.includePaths }) }
-  } catch (err) {
-    if (err instanceof DocumentError) return { error: err.message }
-    throw err
-  }
+  return await readDocument(task.contentType, task.raw, { includePaths: task.includePaths })
+}
+
+/** A page's noise rules checked: compiling and pricing a tenant's patterns is work for a thread. */
+export function rules (task: { rules: NoiseRules } & Started): RulesProblem[] {
+  begin(task)
+  return checkNoiseRules(task.rules)
 }
 
 export interface LinksTask {

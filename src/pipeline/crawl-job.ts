@@ -123,7 +123,8 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   if (!page || skipped) return { outcome: 'skipped', changed: false, changesDetected: 0, snapshotId: null, skipped }
   const structured = page.read_structured ? page.page_type : undefined
   const crawl: Crawl = {
-    deps,
+    // The page's organisation's share of the analysis threads.
+    deps: { ...deps, analysis: deps.analysis.for(page.org_id) },
     page,
     // After the noise rules change, the next snapshot is a new baseline: the old one was read under other rules.
     previous: page.previous_id && !page.rebaseline ? { id: page.previous_id, hash: page.previous_hash } : undefined,

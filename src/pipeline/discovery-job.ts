@@ -1,11 +1,11 @@
 import type { Crawler } from '../crawl/crawler.js'
-import { discoverPages, WELL_KNOWN_PATHS } from '../crawl/discovery.js'
+import { DISCOVERY_STOPS, discoverPages, WELL_KNOWN_PATHS } from '../crawl/discovery.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { DiscoverJobData } from '../queue/queues.js'
 import { setJobProgress } from '../queue/job-records.js'
 import type { Db } from '../store/db.js'
 import type { PipelineEvents } from './events.js'
-import { findDomainWithOrg, markDiscoveryFailed } from '../store/domains.js'
+import { domainExists, findDomainWithOrg, markDiscoveryFailed } from '../store/domains.js'
 import { addDiscoveredPages } from '../services/pages.js'
 import { FetchError } from '../crawl/errors.js'
 import { CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
@@ -16,7 +16,14 @@ export interface DiscoveryDeps {
   queue: JobQueue
   events: PipelineEvents
   maxFetches: number
+  /** How long a discovery reads before it stops and keeps what it found. */
+  deadlineMs: number
 }
+
+/** How often a running discovery looks whether its domain is still there: a deleted domain's work stops. */
+const DOMAIN_WATCH_MS = 2_000
+
+class DomainDeleted extends Error {}
 
 export interface DiscoveryResult {
   pagesDiscovered: number
@@ -25,6 +32,8 @@ export interface DiscoveryResult {
   pagesTold?: number
   /** Watched pages whose sitemap <lastmod> is newer than their last check: checked at the next turn. */
   pagesDueSooner?: number
+  /** What cut the discovery short (its limits, its deadline): what it found until then was kept. */
+  stopped?: string
   skipped?: string
 }
 
@@ -35,15 +44,35 @@ export interface DiscoveryResult {
 export async function runDiscovery (
   deps: DiscoveryDeps,
   jobId: string,
-  data: DiscoverJobData
+  data: DiscoverJobData,
+  signal?: AbortSignal
 ): Promise<DiscoveryResult> {
+  const gone = { pagesDiscovered: 0, pagesAdded: 0, skipped: 'domain no longer exists' }
   const loaded = await findDomainWithOrg(deps.db, data.domainId)
-  if (!loaded) return { pagesDiscovered: 0, pagesAdded: 0, skipped: 'domain no longer exists' }
+  if (!loaded) return gone
   const { domain, org } = loaded
-  const found = await discoverPages(deps.crawler, domain.hostname, {
-    maxFetches: deps.maxFetches,
-    onProgress: p => setJobProgress(deps.db, jobId, p)
-  })
+  const deleted = new AbortController()
+  const watch = setInterval(() => {
+    domainExists(deps.db, domain.id).then(there => { if (!there) deleted.abort(new DomainDeleted()) }, () => {})
+  }, DOMAIN_WATCH_MS)
+  let found
+  try {
+    found = await discoverPages(deps.crawler, domain.hostname, {
+      maxFetches: deps.maxFetches,
+      deadline: Date.now() + deps.deadlineMs,
+      signal: signal ? AbortSignal.any([signal, deleted.signal]) : deleted.signal,
+      onProgress: p => setJobProgress(deps.db, jobId, p)
+    })
+  } catch (err) {
+    if (deleted.signal.aborted) return gone
+    throw err
+  } finally {
+    clearInterval(watch)
+  }
+  const stopped = found.stopped.length > 0
+    ? `Discovery stopped early: ${found.stopped.map(s => DISCOVERY_STOPS[s]).join('; ')}. The pages found by then ` +
+      'were kept.'
+    : null
   if (found.candidates.length === 0 && found.homeError) {
     // Nothing of the domain could be read: a failure, with the home page's reason (retried unless permanent).
     const why = found.homeError
@@ -53,11 +82,12 @@ export async function runDiscovery (
       `/sitemap.xml) and ${paths} common path${paths === 1 ? '' : 's'} (${WELL_KNOWN_PATHS.slice(0, 3).join(', ')}, …)`,
     why.status)
   }
-  const { added, told, sooner } = await addDiscoveredPages(deps, org, domain.id, found.candidates, found)
+  const { added, told, sooner } = await addDiscoveredPages(deps, org, domain.id, found.candidates, found, stopped)
   if (told > 0) deps.events.emit('pages.told', { orgId: org.id, domainId: domain.id })
   return {
     pagesDiscovered: found.pagesDiscovered,
     pagesAdded: added,
+    ...(stopped ? { stopped } : {}),
     ...(told > 0 ? { pagesTold: told } : {}),
     ...(sooner > 0 ? { pagesDueSooner: sooner } : {})
   }

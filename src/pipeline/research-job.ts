@@ -31,7 +31,7 @@ export async function runResearch (deps: ResearchDeps, jobId: string, data: Rese
   const now = new Date()
   const inputs = await researchInputs(deps.db, loaded.domain, PLANS[loaded.org.plan].retentionDays, now)
   await setJobProgress(deps.db, jobId, 50)
-  const built = await deps.analysis.brief(inputs)
+  const built = await deps.analysis.for(data.orgId).brief(inputs)
   await saveBrief(deps.db, briefId, built, new Date())
   return { briefId }
 }

@@ -26,8 +26,11 @@ export async function runSchedulerTick (
   const paused = await pauseExpiredTrials(db, now)
   const discoveries = await queue.transaction(db, async tx => {
     const due = await takeDueDiscoveries(tx, now, DISCOVERIES_PER_TURN)
-    for (const d of due) await queue.enqueueDiscovery(tx, { orgId: d.org_id, domainId: d.id })
-    return due.length
+    let queued = 0
+    for (const d of due) {
+      if ((await queue.enqueueDiscovery(tx, { orgId: d.org_id, domainId: d.id })).queued) queued++
+    }
+    return queued
   })
   let queued = 0
   for (;;) {

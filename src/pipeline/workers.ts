@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { Config } from '../config.js'
+import { discoveryDeadlineMs, type Config } from '../config.js'
 import type { Crawler } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
@@ -13,7 +13,7 @@ import type { Db } from '../store/db.js'
 import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/page-checks.js'
 import { deleteExpired } from '../store/retention.js'
 import { sweepExpiredAccess } from '../services/accounts.js'
-import { AnalysisTimeout, PageAnalysis } from './analysis.js'
+import { AnalysisTimeout, type PageAnalysis } from './analysis.js'
 import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
 import { NeedsBrowser } from './fetch-page.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
@@ -34,21 +34,22 @@ export interface PipelineDeps {
   events: PipelineEvents
   config: Config
   log: Logger
+  /** The analysis threads, shared with the API's rule checks (closed by the service). */
+  analysis: PageAnalysis
 }
 
 /**
  * Registers the pipeline's handlers with the queue: crawls, discoveries, the
  * scheduler's tick and the retention sweep. A crawl or discovery that fails for good
- * is announced as job.failed. Returns what must be closed when the workers stop.
+ * is announced as job.failed.
  */
-export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Promise<void> }> {
-  const { queue, config } = deps
+export async function startPipeline (deps: PipelineDeps): Promise<void> {
+  const { queue, config, analysis } = deps
   const gaveUp = (job: Job<{ orgId: string, domainId: string, pageId?: string }>, reason: string) => {
     const { orgId, domainId, pageId } = job.data
     deps.events.emit('job.failed', { jobId: job.id, name: job.name, orgId, domainId, pageId: pageId ?? null, reason })
   }
 
-  const analysis = new PageAnalysis(config.analysisThreads, config.analysisDeadlineMs)
   const targets = crawlTargetLoader(deps.db)
   // Plain crawls and rendered ones on queues of their own: a plain-fetch slot never waits
   // for a browser, and a renderer (ROLE=renderer) takes only the crawls that need one.
@@ -83,12 +84,14 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   }
   // One more crawl than browsers: the next render starts while the last one's result is recorded.
   if (config.browserConcurrency > 0) crawls(QUEUE.render, config.browserConcurrency + 1)
-  if (config.role === 'renderer') return { close: async () => { await analysis.close() } }
+  if (config.role === 'renderer') return
   crawls(QUEUE.crawl, config.workerConcurrency)
 
-  const discoveryDeps = { ...deps, maxFetches: config.discoveryMaxFetches }
+  const discoveryDeps = {
+    ...deps, maxFetches: config.discoveryMaxFetches, deadlineMs: discoveryDeadlineMs(config)
+  }
   queue.pull<DiscoverJobData, object>(QUEUE.discover, config.discoveryConcurrency, {
-    run: async job => await runDiscovery(discoveryDeps, job.id, job.data),
+    run: async (job, signal) => await runDiscovery(discoveryDeps, job.id, job.data, signal),
     isPermanent,
     onGiveUp: async (job, reason, failure) => {
       await discoveryGaveUp(discoveryDeps, job.data, reason, failure).catch(err => {
@@ -129,9 +132,4 @@ export async function startPipeline (deps: PipelineDeps): Promise<{ close(): Pro
   })
   await queue.schedule(QUEUE.tick, '* * * * *')
   await queue.schedule(QUEUE.retention, '17 3 * * *')
-  return {
-    close: async () => {
-      await analysis.close()
-    }
-  }
 }

@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss'
 import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely'
-import type { JobName, JobState } from '../vocabulary/core.js'
+import { UUID, type JobName, type JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import { after, pageOf, type Cursor } from '../store/lists.js'
 import type { JobsTable } from '../store/schema.js'
@@ -70,6 +70,18 @@ export async function recordJobStates (tx: Db, jobs: readonly BossJob[]): Promis
 }
 
 /**
+ * The id of the domain's discovery that is waiting or running, if one is: after locking the
+ * domain's row, so that two requests at once queue one discovery.
+ */
+export async function pendingDiscovery (tx: Db, domainId: string): Promise<string | undefined> {
+  await tx.selectFrom('domains').select('id').where('id', '=', domainId).forUpdate().execute()
+  const row = await tx.selectFrom('jobs').select('id')
+    .where('domain_id', '=', domainId).where('name', '=', 'discover.pages').where('state', 'in', ['waiting', 'active'])
+    .orderBy('created_at').limit(1).executeTakeFirst()
+  return row?.id
+}
+
+/**
  * The records of pg-boss's jobs still running past their expiry (`expireSeconds`), which
  * pg-boss's maintenance fails behind the workers' backs: the sweep reads them again.
  */
@@ -114,9 +126,6 @@ function toView (r: JobRow, now: number): JobView {
     returnValue: (r.return_value ?? null) as Record<string, unknown> | null
   }
 }
-
-/** A job id's shape: anything else is no job, and never reaches the database as a uuid. */
-const UUID = /^[0-9a-f-]{36}$/i
 
 /**
  * A page of the organisation's jobs, newest first, walked along an index in its order:

@@ -46,10 +46,27 @@ export interface JobSettled {
   output?: object
 }
 
+/**
+ * An attempt that ran into the end of its lease: stopped, so that it never runs beside the
+ * retry its expiry starts (its signal says so; see JobHandler.run).
+ */
+export class LeaseEnded extends Error {
+  constructor (readonly seconds: number) {
+    super(`the attempt ran for ${seconds} s, the most its queue allows, and was stopped`)
+  }
+}
+
+/** An attempt's lease ends a tenth early, so that it has stopped before its expiry hands it to another. */
+const LEASE_MARGIN = 0.9
+
 /** What a queue's worker does with each job. */
 export interface JobHandler<T, O extends object> {
-  /** Does the job; what it returns is the job's output. Throwing fails the attempt (retried with backoff). */
-  run: (job: Job<T>) => Promise<O>
+  /**
+   * Does the job; what it returns is the job's output. Throwing fails the attempt (retried
+   * with backoff). `signal` aborts when the attempt's lease ends (see LeaseEnded): work
+   * that can take long listens to it.
+   */
+  run: (job: Job<T>, signal: AbortSignal) => Promise<O>
   /** Completes the job with its output; the lane's complete() unless the handler writes it otherwise. */
   complete?: (job: Job<T>, output: O) => Promise<void>
   /** Whether an error cannot go away by trying again (no retry is spent on it). */
@@ -93,7 +110,9 @@ export class JobPuller<T, O extends object = object> {
     private readonly pollMs: number,
     private readonly handler: JobHandler<T, O>,
     private readonly log: Logger,
-    private readonly onSettled: (settled: JobSettled) => void = () => {}
+    private readonly onSettled: (settled: JobSettled) => void = () => {},
+    /** How long an attempt may run before its lane takes it to be lost (its expiry); none: no limit. */
+    private readonly leaseMs?: number
   ) {}
 
   private onError (err: unknown): void {
@@ -113,14 +132,23 @@ export class JobPuller<T, O extends object = object> {
     const settled = (outcome: JobSettled['outcome'], output?: O) => {
       this.onSettled({ queue: this.name, outcome, seconds: (performance.now() - started) / 1000, output })
     }
+    const attempt = new AbortController()
+    const lease = this.leaseMs === undefined
+      ? undefined
+      : setTimeout(() => { attempt.abort(new LeaseEnded(Math.round(this.leaseMs! * LEASE_MARGIN / 1000))) },
+        this.leaseMs * LEASE_MARGIN).unref()
     try {
-      const output = await this.whileDatabaseAway(async () => await handler.run(job))
+      const output = await this.whileDatabaseAway(async () => await handler.run(job, attempt.signal))
+      clearTimeout(lease)
       await this.whileDatabaseAway(async () => {
         if (handler.complete) await handler.complete(job, output)
         else await this.lane.complete(job, output)
       })
       settled('completed', output)
-    } catch (err) {
+    } catch (thrown) {
+      clearTimeout(lease)
+      // Whatever the work threw once its signal fired, the reason is the signal's.
+      const err = attempt.signal.aborted ? attempt.signal.reason : thrown
       const until = handler.deferredUntil?.(err)
       const { lane } = this
       if (until && lane.stepAside) {

@@ -12,12 +12,15 @@ import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import { pagesReadInBrowser } from '../store/page-checks.js'
 import { BossLane, txSqlExecutor } from './boss-lane.js'
 import { CrawlLane, expireCrawls, handBackCrawls, type CrawlLaneName, type CrawlPolicy } from './crawl-lane.js'
-import { FINISHED_JOB_DAYS, insertJobRecords, overdueRecords, RECORDED_QUEUES } from './job-records.js'
+import {
+  FINISHED_JOB_DAYS, insertJobRecords, overdueRecords, pendingDiscovery, RECORDED_QUEUES
+} from './job-records.js'
 import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
 import { crawlRanks, crawlTurns, freshCrawls, urlHost } from './crawl-order.js'
 import {
-  BOSS_QUEUES, CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, QUEUE_POLICIES, type CrawlJobData, type DiscoverJobData,
+  BOSS_QUEUES, CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, QUEUE_POLICIES, type BossQueueName, type CrawlJobData,
+  type DiscoverJobData,
   type QueueName, type ResearchJobData
 } from './queues.js'
 
@@ -195,12 +198,18 @@ export class JobQueue {
     return queue
   }
 
-  async enqueueDiscovery (tx: Tx, data: DiscoverJobData): Promise<string> {
+  /**
+   * Queues a discovery of the domain, unless one is waiting or running already: then that
+   * one's id, and `queued` false. The domain's row lock serialises concurrent callers.
+   */
+  async enqueueDiscovery (tx: Tx, data: DiscoverJobData): Promise<{ id: string, queued: boolean }> {
+    const pending = await pendingDiscovery(tx, data.domainId)
+    if (pending) return { id: pending, queued: false }
     const id = await this.boss.send(QUEUE.discover, data, { db: txSqlExecutor(tx) })
     if (!id) throw new Error('the queue refused a discovery job')
     this.sentWithin(tx, QUEUE.discover, 1)
     await insertJobRecords(tx, [{ id, org_id: data.orgId, domain_id: data.domainId, name: QUEUE.discover }])
-    return id
+    return { id, queued: true }
   }
 
   /** Queues the job `jobId` that builds a research brief, with its tenant record. */
@@ -276,6 +285,9 @@ export class JobQueue {
     const lane = CRAWL_QUEUES.includes(name)
       ? this.crawlLane(name as CrawlLaneName)
       : new BossLane<T>(this.boss, this.db, name, { records: RECORDED_QUEUES.includes(name), holds: this.embedded })
+    const expireSeconds = CRAWL_QUEUES.includes(name)
+      ? this.crawlPolicy.expireSeconds
+      : QUEUE_POLICIES(this.config)[name as BossQueueName].expireInSeconds
     const puller = new JobPuller<T, O>(
       lane as JobPuller<T, O>['lane'],
       name,
@@ -283,7 +295,8 @@ export class JobQueue {
       this.config.jobPollingSeconds * 1000,
       handler,
       this.log,
-      settled => this.events.emit('job.settled', settled)
+      settled => this.events.emit('job.settled', settled),
+      expireSeconds === undefined ? undefined : expireSeconds * 1000
     )
     puller.start()
     this.pullers.push(puller)

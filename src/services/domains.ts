@@ -27,7 +27,7 @@ export async function createDomain (
     return await ctx.queue.transaction(ctx.db, async tx => {
       const domain = await insertDomain(tx, org.id, hostname, displayName?.trim() || null, checkedTags(tags))
       await takeQuota(tx, org, 'domains')
-      const discoveryJobId = await ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
+      const { id: discoveryJobId } = await ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
       return { ...domainView(domain), discoveryJobId }
     })
   } catch (err) {
@@ -78,14 +78,20 @@ export async function removeDomain (ctx: ServiceContext, orgId: string, id: stri
   return hostname
 }
 
-/** Queues a new discovery of the domain's pages; its job's id. */
+/**
+ * Queues a new discovery of the domain's pages, unless one is waiting or running: its
+ * job's id either way, and whether it is new (one discovery per domain at a time).
+ */
 export async function rediscover (ctx: ServiceContext, org: Org, id: string) {
   const domain = await requireDomain(ctx, org.id, id)
   assertCanCreate(org)
-  const discoveryJobId = await ctx.queue.transaction(ctx.db, tx =>
+  const { id: discoveryJobId, queued } = await ctx.queue.transaction(ctx.db, tx =>
     ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
   )
-  return { domain, discoveryJobId }
+  const message = queued
+    ? `Discovery queued for ${domain.hostname}`
+    : `A discovery of ${domain.hostname} is already queued or running: its job is ${discoveryJobId}`
+  return { domain, discoveryJobId, queued, message }
 }
 
 /**

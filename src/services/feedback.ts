@@ -5,7 +5,7 @@ import { getChange } from '../store/changes.js'
 import {
   deleteLearnedRule, findLearnedRule, insertLearnedRule, learnedRuleView, sameLearnedRule, setVerdict
 } from '../store/learned.js'
-import type { ServiceContext } from './context.js'
+import type { RuleContext, ServiceContext } from './context.js'
 import { changePage, requirePage } from './pages.js'
 
 // People's verdicts on changes, and what Sitewatch learns from them (vocabulary/learned.ts):
@@ -82,7 +82,7 @@ export async function giveVerdict (
 
 /** Takes one of a change's offers: the rule, new or the one the page already had. */
 export async function learnFrom (
-  ctx: ServiceContext, orgId: string, changeId: string, kind: Offer['kind'], teacher: Teacher
+  ctx: RuleContext, orgId: string, changeId: string, kind: Offer['kind'], teacher: Teacher
 ) {
   const change = await requireChange(ctx, orgId, changeId)
   const offer = offersFor(change).find(o => o.kind === kind)
@@ -101,7 +101,7 @@ export async function learnFrom (
   return learnedRuleView(rule)
 }
 
-async function addPattern (ctx: ServiceContext, orgId: string, change: ChangeView, pattern: string): Promise<void> {
+async function addPattern (ctx: RuleContext, orgId: string, change: ChangeView, pattern: string): Promise<void> {
   const page = await requirePage(ctx, orgId, change.domainId, change.pageId)
   const rules = page.noise_rules ?? {}
   const patterns = rules.ignorePatterns ?? []
@@ -115,7 +115,7 @@ async function addPattern (ctx: ServiceContext, orgId: string, change: ChangeVie
 }
 
 /** Removes a learned rule, which undoes it: a muting rule's pattern leaves the page's noise rules. */
-export async function forgetRule (ctx: ServiceContext, orgId: string, ruleId: string): Promise<void> {
+export async function forgetRule (ctx: RuleContext, orgId: string, ruleId: string): Promise<void> {
   const rule = await findLearnedRule(ctx.db, orgId, ruleId)
   if (!rule) throw notFound('Learned rule')
   const patterns = rule.noise_rules?.ignorePatterns ?? []

@@ -1,12 +1,11 @@
-import { checkNoiseRules } from '../detection/noise-rules.js'
 import { classifyPageType } from '../crawl/page-type.js'
 import { belongsToDomain, normalizeUrl } from '../crawl/url.js'
 import { AppError, notFound } from '../vocabulary/errors.js'
-import { assertCanCreate, pageCapReached, type Org } from '../vocabulary/plans.js'
+import { assertCanCreate, pageCapReached, PLANS, type Org } from '../vocabulary/plans.js'
 import { TYPES_THAT_MATTER, type PageCandidate, type PageType } from '../vocabulary/core.js'
 import { crawlJobOf } from '../queue/queues.js'
-import { isUniqueViolation } from '../store/db.js'
-import { clearDiscoveryError, markActive } from '../store/domains.js'
+import { isUniqueViolation, type Tx } from '../store/db.js'
+import { discoveryEnded, markActive } from '../store/domains.js'
 import { checkSoonerIfModified, recordDiscovered, syncSitemap } from '../store/page-events.js'
 import {
   addPages,
@@ -14,51 +13,77 @@ import {
   findPage,
   pageExists,
   pagesAdded,
+  reservedPages,
   unwatchedCandidates,
   updatePage,
   type PageRow,
   type PageSettings
 } from '../store/pages.js'
-import type { ServiceContext } from './context.js'
+import type { RuleContext, ServiceContext } from './context.js'
 import { type AddedLine, lineRefused, MAX_LINES_AT_ONCE, requireDomain } from './domains.js'
 import { takeQuota } from './quota.js'
 
+/** The most pages one discovery watches by itself: a domain's first, and each later one (see AutomaticWatch). */
+export const WATCHED_BY_FIRST_DISCOVERY = 500
+export const WATCHED_BY_LATER_DISCOVERY = 10
+
 /**
- * Adds what discovery found (most valuable first, within the plan's cap), queues each
- * new page's baseline crawl and marks the domain discovered, in one transaction.
- * Returns how many pages were added.
+ * Adds what discovery found (most valuable first, within what discovery may watch without a
+ * person: see AutomaticWatch), queues each new page's baseline crawl and marks the domain
+ * discovered, with `note` (what cut the discovery short, or null), in one transaction.
+ * Pages of a type that matters left unwatched by those limits are told of for a person to
+ * watch (page events, "Watch it" in the inbox).
  */
 export async function addDiscoveredPages (
   ctx: ServiceContext,
   org: Org,
   domainId: string,
   candidates: PageCandidate[],
-  sitemaps: { inSitemaps?: readonly string[], lastModified?: ReadonlyArray<{ url: string, at: Date }> } = {}
+  sitemaps: { inSitemaps?: readonly string[], lastModified?: ReadonlyArray<{ url: string, at: Date }> } = {},
+  note: string | null = null
 ): Promise<{ added: number, told: number, sooner: number }> {
   return await ctx.queue.transaction(ctx.db, async tx => {
     const { watched, fresh } = await unwatchedCandidates(tx, domainId, candidates)
-    // A domain's first discovery watches the pages that matter most, within its allowance. A
-    // later one tells of every page it found that is not watched, and watches those of a type
-    // that matters while the allowance lasts: others wait for a person.
+    // A domain's first discovery watches the pages that matter most. A later one tells of
+    // every page it found that is not watched, and watches a few of a type that matters:
+    // others wait for a person.
     const again = watched > 0
     const wanted = again ? fresh.filter(c => TYPES_THAT_MATTER.includes(c.pageType)) : fresh
-    const rows = await addPages(tx, org, domainId, wanted)
+    const most = again ? WATCHED_BY_LATER_DISCOVERY : WATCHED_BY_FIRST_DISCOVERY
+    const rows = await addPages(tx, org, domainId, wanted, new Date(), { most })
     await ctx.queue.enqueueCrawls(tx, rows.map(crawlJobOf))
     await markActive(tx, domainId, 'discovering')
-    await clearDiscoveryError(tx, domainId)
+    await discoveryEnded(tx, domainId, note)
     // A domain whose earlier discovery failed is active once one finds its pages.
     if (rows.length > 0) await markActive(tx, domainId, 'error')
     const byUrl = new Map(rows.map(r => [r.url, r.id]))
-    const told = again
-      ? await recordDiscovered(tx, org.id, domainId,
-        fresh.map(c => ({ url: c.url, pageType: c.pageType, pageId: byUrl.get(c.url) ?? null, lastmod: c.lastmod })))
-      : []
+    // A first discovery tells only of the pages that matter it left for a person.
+    const toTell = again ? fresh : fresh.filter(c => TYPES_THAT_MATTER.includes(c.pageType) && !byUrl.has(c.url))
+    const left = toTell.some(c => !byUrl.has(c.url)) ? await leftForAPerson(tx, org, domainId, most) : null
+    const told = await recordDiscovered(tx, org.id, domainId, toTell.map(c => ({
+      url: c.url,
+      pageType: c.pageType,
+      pageId: byUrl.get(c.url) ?? null,
+      lastmod: c.lastmod,
+      ...(byUrl.has(c.url) || !TYPES_THAT_MATTER.includes(c.pageType) ? {} : { reason: left })
+    })))
     // A watched page the sitemaps listed and list no more is told of as removed (sitemaps read whole only).
-    const left = sitemaps.inSitemaps ? await syncSitemap(tx, domainId, sitemaps.inSitemaps, again) : 0
+    const gone = sitemaps.inSitemaps ? await syncSitemap(tx, domainId, sitemaps.inSitemaps, again) : 0
     // A watched page whose sitemap <lastmod> is newer than its last check is checked at the next turn.
     const sooner = again ? await checkSoonerIfModified(tx, domainId, sitemaps.lastModified ?? [], new Date()) : 0
-    return { added: rows.length, told: told.length + left, sooner }
+    return { added: rows.length, told: told.length + gone, sooner }
   })
+}
+
+/** Why pages of a type that matters were found and not watched: the allowance's reserve, or the discovery's share. */
+async function leftForAPerson (tx: Tx, org: Org, domainId: string, most: number): Promise<string> {
+  const cap = PLANS[org.plan].pagesPerDomain
+  const used = await pagesAdded(tx, domainId)
+  if (cap !== null && used + reservedPages(cap) >= cap) {
+    return `not watched by itself: this domain has taken ${used} of its ${cap} pages, and discovery leaves the ` +
+      'last ones for you to choose'
+  }
+  return `not watched by itself: a discovery watches at most ${most} new pages; watch it if it matters to you`
 }
 
 /**
@@ -117,9 +142,9 @@ export async function requirePage (
   return page
 }
 
-/** Sets a page's monitoring, type, priority or noise rules; rules that cannot work are a 400. */
+/** Sets a page's monitoring, type, priority or noise rules; rules that cannot work, or cost too much, are a 400. */
 export async function changePage (
-  ctx: ServiceContext,
+  ctx: RuleContext,
   orgId: string,
   domainId: string,
   pageId: string,
@@ -127,7 +152,7 @@ export async function changePage (
 ): Promise<PageRow> {
   await requirePage(ctx, orgId, domainId, pageId)
   if (settings.noiseRules) {
-    const problems = checkNoiseRules(settings.noiseRules)
+    const problems = await ctx.ruleChecks(orgId, settings.noiseRules)
     if (problems.length > 0) {
       throw new AppError('VALIDATION_ERROR', problems[0].message, { field: problems[0].field, issues: problems })
     }

@@ -26,6 +26,7 @@ export function domainView (d: DomainRow) {
     discoveryFailure: d.discovery_failed_at
       ? { ...explainFailure(d.discovery_error_code), reason: d.discovery_error ?? '', at: d.discovery_failed_at }
       : null,
+    discoveryNote: d.discovery_note,
     createdAt: d.created_at,
     updatedAt: d.updated_at
   }
@@ -226,6 +227,10 @@ export async function deleteDomain (db: Db, orgId: string, id: string): Promise<
 }
 
 /** A domain with the organisation that owns it, for a job that only has the domain's id. */
+export async function domainExists (db: Db, domainId: string): Promise<boolean> {
+  return (await db.selectFrom('domains').select('id').where('id', '=', domainId).executeTakeFirst()) !== undefined
+}
+
 export async function findDomainWithOrg (
   db: Db,
   domainId: string
@@ -260,10 +265,16 @@ Promise<void> {
     .where('id', '=', domainId).where('status', '=', from).execute()
 }
 
-/** A discovery that found pages: an earlier one's failure is over. */
-export async function clearDiscoveryError (tx: Db, domainId: string): Promise<void> {
-  await tx.updateTable('domains').set({ discovery_error: null, discovery_error_code: null, discovery_failed_at: null })
-    .where('id', '=', domainId).where('discovery_failed_at', 'is not', null).execute()
+/**
+ * A discovery that ended: an earlier one's failure is over, and `note` says what cut this
+ * one short (null: it read everything it could).
+ */
+export async function discoveryEnded (tx: Db, domainId: string, note: string | null): Promise<void> {
+  await tx.updateTable('domains')
+    .set({ discovery_error: null, discovery_error_code: null, discovery_failed_at: null, discovery_note: note })
+    .where('id', '=', domainId)
+    .where(eb => eb.or([eb('discovery_failed_at', 'is not', null), eb('discovery_note', 'is distinct from', note)]))
+    .execute()
 }
 
 /**

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { UUID } from '../vocabulary/core.js'
 import { enforcesTimeouts, type Db } from './db.js'
 
 // How the history lists (changes, jobs, snapshots, deliveries, e-mails) are paged and
@@ -16,7 +17,7 @@ export const encodeCursor = (c: Cursor) => Buffer.from(`${c.createdUs}|${c.id}`)
 /** The cursor a client sent back, or undefined if it is not one of ours. */
 export function decodeCursor (text: string): Cursor | undefined {
   const [createdUs, id] = Buffer.from(text, 'base64url').toString().split('|')
-  if (!id || !/^[0-9a-f-]{36}$/i.test(id) || !/^\d{1,17}$/.test(createdUs)) return undefined
+  if (!id || !UUID.test(id) || !/^\d{1,17}$/.test(createdUs)) return undefined
   return { createdUs, id }
 }
 

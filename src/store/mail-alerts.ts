@@ -217,10 +217,28 @@ export async function rotateMemberFeedToken (db: Db, orgId: string, userId: stri
   return token
 }
 
-/** The organisation a feed secret opens: a member's own (while they are a member), or the organisation's. */
+/** An API key's feed secret, made on first use; it ends with the key (a revoked key's addresses stop). */
+export async function keyFeedToken (db: Db, keyId: string): Promise<string> {
+  const row = await db.selectFrom('api_keys').select('feed_token').where('id', '=', keyId).executeTakeFirstOrThrow()
+  return row.feed_token ?? await rotateKeyFeedToken(db, keyId)
+}
+
+/** A new secret for an API key's feeds: its old addresses stop working. */
+export async function rotateKeyFeedToken (db: Db, keyId: string): Promise<string> {
+  const token = newFeedToken()
+  await db.updateTable('api_keys').set({ feed_token: token }).where('id', '=', keyId).execute()
+  return token
+}
+
+/**
+ * The organisation a feed secret opens: a member's own (while they are a member), an API
+ * key's (while it is not revoked), or the organisation's.
+ */
 export async function orgOfFeedToken (db: Db, token: string) {
   const columns = ['o.id', 'o.name', 'o.plan', 'o.trial_ends_at', 'o.created_at'] as const
   return await db.selectFrom('memberships as m').innerJoin('orgs as o', 'o.id', 'm.org_id').select([...columns])
     .where('m.feed_token', '=', token).executeTakeFirst() ??
+    await db.selectFrom('api_keys as k').innerJoin('orgs as o', 'o.id', 'k.org_id').select([...columns])
+      .where('k.feed_token', '=', token).where('k.revoked_at', 'is', null).executeTakeFirst() ??
     await db.selectFrom('orgs as o').select([...columns]).where('o.feed_token', '=', token).executeTakeFirst()
 }

@@ -626,6 +626,15 @@ const migrations: Record<string, string[]> = {
       queue text NOT NULL,
       taken_at timestamptz NOT NULL DEFAULT now()
     )`
+  ],
+  // Bounded discoveries (a hostile site cannot take the process): what cut the last one
+  // short, and the index that finds a domain's discovery waiting or running (one at a time).
+  '0023_bounded_discovery': [
+    'ALTER TABLE domains ADD COLUMN discovery_note text',
+    // Feed addresses a program asks for with its API key are that key's: revoked with it.
+    'ALTER TABLE api_keys ADD COLUMN feed_token text UNIQUE',
+    `CREATE INDEX jobs_pending_discovery ON jobs (domain_id)
+      WHERE name = 'discover.pages' AND state IN ('waiting', 'active')`
   ]
 }
 

@@ -30,7 +30,7 @@ export async function recordDiscovered (
   tx: Tx,
   orgId: string,
   domainId: string,
-  found: Array<{ url: string, pageType: PageType, pageId: string | null, lastmod?: Date }>
+  found: Array<{ url: string, pageType: PageType, pageId: string | null, lastmod?: Date, reason?: string | null }>
 ): Promise<PageEventRow[]> {
   const told: PageEventRow[] = []
   // In statements of a bounded size: PostgreSQL takes at most 65,535 parameters in one.
@@ -44,6 +44,7 @@ export async function recordDiscovered (
         url: f.url,
         page_type: f.pageType,
         watched: f.pageId !== null,
+        reason: f.reason ?? null,
         sitemap_lastmod: f.lastmod ?? null
       })))
       .onConflict(oc => oc.columns(['domain_id', 'kind', 'url']).doNothing())
@@ -100,7 +101,10 @@ export async function syncSitemap (
 
 /**
  * Brings forward the check of each watched page whose sitemap <lastmod> is newer than its
- * last check: it is due at the scheduler's next turn. Returns how many.
+ * last check: it is due at the scheduler's next turn. Returns how many. A site decides
+ * its <lastmod>, and one that always says "now" would have every page checked at each
+ * discovery: a page is brought forward only once half its domain's check interval has
+ * passed since its last check, so it is checked at most twice as often as its schedule says.
  */
 export async function checkSoonerIfModified (
   tx: Tx, domainId: string, modified: ReadonlyArray<{ url: string, at: Date }>, now: Date
@@ -109,10 +113,12 @@ export async function checkSoonerIfModified (
   const { rows } = await sql<{ id: string }>`
     UPDATE pages p SET next_crawl_at = ${now}
     FROM (SELECT regexp_replace(u, '^https?:', '') AS doc, m FROM unnest(${modified.map(x => x.url)}::text[],
-      ${modified.map(x => x.at.toISOString())}::timestamptz[]) AS t (u, m)) s
-    WHERE p.domain_id = ${domainId}::uuid AND p.monitoring_enabled
+      ${modified.map(x => x.at.toISOString())}::timestamptz[]) AS t (u, m)) s, domains d
+    WHERE p.domain_id = ${domainId}::uuid AND d.id = p.domain_id AND p.monitoring_enabled
       AND regexp_replace(p.url, '^https?:', '') = s.doc
       AND s.m > coalesce(p.last_check_at, '-infinity') AND s.m <= ${now}
+      AND coalesce(p.last_check_at, '-infinity')
+        <= ${now}::timestamptz - d.check_frequency_hours * interval '30 minutes'
       AND (p.next_crawl_at IS NULL OR p.next_crawl_at > ${now})
     RETURNING p.id`.execute(tx)
   return rows.length

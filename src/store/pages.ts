@@ -141,12 +141,26 @@ export async function unwatchedCandidates (tx: Tx, domainId: string, candidates:
   }
 }
 
+/**
+ * Within the domain's page allowance, what discovery may watch without a person: never the
+ * last RESERVED_SHARE of it (at least MIN_RESERVED pages), which stays for pages a person
+ * adds, and at most `most` pages at once.
+ */
+export interface AutomaticWatch { most: number }
+export const RESERVED_SHARE = 0.1
+export const MIN_RESERVED = 5
+
+/** The pages of the domain's allowance that discovery leaves for people (see AutomaticWatch). */
+export const reservedPages = (cap: number | null) =>
+  cap === null ? 0 : Math.max(MIN_RESERVED, Math.ceil(cap * RESERVED_SHARE))
+
 export async function addPages (
   tx: Tx,
   org: Org,
   domainId: string,
   candidates: PageCandidate[],
-  now = new Date()
+  now = new Date(),
+  automatic?: AutomaticWatch
 ): Promise<PageRow[]> {
   const domain = await tx
     .selectFrom('domains')
@@ -156,7 +170,10 @@ export async function addPages (
     .executeTakeFirst()
   if (!domain || candidates.length === 0) return []
   const cap = PLANS[org.plan].pagesPerDomain
-  const room = cap === null ? candidates.length : Math.max(0, cap - domain.pages_added)
+  const allowed = cap === null ? candidates.length : Math.max(0, cap - domain.pages_added)
+  const room = automatic
+    ? Math.min(automatic.most, Math.max(0, allowed - reservedPages(cap)))
+    : allowed
   const existing = new Set(
     (await tx.selectFrom('pages').select('url_hash').where('domain_id', '=', domainId).execute()).map(r => r.url_hash)
   )

@@ -57,6 +57,8 @@ export interface ApiKeysTable {
   created_by: string | null
   last_used_at: Timestamp | null
   name: string | null
+  /** The secret of the feed addresses this key asked for (GET /api/feeds): they end with the key. */
+  feed_token: string | null
 }
 
 export interface UsersTable {
@@ -149,6 +151,8 @@ export interface DomainsTable {
   discovery_error: string | null
   discovery_error_code: string | null
   discovery_failed_at: Timestamp | null
+  /** What cut its last discovery short (a limit of DISCOVERY_STOPS), said to people; null when it read everything. */
+  discovery_note: string | null
   /** Its tags ("direct competitors"): trimmed, lower-case, each once (see vocabulary/core.ts normalTags). */
   tags: Generated<string[]>
   /** When its pages are to be discovered again (weekly), to tell of new and removed ones. */

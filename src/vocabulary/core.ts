@@ -16,6 +16,9 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** A point in time: a Date in our code, an ISO 8601 string on the wire. */
 export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time' })
 
+/** A UUID's text, as an id of ours is written: anything else names nothing, and never reaches the database. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 export const PAGE_TYPES = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other'] as const
 export const PageTypeSchema = literals(PAGE_TYPES, {
   description: 'pricing, features, terms, security, api_docs, changelog or other'

@@ -32,6 +32,27 @@ const CSP = [
   "object-src 'none'"
 ].join('; ')
 
+/**
+ * A person's action counts in their organisation's rate tier, as the API's calls do and in
+ * the same buckets: the heavy actions (discover, crawl, check, research) in the heavy one,
+ * every other form in the standard one. Past it, the form says when it can be sent again.
+ */
+async function withinRateTier (app: FastifyInstance, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  req.rateKey = `org:${req.person!.org.id}`
+  const tier = req.routeOptions.config?.tier ?? 'standard'
+  const limit = await app.tierLimits[tier](req)
+  if (limit.isAllowed || !limit.isExceeded) return
+  const seconds = Math.max(1, limit.ttlInSeconds)
+  reply.header('Retry-After', seconds)
+  const wait = seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`
+  throw new AppError('RATE_LIMITED', tier === 'heavy'
+    ? `Your organisation has used its ${limit.max} discoveries, crawls, checks and briefs of the hour (in the app ` +
+      `and through the API together). Try again in ${wait}.`
+    : `Your organisation has sent ${limit.max} requests in a minute (in the app and through the API together). ` +
+      `Try again in ${wait}.`,
+  { limit: limit.max, retryAfter: seconds, tier })
+}
+
 export async function webApp (app: FastifyInstance, deps: WebDeps) {
   const { db, settings: config } = deps
   const rules = sessionRules(config)
@@ -81,7 +102,11 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
         }
       }
     }
-    if (req.person || req.routeOptions.config?.public) return
+    if (req.person) {
+      if (req.method === 'POST') await withinRateTier(app, req, reply)
+      return
+    }
+    if (req.routeOptions.config?.public) return
     if (session) throw new AppError('FORBIDDEN', 'You are not a member of any organisation any more.')
     const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : ''
     return await reply.redirect(`/app/sign-in${next}`, 303)
@@ -119,6 +144,7 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
     mailer: deps.mailer,
     principals: deps.principals,
     linkSecret: deps.linkSecret,
+    ruleChecks: deps.ruleChecks,
     rules
   }
   await app.register(authRoutes, shared)

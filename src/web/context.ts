@@ -8,6 +8,7 @@ import type { Mailer } from '../mail/mailer.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { SessionRules } from '../services/accounts.js'
 import type { Principals } from '../services/principals.js'
+import type { RuleChecker } from '../services/context.js'
 import type { Db } from '../store/db.js'
 import type { Viewer } from './views/layout.js'
 
@@ -23,6 +24,8 @@ export interface WebDeps {
   principals: Principals
   /** Signs unsubscribe links and image links. */
   linkSecret: string
+  /** Checks noise rules on the analysis threads. */
+  ruleChecks: RuleChecker
 }
 
 /** The signed-in person of a request, in the organisation they work in. */
@@ -60,7 +63,7 @@ export function cookieNames (config: Pick<Config, 'publicBaseUrl'>) {
 const secure = (config: Pick<Config, 'publicBaseUrl'>) => (config.publicBaseUrl ?? '').startsWith('https:')
 
 /** The form of the ids in the app's paths: anything else is not found. */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export { UUID } from '../vocabulary/core.js'
 
 export function sessionRules (config: Config): SessionRules {
   return { idleMs: config.sessionIdleMinutes * 60_000, maxMs: config.sessionMaxDays * 86_400_000 }

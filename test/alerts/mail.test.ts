@@ -6,6 +6,7 @@ import { runMailDigests } from '../../src/alerts/mail-outbox.js'
 import { localClock } from '../../src/vocabulary/mail-alerts.js'
 import { addUser } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
+import { issueKey, revokeKey } from '../../src/store/orgs.js'
 import { layout, pricingMain, startAcmeSite, acmeHostMap } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import type { TestSite } from '../helpers/site.js'
@@ -224,6 +225,16 @@ describe('alerts by e-mail and Atom feeds', () => {
     const revoked = await fetch(links.changes)
     assert.equal(revoked.status, 404)
     assert.equal((await revoked.json()).code, 'NOT_FOUND')
+    assert.equal((await fetch(rotated.changes)).status, 200)
+    // The addresses a key asks for are that key's: a read key's end when it is revoked; another key's go on.
+    const db = t.service.store.db
+    const orgId = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
+    const reader = await issueKey(db, orgId, { scope: 'read', name: 'a dashboard' })
+    const its = (await t.api.withKey(reader.apiKey).get('/api/feeds')).body.data
+    assert.notEqual(its.changes, rotated.changes)
+    assert.equal((await fetch(its.changes)).status, 200)
+    await revokeKey(db, reader.id, orgId)
+    assert.equal((await fetch(its.changes)).status, 404)
     assert.equal((await fetch(rotated.changes)).status, 200)
   })
 

@@ -84,7 +84,18 @@ describe('history lists: snapshots, webhook deliveries and alert e-mails', () =>
         assert.equal(meta.total, ROWS)
         assert.equal(meta.totalCapped, undefined)
       }
-      const bad = await api.get(`${paths[list]}?cursor=${Buffer.from('1|x').toString('base64url')}`)
+      // Not ours: a short id, and one of 36 dashes that looks like a UUID's length (it reached the database: 500).
+      for (const forged of ['1|x', `1|${'-'.repeat(36)}`, `1|${'g'.repeat(8)}-aaaa-aaaa-aaaa-${'a'.repeat(12)}`]) {
+        const bad = await api.get(`${paths[list]}?cursor=${Buffer.from(forged).toString('base64url')}`)
+        assert.equal(bad.status, 400, forged)
+        assert.equal(bad.body.details.field, 'cursor')
+      }
+    })
+  }
+
+  for (const path of ['/api/changes', '/api/jobs']) {
+    it(`${path}: a forged cursor is a 400 naming cursor`, async () => {
+      const bad = await api.get(`${path}?cursor=${Buffer.from(`1|${'-'.repeat(36)}`).toString('base64url')}`)
       assert.equal(bad.status, 400)
       assert.equal(bad.body.details.field, 'cursor')
     })

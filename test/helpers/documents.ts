@@ -57,14 +57,32 @@ export function encryptedPdf (): Buffer {
   ], `/Root 1 0 R /Encrypt 4 0 R /ID [<${hex(5).slice(0, 32)}> <${hex(5).slice(0, 32)}>]`)
 }
 
-/** A "PDF bomb": a page whose content stream is 100 KB that inflates to 100 MB. */
-export function bombPdf (): Buffer {
-  const inflated = 100 * 1024 * 1024
-  const stream = deflateSync(Buffer.alloc(inflated, 0x20), { level: 9 })
+/**
+ * A "PDF bomb": a page whose content stream is 100 KB that inflates to 100 MB (`inflatedMb`).
+ * `hex`: the Deflate data written as hexadecimal under `[/ASCIIHexDecode /FlateDecode]`, as
+ * an attacker hides it from a check that only inflates raw streams; `streams`: that many
+ * content streams; `badChecksum`: each one's Adler-32 checksum corrupted, which a strict
+ * inflater refuses at its end (and PDF.js reads all the same); `indirect`: the filters
+ * named through another object (`/Filter 9 0 R`), which only a full PDF parser follows.
+ */
+export function bombPdf (
+  opts: { inflatedMb?: number, hex?: boolean, streams?: number, badChecksum?: boolean, indirect?: boolean } = {}
+): Buffer {
+  const inflated = (opts.inflatedMb ?? 100) * 1024 * 1024
+  const streams = opts.streams ?? 1
+  let data = deflateSync(Buffer.alloc(Math.floor(inflated / streams), 0x20), { level: 9 })
+  if (opts.badChecksum) data[data.length - 1] ^= 0xff
+  if (opts.hex) data = Buffer.from(`${data.toString('hex')}>`, 'latin1')
+  const filters = opts.hex ? '[/ASCIIHexDecode /FlateDecode]' : '/FlateDecode'
+  const filterObject = 4 + streams
+  const filter = opts.indirect ? `${filterObject} 0 R` : filters
+  const contents = Array.from({ length: streams }, (_, i) => `${4 + i} 0 R`).join(' ')
   return rawPdf([
     ...PAGE_TREE,
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>',
-    Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream,
-      Buffer.from('\nendstream')])
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents [${contents}] >>`,
+    ...Array.from({ length: streams }, () => Buffer.concat([
+      Buffer.from(`<< /Length ${data.length} /Filter ${filter} >>\nstream\n`), data, Buffer.from('\nendstream')
+    ])),
+    ...(opts.indirect ? [filters] : [])
   ], '/Root 1 0 R')
 }

@@ -77,3 +77,34 @@ describe('a deadline for every task', () => {
     }
   })
 })
+
+describe('the threads shared fairly between organisations', () => {
+  const until = async (what: () => boolean) => {
+    while (!what()) await new Promise(resolve => setTimeout(resolve, 20))
+  }
+
+  it("a tenant's slow task leaves the thread to the others, its own next task waits behind it, and its deadline frees the line", async () => {
+    // One thread, as on a two-core machine; a selector that reads every paragraph's siblings' siblings.
+    const analysis = new PageAnalysis(1, 6_000)
+    try {
+      const costly = {
+        raw: Buffer.from(`<main>${'<p>x</p>'.repeat(3_000)}</main>`),
+        contentType: 'text/html',
+        rules: { ignoreSelectors: ['p:has(~ p ~ p)'] }
+      }
+      const cheap = { raw: Buffer.from(layout('Pricing — Acme', pricingMain('$49'))), contentType: 'text/html' }
+      const slow = analysis.for('hostile').read(costly)
+      slow.catch(() => {})
+      await until(() => analysis.load().slow === 1)
+      let behindDone = false
+      const behind = analysis.for('hostile').read(cheap).then(r => { behindDone = true; return r })
+      assert.equal((await analysis.for('other').read(cheap)).title, 'Pricing — Acme', 'another tenant is served')
+      assert.deepEqual(analysis.load(), { running: 1, slow: 1, waiting: 1 }, 'the costly task runs on, its tenant\'s next waits')
+      assert.equal(behindDone, false)
+      await assert.rejects(slow, AnalysisTimeout)
+      assert.equal((await behind).title, 'Pricing — Acme', 'a thread replaced after its deadline takes the next task at once')
+    } finally {
+      await analysis.close()
+    }
+  })
+})

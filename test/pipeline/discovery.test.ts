@@ -12,15 +12,17 @@ describe('discovery on sites of their own', () => {
   before(async () => {
     site = await new TestSite().start()
     // A host per test: robots.txt is cached per origin.
-    const hosts = ['closed.test', 'named.test', 'twins.test', 'nohome.test', 'slash.test']
+    const hosts = ['closed.test', 'named.test', 'twins.test', 'nohome.test', 'slash.test', 'slow.test']
     // nowhere.test goes to a name no DNS resolves (.invalid is reserved for that).
     t = await startTestService({
-      CRAWL_HOST_MAP: [...hosts.map(h => `${h}=${site.origin}`), 'nowhere.test=http://nowhere.invalid'].join(',')
+      CRAWL_HOST_MAP: [...hosts.map(h => `${h}=${site.origin}`), 'nowhere.test=http://nowhere.invalid'].join(','),
+      DISCOVERY_DEADLINE_SECONDS: '3'
     })
   })
   afterEach(async () => {
     for (const d of (await t.api.get('/api/domains')).body.data) await t.api.delete(`/api/domains/${d.id}`)
     site.routes.clear()
+    site.fallback = undefined
     site.hits.length = 0
   })
   after(async () => {
@@ -44,6 +46,25 @@ describe('discovery on sites of their own', () => {
     const domain = (await t.api.get(`/api/domains/${created.id}`)).body.data
     assert.equal(domain.status, 'error')
     assert.deepEqual(domain.pages, [])
+  })
+
+  it('a site too slow to be read whole in the time a discovery has: it stops at its deadline, keeps what it found, says so', async () => {
+    site.page('/', layout('Slow', '<h1>Slow</h1><a href="/pricing">Pricing</a><a href="/features">Features</a>'))
+    // Every page but the home page answers after a second: sixty of them would take a minute.
+    site.fallback = path => (_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/html' })
+        res.end(layout(path, `<h1>${path}</h1><p>Text.</p>`))
+      }, 1000)
+    }
+    const created = (await t.api.post('/api/domains', { domain: 'slow.test' })).body.data
+    const job = await waitForJob(t.api, created.discoveryJobId)
+    assert.equal(job.state, 'completed', job.failedReason)
+    assert.match(job.returnValue.stopped, /the site answered too slowly to be read whole in the time a discovery has/)
+    const domain = (await t.api.get(`/api/domains/${created.id}`)).body.data
+    assert.equal(domain.status, 'active')
+    assert.ok(domain.pages.some((p: any) => p.url === 'https://slow.test/pricing'), 'a page found and not read is kept')
+    assert.ok(site.hits.length < 15, `${site.hits.length} requests`)
   })
 
   it('a home page that fails is not added nor counted; the pages that answer are', async () => {

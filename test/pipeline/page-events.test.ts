@@ -87,7 +87,9 @@ describe('new and removed pages', () => {
     assert.deepEqual(sent.map(d => [d.type, new URL(d.data.event.url).pathname]).sort(),
       [['page.discovered', '/pricing/enterprise'], ['page.removed', '/legal/terms']])
     // Discovered again: nothing new to tell. The pricing page's <lastmod> says it changed since its last
-    // check: it is checked at the scheduler's next turn.
+    // check, half a day ago (half its domain's interval): it is checked at the scheduler's next turn.
+    await t.service.store.db.updateTable('pages').set({ last_check_at: new Date(Date.now() - 13 * 3_600_000) })
+      .where('url', '=', 'https://shop.test/pricing').execute()
     site.set('/sitemap.xml', sitemap(['/', '/pricing', '/pricing/enterprise', '/blog/hello-world'],
       { '/pricing': new Date().toISOString() }))
     const again = (await t.api.post(`/api/domains/${domainId}/discover`)).body.data

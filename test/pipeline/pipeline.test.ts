@@ -338,23 +338,26 @@ describe('discovery at scale and within the plan cap', () => {
     await site.close()
   })
 
-  it('adds the most valuable pages first and never more than the cap (trial: 500 per domain)', async () => {
+  it('adds the most valuable pages first, leaves a tenth of the cap for people, never more (trial: 500 per domain)', async () => {
     const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
     const job = await waitForJob(t, created.discoveryJobId)
     assert.equal(job.state, 'completed')
-    assert.equal(job.returnValue.pagesAdded, 500)
+    assert.equal(job.returnValue.pagesAdded, 450, 'discovery leaves 50 places for pages a person adds')
     assert.ok(job.returnValue.pagesDiscovered > 600)
     const all = []
     for (let page = 1; page <= 2; page++) {
       all.push(...(await t.api.get(`/api/domains/${created.id}/pages?pageSize=500&page=${page}`)).body.data)
     }
-    assert.equal(all.length, 500)
+    assert.equal(all.length, 450)
     for (const type of ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog']) {
       assert.ok(
         all.some(p => p.pageType === type),
         `a ${type} page made the cut`
       )
     }
+    // A person may take the places discovery left, up to the cap.
+    const urls = Array.from({ length: 50 }, (_, i) => `https://acme.test/by-hand-${i}`)
+    for (const url of urls) assert.equal((await t.api.post(`/api/domains/${created.id}/pages`, { url })).status, 201)
     const manual = await t.api.post(`/api/domains/${created.id}/pages`, { url: 'https://acme.test/one-more' })
     assert.equal(manual.status, 402)
     assert.deepEqual(manual.body.details, { resource: 'pages', used: 500, limit: 500, changedBy: 'owner' })
@@ -399,16 +402,19 @@ describe('discovery of a site with 100,000 URLs in its sitemaps', () => {
     await site.close()
   })
 
-  it('reads them all, keeps the typed pages, and stays within the cap', async () => {
+  it('reads the first 100,000, says it stopped there, keeps the typed pages, and stays within the cap', async () => {
     const created = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data
     const job = await waitForJob(t, created.discoveryJobId)
     assert.equal(job.state, 'completed', job.failedReason)
-    assert.ok(job.returnValue.pagesDiscovered >= 100_000, `discovered ${job.returnValue.pagesDiscovered}`)
-    assert.equal(job.returnValue.pagesAdded, 500)
+    assert.equal(job.returnValue.pagesDiscovered, 100_000)
+    assert.match(job.returnValue.stopped, /^Discovery stopped early: the site lists more than 100,000 addresses; the first were read\. The pages found by then were kept\.$/)
+    assert.equal((await t.api.get(`/api/domains/${created.id}`)).body.data.discoveryNote, job.returnValue.stopped)
+    assert.equal(job.returnValue.pagesAdded, 450)
     const pages = []
     for (let page = 1; page <= 2; page++) {
       pages.push(...(await t.api.get(`/api/domains/${created.id}/pages?pageSize=500&page=${page}`)).body.data)
     }
+    assert.equal(pages.length, 450)
     assert.ok(
       pages.filter(p => p.pageType === 'other').length <= 1,
       'typed pages (docs → api_docs) fill the cap before blog posts'

@@ -160,7 +160,7 @@ describe('the record of a job pg-boss runs', () => {
     const discover = async (hostname: string) => {
       const domain = await db.insertInto('domains').values({ org_id: orgId, hostname, status: 'active' })
         .returning('id').executeTakeFirstOrThrow()
-      return await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId, domainId: domain.id }))
+      return (await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId, domainId: domain.id }))).id
     }
     const job = async (id: string) => (await t.api.get(`/api/jobs/${id}`)).body.data
     const held = async () => (await db.selectFrom('held_jobs').select('id').execute()).map(h => h.id).sort()

@@ -183,3 +183,39 @@ describe(
     })
   }
 )
+
+describe('an attempt that outlives its lease', () => {
+  let t: TestService
+  before(async () => {
+    // No workers of the service's own: the test's handler is the only one on the queue.
+    t = await startTestService({ ROLE: 'api', JOB_EXPIRE_SECONDS: '2' })
+  })
+  after(async () => {
+    await t.stop()
+  })
+
+  it('is stopped by its signal before its expiry hands it to a retry, and fails saying why', async () => {
+    const { db } = t.service.store
+    const { queue } = t.service
+    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
+    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: 'lease.test', status: 'active' })
+      .returning('id').executeTakeFirstOrThrow()
+    const jobId = crypto.randomUUID()
+    await queue.transaction(db, tx =>
+      queue.enqueueResearch(tx, jobId, { orgId: org.id, domainId: domain.id, briefId: crypto.randomUUID() }))
+    const stopped: unknown[] = []
+    queue.pull(QUEUE.research, 1, {
+      // Work that would never end by itself: only its signal ends it.
+      run: async (_job, signal) => await new Promise<object>((_resolve, reject) => {
+        signal.addEventListener('abort', () => { stopped.push(signal.reason); reject(new Error('aborted')) })
+      })
+    })
+    const failed = await eventually(async () => {
+      const job = (await t.api.get(`/api/jobs/${jobId}`)).body.data
+      return job.failedReason ? job : undefined
+    }, 20_000, 'the attempt to be stopped')
+    assert.equal(failed.failedReason, 'the attempt ran for 2 s, the most its queue allows, and was stopped')
+    assert.equal(stopped.length, 1)
+    await queue.stopPulling(0)
+  })
+})

@@ -468,6 +468,16 @@ describe('the web app, in a browser', () => {
     await second.context.close()
   })
 
+  it('the API explorer at /swagger works under a policy of its own: never framed, nothing fetched elsewhere', async () => {
+    const { context, page } = await person()
+    const res = await page.goto(`${t.url}/swagger`)
+    const csp = res!.headers()['content-security-policy']
+    assert.match(csp, /frame-ancestors 'none'/)
+    assert.doesNotMatch(csp, /validator\.swagger\.io|upgrade-insecure-requests/)
+    await page.getByText('Re-run page discovery').first().waitFor()
+    await context.close()
+  })
+
   it('no console error and no CSP violation on any page', () => {
     assert.deepEqual(problems, [])
   })

@@ -156,7 +156,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
         operationId: 'discoverDomain',
         tags: ['domains'],
         summary: 'Re-run page discovery',
-        description: 'Heavy rate tier (per hour; see the rate limits above).',
+        description: 'Heavy rate tier (per hour; see the rate limits above). A domain has one discovery at a time: ' +
+          'while one is waiting or running, this answers with its job (`discoveryJobId`) and queues no other.',
         params: IdParams,
         response: responses(
           200,
@@ -166,8 +167,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       }
     },
     async req => {
-      const { domain, discoveryJobId } = await rediscover(ctx, req.principal!.org, req.params.id)
-      return { data: { domain: domain.hostname, discoveryJobId, message: `Discovery queued for ${domain.hostname}` } }
+      const { domain, discoveryJobId, message } = await rediscover(ctx, req.principal!.org, req.params.id)
+      return { data: { domain: domain.hostname, discoveryJobId, message } }
     }
   )
 

@@ -17,8 +17,8 @@ const Offer = Type.Object({
   description: Type.String()
 })
 
-export const feedbackRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue }) => {
-  const ctx = { db, queue }
+export const feedbackRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, ruleChecks }) => {
+  const ctx = { db, queue, ruleChecks }
   const teacher = (p: { keyId: string }) => ({ by: { keyId: p.keyId }, name: p.keyId })
 
   app.post('/changes/:id/feedback', {

@@ -5,7 +5,7 @@ import { Feed } from 'feed'
 import { appBaseUrl } from '../../config.js'
 import { AppError, notFound } from '../../vocabulary/errors.js'
 import {
-  CHANGE_TYPES, normalTags, SEVERITIES, TagSchema, type ChangeType, type PageType, type Severity
+  CHANGE_TYPES, normalTags, SEVERITIES, TagSchema, UUID, type ChangeType, type PageType, type Severity
 } from '../../vocabulary/core.js'
 import { listChanges } from '../../store/changes.js'
 import { toldPageEvents } from '../../store/page-events.js'
@@ -15,8 +15,6 @@ import { orgOfFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
 import { literals, PageTypeSchema } from '../schemas.js'
 import { responses } from '../responses.js'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const ENTRIES = 50
 const MULTI = ['severity', 'changeType', 'pageType'] as const

@@ -3,7 +3,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { appBaseUrl } from '../../config.js'
 import { ChangeTypeSchema, literals, MailModeSchema, SEVERITIES, TagSchema } from '../../vocabulary/core.js'
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
-import { feedToken, listEmails, rotateFeedToken } from '../../store/mail-alerts.js'
+import { keyFeedToken, listEmails, rotateKeyFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
 import { EmailDelivery, MailSettings, PageTypeSchema, Uuid } from '../schemas.js'
 import { HistoryPagination, historyMeta, readCursor, responses } from '../responses.js'
@@ -80,18 +80,20 @@ export const mailAlertRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
     schema: {
       operationId: 'getFeedLinks',
       tags: ['alerts'],
-      summary: "The addresses of the organisation's Atom feeds",
-      description: 'They carry a secret token instead of a key, for feed readers: share them as you would a key.',
+      summary: "The addresses of the organisation's Atom feeds, for this API key",
+      description: 'They carry a secret token instead of a key, for feed readers: share them as you would a key. ' +
+        'They are this key\'s: revoking the key ends them (the app shows admins the organisation\'s own addresses, ' +
+        'and each member theirs).',
       response: responses(200, FeedLinks, [])
     }
-  }, async req => ({ data: feedUrls(base, await feedToken(db, req.principal!.org.id)) }))
+  }, async req => ({ data: feedUrls(base, await keyFeedToken(db, req.principal!.keyId)) }))
 
   app.post('/feeds/rotate', {
     schema: {
       operationId: 'rotateFeedLinks',
       tags: ['alerts'],
-      summary: 'New feed addresses; the old ones stop working',
+      summary: 'New feed addresses for this API key; its old ones stop working',
       response: responses(200, FeedLinks, [])
     }
-  }, async req => ({ data: feedUrls(base, await rotateFeedToken(db, req.principal!.org.id)) }))
+  }, async req => ({ data: feedUrls(base, await rotateKeyFeedToken(db, req.principal!.keyId)) }))
 }

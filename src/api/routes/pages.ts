@@ -57,8 +57,8 @@ type SnapshotRow = {
   height: number | null
 }
 
-export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue }) => {
-  const ctx = { db, queue }
+export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, ruleChecks }) => {
+  const ctx = { db, queue, ruleChecks }
   app.get(
     '/domains/:id/pages',
     {

@@ -109,7 +109,7 @@ const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 
 export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
   const { db, queue, settings: config } = deps
-  const ctx = { db, queue }
+  const ctx = { db, queue, ruleChecks: deps.ruleChecks }
   const base = appBaseUrl(config)
   const rules: DestinationRules = {
     hostMap: config.alertHostMap,

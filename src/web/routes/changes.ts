@@ -64,7 +64,7 @@ function storeFilters (f: InboxFilters): ChangeFilters {
 
 export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
   const { db, queue, settings: config } = deps
-  const ctx = { db, queue }
+  const ctx = { db, queue, ruleChecks: deps.ruleChecks }
   const base = appBaseUrl(config)
 
   app.get('/changes', async (req, reply) => {

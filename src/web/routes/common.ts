@@ -29,6 +29,8 @@ const DONE: Record<string, string> = {
   'page-crawl': 'A check of this page is queued.',
   'page-pending': 'A check of this page was already waiting or running: no recheck was taken.',
   discover: 'Discovery is queued: this page shows what it finds.',
+  'discover-pending': 'A discovery of this domain was already queued or running: no other was queued. ' +
+    'This page shows what it finds.',
   page: 'Page added: its first check is queued.',
   saved: 'Page settings saved.',
   tagged: 'Tags saved.',

@@ -99,7 +99,7 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
 
   const onDomain = formAction(config, req => `/app/domains/${id(req.params)}`)
 
-  app.post('/domains/:id/crawl', onDomain(async req => {
+  app.post('/domains/:id/crawl', { config: { tier: 'heavy' } }, onDomain(async req => {
     await crawlNow(ctx, req.person.org, id(req.params))
     return `/app/domains/${id(req.params)}?done=crawl`
   }))
@@ -110,12 +110,12 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
     return `/app/domains/${id(req.params)}?done=tagged`
   }))
 
-  app.post('/domains/:id/discover', onDomain(async req => {
-    await rediscover(ctx, req.person.org, id(req.params))
-    return `/app/domains/${id(req.params)}?done=discover`
+  app.post('/domains/:id/discover', { config: { tier: 'heavy' } }, onDomain(async req => {
+    const { queued } = await rediscover(ctx, req.person.org, id(req.params))
+    return `/app/domains/${id(req.params)}?done=${queued ? 'discover' : 'discover-pending'}`
   }))
 
-  app.post('/domains/:id/research', onDomain(async req => {
+  app.post('/domains/:id/research', { config: { tier: 'heavy' } }, onDomain(async req => {
     const { briefId } = await requestResearch(ctx, req.person.org, id(req.params))
     return `/app/research/${briefId}`
   }))

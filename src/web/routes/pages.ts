@@ -15,7 +15,7 @@ import { formAction, id, lines, notice, outOf, pageOf } from './common.js'
 
 export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
   const { db, queue, settings: config } = deps
-  const ctx = { db, queue }
+  const ctx = { db, queue, ruleChecks: deps.ruleChecks }
 
   app.get('/domains/:id/pages/:pageId', async (req, reply) => {
     const org = req.person!.org
@@ -50,7 +50,7 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
   const pagePath = (req: FastifyRequest) => `/app/domains/${id(req.params)}/pages/${id(req.params, 'pageId')}`
   const onPage = formAction(config, pagePath)
 
-  app.post('/domains/:id/pages/:pageId/crawl', onPage(async req => {
+  app.post('/domains/:id/pages/:pageId/crawl', { config: { tier: 'heavy' } }, onPage(async req => {
     const { jobId } = await crawlPageNow(ctx, req.person.org, id(req.params), id(req.params, 'pageId'))
     return `${pagePath(req)}?done=${jobId ? 'page-crawl' : 'page-pending'}`
   }))

@@ -174,6 +174,8 @@ export interface DomainPageData {
   lastCrawledAt: Date | null
   nextCrawlAt: Date | null
   discoveryFailure: { kind: 'blocked' | 'error', reason: string, at: Date, nextStep: string } | null
+  /** What cut its last discovery short, if anything. */
+  discoveryNote: string | null
   pages: Array<{
     id: string
     url: string
@@ -279,6 +281,9 @@ export function DomainPage (p: {
               : null}
           </div>
           )
+        : null}
+      {d.discoveryNote && !discovering
+        ? <p class='card small' role='note'>{d.discoveryNote} Pages you know of can be added below.</p>
         : null}
       {failing.length > 0
         ? (
