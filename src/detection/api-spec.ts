@@ -1,6 +1,7 @@
 import { parseDocument } from 'htmlparser2'
 import { parse as parseYaml } from 'yaml'
-import type { ApiChange, ApiDiff, Severity } from '../vocabulary/core.js'
+import type { ApiChange, ApiDiff, Fact } from '../vocabulary/core.js'
+import { judge } from '../vocabulary/facts.js'
 import type { StructuredChange, StructuredReading } from './structure.js'
 
 // An API documentation page's machine-readable description (OpenAPI 3.x, Swagger 2; JSON
@@ -338,14 +339,18 @@ export function apiChange (diff: ApiDiff): StructuredChange | undefined {
   const removed = diff.breaking.filter(c => c.change === 'removed')
   const added = diff.nonBreaking.filter(c => c.change === 'added')
   const otherBreaking = diff.breaking.filter(c => c.change !== 'removed')
-  let severity: Severity
-  let changeType: StructuredChange['changeType']
-  if (removed.length > 0) [severity, changeType] = ['critical', 'feature_removed']
-  else if (otherBreaking.length > 0) [severity, changeType] = ['high', 'feature_removed']
-  else if (added.length > 0) [severity, changeType] = ['medium', 'feature_added']
-  else if (diff.deprecated.length > 0) [severity, changeType] = ['medium', 'content_change']
-  else if (diff.nonBreaking.length > 0) [severity, changeType] = ['low', 'content_change']
-  else return undefined
+  const otherNonBreaking = diff.nonBreaking.filter(c => c.change !== 'added')
+  // Each difference as a fact, weightiest kind first: the first leads (see facts.ts).
+  const about = (c: ApiChange) => ({ subject: `${c.method} ${c.path}` })
+  const facts: Fact[] = [
+    ...removed.map(c => ({ kind: 'operation_removed' as const, ...about(c) })),
+    ...otherBreaking.map(c => ({ kind: 'api_breaking' as const, ...about(c) })),
+    ...added.map(c => ({ kind: 'operation_added' as const, ...about(c) })),
+    ...diff.deprecated.map(c => ({ kind: 'api_deprecated' as const, ...about(c) })),
+    ...otherNonBreaking.map(c => ({ kind: 'api_described' as const, ...about(c) }))
+  ]
+  if (facts.length === 0) return undefined
+  const { changeType, severity } = judge(facts[0], 'api_docs')
   const lead = removed[0] ?? otherBreaking[0] ?? added[0] ?? diff.deprecated[0] ?? diff.nonBreaking[0]
   const parts = [shown(lead)]
   const restBreaking = diff.breaking.length - (lead && diff.breaking.includes(lead) ? 1 : 0)
@@ -360,7 +365,7 @@ export function apiChange (diff: ApiDiff): StructuredChange | undefined {
     severity,
     confidence: 0.95,
     summary: `API: ${parts.join('; ')}`,
-    diffData: { api: diff }
+    diffData: { api: diff, facts }
   }
 }
 

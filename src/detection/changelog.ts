@@ -1,6 +1,7 @@
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument, parseFeed } from 'htmlparser2'
-import type { ChangeType, ChangelogEntry, Severity } from '../vocabulary/core.js'
+import type { ChangelogEntry, Fact } from '../vocabulary/core.js'
+import { judge } from '../vocabulary/facts.js'
 import { dateIn } from './dates.js'
 import { fold, LANGUAGES, matcher, RELEASE_WORDS } from './lexicon.js'
 import { cut, plain } from './quote.js'
@@ -190,21 +191,20 @@ const sameEntry = (a: ChangelogEntry, b: ChangelogEntry) =>
 
 const words = (kind: keyof typeof RELEASE_WORDS) => matcher(RELEASE_WORDS[kind], LANGUAGES)
 
-/** What a new entry is, by what it says: its type and severity. */
-function weigh (e: ChangelogEntry): { changeType: ChangeType, severity: Severity } {
+/** An entry as a fact: new (weighed by what it says: breaking, a removal, a deprecation; adding), or edited. */
+function factOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): Fact {
+  const subject = e.version ?? e.date ?? e.title
+  if (how === 'edited') return { kind: 'release_edited', subject }
   const text = fold([e.title, ...e.items].join('\n'))
-  const added = words('added').test(text)
-  const changeType = added ? 'feature_added' : 'content_change'
-  if (words('breaking').test(text)) return { changeType, severity: 'critical' }
-  if (words('removed').test(text) || words('security').test(text) || words('pricing').test(text)) {
-    return { changeType, severity: 'high' }
-  }
-  if (words('deprecated').test(text) || added) return { changeType, severity: 'medium' }
-  return { changeType, severity: 'low' }
+  const release = words('breaking').test(text)
+    ? 'breaking'
+    : words('removed').test(text) || words('security').test(text) || words('pricing').test(text)
+      ? 'removal'
+      : words('deprecated').test(text) ? 'deprecation' : 'plain'
+  return { kind: 'release_added', subject, release, adds: words('added').test(text) }
 }
 
 const MAX_SUMMARY = 200
-const EDITED = { changeType: 'content_change', severity: 'low' } as const
 
 function summaryOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): string {
   const name = e.unreleased
@@ -242,10 +242,15 @@ function changelogChanges (
     // The unreleased entry emptied by the release is part of it.
     if (released && key === 'unreleased') continue
     const how = e === released ? 'released' : old ? 'edited' : 'new'
-    // An old entry edited is a low content_change, whatever it says.
-    const { changeType, severity } = how === 'edited' ? EDITED : weigh(e)
+    // An old entry edited is a low content_change, whatever it says (see facts.ts).
+    const fact = factOf(e, how)
     out.push({
-      change: { changeType, severity, confidence: 0.9, summary: summaryOf(e, how), diffData: { changelog: e } },
+      change: {
+        ...judge(fact, 'changelog'),
+        confidence: 0.9,
+        summary: summaryOf(e, how),
+        diffData: { changelog: e, facts: [fact] }
+      },
       before: how === 'released' ? [key, 'unreleased'] : [key],
       after: [key]
     })

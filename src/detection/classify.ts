@@ -1,7 +1,8 @@
 import {
-  LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type DetectedChange, type DiffData, type DiffHunk,
-  type PageType, type Severity
+  LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type DetectedChange, type DiffData, type DiffHunk, type Fact,
+  type FactKind, type PageType, type Severity
 } from '../vocabulary/core.js'
+import { FACT_WORDS } from '../vocabulary/facts.js'
 import { type EditKind, trivialPhrase } from './edit-kinds.js'
 import { type Language, ownLanguages } from './lexicon.js'
 import { legalTitle } from './page-kinds.js'
@@ -69,6 +70,8 @@ const addCounts = (into: Counts, from: Counts) => {
 /** One change as it is being put together, with what its summary is made of. */
 interface Counted {
   change: DetectedChange
+  /** Its facts, the lead's first. */
+  facts: Fact[]
   /** What changed where: the lead edit (or, with only trivial edits, their kinds). */
   headline: string
   /** Substantive passages it covers, the lead's included. */
@@ -107,9 +110,12 @@ function regionChange (
     updatedOn = kinds.updatedOn ?? updatedOn
   }
   const diffData = diffOf(region.map(r => r.part))
+  const trivialFacts = trivial.flatMap(r => r.reading.facts)
   if (substantive.length === 0) {
+    const { changeType, severity } = trivial[0].reading
     return {
-      change: { changeType: 'content_change', severity: 'low', confidence: 0.9, summary: '', diffData },
+      change: { changeType, severity, confidence: 0.9, summary: '', diffData },
+      facts: trivialFacts,
       headline: headlineOf(prefixOf(pageType, afterLines, trivial[0].part.section),
         trivialPhrase(counts, updatedOn).join(', ')),
       passages: 0,
@@ -130,6 +136,9 @@ function regionChange (
     lead.reading.passages
   const section = lead.reading.label ?? (lead.reading.standsAlone ? undefined : lead.part.section)
   return {
+    facts: [
+      ...lead.reading.facts, ...substantive.filter(r => r !== lead).flatMap(r => r.reading.facts), ...trivialFacts
+    ],
     change: {
       changeType: lead.reading.changeType,
       severity: highest(substantive.map(r => r.reading.severity)),
@@ -190,6 +199,7 @@ function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Cou
   const weight = (x: Counted) => RANK[x.change.severity] * 2 + (x.wholeSection ? 1 : 0)
   const lead = same.reduce((best, x) => weight(x) > weight(best) ? x : best)
   const merged: Counted = {
+    facts: [...lead.facts, ...same.filter(x => x !== lead).flatMap(x => x.facts)],
     change: {
       changeType: type,
       severity: same.length > 5 && severity === 'low' ? 'medium' : severity,
@@ -218,7 +228,9 @@ function foldTrivial (changes: Counted[]): Counted[] {
   const counts = trivial.reduce((c, x) => addCounts(c, x.trivial), {})
   const updatedOn = trivial.find(x => x.updatedOn)?.updatedOn
   if (others.length === 0) {
-    const merged = trivial.length === 1 ? trivial[0] : { ...trivial[0], trivial: counts }
+    const merged = trivial.length === 1
+      ? trivial[0]
+      : { ...trivial[0], trivial: counts, facts: trivial.flatMap(x => x.facts) }
     return [{
       ...merged,
       headline: trivial.length === 1
@@ -231,6 +243,7 @@ function foldTrivial (changes: Counted[]): Counted[] {
   const lead = others.reduce((best, x) => significanceOf(x) > significanceOf(best) ? x : best)
   const withTrivial: Counted = {
     ...lead,
+    facts: [...lead.facts, ...trivial.flatMap(x => x.facts)],
     trivial: addCounts({ ...lead.trivial }, counts),
     ...(updatedOn ?? lead.updatedOn ? { updatedOn: updatedOn ?? lead.updatedOn } : {}),
     change: { ...lead.change, diffData: mergedDiff([lead.change.diffData, ...trivial.map(x => x.change.diffData)]) }
@@ -337,10 +350,43 @@ export function classifyChanges (
   }))
 }
 
-/** The change's diff, with how many edits of each kind it holds (and the new date of last update). */
+/** The change's diff, with how many edits of each kind it holds (and the new date of last update) and its facts. */
 function withEdits (diffData: DiffData, c: Counted): DiffData {
   const kinds = { ...(c.passages > 0 ? { substantive: c.passages } : {}), ...c.trivial }
-  return { ...diffData, edits: { kinds, ...(c.updatedOn ? { updatedOn: c.updatedOn } : {}) } }
+  return { ...diffData, edits: { kinds, ...(c.updatedOn ? { updatedOn: c.updatedOn } : {}) }, facts: c.facts }
+}
+
+/**
+ * All that one check found on one page as one change (one edit, one alert): led by its
+ * most significant change (severity, then type), whose type, severity and words it keeps,
+ * with the others' facts counted after it ("; and 11 more prices up, 1 more section
+ * added"). Its diff holds every change's lines and facts, the lead's first.
+ */
+export function oneChange (changes: readonly DetectedChange[]): DetectedChange[] {
+  if (changes.length <= 1) return [...changes]
+  const lead = changes.reduce((best, c) => significance(c) > significance(best) ? c : best)
+  const others = changes.filter(c => c !== lead)
+  const counts = new Map<FactKind, number>()
+  for (const c of others) {
+    for (const f of c.diffData.facts ?? [{ kind: 'text_edit' as const }]) {
+      if (f.kind !== 'trivial_edit') counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1)
+    }
+  }
+  const more = [...counts].map(([kind, n]) => `${n} more ${FACT_WORDS[kind][n === 1 ? 0 : 1]}`)
+  const all = [lead, ...others].map(c => c.diffData)
+  const pick = <K extends keyof DiffData>(key: K) => all.find(d => d[key] !== undefined)?.[key]
+  const merged = mergedDiff(all)
+  return [{
+    ...lead,
+    summary: more.length > 0 ? `${lead.summary.replace(/[\s.;,]+$/, '')}; and ${more.join(', ')}` : lead.summary,
+    diffData: {
+      ...merged,
+      hunks: [...merged.hunks].sort((a, b) => a.newStart - b.newStart || a.oldStart - b.oldStart),
+      ...Object.fromEntries((['pricing', 'changelog', 'api', 'visual', 'edits'] as const)
+        .map(k => [k, pick(k)]).filter(([, v]) => v !== undefined)),
+      facts: all.flatMap(d => d.facts ?? [])
+    }
+  }]
 }
 
 /** Two prices of different plans under one heading (rows of one table) stay two changes. */

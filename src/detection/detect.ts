@@ -1,5 +1,5 @@
 import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
-import { classifyChanges } from './classify.js'
+import { classifyChanges, oneChange } from './classify.js'
 import { buildDiff } from './diff.js'
 import { extractPage, withoutPermalink } from './extract.js'
 import { pageLanguage } from './language.js'
@@ -70,9 +70,10 @@ function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
 }
 
 /**
- * The changes between the text of the last snapshot and a new page read; with both
- * versions (`pages`, an intelligence page's), its type's structured reader has its say
- * (see readers.ts): it takes over the text changes it explains. Pure: no I/O.
+ * The change between the text of the last snapshot and a new page read, one at most (all
+ * that moved, led by what matters most: see oneChange); with both versions (`pages`, an
+ * intelligence page's), its type's structured reader has its say (see readers.ts): it
+ * takes over the text changes it explains. Pure: no I/O.
  */
 export function compareContent (
   previousText: string,
@@ -86,10 +87,10 @@ export function compareContent (
     ? []
     : classifyChanges(d, pageType, current.lines, current.language, new Set(current.priceLines))
   const reader = pages ? readerOf(pageType) : undefined
-  if (!reader || !pages) return classify(diff)
+  if (!reader || !pages) return oneChange(classify(diff))
   const html = (h: string) => hasSelectors(rules) ? applySelectors(h, rules!) : h
   const reading = reader.compare({ ...pages, before: html(pages.before), after: html(pages.after) })
-  return withReading(diff, reading, classify)
+  return oneChange(withReading(diff, reading, classify))
 }
 
 /** What a page links to that its type's structured reader reads with it: API descriptions, feeds. */

@@ -1,6 +1,7 @@
 import {
-  SEVERITY_RANK, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable, type Severity
+  SEVERITY_RANK, type Fact, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable
 } from '../vocabulary/core.js'
+import { judge } from '../vocabulary/facts.js'
 import { fold } from './lexicon.js'
 import { parseAmount } from './money.js'
 import { planKey, type PricingReading } from './pricing.js'
@@ -172,25 +173,33 @@ function featureMoves (common: ReadonlyArray<[PricingPlan, PricingPlan]>): Prici
   return out
 }
 
-/** What a person is told of a move: its weight. */
-function severityOf (c: PricingChange): Severity {
-  if (c.kind === 'price_up' && (c.percent ?? 100) >= 50) return 'critical'
-  if ((c.kind === 'price_up' || c.kind === 'price_down') && Math.abs(c.percent ?? 100) >= 20) return 'high'
-  if (c.kind === 'plan_removed') return 'high'
-  if (c.kind === 'limit_changed' && limitLowered(c) && (c.percent === undefined || c.percent <= -50)) return 'high'
-  if (c.kind === 'feature_added') return 'low'
-  return 'medium'
+/** A move of the table as the fact it is (see facts.ts): money, a plan, a limit, a feature. */
+function factOf (c: PricingChange, before: PricingTable, after: PricingTable): Fact {
+  const about = {
+    ...(c.plan ? { subject: c.plan } : {}),
+    ...(c.before ? { before: c.before } : {}),
+    ...(c.after ? { after: c.after } : {}),
+    ...(c.percent === undefined ? {} : { percent: c.percent })
+  }
+  switch (c.kind) {
+    case 'price_up':
+    case 'price_down':
+      return { ...about, kind: c.percent === undefined ? 'price_changed' : c.kind }
+    case 'plan_removed':
+      return { ...about, kind: c.kind, priced: before.plans.some(p => p.name === c.plan && p.prices.length > 0) }
+    case 'plan_added':
+      return {
+        ...about,
+        kind: c.kind,
+        priced: after.plans.some(p => p.name === c.plan && p.prices.length > 0) &&
+          before.plans.some(p => p.prices.length > 0)
+      }
+    case 'limit_changed':
+      return { ...about, kind: limitLowered(c) ? 'limit_lowered' : 'limit_raised', subject: `${c.plan}: ${c.limit}` }
+    default:
+      return { ...about, kind: c.kind, ...(c.feature ? { subject: c.feature } : {}) }
+  }
 }
-
-/** Whether a move takes something away from a customer: a plan, a feature, a limit lowered. */
-const takesAway = (c: PricingChange) => c.kind === 'plan_removed' || c.kind === 'feature_removed' ||
-  c.kind === 'feature_moved' || (c.kind === 'limit_changed' && limitLowered(c))
-/** Whether a move is of money: a price, or a plan with a price coming or going. */
-const ofMoney = (c: PricingChange, before: PricingTable, after: PricingTable) =>
-  c.kind === 'price_up' || c.kind === 'price_down' ||
-  (c.kind === 'plan_removed' && before.plans.some(p => p.name === c.plan && p.prices.length > 0)) ||
-  (c.kind === 'plan_added' && after.plans.some(p => p.name === c.plan && p.prices.length > 0) &&
-    before.plans.some(p => p.prices.length > 0))
 
 const MAX_NAMED = 4
 /** Of moves of one weight, which leads: money, then plans, then limits, then features. */
@@ -200,32 +209,32 @@ const KIND_ORDER: ReadonlyArray<PricingChange['kind']> = [
 ]
 
 /**
- * The change a person reads from the table's moves, one per check: a price_change when a
- * price moved or a priced plan came or went; else feature_removed when a plan, a feature
- * or some of a limit was taken away; else feature_added. Plans added or removed are each
- * named; the largest of the other moves lead.
+ * The change a person reads from the table's moves, one per check, led by its weightiest
+ * move (by the facts' table, then money before plans before limits before features, then
+ * the largest percentage). Plans added or removed are each named; the largest of the
+ * other moves lead.
  */
 export function pricingChange (
   before: PricingTable, after: PricingTable, moves: readonly PricingChange[]
 ): StructuredChange {
-  const ranked = [...moves].sort((x, y) =>
-    SEVERITY_RANK[severityOf(y)] - SEVERITY_RANK[severityOf(x)] ||
-    KIND_ORDER.indexOf(x.kind) - KIND_ORDER.indexOf(y.kind) ||
-    Math.abs(y.percent ?? 0) - Math.abs(x.percent ?? 0))
-  const shown = ranked.filter((m, i) => i < MAX_NAMED || m.kind.startsWith('plan_'))
-  const named = shown.map(m => m.summary).join('; ')
+  const weighed = moves.map(m => {
+    const fact = factOf(m, before, after)
+    return { m, fact, ...judge(fact, 'pricing') }
+  })
+  const ranked = [...weighed].sort((x, y) =>
+    SEVERITY_RANK[y.severity] - SEVERITY_RANK[x.severity] ||
+    KIND_ORDER.indexOf(x.m.kind) - KIND_ORDER.indexOf(y.m.kind) ||
+    Math.abs(y.m.percent ?? 0) - Math.abs(x.m.percent ?? 0))
+  const shown = ranked.filter((x, i) => i < MAX_NAMED || x.m.kind.startsWith('plan_'))
+  const named = shown.map(x => x.m.summary).join('; ')
   const more = ranked.length - shown.length
-  const changeType = moves.some(m => ofMoney(m, before, after))
-    ? 'price_change'
-    : moves.some(takesAway) ? 'feature_removed' : 'feature_added'
-  const severity = ranked.map(severityOf).reduce((s, x) => SEVERITY_RANK[x] > SEVERITY_RANK[s] ? x : s, 'low')
+  const lead = ranked[0]
   return {
-    changeType,
-    // A limit or a feature taken away is at least medium, whatever else moved.
-    severity: changeType === 'feature_removed' && severity === 'low' ? 'medium' : severity,
+    changeType: lead.changeType,
+    severity: lead.severity,
     confidence: 0.9,
     summary: more > 0 ? `${named}; and ${more} more` : named,
-    diffData: { pricing: { before, after, changes: ranked } }
+    diffData: { pricing: { before, after, changes: ranked.map(x => x.m) }, facts: ranked.map(x => x.fact) }
   }
 }
 

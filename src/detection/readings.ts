@@ -1,6 +1,7 @@
 import {
-  type ChangeType, type DiffHunk, type PageType, SEVERITY_RANK as RANK, type Severity
+  type ChangeType, type DiffHunk, type Fact, type PageType, SEVERITY_RANK as RANK, type Severity
 } from '../vocabulary/core.js'
+import { judge } from '../vocabulary/facts.js'
 import { type EditKind, editKinds, type EditKinds, trivialPhrase } from './edit-kinds.js'
 import {
   CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PLAN_LIMIT_WORDS,
@@ -15,8 +16,14 @@ import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial }
 // spelling variant, a date of last update) or a plain edit of text. The readings are one
 // ordered table (READINGS): the first that reads a block names it. Pure.
 
+/** A table row's cells, or null for a line that is not a row. */
+const cellsOf = (line: string) => line.startsWith('| ') ? line.slice(2, -2).split(' | ') : null
+
+/** Which cell of its table row a price stands in (-1: not in a row). */
+const columnOf = (line: string, money: Money) => cellsOf(line)?.findIndex(c => c.includes(money.raw)) ?? -1
+
 function labelOf (line: string, money: Money): string {
-  const cells = line.startsWith('| ') ? line.slice(2, -2).split(' | ') : null
+  const cells = cellsOf(line)
   if (cells && cells.length > 1) return cells.find(c => !c.includes(money.raw) && findMoney(c).length === 0) ?? ''
   const label = line
     .replace(money.raw, '')
@@ -44,8 +51,12 @@ export interface Part {
   kinds?: EditKinds
 }
 
-/** What one block of changed lines is: its type, weight and the words that say it. */
+/** What one block of changed lines is: its facts, their type and weight (see facts.ts), and the words that say it. */
 export interface Reading {
+  /** The fact that names the block (the weightiest of `facts`). */
+  fact: Fact
+  /** Every fact the block holds, the lead's included (a row of prices holds one per price). */
+  facts: Fact[]
   changeType: ChangeType
   severity: Severity
   confidence: number
@@ -84,60 +95,97 @@ export interface Context {
   legalPage: boolean
 }
 
-/** Money that is a price, with the line it is on and that line's own label (its plan, its row). */
-interface Priced { m: Money, line: string, label: string }
+/** A reading's type and weight: its fact's, by the one table (facts.ts). */
+const judged = (fact: Fact, ctx: Context) => ({ fact, facts: [fact], ...judge(fact, ctx.pageType) })
+
+/** Money that is a price, with the line it is on, that line's own label (its plan, its row) and its cell. */
+interface Priced { m: Money, line: string, label: string, column: number }
 
 function priceReading (p: Part, ctx: Context): Reading | undefined {
   // Money in legal text is the text's edit: the legal rules weigh it.
   if (ctx.legalPage) return undefined
   const money = (lines: string[]): Priced[] =>
     lines.flatMap(l => findMoney(l).filter(m => isPrice(m, l, p, ctx.pageType, ctx.language))
-      .map(m => ({ m, line: l, label: labelOf(l, m) })))
+      .map(m => ({ m, line: l, label: labelOf(l, m), column: columnOf(l, m) })))
   const before = money(p.removed)
   const after = money(p.added)
-  const key = (m: Money) => `${m.currency}${m.amount}/${m.period}`
   if (before.length === 0 && after.length === 0) return undefined
   // A whole section whose money is in its sentences ("billed at $0.50 per 1,000 requests") is a section.
   const inProse = [...before, ...after].every(x => plain(x.line).length > MAX_PRICE_LINE)
   if (inProse && sectionReading(p, ctx)) return undefined
-  if (before.length > 0 && after.length > 0 && before.map(x => key(x.m)).join() === after.map(x => key(x.m)).join()) {
+  const keys = (side: Priced[]) => side.map(x => priceKey(x.m)).join()
+  if (before.length > 0 && after.length > 0 && keys(before) === keys(after)) {
     return undefined
   }
   if ((before.length === 0 || after.length === 0) && ctx.pageType !== 'pricing') return undefined
-  const pairs: string[] = []
-  let severity: Severity = 'medium'
-  const raise = (s: Severity) => {
-    if (RANK[s] > RANK[severity]) severity = s
-  }
-  let label: string | undefined
+  const facts: Fact[] = []
+  const pairs: Array<{ label: string, text: string, fact: Fact }> = []
   for (const [b, a] of pairPrices(before, after)) {
-    if (b && a && key(b.m) === key(a.m)) continue
-    const pairLabel = a?.label || b?.label || p.section || 'Price'
-    label ??= pairLabel
-    const pair = `${b?.m.raw ?? 'no price'} → ${a?.m.raw ?? 'no price'}`
-    pairs.push(pairLabel === label ? pair : `${pairLabel}: ${pair}`)
-    if (b && a && b.m.currency === a.m.currency && b.m.period === a.m.period) {
-      if (a.m.amount > b.m.amount) raise(a.m.amount >= b.m.amount * 1.25 ? 'critical' : 'high')
-    } else {
-      raise('high')
-    }
+    const fact = priceFact(b, a)
+    if (!fact) continue
+    const label = a?.label || b?.label || p.section || 'Price'
+    fact.subject = label
+    facts.push(fact)
+    const percent = fact.percent === undefined ? '' : ` (${fact.percent > 0 ? '+' : ''}${fact.percent}%)`
+    pairs.push({ label, text: `${b?.m.raw ?? 'no price'} → ${a?.m.raw ?? 'no price'}${percent}`, fact })
   }
-  if (pairs.length === 0) return undefined
+  if (facts.length === 0) return undefined
+  const judgedFacts = facts.map(f => ({ f, ...judge(f, ctx.pageType) }))
+  const lead = judgedFacts.reduce((best, x) =>
+    RANK[x.severity] > RANK[best.severity] ||
+    (RANK[x.severity] === RANK[best.severity] && Math.abs(x.f.percent ?? 0) > Math.abs(best.f.percent ?? 0))
+      ? x
+      : best)
+  // The lead's label stands for the section; the other pairs name their own.
+  const label = pairs.find(x => x.fact === lead.f)!.label
+  const ordered = [pairs.find(x => x.fact === lead.f)!, ...pairs.filter(x => x.fact !== lead.f)]
   const matched = before.length > 0 && after.length > 0
   return {
-    changeType: 'price_change',
-    severity,
+    fact: lead.f,
+    facts: [lead.f, ...facts.filter(f => f !== lead.f)],
+    changeType: lead.changeType,
+    severity: lead.severity,
     confidence: matched ? (before.length === after.length ? 0.95 : 0.85) : 0.75,
-    phrase: pairs.join('; '),
+    phrase: ordered.map(x => x.label === label ? x.text : `${x.label}: ${x.text}`).join('; '),
     passages: 1,
     label
   }
 }
 
+/** A price as compared: its currency, amount and what it is per. */
+const priceKey = (m: Money) => `${m.currency}${m.amount}/${m.period}`
+
+/** A move in whole percent (to a tenth below 1%); none from 0. */
+function percentOf (before: number, after: number): number | undefined {
+  if (before === 0 || !Number.isFinite(before) || !Number.isFinite(after)) return undefined
+  const p = ((after - before) / before) * 100
+  return Math.abs(p) >= 1 ? Math.round(p) : Math.round(p * 10) / 10
+}
+
 /**
- * Old and new prices paired by their label (a plan's row, "Pro: $49"), never across two
- * labels; prices with no label of their own are paired in their order, with their kind
- * (currency and period) first. What is left has no counterpart ("no price").
+ * What a pair of prices says: up or down by a percentage when currency and period are
+ * the same, changed when they are not (per seat → flat: the numbers do not weigh it),
+ * added or removed without a counterpart; nothing when it is the same price.
+ */
+function priceFact (b: Priced | undefined, a: Priced | undefined): Fact | undefined {
+  const sides = { ...(b ? { before: b.m.raw } : {}), ...(a ? { after: a.m.raw } : {}) }
+  if (b && a) {
+    if (priceKey(b.m) === priceKey(a.m)) return undefined
+    if (b.m.currency !== a.m.currency || b.m.period !== a.m.period) return { kind: 'price_changed', ...sides }
+    const percent = percentOf(b.m.amount, a.m.amount)
+    const kind = a.m.amount > b.m.amount ? 'price_up' : 'price_down'
+    return percent === undefined ? { kind, ...sides } : { kind, ...sides, percent }
+  }
+  return { kind: b ? 'price_removed' : 'price_added', ...sides }
+}
+
+/**
+ * Old and new prices paired. A price found on both sides, with the same or no label, only
+ * moved (a row re-ordered, a price gone and back): it is no move. The rest are paired by
+ * their label (a plan's row, "Pro: $49"), never across two labels: in a row of several
+ * prices, by their cell (the monthly price with the monthly price, never a setup fee with
+ * a total), then by their kind (currency and period), then in their order. Prices with no
+ * label of their own pair only with one of their kind. What is left has no counterpart.
  */
 function pairPrices (
   before: readonly Priced[], after: readonly Priced[]
@@ -148,10 +196,18 @@ function pairPrices (
     const i = left.findIndex(test)
     return i < 0 ? undefined : left.splice(i, 1)[0]
   }
+  const sameKind = (x: Priced, a: Priced) => x.m.currency === a.m.currency && x.m.period === a.m.period
+  const rest: Priced[] = []
   for (const a of after) {
+    const same = take(x => priceKey(x.m) === priceKey(a.m) && (x.label === a.label || !x.label || !a.label))
+    if (!same) rest.push(a)
+  }
+  for (const a of rest) {
     const b = a.label
-      ? take(x => x.label === a.label)
-      : take(x => !x.label && x.m.currency === a.m.currency && x.m.period === a.m.period) ?? take(x => !x.label)
+      ? take(x => x.label === a.label && a.column >= 0 && x.column === a.column) ??
+        take(x => x.label === a.label && sameKind(x, a)) ??
+        take(x => x.label === a.label && (a.column < 0 || x.column < 0))
+      : take(x => !x.label && sameKind(x, a))
     out.push([b, a])
   }
   for (const b of left) out.push([b, undefined])
@@ -169,8 +225,7 @@ function cardsReading (p: Part, ctx: Context): Reading | undefined {
   const cards = added ?? removed
   if (!cards) return undefined
   return {
-    changeType: added ? 'feature_added' : 'feature_removed',
-    severity: added ? 'medium' : 'high',
+    ...judged({ kind: added ? 'feature_added' : 'feature_removed', subject: cards[0] }, ctx),
     confidence: 0.85,
     phrase: `${feature(cards.length)} ${names(cards)} ${added ? 'added' : 'removed'}`,
     passages: 1,
@@ -193,22 +248,10 @@ function sectionReading (p: Part, ctx: Context): Reading | undefined {
   // The section's own heading names where it is: "Terms, 14. Safety policy: new section (6 paragraphs)".
   const phrase = newSection ? `new section (${size}${more})` : `section removed (${size}${more})`
   const label = cut(headings[0], 80)
-  // A legal page's new or removed section is an edit of its terms, weighed by the legal rules, at least medium.
-  if (ctx.legalPage) {
-    const legal = legalReading(p, ctx.own)
-    const severity = legal.severity === 'low' ? 'medium' : legal.severity
-    return { ...legal, severity, phrase, label, standsAlone: true }
-  }
-  const weighty = ctx.pageType === 'pricing' || ctx.pageType === 'features'
-  return {
-    changeType: newSection ? 'section_added' : 'section_removed',
-    severity: newSection ? (weighty ? 'medium' : 'low') : (weighty ? 'high' : 'medium'),
-    confidence: 0.85,
-    phrase,
-    passages: 1,
-    label,
-    standsAlone: true
-  }
+  // A legal page's section is its terms': the table weighs it by what it says.
+  const fact: Fact = { kind: newSection ? 'section_added' : 'section_removed', subject: label }
+  if (ctx.legalPage) fact.legalWords = speaksOfLaw(p, ctx.own)
+  return { ...judged(fact, ctx), confidence: ctx.legalPage ? 0.9 : 0.85, phrase, passages: 1, label, standsAlone: true }
 }
 
 /** List items (or table rows) added or removed, and nothing else: features. */
@@ -219,12 +262,12 @@ function itemsReading (p: Part, ctx: Context): Reading | undefined {
   if (itemsOnly(p.added) && p.removed.length === 0) {
     const items = p.added.map(plain)
     const phrase = `${feature(items.length)} ${names(items)} added`
-    return { changeType: 'feature_added', severity: 'medium', confidence: sure, phrase, passages: 1 }
+    return { ...judged({ kind: 'feature_added', subject: items[0] }, ctx), confidence: sure, phrase, passages: 1 }
   }
   if (itemsOnly(p.removed) && p.added.length === 0) {
     const items = p.removed.map(plain)
     const phrase = `${feature(items.length)} ${names(items)} removed`
-    return { changeType: 'feature_removed', severity: 'high', confidence: sure, phrase, passages: 1 }
+    return { ...judged({ kind: 'feature_removed', subject: items[0] }, ctx), confidence: sure, phrase, passages: 1 }
   }
   return undefined
 }
@@ -247,30 +290,26 @@ function planLimitsReading (p: Part, ctx: Context): Reading | undefined {
   const lost = p.added.length === 0 ? !restricts(was) : p.removed.length === 0 ? restricts(is) : lessOffered(was, is)
   const quote = quoteEdit(p.removed, p.added)
   return {
-    changeType: lost ? 'feature_removed' : 'feature_added',
-    severity: lost ? 'high' : 'medium',
+    ...judged({ kind: lost ? 'limit_lowered' : 'limit_raised' }, ctx),
     confidence: 0.8,
     phrase: quote.phrase,
     passages: quote.passages
   }
 }
 
-/** The legal rules, on a legal page: every edit is its terms'. */
-function legalPartReading (p: Part, ctx: Context): Reading | undefined {
-  return ctx.legalPage ? legalReading(p, ctx.own) : undefined
-}
-
-/** Any other edit of the text: its size weighs it. */
-function contentReading (p: Part): Reading {
+/**
+ * Any other edit of the text, weighed by the table: its size, and on a legal page
+ * whether it speaks of rights, data, liability (then it is an update of the terms).
+ */
+function textReading (p: Part, ctx: Context): Reading {
   const quote = quoteEdit(p.removed, p.added)
-  const words = wordDelta(p.removed.join(' '), p.added.join(' '))
-  return {
-    changeType: 'content_change',
-    severity: words > 40 || p.added.length + p.removed.length > 6 ? 'medium' : 'low',
-    confidence: 0.7,
-    phrase: quote.phrase,
-    passages: quote.passages
+  const fact: Fact = {
+    kind: 'text_edit',
+    lines: p.added.length + p.removed.length,
+    words: wordDelta(p.removed.join(' '), p.added.join(' '))
   }
+  if (ctx.legalPage) fact.legalWords = speaksOfLaw(p, ctx.own)
+  return { ...judged(fact, ctx), confidence: ctx.legalPage ? 0.9 : 0.7, phrase: quote.phrase, passages: quote.passages }
 }
 
 /** The kinds of a block's edits, worked out once. */
@@ -286,9 +325,10 @@ export function kindsOf (p: Part, ctx: Context): EditKinds {
 function trivialReading (p: Part, ctx: Context): Reading | undefined {
   const kinds = kindsOf(p, ctx)
   if (kinds.kind === 'substantive') return undefined
+  const only = Object.keys(kinds.counts).filter(k => k !== 'substantive')
   return {
-    changeType: 'content_change',
-    severity: 'low',
+    ...judged({ kind: only.length === 1 && only[0] === 'last_updated' ? 'revision_date_changed' : 'trivial_edit' },
+      ctx),
     confidence: 0.9,
     phrase: trivialPhrase(kinds.counts, kinds.updatedOn).join(', '),
     passages: 1,
@@ -322,9 +362,8 @@ const READINGS: ReadonlyArray<readonly [name: string, read: (p: Part, ctx: Conte
   ['cards', cardsReading],
   ['section', sectionReading],
   ['items', itemsReading],
-  ['legal', legalPartReading],
   ['plan limits', planLimitsReading],
-  ['content', contentReading]
+  ['text', textReading]
 ]
 
 /**
@@ -375,7 +414,7 @@ function firstReading (p: Part, ctx: Context): Reading {
     const reading = read(p, ctx)
     if (reading) return reading
   }
-  return contentReading(p)
+  return textReading(p, ctx)
 }
 
 /** The quantities a text states, years aside ("up to 3 projects, 10 GB": "3 10"), and whether it says unlimited. */
@@ -387,18 +426,12 @@ function quantities (text: string): string {
 }
 const UNLIMITED = /unlimited|illimit|unbegrenzt|unbeschränkt|ilimitad|onbeperkt/i
 
-function legalReading (p: Part, own: readonly Language[]): Reading {
-  const changedText = [...p.removed, ...p.added].join('\n')
-  const lines = p.removed.length + p.added.length
-  const quote = quoteEdit(p.removed, p.added)
-  return {
-    changeType: 'terms_update',
-    // In the page's own language (and English): French "tiers" is third parties, English "tiers" are plans.
-    severity: matcher(LEGAL_WORDS, own).test(foldAccents(changedText)) ? 'high' : lines > 4 ? 'medium' : 'low',
-    confidence: 0.9,
-    phrase: quote.phrase,
-    passages: quote.passages
-  }
+/**
+ * Whether an edit speaks of what terms bind (rights, data, liability, fees…), in the
+ * page's own language and English: French "tiers" is third parties, English "tiers" are plans.
+ */
+function speaksOfLaw (p: Part, own: readonly Language[]): boolean {
+  return matcher(LEGAL_WORDS, own).test(foldAccents([...p.removed, ...p.added].join('\n')))
 }
 
 /** Whether the new text offers less than the old: a number went down, or "unlimited" went away. */

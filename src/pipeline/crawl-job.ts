@@ -18,7 +18,8 @@ import {
 import { hasPicture, pictureAsOf, saveScreenshot } from '../store/screenshots.js'
 import { severityRules } from '../store/learned.js'
 import { recordGoneIfLong } from '../store/page-events.js'
-import type { DetectedChange, PageType } from '../vocabulary/core.js'
+import type { DetectedChange, Fact, PageType } from '../vocabulary/core.js'
+import { judge } from '../vocabulary/facts.js'
 import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
 import { AnalysisTimeout, type PageAnalysis, type PageReading } from './analysis.js'
@@ -304,7 +305,7 @@ async function compareStage (
   return {
     text: await snapshotText(deps.db, previous.id),
     rawGzip: gzipSync(fetched.raw),
-    detected: visualOnly ? [visualChange(visual)] : [],
+    detected: visualOnly ? [visualChange(visual, crawl.page.page_type)] : [],
     shot,
     document
   }
@@ -421,14 +422,16 @@ async function typeFromRead (
 }
 
 /** A change seen only in the screenshots (the text is the same). */
-function visualChange (visual: VisualDiff): DetectedChange {
+function visualChange (visual: VisualDiff, pageType: PageType): DetectedChange {
   const n = visual.regions.length
+  const fact: Fact = { kind: 'visual_change', percent: visual.changedPercent }
   return {
-    changeType: 'content_change',
-    severity: visual.changedPercent >= 10 ? 'medium' : 'low',
+    ...judge(fact, pageType),
     confidence: 0.6,
     summary: `The page looks different: ${visual.changedPercent}% of it changed, in ${n} region${n === 1 ? '' : 's'}`,
-    diffData: { before: '', after: '', stats: { additions: 0, deletions: 0, changes: 0 }, hunks: [], visual }
+    diffData: {
+      before: '', after: '', stats: { additions: 0, deletions: 0, changes: 0 }, hunks: [], visual, facts: [fact]
+    }
   }
 }
 

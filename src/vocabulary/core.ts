@@ -282,6 +282,57 @@ export const ApiDiffSchema = Type.Object({
 })
 export type ApiDiff = Static<typeof ApiDiffSchema>
 
+/**
+ * What a check found, one fact at a time (see facts.ts, whose one table turns a fact into
+ * a change type and a severity): the text comparison and every structured reader say
+ * what they found this way.
+ */
+export const FACT_KINDS = [
+  // Money: a price of one plan moved (`percent` when its currency and period compare), came or went.
+  'price_up', 'price_down', 'price_changed', 'price_added', 'price_removed',
+  // Plans, whole: `priced` when a price came or went with it.
+  'plan_added', 'plan_removed',
+  // What a plan allows ("10 GB", "unlimited users"): `percent` when both sides are numbers.
+  'limit_raised', 'limit_lowered',
+  // Features: items, cards, comparison rows; `moved` between plans.
+  'feature_added', 'feature_removed', 'feature_moved',
+  // A section (a heading and its lines) added or removed whole.
+  'section_added', 'section_removed',
+  // An API description's contract.
+  'operation_added', 'operation_removed', 'api_breaking', 'api_deprecated', 'api_described',
+  // A changelog's entry: new (weighed by its words), or an old one edited.
+  'release_added', 'release_edited',
+  // Words: an edit of text (`lines`, `words`; `legalWords` when it speaks of rights, data, liability…).
+  'text_edit',
+  // Edits that change nothing a reader acts on: a date of revision alone, or a renumbering, typography, spelling.
+  'revision_date_changed', 'trivial_edit',
+  // The page's picture, when its text did not move (`percent` of pixels).
+  'visual_change'
+] as const
+export type FactKind = (typeof FACT_KINDS)[number]
+
+export const RELEASE_WEIGHTS = ['breaking', 'removal', 'deprecation', 'plain'] as const
+
+export const FactSchema = Type.Object({
+  kind: literals(FACT_KINDS),
+  subject: Type.Optional(Type.String({
+    description: 'what it is about, as the page names it: a plan, a section, an operation, a limit, an entry'
+  })),
+  before: Type.Optional(Type.String({ description: 'the value before, as written (a price, a limit)' })),
+  after: Type.Optional(Type.String({ description: 'the value after, as written' })),
+  percent: Type.Optional(Type.Number({ description: 'the move in percent, where the two sides compare' })),
+  priced: Type.Optional(Type.Boolean({ description: 'a plan that came or went had a price' })),
+  lines: Type.Optional(Type.Integer({ description: 'text edits: changed lines' })),
+  words: Type.Optional(Type.Integer({ description: 'text edits: words added or removed' })),
+  legalWords: Type.Optional(Type.Boolean({ description: 'the edit speaks of rights, data, liability, fees…' })),
+  release: Type.Optional(literals(RELEASE_WEIGHTS, {
+    description: 'a changelog entry: what its words say it is (breaking, removal, deprecation, plain)'
+  })),
+  adds: Type.Optional(Type.Boolean({ description: 'a changelog entry adds something' }))
+}, { $id: 'Fact', title: 'Fact', description: 'one thing a check found; the first of a change\'s facts leads it' })
+export type Fact = Static<typeof FactSchema>
+export type ReleaseWeight = (typeof RELEASE_WEIGHTS)[number]
+
 export const DiffDataSchema = Type.Object(
   {
     before: Type.String({ description: 'the removed text (bounded in size)' }),
@@ -323,6 +374,10 @@ export const DiffDataSchema = Type.Object(
     }, { description: "the change's edits by kind: trivial ones never lead its summary nor raise its severity" })),
     changelog: Type.Optional(ChangelogEntrySchema),
     api: Type.Optional(ApiDiffSchema),
+    facts: Type.Optional(Type.Array(FactSchema, {
+      description: 'what the check found, one fact each (a price up 30 % on Pro, an operation removed, a section ' +
+        'added…), the one that leads the change first: its type and severity are that fact\'s'
+    })),
     visual: Type.Optional(
       Type.Object(
         {

@@ -67,16 +67,17 @@ describe('changelog changes', () => {
     assert.ok(c.diffData.hunks.length > 0, 'with the text diff')
   })
 
-  it('an entry that adds things is feature_added; two new entries are two changes', () => {
+  it('an entry that adds things is feature_added; two new entries are one change, led by the weightier', () => {
     const html = fixture('headed-fr')
     const after = insert(html, '<h2>3 octobre 2026</h2>',
       '<h2>5 novembre 2026</h2><h3>Nouvelle API de facturation</h3><p>Créez des factures depuis votre code.</p>\n' +
       '<h2>28 octobre 2026</h2><h3>Thème sombre</h3><p>Le thème suit votre système.</p>\n')
     const changes = changelogChanges(html, after)
     assert.deepEqual(changes.map(c => [c.changeType, c.severity, c.summary]), [
-      ['feature_added', 'medium', 'Changelog 2026-11-05: Nouvelle API de facturation; Créez des factures depuis votre code.'],
-      ['content_change', 'low', 'Changelog 2026-10-28: Thème sombre; Le thème suit votre système.']
+      ['feature_added', 'medium', 'Changelog 2026-11-05: Nouvelle API de facturation; Créez des factures depuis votre code; and 1 more release']
     ])
+    assert.deepEqual(changes[0].diffData.facts!.map(f => [f.kind, f.subject, f.release, f.adds]),
+      [['release_added', '2026-11-05', 'plain', true], ['release_added', '2026-10-28', 'plain', false]])
   })
 
   it('a release card in German about a security fix; a Spanish removal', () => {

@@ -22,7 +22,8 @@ describe('change classification on realistic pages', () => {
     assert.equal(sameHash, false)
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')
-    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month')
+    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month (+20%)')
+    assert.deepEqual(c.diffData.facts, [{ kind: 'price_up', subject: 'Pro', before: '$49/month', after: '$59/month', percent: 20 }])
     assert.ok(c.confidence >= 0.9)
     // The changed passage with the lines around it, as a person reads it: not the whole page.
     assert.equal(c.diffData.before, '- Email support\n## Pro\n$49/month\n- 10 users\n- SSO')
@@ -39,7 +40,7 @@ describe('change classification on realistic pages', () => {
     assert.ok(lines.some(l => l.type === 'context' && l.content === '## Pro'))
   })
 
-  it('price_change: a rise of a quarter or more is critical; a cut is medium', () => {
+  it('price_change: a rise of half or more is critical; a cut of a tenth is medium', () => {
     assert.equal(
       changes(layout('P', pricingMain('$49')), layout('P', pricingMain('$79')), 'pricing').changes[0].severity,
       'critical'
@@ -47,7 +48,7 @@ describe('change classification on realistic pages', () => {
     const cut = changes(layout('P', pricingMain('$49', '$99')), layout('P', pricingMain('$49', '$89')), 'pricing')
       .changes[0]
     assert.equal(cut.severity, 'medium')
-    assert.equal(cut.summary, 'Pricing, Business: $99/month → $89/month')
+    assert.equal(cut.summary, 'Pricing, Business: $99/month → $89/month (-10%)')
   })
 
   it('price_change: a price in a table row is labelled by its row', () => {
@@ -59,7 +60,7 @@ describe('change classification on realistic pages', () => {
       )
     const [c] = changes(table('€12'), table('€15'), 'pricing').changes
     assert.equal(c.changeType, 'price_change')
-    assert.match(c.summary, /^Pricing, Team: €12 per user\/month → €15 per user\/month$/)
+    assert.match(c.summary, /^Pricing, Team: €12 per user\/month → €15 per user\/month \(\+25%\)$/)
   })
 
   it("feature_added and feature_removed: an item of a plan's list appears or goes away", () => {
@@ -186,7 +187,7 @@ describe('change classification on realistic pages', () => {
     assert.notEqual(corp.changeType, 'price_change')
   })
 
-  it('several edits in one crawl: prices stay distinct, plain edits fold into one change', () => {
+  it('several edits in one crawl are one change, led by its weightiest price move, the others counted', () => {
     const before = layout(
       'P',
       pricingMain('$49', '$99') +
@@ -200,12 +201,14 @@ describe('change classification on realistic pages', () => {
         'days.</p><p>a</p><p>b</p><p>c</p><p>Questions? Chat with us.</p>'
     )
     const found = changes(before, after, 'pricing').changes
-    const prices = found.filter(c => c.changeType === 'price_change')
-    const edits = found.filter(c => c.changeType === 'content_change')
-    assert.equal(prices.length, 2)
-    assert.equal(edits.length, 1)
-    assert.equal(edits[0].summary, 'Pricing, FAQ: "Can I cancel? Yes." → "Can I cancel? Anytime.", and 1 more passage')
-    assert.equal(edits[0].diffData.hunks.length, 2)
+    assert.equal(found.length, 1)
+    const [c] = found
+    assert.equal(c.changeType, 'price_change')
+    assert.equal(c.severity, 'high')
+    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month (+20%); and 1 more price up, 2 more passages')
+    assert.deepEqual(c.diffData.facts!.map(f => [f.kind, f.subject]),
+      [['price_up', 'Pro'], ['price_up', 'Business'], ['text_edit', undefined], ['text_edit', undefined]])
+    assert.equal(c.diffData.hunks.length, 4, 'every changed line is in its diff')
   })
 })
 

@@ -90,14 +90,20 @@ for (const type of STRUCTURED_PAGE_TYPES) {
       assert.deepEqual(told(read), told(alone))
     })
 
-    it('an edit it explains beside one it cannot: both are told, each its own', () => {
+    it('an edit it explains beside one it cannot: one change, led by the reader\'s, the other counted with its lines', () => {
       const after = row.unexplained(row.explained(row.page))
       const { read, alone } = both(type, row.page, after, row.documents?.(true))
-      const text = both(type, row.page, row.unexplained(row.page), row.documents?.(false)).alone
-      // The reader's change comes first; the text's change that it cannot explain follows, as the text alone says it.
-      assert.equal(read.length, text.length + 1, told(read).join(' | '))
-      assert.ok(read[0].diffData.pricing ?? read[0].diffData.changelog ?? read[0].diffData.api)
-      assert.deepEqual(told(read.slice(1)), told(text))
+      const [text] = both(type, row.page, row.unexplained(row.page), row.documents?.(false)).alone
+      assert.equal(read.length, 1, told(read).join(' | '))
+      const [change] = read
+      assert.ok(change.diffData.pricing ?? change.diffData.changelog ?? change.diffData.api)
+      // The edit it cannot explain is said after the lead, as the text alone reads it: its facts and its lines.
+      assert.match(change.summary, /; and 1 more passage$/)
+      const changed = (c: typeof change) => c.diffData.hunks.flatMap(h => h.lines.filter(l => l.type !== 'context'))
+      for (const line of changed(text)) {
+        assert.ok(changed(change).some(l => l.type === line.type && l.content === line.content), line.content)
+      }
+      assert.deepEqual(change.diffData.facts!.slice(-text.diffData.facts!.length), text.diffData.facts)
       assert.ok(alone.length >= 1)
     })
   })
