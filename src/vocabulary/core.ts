@@ -329,7 +329,7 @@ export const FactSchema = Type.Object({
     description: 'a changelog entry: what its words say it is (breaking, removal, deprecation, plain)'
   })),
   adds: Type.Optional(Type.Boolean({ description: 'a changelog entry adds something' }))
-}, { $id: 'Fact', title: 'Fact', description: 'one thing a check found; the first of a change\'s facts leads it' })
+}, { description: 'one thing a check found; the first of a change\'s facts leads it' })
 export type Fact = Static<typeof FactSchema>
 export type ReleaseWeight = (typeof RELEASE_WEIGHTS)[number]
 
