@@ -68,6 +68,10 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   events.on('job.failed', e => {
     log.warn({ event: 'job.failed', ...e }, `job failed: ${e.reason}`)
   })
+  // A reader that failed on a page is a fault of ours to hear of; one that could not read it, a fact of the page.
+  events.on('reader.failed', e => {
+    log[e.error ? 'warn' : 'debug']({ event: 'reader.failed', ...e }, `reader ${e.reader}: ${e.note}`)
+  })
   attachAlerts(events, store.db, queue, log)
   // Several processes share a PostgreSQL, and keep each host's turns in it. The embedded
   // database has one process: its crawler keeps them in memory, which saves two statements

@@ -235,6 +235,10 @@ export const Page = Type.Object(
         'fetch read the page, that failure (`the browser failed (…); read without it`): the plain text was ' +
         'recorded, the page is not in error, and the next crawl tries the browser again'
     })),
+    readingNote: Nullable(Type.String({
+      description: "what its type's reader (plans and prices, the API description, the changelog's entries) could " +
+        'not read or compare at its last check, in words: the page was then compared as text; null when it read it'
+    })),
     screenshots: Type.Boolean({
       description: 'a screenshot is kept with each snapshot (rendered pages always keep one)'
     }),

@@ -14,6 +14,7 @@ export type FetchErrorCode =
   | 'RENDER_FAILED'
   | 'BROWSER_UNAVAILABLE'
   | 'BAD_DOCUMENT'
+  | 'EMPTY_PAGE'
 
 // What trying again cannot change: the page's size, a redirect loop, what the page is,
 // what robots.txt and the SSRF guard say. Timeouts, resets, DNS and 5xx may pass.
@@ -24,7 +25,8 @@ const PERMANENT: ReadonlySet<FetchErrorCode> = new Set([
   'ROBOTS_DISALLOWED',
   'NOT_HTML',
   'BAD_URL',
-  'BAD_DOCUMENT'
+  'BAD_DOCUMENT',
+  'EMPTY_PAGE'
 ])
 
 /** 4xx answers that do say "later": request timeout, too early, too many requests. */

@@ -375,12 +375,14 @@ export function apiChange (diff: ApiDiff): StructuredChange | undefined {
  * compared on its own: the description explains none of it.
  */
 export function compareApiDocuments (before: string, after: string): StructuredReading | undefined {
-  let diff: ApiDiff
+  // A version that is no description cannot be read (undefined); a comparison that fails throws, and is told.
+  let specs
   try {
-    diff = compareSpecs(parseSpec(before), parseSpec(after))
+    specs = [parseSpec(before), parseSpec(after)] as const
   } catch {
     return undefined
   }
+  const diff: ApiDiff = compareSpecs(...specs)
   const change = apiChange(diff)
   return { changes: change ? [change] : [], explains: () => false }
 }

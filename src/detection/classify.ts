@@ -8,7 +8,7 @@ import { type Language, ownLanguages } from './lexicon.js'
 import { legalTitle } from './page-kinds.js'
 import { cut } from './quote.js'
 import { headingText, isHeading } from './blocks.js'
-import { classifyPart, significance, type Context, type Part, type Reading } from './readings.js'
+import { classifyPart, sayPrices, significance, type Context, type Part, type Reading } from './readings.js'
 import { withoutMoves } from './structure.js'
 
 // A check's diff → the changes a person would name. Each block of changed lines is read on
@@ -127,9 +127,7 @@ function regionChange (
   const lead = substantive.reduce((best, r) => significance(r.reading) > significance(best.reading) ? r : best)
   const prices = substantive.filter(r => r.reading.changeType === 'price_change')
   const phrase = lead.reading.changeType === 'price_change'
-    ? prices
-      .map(r => r.reading.label === lead.reading.label ? r.reading.phrase : `${r.reading.label}: ${r.reading.phrase}`)
-      .join('; ')
+    ? sayPrices([...lead.reading.facts, ...prices.filter(r => r !== lead).flatMap(r => r.reading.facts)])
     : lead.reading.phrase
   const counted = lead.reading.changeType === 'price_change' ? prices : [lead]
   const passages = substantive.filter(r => !counted.includes(r)).reduce((n, r) => n + r.reading.passages, 0) +
@@ -258,6 +256,11 @@ const significanceOf = (c: Counted) => significance(c.change)
  * so two prices a few lines apart are read each on its own.
  */
 export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
+  return blocksOf(hunk, context).map(b => b.hunk)
+}
+
+/** The blocks of a hunk (see splitHunk), each with the index of its first line in the hunk. */
+function blocksOf (hunk: DiffHunk, context = 2): Array<{ hunk: DiffHunk, at: number }> {
   const numbered = []
   let o = hunk.oldStart
   let n = hunk.newStart
@@ -266,7 +269,7 @@ export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
     if (line.type !== 'addition') o++
     if (line.type !== 'deletion') n++
   }
-  const blocks: DiffHunk[] = []
+  const blocks: Array<{ hunk: DiffHunk, at: number }> = []
   let i = 0
   while (i < numbered.length) {
     if (numbered[i].line.type === 'context') {
@@ -281,11 +284,14 @@ export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
     while (to < numbered.length && to < end + context && numbered[to].line.type === 'context') to++
     const slice = numbered.slice(from, to)
     blocks.push({
-      oldStart: slice[0].old,
-      oldLines: slice.filter(x => x.line.type !== 'addition').length,
-      newStart: slice[0].new,
-      newLines: slice.filter(x => x.line.type !== 'deletion').length,
-      lines: slice.map(x => x.line)
+      hunk: {
+        oldStart: slice[0].old,
+        oldLines: slice.filter(x => x.line.type !== 'addition').length,
+        newStart: slice[0].new,
+        newLines: slice.filter(x => x.line.type !== 'deletion').length,
+        lines: slice.map(x => x.line)
+      },
+      at: from
     })
     i = end
   }
@@ -304,8 +310,8 @@ export function classifyChanges (
 ): DetectedChange[] {
   // A block that only moved is no edit (see withoutMoves).
   const parts: Part[] = withoutMoves(diff.hunks)
-    .flatMap(h => splitHunk(h))
-    .map(hunk => {
+    .flatMap(h => blocksOf(h).map(b => ({ hunk: b.hunk, within: { hunk: h, at: b.at } })))
+    .map(({ hunk, within }) => {
       const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
       const lastChange = hunk.lines.length - 1 - [...hunk.lines].reverse().findIndex(l => l.type !== 'context')
       const newBefore = (i: number) => hunk.lines.slice(0, i).filter(l => l.type !== 'deletion').length
@@ -321,6 +327,7 @@ export function classifyChanges (
       return {
         priced,
         hunk,
+        within,
         removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
         added: hunk.lines.filter(l => l.type === 'addition').map(l => l.content),
         section: section.text,

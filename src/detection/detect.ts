@@ -80,7 +80,9 @@ export function compareContent (
   current: { lines: string[], language?: Language, priceLines?: readonly number[] },
   pageType: PageType,
   rules?: NoiseRules,
-  pages?: PageVersions
+  pages?: PageVersions,
+  /** Told when the type's reader could not read or compare the versions: the text was compared alone. */
+  readerFailed?: (failure: ReaderFailure) => void
 ): DetectedChange[] {
   const diff = textDiff(previousText, current.lines, rules)
   const classify = (d: typeof diff) => d.hunks.length === 0
@@ -89,8 +91,28 @@ export function compareContent (
   const reader = pages ? readerOf(pageType) : undefined
   if (!reader || !pages) return oneChange(classify(diff))
   const html = (h: string) => hasSelectors(rules) ? applySelectors(h, rules!) : h
-  const reading = reader.compare({ ...pages, before: html(pages.before), after: html(pages.after) })
+  // A reader never decides that nothing changed by failing: the text is compared alone, and it says so.
+  let reading
+  try {
+    reading = reader.compare({ ...pages, before: html(pages.before), after: html(pages.after) })
+    if (!reading) {
+      readerFailed?.({ reader: reader.name, error: false, note: `${reader.reads} could not be read: compared as text` })
+    }
+  } catch (err) {
+    const message = (err as Error)?.message ?? String(err)
+    const note = `${reader.reads} could not be compared (${message}): compared as text`
+    readerFailed?.({ reader: reader.name, error: true, note })
+  }
   return oneChange(withReading(diff, reading, classify))
+}
+
+/** A structured reader that could not read (`error` false) or compare (true) two versions, in words. */
+export interface ReaderFailure { reader: string, error: boolean, note: string }
+
+/** Whether a version of an intelligence page reads as its type's structure (plans, entries, API description). */
+export function readsAsStructure (html: string, pageType: PageType, rules?: NoiseRules, document?: string): boolean {
+  const reader = readerOf(pageType)
+  return !reader || reader.readable(hasSelectors(rules) ? applySelectors(html, rules!) : html, document)
 }
 
 /** What a page links to that its type's structured reader reads with it: API descriptions, feeds. */

@@ -1,5 +1,6 @@
 import { constants, inflateRawSync } from 'node:zlib'
 import { extractText, getDocumentProxy, getMeta } from 'unpdf'
+import { parseSpec } from './api-spec.js'
 
 // Documents that are not HTML pages (a PDF of terms or prices, a JSON endpoint, a plain
 // text file) are read into the HTML every other stage reads: one paragraph per line of
@@ -15,7 +16,7 @@ export interface ReadDocumentOptions {
 }
 
 export interface DocumentFormat {
-  name: 'pdf' | 'json' | 'text'
+  name: 'pdf' | 'openapi' | 'json' | 'text'
   /** Whether bytes of `mime` (the Content-Type without its parameters) starting with `head` are this format. */
   matches: (mime: string, head: string) => boolean
   /** The document as HTML (title, and one <p> per line of its text). */
@@ -234,6 +235,41 @@ async function readText (bytes: Uint8Array): Promise<string> {
   return html(lines[0] ?? '', paragraphs(lines))
 }
 
+/** What the first bytes of an OpenAPI or Swagger description say, in YAML or JSON: its version. */
+export const LOOKS_LIKE_A_SPEC = /(?:^|[\s{,])["']?(?:openapi|swagger)["']?\s*:\s*["']?(?:3\.\d|2\.0)/
+
+/** The types an API description is served as; JSON and YAML, and plain text or bytes from a file server. */
+const SPEC_TYPES = /^(?:application|text)\/(?:x-)?yaml$|^application\/(?:vnd\.oai\.openapi(?:\+json)?|json|[\w.-]+\+json)$|^text\/plain$|^application\/octet-stream$/
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+
+/**
+ * An OpenAPI or Swagger description watched as a page: its title and one line per
+ * operation ("GET /pets: List all pets"), which the text compares; an intelligence API
+ * page compares the description itself too (its contract: see api-spec.ts).
+ */
+async function readSpec (bytes: Uint8Array): Promise<string> {
+  withinSize(bytes.byteLength)
+  let spec: Record<string, any>
+  try {
+    spec = parseSpec(new TextDecoder().decode(bytes))
+  } catch (err) {
+    throw new DocumentError(`the API description cannot be read (${(err as Error).message})`)
+  }
+  const title = [spec.info?.title, spec.info?.version].filter(x => typeof x === 'string' && x).join(' ') || 'API'
+  const lines: string[] = []
+  for (const [path, item] of Object.entries(spec.paths as Record<string, any>)) {
+    for (const method of HTTP_METHODS) {
+      const op = item?.[method]
+      if (!op || typeof op !== 'object') continue
+      const said = typeof op.summary === 'string' ? `: ${op.summary}` : ''
+      lines.push(`${method.toUpperCase()} ${path}${said}${op.deprecated === true ? ' (deprecated)' : ''}`)
+    }
+  }
+  withinSize(lines.reduce((n, l) => n + l.length, 0))
+  return html(title, `<h1>${escapeHtml(title)}</h1>\n${paragraphs(lines)}`)
+}
+
 /** The formats read, first match wins; anything else is read as HTML. */
 export const DOCUMENT_FORMATS: readonly DocumentFormat[] = [
   {
@@ -241,6 +277,11 @@ export const DOCUMENT_FORMATS: readonly DocumentFormat[] = [
     matches: (mime, head) => mime === 'application/pdf' || head.startsWith('%PDF-'),
     read: readPdf,
     isolated: true
+  },
+  {
+    name: 'openapi',
+    matches: (mime, head) => SPEC_TYPES.test(mime) && LOOKS_LIKE_A_SPEC.test(head),
+    read: readSpec
   },
   {
     name: 'json',

@@ -1,11 +1,12 @@
 import {
-  SEVERITY_RANK, type Fact, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable
+  SEVERITY_RANK, type Fact, type FactKind, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable
 } from '../vocabulary/core.js'
-import { judge } from '../vocabulary/facts.js'
+import { FACT_WORDS, judge } from '../vocabulary/facts.js'
 import { fold } from './lexicon.js'
 import { parseAmount } from './money.js'
 import { planKey, type PricingReading } from './pricing.js'
 import { plain } from './quote.js'
+import { sayPrices } from './readings.js'
 import { lineKey, type StructuredChange, type StructuredReading } from './structure.js'
 
 // Two readings of a pricing page (see readPricing) → what moved, plan by plan: prices up
@@ -16,7 +17,7 @@ import { lineKey, type StructuredChange, type StructuredReading } from './struct
 // currency (a currency switcher, a visitor's country) moved nothing.
 
 const featureKey = (f: string) => plain(f).toLowerCase().replace(/\s+/g, ' ').trim()
-const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}`
+const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}|${p.label ?? ''}`
 
 /** A move in whole percent (to a tenth below 1%); none from 0. */
 function percentOf (before: number, after: number): number | undefined {
@@ -73,15 +74,22 @@ function priceMoves (b: PricingPlan, a: PricingPlan): PricingChange[] {
     if (percent !== undefined) change.percent = percent
     return change
   }
-  const afterByKey = new Map(a.prices.map(p => [priceKey(p), p]))
-  const matched = b.prices.filter(p => afterByKey.has(priceKey(p)))
-  for (const x of matched) {
-    const m = move(x, afterByKey.get(priceKey(x))!, percentOf(x.amount, afterByKey.get(priceKey(x))!.amount))
+  // Prices of one kind (currency, period, billing) pair up, the nearest amounts first: a
+  // plan's row of a setup fee and a total keeps the fee with the fee (a 2.25 € fee never
+  // "becomes" a 33 € total), whatever else came or went.
+  const paired = new Set<PlanPrice>()
+  const candidates = b.prices.flatMap(x => a.prices.filter(y => priceKey(y) === priceKey(x))
+    .map(y => ({ x, y, distance: Math.abs(Math.log((y.amount + 1e-9) / (x.amount + 1e-9))) })))
+    .sort((p, q) => p.distance - q.distance)
+  for (const { x, y } of candidates) {
+    if (paired.has(x) || paired.has(y)) continue
+    paired.add(x).add(y)
+    const m = move(x, y, percentOf(x.amount, y.amount))
     if (m) out.push(m)
   }
   // One price each side, in one currency, now per another period: a move, with no percentage (they don't compare).
-  const left = b.prices.filter(p => !matched.includes(p))
-  const right = a.prices.filter(p => !b.prices.some(q => priceKey(q) === priceKey(p)))
+  const left = b.prices.filter(p => !paired.has(p))
+  const right = a.prices.filter(p => !paired.has(p) && !b.prices.some(q => priceKey(q) === priceKey(p)))
   if (left.length === 1 && right.length === 1 && left[0].currency === right[0].currency) {
     const m = move(left[0], right[0], undefined)
     if (m) out.push(m)
@@ -185,15 +193,19 @@ function factOf (c: PricingChange, before: PricingTable, after: PricingTable): F
     case 'price_up':
     case 'price_down':
       return { ...about, kind: c.percent === undefined ? 'price_changed' : c.kind }
-    case 'plan_removed':
-      return { ...about, kind: c.kind, priced: before.plans.some(p => p.name === c.plan && p.prices.length > 0) }
-    case 'plan_added':
+    case 'plan_removed': {
+      const prices = before.plans.find(p => p.name === c.plan)?.prices ?? []
+      return { ...about, kind: c.kind, priced: prices.length > 0, ...pricesSaid('before', prices) }
+    }
+    case 'plan_added': {
+      const prices = after.plans.find(p => p.name === c.plan)?.prices ?? []
       return {
         ...about,
         kind: c.kind,
-        priced: after.plans.some(p => p.name === c.plan && p.prices.length > 0) &&
-          before.plans.some(p => p.prices.length > 0)
+        priced: prices.length > 0 && before.plans.some(p => p.prices.length > 0),
+        ...pricesSaid('after', prices)
       }
+    }
     case 'limit_changed':
       return { ...about, kind: limitLowered(c) ? 'limit_lowered' : 'limit_raised', subject: `${c.plan}: ${c.limit}` }
     default:
@@ -201,6 +213,11 @@ function factOf (c: PricingChange, before: PricingTable, after: PricingTable): F
   }
 }
 
+/** A plan's prices as one side of its fact ("$10/month, $120/year"), if it has any. */
+const pricesSaid = (side: 'before' | 'after', prices: readonly PlanPrice[]) =>
+  prices.length > 0 ? { [side]: prices.map(p => p.text).join(', ') } : {}
+
+/** How many moves other than prices a summary names before it counts the rest. */
 const MAX_NAMED = 4
 /** Of moves of one weight, which leads: money, then plans, then limits, then features. */
 const KIND_ORDER: ReadonlyArray<PricingChange['kind']> = [
@@ -211,8 +228,8 @@ const KIND_ORDER: ReadonlyArray<PricingChange['kind']> = [
 /**
  * The change a person reads from the table's moves, one per check, led by its weightiest
  * move (by the facts' table, then money before plans before limits before features, then
- * the largest percentage). Plans added or removed are each named; the largest of the
- * other moves lead.
+ * the largest percentage): prices and plans said as the text comparison says them
+ * (sayPrices), then the other moves, the rest counted by kind.
  */
 export function pricingChange (
   before: PricingTable, after: PricingTable, moves: readonly PricingChange[]
@@ -221,25 +238,38 @@ export function pricingChange (
     const fact = factOf(m, before, after)
     return { m, fact, ...judge(fact, 'pricing') }
   })
+  // A plan's monthly or yearly price before a usage or hourly one: the price people compare.
+  const periodic = (m: PricingChange) => /\/(?:month|year)|\/user\/(?:month|year)/.test(`${m.before} ${m.after}`) ? 0 : 1
   const ranked = [...weighed].sort((x, y) =>
     SEVERITY_RANK[y.severity] - SEVERITY_RANK[x.severity] ||
     KIND_ORDER.indexOf(x.m.kind) - KIND_ORDER.indexOf(y.m.kind) ||
+    periodic(x.m) - periodic(y.m) ||
     Math.abs(y.m.percent ?? 0) - Math.abs(x.m.percent ?? 0))
-  const shown = ranked.filter((x, i) => i < MAX_NAMED || x.m.kind.startsWith('plan_'))
-  const named = shown.map(x => x.m.summary).join('; ')
-  const more = ranked.length - shown.length
+  const money = ranked.filter(x => x.fact.kind.startsWith('price_') || x.fact.kind.startsWith('plan_'))
+  const others = ranked.filter(x => !money.includes(x))
+  const named = others.slice(0, MAX_NAMED)
+  const counted = new Map<FactKind, number>()
+  for (const x of others.slice(MAX_NAMED)) counted.set(x.fact.kind, (counted.get(x.fact.kind) ?? 0) + 1)
+  const said = [
+    ...(money.length > 0 ? [sayPrices(money.map(x => x.fact), true)] : []),
+    ...named.map(x => x.m.summary)
+  ].join('; ')
+  const more = [...counted].map(([kind, n]) => `${n} more ${FACT_WORDS[kind][n === 1 ? 0 : 1]}`)
   const lead = ranked[0]
   return {
     changeType: lead.changeType,
     severity: lead.severity,
     confidence: 0.9,
-    summary: more > 0 ? `${named}; and ${more} more` : named,
+    summary: more.length > 0 ? `${said}; and ${more.join(', ')}` : said,
     diffData: { pricing: { before, after, changes: ranked.map(x => x.m) }, facts: ranked.map(x => x.fact) }
   }
 }
 
 /** "Save 20%", "-20 %", "2 months free": what a monthly/yearly toggle's badge says. */
 const SAVE_BADGE = /^(?:save|economisez|sparen|spare|ahorra|risparmia|bespaar|economize)\b.*\d|^-\s?\d+\s?%$|^\d+ months? free$/
+
+/** The words that say what a price is per, in the seven languages (see lexicon.ts PER). */
+const PER_WORDS = new Set(['per', 'a', 'an', 'par', 'pro', 'je', 'por', 'al', 'all', 'ao'])
 
 /** A line's words as the pricing reader weighs them: numbers by value ("29,00" is 29), signs, no case or accents. */
 export const tokens = (text: string): string[] =>
@@ -304,7 +334,9 @@ export function comparePricingReadings (before: PricingReading, after: PricingRe
       const marksOnly = mine.every((c, i) => c === theirs[i] || (isMark(c) && isMark(theirs[i])))
       if (mine.length === theirs.length && marksOnly) return true
     }
-    const changed = counterpart === undefined ? tokens(plain(line)) : changedTokens(plain(line), plain(counterpart))
+    // "per" and its kin are how a price is written ("$20 per user/month" is the table's "$20/user/month").
+    const changed = (counterpart === undefined ? tokens(plain(line)) : changedTokens(plain(line), plain(counterpart)))
+      .filter(t => !PER_WORDS.has(t))
     return changed.length > 0 && changed.every(t => words.has(t))
   }
   return { changes: moves.length > 0 ? [pricingChange(before.table, after.table, moves)] : [], explains }

@@ -46,7 +46,8 @@ const ATTRIBUTE = new RegExp(
 /** A header that holds prices or says their period. */
 const PRICE_HEADER = /^(?:price|pricing|cost|rate|fee|monthly|yearly|annual|hourly|per |prix|tarif|coût|mensuel|annuel|preis|kosten|monatlich|jährlich|precio|coste|mensual|anual|prezzo|costo|mensile|annuale|prijs|maandelijks|jaarlijks|preço|custo|mensal)/iu
 /** A header over the column of names: the table lists plans (or products, or items) as rows. */
-const NAME_HEADER = /^(?:plans?|tiers?|packages?|editions?|products?|instances?|types?|names?|services?|items?|resources?|offers?|options?|server|machine|formules?|offres?|produits?|pakete?|produkte?|planes|productos?|piani|prodott[oi]|pakket(?:ten)?|planos?|produtos?)$/iu
+// "Plan", and "Plan and term" or "Plan / region": a header that starts with a name word.
+const NAME_HEADER = /^(?:plans?|tiers?|packages?|editions?|products?|instances?|types?|names?|services?|items?|resources?|offers?|options?|server|machine|formules?|offres?|produits?|pakete?|produkte?|planes|productos?|piani|prodott[oi]|pakket(?:ten)?|planos?|produtos?)(?:$|\s+(?:and|&|\/|et|und|y|e|en)\s|\s*[/(&])/iu
 /** A header whose cells list what a plan includes: each part a limit ("10 projects") or a feature. */
 const INCLUDES_HEADER = /^(?:included|includes|what'?s included|features?|inclus|enthalten|incluye|incluido|include|inbegrepen|inclui|incluído)$/iu
 /** Row labels that are billing periods, not plans. */
@@ -199,6 +200,7 @@ function rowPlans (header: readonly string[], body: readonly Element[], price: (
     if (!isPlanName(name)) continue
     const plan: PricingPlan = { name, prices: [], limits: [], features: [] }
     const lines = new Set(texts.filter(Boolean).map(lineKey))
+    const found: Array<{ price: PlanPrice, column: string }> = []
     for (const [i, cell] of cells.entries()) {
       if (i === nameAt) continue
       const label = header[i] ?? ''
@@ -208,7 +210,8 @@ function rowPlans (header: readonly string[], body: readonly Element[], price: (
       if (money.length > 0) {
         for (const m of money) {
           const period = m.period || column.period || ''
-          addPrice(plan, price({ ...m, period, ...(column.billing ? { billing: column.billing } : {}) }))
+          const billing = column.billing ? { billing: column.billing } : {}
+          found.push({ price: price({ ...m, period, ...billing }), column: label })
         }
       } else if (FREE.test(text) && currency && PRICE_HEADER.test(label)) {
         addPrice(plan, price({ amount: 0, currency, period: column.period ?? '' }))
@@ -218,6 +221,11 @@ function rowPlans (header: readonly string[], body: readonly Element[], price: (
         if (INCLUDES_HEADER.test(label) || !label) readItems(text.split(/\s*[,;•·]\s*/), plan)
         else addLimit(plan, fold(label).toLowerCase(), text)
       }
+    }
+    // Two columns of one kind of price (a setup fee and a total): each keeps its column's name.
+    for (const { price: p, column } of found) {
+      const twins = found.filter(f => priceKey(f.price) === priceKey(p)).length > 1
+      addPrice(plan, twins && column ? { ...p, label: column } : p)
     }
     if (plan.prices.length > 0 || plan.limits.length > 0 || plan.features.length > 0) plans.push({ plan, lines })
   }
@@ -277,7 +285,7 @@ function columnPlans (
   return plans
 }
 
-const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}`
+const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}|${p.label ?? ''}`
 function addPrice (plan: PricingPlan, p: PlanPrice): void {
   if (!plan.prices.some(q => priceKey(q) === priceKey(p))) plan.prices.push(p)
 }

@@ -35,27 +35,40 @@ export interface ReaderDocument {
 }
 
 export interface StructuredReader {
+  /** Its name (for metrics) and what it reads, as a person says it ("The plans and prices"). */
+  name: string
+  reads: string
   /** What the structure adds to the page's content hash: its parts the text does not show (a toggle's other state). */
   hashPart?: (html: string) => string
+  /** Whether a version of the page (with its document, if its reader reads one) reads as the structure. */
+  readable: (html: string, document?: string) => boolean
   document?: ReaderDocument
   /** Two versions compared: undefined when a version cannot be read as this structure. */
   compare: (versions: PageVersions) => StructuredReading | undefined
 }
+
+/** Whether a pricing page's reading holds plans: with a price or a limit. */
+const plansRead = (r: ReturnType<typeof readPricing>) =>
+  r.table.plans.some(p => p.prices.length > 0 || p.limits.length > 0)
 
 const sortedPlans = (html: string) =>
   JSON.stringify([...readPricing(html).table.plans].sort((a, b) => a.name.localeCompare(b.name)))
 
 export const READERS: Readonly<Record<StructuredPageType, StructuredReader>> = {
   pricing: {
+    name: 'pricing',
+    reads: 'The plans and prices',
     // Plans in one order, so that a re-ordered page hashes as the same table.
     hashPart: sortedPlans,
+    readable: html => plansRead(readPricing(html)),
     compare: ({ before, after }) => {
       const [b, a] = [readPricing(before), readPricing(after)]
-      const readable = (r: typeof b) => r.table.plans.some(p => p.prices.length > 0 || p.limits.length > 0)
-      return readable(b) && readable(a) ? comparePricingReadings(b, a) : undefined
+      return plansRead(b) && plansRead(a) ? comparePricingReadings(b, a) : undefined
     }
   },
   api_docs: {
+    name: 'api',
+    reads: 'The API description',
     document: {
       name: 'API description',
       links: specLinks,
@@ -63,24 +76,24 @@ export const READERS: Readonly<Record<StructuredPageType, StructuredReader>> = {
       check: parseSpec,
       failsThePage: true
     },
+    readable: (_html, document) => document !== undefined,
     compare: ({ beforeDocument, afterDocument }) =>
       beforeDocument !== undefined && afterDocument !== undefined
         ? compareApiDocuments(beforeDocument, afterDocument)
         : undefined
   },
   changelog: {
+    name: 'changelog',
+    reads: 'The changelog\'s entries',
     hashPart: html => JSON.stringify(readChangelog(html).entries),
+    readable: (html, document) => document !== undefined || readChangelog(html).entries.length > 0,
     document: { name: 'Feed', links: feedLinks, check: readFeed, failsThePage: false },
     compare: ({ before, after, beforeDocument, afterDocument }) => {
       const [b, a] = [readChangelog(before), readChangelog(after)]
       if (beforeDocument === undefined || afterDocument === undefined) return compareChangelogs(b, a)
       // The feed's entries, and the page's lines and the feed's as the entries' text.
-      let fb, fa
-      try {
-        [fb, fa] = [readFeed(beforeDocument), readFeed(afterDocument)]
-      } catch {
-        return compareChangelogs(b, a)
-      }
+      // A feed that cannot be read now was checked when fetched (see ReaderDocument.check): a failure here is loud.
+      const [fb, fa] = [readFeed(beforeDocument), readFeed(afterDocument)]
       return compareChangelogs({ entries: fb.entries, lines: new Map([...b.lines, ...fb.lines]) },
         { entries: fa.entries, lines: new Map([...a.lines, ...fa.lines]) })
     }

@@ -37,6 +37,8 @@ function labelOf (line: string, money: Money): string {
 
 export interface Part {
   hunk: DiffHunk
+  /** The whole hunk the block was split from, and where the block starts in it: the headings above it. */
+  within?: { hunk: DiffHunk, at: number }
   removed: string[]
   added: string[]
   /** The heading above the block's first changed line, and that heading's line (-1: none). */
@@ -98,58 +100,182 @@ export interface Context {
 /** A reading's type and weight: its fact's, by the one table (facts.ts). */
 const judged = (fact: Fact, ctx: Context) => ({ fact, facts: [fact], ...judge(fact, ctx.pageType) })
 
-/** Money that is a price, with the line it is on, that line's own label (its plan, its row) and its cell. */
-interface Priced { m: Money, line: string, label: string, column: number }
+/**
+ * Money that is a price, with the line it is on, its own label (its row's, else the
+ * heading it stands under: its plan's card), its cell in a row, and whether that heading
+ * came or went with it (a plan added or removed).
+ */
+interface Priced { m: Money, line: string, label: string, column: number, planMoved: boolean }
+
+/**
+ * The heading each changed line of a block stands under, on its own side of the diff (a
+ * removed line under the old page's headings, an added one under the new page's), and
+ * whether that heading is itself a changed line: lines in their order, by their text.
+ */
+function headingsOf (p: Part) {
+  type Heading = { text: string, moved: boolean }
+  const { hunk, at } = p.within ?? { hunk: p.hunk, at: 0 }
+  const window = (i: number) => i >= at && i < at + p.hunk.lines.length
+  const under = { deletion: new Map<string, Heading[]>(), addition: new Map<string, Heading[]>() }
+  // The unchanged lines under a heading that came or went: a plan's price that stayed as its plan was renamed.
+  const kept = {
+    deletion: [] as Array<{ line: string, heading: Heading }>,
+    addition: [] as Array<{ line: string, heading: Heading }>
+  }
+  let old: (Heading & { mine: boolean }) | undefined
+  let now: (Heading & { mine: boolean }) | undefined
+  hunk.lines.forEach((l, i) => {
+    if (isHeading(l.content)) {
+      const h = { text: headingText(l.content), moved: l.type !== 'context', mine: window(i) }
+      if (l.type !== 'addition') old = h
+      if (l.type !== 'deletion') now = h
+      return
+    }
+    if (l.type === 'context') {
+      if (old?.moved && old.mine) kept.deletion.push({ line: l.content, heading: old })
+      if (now?.moved && now.mine) kept.addition.push({ line: l.content, heading: now })
+      return
+    }
+    const heading = l.type === 'deletion' ? old : now
+    if (!heading || !window(i)) return
+    const queue = under[l.type].get(l.content) ?? []
+    queue.push(heading)
+    under[l.type].set(l.content, queue)
+  })
+  return { of: (side: 'deletion' | 'addition', line: string) => under[side].get(line)?.shift(), kept }
+}
 
 function priceReading (p: Part, ctx: Context): Reading | undefined {
   // Money in legal text is the text's edit: the legal rules weigh it.
   if (ctx.legalPage) return undefined
-  const money = (lines: string[]): Priced[] =>
-    lines.flatMap(l => findMoney(l).filter(m => isPrice(m, l, p, ctx.pageType, ctx.language))
-      .map(m => ({ m, line: l, label: labelOf(l, m), column: columnOf(l, m) })))
-  const before = money(p.removed)
-  const after = money(p.added)
+  const headings = headingsOf(p)
+  const priced = (l: string, heading: { text: string, moved: boolean } | undefined): Priced[] =>
+    findMoney(l).filter(m => isPrice(m, l, p, ctx.pageType, ctx.language)).map(m => {
+      const column = columnOf(l, m)
+      // A row names its price; else the card's heading does, before what the line says around it ("for 14 days").
+      const row = column >= 0 ? labelOf(l, m) : ''
+      const label = row || (heading?.moved ? heading.text : labelOf(l, m) || heading?.text) || ''
+      return { m, line: l, label, column, planMoved: row === '' && heading?.moved === true }
+    })
+  const money = (lines: string[], side: 'deletion' | 'addition'): Priced[] => [
+    ...lines.flatMap(l => priced(l, findMoney(l).length > 0 ? headings.of(side, l) : undefined)),
+    // A renamed plan's price that stayed: it went with the old name and came with the new one.
+    ...headings.kept[side].flatMap(k => priced(k.line, k.heading))
+  ]
+  const before = money(p.removed, 'deletion')
+  const after = money(p.added, 'addition')
   if (before.length === 0 && after.length === 0) return undefined
   // A whole section whose money is in its sentences ("billed at $0.50 per 1,000 requests") is a section.
   const inProse = [...before, ...after].every(x => plain(x.line).length > MAX_PRICE_LINE)
   if (inProse && sectionReading(p, ctx)) return undefined
   const keys = (side: Priced[]) => side.map(x => priceKey(x.m)).join()
-  if (before.length > 0 && after.length > 0 && keys(before) === keys(after)) {
-    return undefined
-  }
+  if (before.length > 0 && after.length > 0 && keys(before) === keys(after)) return undefined
   if ((before.length === 0 || after.length === 0) && ctx.pageType !== 'pricing') return undefined
   const facts: Fact[] = []
-  const pairs: Array<{ label: string, text: string, fact: Fact }> = []
-  for (const [b, a] of pairPrices(before, after)) {
+  const [gone, come] = [plansMoved(before, after), plansMoved(after, before)]
+  for (const [plan, prices] of gone) {
+    facts.push({ kind: 'plan_removed', subject: plan, priced: true, before: prices.map(x => x.m.raw).join(', ') })
+  }
+  for (const [plan, prices] of come) {
+    facts.push({ kind: 'plan_added', subject: plan, priced: true, after: prices.map(x => x.m.raw).join(', ') })
+  }
+  const moved = (x: Priced) => gone.has(x.label) || come.has(x.label)
+  for (const [b, a] of pairPrices(before.filter(x => !moved(x)), after.filter(x => !moved(x)))) {
     const fact = priceFact(b, a)
     if (!fact) continue
-    const label = a?.label || b?.label || p.section || 'Price'
-    fact.subject = label
+    fact.subject = a?.label || b?.label || p.section || 'Price'
     facts.push(fact)
-    const percent = fact.percent === undefined ? '' : ` (${fact.percent > 0 ? '+' : ''}${fact.percent}%)`
-    pairs.push({ label, text: `${b?.m.raw ?? 'no price'} → ${a?.m.raw ?? 'no price'}${percent}`, fact })
   }
   if (facts.length === 0) return undefined
   const judgedFacts = facts.map(f => ({ f, ...judge(f, ctx.pageType) }))
-  const lead = judgedFacts.reduce((best, x) =>
-    RANK[x.severity] > RANK[best.severity] ||
-    (RANK[x.severity] === RANK[best.severity] && Math.abs(x.f.percent ?? 0) > Math.abs(best.f.percent ?? 0))
-      ? x
-      : best)
-  // The lead's label stands for the section; the other pairs name their own.
-  const label = pairs.find(x => x.fact === lead.f)!.label
-  const ordered = [pairs.find(x => x.fact === lead.f)!, ...pairs.filter(x => x.fact !== lead.f)]
+  const lead = judgedFacts.reduce((best, x) => weightier(x, best) ? x : best)
+  const ordered = [lead.f, ...facts.filter(f => f !== lead.f)]
   const matched = before.length > 0 && after.length > 0
   return {
     fact: lead.f,
-    facts: [lead.f, ...facts.filter(f => f !== lead.f)],
+    facts: ordered,
     changeType: lead.changeType,
     severity: lead.severity,
     confidence: matched ? (before.length === after.length ? 0.95 : 0.85) : 0.75,
-    phrase: ordered.map(x => x.label === label ? x.text : `${x.label}: ${x.text}`).join('; '),
+    phrase: sayPrices(ordered),
     passages: 1,
-    label
+    // A price's plan stands for the section; plans that came or went name themselves.
+    ...(isPlanMove(lead.f) ? { standsAlone: true } : { label: lead.f.subject })
   }
+}
+
+const isPlanMove = (f: Fact) => f.kind === 'plan_added' || f.kind === 'plan_removed'
+
+/** Whether judged fact `x` weighs more than `y`: severity, a plan price before a usage price, then percentage. */
+function weightier (x: { f: Fact, severity: Severity }, y: { f: Fact, severity: Severity }): boolean {
+  if (RANK[x.severity] !== RANK[y.severity]) return RANK[x.severity] > RANK[y.severity]
+  const periodic = (f: Fact) => /\/(?:month|year)|per (?:month|year)|\/mo|\/yr/i.test(`${f.before ?? ''} ${f.after ?? ''}`) ? 1 : 0
+  if (periodic(x.f) !== periodic(y.f)) return periodic(x.f) > periodic(y.f)
+  return Math.abs(x.f.percent ?? 0) > Math.abs(y.f.percent ?? 0)
+}
+
+/** How many price moves a summary names before it counts the rest. */
+const MAX_NAMED_PRICES = 6
+
+/**
+ * Price facts in words, the first leading: plans that came or went listed together with
+ * their prices ("Free ($0 per month) and Team ($19 per month) removed"), each price move
+ * with its plan, once per plan ("Pro: $49/month → $59/month (+20%); $490/year → $590/year
+ * (+20%)"), and past MAX_NAMED_PRICES, the rest counted. `withLeadPlan`: the lead's plan is
+ * named too (no section says it).
+ */
+export function sayPrices (facts: readonly Fact[], withLeadPlan = false): string {
+  const plans = (kind: Fact['kind'], side: 'before' | 'after') => {
+    const named = new Map<string, string[]>()
+    for (const f of facts.filter(x => x.kind === kind)) {
+      named.set(f.subject ?? '', [...(named.get(f.subject ?? '') ?? []), f[side] ?? ''].filter(Boolean))
+    }
+    if (named.size === 0) return undefined
+    const priced = (prices: string[]) => prices.length ? ` (${prices.join(', ')})` : ''
+    const verb = kind === 'plan_removed' ? 'removed' : 'added'
+    if (named.size === 1) {
+      const [[plan, prices]] = [...named]
+      return `${plan} plan ${verb}${priced(prices)}`
+    }
+    const each = [...named].map(([plan, prices]) => `${plan}${priced(prices)}`)
+    return `plans ${each.slice(0, -1).join(', ')} and ${each.at(-1)} ${verb}`
+  }
+  const groups: string[] = []
+  let named = 0
+  // The lead's plan is said before its words, as the summary's section ("Pricing, Pro: …"), unless `withLeadPlan`.
+  let last = isPlanMove(facts[0]) || withLeadPlan ? undefined : facts[0]?.subject
+  for (const f of facts) {
+    if (isPlanMove(f)) {
+      // Plans that came (or went) are said together, where the first of them stands.
+      const first = facts.find(x => x.kind === f.kind)
+      if (first === f) groups.push(plans(f.kind, f.kind === 'plan_removed' ? 'before' : 'after')!)
+      last = undefined
+      continue
+    }
+    if (!f.kind.startsWith('price_') || named >= MAX_NAMED_PRICES) continue
+    named++
+    const pct = f.percent === undefined ? '' : ` (${f.percent > 0 ? '+' : ''}${f.percent}%)`
+    const move = `${f.before ?? 'no price'} → ${f.after ?? 'no price'}${pct}`
+    groups.push(f.subject && f.subject !== last ? `${f.subject}: ${move}` : move)
+    last = f.subject
+  }
+  const rest = facts.filter(f => !isPlanMove(f) && f.kind.startsWith('price_')).length - named
+  const text = groups.join('; ')
+  return rest > 0 ? `${text}; and ${rest} more price${rest > 1 ? 's' : ''}` : text
+}
+
+/**
+ * The plans of one side whose heading came or went with their prices, and no price of
+ * the other side stands under that name: a plan removed (or added) whole, with its prices.
+ */
+function plansMoved (side: readonly Priced[], other: readonly Priced[]): Map<string, Priced[]> {
+  const plans = new Map<string, Priced[]>()
+  for (const x of side) {
+    // A card under a heading that came or went, or a row of a table whose name the other side has not.
+    if (!(x.planMoved || x.column >= 0) || !x.label || other.some(y => y.label === x.label)) continue
+    plans.set(x.label, [...(plans.get(x.label) ?? []), x])
+  }
+  return plans
 }
 
 /** A price as compared: its currency, amount and what it is per. */

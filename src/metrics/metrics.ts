@@ -77,6 +77,16 @@ export class Metrics {
     sources.events?.on('change.detected', e => {
       changes.labels(e.changeType, e.severity).inc()
     })
+    const readers = new Counter({
+      name: 'sitewatch_reader_failures_total',
+      help: 'Checks whose structured reader could not read (error=false) or compare (error=true) the page: it was ' +
+        'compared as text',
+      labelNames: ['reader', 'error'],
+      registers
+    })
+    sources.events?.on('reader.failed', e => {
+      readers.labels(e.reader, String(e.error)).inc()
+    })
 
     const fetches = new Histogram({
       name: 'sitewatch_fetch_duration_seconds',

@@ -1,10 +1,12 @@
 import { constants, gunzipSync, gzipSync } from 'node:zlib'
 import { createHash } from 'node:crypto'
-import { checkDocument, compareContent, documentLinks, readPage } from '../detection/detect.js'
+import {
+  checkDocument, compareContent, documentLinks, readPage, readsAsStructure, type ReaderFailure
+} from '../detection/detect.js'
 import { compareScreenshots, type VisualDiff } from '../detection/visual.js'
 import { decodeHtml } from '../crawl/charset.js'
 import type { Language } from '../detection/lexicon.js'
-import type { NoiseRules, PageType } from '../vocabulary/core.js'
+import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
 import type { ResearchInputs, StoredBytes } from '../vocabulary/research.js'
 import { buildBrief } from '../research/brief.js'
 import { readDocument, type ReadDocumentOptions } from '../detection/formats.js'
@@ -38,13 +40,16 @@ export interface PageReading {
   snapshot?: { text: string, rawGzip: Uint8Array, language?: Language, priceLines: number[], documentGzip?: Uint8Array }
   /** Why the page's document cannot be read (it is not what its reader reads). */
   documentError?: string
+  /** An intelligence page its type's reader cannot read as its structure (it is compared as text). */
+  unreadable?: boolean
 }
 
 export function read (task: ReadTask & Started): PageReading {
   begin(task)
   const { raw, contentType, contentLanguage, rules, previousHash, structured, document } = task
   const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
-  const page = readPage(decodeHtml(body, contentType), rules ?? undefined, contentLanguage, structured)
+  const html = decodeHtml(body, contentType)
+  const page = readPage(html, rules ?? undefined, contentLanguage, structured)
   const hash = document
     ? createHash('sha256').update(page.hash).update(document.raw).digest('hex')
     : page.hash
@@ -56,9 +61,12 @@ export function read (task: ReadTask & Started): PageReading {
       return { title: page.title, hash, documentError: (err as Error).message }
     }
   }
+  const unreadable = structured !== undefined &&
+    !readsAsStructure(html, structured, rules ?? undefined, document ? textOf(document) : undefined)
   return {
     title: page.title,
     hash,
+    ...(unreadable ? { unreadable } : {}),
     snapshot: {
       text: page.text,
       rawGzip: gzipSync(body, { level: 1 }),
@@ -132,11 +140,15 @@ export interface CurrentText {
   priceLines?: readonly number[]
 }
 
-export function compare (task: CompareTask & Started) {
+/** A comparison's changes, and what its page type's reader could not do, if anything. */
+export interface Comparison { changes: DetectedChange[], readerFailure?: ReaderFailure }
+
+export function compare (task: CompareTask & Started): Comparison {
   begin(task)
   const { previousText, current, pageType, rules, pages } = task
   const { text, language, priceLines } = current
-  return compareContent(
+  let readerFailure: ReaderFailure | undefined
+  const changes = compareContent(
     previousText,
     { lines: text === '' ? [] : text.split('\n'), language, priceLines },
     pageType,
@@ -147,8 +159,10 @@ export function compare (task: CompareTask & Started) {
       ...(pages.before.document && pages.after.document
         ? { beforeDocument: htmlOf(pages.before.document), afterDocument: htmlOf(pages.after.document) }
         : {})
-    }
+    },
+    failure => { readerFailure = failure }
   )
+  return readerFailure ? { changes, readerFailure } : { changes }
 }
 
 export interface ScreenshotsTask {

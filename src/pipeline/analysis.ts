@@ -1,15 +1,15 @@
 import { Piscina } from 'piscina'
 import { documentFormat } from '../detection/formats.js'
-import type { DetectedChange } from '../vocabulary/core.js'
 import type { NoiseRules, PageType } from '../vocabulary/core.js'
 import type { VisualDiff } from '../detection/visual.js'
 import type { Brief, ResearchInputs } from '../vocabulary/research.js'
 import type {
-  CompareTask, CurrentText, DocumentTask, FetchedPage, LinksTask, PageReading, ReadTask, RulesProblem, ScreenshotsTask
+  Comparison, CompareTask, CurrentText, DocumentTask, FetchedPage, LinksTask, PageReading, ReadTask, RulesProblem,
+  ScreenshotsTask
 } from './analysis-thread.js'
 import { DocumentTimeout, readInProcess } from './document-process.js'
 
-export type { PageReading, RulesProblem }
+export type { Comparison, PageReading, RulesProblem }
 
 /**
  * Reading and comparing pages (decode, parse, extract, mask noise, hash, diff,
@@ -224,7 +224,7 @@ export class PageAnalysis {
     pageType: PageType,
     rules?: NoiseRules | null,
     pages?: { before: FetchedPage, after: FetchedPage }
-  ): Promise<DetectedChange[]> {
+  ): Promise<Comparison> {
     // Only what the comparison reads crosses to the thread (a snapshot also holds its compressed HTML).
     const { text, language, priceLines } = current
     const task: CompareTask = { previousText, current: { text, language, priceLines }, pageType, rules, pages }

@@ -4,6 +4,7 @@ import type { Crawler, FetchedPage } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
 import { classifyPageType } from '../crawl/page-type.js'
+import { documentFormat } from '../detection/formats.js'
 import { readerOf, type ReaderDocument } from '../detection/readers.js'
 import { pngSize, type VisualDiff } from '../detection/visual.js'
 import type { CrawlJobData } from '../queue/queues.js'
@@ -12,8 +13,8 @@ import type { Db } from '../store/db.js'
 import { markActive, markFailedIfNoPageWorks } from '../store/domains.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import {
-  clearFailureAlert, loadCrawlTargets, recordChange, recordFailure, recordRenderDecision, typeFromContent,
-  type CrawlTarget, type PageCheck
+  clearFailureAlert, loadCrawlTargets, recordChange, recordFailure, recordReadingNote, recordRenderDecision,
+  typeFromContent, type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
 import { hasPicture, pictureAsOf, saveScreenshot } from '../store/screenshots.js'
 import { severityRules } from '../store/learned.js'
@@ -22,7 +23,7 @@ import type { DetectedChange, Fact, PageType } from '../vocabulary/core.js'
 import { judge } from '../vocabulary/facts.js'
 import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
-import { AnalysisTimeout, type PageAnalysis, type PageReading } from './analysis.js'
+import { AnalysisTimeout, type Comparison, type PageAnalysis, type PageReading } from './analysis.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
 import { asReadable, documentOf, fetchOrRender, NeedsBrowser, pictureWanted, RENDERED_TYPE, type PageDocument }
@@ -99,7 +100,7 @@ interface Fetched {
 interface ReadInBrowser {
   html: string
   reading: Promise<PageReading>
-  compared?: Promise<DetectedChange[]>
+  compared?: Promise<Comparison>
 }
 
 /** What the compare stage found: the new snapshot's contents and the changes to record with it. */
@@ -137,6 +138,10 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     const check = await checkedNow(crawl, fetched.page)
     if (fetched.page.notModified && crawl.previous) return await unchanged(crawl, check, 'not_modified')
     const { reading, document, early } = await readStage(crawl, fetched)
+    // A page read as nothing is no version of it (a shell its script builds, a wall): it fails, saying what to do.
+    if (reading.snapshot && reading.snapshot.text.trim() === '') {
+      throw new FetchError('EMPTY_PAGE', `${page.url} shows no text to read (HTTP ${fetched.page.status})`)
+    }
     const compared = await compareStage(crawl, fetched.page, reading, document, early)
     if (!compared) return await unchanged(crawl, check, 'unchanged')
     return await recordStage(crawl, fetched.page, reading, compared, check)
@@ -169,7 +174,7 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
     if (!compared) return true
     compared.catch(() => {})
     seen.compared = compared
-    return (await compared).length > 0
+    return (await compared).changes.length > 0
   })
   try {
     // A page read with a document is fetched whole: the document may have moved when the page did not.
@@ -177,8 +182,12 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
     const got = await fetchOrRender(deps.crawler, page, conditional, picture, deps.mayRender)
     if (got.decision) await recordRenderDecision(deps.db, page.id, got.decision)
     const fetched = await asReadable(deps.analysis, got.page, page.noise_rules)
+    // An API description watched as the page is its own document: its reader compares it as one.
+    const own = documentFormat(got.page.contentType, got.page.raw)?.name === 'openapi' && !got.page.notModified
+      ? { url: got.page.url, raw: got.page.raw, contentType: got.page.contentType }
+      : undefined
     const document = reader && structured
-      ? await documentOf(deps.crawler, deps.analysis, fetched, structured, reader)
+      ? (structured === 'api_docs' && own) || await documentOf(deps.crawler, deps.analysis, fetched, structured, reader)
       : undefined
     return { page: fetched, document, readInBrowser }
   } catch (err) {
@@ -252,7 +261,7 @@ async function readPage (
  */
 async function readStage (
   crawl: Crawl, { page: fetched, document, readInBrowser }: Fetched
-): Promise<{ reading: PageReading, document: PageDocument | undefined, early?: Promise<DetectedChange[]> }> {
+): Promise<{ reading: PageReading, document: PageDocument | undefined, early?: Promise<Comparison> }> {
   const inBrowser = readInBrowser?.html === fetched.html && !document ? readInBrowser : undefined
   const reading = inBrowser
     ? await inBrowser.reading
@@ -273,7 +282,7 @@ async function readStage (
  */
 async function compareStage (
   crawl: Crawl, fetched: FetchedPage, reading: PageReading, document: PageDocument | undefined,
-  early: Promise<DetectedChange[]> | undefined
+  early: Promise<Comparison> | undefined
 ): Promise<Compared | undefined> {
   const { deps, page, previous } = crawl
   const shot = fetched.screenshot ? { image: fetched.screenshot, ...pngSize(fetched.screenshot) } : undefined
@@ -285,9 +294,11 @@ async function compareStage (
     const pageType = page.page_type_source === 'address'
       ? await typeFromRead(deps.db, page, reading.title, reading.snapshot)
       : page.page_type
-    const detected = !previous
-      ? []
+    const comparison = !previous
+      ? { changes: [] }
       : await (early ?? compareWithPrevious(crawl, previous.id, pageType, reading.snapshot, fetched, document))
+    await readerSaid(crawl, reading, comparison)
+    const detected = comparison.changes
     return {
       text: reading.snapshot.text,
       rawGzip: reading.snapshot.rawGzip,
@@ -376,7 +387,7 @@ async function compareWithPrevious (
   { deps, page, structured }: Crawl, previousId: string, pageType: PageType,
   { text, language, priceLines }: NonNullable<PageReading['snapshot']>, fetched: FetchedPage,
   document: PageDocument | undefined
-): Promise<DetectedChange[]> {
+): Promise<Comparison> {
   // Only what the comparison reads crosses to its thread (not the gzipped page).
   const current = { text, language, priceLines }
   if (!structured) {
@@ -389,6 +400,26 @@ async function compareWithPrevious (
     : undefined
   const pages = documents ?? (before.page && { before: before.page, after })
   return await deps.analysis.compare(before.text, current, pageType, page.noise_rules, pages)
+}
+
+/**
+ * What the page's reader could not do is the page's note: read its new version as its
+ * structure, or compare the two (a fault of ours, with its message). Told to the log and
+ * the metrics; a version it reads again clears it.
+ */
+async function readerSaid ({ deps, page, structured }: Crawl, reading: PageReading, comparison: Comparison) {
+  const failure = comparison.readerFailure
+  if (failure) {
+    deps.events.emit('reader.failed', { orgId: page.org_id, pageId: page.id, url: page.url, ...failure })
+  }
+  if (!structured && page.reading_note === null) return
+  const reads = readerOf(structured)
+  const note = failure?.error
+    ? failure.note
+    : reading.unreadable && reads
+      ? `${reads.reads} could not be read: compared as text`
+      : null
+  if (note !== page.reading_note) await recordReadingNote(deps.db, page.id, note)
 }
 
 /**

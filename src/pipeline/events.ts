@@ -36,6 +36,16 @@ export interface PageChecked {
   outcome: 'not_modified' | 'unchanged' | 'changed' | 'baseline' | 'skipped' | 'failed'
 }
 
+/** A page's structured reader could not read (`error` false) or compare (true) it: it was compared as text. */
+export interface ReaderFailed {
+  orgId: string
+  pageId: string
+  url: string
+  reader: string
+  error: boolean
+  note: string
+}
+
 interface PipelineEventMap {
   'change.detected': [ChangeDetected]
   'job.failed': [JobFailed]
@@ -43,6 +53,7 @@ interface PipelineEventMap {
   /** Page events were recorded (a page found or gone): the alerts' outbox has them. */
   'pages.told': [{ orgId: string, domainId: string }]
   'page.checked': [PageChecked]
+  'reader.failed': [ReaderFailed]
 }
 
 /**

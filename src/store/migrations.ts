@@ -633,6 +633,8 @@ const migrations: Record<string, string[]> = {
     'ALTER TABLE domains ADD COLUMN discovery_note text',
     // Feed addresses a program asks for with its API key are that key's: revoked with it.
     'ALTER TABLE api_keys ADD COLUMN feed_token text UNIQUE',
+    // What its type's reader could not read or compare at its last check (it was compared as text).
+    'ALTER TABLE pages ADD COLUMN reading_note text',
     `CREATE INDEX jobs_pending_discovery ON jobs (domain_id)
       WHERE name = 'discover.pages' AND state IN ('waiting', 'active')`
   ]

@@ -52,6 +52,7 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'pages.render',
       'pages.rendered_with',
       'pages.render_reason',
+      'pages.reading_note',
       // Only an intelligence page has its screenshots taken (the plan's intelligencePages).
       sql<boolean>`CASE WHEN pages.screenshots THEN ${isIntelligencePage} ELSE false END`.as('screenshots'),
       // Whether its type's structured reader reads it (the types that have one).
@@ -72,6 +73,12 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
     .execute()
 }
 export type CrawlTarget = Awaited<ReturnType<typeof loadCrawlTargets>>[number]
+
+/** What the page's reader could not do at its check (null: it read the page): kept when it moved. */
+export async function recordReadingNote (db: Db, pageId: string, note: string | null): Promise<void> {
+  await db.updateTable('pages').set({ reading_note: note }).where('id', '=', pageId)
+    .where('reading_note', 'is distinct from', note).execute()
+}
 
 /** A page read in the browser is tried plainly again after this long, in case it no longer needs one. */
 export const RENDER_RECHECK_MS = 7 * 86_400_000

@@ -89,6 +89,7 @@ export function pageView (p: PageRow, intelligence: ReadonlySet<string>) {
     render: p.render,
     renderedWith: p.rendered_with,
     renderReason: p.render_reason,
+    readingNote: p.reading_note,
     screenshots: p.screenshots,
     visualThreshold: p.visual_threshold === null ? null : Number(p.visual_threshold),
     createdAt: p.created_at
@@ -243,6 +244,14 @@ export async function pageExists (db: Db, domainId: string, url: string): Promis
 export async function pagesAdded (db: Db, domainId: string): Promise<number> {
   return (await db.selectFrom('domains').select('pages_added').where('id', '=', domainId).executeTakeFirstOrThrow())
     .pages_added
+}
+
+/** The addresses of the organisation's pages `ids` (a list of changes names their pages by them). */
+export async function pageAddresses (db: Db, orgId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db.selectFrom('pages').select(['id', 'url']).where('org_id', '=', orgId)
+    .where('id', 'in', [...new Set(ids)]).execute()
+  return new Map(rows.map(r => [r.id, r.url]))
 }
 
 export async function findPage (db: Db, orgId: string, domainId: string, pageId: string): Promise<PageRow | undefined> {

@@ -198,6 +198,8 @@ export interface PagesTable {
   created_at: CreatedAt
   /** Whether the domain's sitemaps listed it at its last discovery (to tell when it leaves them). */
   in_sitemap: Generated<boolean>
+  /** What its type's structured reader could not read or compare at its last check; null when it read it. */
+  reading_note: string | null
 }
 
 export interface ScreenshotsTable {

@@ -204,6 +204,10 @@ export const PlanPriceSchema = Type.Object({
   billing: Type.Optional(Type.String({
     description: 'the toggle state it is shown under, when the page has one: monthly or yearly'
   })),
+  label: Type.Optional(Type.String({
+    description: 'the column it stands in, when a plan has several prices of one kind (e.g. "Setup fee" and ' +
+      '"Billed"): each is compared with its own'
+  })),
   text: Type.String({ description: 'as summaries write it, e.g. $49/month' })
 })
 export type PlanPrice = Static<typeof PlanPriceSchema>

@@ -70,6 +70,12 @@ const FAILURE_RULES: ReadonlyArray<readonly [test: (code: string) => boolean, ex
     kind: 'error',
     nextStep: 'The page is larger than Sitewatch reads. Watch a smaller page of the site.'
   }],
+  [c => c === 'EMPTY_PAGE', {
+    kind: 'error',
+    nextStep: 'Sitewatch read no text on this page: it is built by script, or shows nothing without signing in. ' +
+      'Set its render to "always" so that a browser builds it; if it loads a document (an API description, a ' +
+      'feed), watch that address instead.'
+  }],
   [c => c === 'BAD_DOCUMENT', {
     kind: 'error',
     nextStep: 'The document cannot be read as text (the error says why: a password, a scan, its size). Watch the ' +

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { parse, stringify } from 'yaml'
-import { compareContent, readPage } from '../../src/detection/detect.js'
+import { compareContent, readPage, type ReaderFailure } from '../../src/detection/detect.js'
 import { READERS, readerOf } from '../../src/detection/readers.js'
 import { withReading } from '../../src/detection/structure.js'
 import { buildDiff } from '../../src/detection/diff.js'
@@ -134,5 +134,39 @@ describe('the rule on its own', () => {
   it('a reader that finds no move and explains nothing changes nothing', () => {
     assert.deepEqual(withReading(diff, { changes: [], explains: () => false }, classify).map(c => c.summary),
       ['$59/month\nFor growing teams.'])
+  })
+})
+
+describe('a reader that cannot read or compare says so', () => {
+  const told = (pageType: PageType, before: string, after: string, documents: Documents = {}) => {
+    const [a, b] = [readPage(before, undefined, undefined, pageType), readPage(after, undefined, undefined, pageType)]
+    const failures: ReaderFailure[] = []
+    const read = compareContent(a.text, b, pageType, undefined, { before, after, ...documents }, f => failures.push(f))
+    return { read, alone: compareContent(a.text, b, pageType), failures }
+  }
+
+  it('a version it cannot read: told (not an error), and the text is compared alone', () => {
+    const { read, alone, failures } = told('pricing', ROWS.pricing.page, ROWS.pricing.unreadable)
+    assert.deepEqual(read, alone)
+    assert.deepEqual(failures, [{ reader: 'pricing', error: false, note: 'The plans and prices could not be read: compared as text' }])
+  })
+
+  it('a comparison that fails is an error, said with its message; the text is compared alone, never "nothing changed"', () => {
+    const page = ROWS.changelog.page
+    const after = ROWS.changelog.explained(page)
+    const feed = '<?xml version="1.0"?><rss version="2.0"><channel><title>Releases</title>' +
+      '<item><title>2.3.0</title><description>Faster exports.</description></item></channel></rss>'
+    // A feed stored with the last snapshot that no longer reads as one (a reader's fault to hear of).
+    const { read, alone, failures } = told('changelog', page, after, { beforeDocument: feed, afterDocument: '{"not": "a feed"}' })
+    assert.equal(failures.length, 1)
+    assert.equal(failures[0].error, true)
+    assert.match(failures[0].note, /^The changelog's entries could not be compared \(.+\): compared as text$/)
+    assert.deepEqual(read, alone)
+    assert.ok(read.length > 0, 'the new entry is still told, as text')
+  })
+
+  it('a reader that reads says nothing', () => {
+    const { failures } = told('pricing', ROWS.pricing.page, ROWS.pricing.explained(ROWS.pricing.page))
+    assert.deepEqual(failures, [])
   })
 })

@@ -43,11 +43,11 @@ describe('page analysis on worker threads', () => {
   it('compares as compareContent does, noise rules included', async () => {
     const before = readPage(html)
     const after = readPage(layout('Pricing — Acme', pricingMain('$59')))
-    const changes = await analysis.compare(before.text, after, 'pricing')
+    const { changes } = await analysis.compare(before.text, after, 'pricing')
     assert.deepEqual(changes, compareContent(before.text, after, 'pricing'))
-    assert.equal(changes[0].summary, 'Pricing, Pro: $49/month → $59/month')
+    assert.equal(changes[0].summary, 'Pricing, Pro: $49/month → $59/month (+20%)')
     const ignored = await analysis.compare(before.text, after, 'pricing', { ignorePatterns: ['\\$\\d+/month'] })
-    assert.deepEqual(ignored, [])
+    assert.deepEqual(ignored, { changes: [] })
   })
 
   it('a page that fails to read rejects its own task, and the pool goes on', async () => {

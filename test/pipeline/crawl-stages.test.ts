@@ -9,6 +9,7 @@ import { crawlPage, crawlTargetLoader, type CrawlDeps } from '../../src/pipeline
 import { PipelineEvents, type ChangeDetected } from '../../src/pipeline/events.js'
 import { openStore, type Store } from '../../src/store/db.js'
 import { insertDomain } from '../../src/store/domains.js'
+import { explainFailure } from '../../src/vocabulary/failures.js'
 import { insertOrg } from '../../src/store/orgs.js'
 import { addPages, updatePage } from '../../src/store/pages.js'
 import { changeScreenshots } from '../../src/store/screenshots.js'
@@ -227,6 +228,22 @@ describe('a page check, stage by stage', () => {
     const row = await store.db.selectFrom('pages').select(['last_error', 'failure_code']).where('id', '=', page.id)
       .executeTakeFirstOrThrow()
     assert.match(row.last_error ?? '', /openapi\.yaml/)
+    const snapshots = await store.db.selectFrom('snapshots').select('id').where('page_id', '=', page.id).execute()
+    assert.equal(snapshots.length, 0)
+  })
+
+  it('a page read as nothing fails, saying what to do next, and records no version', async () => {
+    const page = await newPage('/reference')
+    await updatePage(store.db, page.id, { render: 'never' })
+    const shell = '<!doctype html><html><head><title></title></head><body><div id="app"></div>' +
+      '<script src="/app.js"></script></body></html>'
+    script.current = { page: () => ({ html: shell }) }
+    await assert.rejects(check(page.id), (err: FetchError) => err.code === 'EMPTY_PAGE' && err.permanent)
+    const row = await store.db.selectFrom('pages').select(['last_error', 'failure_code']).where('id', '=', page.id)
+      .executeTakeFirstOrThrow()
+    assert.match(row.last_error ?? '', /shows no text to read \(HTTP 200\)/)
+    assert.equal(row.failure_code, 'EMPTY_PAGE')
+    assert.match(explainFailure(row.failure_code).nextStep, /render to "always"/)
     const snapshots = await store.db.selectFrom('snapshots').select('id').where('page_id', '=', page.id).execute()
     assert.equal(snapshots.length, 0)
   })

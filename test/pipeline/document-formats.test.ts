@@ -2,6 +2,7 @@
 // a JSON price list watched in part, a plain-text changelog; and the PDFs a crawler must
 // refuse (a scan, a password, a bomb) with a lastError that says why, not a crash.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { acmeHostMap, startAcmeSite } from '../helpers/fixtures.js'
 import { bombPdf, encryptedPdf, scannedPdf, textPdf } from '../helpers/documents.js'
@@ -152,5 +153,44 @@ describe('documents: PDF, JSON and plain text watched like pages', () => {
     const [change] = await changesOf('/changelog.txt')
     const added = change.diffData.hunks.flatMap((h: any) => h.lines).filter((l: any) => l.type === 'addition')
     assert.deepEqual(added.map((l: any) => l.content), ['2026-11-20 SAML single sign-on for <all> plans'])
+  })
+})
+
+describe('an API description watched as a page', () => {
+  let site: TestSite
+  let t: TestService
+  let domainId = ''
+  const spec = readFileSync(new URL('../detection/fixtures/api/petstore.yaml', import.meta.url), 'utf8')
+  const yaml = (body: string) => ({ body, headers: { 'content-type': 'application/yaml' } })
+
+  before(async () => {
+    site = await startAcmeSite()
+    site.set('/openapi.yaml', yaml(spec))
+    t = await startTestService({ CRAWL_HOST_MAP: acmeHostMap(site) })
+    domainId = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data.id
+    await drainJobs(t.api)
+  })
+  after(async () => {
+    await t.stop()
+    await site.close()
+  })
+
+  it('is read as its operations, typed an API page, and an operation removed is a critical change of its contract', async () => {
+    const added = await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://acme.test/openapi.yaml' })
+    assert.equal(added.status, 201, JSON.stringify(added.body))
+    await drainJobs(t.api)
+    const page = (await t.api.get(`/api/domains/${domainId}/pages/${added.body.data.id}`)).body.data
+    assert.equal(page.lastError, null)
+    assert.equal(page.pageType, 'api_docs', 'typed from what it says')
+    const latest = (await t.api.get(`/api/domains/${domainId}/pages/${page.id}/snapshots/latest`)).body.data
+    assert.match(latest.text, /^# Swagger Petstore 1\.0\.0\nGET \/pets: List all pets\nPOST \/pets/)
+    site.set('/openapi.yaml', yaml(spec.replace(/ {4}delete:\n(?: {6}.*\n| {8}.*\n| {10}.*\n| {12}.*\n| {14}.*\n)+/, '')))
+    const { jobId } = (await t.api.post(`/api/domains/${domainId}/pages/${page.id}/crawl`)).body.data
+    assert.equal((await waitForJob(t.api, jobId)).state, 'completed')
+    const [change, ...more] = (await t.api.get(`/api/changes?pageId=${page.id}`)).body.data
+    assert.equal(more.length, 0)
+    assert.equal(change.changeType, 'feature_removed')
+    assert.equal(change.severity, 'critical')
+    assert.match(change.summary, /DELETE \/pets\/\{petId\} removed/)
   })
 })

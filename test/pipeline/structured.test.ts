@@ -109,5 +109,30 @@ describe('structured readers in the pipeline', () => {
     assert.match(now[0].summary, /"Most popular"/)
     assert.match(now[0].diffData.after, /Best value/)
     assert.equal(now[0].diffData.pricing, undefined)
+    assert.equal((await t.api.get(`/api/domains/${domainId}/pages/${page.id}`)).body.data.readingNote, null)
+  })
+
+  it('a pricing page its reader cannot read any more: compared as text, and the page says so until it reads again', async () => {
+    const page = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=100`)).body.data
+      .find((p: any) => p.url.endsWith('/pricing'))
+    const checkOnce = async () => {
+      const checked = (await t.api.get(`/api/domains/${domainId}/pages/${page.id}`)).body.data.lastCheckAt
+      await t.api.post(`/api/domains/${domainId}/pages/${page.id}/crawl`)
+      return await eventually(async () => {
+        const p = (await t.api.get(`/api/domains/${domainId}/pages/${page.id}`)).body.data
+        return p.lastCheckAt !== checked ? p : undefined
+      }, 30_000, 'the check')
+    }
+    site.page('/pricing', '<html><head><title>Pricing — Relay</title></head><body><main><h1>Pricing</h1>' +
+      '<p>Our prices moved to the sales team: write to sales@relay.test.</p></main></body></html>')
+    const unread = await checkOnce()
+    assert.equal(unread.readingNote, 'The plans and prices could not be read: compared as text')
+    assert.match((await t.api.get(`/api/domains/${domainId}/pages/${page.id}`)).body.data.readingNote, /compared as text/)
+    const [change] = (await t.api.get(`/api/changes?pageId=${page.id}`)).body.data
+    assert.ok(change.summary.length > 0, 'what moved is still told, as text')
+    const metrics = await (await fetch(`${t.url}/metrics`)).text()
+    assert.match(metrics, /^sitewatch_reader_failures_total\{reader="pricing",error="false"\} [1-9]/m)
+    site.page('/pricing', fixture('pricing/cards'))
+    assert.equal((await checkOnce()).readingNote, null)
   })
 })

@@ -102,6 +102,9 @@ describe('tags and feedback in the app, in a browser', () => {
     assert.equal(await page.getByLabel('Tag').inputValue(), 'direct competitors')
     const inbox = await page.textContent('main') ?? ''
     assert.match(inbox, /Pro plan price on rival\.test/)
+    // Each change names its page, not only its domain.
+    const row = page.getByRole('row').filter({ hasText: 'Pro plan price on rival.test' })
+    assert.equal((await row.locator('td[data-label="Page"]').innerText()).replace(/\s+/g, ' ').trim(), 'rival.test /pricing')
     assert.doesNotMatch(inbox, /on vendor\.test/)
     await page.getByLabel('Tag').selectOption('')
     await page.getByRole('button', { name: 'Filter' }).click()
@@ -155,6 +158,8 @@ describe('tags and feedback in the app, in a browser', () => {
     await form.getByRole('group', { name: /Of type/ }).getByLabel('content change').check()
     await form.getByRole('group', { name: /Of domains/ }).getByLabel('rival.test').check()
     await form.getByLabel(/lines mention/).fill('tickets answered')
+    // A new rule starts on alerting: muting is a choice made on purpose.
+    assert.equal(await form.getByLabel('Then').inputValue(), 'alert')
     await form.getByLabel('Then').selectOption('mute')
     await form.getByRole('button', { name: 'Try it on the last 30 days' }).click()
     const status = await page.getByRole('status').filter({ hasText: 'On the last 30 days' }).innerText()

@@ -12,7 +12,7 @@ import { changeShareLinks, createShareLink, revokeLink, sharedChange } from '../
 import { type ChangeFilters, getChange, listChanges, setAcknowledged } from '../../store/changes.js'
 import { domainNames, orgTags } from '../../store/domains.js'
 import { shareLinksOn } from '../../store/orgs.js'
-import { findPage } from '../../store/pages.js'
+import { findPage, pageAddresses } from '../../store/pages.js'
 import { listLearnedRules } from '../../store/learned.js'
 import { listPageEvents } from '../../store/page-events.js'
 import { giveVerdict, learnFrom, offersFor } from '../../services/feedback.js'
@@ -80,9 +80,11 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
       orgTags(db, org.id),
       listPageEvents(db, org.id, { limit: 10, since: new Date(Date.now() - PAGE_EVENTS_DAYS * 86_400_000) })
     ])
+    const addresses = await pageAddresses(db, org.id, items.map(c => c.pageId))
     return await page(reply, html(Inbox({
       viewer: viewerOf(req, reply),
       changes: items,
+      addresses,
       total,
       capped,
       page: pageNo,

@@ -145,7 +145,7 @@ function AlertRules (p: AlertRulesData & { viewer: Viewer }) {
     return <p class='card'>Alert rules (which changes alert you, wait for the digest or stay quiet) are custom alert rules: they come with the enterprise plan.</p>
   }
   const admin = roleAllows(p.viewer.role, 'admin')
-  const f: RuleForm = p.form ?? { name: '', action: 'mute', minSeverity: '', minConfidence: '', tags: '', words: '', plan: '', direction: '', minPercent: '', changeTypes: [], pageTypes: [], domainIds: [] }
+  const f: RuleForm = p.form ?? { name: '', action: 'alert', minSeverity: '', minConfidence: '', tags: '', words: '', plan: '', direction: '', minPercent: '', changeTypes: [], pageTypes: [], domainIds: [] }
   const names = new Map(p.domains.map(d => [d.id, d.domain]))
   const candidate = p.tried?.rules.find(r => r.id === null)
   return (

@@ -97,6 +97,8 @@ function Choice (p: { name: string, label: string, value?: string, empty?: strin
 export function Inbox (p: {
   viewer: Viewer
   changes: ChangeItem[]
+  /** The changes' pages' addresses, by page id: each change names its page. */
+  addresses: ReadonlyMap<string, string>
   total: number
   /** total is a lower bound (see listChanges) */
   capped?: boolean
@@ -150,7 +152,7 @@ export function Inbox (p: {
             <table class='stack inbox'>
               <caption class='sr-only'>Changes, newest first</caption>
               <thead>
-                <tr><th scope='col'><span class='small'>Select</span></th><th scope='col'>Change</th><th scope='col'>Severity</th><th scope='col'>Domain</th><th scope='col'>When</th><th scope='col'>State</th></tr>
+                <tr><th scope='col'><span class='small'>Select</span></th><th scope='col'>Change</th><th scope='col'>Severity</th><th scope='col'>Page</th><th scope='col'>When</th><th scope='col'>State</th></tr>
               </thead>
               <tbody>
                 {p.changes.map(c => (
@@ -158,7 +160,7 @@ export function Inbox (p: {
                     <td class='select'><input type='checkbox' name='ids' value={c.id} aria-label={`Select: ${c.summary.slice(0, 80)}`} /></td>
                     <td class='summary'><a href={`/app/changes/${c.id}`}>{c.summary}</a><div class='small muted'>{c.changeType.replace('_', ' ')}{c.pinnedAt ? ' · pinned as important' : ''}{c.verdict === 'not_important' ? ' · not important' : ''}</div></td>
                     <td data-label='Severity'><Sev s={c.severity} /></td>
-                    <td data-label='Domain'>{names.get(c.domainId) ?? ''}</td>
+                    <td data-label='Page' class='page'>{names.get(c.domainId) ?? ''}<div class='small muted'>{pathOf(p.addresses.get(c.pageId))}</div></td>
                     <td data-label='When'><Time at={c.createdAt} /></td>
                     <td data-label='State'>{c.acknowledgedAt ? 'acknowledged' : 'to review'}</td>
                   </tr>
@@ -178,6 +180,13 @@ export function Inbox (p: {
       <Pager page={p.page} pageSize={p.pageSize} total={p.total} capped={p.capped} href={query} />
     </Page>
   )
+}
+
+/** A page's path and query as a list names it under its domain ("/pricing"); the home page is "/". */
+function pathOf (url: string | undefined): string {
+  if (!url) return ''
+  const u = new URL(url)
+  return `${u.pathname}${u.search}`
 }
 
 /** A pricing page's plans, before and after: what moved, and each plan's prices. */

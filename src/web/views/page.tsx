@@ -15,6 +15,8 @@ export interface PageData extends Omit<DomainPageData['pages'][number], 'rendere
   pageTypeSource: string
   renderedWith: string | null
   renderReason: string | null
+  /** What its type's reader could not read or compare at its last check (it was compared as text). */
+  readingNote: string | null
   errorCount: number
 }
 
@@ -150,6 +152,7 @@ export function PageView (p: {
         </p>
         <p>Status: <strong>{pg.status}</strong>{pg.monitoringEnabled ? '' : ' · not monitored'} · last check <Time at={pg.lastCheckAt} empty='not yet' /> · last change <Time at={pg.lastChangeAt} empty='none' /></p>
         {pg.renderedWith ? <p class='small'>Read {pg.renderedWith === 'browser' ? 'in the browser' : 'without a browser'}{pg.renderReason ? `: ${pg.renderReason}` : ''}</p> : null}
+        {pg.readingNote ? <p class='small' role='note'>At its last check: {pg.readingNote}.</p> : null}
         {pg.failure
           ? (
             <div class='notice error' role='region' aria-label='Why this page cannot be checked'>

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import { compareContent, readPage } from '../../src/detection/detect.js'
+import type { DetectedChange } from '../../src/vocabulary/core.js'
+
+// Pricing pages through a real edit each, shaped as the sites that showed the faults write
+// them (fixtures/histories): a provider's price list (plans as rows, hourly and monthly
+// columns, a table of longer terms with a setup fee and a billed total, a plan inserted,
+// a row re-ordered), a plan overhaul (cards: three plans replaced by four), and a switch
+// from per-seat to flat pricing beside a usage price cut. Each is read as the pricing
+// reader reads an intelligence page, and as the text comparison reads any page: one edit
+// is one change, no price pair says nothing happened, and no percentage is one no plan
+// moved by.
+
+const fixture = (name: string) => readFileSync(new URL(`fixtures/histories/${name}.html`, import.meta.url), 'utf8')
+
+function read (name: string, mode: 'table' | 'text'): DetectedChange[] {
+  const [before, after] = [fixture(`${name}-1`), fixture(`${name}-2`)]
+  const [b, a] = [readPage(before, undefined, undefined, 'pricing'), readPage(after, undefined, undefined, 'pricing')]
+  return compareContent(b.text, a, 'pricing', undefined, mode === 'table' ? { before, after } : undefined)
+}
+
+/** The percentages a summary gives. */
+const percents = (summary: string) => [...summary.matchAll(/\(([+-]\d+(?:\.\d+)?)%\)/g)].map(m => Number(m[1]))
+
+/** What no price pair may say: a price that did not move ("A → A"), or one that went and came back. */
+function saysNothingHappened (c: DetectedChange): string[] {
+  const facts = c.diffData.facts ?? []
+  const same = facts.filter(f => f.before !== undefined && f.before === f.after).map(f => `${f.subject}: ${f.before} → ${f.after}`)
+  const back = facts.filter(f => f.kind === 'price_removed' &&
+    facts.some(g => g.kind === 'price_added' && g.after === f.before)).map(f => `${f.subject}: ${f.before} gone and back`)
+  return [...same, ...back]
+}
+
+for (const mode of ['table', 'text'] as const) {
+  describe(`real pricing edits, read as ${mode === 'table' ? 'a table of plans' : 'text'}`, () => {
+    it('a price list: one change led by the monthly price that rose, every real move and no other', () => {
+      const changes = read('price-list', mode)
+      assert.equal(changes.length, 1)
+      const [c] = changes
+      assert.equal(c.changeType, 'price_change')
+      assert.equal(c.severity, 'high')
+      assert.match(c.summary, /Cloud VPS 10: (€4\.50\/month|4\.50 €\/month) → (€5\.50\/month|5\.50 €\/month) \(\+22%\)/)
+      assert.match(c.summary, /Cloud VPS 15 plan added \(.*5\.99.*\)/, 'the new plan named with its prices')
+      assert.deepEqual(saysNothingHappened(c), [])
+      for (const p of percents(c.summary)) assert.ok([22, 4].includes(p), `a move of ${p}%`)
+      for (const f of c.diffData.facts!) assert.ok(f.percent === undefined || [22, 4].includes(f.percent), `${f.subject} ${f.percent}%`)
+      // The setup fee is never paired with the billed total.
+      assert.ok(!c.diffData.facts!.some(f => f.before === '2.25 €' && f.after !== undefined), 'a fee is not a total')
+    })
+
+    it('a plan overhaul says which plans went and which came, with their prices, and no price cut', () => {
+      const [c, ...more] = read('overhaul', mode)
+      assert.equal(more.length, 0)
+      assert.equal(c.changeType, 'price_change')
+      assert.match(c.summary, /plans Free \(\$0.*?\), Premium \(\$10.*?\) and Team \(\$19.*?\) removed/)
+      assert.match(c.summary, /plans Trial \(\$0\), Standard \(\$5[^)]*\), Professional \(\$10[^)]*\) and Ultimate \(\$25[^)]*\) added/)
+      assert.ok(!c.diffData.facts!.some(f => f.kind === 'price_up' || f.kind === 'price_down'), 'no plan moved its price')
+      assert.deepEqual(saysNothingHappened(c), [])
+    })
+
+    it('per seat to flat, beside a usage price cut: one change that says both, the seat named', () => {
+      const [c, ...more] = read('flat', mode)
+      assert.equal(more.length, 0)
+      assert.equal(c.changeType, 'price_change')
+      assert.match(c.summary, /Pro: \$20 ?(per |\/)user\/month → \$20\/month/)
+      assert.match(c.summary, /\$0\.10 ?(per |\/)GB → \$0\.05 ?(per |\/)GB \(-50%\)|1 more price down/)
+      const kinds = c.diffData.facts!.map(f => f.kind)
+      assert.ok(kinds.includes('price_changed') && kinds.includes('price_down'), kinds.join())
+      assert.deepEqual(saysNothingHappened(c), [])
+    })
+  })
+}
