@@ -50,8 +50,8 @@ export function classifyPageType (signals: PageSignals): { pageType: PageType, c
     /* scored without the URL */
   }
   const path = url ? fold(words(safeDecode(url.pathname))) : ''
-  const segments = path.trim().split(/\s+/)
-  const last = segments[segments.length - 1] ?? ''
+  // The last segment as the address writes it: /legal/privacy-notice's is "privacy notice", not "notice".
+  const last = url ? fold(words(safeDecode(url.pathname.replace(/\/+$/, '').split('/').pop() ?? ''))).trim() : ''
   const sub = url ? url.hostname.split('.')[0] : ''
   const title = signals.title && fold(signals.title)
   const headings = signals.headings?.slice(0, 3).map(fold)

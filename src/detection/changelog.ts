@@ -206,13 +206,28 @@ function factOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): Fact {
 
 const MAX_SUMMARY = 200
 
+/**
+ * An item that says how the release was made, not what it brings: a pull request's or a
+ * commit's reference, a chore, a dependency bumped, thanks to a contributor. It never
+ * leads a summary while an item that says what changed is there.
+ */
+const HOUSEKEEPING = new RegExp('^(?:' + [
+  '(?:pr|pull request|mr)\\s*#?\\d+\\b', '#\\d+\\b', '[0-9a-f]{7,40}\\b',
+  '(?:chore|ci|build|tests?|docs|style|refactor|perf)(?:\\([^)]*\\))?!?:', 'merge (?:pull request|branch)',
+  'bump(?:ed|s)? \\S+ from \\S+ to\\b', 'update[sd]? (?:the )?dependenc', 'thanks? (?:to )?@'
+].join('|') + ')|\\bthanks? (?:to )?@[\\w-]+!?\\s*$', 'i')
+
 function summaryOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): string {
   const name = e.unreleased
     ? 'Unreleased'
     : [e.version, e.date && e.version ? `(${e.date})` : e.date].filter(Boolean).join(' ')
   const lead = `Changelog ${name}${how === 'new' ? '' : ` ${how}`}`
   const title = e.title && e.title !== e.version && e.title !== e.date && e.title !== 'Unreleased' ? e.title : ''
-  const shown = [title, ...e.items.filter(i => i !== title).slice(0, title ? 1 : 2)].filter(Boolean).map(x => plain(x))
+  const items = e.items.filter(i => i !== title)
+  const telling = items.filter(i => !HOUSEKEEPING.test(plain(i).replace(/^[\p{L} ]{1,20}:\s*/u, '')))
+  // What the release brings first; housekeeping only when it is all there is.
+  const ordered = telling.length > 0 ? [...telling, ...items.filter(i => !telling.includes(i))] : items
+  const shown = [title, ...ordered.slice(0, title ? 1 : 2)].filter(Boolean).map(x => plain(x))
   const more = e.items.length - (shown.length - (title ? 1 : 0))
   return cut(`${lead}: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`, MAX_SUMMARY)
 }

@@ -161,17 +161,37 @@ export const PAGE_CONTENT: Record<Typed, Words> = {
     nl: ['integraties', `automatiser${L}`, 'samenwerking'],
     pt: ['integrações', 'painéis', 'análises', 'colaboração', `automatiza${L}`]
   },
+  // A contract's words, and a privacy notice's: what it collects, on what basis, for how long, and your rights.
   terms: {
     en: [
       'agreement', `liabilit${L}`, `indemn${L}`, 'governing law', `warrant${L}`, `terminat${L}`, 'hereby', 'shall',
-      'personal data', 'arbitration'
+      'personal (?:data|information)', 'arbitration', 'we collect', 'your (?:privacy )?rights', 'data controller',
+      'lawful basis', 'legitimate interests?', 'retention period', 'opt[- ]out', 'data protection'
     ],
-    fr: ['responsabilité', `résili${L}`, 'données personnelles', 'droit applicable', 'juridictions?', 'tribunaux'],
-    de: ['haftung', `kündig${L}`, 'personenbezogene(?:n)? daten', 'gerichtsstand', 'gewährleistung', 'vertrag(?:es)?'],
-    es: ['responsabilidad', 'rescisión', 'datos personales', 'jurisdicción', 'tribunales', 'garantía'],
-    it: ['responsabilità', 'recesso', 'dati personali', 'foro competente', 'garanzia'],
-    nl: ['aansprakelijkheid', 'beëindiging', 'opzegging', 'persoonsgegevens', 'toepasselijk recht'],
-    pt: ['responsabilidade', 'rescisão', 'dados pessoais', 'foro', 'lei aplicável']
+    fr: [
+      'responsabilité', `résili${L}`, 'données personnelles', 'droit applicable', 'juridictions?', 'tribunaux',
+      'nous collectons', 'vos droits', 'responsable du traitement', 'base légale', 'durée de conservation'
+    ],
+    de: [
+      'haftung', `kündig${L}`, 'personenbezogene(?:n)? daten', 'gerichtsstand', 'gewährleistung', 'vertrag(?:es)?',
+      'wir erheben', 'ihre rechte', 'verantwortliche(?:r)?', 'rechtsgrundlage', 'speicherdauer'
+    ],
+    es: [
+      'responsabilidad', 'rescisión', 'datos personales', 'jurisdicción', 'tribunales', 'garantía', 'recopilamos',
+      'sus derechos', 'responsable del tratamiento', 'base (?:legal|jurídica)', 'plazo de conservación'
+    ],
+    it: [
+      'responsabilità', 'recesso', 'dati personali', 'foro competente', 'garanzia', 'raccogliamo', 'i tuoi diritti',
+      'titolare del trattamento', 'base giuridica', 'periodo di conservazione'
+    ],
+    nl: [
+      'aansprakelijkheid', 'beëindiging', 'opzegging', 'persoonsgegevens', 'toepasselijk recht', 'wij verzamelen',
+      'uw rechten', 'verwerkingsverantwoordelijke', 'rechtsgrond', 'bewaartermijn'
+    ],
+    pt: [
+      'responsabilidade', 'rescisão', 'dados pessoais', 'foro', 'lei aplicável', 'coletamos', 'seus direitos',
+      'controlador', 'base legal', 'período de retenção'
+    ]
   },
   security: {
     en: [

@@ -30,7 +30,10 @@ export const RuleMatchSchema = Type.Object({
     minPercent: Type.Optional(Type.Number({
       minimum: 0, maximum: 10_000, description: 'a move of at least this many percent'
     }))
-  }, { additionalProperties: false, description: 'a price move of a plan, as the pricing reader read it' }))
+  }, {
+    additionalProperties: false,
+    description: "a price move of a plan, wherever it was found (a table of plans or the page's text)"
+  }))
 }, {
   additionalProperties: false,
   description: 'every condition given must hold (within one, any of its values); none given matches every change'
@@ -57,8 +60,16 @@ export function factsOf (c: {
   changeType: ChangeType
   severity: Severity
   confidence: number | string
-  diffData: Pick<DiffData, 'hunks' | 'pricing'>
+  diffData: Pick<DiffData, 'hunks' | 'pricing' | 'facts'>
 }): RuleFacts {
+  // A price move wherever it was found: the facts of the change (the text's or a reader's), else, for a change
+  // recorded before changes held facts, its pricing reader's moves.
+  const facts = c.diffData.facts
+  const moves = facts
+    ? facts.filter(f => f.kind === 'price_up' || f.kind === 'price_down')
+      .map(f => ({ plan: f.subject ?? '', up: f.kind === 'price_up', percent: f.percent }))
+    : (c.diffData.pricing?.changes ?? []).filter(p => p.kind === 'price_up' || p.kind === 'price_down')
+        .map(p => ({ plan: p.plan ?? '', up: p.kind === 'price_up', percent: p.percent }))
   return {
     domainId: c.domainId,
     domainTags: c.domainTags,
@@ -67,11 +78,7 @@ export function factsOf (c: {
     severity: c.severity,
     confidence: Number(c.confidence),
     lines: c.diffData.hunks.flatMap(h => h.lines).filter(l => l.type !== 'context').map(l => l.content.toLowerCase()),
-    priceMoves: (c.diffData.pricing?.changes ?? [])
-      .filter(p => p.kind === 'price_up' || p.kind === 'price_down')
-      .map(p => ({
-        plan: (p.plan ?? '').toLowerCase(), direction: p.kind === 'price_up' ? 'up' : 'down', percent: p.percent
-      }))
+    priceMoves: moves.map(m => ({ plan: m.plan.toLowerCase(), direction: m.up ? 'up' : 'down', percent: m.percent }))
   }
 }
 

@@ -86,6 +86,39 @@ describe('page types', () => {
       assert.ok(r.confidence > 0 && r.confidence <= 0.99)
     })
   }
+  // Privacy notices as SaaS companies write them: they say a lot of the product's features, dashboards and
+  // integrations (what they collect data about), under a legal address or a plain title.
+  const notices: Array<[string, string, string, string[], string]> = [
+    ['en', 'https://acme.test/legal/privacy-notice', 'Acme', ['Privacy notice', 'What we collect', 'Your rights'],
+      'We collect usage data about how you use our features, dashboards, integrations and analytics, to improve our ' +
+      'features and automate workflows. Collaboration features share your personal information with your workspace.'],
+    ['fr', 'https://acme.test/fr/legal/confidentialite', 'Acme', ['Politique de confidentialité', 'Données que nous collectons'],
+      'Nous collectons des données sur l\'utilisation des fonctionnalités, des tableaux de bord et des intégrations. ' +
+      'Le responsable du traitement est Acme SAS. Vos droits : accès, rectification, effacement.'],
+    ['de', 'https://acme.test/de/rechtliches/datenschutzhinweise', 'Acme', ['Datenschutzhinweise', 'Welche Daten wir erheben'],
+      'Wir erheben Daten zur Nutzung der Funktionen, Integrationen und Auswertungen. Verantwortlicher ist die Acme GmbH. ' +
+      'Ihre Rechte: Auskunft, Berichtigung, Löschung. Rechtsgrundlage ist Art. 6 DSGVO.'],
+    ['es', 'https://acme.test/es/legal/aviso-de-privacidad', 'Acme', ['Aviso de privacidad', 'Datos que recopilamos'],
+      'Recopilamos datos sobre el uso de las funciones, integraciones y paneles. El responsable del tratamiento es Acme SL. ' +
+      'Sus derechos: acceso, rectificación y supresión.'],
+    ['it', 'https://acme.test/it/legale/informativa-privacy', 'Acme', ['Informativa sulla privacy', 'Dati che raccogliamo'],
+      'Raccogliamo dati sull\'uso delle funzionalità, delle integrazioni e delle analisi. Il titolare del trattamento è ' +
+      'Acme Srl. I tuoi diritti: accesso, rettifica, cancellazione.'],
+    ['nl', 'https://acme.test/nl/juridisch/privacyverklaring', 'Acme', ['Privacyverklaring', 'Welke gegevens wij verzamelen'],
+      'Wij verzamelen gegevens over het gebruik van functies, integraties en dashboards. Verwerkingsverantwoordelijke is ' +
+      'Acme BV. Uw rechten: inzage, correctie en verwijdering.'],
+    ['pt', 'https://acme.test/pt/legal/politica-de-privacidade', 'Acme', ['Política de privacidade', 'Dados que coletamos'],
+      'Coletamos dados sobre o uso dos recursos, integrações e painéis. O controlador é a Acme Ltda. Seus direitos: ' +
+      'acesso, correção e exclusão.']
+  ]
+  for (const [language, url, title, headings, paragraph] of notices) {
+    it(`a privacy notice that speaks of features is a legal page (${language})`, () => {
+      const text = [headings[0], ...headings.slice(1).flatMap(h => [h, paragraph, paragraph])].join('\n')
+      const r = classifyPageType({ url, title, headings, text, language: language as any })
+      assert.equal(r.pageType, 'terms', JSON.stringify(r))
+    })
+  }
+
   it('more agreeing evidence means more confidence', () => {
     const urlOnly = classifyPageType({ url: 'https://acme.test/pricing' }).confidence
     const all = classifyPageType({

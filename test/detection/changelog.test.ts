@@ -49,6 +49,17 @@ describe('changelogs read as entries', () => {
 })
 
 describe('changelog changes', () => {
+  it('a release as a repository writes it: what it brings leads, its pull requests and thanks do not', () => {
+    const html = fixture('keep-a-changelog')
+    const after = insert(html, '<h2>[2.3.0]', '<h2>[1.5.2] - 2026-11-24</h2><ul>' +
+      '<li>PR #103: initiate cli release commit. Thanks to @sbansla!</li>' +
+      '<li>chore(deps): bump undici from 7.1.0 to 7.2.0</li>' +
+      '<li>Add support for the OAuth device flow to the CLI</li></ul>\n')
+    const [c] = changelogChanges(html, after)
+    assert.equal(c.summary, 'Changelog 1.5.2 (2026-11-24): Add support for the OAuth device flow to the CLI; PR #103: initiate ' +
+      'cli release commit. Thanks to @sbansla!; and 1 more')
+  })
+
   it('a new release is one change, weighed by what it says (a removal, a security fix: high)', () => {
     const html = fixture('keep-a-changelog')
     const after = insert(html, '<h2>[2.3.0]', '<h2>[2.4.0] - 2026-11-20</h2><h3>Removed</h3><ul><li>The v1 API is no longer available.</li></ul>' +

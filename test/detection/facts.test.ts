@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/detection/detect.js'
 import { FACT_KINDS, PAGE_TYPES, type Fact } from '../../src/vocabulary/core.js'
+import { factsOf, ruleMatches } from '../../src/vocabulary/alert-rules.js'
 import { FACT_RULES, FACT_WORDS, judge } from '../../src/vocabulary/facts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 
@@ -50,6 +51,13 @@ describe('facts, then one table', () => {
       assert.equal(text.changeType, 'price_change')
       assert.deepEqual([table.diffData.facts![0].kind, table.diffData.facts![0].percent],
         [text.diffData.facts![0].kind, text.diffData.facts![0].percent])
+      // A rule about the price matches it either way.
+      const rule = { price: { plan: 'pro', direction: move.startsWith('+') ? 'up' as const : 'down' as const, minPercent: 10 } }
+      for (const c of [table, text]) {
+        const f = factsOf({ domainId: 'd', domainTags: [], pageType: 'pricing', ...c })
+        assert.ok(ruleMatches(rule, f), `${c.diffData.pricing ? 'table' : 'text'}: ${JSON.stringify(f.priceMoves)}`)
+        assert.ok(!ruleMatches({ price: { plan: 'business' } }, f))
+      }
     })
   }
 })
