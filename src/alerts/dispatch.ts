@@ -11,7 +11,7 @@ import type { Db } from '../store/db.js'
 import { domainHostname } from '../store/domains.js'
 import { pageFailure } from '../store/page-checks.js'
 import { alertRulesOf, recordAlertActions } from '../store/alert-rules.js'
-import { decide, factsOf, type RuleAction } from '../vocabulary/alert-rules.js'
+import { decide, factsOf, pageEventMatches, ruleMatches, type RuleAction } from '../vocabulary/alert-rules.js'
 import { markPageEventsAlerted, pageEventView, takeUnalertedPageEvents } from '../store/page-events.js'
 import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webhooks.js'
 import { queueChangeMails } from './mail-outbox.js'
@@ -23,26 +23,18 @@ import { queueChangeMails } from './mail-outbox.js'
 
 export const DISPATCH_BATCH = 500
 
-export interface ChangeFacts {
-  severity: Severity
-  changeType: ChangeType
-  domainId: string
-  pageType: PageType
-  domainTags: readonly string[]
-}
-
-/** Whether an endpoint's filters let a change through. */
+/** Whether a destination's filters (an alert rule's match, see vocabulary/alert-rules.ts) let a change through. */
 export function endpointWants (
-  e: Pick<EndpointRow, 'min_severity' | 'change_types' | 'domain_ids' | 'page_types' | 'tags'>,
-  c: ChangeFacts
+  e: Pick<EndpointRow, 'match'>,
+  c: { severity: Severity, change_type: ChangeType, domain_id: string, page_type: PageType, domain_tags: string[] }
 ): boolean {
-  return (
-    SEVERITY_RANK[c.severity] >= SEVERITY_RANK[e.min_severity] &&
-    (!e.change_types || e.change_types.includes(c.changeType)) &&
-    (!e.domain_ids || e.domain_ids.includes(c.domainId)) &&
-    (!e.page_types || e.page_types.includes(c.pageType)) &&
-    (!e.tags || e.tags.some(t => c.domainTags.includes(t)))
-  )
+  return ruleMatches(e.match, factsOf({
+    severity: c.severity,
+    changeType: c.change_type,
+    domainId: c.domain_id,
+    pageType: c.page_type,
+    domainTags: c.domain_tags
+  }))
 }
 
 /**
@@ -74,13 +66,7 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
         if (PLANS[r.plan].alerts === 'digest') continue
         for (const e of endpoints) {
           if (e.org_id !== r.org_id) continue
-          const wanted = found.filter(c => endpointWants(e, {
-            severity: c.severity,
-            changeType: c.change_type,
-            domainId: c.domain_id,
-            pageType: c.page_type,
-            domainTags: c.domain_tags
-          }))
+          const wanted = found.filter(c => endpointWants(e, c))
           if (wanted.length === 0) continue
           const lead = wanted.reduce((a, b) => SEVERITY_RANK[b.severity] > SEVERITY_RANK[a.severity] ? b : a)
           deliveries.push({
@@ -147,9 +133,9 @@ export async function dispatchPageEvents (db: Db, queue: JobQueue): Promise<numb
         if (`page.${r.kind}` !== type) continue
         if (r.kind === 'discovered' && !TYPES_THAT_MATTER.includes(r.page_type)) continue
         for (const e of endpoints) {
-          if (e.org_id !== r.org_id || (e.domain_ids && !e.domain_ids.includes(r.domain_id))) continue
-          if (e.page_types && !e.page_types.includes(r.page_type)) continue
-          if (e.tags && !e.tags.some(t => r.domain_tags.includes(t))) continue
+          if (e.org_id !== r.org_id) continue
+          const where = { domainId: r.domain_id, domainTags: r.domain_tags, pageType: r.page_type }
+          if (!pageEventMatches(e.match, where)) continue
           deliveries.push({
             endpoint_id: e.id,
             org_id: r.org_id,
@@ -189,7 +175,7 @@ async function dispatchToFailureEndpoints (
 ): Promise<void> {
   await queue.transaction(db, async tx => {
     const endpoints = (await endpointsFor(tx, [e.orgId], 'job.failed')).filter(
-      x => !x.domain_ids || x.domain_ids.includes(e.domainId)
+      x => !x.match.domainIds || x.match.domainIds.includes(e.domainId)
     )
     const hostname = await domainHostname(tx, e.domainId)
     const body = payload(hostname !== undefined ? { id: e.domainId, domain: hostname } : null)

@@ -25,15 +25,7 @@ export async function runDigest (db: Db, queue: JobQueue, now = new Date()): Pro
       const changes = await changesBetween(tx, org.id, from, now)
       const deliveries: NewDelivery[] = []
       for (const e of await endpointsFor(tx, [org.id], 'change.detected')) {
-        const wanted = changes.filter(c =>
-          endpointWants(e, {
-            severity: c.severity,
-            changeType: c.change_type,
-            domainId: c.domain_id,
-            pageType: c.page_type,
-            domainTags: c.domain_tags
-          })
-        )
+        const wanted = changes.filter(c => endpointWants(e, c))
         if (wanted.length === 0) continue
         deliveries.push({
           endpoint_id: e.id,

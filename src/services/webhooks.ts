@@ -3,6 +3,7 @@ import { pointsToPublicAddress } from '../crawl/address.js'
 import { AppError, notFound } from '../vocabulary/errors.js'
 import { PLANS, type Org } from '../vocabulary/plans.js'
 import { ALERT_EVENTS, normalTags, type EndpointKind } from '../vocabulary/core.js'
+import { filtersOfMatch, type Filters } from '../vocabulary/alert-rules.js'
 import { type JobQueue } from '../queue/queue.js'
 import { QUEUE } from '../queue/queues.js'
 import type { Tx } from '../store/db.js'
@@ -117,20 +118,17 @@ export async function changeWebhook (
   input: EndpointSettings
 ) {
   const current = await requireEndpoint(ctx, org.id, id)
-  await checkPlanAndFilters(
-    ctx,
-    org,
-    {
-      minSeverity: input.minSeverity ?? current.min_severity,
-      changeTypes: input.changeTypes !== undefined ? input.changeTypes : current.change_types,
-      domainIds: input.domainIds !== undefined ? input.domainIds : current.domain_ids,
-      pageTypes: input.pageTypes !== undefined ? input.pageTypes : current.page_types,
-      tags: input.tags !== undefined ? input.tags : current.tags
-    },
-    current.kind
-  )
+  const was = filtersOfMatch(current.match)
+  const filters: Filters = {
+    minSeverity: input.minSeverity ?? was.minSeverity,
+    changeTypes: input.changeTypes !== undefined ? input.changeTypes : was.changeTypes,
+    domainIds: input.domainIds !== undefined ? input.domainIds : was.domainIds,
+    pageTypes: input.pageTypes !== undefined ? input.pageTypes : was.pageTypes,
+    tags: input.tags !== undefined ? keptTags(input.tags) ?? null : was.tags
+  }
+  await checkPlanAndFilters(ctx, org, filters, current.kind)
   const url = input.url !== undefined ? await checkUrl(input.url, current.kind, rules) : undefined
-  return endpointView(await updateEndpoint(ctx.db, current.id, { ...input, url, tags: keptTags(input.tags) }))
+  return endpointView(await updateEndpoint(ctx.db, current.id, { ...input, url, filters }))
 }
 
 /** A filter's tags as domains keep them (normalTags); null and undefined as they are. */

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { sql, type Selectable } from 'kysely'
 import type { MailPreference } from '../vocabulary/mail-alerts.js'
+import { filtersOfMatch, matchOfFilters } from '../vocabulary/alert-rules.js'
 import type { Db } from './db.js'
 import { after, cappedTotal, createdUs, pageOf, type Cursor } from './lists.js'
 import type { AlertPreferencesTable, EmailDeliveriesTable } from './schema.js'
@@ -22,7 +23,7 @@ export async function mailRecipients (db: Db, orgIds?: string[]) {
       join.onRef('a.user_id', '=', 'm.user_id').onRef('a.org_id', '=', 'm.org_id'))
     .select([
       'm.user_id', 'm.org_id', 'u.email', 'o.plan', 'o.name as org_name', 'o.created_at as org_created_at',
-      'a.mode', 'a.min_severity', 'a.change_types', 'a.domain_ids', 'a.page_types', 'a.tags', 'a.time_zone', 'a.hour',
+      'a.mode', 'a.match', 'a.time_zone', 'a.hour',
       'a.weekday', 'a.last_digest_at', 'a.paused_reason', 'm.created_at as member_since'
     ])
     .orderBy('u.email')
@@ -36,11 +37,7 @@ export function chosenPreference (r: Recipient): MailPreference | null {
   if (!r.mode) return null
   return {
     mode: r.mode,
-    minSeverity: r.min_severity!,
-    changeTypes: r.change_types,
-    domainIds: r.domain_ids,
-    pageTypes: r.page_types,
-    tags: r.tags,
+    ...filtersOfMatch(r.match ?? {}),
     timeZone: r.time_zone!,
     hour: r.hour!,
     weekday: r.weekday!
@@ -72,11 +69,7 @@ export async function turnMailOff (db: Db, userId: string, orgId: string, defaul
 }
 
 const asColumns = (p: MailPreference) => ({
-  min_severity: p.minSeverity,
-  change_types: p.changeTypes,
-  domain_ids: p.domainIds,
-  page_types: p.pageTypes,
-  tags: p.tags,
+  match: JSON.stringify(matchOfFilters(p)),
   time_zone: p.timeZone,
   hour: p.hour,
   weekday: p.weekday

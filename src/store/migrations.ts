@@ -635,6 +635,17 @@ const migrations: Record<string, string[]> = {
     'ALTER TABLE api_keys ADD COLUMN feed_token text UNIQUE',
     // What its type's reader could not read or compare at its last check (it was compared as text).
     'ALTER TABLE pages ADD COLUMN reading_note text',
+    // A destination's filters and a member's e-mail filters are kept as an alert rule's match (see
+    // vocabulary/alert-rules.ts), which one evaluator reads: the five columns each had move into it.
+    ...['webhook_endpoints', 'alert_preferences'].flatMap(table => [
+      `ALTER TABLE ${table} ADD COLUMN match jsonb NOT NULL DEFAULT '{}'`,
+      `UPDATE ${table} SET match = jsonb_strip_nulls(jsonb_build_object(
+        'minSeverity', CASE WHEN min_severity <> 'low' THEN min_severity END,
+        'changeTypes', to_jsonb(change_types), 'domainIds', to_jsonb(domain_ids),
+        'pageTypes', to_jsonb(page_types), 'tags', to_jsonb(tags)))`,
+      ...['min_severity', 'change_types', 'domain_ids', 'page_types', 'tags']
+        .map(column => `ALTER TABLE ${table} DROP COLUMN ${column}`)
+    ]),
     `CREATE INDEX jobs_pending_discovery ON jobs (domain_id)
       WHERE name = 'discover.pages' AND state IN ('waiting', 'active')`
   ]

@@ -366,12 +366,8 @@ export interface WebhookEndpointsTable {
   description: string | null
   enabled: Generated<boolean>
   events: AlertEvent[]
-  min_severity: Generated<Severity>
-  change_types: ChangeType[] | null
-  domain_ids: string[] | null
-  page_types: PageType[] | null
-  /** Only changes of domains with one of these tags (null: any). */
-  tags: string[] | null
+  /** Which changes it receives: an alert rule's match (none given: every change). */
+  match: Json<RuleMatch>
   created_at: CreatedAt
   updated_at: Timestamp
 }
@@ -397,12 +393,8 @@ export interface AlertPreferencesTable {
   user_id: string
   org_id: string
   mode: MailMode
-  min_severity: Generated<Severity>
-  change_types: ChangeType[] | null
-  domain_ids: string[] | null
-  page_types: PageType[] | null
-  /** Only changes of domains with one of these tags (null: any). */
-  tags: string[] | null
+  /** Which changes the member hears of: an alert rule's match (none given: every change). */
+  match: Json<RuleMatch>
   time_zone: Generated<string>
   hour: Generated<number>
   weekday: Generated<number>

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { sql, type Selectable } from 'kysely'
-import type { AlertEvent, ChangeType, EndpointKind, PageType, Severity } from '../vocabulary/core.js'
+import type { AlertEvent, EndpointKind } from '../vocabulary/core.js'
+import { filtersOfMatch, matchOfFilters, type Filters } from '../vocabulary/alert-rules.js'
 import type { Db } from './db.js'
 import { after, createdUs, pageOf, type Cursor } from './lists.js'
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js'
@@ -18,11 +19,7 @@ export function endpointView (e: EndpointRow) {
     description: e.description,
     enabled: e.enabled,
     events: e.events,
-    minSeverity: e.min_severity,
-    changeTypes: e.change_types,
-    domainIds: e.domain_ids,
-    pageTypes: e.page_types,
-    tags: e.tags,
+    ...filtersOfMatch(e.match),
     createdAt: e.created_at,
     updatedAt: e.updated_at
   }
@@ -46,16 +43,11 @@ export function deliveryView (d: DeliveryRow) {
 }
 
 /** What a client sets on a destination; filters left out are null (everything). */
-export interface EndpointSettings {
+export interface EndpointSettings extends Partial<Filters> {
   url?: string
   description?: string | null
   enabled?: boolean
   events?: AlertEvent[]
-  minSeverity?: Severity
-  changeTypes?: ChangeType[] | null
-  domainIds?: string[] | null
-  pageTypes?: PageType[] | null
-  tags?: string[] | null
 }
 
 /** The signing secret of a new endpoint: shown to the client once, kept to sign every delivery. */
@@ -79,17 +71,22 @@ export async function insertEndpoint (
       description: s.description ?? null,
       enabled: s.enabled ?? true,
       events: s.events,
-      min_severity: s.minSeverity ?? 'low',
-      change_types: s.changeTypes ?? null,
-      domain_ids: s.domainIds ?? null,
-      page_types: s.pageTypes ?? null,
-      tags: s.tags ?? null
+      match: JSON.stringify(matchOfFilters({
+        minSeverity: s.minSeverity ?? 'low',
+        changeTypes: s.changeTypes ?? null,
+        domainIds: s.domainIds ?? null,
+        pageTypes: s.pageTypes ?? null,
+        tags: s.tags ?? null
+      }))
     })
     .returningAll()
     .executeTakeFirstOrThrow()
 }
 
-export async function updateEndpoint (db: Db, id: string, s: EndpointSettings): Promise<EndpointRow> {
+/** Sets what `s` gives; its filters, when given, are the whole of them (the caller merged them with the old). */
+export async function updateEndpoint (
+  db: Db, id: string, s: EndpointSettings & { filters?: Filters }
+): Promise<EndpointRow> {
   return await db
     .updateTable('webhook_endpoints')
     .set({
@@ -98,11 +95,7 @@ export async function updateEndpoint (db: Db, id: string, s: EndpointSettings): 
       ...(s.description !== undefined ? { description: s.description } : {}),
       ...(s.enabled !== undefined ? { enabled: s.enabled } : {}),
       ...(s.events !== undefined ? { events: s.events } : {}),
-      ...(s.minSeverity !== undefined ? { min_severity: s.minSeverity } : {}),
-      ...(s.changeTypes !== undefined ? { change_types: s.changeTypes } : {}),
-      ...(s.domainIds !== undefined ? { domain_ids: s.domainIds } : {}),
-      ...(s.pageTypes !== undefined ? { page_types: s.pageTypes } : {}),
-      ...(s.tags !== undefined ? { tags: s.tags } : {})
+      ...(s.filters !== undefined ? { match: JSON.stringify(matchOfFilters(s.filters)) } : {})
     })
     .where('id', '=', id)
     .returningAll()

@@ -53,22 +53,26 @@ export interface RuleFacts {
   priceMoves: ReadonlyArray<{ plan: string, direction: 'up' | 'down', percent: number | undefined }>
 }
 
+/**
+ * What a rule reads of a change. A change read without its confidence or its diff (a
+ * filter's list) passes no condition on them: filters hold none.
+ */
 export function factsOf (c: {
   domainId: string
   domainTags: readonly string[]
   pageType: PageType
   changeType: ChangeType
   severity: Severity
-  confidence: number | string
-  diffData: Pick<DiffData, 'hunks' | 'pricing' | 'facts'>
+  confidence?: number | string
+  diffData?: Pick<DiffData, 'hunks' | 'pricing' | 'facts'>
 }): RuleFacts {
   // A price move wherever it was found: the facts of the change (the text's or a reader's), else, for a change
   // recorded before changes held facts, its pricing reader's moves.
-  const facts = c.diffData.facts
+  const facts = c.diffData?.facts
   const moves = facts
     ? facts.filter(f => f.kind === 'price_up' || f.kind === 'price_down')
       .map(f => ({ plan: f.subject ?? '', up: f.kind === 'price_up', percent: f.percent }))
-    : (c.diffData.pricing?.changes ?? []).filter(p => p.kind === 'price_up' || p.kind === 'price_down')
+    : (c.diffData?.pricing?.changes ?? []).filter(p => p.kind === 'price_up' || p.kind === 'price_down')
         .map(p => ({ plan: p.plan ?? '', up: p.kind === 'price_up', percent: p.percent }))
   return {
     domainId: c.domainId,
@@ -76,8 +80,9 @@ export function factsOf (c: {
     pageType: c.pageType,
     changeType: c.changeType,
     severity: c.severity,
-    confidence: Number(c.confidence),
-    lines: c.diffData.hunks.flatMap(h => h.lines).filter(l => l.type !== 'context').map(l => l.content.toLowerCase()),
+    confidence: c.confidence === undefined ? 0 : Number(c.confidence),
+    lines: (c.diffData?.hunks ?? []).flatMap(h => h.lines).filter(l => l.type !== 'context')
+      .map(l => l.content.toLowerCase()),
     priceMoves: moves.map(m => ({ plan: m.plan.toLowerCase(), direction: m.up ? 'up' : 'down', percent: m.percent }))
   }
 }
@@ -105,6 +110,57 @@ export function ruleMatches (match: RuleMatch, f: RuleFacts): boolean {
 }
 
 export interface AlertRule { id: string, name: string, match: RuleMatch, action: RuleAction, enabled: boolean }
+
+/**
+ * The filters a destination (webhook, Slack) or a member's e-mail takes, as the API and
+ * the app show them: kept and evaluated as a rule's match, by the one evaluator above.
+ */
+export interface Filters {
+  minSeverity: Severity
+  changeTypes: ChangeType[] | null
+  domainIds: string[] | null
+  pageTypes: PageType[] | null
+  tags: string[] | null
+}
+
+/** Filters as a rule's match: what lets every change through is left out. */
+export function matchOfFilters (f: Filters): RuleMatch {
+  return {
+    ...(f.minSeverity !== 'low' ? { minSeverity: f.minSeverity } : {}),
+    ...(f.changeTypes ? { changeTypes: f.changeTypes } : {}),
+    ...(f.domainIds ? { domainIds: f.domainIds } : {}),
+    ...(f.pageTypes ? { pageTypes: f.pageTypes } : {}),
+    ...(f.tags ? { tags: f.tags } : {})
+  }
+}
+
+/** A rule's match as filters (the conditions filters have; none: everything). */
+export function filtersOfMatch (m: RuleMatch): Filters {
+  return {
+    minSeverity: m.minSeverity ?? 'low',
+    changeTypes: m.changeTypes ?? null,
+    domainIds: m.domainIds ?? null,
+    pageTypes: m.pageTypes ?? null,
+    tags: m.tags ?? null
+  }
+}
+
+/**
+ * Whether a page event (a page found or gone) passes a match: only its conditions on
+ * where (domains, tags, page types) apply, an event having no severity nor type of change.
+ */
+export function pageEventMatches (
+  m: RuleMatch, e: { domainId: string, domainTags: readonly string[], pageType: PageType }
+): boolean {
+  const where: RuleMatch = {
+    ...(m.domainIds ? { domainIds: m.domainIds } : {}),
+    ...(m.tags ? { tags: m.tags } : {}),
+    ...(m.pageTypes ? { pageTypes: m.pageTypes } : {})
+  }
+  return ruleMatches(where, {
+    ...e, changeType: 'content_change', severity: 'low', confidence: 1, lines: [], priceMoves: []
+  })
+}
 
 /** The first enabled rule (in order) that matches the change decides; undefined: none does. */
 export function decide (rules: readonly AlertRule[], f: RuleFacts): { action: RuleAction, ruleId: string } | undefined {

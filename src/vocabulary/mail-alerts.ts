@@ -1,6 +1,6 @@
+import { factsOf, matchOfFilters, ruleMatches } from './alert-rules.js'
 import { PLANS, type Plan } from './plans.js'
 import {
-  SEVERITY_RANK,
   type ChangeType,
   type MailMode,
   type PageType,
@@ -64,22 +64,9 @@ export function effectiveMailPreference (plan: PlanName, chosen: MailPreference 
   }
 }
 
-export interface ChangeFacts {
-  severity: Severity
-  changeType: ChangeType
-  domainId: string
-  pageType: PageType
-  /** Its domain's tags. */
-  domainTags: readonly string[]
-}
-
-/** Whether a member's filters let a change through. */
-export function preferenceWants (p: MailPreference, c: ChangeFacts): boolean {
-  return SEVERITY_RANK[c.severity] >= SEVERITY_RANK[p.minSeverity] &&
-    (!p.changeTypes || p.changeTypes.includes(c.changeType)) &&
-    (!p.domainIds || p.domainIds.includes(c.domainId)) &&
-    (!p.pageTypes || p.pageTypes.includes(c.pageType)) &&
-    (!p.tags || p.tags.some(t => c.domainTags.includes(t)))
+/** Whether a member's filters let a change through: they are an alert rule's match, read by its evaluator. */
+export function preferenceWants (p: MailPreference, c: Parameters<typeof factsOf>[0]): boolean {
+  return ruleMatches(matchOfFilters(p), factsOf(c))
 }
 
 /** Whether the name is a time zone this runtime knows. */

@@ -94,10 +94,10 @@ describe('tags on domains', () => {
     const refused = await t.api.withKey(apiKey).post('/api/webhooks', { url: 'https://hooks.example.com/in', tags: ['eu'] })
     assert.equal(refused.status, 403)
     const fact = { severity: 'high', changeType: 'price_change', domainId: ids.rival, pageType: 'pricing' } as const
-    const endpoint = { min_severity: 'low', change_types: null, domain_ids: null, page_types: null } as const
-    assert.equal(endpointWants({ ...endpoint, tags: ['suppliers'] }, { ...fact, domainTags: ['eu'] }), false)
-    assert.equal(endpointWants({ ...endpoint, tags: ['suppliers', 'eu'] }, { ...fact, domainTags: ['eu'] }), true)
-    assert.equal(endpointWants({ ...endpoint, tags: null }, { ...fact, domainTags: [] }), true)
+    const row = { severity: 'high', change_type: 'price_change', domain_id: ids.rival, page_type: 'pricing' } as const
+    assert.equal(endpointWants({ match: { tags: ['suppliers'] } }, { ...row, domain_tags: ['eu'] }), false)
+    assert.equal(endpointWants({ match: { tags: ['suppliers', 'eu'] } }, { ...row, domain_tags: ['eu'] }), true)
+    assert.equal(endpointWants({ match: {} }, { ...row, domain_tags: [] }), true)
     const [member] = (await api.get('/api/alert-settings')).body.data
     const saved = await api.request('PUT', `/api/alert-settings/${member.userId}`, { body: { tags: ['EU'] } })
     assert.equal(saved.status, 200, JSON.stringify(saved.body))

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it, type TestContext } from 'node:test'
 import { Kysely, sql } from 'kysely'
 import { migrate } from '../../src/store/migrations.js'
+import { filtersOfMatch, type RuleMatch } from '../../src/vocabulary/alert-rules.js'
 import { PGliteDialect } from '../../src/store/pglite-dialect.js'
 import { PGliteThread } from '../../src/store/pglite-thread.js'
 
@@ -81,5 +82,32 @@ describe('an existing deployment, upgraded', () => {
     await migrate(db)
     const rows = (await sql<{ lane: string | null }>`SELECT lane FROM jobs ORDER BY id`.execute(db)).rows
     assert.deepEqual(rows.map(r => r.lane), ['crawl.page', 'crawl.render', null])
+  })
+
+  it("keeps a destination's and a member's filters as an alert rule's match, which the one evaluator reads (0023)", async t => {
+    const db = await deployment(t)
+    await migrate(db, '0022_crawls_queued_here')
+    const org = (await sql<{ id: string }>`INSERT INTO orgs (name, plan) VALUES ('Acme', 'enterprise') RETURNING id`
+      .execute(db)).rows[0].id
+    const user = (await sql<{ id: string }>`INSERT INTO users (email) VALUES ('a@acme.test') RETURNING id`
+      .execute(db)).rows[0].id
+    await sql`INSERT INTO webhook_endpoints (org_id, kind, url, secret, events, min_severity, change_types, tags)
+      VALUES (${org}, 'webhook', 'https://hooks.test/a', 's', ARRAY['change.detected'], 'high',
+        ARRAY['price_change'], ARRAY['eu']),
+      (${org}, 'webhook', 'https://hooks.test/b', 's', ARRAY['change.detected'], 'low', NULL, NULL)`.execute(db)
+    await sql`INSERT INTO alert_preferences (user_id, org_id, mode, min_severity, page_types)
+      VALUES (${user}, ${org}, 'daily', 'medium', ARRAY['pricing', 'terms'])`.execute(db)
+
+    await migrate(db)
+    const hooks = (await sql<{ url: string, match: unknown }>`SELECT url, match FROM webhook_endpoints ORDER BY url`
+      .execute(db)).rows
+    assert.deepEqual(hooks.map(h => h.match), [
+      { minSeverity: 'high', changeTypes: ['price_change'], tags: ['eu'] },
+      {}
+    ])
+    const [mail] = (await sql<{ match: unknown }>`SELECT match FROM alert_preferences`.execute(db)).rows
+    assert.deepEqual(mail.match, { minSeverity: 'medium', pageTypes: ['pricing', 'terms'] })
+    assert.deepEqual(filtersOfMatch(hooks[0].match as RuleMatch),
+      { minSeverity: 'high', changeTypes: ['price_change'], domainIds: null, pageTypes: null, tags: ['eu'] })
   })
 })
