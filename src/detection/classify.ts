@@ -3,6 +3,7 @@ import {
   type FactKind, type PageType, type Severity
 } from '../vocabulary/core.js'
 import { FACT_WORDS } from '../vocabulary/facts.js'
+import { diffDataOf } from './diff.js'
 import { type EditKind, trivialPhrase } from './edit-kinds.js'
 import { type Language, ownLanguages } from './lexicon.js'
 import { legalTitle } from './page-kinds.js'
@@ -19,8 +20,6 @@ import { withoutMoves } from './structure.js'
 // typography, spelling, a date of last update) never lead: they are counted in the most
 // significant change ("…; also 38 renumbered references, 1 spelling change"), or make a low
 // change of their own when nothing else moved. Summaries quote the words that changed.
-
-const MAX_PASSAGE_SIDE = 2_000
 
 /** The heading that stands above line `index` (0-based) of the page, with its line. */
 function sectionOf (lines: readonly string[], index: number): { at: number, text?: string } {
@@ -153,41 +152,11 @@ function regionChange (
   }
 }
 
-/**
- * The diff of several parts: `before` and `after` hold each changed passage with the
- * unchanged lines around it, as a person reads it (capped); `hunks` hold every changed line.
- */
-function diffOf (parts: readonly Part[]): DiffData {
-  const side = (keep: 'deletion' | 'addition') => bounded(
-    parts.map(p => p.hunk.lines.filter(l => l.type === 'context' || l.type === keep).map(l => l.content).join('\n'))
-      .join('\n…\n')
-  )
-  return {
-    before: side('deletion'),
-    after: side('addition'),
-    stats: {
-      additions: parts.reduce((n, p) => n + p.added.length, 0),
-      deletions: parts.reduce((n, p) => n + p.removed.length, 0),
-      changes: parts.reduce((n, p) => n + Math.min(p.added.length, p.removed.length), 0)
-    },
-    hunks: parts.map(p => p.hunk)
-  }
-}
+/** The diff of a region's parts (see diffDataOf). */
+const diffOf = (parts: readonly Part[]): DiffData => diffDataOf(parts.map(p => p.hunk))
 
-function bounded (s: string): string {
-  return s.length > MAX_PASSAGE_SIDE ? `${s.slice(0, MAX_PASSAGE_SIDE - 1)}…` : s
-}
-
-/** Several changes' diffs as one: every hunk, passages joined (capped). */
-function mergedDiff (all: readonly DiffData[]): DiffData {
-  const stat = (key: keyof DiffData['stats']) => all.reduce((n, d) => n + d.stats[key], 0)
-  return {
-    before: bounded(all.map(d => d.before).filter(Boolean).join('\n…\n')),
-    after: bounded(all.map(d => d.after).filter(Boolean).join('\n…\n')),
-    stats: { additions: stat('additions'), deletions: stat('deletions'), changes: stat('changes') },
-    hunks: all.flatMap(d => d.hunks)
-  }
-}
+/** Several changes' diffs as one: every hunk, in page order (see diffDataOf). */
+const mergedDiff = (all: readonly DiffData[]): DiffData => diffDataOf(all.flatMap(d => d.hunks))
 
 /** Folds the plain edits of one kind (text edits, legal edits) into one change, led by the weightiest. */
 function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Counted[] {
@@ -388,7 +357,6 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
     summary: more.length > 0 ? `${lead.summary.replace(/[\s.;,]+$/, '')}; and ${more.join(', ')}` : lead.summary,
     diffData: {
       ...merged,
-      hunks: [...merged.hunks].sort((a, b) => a.newStart - b.newStart || a.oldStart - b.oldStart),
       ...Object.fromEntries((['pricing', 'changelog', 'api', 'visual', 'edits'] as const)
         .map(k => [k, pick(k)]).filter(([, v]) => v !== undefined)),
       facts: all.flatMap(d => d.facts ?? [])

@@ -1,7 +1,8 @@
 import { structuredPatch } from 'diff'
 import type { DiffData, DiffHunk } from '../vocabulary/core.js'
 
-const MAX_SIDE = 8_000
+/** The most of a change's `before` and `after` kept (every changed line stays in its hunks). */
+export const MAX_PASSAGE_SIDE = 2_000
 /**
  * Beyond this many lines removed and added, a comparison is a rewrite: Myers' diff costs
  * (lines × edits), and a page whose 20,000 lines all change took 82 s. It gives up (in
@@ -24,48 +25,50 @@ export function buildDiff (
     rewrite(before.comparable, after.comparable, context)
   const beforeText = before.lines
   const afterText = after.lines
-  let additions = 0
-  let deletions = 0
-  let changes = 0
-  const removed: string[] = []
-  const added: string[] = []
   const hunks: DiffHunk[] = patch.hunks.map(h => {
     let o = h.oldStart - 1
     let n = h.newStart - 1
     const lines = h.lines
       .filter(l => l[0] === ' ' || l[0] === '-' || l[0] === '+')
       .map(l => {
-        if (l[0] === '-') {
-          deletions++
-          const content = beforeText[o++] ?? l.slice(1)
-          removed.push(content)
-          return { type: 'deletion' as const, content }
-        }
-        if (l[0] === '+') {
-          additions++
-          const content = afterText[n++] ?? l.slice(1)
-          added.push(content)
-          return { type: 'addition' as const, content }
-        }
+        if (l[0] === '-') return { type: 'deletion' as const, content: beforeText[o++] ?? l.slice(1) }
+        if (l[0] === '+') return { type: 'addition' as const, content: afterText[n++] ?? l.slice(1) }
         o++
         return { type: 'context' as const, content: afterText[n++] ?? l.slice(1) }
       })
-    changes += Math.min(
-      lines.filter(l => l.type === 'addition').length,
-      lines.filter(l => l.type === 'deletion').length
-    )
     return { oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines, lines }
   })
+  return diffDataOf(hunks)
+}
+
+/**
+ * The one way a change's diff is made from its hunks, whatever found them (the text
+ * comparison, a reader, several joined into one change). `before` and `after` are its
+ * passages as a person reads them: each hunk's changed lines with the unchanged lines
+ * around them, on its side of the change, the hunks in page order joined by a line "…",
+ * at most MAX_PASSAGE_SIDE characters; `hunks` hold every changed line; `stats` count
+ * them (`changes`: lines changed in place, the lesser of a hunk's removed and added).
+ */
+export function diffDataOf (hunks: readonly DiffHunk[]): DiffData {
+  const ordered = [...hunks].sort((a, b) => a.newStart - b.newStart || a.oldStart - b.oldStart)
+  const count = (h: DiffHunk, type: 'deletion' | 'addition') => h.lines.filter(l => l.type === type).length
+  const side = (keep: 'deletion' | 'addition') => bounded(ordered
+    .map(h => h.lines.filter(l => l.type === 'context' || l.type === keep).map(l => l.content).join('\n'))
+    .join('\n…\n'))
   return {
-    before: bounded(removed.join('\n')),
-    after: bounded(added.join('\n')),
-    stats: { additions, deletions, changes },
-    hunks
+    before: side('deletion'),
+    after: side('addition'),
+    stats: {
+      additions: ordered.reduce((n, h) => n + count(h, 'addition'), 0),
+      deletions: ordered.reduce((n, h) => n + count(h, 'deletion'), 0),
+      changes: ordered.reduce((n, h) => n + Math.min(count(h, 'addition'), count(h, 'deletion')), 0)
+    },
+    hunks: ordered
   }
 }
 
 function bounded (s: string): string {
-  return s.length > MAX_SIDE ? `${s.slice(0, MAX_SIDE)}…` : s
+  return s.length > MAX_PASSAGE_SIDE ? `${s.slice(0, MAX_PASSAGE_SIDE - 1)}…` : s
 }
 
 /** A hunk as jsdiff's structuredPatch writes it. */

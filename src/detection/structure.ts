@@ -1,5 +1,6 @@
 import type { AnyNode } from 'domhandler'
 import type { DetectedChange, DiffData, DiffHunk } from '../vocabulary/core.js'
+import { diffDataOf } from './diff.js'
 import { fold } from './lexicon.js'
 
 // What the structured readers (pricing.ts, changelog.ts) share: a DOM element's text as a
@@ -84,9 +85,9 @@ export function withReading (
     if (mine) taken.push(mine)
     if (others) rest.push(others)
   }
-  const kept = rest.length === 0 ? [] : classify(diffOf(rest))
+  const kept = rest.length === 0 ? [] : classify(diffDataOf(rest))
   if (reading.changes.length === 0) return kept
-  const part = diffOf(taken)
+  const part = diffDataOf(taken)
   return [...reading.changes.map(c => ({ ...c, diffData: { ...part, ...c.diffData } })), ...kept]
 }
 
@@ -230,25 +231,4 @@ export function withoutMoves (hunks: readonly DiffHunk[]): DiffHunk[] {
     if (kept) out.push(kept)
   }
   return out
-}
-
-const MAX_SIDE = 8_000
-
-/** A diff of these hunks: their removed and added text (bounded) and counts. */
-export function diffOf (hunks: readonly DiffHunk[]): DiffData {
-  const of = (type: 'deletion' | 'addition') =>
-    hunks.flatMap(h => h.lines.filter(l => l.type === type).map(l => l.content))
-  const [removed, added] = [of('deletion'), of('addition')]
-  const bounded = (s: string) => s.length > MAX_SIDE ? `${s.slice(0, MAX_SIDE)}…` : s
-  return {
-    before: bounded(removed.join('\n')),
-    after: bounded(added.join('\n')),
-    stats: {
-      additions: added.length,
-      deletions: removed.length,
-      changes: hunks.reduce((n, h) => n + Math.min(
-        h.lines.filter(l => l.type === 'addition').length, h.lines.filter(l => l.type === 'deletion').length), 0)
-    },
-    hunks: [...hunks]
-  }
 }

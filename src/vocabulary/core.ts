@@ -339,8 +339,12 @@ export type ReleaseWeight = (typeof RELEASE_WEIGHTS)[number]
 
 export const DiffDataSchema = Type.Object(
   {
-    before: Type.String({ description: 'the removed text (bounded in size)' }),
-    after: Type.String({ description: 'the added text (bounded in size)' }),
+    before: Type.String({
+      description: 'the change\'s passages as they read before it: each changed line removed, with the unchanged ' +
+        'lines around it, passages in page order joined by a line "…"; at most 2,000 characters (every changed ' +
+        'line is in `hunks`)'
+    }),
+    after: Type.String({ description: 'the same passages as they read after it (see `before`)' }),
     stats: Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), changes: Type.Integer() }),
     hunks: Type.Array(
       Type.Object({

@@ -123,17 +123,21 @@ describe('the rule on its own', () => {
       changes: [{ changeType: 'price_change', severity: 'high', confidence: 0.9, summary: 'Pro: $49 → $59', diffData: {} }],
       explains: line => /\$\d+/.test(line)
     }, classify)
-    assert.deepEqual(changes.map(c => c.summary), ['Pro: $49 → $59', 'For growing teams.'])
-    assert.equal(changes[0].diffData.after, '$59/month')
+    // Each change's passage reads with the lines around it (diffDataOf); its hunks hold only its own changes.
+    assert.deepEqual(changes.map(c => c.summary), ['Pro: $49 → $59', '# Plans\nPro\n$59/month\nFor growing teams.'])
+    const changed = (c: typeof changes[number]) => c.diffData.hunks.flatMap(h => h.lines).filter(l => l.type !== 'context')
+      .map(l => `${l.type} ${l.content}`)
+    assert.deepEqual(changed(changes[0]), ['deletion $49/month', 'addition $59/month'])
+    assert.deepEqual(changed(changes[1]), ['deletion For small teams.', 'addition For growing teams.'])
   })
 
   it('explains nothing when it cannot read: the text as it is', () => {
-    assert.deepEqual(withReading(diff, undefined, classify).map(c => c.summary), ['$59/month\nFor growing teams.'])
+    assert.deepEqual(withReading(diff, undefined, classify).map(c => c.summary), ['# Plans\nPro\n$59/month\nFor growing teams.'])
   })
 
   it('a reader that finds no move and explains nothing changes nothing', () => {
     assert.deepEqual(withReading(diff, { changes: [], explains: () => false }, classify).map(c => c.summary),
-      ['$59/month\nFor growing teams.'])
+      ['# Plans\nPro\n$59/month\nFor growing teams.'])
   })
 })
 
