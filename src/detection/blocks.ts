@@ -5,11 +5,9 @@ import { pairUp } from './structure.js'
 // page (services/change-view.ts) both see them: headings and list items, cards, the lines
 // whose edits are all trivial, and a whole section added or removed beside an edit.
 
-const HEADING = /^(#{1,6}) (.*)$/
-
-export const isHeading = (l: string) => HEADING.test(l)
-export const isItem = (l: string) => l.startsWith('- ') || l.startsWith('| ')
-export const headingText = (l: string) => HEADING.exec(l)?.[2] ?? l
+// The lines' marks are read by vocabulary/lines.ts; an item here is a list's or a table's line.
+import { headingLevel, headingText, isHeading, isListed as isItem } from '../vocabulary/lines.js'
+export { headingText, isHeading, isItem }
 
 /**
  * A block's changed lines without those whose edits are all trivial (a heading renumbered
@@ -60,10 +58,10 @@ export function cardsOf (lines: readonly string[]): string[] | undefined {
   let body = 0
   let items = 0
   for (const line of lines) {
-    const heading = HEADING.exec(line)
-    if (heading) {
-      if (heading[1].length < 2) return undefined
-      cards.push(heading[2])
+    const level = headingLevel(line)
+    if (level !== undefined) {
+      if (level < 2) return undefined
+      cards.push(headingText(line))
       body = 0
       items = 0
     } else if (

@@ -11,6 +11,7 @@ import { cut } from './quote.js'
 import { headingText, isHeading } from './blocks.js'
 import { classifyPart, sayPrices, significance, type Context, type Part, type Reading } from './readings.js'
 import { withoutMoves } from './structure.js'
+import { headingLevel } from '../vocabulary/lines.js'
 
 // A check's diff → the changes a person would name. Each block of changed lines is read on
 // its own (readings.ts: a price, a feature, a section, an edit of text, trivial edits);
@@ -44,7 +45,7 @@ const KIND: Partial<Record<PageType, string>> = {
  * twice the same words, never a doubled colon.
  */
 function prefixOf (pageType: PageType, afterLines: readonly string[], section?: string): string {
-  const title = afterLines.find(l => l.startsWith('# '))
+  const title = afterLines.find(l => headingLevel(l) === 1)
   const kind = LEGAL_PAGE_TYPES.includes(pageType)
     ? legalTitle(pageType, title ? headingText(title) : undefined)
     : KIND[pageType]

@@ -5,6 +5,7 @@ import {
 } from './lexicon.js'
 import { plain } from './quote.js'
 import { pairUp } from './structure.js'
+import { isHeading, isItem } from '../vocabulary/lines.js'
 
 // What kind of edit a block of changed lines is, from the text alone, in the seven
 // languages: substantive (sentences or clauses added or removed, words that change what
@@ -146,7 +147,7 @@ export function editKinds (removed: readonly string[], added: readonly string[],
   for (const [i, j] of pairs) {
     const [a, b] = [plain(removed[i]), plain(added[j])]
     // A heading or a list item may lead with its own numbering.
-    const pieces = piecesOf(a, b, /^(?:#{1,6} |- )/.test(added[j]))
+    const pieces = piecesOf(a, b, isHeading(added[j]) || isItem(added[j]))
     if (pieces.length === 0) count('typography')
     const once = new Set<EditKind>()
     for (const piece of pieces) {

@@ -1,5 +1,6 @@
 import { walkElements, type Attributes } from './elements.js'
 import { isBoilerplateLink } from './lexicon.js'
+import { writeLine, writeRow } from '../vocabulary/lines.js'
 
 // HTML → structured text, one line per block: headings as "# …" (one # per level),
 // list items as "- …", table rows as "| a | b |", other blocks as plain text. What a
@@ -190,7 +191,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     const kind = kinds[kinds.length - 1]
     // "Back", "zurück", "top", "menu": a template's links, which come and go with no edit of the page.
     if ((kind === undefined || kind === 0) && isBoilerplateLink(t)) return
-    const line = kind === undefined ? t : kind === 0 ? `- ${t}` : `${'#'.repeat(kind)} ${withoutPermalink(t)}`
+    const line = writeLine(kind !== undefined && kind > 0 ? withoutPermalink(t) : t, kind)
     if (kind !== undefined && kind > 0) headings.push(withoutPermalink(t))
     if (priced) priceLines.push(lines.length)
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)
@@ -287,7 +288,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
           row = null
           if (cells.some(c => c) && lines.length < MAX_LINES) {
             if (pricedRow || priceDepth > 0) priceLines.push(lines.length)
-            lines.push(`| ${cells.join(' | ')} |`)
+            lines.push(writeRow(cells))
           }
         }
       }

@@ -8,6 +8,7 @@ import { planKey, type PricingReading } from './pricing.js'
 import { plain } from './quote.js'
 import { sayPrices } from './readings.js'
 import { lineKey, type StructuredChange, type StructuredReading } from './structure.js'
+import { cellsOf } from '../vocabulary/lines.js'
 
 // Two readings of a pricing page (see readPricing) → what moved, plan by plan: prices up
 // or down with the percentage (only between one plan's prices of one currency and
@@ -278,9 +279,9 @@ export const tokens = (text: string): string[] =>
 
 /** A table row's cells, or the line as one cell, each as `lineKey` writes it. */
 const cellKeys = (line: string) =>
-  (line.startsWith('| ') ? line.slice(2, -2).split(' | ') : [plain(line)]).map(c => lineKey(c)).filter(Boolean)
+  (cellsOf(line) ?? [plain(line)]).map(c => lineKey(c)).filter(Boolean)
 
-const rowCells = (line: string) => line.slice(2, -2).split(' | ').map(c => c.trim())
+const rowCells = (line: string) => (cellsOf(line) ?? [line]).map(c => c.trim())
 /** A cell that says included or not: a check, a cross, a dash, yes or no, or nothing (an icon). */
 const isMark = (cell: string) => /^(?:|[✓✔✅☑✗✕×✘❌—–-]|✔️|yes|no|included|none|n\/a)$/i.test(cell)
 
@@ -328,7 +329,7 @@ export function comparePricingReadings (before: PricingReading, after: PricingRe
     const plans = side === 'before' ? gone : come
     if (cells.every(c => plans.some(p => reading.planLines.get(p)?.has(c)))) return true
     // A comparison table's row of a feature that moved: its marks changed, and nothing else.
-    const rows = counterpart !== undefined && line.startsWith('| ') && counterpart.startsWith('| ')
+    const rows = counterpart !== undefined && cellsOf(line) !== null && cellsOf(counterpart) !== null
     if (rows && features.has(lineKey(rowCells(line)[0]))) {
       const [mine, theirs] = [rowCells(line), rowCells(counterpart)]
       const marksOnly = mine.every((c, i) => c === theirs[i] || (isMark(c) && isMark(theirs[i])))

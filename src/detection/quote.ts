@@ -1,13 +1,11 @@
 import { diffWords } from 'diff'
+import { plain } from '../vocabulary/lines.js'
 
 // What a person reads of an edit: the words that changed, with just enough of the
 // words around them to find the place, in the page's own words. Pure.
 
-/** A line of extracted text as it reads, without its structure marks ("## ", "- ", "| a | b |"). */
-export function plain (line: string): string {
-  if (line.startsWith('| ')) return line.slice(2, -2).split(' | ').filter(Boolean).join(', ')
-  return line.replace(/^(?:#{1,6}|-) /, '')
-}
+/** A line of extracted text as it reads, without its structure marks (see vocabulary/lines.ts). */
+export { plain }
 
 const SPAN = 120
 const LEFT = 40

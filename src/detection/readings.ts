@@ -10,14 +10,12 @@ import {
 import { findMoney, type Money } from './money.js'
 import { cut, plain, quoteEdit } from './quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from './blocks.js'
+import { cellsOf } from '../vocabulary/lines.js'
 
 // How one block of changed lines is read: as a price, plan or feature cards, a section, list
 // items, an edit of terms, a plan's limits, trivial edits (a renumbering, typography, a
 // spelling variant, a date of last update) or a plain edit of text. The readings are one
 // ordered table (READINGS): the first that reads a block names it. Pure.
-
-/** A table row's cells, or null for a line that is not a row. */
-const cellsOf = (line: string) => line.startsWith('| ') ? line.slice(2, -2).split(' | ') : null
 
 /** Which cell of its table row a price stands in (-1: not in a row). */
 const columnOf = (line: string, money: Money) => cellsOf(line)?.findIndex(c => c.includes(money.raw)) ?? -1

@@ -1,4 +1,5 @@
 import { lineKey } from '../detection/structure.js'
+import { parseLine } from '../vocabulary/lines.js'
 
 // A features page's inventory, read from its snapshot's text (headings "## …", list items
 // "- …"): grouped under the page's own headings, as the site groups them.
@@ -8,8 +9,6 @@ export interface FeatureGroup {
   features: string[]
 }
 
-const HEADING = /^(#{1,6}) (.+)$/
-const ITEM = /^- (.+)$/
 /** Longer than this, a line is a paragraph, not a feature's name. */
 const MAX_FEATURE = 160
 const MAX_PER_GROUP = 100
@@ -19,12 +18,11 @@ interface Line { level: number, text: string, item: boolean }
 function parse (text: string): Line[] {
   const out: Line[] = []
   for (const raw of text.split('\n')) {
-    const h = HEADING.exec(raw)
-    if (h) out.push({ level: h[1].length, text: h[2].trim(), item: false })
-    else {
-      const i = ITEM.exec(raw)
-      if (i) out.push({ level: 0, text: i[1].trim(), item: true })
-    }
+    const line = parseLine(raw)
+    const text = line.text.trim()
+    if (!text) continue
+    if (line.kind === 'heading') out.push({ level: line.level!, text, item: false })
+    else if (line.kind === 'item') out.push({ level: 0, text, item: true })
   }
   return out
 }

@@ -8,6 +8,7 @@ import { pairUp } from '../detection/structure.js'
 import type { DiffHunk } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import { snapshotTextOrNone } from '../store/changes.js'
+import { headingLevel, isHeading, isItem } from '../vocabulary/lines.js'
 
 // A change as a person reads all of it: every passage in page order, the unchanged text
 // between passages folded (its lines at hand to unfold), a list of the edits at the top
@@ -54,13 +55,12 @@ export interface ChangeView {
 
 export const PASSAGES_PER_PAGE = 60
 
-const HEADING = /^(#{1,6}) /
 function viewLine (type: ViewLine['type'], line: string, words?: ViewLine['words']): ViewLine {
-  const heading = HEADING.exec(line)?.[1].length
+  const heading = headingLevel(line)
   return {
     type,
     ...(heading ? { heading } : {}),
-    ...(line.startsWith('- ') ? { item: true } : {}),
+    ...(isItem(line) ? { item: true } : {}),
     words: words ?? [{ value: plain(line), ...(type === 'removed' || type === 'added' ? { change: type } : {}) }]
   }
 }
@@ -110,7 +110,7 @@ function blockLines (hunk: DiffHunk): ViewLine[] {
 
 /** The text above a line of the new page: its nearest heading. */
 function headingAbove (lines: readonly string[], index: number): string | undefined {
-  for (let i = Math.min(index, lines.length - 1); i >= 0; i--) if (HEADING.test(lines[i])) return plain(lines[i])
+  for (let i = Math.min(index, lines.length - 1); i >= 0; i--) if (isHeading(lines[i])) return plain(lines[i])
   return undefined
 }
 
@@ -141,14 +141,14 @@ export function passagesView (
     // A whole section, once its renumbered neighbours and an edit just above it are set aside.
     const rest = kinds.kind === 'substantive' ? withoutTrivial(removed, added, kinds) : { removed, added }
     const whole = (lines: string[], others: string[]) =>
-      others.length === 0 && lines.length > 1 && lines.some(l => HEADING.test(l))
+      others.length === 0 && lines.length > 1 && lines.some(l => isHeading(l))
     const apart = sectionApart(rest.removed, rest.added)?.section
     const section = whole(rest.added, rest.removed)
       ? 'added' as const
       : whole(rest.removed, rest.added) ? 'removed' as const : apart?.side
     const sectionLines = section === undefined ? [] : apart?.lines ?? (section === 'added' ? rest.added : rest.removed)
-    const first = (added.find(l => !HEADING.test(l)) ?? added[0] ?? removed[0] ?? '')
-    const heading = sectionLines.find(l => HEADING.test(l))
+    const first = (added.find(l => !isHeading(l)) ?? added[0] ?? removed[0] ?? '')
+    const heading = sectionLines.find(l => isHeading(l))
     // The heading above its first changed line (a block starts with up to two unchanged lines).
     const leading = hunk.lines.findIndex(l => l.type !== 'context')
     const under = after ? headingAbove(after, hunk.newStart - 2 + leading) : undefined

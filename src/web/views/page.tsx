@@ -4,6 +4,7 @@ import type { PriceSeries, TimelineEntry } from '../../services/page-history.js'
 import { WholeChange } from './diff.js'
 import { type DomainPageData, FailureNote, PageSettingsForm } from './domains.js'
 import { Csrf, Page, Pager, Sev, Time, type Viewer } from './layout.js'
+import { parseLine } from '../../vocabulary/lines.js'
 
 // A watched page of its own: what it is (its type, editable, with who chose it), how it is
 // read, its last error; a timeline of its versions and changes; the text of any version;
@@ -113,12 +114,12 @@ function VersionText (p: { lines: string[] }) {
   return (
     <div class='card version'>
       {p.lines.map((l, i) => {
-        const h = /^(#{1,6}) (.*)$/.exec(l)
-        if (h) {
-          const Tag = `h${Math.min(6, h[1].length + 2)}` as 'h3'
-          return <Tag key={i}>{h[2]}</Tag>
+        const line = parseLine(l)
+        if (line.kind === 'heading') {
+          const Tag = `h${Math.min(6, line.level! + 2)}` as 'h3'
+          return <Tag key={i}>{line.text}</Tag>
         }
-        return <p key={i} class={l.startsWith('- ') ? 'line-item' : undefined}>{l.replace(/^- /, '').replace(/^\| (.*) \|$/, '$1').replaceAll(' | ', ' · ')}</p>
+        return <p key={i} class={line.kind === 'item' ? 'line-item' : undefined}>{line.cells ? line.cells.join(' · ') : line.text}</p>
       })}
     </div>
   )
