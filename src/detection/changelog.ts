@@ -5,7 +5,8 @@ import { judge } from '../vocabulary/facts.js'
 import { dateIn } from './dates.js'
 import { fold, LANGUAGES, matcher, RELEASE_WORDS } from './lexicon.js'
 import { cut, plain } from './quote.js'
-import { blockText, contains, lineKey, SKIPPED, type StructuredChange, type StructuredReading } from './structure.js'
+import { blockText, contains, lineKey, type StructuredChange, type StructuredReading } from './structure.js'
+import { isSkippedTag } from './tags.js'
 
 // A changelog page as entries: version and/or date, title, items. Read from headed
 // release sections (Keep a Changelog rendered to HTML, "November 20, 2026" headings) or,
@@ -46,7 +47,7 @@ const isBlockParent = (el: Element) => el.children.some(c => c.type === 'tag' &&
 
 export function readChangelog (html: string): ChangelogReading {
   const doc = parseDocument(html)
-  for (const el of DomUtils.findAll(e => SKIPPED.has(e.name), doc.children)) DomUtils.removeElement(el)
+  for (const el of DomUtils.findAll(e => isSkippedTag(e.name), doc.children)) DomUtils.removeElement(el)
   const lines: ChangelogReading['lines'] = new Map()
   const entries = headedEntries(doc.children, lines)
   return { entries: entries.length > 0 ? entries : cardEntries(doc.children, lines), lines }

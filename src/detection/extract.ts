@@ -1,6 +1,7 @@
 import { walkElements, type Attributes } from './elements.js'
 import { isBoilerplateLink } from './lexicon.js'
 import { writeLine, writeRow } from '../vocabulary/lines.js'
+import { BLOCK, CELL, CONTENT, HEADING, ITEM, ROW, SKIP, tagOf } from './tags.js'
 
 // HTML → structured text, one line per block: headings as "# …" (one # per level),
 // list items as "- …", table rows as "| a | b |", other blocks as plain text. What a
@@ -18,82 +19,6 @@ export interface ExtractedPage {
   priceLines: number[]
 }
 
-// What a tag is to extraction, looked up once per tag: tag names come from the parser as
-// new strings, and one Map lookup (which caches the string's hash) beats several object
-// and Set lookups. A heading keeps its level in the low bits.
-const HEADING = 7
-const SKIP = 8
-const BLOCK = 16
-const ITEM = 32
-const CELL = 64
-const ROW = 128
-const CONTENT = 256
-const TAGS = new Map<string, number>([
-  ...[
-    'script',
-    'style',
-    'noscript',
-    'template',
-    'svg',
-    'iframe',
-    'object',
-    'embed',
-    'canvas',
-    'nav',
-    'footer',
-    'select',
-    'option',
-    'button',
-    'input',
-    'textarea',
-    'dialog',
-    'map',
-    'audio',
-    'video',
-    'link',
-    'meta'
-  ].map(t => [t, SKIP] as const),
-  ...[
-    'p',
-    'div',
-    'header',
-    'aside',
-    'ul',
-    'ol',
-    'dl',
-    'table',
-    'thead',
-    'tbody',
-    'tfoot',
-    'blockquote',
-    'pre',
-    'figure',
-    'figcaption',
-    'caption',
-    'address',
-    'br',
-    'hr',
-    'form',
-    'fieldset',
-    'legend',
-    'details',
-    'summary',
-    'label',
-    'body',
-    'html',
-    'center',
-    'hgroup',
-    'menu',
-    'search',
-    'dir'
-  ].map(t => [t, BLOCK] as const),
-  ...['section', 'article', 'main'].map(t => [t, BLOCK | CONTENT] as const),
-  ...['li', 'dt', 'dd'].map(t => [t, BLOCK | ITEM] as const),
-  ...[1, 2, 3, 4, 5, 6].map(level => [`h${level}`, BLOCK | level] as const),
-  ['tr', BLOCK | ROW],
-  ['td', CELL],
-  ['th', CELL]
-])
 // The attributes extraction reads; the walk leaves the rest unread.
 const ATTRIBUTES = new Set(['hidden', 'aria-hidden', 'role', 'style', 'id', 'class', 'href', 'lang', 'itemprop'])
 // A price's or plan's element, as shops and pricing pages mark them: schema.org's
@@ -211,7 +136,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
           return
         }
         if (name === 'body') bodyDepth = depth
-        const tag = TAGS.get(name) ?? 0
+        const tag = tagOf(name)
         if (isSkipped(tag, attrs) || (name === 'header' && contentDepth === 0 && depth === bodyDepth + 1)) {
           skipDepth = depth
           return
@@ -269,7 +194,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
           inTitle = false
           return
         }
-        const tag = TAGS.get(name) ?? 0
+        const tag = tagOf(name)
         if (tag & CONTENT) contentDepth--
         if (!(tag & (BLOCK | CELL))) {
           if (styledBlocks.at(-1) === depth + 1) {

@@ -4,7 +4,7 @@ import { DomUtils } from 'htmlparser2'
 import type { PlanPrice, PricingPlan } from '../vocabulary/core.js'
 import { fold } from './lexicon.js'
 import { findMoney, type Money } from './money.js'
-import { blockText, lineKey } from './structure.js'
+import { blockText, currentText, lineKey } from './structure.js'
 
 // Pricing tables as people write them: plans as columns (a comparison table: one header
 // cell per plan, one row per price, feature or limit) or plans as rows (a price list:
@@ -122,7 +122,7 @@ function sectionOf (
 }
 
 /** A heading's words, without the permalink sign docs generators put after it (¶, #, 🔗). */
-const headingText = (el: Element) => blockText(el).replace(/\s*[¶#§🔗]+$/u, '').trim() || undefined
+const headingText = (el: Element) => currentText(el).replace(/\s*[¶#§🔗]+$/u, '').trim() || undefined
 
 interface Priced { amount: number, currency: string, period: string, billing?: string }
 
@@ -143,7 +143,7 @@ export function tablePlans (
     const rows = select('tr', table).filter(r => select('table', r).length === 0)
     if (rows.length < 2) continue
     const headerAt = headerRow(rows)
-    const header = headerAt < 0 ? [] : cellsOf(rows[headerAt]).map(c => blockText(c))
+    const header = headerAt < 0 ? [] : cellsOf(rows[headerAt]).map(c => currentText(c))
     const body = rows.slice(headerAt + 1)
     const section = sectionOf(table, order, headings)
     const rowsArePlans = headerAt < 0 || byRows(header, body)
@@ -171,7 +171,7 @@ export function tablePlans (
 function headerRow (rows: readonly Element[]): number {
   const th = rows.findIndex(r => cellsOf(r).length >= 2 && cellsOf(r).every(c => c.name === 'th'))
   if (th >= 0) return th
-  const first = cellsOf(rows[0]).map(c => blockText(c))
+  const first = cellsOf(rows[0]).map(c => currentText(c))
   const names = first.slice(1)
   const short = (t: string) => t !== '' && t.length <= MAX_NAME && findMoney(t).length === 0
   return first.length >= 3 && first[0] === '' && names.every(short) ? 0 : -1
@@ -191,15 +191,15 @@ function byRows (header: readonly string[], body: readonly Element[]): boolean {
 function rowPlans (header: readonly string[], body: readonly Element[], price: (p: Priced) => PlanPrice): TablePlan[] {
   const nameAt = Math.max(0, header.findIndex(h => NAME_HEADER.test(h)))
   const plans: TablePlan[] = []
-  const currency = body.flatMap(r => cellsOf(r).flatMap(c => findMoney(blockText(c)))).find(m => m.currency)?.currency
+  const currency = body.flatMap(r => cellsOf(r).flatMap(c => findMoney(currentText(c)))).find(m => m.currency)?.currency
   for (const row of body) {
     const cells = cellsOf(row)
     if (cells.length < 2 || cells.length > Math.max(header.length, 2)) continue
-    const texts = cells.map(c => blockText(c))
+    const texts = cells.map(c => currentText(c))
     const name = clean(texts[nameAt] ?? '', findMoney(texts[nameAt] ?? ''))
     if (!isPlanName(name)) continue
     const plan: PricingPlan = { name, prices: [], limits: [], features: [] }
-    const lines = new Set(texts.filter(Boolean).map(lineKey))
+    const lines = new Set(cells.map(c => lineKey(blockText(c))).filter(Boolean))
     const found: Array<{ price: PlanPrice, column: string }> = []
     for (const [i, cell] of cells.entries()) {
       if (i === nameAt) continue
@@ -240,29 +240,31 @@ function columnPlans (
     if (i === 0) return undefined
     const money = findMoney(text)
     const nameEl = select('h1, h2, h3, h4, h5, h6, strong, b', headerCells[i])[0]
-    const name = nameEl ? blockText(nameEl) : clean(text, money)
+    const name = nameEl ? currentText(nameEl) : clean(text, money)
     if (!isPlanName(name) || ATTRIBUTE.test(name)) return undefined
     const plan: PricingPlan = { name, prices: [], limits: [], features: [] }
     for (const m of money) addPrice(plan, price(m))
-    return { plan, lines: new Set([lineKey(text), lineKey(header[0])].filter(Boolean)) }
+    return { plan, lines: new Set([headerCells[i], headerCells[0]].map(c => lineKey(blockText(c))).filter(Boolean)) }
   })
   const plans = columns.filter((c): c is TablePlan => c !== undefined)
   if (plans.length === 0) return []
   const priced = plans.some(c => c.plan.prices.length > 0) ||
-    body.some(r => cellsOf(r).slice(1).some(c => findMoney(blockText(c)).length > 0))
+    body.some(r => cellsOf(r).slice(1).some(c => findMoney(currentText(c)).length > 0))
   if (!priced && plans.filter(c => known.has(planKey(c.plan.name))).length < 2) return []
   for (const row of body) {
     const cells = cellsOf(row)
     if (cells.length !== header.length) continue
-    const label = blockText(cells[0])
+    const label = currentText(cells[0])
     if (!label) continue
     const { period, billing } = periodOf(label)
     for (const [i, cell] of cells.entries()) {
       const column = columns[i]
       if (!column) continue
-      const text = blockText(cell)
-      column.lines.add(lineKey(label))
-      if (text) column.lines.add(lineKey(text))
+      const text = currentText(cell)
+      for (const c of [cells[0], cell]) {
+        const key = lineKey(blockText(c))
+        if (key) column.lines.add(key)
+      }
       const money = findMoney(text)
       if (money.length > 0) {
         for (const m of money) {
@@ -273,7 +275,7 @@ function columnPlans (
           }))
         }
       } else if (FREE.test(text) && PERIOD_LABEL.test(label)) {
-        const currency = body.flatMap(r => cellsOf(r).map(c => findMoney(blockText(c))[0]?.currency)).find(Boolean)
+        const currency = body.flatMap(r => cellsOf(r).map(c => findMoney(currentText(c))[0]?.currency)).find(Boolean)
         if (currency) addPrice(column.plan, price({ amount: 0, currency, period: period ?? '' }))
       } else if (included(cell, text)) {
         column.plan.features.push(label)

@@ -5,7 +5,8 @@ import type { PlanPrice, PricingPlan, PricingTable } from '../vocabulary/core.js
 import { fold } from './lexicon.js'
 import { findMoney } from './money.js'
 import { isPlanName, readItems, tablePlans } from './pricing-tables.js'
-import { BLOCKS, blockText, contains, lineKey, SKIPPED } from './structure.js'
+import { blockText, contains, currentText, lineKey } from './structure.js'
+import { isBlockTag, isSkippedTag } from './tags.js'
 
 // A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit
 // of usage and per currency, under each state of a monthly/yearly toggle when both are in
@@ -97,7 +98,7 @@ export function readPricing (html: string): PricingReading {
   add(jsonLdPlans(doc.children).map(plan => ({ plan })), 'json-ld')
   add(microdataPlans(doc.children).map(plan => ({ plan })), 'microdata')
   // Out of the way of headings and prices; icons stay for the tables' check marks.
-  for (const el of DomUtils.findAll(e => SKIPPED.has(e.name) && e.name !== 'svg', doc.children)) {
+  for (const el of DomUtils.findAll(e => isSkippedTag(e.name) && e.name !== 'svg', doc.children)) {
     DomUtils.removeElement(el)
   }
   add(cardPlans(doc.children), 'cards')
@@ -216,13 +217,13 @@ function microdataPlans (root: AnyNode[]): PricingPlan[] {
   for (const scope of scopes) {
     if (scopes.some(s => s !== scope && contains(s, scope))) continue
     const prop = (name: string) => select(`[itemprop="${name}"]`, scope)
-    const value = (el: Element) => el.attribs.content ?? blockText(el)
+    const value = (el: Element) => el.attribs.content ?? currentText(el)
     const name = prop('name')[0]
     if (!name) continue
     const currencies = prop('priceCurrency').map(value)
     const prices = prop('price').map((el, i) => {
       const amount = Number(value(el).replace(/[^\d.,]/g, '').replace(',', '.'))
-      const around = el.parent ? findMoney(blockText(el.parent))[0] : undefined
+      const around = el.parent ? findMoney(currentText(el.parent))[0] : undefined
       return Number.isFinite(amount) && (currencies[i] ?? currencies[0])
         ? price(amount, currencies[i] ?? currencies[0], around?.period ?? '')
         : undefined
@@ -243,7 +244,7 @@ function headingOf (el: Element): number | undefined {
   if (h) return Number(h[1])
   const cls = el.attribs.class
   if (cls && NAME_CLASS.test(cls)) {
-    const text = blockText(el)
+    const text = currentText(el)
     if (text && text.length <= MAX_NAME && findMoney(text).length === 0) return 7
   }
   return undefined
@@ -294,7 +295,7 @@ function innermostPrices (all: readonly Element[]): Set<Element> {
     }
     if (hint) hinted.add(el)
     if (inner) holds.add(el)
-    else if (hint && findMoney(blockText(el)).length > 0) {
+    else if (hint && findMoney(currentText(el)).length > 0) {
       holds.add(el)
       prices.add(el)
     }
@@ -316,7 +317,7 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
     }
     if (!innermost.has(el) || LIST_OR_TABLE.has(el.name) || inside(el, LIST_OR_TABLE)) continue
     // A price of a card stands on its own or in a price's markup: money in a sentence is the sentence's.
-    if (blockText(el).length > MAX_PRICE_TEXT && !marked(el)) continue
+    if (currentText(el).length > MAX_PRICE_TEXT && !marked(el)) continue
     prices.push({ el, order: order.get(el)! })
   }
   // Each price belongs to the nearest heading before it that is not inside it.
@@ -332,7 +333,7 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
   // A heading is a plan's when it can name one; a lone one (no priced twin: a docs page's section) only
   // when its price is in a price's markup.
   for (const [h, els] of byHeading) {
-    const text = blockText(h.el)
+    const text = currentText(h.el)
     const twin = [...byHeading.keys()].some(o => o !== h && o.el.name === h.el.name)
     if (!isPlanName(text) || SECTION_NAME.test(fold(text)) || (!twin && !els.some(marked))) byHeading.delete(h)
   }
@@ -365,21 +366,21 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
       const o = order.get(el)!
       return o > h.order && o < end && contains(card, el)
     }
-    const plan = emptyPlan(blockText(h.el))
+    const plan = emptyPlan(currentText(h.el))
     for (const el of byHeading.get(h)!) {
       for (const p of pricesIn(el, card)) if (!plan.prices.some(q => priceKey(q) === priceKey(p))) plan.prices.push(p)
     }
     const inCard = elements([card])
     const mine = inCard.filter(within)
     const items = mine.filter(el => el.name === 'li' && !DomUtils.findOne(x => x.name === 'li', el.children))
-    readItems(items.map(blockText), plan)
+    readItems(items.map(currentText), plan)
     plan.note = noteIn(mine)
     if (!plan.note) delete plan.note
     // The whole card is the plan's when it holds one plan of several; else only its heading's part.
     const own = planHeadings.length > 1 ? (el: Element) => el === h.el || contains(card, el) : within
     const lines = new Set<string>()
     for (const el of inCard) {
-      if ((el === h.el || own(el)) && !el.children.some(c => c.type === 'tag' && BLOCKS.has(c.name))) {
+      if ((el === h.el || own(el)) && !el.children.some(c => c.type === 'tag' && isBlockTag(c.name))) {
         const text = blockText(el)
         if (text) lines.add(lineKey(text))
       }
@@ -391,9 +392,9 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
 
 /** The prices an element states, with their period (written beside it) and the toggle state it sits under. */
 function pricesIn (el: Element, card: Element): PlanPrice[] {
-  const own = findMoney(blockText(el))
-  const around = el.parent && el !== card ? findMoney(blockText(el.parent)) : []
-  const context = el.parent && el !== card ? blockText(el.parent) : blockText(el)
+  const own = findMoney(currentText(el))
+  const around = el.parent && el !== card ? findMoney(currentText(el.parent)) : []
+  const context = el.parent && el !== card ? currentText(el.parent) : currentText(el)
   let billing: string | undefined
   for (let p: Element | null = el; p && p !== card.parent; p = p.parent?.type === 'tag' ? p.parent : null) {
     const attrs = Object.entries(p.attribs).filter(([k]) => k === 'class' || k === 'id' || k.startsWith('data-'))
@@ -413,8 +414,8 @@ function pricesIn (el: Element, card: Element): PlanPrice[] {
 function noteIn (els: readonly Element[]): string | undefined {
   for (const el of els) {
     if (el.name === 'li' || inside(el, LIST_OR_TABLE) || headingOf(el) !== undefined) continue
-    if (el.children.some(c => c.type === 'tag' && BLOCKS.has(c.name))) continue
-    const text = blockText(el)
+    if (el.children.some(c => c.type === 'tag' && isBlockTag(c.name))) continue
+    const text = currentText(el)
     if (text.length === 0 || text.length > MAX_NOTE || !NOTE_WORDS.test(text)) continue
     let note = text
     for (const m of findMoney(text)) note = note.replace(m.raw, '')

@@ -23,8 +23,8 @@ const columnOf = (line: string, money: Money) => cellsOf(line)?.findIndex(c => c
 function labelOf (line: string, money: Money): string {
   const cells = cellsOf(line)
   if (cells && cells.length > 1) return cells.find(c => !c.includes(money.raw) && findMoney(c).length === 0) ?? ''
-  const label = line
-    .replace(money.raw, '')
+  // Other money on the line is no label either ("$12 $9/month": a price struck through beside the price).
+  const label = findMoney(line).reduce((rest, m) => rest.replace(m.raw, ''), line.replace(money.raw, ''))
     .replace(/^(#{1,6}|-) /, '')
     .replace(/[\s:–-]+$/, '')
     .replace(/^[\s:–-]+/, '')

@@ -2,29 +2,28 @@ import type { AnyNode } from 'domhandler'
 import type { DetectedChange, DiffData, DiffHunk } from '../vocabulary/core.js'
 import { diffDataOf } from './diff.js'
 import { fold } from './lexicon.js'
+import { BLOCK, CELL, SKIP, STRUCK, tagOf } from './tags.js'
 
 // What the structured readers (pricing.ts, changelog.ts) share: a DOM element's text as a
 // person reads it, and how a reading takes over the text changes that are its own.
 
-/** Elements whose text nobody reads as the page's (and a struck-through old price). */
-export const SKIPPED = new Set([
-  'script', 'style', 'noscript', 'template', 'nav', 'footer', 'select', 'option', 'button', 'svg', 's', 'del',
-  'strike', 'dialog', 'iframe'
-])
-export const BLOCKS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'form',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'ol', 'p', 'section', 'table', 'tbody', 'td',
-  'tfoot', 'th', 'thead', 'tr', 'ul'
-])
+/**
+ * The text a person reads in `node`, as extraction writes it (the one table of tags.ts):
+ * skipped elements left out, blocks apart, spaces collapsed.
+ */
+export const blockText = (node: AnyNode): string => textOf(node, SKIP)
 
-/** The text a person reads in `node`: skipped elements left out, blocks apart, spaces collapsed. */
-export function blockText (node: AnyNode): string {
+/** The text of `node` as a value reads it: without struck text (a price struck through is no longer the price). */
+export const currentText = (node: AnyNode): string => textOf(node, SKIP | STRUCK)
+
+function textOf (node: AnyNode, leave: number): string {
   const out: string[] = []
   const walk = (n: AnyNode) => {
     if (n.type === 'text') out.push(n.data)
     else if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
-      if (SKIPPED.has(n.name)) return
-      const block = BLOCKS.has(n.name)
+      const tag = tagOf(n.name)
+      if (tag & leave) return
+      const block = (tag & (BLOCK | CELL)) !== 0
       if (block) out.push(' ')
       for (const c of n.children) walk(c)
       if (block) out.push(' ')

@@ -72,3 +72,23 @@ for (const mode of ['table', 'text'] as const) {
     })
   })
 }
+
+describe('a sale: prices struck through beside the current ones', () => {
+  it('the price the sale moved is told once, the struck price neither paired nor told again', () => {
+    for (const mode of ['table', 'text'] as const) {
+      const [c, ...more] = read('sale', mode)
+      assert.equal(more.length, 0, mode)
+      assert.equal(c.changeType, 'price_change', mode)
+      assert.match(c.summary, /\$9\/month → \$10\/month \(\+11%\)/, mode)
+      assert.doesNotMatch(c.summary, /\$12/, `${mode}: the struck price is no price`)
+      assert.doesNotMatch(c.summary, /and \d+ more/, `${mode}: the line was not told a second time`)
+      assert.deepEqual(c.diffData.facts!.map(f => f.kind), ['price_up'], mode)
+    }
+  })
+
+  it('extraction and the readers split blocks with one table: the struck text is on the line people read', () => {
+    const page = readPage(fixture('sale-1'))
+    assert.ok(page.lines.includes('$12 $9/month'), page.lines.join('\n'))
+    assert.ok(page.lines.includes('Do prices include VAT?') && page.lines.includes('Prices exclude VAT.'))
+  })
+})

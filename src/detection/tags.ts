@@ -1,0 +1,46 @@
+// What each HTML tag is to a reader of the page, in one table that extraction
+// (extract.ts) and the structured readers (structure.ts's blockText) both read: the
+// tags whose text nobody reads as the page's, the blocks that end a line, and the
+// kinds of line a block makes. Tags not listed are inline: their text runs on.
+//
+// Struck text (<s>, <del>, <strike>) is shown, and extraction keeps it ("$20 $15"); a
+// value read from the page (a price) leaves it out: a price struck through is no longer
+// the price.
+
+export const SKIP = 8
+export const BLOCK = 16
+export const ITEM = 32
+export const CELL = 64
+export const ROW = 128
+/** The page's content (<main>, <article>, <section>): a <header> inside one is the content's. */
+export const CONTENT = 256
+export const STRUCK = 512
+/** A heading keeps its level (1–6) in the low bits. */
+export const HEADING = 7
+
+// One Map lookup per tag (tag names come from the parser as new strings, and a Map
+// caches the string's hash) beats several object and Set lookups.
+export const TAGS: ReadonlyMap<string, number> = new Map<string, number>([
+  ...[
+    'script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'embed', 'canvas', 'nav', 'footer',
+    'select', 'option', 'button', 'input', 'textarea', 'dialog', 'map', 'audio', 'video', 'link', 'meta'
+  ].map(t => [t, SKIP] as const),
+  ...[
+    'p', 'div', 'header', 'aside', 'ul', 'ol', 'dl', 'table', 'thead', 'tbody', 'tfoot', 'blockquote', 'pre',
+    'figure', 'figcaption', 'caption', 'address', 'br', 'hr', 'form', 'fieldset', 'legend', 'details', 'summary',
+    'label', 'body', 'html', 'center', 'hgroup', 'menu', 'search', 'dir'
+  ].map(t => [t, BLOCK] as const),
+  ...['section', 'article', 'main'].map(t => [t, BLOCK | CONTENT] as const),
+  ...['li', 'dt', 'dd'].map(t => [t, BLOCK | ITEM] as const),
+  ...[1, 2, 3, 4, 5, 6].map(level => [`h${level}`, BLOCK | level] as const),
+  ['tr', BLOCK | ROW],
+  ['td', CELL],
+  ['th', CELL],
+  ...['s', 'del', 'strike'].map(t => [t, STRUCK] as const)
+])
+
+export const tagOf = (name: string): number => TAGS.get(name) ?? 0
+/** Whether nobody reads the tag's text as the page's (a script, the site's navigation, a form's controls). */
+export const isSkippedTag = (name: string): boolean => (tagOf(name) & SKIP) !== 0
+/** Whether the tag's text is a block of its own: a line, a cell, a list's item. */
+export const isBlockTag = (name: string): boolean => (tagOf(name) & (BLOCK | CELL)) !== 0
