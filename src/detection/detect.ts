@@ -6,6 +6,7 @@ import { pageLanguage } from './language.js'
 import { isBoilerplateLink, type Language } from './lexicon.js'
 import { plain } from './quote.js'
 import { comparableLines, contentHash } from './noise.js'
+import { passagesOf } from './passages.js'
 import { applySelectors, hasSelectors, patternMasker } from './noise-rules.js'
 import { type PageVersions, readerOf } from './readers.js'
 import { withReading } from './structure.js'
@@ -73,7 +74,8 @@ function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
  * The change between the text of the last snapshot and a new page read, one at most (all
  * that moved, led by what matters most: see oneChange); with both versions (`pages`, an
  * intelligence page's), its type's structured reader has its say (see readers.ts): it
- * takes over the text changes it explains. Pure: no I/O.
+ * takes over the text changes it explains. Its passages are read here, once, and recorded
+ * with it (passages.ts). Pure: no I/O.
  */
 export function compareContent (
   previousText: string,
@@ -89,7 +91,10 @@ export function compareContent (
     ? []
     : classifyChanges(d, pageType, current.lines, current.language, new Set(current.priceLines))
   const reader = pages ? readerOf(pageType) : undefined
-  if (!reader || !pages) return oneChange(classify(diff))
+  const recorded = (changes: DetectedChange[]) => changes.map(c => c.diffData.hunks.length === 0
+    ? c
+    : { ...c, diffData: { ...c.diffData, passages: passagesOf(c.diffData.hunks, current.lines, current.language) } })
+  if (!reader || !pages) return recorded(oneChange(classify(diff)))
   const html = (h: string) => hasSelectors(rules) ? applySelectors(h, rules!) : h
   // A reader never decides that nothing changed by failing: the text is compared alone, and it says so.
   let reading
@@ -103,7 +108,7 @@ export function compareContent (
     const note = `${reader.reads} could not be compared (${message}): compared as text`
     readerFailed?.({ reader: reader.name, error: true, note })
   }
-  return oneChange(withReading(diff, reading, classify))
+  return recorded(oneChange(withReading(diff, reading, classify)))
 }
 
 /** A structured reader that could not read (`error` false) or compare (true) two versions, in words. */

@@ -6,6 +6,7 @@ import {
 import { plain } from './quote.js'
 import { pairUp } from './structure.js'
 import { isHeading, isItem } from '../vocabulary/lines.js'
+import type { EditKind } from '../vocabulary/core.js'
 
 // What kind of edit a block of changed lines is, from the text alone, in the seven
 // languages: substantive (sentences or clauses added or removed, words that change what
@@ -14,8 +15,7 @@ import { isHeading, isItem } from '../vocabulary/lines.js'
 // trivial edit never leads a summary while a substantive one is there, and never raises a
 // change above low. Pure.
 
-export const EDIT_KINDS = ['substantive', 'last_updated', 'renumbering', 'typography', 'spelling'] as const
-export type EditKind = typeof EDIT_KINDS[number]
+export { EDIT_KINDS, type EditKind } from '../vocabulary/core.js'
 export type TrivialKind = Exclude<EditKind, 'substantive'>
 
 /** A changed piece of a line: the words removed and added, with the line's text before it and after it. */

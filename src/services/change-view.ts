@@ -1,14 +1,13 @@
 import { diffArrays } from 'diff'
-import { splitHunk } from '../detection/classify.js'
-import { type EditKind, editKinds, trivialPhrase } from '../detection/edit-kinds.js'
+import { type EditKind, trivialPhrase } from '../detection/edit-kinds.js'
 import type { Language } from '../detection/lexicon.js'
-import { cut, plain } from '../detection/quote.js'
-import { sectionApart, withoutTrivial } from '../detection/blocks.js'
+import { blocksOf, passagesOf } from '../detection/passages.js'
+import { plain } from '../detection/quote.js'
 import { pairUp } from '../detection/structure.js'
-import type { DiffHunk } from '../vocabulary/core.js'
+import type { DiffHunk, Passage } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import { snapshotTextOrNone } from '../store/changes.js'
-import { headingLevel, isHeading, isItem } from '../vocabulary/lines.js'
+import { headingLevel, isItem } from '../vocabulary/lines.js'
 
 // A change as a person reads all of it: every passage in page order, the unchanged text
 // between passages folded (its lines at hand to unfold), a list of the edits at the top
@@ -108,12 +107,6 @@ function blockLines (hunk: DiffHunk): ViewLine[] {
   return out
 }
 
-/** The text above a line of the new page: its nearest heading. */
-function headingAbove (lines: readonly string[], index: number): string | undefined {
-  for (let i = Math.min(index, lines.length - 1); i >= 0; i--) if (isHeading(lines[i])) return plain(lines[i])
-  return undefined
-}
-
 /**
  * The change's passages (its hunks' blocks) with the unchanged text between them, from its
  * snapshots' texts when they are still kept (retention may have deleted the earlier one:
@@ -121,45 +114,23 @@ function headingAbove (lines: readonly string[], index: number): string | undefi
  */
 export async function changeView (
   db: Db,
-  change: { snapshotAfterId: string | null, diffData: { hunks: DiffHunk[] } },
+  change: { snapshotAfterId: string | null, diffData: { hunks: DiffHunk[], passages?: Passage[] } },
   page: number,
   language?: Language
 ): Promise<ChangeView> {
   const after = change.snapshotAfterId ? (await snapshotTextOrNone(db, change.snapshotAfterId))?.split('\n') : undefined
-  return passagesView(change.diffData.hunks, after, page, language)
+  return passagesView(change.diffData.hunks, after, page, language, change.diffData.passages)
 }
 
 /** The passages of some hunks, with the unchanged lines of the new text (`after`, when known) between them. */
 export function passagesView (
-  hunks: readonly DiffHunk[], after: readonly string[] | undefined, page: number, language?: Language
+  hunks: readonly DiffHunk[], after: readonly string[] | undefined, page: number, language?: Language,
+  recorded?: readonly Passage[]
 ): ChangeView {
-  const blocks = hunks.flatMap(h => splitHunk(h)).sort((a, b) => a.newStart - b.newStart)
-  const described = blocks.map((hunk, i) => {
-    const removed = hunk.lines.filter(l => l.type === 'deletion').map(l => l.content)
-    const added = hunk.lines.filter(l => l.type === 'addition').map(l => l.content)
-    const kinds = editKinds(removed, added, language)
-    // A whole section, once its renumbered neighbours and an edit just above it are set aside.
-    const rest = kinds.kind === 'substantive' ? withoutTrivial(removed, added, kinds) : { removed, added }
-    const whole = (lines: string[], others: string[]) =>
-      others.length === 0 && lines.length > 1 && lines.some(l => isHeading(l))
-    const apart = sectionApart(rest.removed, rest.added)?.section
-    const section = whole(rest.added, rest.removed)
-      ? 'added' as const
-      : whole(rest.removed, rest.added) ? 'removed' as const : apart?.side
-    const sectionLines = section === undefined ? [] : apart?.lines ?? (section === 'added' ? rest.added : rest.removed)
-    const first = (added.find(l => !isHeading(l)) ?? added[0] ?? removed[0] ?? '')
-    const heading = sectionLines.find(l => isHeading(l))
-    // The heading above its first changed line (a block starts with up to two unchanged lines).
-    const leading = hunk.lines.findIndex(l => l.type !== 'context')
-    const under = after ? headingAbove(after, hunk.newStart - 2 + leading) : undefined
-    const what = section
-      ? `${plain(heading!)}: ${section === 'added' ? 'new section' : 'section removed'}`
-      : kinds.kind === 'substantive'
-        ? `${under ? `${under}: ` : ''}${cut(plain(first), 80)}`
-        : `${under ? `${under}: ` : ''}${trivialPhrase(kinds.counts, kinds.updatedOn).join(', ')}`
-    const { kind, counts, updatedOn } = kinds
-    return { n: i + 1, hunk, kind, counts, updatedOn, section, under, headline: what }
-  })
+  const blocks = blocksOf(hunks)
+  // What was recorded with the change; a change found before passages were recorded is read now.
+  const read = recorded?.length === blocks.length ? recorded : passagesOf(hunks, after, language)
+  const described = blocks.map((hunk, i) => ({ n: i + 1, hunk, ...read[i] }))
   const pageSize = PASSAGES_PER_PAGE
   const shown = described.slice((page - 1) * pageSize, page * pageSize)
   // The unchanged lines of the new page between two passages (numbered from 1, as hunks are).

@@ -370,3 +370,21 @@ describe('extraction', () => {
     assert.equal(clean('Pri\u0000cing'), 'Pricing')
   })
 })
+
+describe("a change's passages, read once when it is found", () => {
+  it('are recorded with the change, and its page shows what was recorded', async () => {
+    const { passagesView } = await import('../../src/services/change-view.js')
+    const before = readPage(layout('Terms', termsMain('30 days')))
+    const after = readPage(layout('Terms', termsMain('60 days')))
+    const [c] = compareContent(before.text, after, 'terms')
+    const passages = c.diffData.passages!
+    assert.equal(passages.length, 1)
+    assert.equal(passages[0].kind, 'substantive')
+    assert.match(passages[0].headline, /60 days/)
+    // The page reads the record, not a second reading (here, one edited to tell them apart).
+    const told = [{ ...passages[0], headline: 'as recorded' }]
+    assert.equal(passagesView(c.diffData.hunks, after.lines, 1, undefined, told).all[0].headline, 'as recorded')
+    // A change recorded before passages were kept is read when it is viewed.
+    assert.equal(passagesView(c.diffData.hunks, after.lines, 1).all[0].headline, passages[0].headline)
+  })
+})

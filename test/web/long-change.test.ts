@@ -119,6 +119,11 @@ describe('a long change, the page it happened on, in a browser', () => {
     assert.match(change.summary, /; also \d+ renumbered references?, updated 2025-03-01$/)
     assert.equal(change.changeType, 'terms_update')
     assert.ok(change.diffData.edits.kinds.renumbering >= 20, JSON.stringify(change.diffData.edits))
+    // Its passages were read when it was found, and recorded with it: the change's page shows these.
+    const passages = change.diffData.passages as Array<{ kind: string, section?: string, headline: string }>
+    assert.ok(passages.length >= 40, `${passages.length} passages`)
+    assert.deepEqual(passages.filter(p => p.section).map(p => p.headline), ['6. Safety policy for Texas residents: new section'])
+    assert.ok(passages.filter(p => p.kind === 'renumbering').length >= 20)
   })
 
   it('every passage is reachable from the list of edits, the new section first; the unchanged text unfolds; axe finds nothing serious', async () => {
