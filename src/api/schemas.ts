@@ -14,6 +14,7 @@ import {
   DiffDataSchema,
   DomainStatusSchema,
   EndpointKindSchema,
+  IgnoredFactSchema,
   JobNameSchema,
   JobStateSchema,
   literals,
@@ -463,10 +464,11 @@ export const LearnedRule = Type.Object({
   domainId: Uuid,
   url: Type.String({ description: "the page's address" }),
   kind: literals(LEARNED_KINDS, {
-    description: "mute: `pattern` was added to the page's ignorePatterns; lower: later changes of `changeType` on " +
-      'the page are recorded as low; raise: as high at least'
+    description: "mute: `pattern` was added to the page's ignorePatterns, or `fact` to its ignoreFacts; lower: " +
+      'later changes of `changeType` on the page are recorded as low; raise: as high at least'
   }),
   pattern: Nullable(Type.String()),
+  fact: Nullable(IgnoredFactSchema),
   changeType: Nullable(ChangeTypeSchema),
   fromChangeId: Nullable(Type.String({ description: 'the change it was learned from (null once deleted)' })),
   createdBy: Nullable(Type.String({ description: "who taught it: a person's e-mail or an API key's id" })),

@@ -2,7 +2,7 @@ import {
   LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type DetectedChange, type DiffData, type DiffHunk, type Fact,
   type FactKind, type PageType, type Severity
 } from '../vocabulary/core.js'
-import { FACT_WORDS } from '../vocabulary/facts.js'
+import { allMuted, FACT_WORDS } from '../vocabulary/facts.js'
 import { diffDataOf } from './diff.js'
 import { type EditKind, trivialPhrase } from './edit-kinds.js'
 import { type Language, ownLanguages } from './lexicon.js'
@@ -276,7 +276,8 @@ export function classifyChanges (
   pageType: PageType,
   afterLines: readonly string[],
   language?: Language,
-  priceLines: ReadonlySet<number> = new Set()
+  priceLines: ReadonlySet<number> = new Set(),
+  muted?: (f: Fact) => boolean
 ): DetectedChange[] {
   // A block that only moved is no edit (see withoutMoves).
   const parts: Part[] = withoutMoves(diff.hunks)
@@ -307,8 +308,10 @@ export function classifyChanges (
       }
     })
   const legalPage = LEGAL_PAGE_TYPES.includes(pageType)
-  const ctx: Context = { pageType, language, own: ownLanguages(language), legalPage }
+  const ctx: Context = { pageType, language, own: ownLanguages(language), legalPage, ...(muted ? { muted } : {}) }
+  // A block whose every fact the page mutes ("price moves of Cloud VPS 10") is not told.
   const read = parts.map(part => ({ part, reading: classifyPart(part, ctx) }))
+    .filter(r => !allMuted(r.reading.facts, muted))
   const regions: Array<typeof read> = []
   for (const r of read) {
     const last = regions[regions.length - 1]?.at(-1)

@@ -1,4 +1,5 @@
 import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
+import { allMuted, factMuter } from '../vocabulary/facts.js'
 import { classifyChanges, oneChange } from './classify.js'
 import { buildDiff } from './diff.js'
 import { extractPage, withoutPermalink } from './extract.js'
@@ -87,19 +88,22 @@ export function compareContent (
   readerFailed?: (failure: ReaderFailure) => void
 ): DetectedChange[] {
   const diff = textDiff(previousText, current.lines, rules)
+  const muted = factMuter(rules?.ignoreFacts)
   const classify = (d: typeof diff) => d.hunks.length === 0
     ? []
-    : classifyChanges(d, pageType, current.lines, current.language, new Set(current.priceLines))
+    : classifyChanges(d, pageType, current.lines, current.language, new Set(current.priceLines), muted)
   const reader = pages ? readerOf(pageType) : undefined
-  const recorded = (changes: DetectedChange[]) => changes.map(c => c.diffData.hunks.length === 0
-    ? c
-    : { ...c, diffData: { ...c.diffData, passages: passagesOf(c.diffData.hunks, current.lines, current.language) } })
-  if (!reader || !pages) return recorded(oneChange(classify(diff)))
+  // One change, its passages read; a reader's change whose every fact the page mutes is not told.
+  const recorded = (changes: DetectedChange[]) => oneChange(changes.filter(c => !allMuted(c.diffData.facts, muted)))
+    .map(c => c.diffData.hunks.length === 0
+      ? c
+      : { ...c, diffData: { ...c.diffData, passages: passagesOf(c.diffData.hunks, current.lines, current.language) } })
+  if (!reader || !pages) return recorded(classify(diff))
   const html = (h: string) => hasSelectors(rules) ? applySelectors(h, rules!) : h
   // A reader never decides that nothing changed by failing: the text is compared alone, and it says so.
   let reading
   try {
-    reading = reader.compare({ ...pages, before: html(pages.before), after: html(pages.after) })
+    reading = reader.compare({ ...pages, before: html(pages.before), after: html(pages.after) }, muted)
     if (!reading) {
       readerFailed?.({ reader: reader.name, error: false, note: `${reader.reads} could not be read: compared as text` })
     }
@@ -108,7 +112,7 @@ export function compareContent (
     const note = `${reader.reads} could not be compared (${message}): compared as text`
     readerFailed?.({ reader: reader.name, error: true, note })
   }
-  return recorded(oneChange(withReading(diff, reading, classify)))
+  return recorded(withReading(diff, reading, classify))
 }
 
 /** A structured reader that could not read (`error` false) or compare (true) two versions, in words. */

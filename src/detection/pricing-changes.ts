@@ -303,8 +303,12 @@ function changedTokens (a: string, b: string): string[] {
  * prices and limits as written, the features that moved, the currency signs when every
  * price changed currency). Any other line is left to the text comparison.
  */
-export function comparePricingReadings (before: PricingReading, after: PricingReading): StructuredReading {
+export function comparePricingReadings (
+  before: PricingReading, after: PricingReading, muted?: (f: Fact) => boolean
+): StructuredReading {
   const moves = comparePricing(before.table, after.table)
+  // The moves the page mutes explain their lines, and are not told.
+  const told = muted ? moves.filter(m => !muted(factOf(m, before.table, after.table))) : moves
   const switched = switchedCurrency(before.table, after.table)
   const words = new Set<string>()
   const add = (text: string | undefined) => { for (const t of tokens(text ?? '')) words.add(t) }
@@ -340,5 +344,5 @@ export function comparePricingReadings (before: PricingReading, after: PricingRe
       .filter(t => !PER_WORDS.has(t))
     return changed.length > 0 && changed.every(t => words.has(t))
   }
-  return { changes: moves.length > 0 ? [pricingChange(before.table, after.table, moves)] : [], explains }
+  return { changes: told.length > 0 ? [pricingChange(before.table, after.table, told)] : [], explains }
 }

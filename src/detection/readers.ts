@@ -1,4 +1,4 @@
-import type { PageType } from '../vocabulary/core.js'
+import type { Fact, PageType } from '../vocabulary/core.js'
 import { STRUCTURED_PAGE_TYPES, type StructuredPageType } from '../vocabulary/core.js'
 import { compareApiDocuments, CONVENTIONAL_SPEC_PATHS, parseSpec, specLinks } from './api-spec.js'
 import { compareChangelogs, feedLinks, readChangelog, readFeed } from './changelog.js'
@@ -43,8 +43,8 @@ export interface StructuredReader {
   /** Whether a version of the page (with its document, if its reader reads one) reads as the structure. */
   readable: (html: string, document?: string) => boolean
   document?: ReaderDocument
-  /** Two versions compared: undefined when a version cannot be read as this structure. */
-  compare: (versions: PageVersions) => StructuredReading | undefined
+  /** Two versions compared: undefined when a version cannot be read as this structure; `muted`: facts not told. */
+  compare: (versions: PageVersions, muted?: (f: Fact) => boolean) => StructuredReading | undefined
 }
 
 /** Whether a pricing page's reading holds plans: with a price or a limit. */
@@ -61,9 +61,9 @@ export const READERS: Readonly<Record<StructuredPageType, StructuredReader>> = {
     // Plans in one order, so that a re-ordered page hashes as the same table.
     hashPart: sortedPlans,
     readable: html => plansRead(readPricing(html)),
-    compare: ({ before, after }) => {
+    compare: ({ before, after }, muted) => {
       const [b, a] = [readPricing(before), readPricing(after)]
-      return plansRead(b) && plansRead(a) ? comparePricingReadings(b, a) : undefined
+      return plansRead(b) && plansRead(a) ? comparePricingReadings(b, a, muted) : undefined
     }
   },
   api_docs: {

@@ -93,6 +93,8 @@ export interface Context {
   /** The languages whose words count: the page's own and English. */
   own: readonly Language[]
   legalPage: boolean
+  /** The facts the page's `ignoreFacts` leaves out (see factMuter). */
+  muted?: (f: Fact) => boolean
 }
 
 /** A reading's type and weight: its fact's, by the one table (facts.ts). */
@@ -185,6 +187,9 @@ function priceReading (p: Part, ctx: Context): Reading | undefined {
     facts.push(fact)
   }
   if (facts.length === 0) return undefined
+  // Prices the page mutes are not told beside the others; a block of nothing else is muted whole (classify.ts).
+  const told = facts.filter(f => !ctx.muted?.(f))
+  if (told.length > 0 && told.length < facts.length) facts.splice(0, facts.length, ...told)
   const judgedFacts = facts.map(f => ({ f, ...judge(f, ctx.pageType) }))
   const lead = judgedFacts.reduce((best, x) => weightier(x, best) ? x : best)
   const ordered = [lead.f, ...facts.filter(f => f !== lead.f)]

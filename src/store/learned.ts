@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely'
-import type { ChangeType } from '../vocabulary/core.js'
+import type { ChangeType, IgnoredFact } from '../vocabulary/core.js'
 import type { LearnedKind, SeverityRule, Verdict } from '../vocabulary/learned.js'
 import type { Db, Tx } from './db.js'
 import type { LearnedRulesTable } from './schema.js'
@@ -17,6 +17,7 @@ export function learnedRuleView (r: LearnedRuleRow & { url?: string, domain_id?:
     ...(r.url !== undefined ? { url: r.url } : {}),
     kind: r.kind,
     pattern: r.pattern,
+    fact: r.fact,
     changeType: r.change_type,
     fromChangeId: r.from_change_id,
     createdBy: r.created_by,
@@ -31,6 +32,7 @@ export async function insertLearnedRule (
     pageId: string
     kind: LearnedKind
     pattern?: string
+    fact?: IgnoredFact
     changeType?: ChangeType
     fromChangeId: string
     createdBy: string | null
@@ -41,6 +43,7 @@ export async function insertLearnedRule (
     page_id: rule.pageId,
     kind: rule.kind,
     pattern: rule.pattern ?? null,
+    fact: rule.fact ? JSON.stringify(rule.fact) : null,
     change_type: rule.changeType ?? null,
     from_change_id: rule.fromChangeId,
     created_by: rule.createdBy
@@ -65,12 +68,16 @@ export async function findLearnedRule (db: Db, orgId: string, id: string) {
     .executeTakeFirst()
 }
 
-/** A rule like this one, if the page has it already (the same pattern, or the same kind for a type). */
+/** A rule like this one, if the page has it already (the same pattern or fact, or the same kind for a type). */
 export async function sameLearnedRule (
-  db: Db, pageId: string, kind: LearnedKind, what: { pattern?: string, changeType?: ChangeType }
+  db: Db, pageId: string, kind: LearnedKind, what: { pattern?: string, fact?: IgnoredFact, changeType?: ChangeType }
 ): Promise<LearnedRuleRow | undefined> {
   let q = db.selectFrom('learned_rules').selectAll().where('page_id', '=', pageId).where('kind', '=', kind)
-  q = what.pattern !== undefined ? q.where('pattern', '=', what.pattern) : q.where('change_type', '=', what.changeType!)
+  q = what.pattern !== undefined
+    ? q.where('pattern', '=', what.pattern)
+    : what.fact !== undefined
+      ? q.where(sql<boolean>`fact = ${JSON.stringify(what.fact)}::jsonb`)
+      : q.where('change_type', '=', what.changeType!)
   return await q.executeTakeFirst()
 }
 

@@ -647,7 +647,12 @@ const migrations: Record<string, string[]> = {
         .map(column => `ALTER TABLE ${table} DROP COLUMN ${column}`)
     ]),
     `CREATE INDEX jobs_pending_discovery ON jobs (domain_id)
-      WHERE name = 'discover.pages' AND state IN ('waiting', 'active')`
+      WHERE name = 'discover.pages' AND state IN ('waiting', 'active')`,
+    // A muting rule learned from one fact of a change ("price moves of Cloud VPS 10"): the page's ignoreFacts entry.
+    'ALTER TABLE learned_rules ADD COLUMN fact jsonb',
+    'ALTER TABLE learned_rules DROP CONSTRAINT learned_rules_check',
+    `ALTER TABLE learned_rules ADD CONSTRAINT learned_rules_check CHECK (
+      (kind = 'mute') = ((pattern IS NOT NULL) <> (fact IS NOT NULL)) AND (kind = 'mute') = (change_type IS NULL))`
   ]
 }
 

@@ -6,6 +6,7 @@ import type {
   DiffData,
   DomainStatus,
   EndpointKind,
+  IgnoredFact,
   JobName,
   NoiseRules,
   PageEventKind,
@@ -277,6 +278,8 @@ export interface LearnedRulesTable {
   pattern: string | null
   /** lower, raise: the type of change whose severity it sets. */
   change_type: ChangeType | null
+  /** mute: the facts it left out, as the page's ignoreFacts holds them. */
+  fact: ColumnType<IgnoredFact | null, string | null | undefined, string | null>
   from_change_id: string | null
   /** Who taught it: a person's e-mail, or an API key's id. */
   created_by: string | null

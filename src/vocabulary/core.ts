@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { DiffData } from './diff-data.js'
+import { type DiffData, IgnoredFactSchema } from './diff-data.js'
 import { literals } from './schema.js'
 
 // The words of the contract, each said once: a const array (for code that lists or
@@ -173,6 +173,14 @@ export const NoiseRulesSchema = Type.Object(
         description:
           'regular expressions (RE2 syntax, case-insensitive); matching text is treated as noise. They run in ' +
           'linear time on at most 2,000 characters of a line: lookarounds and backreferences are refused.'
+      })
+    ),
+    ignoreFacts: Type.Optional(
+      Type.Array(IgnoredFactSchema, {
+        maxItems: 20,
+        description: 'facts left out of every later change of the page, by what they are about and its name, ' +
+          'as "Not important" offers them: a change whose every fact is left out is not recorded, and no other ' +
+          'change of the page is hidden'
       })
     )
   },

@@ -143,6 +143,45 @@ export const FACT_KINDS = [
 ] as const
 export type FactKind = (typeof FACT_KINDS)[number]
 
+/**
+ * What a fact is about, by kind, as a person mutes it ("price moves of Cloud VPS 10"):
+ * the facts of one subject a page's `ignoreFacts` can leave out.
+ */
+export const FACT_SUBJECTS = ['price', 'plan', 'limit', 'feature', 'section', 'operation', 'release'] as const
+export type FactSubject = (typeof FACT_SUBJECTS)[number]
+export const FACT_SUBJECT_OF: Readonly<Partial<Record<FactKind, FactSubject>>> = {
+  price_up: 'price',
+  price_down: 'price',
+  price_changed: 'price',
+  price_added: 'price',
+  price_removed: 'price',
+  plan_added: 'plan',
+  plan_removed: 'plan',
+  limit_raised: 'limit',
+  limit_lowered: 'limit',
+  feature_added: 'feature',
+  feature_removed: 'feature',
+  feature_moved: 'feature',
+  section_added: 'section',
+  section_removed: 'section',
+  operation_added: 'operation',
+  operation_removed: 'operation',
+  api_breaking: 'operation',
+  api_deprecated: 'operation',
+  release_added: 'release',
+  release_edited: 'release'
+}
+
+export const IgnoredFactSchema = Type.Object({
+  kind: literals(FACT_SUBJECTS, { description: 'what the facts are about' }),
+  subject: Type.String({ minLength: 1, maxLength: 200, description: 'as the page names it (a plan, a limit…)' })
+}, {
+  additionalProperties: false,
+  description: 'facts of one subject left out: "price moves of Cloud VPS 10" is { "kind": "price", "subject": ' +
+    '"Cloud VPS 10" }'
+})
+export type IgnoredFact = Static<typeof IgnoredFactSchema>
+
 export const RELEASE_WEIGHTS = ['breaking', 'removal', 'deprecation', 'plain'] as const
 
 export const FactSchema = Type.Object({

@@ -1,4 +1,7 @@
-import { LEGAL_PAGE_TYPES, type ChangeType, type Fact, type FactKind, type PageType, type Severity } from './core.js'
+import {
+  FACT_SUBJECT_OF, LEGAL_PAGE_TYPES, type ChangeType, type Fact, type FactKind, type IgnoredFact, type PageType,
+  type Severity
+} from './core.js'
 
 // What a check found, as facts (a price up 30 % on Pro, an operation removed, a section
 // added, a revision date changed), and the one table that turns a fact into a change
@@ -123,3 +126,20 @@ export const FACT_WORDS: Record<FactKind, readonly [one: string, many: string]> 
   trivial_edit: ['minor edit', 'minor edits'],
   visual_change: ['visual change', 'visual changes']
 }
+
+/** A subject as muting compares it: no case, spaces collapsed. */
+const subjectKey = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim()
+
+/** Whether a fact is one a page's `ignoreFacts` leaves out: undefined when the page leaves none out. */
+export function factMuter (ignored: readonly IgnoredFact[] | undefined): ((f: Fact) => boolean) | undefined {
+  if (!ignored?.length) return undefined
+  const keys = new Set(ignored.map(i => `${i.kind}\n${subjectKey(i.subject)}`))
+  return f => {
+    const kind = FACT_SUBJECT_OF[f.kind]
+    return kind !== undefined && f.subject !== undefined && keys.has(`${kind}\n${subjectKey(f.subject)}`)
+  }
+}
+
+/** Whether every fact of a change is muted: then nothing of it is told (a change with no facts never is). */
+export const allMuted = (facts: readonly Fact[] | undefined, muted: ((f: Fact) => boolean) | undefined): boolean =>
+  muted !== undefined && facts !== undefined && facts.length > 0 && facts.every(muted)

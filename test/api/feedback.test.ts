@@ -33,7 +33,7 @@ describe('feedback that learns', () => {
     site.page('/', layout('Acme', '<main><h1>Acme</h1><p>We ship.</p></main>'))
     site.page('/status', status(1204))
     site.page('/pricing', layout('Pricing — Acme', pricingMain('$49')))
-    t = await startTestService({ CRAWL_HOST_MAP: `acme.test=${site.origin}` })
+    t = await startTestService({ CRAWL_HOST_MAP: `acme.test=${site.origin}`, LOG_LEVEL: 'error' })
     domainId = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data.id
     await drainJobs(t.api)
     for (const path of ['/status', '/pricing']) {
@@ -132,16 +132,41 @@ describe('feedback that learns', () => {
     assert.equal(changes[0].severity, 'low', 'and its type is no longer raised')
   })
 
-  it('a price is never learned as noise: only lowering is offered', async () => {
+  it('a price is never learned as a text pattern: its plan\'s price moves are muted, and no other plan\'s', async () => {
     site.page('/pricing', layout('Pricing — Acme', pricingMain('$59')))
     await crawl('/pricing')
     const [price] = await changesOf('/pricing')
     assert.equal(price.changeType, 'price_change')
     const res = await t.api.post(`/api/changes/${price.id}/feedback`, { verdict: 'not_important' })
-    assert.deepEqual(res.body.data.offers.map((o: any) => o.kind), ['lower'])
+    const offers = res.body.data.offers as any[]
+    assert.deepEqual(offers.map(o => o.kind), ['mute', 'lower'])
+    assert.deepEqual(offers[0].fact, { kind: 'price', subject: 'Pro' })
+    assert.equal(offers[0].description, 'Mute price moves of "Pro" on this page')
     const refused = await t.api.post(`/api/changes/${price.id}/learned-rules`, { kind: 'mute' })
     assert.equal(refused.status, 400)
     assert.match(refused.body.error, /teaches no pattern/)
+    const unknown = await t.api.post(`/api/changes/${price.id}/learned-rules`, { kind: 'mute', fact: { kind: 'price', subject: 'Business' } })
+    assert.equal(unknown.status, 400)
+    const taken = await t.api.post(`/api/changes/${price.id}/learned-rules`, { kind: 'mute', fact: offers[0].fact })
+    assert.equal(taken.status, 201, JSON.stringify(taken.body))
+    assert.deepEqual(taken.body.data.fact, { kind: 'price', subject: 'Pro' })
+    const page = (await t.api.get(`/api/domains/${domainId}/pages/${pages['/pricing']}`)).body.data
+    assert.deepEqual(page.noiseRules.ignoreFacts, [{ kind: 'price', subject: 'Pro' }])
+    // Pro's price moves again: nothing is told. Then Business moves beside it: Business alone is told.
+    const count = (await changesOf('/pricing')).length
+    site.page('/pricing', layout('Pricing — Acme', pricingMain('$69')))
+    await crawl('/pricing')
+    assert.equal((await changesOf('/pricing')).length, count, 'a muted plan\'s price move is not told')
+    site.page('/pricing', layout('Pricing — Acme', pricingMain('$79', '$119')))
+    await crawl('/pricing')
+    const [next] = await changesOf('/pricing')
+    assert.equal((await changesOf('/pricing')).length, count + 1)
+    assert.match(next.summary, /Business: \$99\/month → \$119\/month \(\+20%\)/)
+    assert.doesNotMatch(next.summary, /Pro|\$79/)
+    // Removing the rule gives the plan its voice back.
+    assert.equal((await t.api.delete(`/api/learned-rules/${taken.body.data.id}`)).status, 200)
+    const after = (await t.api.get(`/api/domains/${domainId}/pages/${pages['/pricing']}`)).body.data
+    assert.deepEqual(after.noiseRules.ignoreFacts ?? [], [])
   })
 
   it('the newest severity rule of a type decides; lower sets low, raise sets high at least', () => {

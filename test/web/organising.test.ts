@@ -37,7 +37,8 @@ describe('tags and feedback in the app, in a browser', () => {
         INSERT INTO changes (page_id, domain_id, org_id, change_type, severity, confidence, summary, diff_data,
           snapshot_before_id, snapshot_after_id, alerted_at)
         SELECT p.id, p.domain_id, p.org_id, 'price_change', 'high', 0.9, 'Pro plan price on ' || ${domain},
-          '{"before":"","after":"","stats":{"additions":0,"deletions":0,"changes":0},"hunks":[]}'::jsonb, s.id, s.id, now()
+          '{"before":"","after":"","stats":{"additions":0,"deletions":0,"changes":0},"hunks":[],"facts":[{"kind":"price_up","subject":"Pro","before":"$49/month","after":"$59/month","percent":20}]}'::jsonb,
+          s.id, s.id, now()
         FROM p JOIN s ON s.page_id = p.id`.execute(db)
       await sql`INSERT INTO changes (page_id, domain_id, org_id, change_type, severity, confidence, summary, diff_data,
           snapshot_before_id, snapshot_after_id, alerted_at)
@@ -135,6 +136,31 @@ describe('tags and feedback in the app, in a browser', () => {
     await page.waitForURL(/done=forgotten/)
     assert.match(await page.textContent('main') ?? '', /The learned rule is removed[\s\S]*Nothing yet/)
     assert.deepEqual((await t.api.get(`/api/domains/${ids['rival.test']}/pages/${rival}`)).body.data.noiseRules.ignorePatterns, [])
+  })
+
+  it('"not important" on a price offers to mute that plan\'s price moves, not every price of the page', async () => {
+    await page.goto(`${t.url}/app/changes`)
+    await page.getByRole('link', { name: 'Pro plan price on vendor.test' }).click()
+    await page.getByRole('button', { name: 'Not important' }).click()
+    await page.waitForURL(/done=not-important/)
+    const offer = page.locator('ul.offers li').filter({ hasText: 'Mute price moves of "Pro" on this page' })
+    assert.equal(await offer.count(), 1)
+    assert.match(await page.locator('ul.offers').innerText(), /Lower later price changes on this page to low/)
+    await accessible()
+    await offer.getByRole('button', { name: 'Mute it' }).click()
+    await page.waitForURL(/done=learned/)
+    assert.match(await page.textContent('main') ?? '', /Learned from this change[\s\S]*Mutes price moves of "Pro"/)
+    const vendor = (await t.api.get(`/api/domains/${ids['vendor.test']}`)).body.data.pages[0].id
+    const rules = (await t.api.get(`/api/domains/${ids['vendor.test']}/pages/${vendor}`)).body.data.noiseRules
+    assert.deepEqual(rules.ignoreFacts, [{ kind: 'price', subject: 'Pro' }])
+    // The page's settings show it, and saving them keeps it.
+    await page.goto(`${t.url}/app/domains/${ids['vendor.test']}`)
+    const facts = page.locator('textarea[name="ignoreFacts"]').first()
+    assert.equal(await facts.inputValue(), 'price: Pro')
+    await facts.evaluate(el => el.closest('form')!.requestSubmit())
+    await page.waitForURL(/done=saved/)
+    const saved = (await t.api.get(`/api/domains/${ids['vendor.test']}/pages/${vendor}`)).body.data.noiseRules
+    assert.deepEqual(saved.ignoreFacts, [{ kind: 'price', subject: 'Pro' }])
   })
 
   it('the inbox tells of new and removed pages; one found and not watched is watched from there', async () => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { forgetRule, giveVerdict, learnFrom } from '../../services/feedback.js'
 import { listLearnedRules } from '../../store/learned.js'
-import { literals } from '../../vocabulary/core.js'
+import { IgnoredFactSchema, literals } from '../../vocabulary/core.js'
 import { VERDICTS } from '../../vocabulary/learned.js'
 import type { ApiDeps } from '../deps.js'
 import { Change, IdParams, LearnedRule, Uuid } from '../schemas.js'
@@ -13,6 +13,7 @@ import { responses } from '../responses.js'
 const Offer = Type.Object({
   kind: literals(['mute', 'lower'] as const),
   pattern: Type.Optional(Type.String({ description: 'mute: the ignore pattern it would add to the page' })),
+  fact: Type.Optional(IgnoredFactSchema),
   changeType: Type.Optional(Type.String({ description: 'lower: the type of change it would lower on the page' })),
   description: Type.String()
 })
@@ -28,8 +29,10 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { 
       summary: 'Say whether a change was important',
       description: '`important` pins the change and learns to raise later changes of its type on its page (to high ' +
         'at least). `not_important` acknowledges it (it stays stored and searchable) and answers `offers`: what ' +
-        'Sitewatch could learn from it, to take with POST /api/changes/:id/learned-rules. A pattern is offered ' +
-        'only for a passage whose lines moved in their numbers, ids or words alone, never for a price.',
+        'Sitewatch could learn from it, to take with POST /api/changes/:id/learned-rules: muting one of its facts ' +
+        'on the page (a plan\'s price moves, a limit, a feature, a section, an operation: up to three, its lead ' +
+        'first), a pattern (offered only for a passage whose lines moved in their numbers, ids or words alone, ' +
+        'never for a price), or lowering its type there.',
       params: IdParams,
       body: Type.Object({ verdict: literals(VERDICTS) }, { additionalProperties: false }),
       response: responses(200, Type.Object({
@@ -50,16 +53,20 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { 
       operationId: 'learnFromChange',
       tags: ['changes'],
       summary: 'Take one of the offers of a change marked not important',
-      description: "mute adds the change's pattern to its page's ignorePatterns (from the next crawl on); lower " +
-        'records later changes of its type on its page as low. Taking an offer the page has already learned ' +
-        'answers that rule.',
+      description: "mute with `fact` (one of the offers' facts, as given) adds it to its page's ignoreFacts; mute " +
+        "without adds the change's pattern to its ignorePatterns; both from the next crawl on. lower records " +
+        'later changes of its type on its page as low. Taking an offer the page has already learned answers ' +
+        'that rule.',
       params: IdParams,
-      body: Type.Object({ kind: literals(['mute', 'lower'] as const) }, { additionalProperties: false }),
+      body: Type.Object({
+        kind: literals(['mute', 'lower'] as const),
+        fact: Type.Optional(IgnoredFactSchema)
+      }, { additionalProperties: false }),
       response: responses(201, Type.Ref(LearnedRule), [404, 409])
     }
   }, async (req, reply) => {
     const p = req.principal!
-    const rule = await learnFrom(ctx, p.org.id, req.params.id, req.body.kind, teacher(p))
+    const rule = await learnFrom(ctx, p.org.id, req.params.id, req.body.kind, teacher(p), req.body.fact)
     const [listed] = (await listLearnedRules(db, p.org.id, rule.pageId)).filter(r => r.id === rule.id)
     return await reply.code(201).send({ data: listed })
   })

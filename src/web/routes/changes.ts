@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { appBaseUrl } from '../../config.js'
+import { FACT_SUBJECTS, type FactSubject } from '../../vocabulary/core.js'
 import { notFound } from '../../vocabulary/errors.js'
 import {
   CHANGE_TYPES, MAX_TAG_LENGTH, normalTags, roleAllows, SEVERITIES, type ChangeType, type Severity
@@ -167,7 +168,11 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
     const person = requireRole(req, 'editor')
     const kind = field(req.body, 'kind')
     if (kind !== 'mute' && kind !== 'lower') throw notFound('Offer')
-    await learnFrom(ctx, person.org.id, id(req.params), kind, teacher(person))
+    const [factKind, subject] = [field(req.body, 'factKind'), field(req.body, 'factSubject')]
+    const fact = (FACT_SUBJECTS as readonly string[]).includes(factKind) && subject
+      ? { kind: factKind as FactSubject, subject }
+      : undefined
+    await learnFrom(ctx, person.org.id, id(req.params), kind, teacher(person), fact)
     return await reply.redirect(`/app/changes/${id(req.params)}?done=learned`, 303)
   })
 

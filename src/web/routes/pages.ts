@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError, notFound } from '../../vocabulary/errors.js'
-import { PAGE_TYPES, type PageType, type RenderMode } from '../../vocabulary/core.js'
+import {
+  FACT_SUBJECTS, PAGE_TYPES, type FactSubject, type IgnoredFact, type PageType, type RenderMode
+} from '../../vocabulary/core.js'
 import { requireDomain } from '../../services/domains.js'
 import { changePage, crawlPageNow, removePage } from '../../services/pages.js'
 import { pageTimeline, pageVersion, priceHistory, versionsCompared } from '../../services/page-history.js'
@@ -81,11 +83,22 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
         ignoreSelectors: lines(field(req.body, 'ignoreSelectors')),
         ignorePatterns: lines(field(req.body, 'ignorePatterns')),
         includeSelectors: lines(field(req.body, 'includeSelectors')),
-        includePaths: lines(field(req.body, 'includePaths'))
+        includePaths: lines(field(req.body, 'includePaths')),
+        ignoreFacts: lines(field(req.body, 'ignoreFacts')).map(ignoredFact)
       }
     })
     return field(req.body, 'back') === 'page'
       ? `${pagePath(req)}?done=saved`
       : `/app/domains/${id(req.params)}?done=saved`
   }))
+}
+
+/** A line of the page's "facts left out" ("price: Pro"): what the facts are about, and its name. */
+function ignoredFact (line: string): IgnoredFact {
+  const [, kind, subject] = /^\s*(\w+)\s*:\s*(.+?)\s*$/.exec(line) ?? []
+  if (!(FACT_SUBJECTS as readonly string[]).includes(kind) || !subject) {
+    throw new AppError('VALIDATION_ERROR', `"${line}" is no fact to leave out: write what it is about ` +
+      `(${FACT_SUBJECTS.join(', ')}), a colon and its name, e.g. "price: Pro"`, { field: 'ignoreFacts' })
+  }
+  return { kind: kind as FactSubject, subject }
 }

@@ -6,7 +6,7 @@ import type { deliveryView, endpointView } from '../../store/webhooks.js'
 import type { learnedRuleView } from '../../store/learned.js'
 import type { alertRuleView } from '../../store/alert-rules.js'
 import { RULE_ACTIONS, type RuleAction, type RuleMatch } from '../../vocabulary/alert-rules.js'
-import { ruleWords } from './changes.js'
+import { ruleWords } from './feedback.js'
 import { Csrf, Page, Pager, Time, type Viewer } from './layout.js'
 
 type Destination = ReturnType<typeof endpointView>

@@ -1,7 +1,7 @@
 import type { ChangeView } from '../../services/change-view.js'
 import { WholeChange } from './diff.js'
 import { CHANGE_TYPES, SEVERITIES, type ChangeType, type DiffData, type Severity } from '../../vocabulary/core.js'
-import { CHANGE_TYPE_WORDS } from '../../vocabulary/learned.js'
+import { Feedback, type LearnedItem, type Offer } from './feedback.js'
 import { Csrf, Document, Page, Pager, Sev, Time, type Viewer } from './layout.js'
 
 export interface ChangeItem {
@@ -298,59 +298,6 @@ const Found = (p: { change: ChangeItem, pageUrl: string, domain: string }) => (
 )
 
 /** A learned rule in words. */
-export const ruleWords = (r: { kind: string, pattern: string | null, changeType: ChangeType | null }) =>
-  r.kind === 'mute'
-    ? `Mutes text matching ${r.pattern ?? ''}`
-    : `${r.kind === 'lower' ? 'Lowers' : 'Raises'} later ${r.changeType ? CHANGE_TYPE_WORDS[r.changeType] : 'changes'} of the page to ${r.kind === 'lower' ? 'low' : 'high'}`
-
-/** Was it important? A person's verdict, what it teaches, and the rules learned from it so far. */
-function Feedback (p: {
-  change: ChangeItem
-  viewer: Viewer
-  offers: Array<{ kind: string, description: string }>
-  learned: Array<{ id: string, kind: string, pattern: string | null, changeType: ChangeType | null }>
-}) {
-  const c = p.change
-  return (
-    <section aria-labelledby='feedback'>
-      <h2 id='feedback'>Was this important?</h2>
-      {c.verdict === 'important' ? <p>Pinned as important{c.pinnedAt ? <> <Time at={c.pinnedAt} /></> : null}.</p> : null}
-      {c.verdict === 'not_important' ? <p>Marked as not important: it stays in the inbox's history and its search.</p> : null}
-      <form method='post' action={`/app/changes/${c.id}/feedback`} class='row'>
-        <Csrf token={p.viewer.csrf} />
-        <button type='submit' name='verdict' value='important' class={c.verdict === 'important' ? 'quiet' : undefined}>Important</button>
-        <button type='submit' name='verdict' value='not_important' class='quiet'>Not important</button>
-      </form>
-      {c.verdict === 'not_important' && p.offers.length > 0
-        ? (
-          <div>
-            <p>Sitewatch can learn from this, on this page only:</p>
-            <ul class='offers'>
-              {p.offers.map(o => (
-                <li key={o.kind}>
-                  <form method='post' action={`/app/changes/${c.id}/learn`} class='row'>
-                    <Csrf token={p.viewer.csrf} />
-                    <span class='grow'>{o.description}</span>
-                    <button type='submit' name='kind' value={o.kind}>{o.kind === 'mute' ? 'Mute it' : 'Lower them'}</button>
-                  </form>
-                </li>
-              ))}
-            </ul>
-          </div>
-          )
-        : null}
-      {p.learned.length > 0
-        ? (
-          <>
-            <p>Learned from this change (see <a href='/app/alerts#learned'>everything learned</a>):</p>
-            <ul class='learned'>{p.learned.map(r => <li key={r.id}>{ruleWords(r)}</li>)}</ul>
-          </>
-          )
-        : null}
-    </section>
-  )
-}
-
 export function ChangePage (p: {
   viewer: Viewer
   change: ChangeItem
@@ -361,8 +308,8 @@ export function ChangePage (p: {
   view: ChangeView
   /** What "not important" could teach (shown once that is the verdict), and the rules learned from this change. */
   feedback?: {
-    offers: Array<{ kind: string, description: string }>
-    learned: Array<{ id: string, kind: string, pattern: string | null, changeType: ChangeType | null }>
+    offers: Offer[]
+    learned: LearnedItem[]
   }
   /** When the organisation allows sharing: the change's live links, and the one just made (shown once). */
   share?: {

@@ -190,7 +190,13 @@ export interface DomainPageData {
     lastChangeAt: Date | null
     lastError: string | null
     failure: PageFailure | null
-    noiseRules: { ignoreSelectors?: string[], ignorePatterns?: string[], includeSelectors?: string[], includePaths?: string[] }
+    noiseRules: {
+      ignoreSelectors?: string[]
+      ignorePatterns?: string[]
+      includeSelectors?: string[]
+      includePaths?: string[]
+      ignoreFacts?: Array<{ kind: string, subject: string }>
+    }
   }>
 }
 
@@ -234,6 +240,8 @@ export function PageSettingsForm (p: { domainId: string, domainRender: string, p
       <textarea id={`ignore-${pg.id}`} name='ignoreSelectors' rows={2}>{(pg.noiseRules.ignoreSelectors ?? []).join('\n')}</textarea>
       <label class='small' for={`patterns-${pg.id}`}>Ignore text matching (patterns, one per line)</label>
       <textarea id={`patterns-${pg.id}`} name='ignorePatterns' rows={2}>{(pg.noiseRules.ignorePatterns ?? []).join('\n')}</textarea>
+      <label class='small' for={`facts-${pg.id}`}>Leave out facts (one per line, such as price: Pro, as "Not important" offers them)</label>
+      <textarea id={`facts-${pg.id}`} name='ignoreFacts' rows={2}>{(pg.noiseRules.ignoreFacts ?? []).map(f => `${f.kind}: ${f.subject}`).join('\n')}</textarea>
       <label class='small' for={`include-${pg.id}`}>Watch only (CSS selectors, one per line)</label>
       <textarea id={`include-${pg.id}`} name='includeSelectors' rows={2}>{(pg.noiseRules.includeSelectors ?? []).join('\n')}</textarea>
       <label class='small' for={`paths-${pg.id}`}>Watch only, in a JSON document (paths such as $.plans[*].price, one per line)</label>
