@@ -61,6 +61,13 @@ module.exports = {
         'detection/', 'vocabulary/', 'config\\.ts$'],
       'routes reach the database through services and store modules; the signature recipe is documented from alerts'),
     {
+      name: 'detection-has-one-entry',
+      comment: 'reading and comparing is used through detection/detect.ts; its words (detection/words/) are shared',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/detection/' },
+      to: { path: '^src/detection/', pathNot: ['^src/detection/detect\\.ts$', '^src/detection/words/'] }
+    },
+    {
       name: 'database-drivers-in-store-and-queue',
       comment: 'only store/ and queue/ speak to the database (eslint.config.js keeps SQL itself there)',
       severity: 'error',

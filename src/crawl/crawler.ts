@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import { FetchError } from './errors.js'
 import { decodeHtml } from './charset.js'
-import { documentFormat } from '../detection/formats.js'
+import { documentFormat } from '../detection/detect.js'
 import { createFetcher, type Fetcher, type FetchRequest } from './fetch.js'
 import { HostBusy, HostLimiter, type HostPacer } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
@@ -140,7 +140,7 @@ export class Crawler {
   }
 
   /**
-   * Fetches one HTML page or document (see formats.ts) politely; HTTP errors and other
+   * Fetches one HTML page or document (see detection/readers/documents.ts) politely; HTTP errors and other
    * bodies throw FetchError.
    */
   async fetchPage (url: string, req: FetchRequest = {}, pace: Pace = 'wait'): Promise<FetchedPage> {

@@ -1,4 +1,4 @@
-import { extractPage } from '../detection/extract.js'
+import { extractPage } from '../detection/detect.js'
 import type { PageCandidate } from '../vocabulary/core.js'
 import type { Crawler } from './crawler.js'
 import { FetchError } from './errors.js'

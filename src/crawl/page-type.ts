@@ -1,8 +1,8 @@
-import { extractPage } from '../detection/extract.js'
-import { pageLanguage } from '../detection/language.js'
+import { extractPage } from '../detection/detect.js'
+import { pageLanguage } from '../detection/words/language.js'
 import {
   fold, IMPRINT, type Language, LANGUAGES, matcher, ownLanguages, PAGE_CONTENT, PAGE_NAMES, type Words
-} from '../detection/lexicon.js'
+} from '../detection/words/lexicon.js'
 import type { PageType } from '../vocabulary/core.js'
 
 type Typed = Exclude<PageType, 'other'>

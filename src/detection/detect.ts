@@ -1,18 +1,35 @@
 import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
 import { allMuted, factMuter } from '../vocabulary/facts.js'
-import { classifyChanges, oneChange } from './classify.js'
-import { buildDiff } from './diff.js'
-import { extractPage, withoutPermalink } from './extract.js'
-import { pageLanguage } from './language.js'
-import { isBoilerplateLink, type Language } from './lexicon.js'
-import { plain } from './quote.js'
-import { comparableLines, contentHash } from './noise.js'
-import { passagesOf } from './passages.js'
-import { applySelectors, hasSelectors, patternMasker } from './noise-rules.js'
-import { type PageVersions, readerOf } from './readers.js'
-import { withReading } from './structure.js'
+import { classifyChanges, oneChange } from './classify/classify.js'
+import { buildDiff } from './text/diff.js'
+import { extractPage, withoutPermalink } from './text/extract.js'
+import { pageLanguage } from './words/language.js'
+import { isBoilerplateLink, type Language } from './words/lexicon.js'
+import { plain } from './text/quote.js'
+import { comparableLines, contentHash } from './text/noise.js'
+import { passagesOf } from './text/passages.js'
+import { applySelectors, hasSelectors, patternMasker } from './text/noise-rules.js'
+import { type PageVersions, readerOf } from './readers/table.js'
+import { withReading } from './readers/structure.js'
 
 export type { PageVersions }
+
+// What the rest of the service uses of reading and comparing, all through this file (the
+// words, detection/words/, are shared as they are).
+export { learnedPattern } from './classify/learn.js'
+export { operationCount, parseSpec } from './readers/api/spec.js'
+export { readChangelog, readFeed } from './readers/changelog/read.js'
+export { documentFormat, readDocument, type ReadDocumentOptions } from './readers/documents.js'
+export { planKey, readPricing } from './readers/pricing/read.js'
+export { lineKey, pairUp } from './readers/structure.js'
+export { readerOf, type ReaderDocument } from './readers/table.js'
+export { compareScreenshots, diffImage, pngSize, type VisualDiff } from './readers/visual.js'
+export { buildDiff } from './text/diff.js'
+export { type EditKind, trivialPhrase } from './text/edit-kinds.js'
+export { extractPage } from './text/extract.js'
+export { checkNoiseRules, type RulesProblem } from './text/noise-rules.js'
+export { blocksOf, passagesOf } from './text/passages.js'
+export { plain } from './text/quote.js'
 
 export interface PageContent {
   title: string
@@ -74,9 +91,9 @@ function comparable (lines: readonly string[], rules?: NoiseRules): string[] {
 /**
  * The change between the text of the last snapshot and a new page read, one at most (all
  * that moved, led by what matters most: see oneChange); with both versions (`pages`, an
- * intelligence page's), its type's structured reader has its say (see readers.ts): it
+ * intelligence page's), its type's structured reader has its say (see readers/table.ts): it
  * takes over the text changes it explains. Its passages are read here, once, and recorded
- * with it (passages.ts). Pure: no I/O.
+ * with it (text/passages.ts). Pure: no I/O.
  */
 export function compareContent (
   previousText: string,

@@ -3,14 +3,14 @@ import { createHash } from 'node:crypto'
 import {
   checkDocument, compareContent, documentLinks, readPage, readsAsStructure, type ReaderFailure
 } from '../detection/detect.js'
-import { compareScreenshots, type VisualDiff } from '../detection/visual.js'
+import { compareScreenshots, type VisualDiff } from '../detection/detect.js'
 import { decodeHtml } from '../crawl/charset.js'
-import type { Language } from '../detection/lexicon.js'
+import type { Language } from '../detection/words/lexicon.js'
 import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
 import type { ResearchInputs, StoredBytes } from '../vocabulary/research.js'
 import { buildBrief } from '../research/brief.js'
-import { readDocument, type ReadDocumentOptions } from '../detection/formats.js'
-import { checkNoiseRules, type RulesProblem } from '../detection/noise-rules.js'
+import { readDocument, type ReadDocumentOptions } from '../detection/detect.js'
+import { checkNoiseRules, type RulesProblem } from '../detection/detect.js'
 
 export type { RulesProblem }
 
@@ -85,7 +85,7 @@ export interface DocumentTask extends ReadDocumentOptions {
   contentType: string
 }
 
-/** A document (PDF, JSON, text: see formats.ts) as the HTML the other tasks read, or why it cannot be read. */
+/** A document (PDF, JSON, text: see detection/readers/documents.ts) as the HTML the other tasks read, or why not. */
 export async function document (task: DocumentTask & Started): Promise<{ html: string } | { error: string }> {
   begin(task)
   return await readDocument(task.contentType, task.raw, { includePaths: task.includePaths })

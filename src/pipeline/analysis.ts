@@ -1,7 +1,7 @@
 import { Piscina } from 'piscina'
-import { documentFormat } from '../detection/formats.js'
+import { documentFormat } from '../detection/detect.js'
 import type { NoiseRules, PageType } from '../vocabulary/core.js'
-import type { VisualDiff } from '../detection/visual.js'
+import type { VisualDiff } from '../detection/detect.js'
 import type { Brief, ResearchInputs } from '../vocabulary/research.js'
 import type {
   Comparison, CompareTask, CurrentText, DocumentTask, FetchedPage, LinksTask, PageReading, ReadTask, RulesProblem,

@@ -1,4 +1,4 @@
-import { readDocument } from '../detection/formats.js'
+import { readDocument } from '../detection/detect.js'
 import type { DocumentTask } from './analysis-thread.js'
 
 // A process that reads one document (see document-process.ts), for the formats whose

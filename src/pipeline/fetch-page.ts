@@ -3,9 +3,9 @@ import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
 import type { RenderRequest } from '../crawl/render.js'
 import { isChallengePage, needsBrowser, readableWithoutBrowser } from '../crawl/render-decision.js'
-import type { ReaderDocument } from '../detection/readers.js'
+import type { ReaderDocument } from '../detection/detect.js'
 import { RENDER_RECHECK_MS, type CrawlTarget } from '../store/page-checks.js'
-import { documentFormat } from '../detection/formats.js'
+import { documentFormat } from '../detection/detect.js'
 import type { NoiseRules, PageType, RenderMode } from '../vocabulary/core.js'
 import { AnalysisTimeout, type PageAnalysis } from './analysis.js'
 
@@ -128,7 +128,7 @@ export async function fetchOrRender (
 const http = (at: Date): RenderDecision => ({ with: 'http', reason: null, at })
 
 /**
- * The page as the analysis reads it: a document (a PDF, JSON, text: see formats.ts) read
+ * The page as the analysis reads it: a document (a PDF, JSON, text: see detection/readers/documents.ts) read
  * into HTML, its bytes and content type kept as fetched otherwise; a document that cannot
  * be read fails the page, saying why.
  */

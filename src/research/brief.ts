@@ -1,7 +1,7 @@
-import { operationCount, parseSpec } from '../detection/api-spec.js'
-import { readChangelog, readFeed } from '../detection/changelog.js'
-import { FREE_WORDS, TRIAL_DAYS, TRIAL_WORDS, fold, matcher, ownLanguages } from '../detection/lexicon.js'
-import { planKey, readPricing } from '../detection/pricing.js'
+import { operationCount, parseSpec } from '../detection/detect.js'
+import { readChangelog, readFeed } from '../detection/detect.js'
+import { FREE_WORDS, TRIAL_DAYS, TRIAL_WORDS, fold, matcher, ownLanguages } from '../detection/words/lexicon.js'
+import { planKey, readPricing } from '../detection/detect.js'
 import {
   ACTIVITY_WINDOWS, FEATURE_WINDOWS, type Brief, type BriefSections, type ResearchInputs, type Source
 } from '../vocabulary/research.js'

@@ -1,6 +1,6 @@
 import {
   COMPLIANCE_WORDS, fold, LANGUAGES, matcher, ownLanguages, type Language, type Words
-} from '../detection/lexicon.js'
+} from '../detection/words/lexicon.js'
 import { COMPLIANCE_CLAIMS, type ComplianceClaim } from '../vocabulary/research.js'
 
 // Security and compliance claims, in the words of the page's language (and English): each

@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2'
-import { IMPRINT, fold } from '../detection/lexicon.js'
+import { IMPRINT, fold } from '../detection/words/lexicon.js'
 import type { BriefSections, Source } from '../vocabulary/research.js'
 import { PAGE_TYPES } from '../vocabulary/core.js'
 import { included, isHome, omitted, type Reading } from './reading.js'

@@ -1,4 +1,4 @@
-import { lineKey } from '../detection/structure.js'
+import { lineKey } from '../detection/detect.js'
 import { parseLine } from '../vocabulary/lines.js'
 
 // A features page's inventory, read from its snapshot's text (headings "## …", list items

@@ -1,5 +1,5 @@
-import { pageLanguage } from '../detection/language.js'
-import type { Language } from '../detection/lexicon.js'
+import { pageLanguage } from '../detection/words/language.js'
+import type { Language } from '../detection/words/lexicon.js'
 import { sourceKey, type ResearchInputs, type Source, type StoredBytes } from '../vocabulary/research.js'
 import type { PageType } from '../vocabulary/core.js'
 import { plural } from './markdown.js'

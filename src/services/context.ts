@@ -1,4 +1,4 @@
-import type { RulesProblem } from '../detection/noise-rules.js'
+import type { RulesProblem } from '../detection/detect.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
 import type { NoiseRules } from '../vocabulary/core.js'

@@ -1,4 +1,4 @@
-import { learnedPattern } from '../detection/learn.js'
+import { learnedPattern } from '../detection/detect.js'
 import { AppError, notFound } from '../vocabulary/errors.js'
 import type { IgnoredFact } from '../vocabulary/core.js'
 import { CHANGE_TYPE_WORDS, factsToMute, type LearnedKind, type Verdict } from '../vocabulary/learned.js'
@@ -45,7 +45,7 @@ async function requireChange (ctx: ServiceContext, orgId: string, id: string): P
 
 /**
  * What "not important" on `change` could teach. A pattern is offered only for a passage
- * whose lines moved in their numbers, ids or words alone, never for a price (learn.ts).
+ * whose lines moved in their numbers, ids or words alone, never for a price (detection/classify/learn.ts).
  */
 export function offersFor (change: ChangeView): Offer[] {
   const lines = change.diffData.hunks.flatMap(h => h.lines)

@@ -1,4 +1,4 @@
-import { diffImage } from '../detection/visual.js'
+import { diffImage } from '../detection/detect.js'
 import { notFound } from '../vocabulary/errors.js'
 import type { Db } from '../store/db.js'
 import { changeScreenshots } from '../store/screenshots.js'

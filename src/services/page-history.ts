@@ -1,4 +1,4 @@
-import { buildDiff } from '../detection/diff.js'
+import { buildDiff } from '../detection/detect.js'
 import { notFound } from '../vocabulary/errors.js'
 import type { PricingTable } from '../vocabulary/core.js'
 import { getSnapshotWithText, listChanges, listSnapshots } from '../store/changes.js'

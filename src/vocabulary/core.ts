@@ -42,7 +42,7 @@ export const LEGAL_PAGE_TYPES: readonly PageType[] = ['terms', 'security']
 
 /**
  * The page types an intelligence page of which is also read as a structure (plans, an API
- * description, releases): the rows of the structured readers' registry (detection/readers.ts).
+ * description, releases): the rows of the structured readers' registry (detection/readers/table.ts).
  */
 export const STRUCTURED_PAGE_TYPES = ['pricing', 'api_docs', 'changelog'] as const satisfies readonly PageType[]
 export type StructuredPageType = typeof STRUCTURED_PAGE_TYPES[number]
@@ -133,7 +133,7 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 export const EMAIL_DELIVERY_STATUSES = [...DELIVERY_STATUSES, 'not_sent'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
-/** The JSON paths `includePaths` takes (detection/formats.ts reads them). */
+/** The JSON paths `includePaths` takes (detection/readers/documents.ts reads them). */
 export const JSON_PATH_PATTERN = '^\\$(?:\\.[A-Za-z_$][\\w$-]*|\\.\\*|\\[\\d+\\]|\\[\\*\\]|\\["[^"\\\\]+"\\])*$'
 
 export const NoiseRulesSchema = Type.Object(

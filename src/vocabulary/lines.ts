@@ -1,4 +1,4 @@
-// A snapshot's text, as extraction writes it (detection/extract.ts): one block of the
+// A snapshot's text, as extraction writes it (detection/text/extract.ts): one block of the
 // page per line, its kind marked at its start — a heading ("## Pricing", its level by
 // the number of #), a list item ("- SSO"), a table row ("| Pro | $49/month |") or text.
 // The one place that writes and parses those marks: the comparison, the readers, the

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { parse, stringify } from 'yaml'
-import { apiChange, compareSpecs, parseSpec, specLinks } from '../../src/detection/api-spec.js'
+import { apiChange, compareSpecs, parseSpec, specLinks } from '../../src/detection/readers/api/spec.js'
 import { compareContent, readPage } from '../../src/detection/detect.js'
 
 // API pages (Swagger UI, Redoc, a bare link to YAML) and their descriptions: the Petstore,

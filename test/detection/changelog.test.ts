@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { readChangelog } from '../../src/detection/changelog.js'
+import { readChangelog } from '../../src/detection/readers/changelog/read.js'
 import { compareContent, readPage } from '../../src/detection/detect.js'
 
 // Changelogs in four shapes and three languages (test/detection/fixtures/changelog): Keep a

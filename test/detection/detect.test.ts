@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/detection/detect.js'
-import { clean, extractPage } from '../../src/detection/extract.js'
-import { contentHash } from '../../src/detection/noise.js'
+import { clean, extractPage } from '../../src/detection/text/extract.js'
+import { contentHash } from '../../src/detection/text/noise.js'
 import type { PageType } from '../../src/vocabulary/core.js'
 import { featuresMain, layout, pricingMain, termsMain } from '../helpers/fixtures.js'
 
@@ -386,5 +386,38 @@ describe("a change's passages, read once when it is found", () => {
     assert.equal(passagesView(c.diffData.hunks, after.lines, 1, undefined, told).all[0].headline, 'as recorded')
     // A change recorded before passages were kept is read when it is viewed.
     assert.equal(passagesView(c.diffData.hunks, after.lines, 1).all[0].headline, passages[0].headline)
+  })
+})
+
+describe('trivia never leads a legal page\'s change', () => {
+  const heads = ['Geltungsbereich', 'Vertragsschluss', 'Zahlung', 'Haftung']
+  const agb = (intro: string, clauses: readonly string[], capitals = false) => {
+    const up = (s: string) => capitals ? s.toLocaleUpperCase('de') : s
+    return `<html lang="de"><body><main><h1>${up('Allgemeine Geschäftsbedingungen')}</h1><p>${intro}</p>` +
+      clauses.map((c, i) => `<h2>§ ${i + 1} ${up(heads[i])}</h2><p>${up(c)}</p>`).join('') + '</main></body></html>'
+  }
+  const clauses = ['Diese Bedingungen gelten für alle Verträge mit der Acme GmbH.', 'Der Vertrag kommt mit unserer Bestätigung zustande.',
+    'Die Zahlung ist innerhalb von 30 Tagen fällig.', 'Wir haften nur für Vorsatz und grobe Fahrlässigkeit.']
+  const reworded = [clauses[0], clauses[1], 'Die Zahlung ist innerhalb von 14 Tagen fällig.', 'Wir haften nur für Vorsatz.']
+
+  it('a re-quoted introduction („…“ for "…") is counted, the reworded clauses lead', () => {
+    const before = readPage(agb('Die "Acme GmbH" (nachfolgend "Anbieter") bietet Dienste an.', clauses))
+    const after = readPage(agb('Die „Acme GmbH“ (nachfolgend „Anbieter“) bietet Dienste an.', reworded))
+    const [c, ...more] = compareContent(before.text, after, 'terms')
+    assert.equal(more.length, 0)
+    assert.equal(c.changeType, 'terms_update')
+    assert.match(c.summary, /Vorsatz|14 Tagen/)
+    assert.doesNotMatch(c.summary.split(';')[0], /Anbieter/)
+    assert.match(c.summary, /also 1 typographic edit$/)
+  })
+
+  it('a page set from capitals in sentence case: the reworded clause leads, the case changes are counted', () => {
+    const before = readPage(agb('Die Acme GmbH bietet Dienste an.', clauses, true))
+    const after = readPage(agb('Die Acme GmbH bietet Dienste an.', reworded))
+    const [c, ...more] = compareContent(before.text, after, 'terms')
+    assert.equal(more.length, 0)
+    assert.match(c.summary, /→ "Die Zahlung ist innerhalb von 14 Tagen fällig\."|→ "Wir haften nur für Vorsatz\."/)
+    assert.doesNotMatch(c.summary.split(';')[0], /GESCHÄFTSBEDINGUNGEN|GELTUNGSBEREICH/)
+    assert.match(c.summary, /also \d+ typographic edits$/)
   })
 })

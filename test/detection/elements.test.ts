@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Parser } from 'htmlparser2'
-import { walkElements } from '../../src/detection/elements.js'
+import { walkElements } from '../../src/detection/text/elements.js'
 
 // The walk must see the elements htmlparser2's Parser sees: the same opens (with the
 // attributes asked for), texts and closes, in the same order.

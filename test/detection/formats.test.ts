@@ -1,7 +1,7 @@
-// The document formats (detection/formats.ts) on the shapes the web serves them in.
+// The document formats (detection/readers/documents.ts) on the shapes the web serves them in.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { DocumentError, documentFormat, MAX_PDF_PAGES } from '../../src/detection/formats.js'
+import { DocumentError, documentFormat, MAX_PDF_PAGES } from '../../src/detection/readers/documents.js'
 import { readPage } from '../../src/detection/detect.js'
 import { textPdf } from '../helpers/documents.js'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/detection/detect.js'
-import { languageOfTag, pageLanguage } from '../../src/detection/language.js'
+import { languageOfTag, pageLanguage } from '../../src/detection/words/language.js'
 import { classifyFetchedPage } from '../../src/crawl/page-type.js'
 
 const FRENCH = [

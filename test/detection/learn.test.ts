@@ -1,8 +1,8 @@
-// What "not important" learns (detection/learn.ts), on passages as real pages move them.
+// What "not important" learns (detection/classify/learn.ts), on passages as real pages move them.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { learnedPattern } from '../../src/detection/learn.js'
-import { patternMasker } from '../../src/detection/noise-rules.js'
+import { learnedPattern } from '../../src/detection/classify/learn.js'
+import { patternMasker } from '../../src/detection/text/noise-rules.js'
 
 const masks = (pattern: string, line: string) => patternMasker({ ignorePatterns: [pattern] })!(line) !== line
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/detection/detect.js'
-import { findMoney } from '../../src/detection/money.js'
-import { readPricing } from '../../src/detection/pricing.js'
+import { findMoney } from '../../src/detection/words/money.js'
+import { readPricing } from '../../src/detection/readers/pricing/read.js'
 
 // Pricing pages in five shapes (test/detection/fixtures/pricing), read as tables and
 // compared after real-world-like edits; and the noise that must not move a table.

@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { parse, stringify } from 'yaml'
 import { compareContent, readPage, type ReaderFailure } from '../../src/detection/detect.js'
-import { READERS, readerOf } from '../../src/detection/readers.js'
-import { withReading } from '../../src/detection/structure.js'
-import { buildDiff } from '../../src/detection/diff.js'
+import { READERS, readerOf } from '../../src/detection/readers/table.js'
+import { withReading } from '../../src/detection/readers/structure.js'
+import { buildDiff } from '../../src/detection/text/diff.js'
 import { STRUCTURED_PAGE_TYPES } from '../../src/vocabulary/core.js'
 import type { DetectedChange, PageType } from '../../src/vocabulary/core.js'
 
-// The one rule of the structured readers (structure.ts, withReading), tried on every row
-// of the registry (readers.ts): a reader takes over only the changed lines it explains; a
+// The one rule of the structured readers (readers/structure.ts, withReading), tried on every row
+// of the registry (readers/table.ts): a reader takes over only the changed lines it explains; a
 // text change it cannot explain stays with its own type and severity; a reader that
 // cannot read a version, or finds no move, leaves the text changes as they are without it.
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { PNG } from 'pngjs'
-import { compareScreenshots, diffImage, pngSize } from '../../src/detection/visual.js'
+import { compareScreenshots, diffImage, pngSize } from '../../src/detection/readers/visual.js'
 
 /** A white PNG with a filled rectangle. */
 function picture (width: number, height: number, box?: { x: number, y: number, w: number, h: number, rgb: number[] }) {

@@ -2,7 +2,7 @@ import { deflateSync } from 'node:zlib'
 import { PNG } from 'pngjs'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 
-// Documents as sites serve them, for the crawler's document readers (detection/formats.ts):
+// Documents as sites serve them, for the crawler's document readers (detection/readers/documents.ts):
 // PDFs made with pdf-lib the way office suites write them (one text run per line, a
 // title in the metadata), and the broken and hostile ones a crawler meets.
 

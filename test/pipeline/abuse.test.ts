@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { checkNoiseRules, patternMasker } from '../../src/detection/noise-rules.js'
+import { checkNoiseRules, patternMasker } from '../../src/detection/text/noise-rules.js'
 import { drainJobs, eventually, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 

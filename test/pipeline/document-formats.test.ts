@@ -1,4 +1,4 @@
-// Documents watched like pages (detection/formats.ts): a PDF of terms whose clause moves,
+// Documents watched like pages (detection/readers/documents.ts): a PDF of terms whose clause moves,
 // a JSON price list watched in part, a plain-text changelog; and the PDFs a crawler must
 // refuse (a scan, a password, a bomb) with a lastError that says why, not a crash.
 import assert from 'node:assert/strict'

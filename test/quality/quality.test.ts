@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { findMoney } from '../../src/detection/money.js'
+import { findMoney } from '../../src/detection/words/money.js'
 import { evaluate, qualityCases, showsDifference } from './corpus.js'
 import { evaluateLong, longCases } from './long-documents.js'
 import { readerCases } from './readers.js'

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { parse, stringify } from 'yaml'
-import { apiChange, compareSpecs, parseSpec, specLinks } from '../../src/detection/api-spec.js'
-import { readChangelog } from '../../src/detection/changelog.js'
+import { apiChange, compareSpecs, parseSpec, specLinks } from '../../src/detection/readers/api/spec.js'
+import { readChangelog } from '../../src/detection/readers/changelog/read.js'
 import type { DetectedChange } from '../../src/vocabulary/core.js'
 import { compareContent, readPage } from '../../src/detection/detect.js'
-import { readPricing } from '../../src/detection/pricing.js'
+import { readPricing } from '../../src/detection/readers/pricing/read.js'
 import type { PageType } from '../../src/vocabulary/core.js'
 
 // The structured readers' labelled set (npm run quality prints it as figures): pricing pages

@@ -1,12 +1,12 @@
 import { diffWordsWithSpace } from 'diff'
-import { dateIn } from './dates.js'
+import { dateIn } from '../words/dates.js'
 import {
   fold, type Language, LAST_UPDATED_WORDS, matcher, ownLanguages, REFERENCE_WORDS, SPELLING_VARIANTS
-} from './lexicon.js'
+} from '../words/lexicon.js'
 import { plain } from './quote.js'
-import { pairUp } from './structure.js'
-import { isHeading, isItem } from '../vocabulary/lines.js'
-import type { EditKind } from '../vocabulary/core.js'
+import { pairUp } from '../readers/structure.js'
+import { isHeading, isItem } from '../../vocabulary/lines.js'
+import type { EditKind } from '../../vocabulary/core.js'
 
 // What kind of edit a block of changed lines is, from the text alone, in the seven
 // languages: substantive (sentences or clauses added or removed, words that change what
@@ -15,7 +15,7 @@ import type { EditKind } from '../vocabulary/core.js'
 // trivial edit never leads a summary while a substantive one is there, and never raises a
 // change above low. Pure.
 
-export { EDIT_KINDS, type EditKind } from '../vocabulary/core.js'
+export { EDIT_KINDS, type EditKind } from '../../vocabulary/core.js'
 export type TrivialKind = Exclude<EditKind, 'substantive'>
 
 /** A changed piece of a line: the words removed and added, with the line's text before it and after it. */

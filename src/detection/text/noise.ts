@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { RELATIVE_TIME } from './lexicon.js'
+import { RELATIVE_TIME } from '../words/lexicon.js'
 
 // Text that moves on every visit without the page changing: relative times, clocks,
 // timestamps, copyright years, build ids, session tokens. Masked before pages are

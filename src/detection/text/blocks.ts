@@ -1,12 +1,12 @@
 import type { EditKinds } from './edit-kinds.js'
-import { pairUp } from './structure.js'
+import { pairUp } from '../readers/structure.js'
 
-// The shapes of a block of changed lines, as the readings (readings.ts) and the change
+// The shapes of a block of changed lines, as the readings (classify/readings.ts) and the change
 // page (services/change-view.ts) both see them: headings and list items, cards, the lines
 // whose edits are all trivial, and a whole section added or removed beside an edit.
 
 // The lines' marks are read by vocabulary/lines.ts; an item here is a list's or a table's line.
-import { headingLevel, headingText, isHeading, isListed as isItem } from '../vocabulary/lines.js'
+import { headingLevel, headingText, isHeading, isListed as isItem } from '../../vocabulary/lines.js'
 export { headingText, isHeading, isItem }
 
 /**

@@ -1,5 +1,5 @@
-import type { PageType } from '../vocabulary/core.js'
-import { fold } from './lexicon.js'
+import type { PageType } from '../../vocabulary/core.js'
+import { fold } from '../words/lexicon.js'
 
 // What a legal page is called where its changes are named: its own title when it is
 // short ("Privacy Policy", "AGB"), else the kind its title says it is, in the seven

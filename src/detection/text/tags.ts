@@ -1,5 +1,5 @@
 // What each HTML tag is to a reader of the page, in one table that extraction
-// (extract.ts) and the structured readers (structure.ts's blockText) both read: the
+// (extract.ts) and the structured readers (readers/structure.ts's blockText) both read: the
 // tags whose text nobody reads as the page's, the blocks that end a line, and the
 // kinds of line a block makes. Tags not listed are inline: their text runs on.
 //

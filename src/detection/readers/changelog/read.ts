@@ -1,12 +1,12 @@
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument, parseFeed } from 'htmlparser2'
-import type { ChangelogEntry, Fact } from '../vocabulary/core.js'
-import { judge } from '../vocabulary/facts.js'
-import { dateIn } from './dates.js'
-import { fold, LANGUAGES, matcher, RELEASE_WORDS } from './lexicon.js'
-import { cut, plain } from './quote.js'
-import { blockText, contains, lineKey, type StructuredChange, type StructuredReading } from './structure.js'
-import { isSkippedTag } from './tags.js'
+import type { ChangelogEntry, Fact } from '../../../vocabulary/core.js'
+import { judge } from '../../../vocabulary/facts.js'
+import { dateIn } from '../../words/dates.js'
+import { fold, LANGUAGES, matcher, RELEASE_WORDS } from '../../words/lexicon.js'
+import { cut, plain } from '../../text/quote.js'
+import { blockText, contains, lineKey, type StructuredChange, type StructuredReading } from '../structure.js'
+import { isSkippedTag } from '../../text/tags.js'
 
 // A changelog page as entries: version and/or date, title, items. Read from headed
 // release sections (Keep a Changelog rendered to HTML, "November 20, 2026" headings) or,

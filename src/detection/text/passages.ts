@@ -1,9 +1,9 @@
-import type { DiffHunk, Passage } from '../vocabulary/core.js'
-import { isHeading } from '../vocabulary/lines.js'
+import type { DiffHunk, Passage } from '../../vocabulary/core.js'
+import { isHeading } from '../../vocabulary/lines.js'
 import { sectionApart, withoutTrivial } from './blocks.js'
-import { splitHunk } from './classify.js'
+import { splitHunk } from '../classify/classify.js'
 import { editKinds, trivialPhrase } from './edit-kinds.js'
-import type { Language } from './lexicon.js'
+import type { Language } from '../words/lexicon.js'
 import { cut, plain } from './quote.js'
 
 // A change's passages as a person reads them on its page: each block of changed lines,

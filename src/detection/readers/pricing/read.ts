@@ -1,19 +1,19 @@
 import { selectAll } from 'css-select'
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument } from 'htmlparser2'
-import type { PlanPrice, PricingPlan, PricingTable } from '../vocabulary/core.js'
-import { fold } from './lexicon.js'
-import { findMoney } from './money.js'
-import { isPlanName, readItems, tablePlans } from './pricing-tables.js'
-import { blockText, contains, currentText, lineKey } from './structure.js'
-import { isBlockTag, isSkippedTag } from './tags.js'
+import type { PlanPrice, PricingPlan, PricingTable } from '../../../vocabulary/core.js'
+import { fold } from '../../words/lexicon.js'
+import { findMoney } from '../../words/money.js'
+import { isPlanName, readItems, tablePlans } from './tables.js'
+import { blockText, contains, currentText, lineKey } from '../structure.js'
+import { isBlockTag, isSkippedTag } from '../../text/tags.js'
 
 // A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit
 // of usage and per currency, under each state of a monthly/yearly toggle when both are in
 // the page), a tax or billing note, headline limits and listed features. Read, in this
 // order, from schema.org Product/Offer (JSON-LD, then microdata), plan cards (a heading
 // with a price of its own under it) and tables (plans as columns or as rows, see
-// pricing-tables.ts); a plan found by several is merged by its name. Each plan's own text
+// tables.ts); a plan found by several is merged by its name. Each plan's own text
 // is kept, so that a change of the page's text can be told apart: explained by a plan's
 // move, or not (see pricingReader). Pure: HTML in, a table out.
 

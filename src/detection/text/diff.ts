@@ -1,5 +1,5 @@
 import { structuredPatch } from 'diff'
-import type { DiffData, DiffHunk } from '../vocabulary/core.js'
+import type { DiffData, DiffHunk } from '../../vocabulary/core.js'
 
 /** The most of a change's `before` and `after` kept (every changed line stays in its hunks). */
 export const MAX_PASSAGE_SIDE = 2_000

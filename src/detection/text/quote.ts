@@ -1,5 +1,5 @@
 import { diffWords } from 'diff'
-import { plain } from '../vocabulary/lines.js'
+import { plain } from '../../vocabulary/lines.js'
 
 // What a person reads of an edit: the words that changed, with just enough of the
 // words around them to find the place, in the page's own words. Pure.

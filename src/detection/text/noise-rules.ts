@@ -4,7 +4,7 @@ import render from 'dom-serializer'
 import type { AnyNode } from 'domhandler'
 import { parseDocument, DomUtils } from 'htmlparser2'
 import { RE2JS } from 're2js'
-import { JSON_PATH_PATTERN, type NoiseRules } from '../vocabulary/core.js'
+import { JSON_PATH_PATTERN, type NoiseRules } from '../../vocabulary/core.js'
 
 // A page's own noise rules: CSS selectors to leave out or to keep, and text patterns to
 // mask. Checked when a client sets them, applied before extraction and comparison.

@@ -1,14 +1,14 @@
 import {
   SEVERITY_RANK, type Fact, type FactKind, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable
-} from '../vocabulary/core.js'
-import { FACT_WORDS, judge } from '../vocabulary/facts.js'
-import { fold } from './lexicon.js'
-import { parseAmount } from './money.js'
-import { planKey, type PricingReading } from './pricing.js'
-import { plain } from './quote.js'
-import { sayPrices } from './readings.js'
-import { lineKey, type StructuredChange, type StructuredReading } from './structure.js'
-import { cellsOf } from '../vocabulary/lines.js'
+} from '../../../vocabulary/core.js'
+import { FACT_WORDS, judge } from '../../../vocabulary/facts.js'
+import { fold } from '../../words/lexicon.js'
+import { parseAmount } from '../../words/money.js'
+import { planKey, type PricingReading } from './read.js'
+import { plain } from '../../text/quote.js'
+import { sayPrices } from '../../classify/readings.js'
+import { lineKey, type StructuredChange, type StructuredReading } from '../structure.js'
+import { cellsOf } from '../../../vocabulary/lines.js'
 
 // Two readings of a pricing page (see readPricing) → what moved, plan by plan: prices up
 // or down with the percentage (only between one plan's prices of one currency and
@@ -269,7 +269,7 @@ export function pricingChange (
 /** "Save 20%", "-20 %", "2 months free": what a monthly/yearly toggle's badge says. */
 const SAVE_BADGE = /^(?:save|economisez|sparen|spare|ahorra|risparmia|bespaar|economize)\b.*\d|^-\s?\d+\s?%$|^\d+ months? free$/
 
-/** The words that say what a price is per, in the seven languages (see lexicon.ts PER). */
+/** The words that say what a price is per, in the seven languages (see words/lexicon.ts PER). */
 const PER_WORDS = new Set(['per', 'a', 'an', 'par', 'pro', 'je', 'por', 'al', 'all', 'ao'])
 
 /** A line's words as the pricing reader weighs them: numbers by value ("29,00" is 29), signs, no case or accents. */

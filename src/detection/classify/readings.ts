@@ -1,16 +1,16 @@
 import {
   type ChangeType, type DiffHunk, type Fact, type PageType, SEVERITY_RANK as RANK, type Severity
-} from '../vocabulary/core.js'
-import { judge } from '../vocabulary/facts.js'
-import { type EditKind, editKinds, type EditKinds, trivialPhrase } from './edit-kinds.js'
+} from '../../vocabulary/core.js'
+import { judge } from '../../vocabulary/facts.js'
+import { type EditKind, editKinds, type EditKinds, trivialPhrase } from '../text/edit-kinds.js'
 import {
   CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LEGAL_WORDS, matcher, ownLanguages, PLAN_LIMIT_WORDS,
   PRICE_WORDS, RESTRICTION_WORDS
-} from './lexicon.js'
-import { findMoney, type Money } from './money.js'
-import { cut, plain, quoteEdit } from './quote.js'
-import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from './blocks.js'
-import { cellsOf } from '../vocabulary/lines.js'
+} from '../words/lexicon.js'
+import { findMoney, type Money } from '../words/money.js'
+import { cut, plain, quoteEdit } from '../text/quote.js'
+import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
+import { cellsOf } from '../../vocabulary/lines.js'
 
 // How one block of changed lines is read: as a price, plan or feature cards, a section, list
 // items, an edit of terms, a plan's limits, trivial edits (a renumbering, typography, a

@@ -1,17 +1,17 @@
 import {
   LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type DetectedChange, type DiffData, type DiffHunk, type Fact,
   type FactKind, type PageType, type Severity
-} from '../vocabulary/core.js'
-import { allMuted, FACT_WORDS } from '../vocabulary/facts.js'
-import { diffDataOf } from './diff.js'
-import { type EditKind, trivialPhrase } from './edit-kinds.js'
-import { type Language, ownLanguages } from './lexicon.js'
+} from '../../vocabulary/core.js'
+import { allMuted, FACT_WORDS } from '../../vocabulary/facts.js'
+import { diffDataOf } from '../text/diff.js'
+import { type EditKind, trivialPhrase } from '../text/edit-kinds.js'
+import { type Language, ownLanguages } from '../words/lexicon.js'
 import { legalTitle } from './page-kinds.js'
-import { cut } from './quote.js'
-import { headingText, isHeading } from './blocks.js'
+import { cut } from '../text/quote.js'
+import { headingText, isHeading } from '../text/blocks.js'
 import { classifyPart, sayPrices, significance, type Context, type Part, type Reading } from './readings.js'
-import { withoutMoves } from './structure.js'
-import { headingLevel } from '../vocabulary/lines.js'
+import { withoutMoves } from '../readers/structure.js'
+import { headingLevel } from '../../vocabulary/lines.js'
 
 // A check's diff → the changes a person would name. Each block of changed lines is read on
 // its own (readings.ts: a price, a feature, a section, an edit of text, trivial edits);

@@ -1,14 +1,14 @@
 import type { AnyNode } from 'domhandler'
-import type { DetectedChange, DiffData, DiffHunk } from '../vocabulary/core.js'
-import { diffDataOf } from './diff.js'
-import { fold } from './lexicon.js'
-import { BLOCK, CELL, SKIP, STRUCK, tagOf } from './tags.js'
+import type { DetectedChange, DiffData, DiffHunk } from '../../vocabulary/core.js'
+import { diffDataOf } from '../text/diff.js'
+import { fold } from '../words/lexicon.js'
+import { BLOCK, CELL, SKIP, STRUCK, tagOf } from '../text/tags.js'
 
-// What the structured readers (pricing.ts, changelog.ts) share: a DOM element's text as a
+// What the structured readers (pricing/, changelog/) share: a DOM element's text as a
 // person reads it, and how a reading takes over the text changes that are its own.
 
 /**
- * The text a person reads in `node`, as extraction writes it (the one table of tags.ts):
+ * The text a person reads in `node`, as extraction writes it (the one table of text/tags.ts):
  * skipped elements left out, blocks apart, spaces collapsed.
  */
 export const blockText = (node: AnyNode): string => textOf(node, SKIP)

@@ -1,9 +1,9 @@
-import type { Fact, PageType } from '../vocabulary/core.js'
-import { STRUCTURED_PAGE_TYPES, type StructuredPageType } from '../vocabulary/core.js'
-import { compareApiDocuments, CONVENTIONAL_SPEC_PATHS, parseSpec, specLinks } from './api-spec.js'
-import { compareChangelogs, feedLinks, readChangelog, readFeed } from './changelog.js'
-import { readPricing } from './pricing.js'
-import { comparePricingReadings } from './pricing-changes.js'
+import type { Fact, PageType } from '../../vocabulary/core.js'
+import { STRUCTURED_PAGE_TYPES, type StructuredPageType } from '../../vocabulary/core.js'
+import { compareApiDocuments, CONVENTIONAL_SPEC_PATHS, parseSpec, specLinks } from './api/spec.js'
+import { compareChangelogs, feedLinks, readChangelog, readFeed } from './changelog/read.js'
+import { readPricing } from './pricing/read.js'
+import { comparePricingReadings } from './pricing/compare.js'
 import type { StructuredReading } from './structure.js'
 
 // The structured readers, one row per structured page type: what each adds to a page's

@@ -1,5 +1,5 @@
-import type { ComplianceClaim } from '../vocabulary/research.js'
-import type { PageType } from '../vocabulary/core.js'
+import type { ComplianceClaim } from '../../vocabulary/research.js'
+import type { PageType } from '../../vocabulary/core.js'
 
 // The words Sitewatch reads pages by, in English, French, German, Spanish, Italian,
 // Dutch and Portuguese: what names each kind of page, what each kind's text talks

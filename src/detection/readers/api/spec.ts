@@ -1,8 +1,8 @@
 import { parseDocument } from 'htmlparser2'
 import { parse as parseYaml } from 'yaml'
-import type { ApiChange, ApiDiff, Fact } from '../vocabulary/core.js'
-import { judge } from '../vocabulary/facts.js'
-import type { StructuredChange, StructuredReading } from './structure.js'
+import type { ApiChange, ApiDiff, Fact } from '../../../vocabulary/core.js'
+import { judge } from '../../../vocabulary/facts.js'
+import type { StructuredChange, StructuredReading } from '../structure.js'
 
 // An API documentation page's machine-readable description (OpenAPI 3.x, Swagger 2; JSON
 // or YAML) compared operation by operation: operations removed or added, required

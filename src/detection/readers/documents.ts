@@ -1,6 +1,6 @@
 import { constants, inflateRawSync } from 'node:zlib'
 import { extractText, getDocumentProxy, getMeta } from 'unpdf'
-import { parseSpec } from './api-spec.js'
+import { parseSpec } from './api/spec.js'
 
 // Documents that are not HTML pages (a PDF of terms or prices, a JSON endpoint, a plain
 // text file) are read into the HTML every other stage reads: one paragraph per line of
@@ -246,7 +246,7 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 /**
  * An OpenAPI or Swagger description watched as a page: its title and one line per
  * operation ("GET /pets: List all pets"), which the text compares; an intelligence API
- * page compares the description itself too (its contract: see api-spec.ts).
+ * page compares the description itself too (its contract: see api/spec.ts).
  */
 async function readSpec (bytes: Uint8Array): Promise<string> {
   withinSize(bytes.byteLength)

@@ -1,6 +1,6 @@
 import { walkElements, type Attributes } from './elements.js'
-import { isBoilerplateLink } from './lexicon.js'
-import { writeLine, writeRow } from '../vocabulary/lines.js'
+import { isBoilerplateLink } from '../words/lexicon.js'
+import { writeLine, writeRow } from '../../vocabulary/lines.js'
 import { BLOCK, CELL, CONTENT, HEADING, ITEM, ROW, SKIP, tagOf } from './tags.js'
 
 // HTML → structured text, one line per block: headings as "# …" (one # per level),
