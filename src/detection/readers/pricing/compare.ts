@@ -6,7 +6,7 @@ import { fold } from '../../words/lexicon.js'
 import { parseAmount } from '../../words/money.js'
 import { planKey, type PricingReading } from './read.js'
 import { plain } from '../../text/quote.js'
-import { sayPrices } from '../../classify/readings.js'
+import { sayPrices } from '../../classify/prices.js'
 import { lineKey, type StructuredChange, type StructuredReading } from '../structure.js'
 import { cellsOf } from '../../../vocabulary/lines.js'
 

@@ -1,0 +1,292 @@
+import { type Fact, type PageType, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
+import { judge } from '../../vocabulary/facts.js'
+import { cellsOf } from '../../vocabulary/lines.js'
+import { headingText, isHeading } from '../text/blocks.js'
+import { plain } from '../text/quote.js'
+import {
+  CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, matcher, ownLanguages, PRICE_WORDS
+} from '../words/lexicon.js'
+import { findMoney, type Money } from '../words/money.js'
+import type { Context, Part, Reading } from './part.js'
+
+// A block's prices, read from its text: each price labelled by its row or the plan's
+// heading, old and new paired by plan and column, plans that came or went with their prices,
+// and said in words (sayPrices, which the pricing reader uses too).
+
+/** Which cell of its table row a price stands in (-1: not in a row). */
+const columnOf = (line: string, money: Money) => cellsOf(line)?.findIndex(c => c.includes(money.raw)) ?? -1
+
+function labelOf (line: string, money: Money): string {
+  const cells = cellsOf(line)
+  if (cells && cells.length > 1) return cells.find(c => !c.includes(money.raw) && findMoney(c).length === 0) ?? ''
+  // Other money on the line is no label either ("$12 $9/month": a price struck through beside the price).
+  const label = findMoney(line).reduce((rest, m) => rest.replace(m.raw, ''), line.replace(money.raw, ''))
+    .replace(/^(#{1,6}|-) /, '')
+    .replace(/[\s:–-]+$/, '')
+    .replace(/^[\s:–-]+/, '')
+    .trim()
+  // A sentence around a price is no label: the plan's heading names it better.
+  return label.length > 40 ? '' : label
+}
+
+/** Money with what makes it a price: a pricing page, a billing period, a plan's or price's words. */
+function isPrice (m: Money, line: string, p: Part, pageType: PageType, language?: Language): boolean {
+  const own = ownLanguages(language)
+  const folded = foldAccents(line)
+  if (matcher(CORPORATE_MONEY_WORDS, own).test(folded)) return false
+  if (pageType === 'pricing' || m.period || p.priced) return true
+  const words = matcher(PRICE_WORDS, own)
+  return words.test(folded) || (p.section !== undefined && words.test(foldAccents(p.section)))
+}
+
+/** Beyond this, a line with money is a sentence about a price, not the price. */
+const MAX_PRICE_LINE = 60
+
+/**
+ * Money that is a price, with the line it is on, its own label (its row's, else the
+ * heading it stands under: its plan's card), its cell in a row, and whether that heading
+ * came or went with it (a plan added or removed).
+ */
+interface Priced { m: Money, line: string, label: string, column: number, planMoved: boolean }
+
+/**
+ * The heading each changed line of a block stands under, on its own side of the diff (a
+ * removed line under the old page's headings, an added one under the new page's), and
+ * whether that heading is itself a changed line: lines in their order, by their text.
+ */
+function headingsOf (p: Part) {
+  type Heading = { text: string, moved: boolean }
+  const { hunk, at } = p.within ?? { hunk: p.hunk, at: 0 }
+  const window = (i: number) => i >= at && i < at + p.hunk.lines.length
+  const under = { deletion: new Map<string, Heading[]>(), addition: new Map<string, Heading[]>() }
+  // The unchanged lines under a heading that came or went: a plan's price that stayed as its plan was renamed.
+  const kept = {
+    deletion: [] as Array<{ line: string, heading: Heading }>,
+    addition: [] as Array<{ line: string, heading: Heading }>
+  }
+  let old: (Heading & { mine: boolean }) | undefined
+  let now: (Heading & { mine: boolean }) | undefined
+  hunk.lines.forEach((l, i) => {
+    if (isHeading(l.content)) {
+      const h = { text: headingText(l.content), moved: l.type !== 'context', mine: window(i) }
+      if (l.type !== 'addition') old = h
+      if (l.type !== 'deletion') now = h
+      return
+    }
+    if (l.type === 'context') {
+      if (old?.moved && old.mine) kept.deletion.push({ line: l.content, heading: old })
+      if (now?.moved && now.mine) kept.addition.push({ line: l.content, heading: now })
+      return
+    }
+    const heading = l.type === 'deletion' ? old : now
+    if (!heading || !window(i)) return
+    const queue = under[l.type].get(l.content) ?? []
+    queue.push(heading)
+    under[l.type].set(l.content, queue)
+  })
+  return { of: (side: 'deletion' | 'addition', line: string) => under[side].get(line)?.shift(), kept }
+}
+
+/**
+ * A block's prices as one reading, or undefined when it holds none that moved. `asSection`:
+ * whether the block reads as a whole section (its money then is in its sentences).
+ */
+export function priceReading (
+  p: Part, ctx: Context, asSection: (p: Part, ctx: Context) => boolean
+): Reading | undefined {
+  // Money in legal text is the text's edit: the legal rules weigh it.
+  if (ctx.legalPage) return undefined
+  const headings = headingsOf(p)
+  const priced = (l: string, heading: { text: string, moved: boolean } | undefined): Priced[] =>
+    findMoney(l).filter(m => isPrice(m, l, p, ctx.pageType, ctx.language)).map(m => {
+      const column = columnOf(l, m)
+      // A row names its price; else the card's heading does, before what the line says around it ("for 14 days").
+      const row = column >= 0 ? labelOf(l, m) : ''
+      const label = row || (heading?.moved ? heading.text : labelOf(l, m) || heading?.text) || ''
+      return { m, line: l, label, column, planMoved: row === '' && heading?.moved === true }
+    })
+  const money = (lines: string[], side: 'deletion' | 'addition'): Priced[] => [
+    ...lines.flatMap(l => priced(l, findMoney(l).length > 0 ? headings.of(side, l) : undefined)),
+    // A renamed plan's price that stayed: it went with the old name and came with the new one.
+    ...headings.kept[side].flatMap(k => priced(k.line, k.heading))
+  ]
+  const before = money(p.removed, 'deletion')
+  const after = money(p.added, 'addition')
+  if (before.length === 0 && after.length === 0) return undefined
+  // A whole section whose money is in its sentences ("billed at $0.50 per 1,000 requests") is a section.
+  const inProse = [...before, ...after].every(x => plain(x.line).length > MAX_PRICE_LINE)
+  if (inProse && asSection(p, ctx)) return undefined
+  const keys = (side: Priced[]) => side.map(x => priceKey(x.m)).join()
+  if (before.length > 0 && after.length > 0 && keys(before) === keys(after)) return undefined
+  if ((before.length === 0 || after.length === 0) && ctx.pageType !== 'pricing') return undefined
+  const facts: Fact[] = []
+  const [gone, come] = [plansMoved(before, after), plansMoved(after, before)]
+  for (const [plan, prices] of gone) {
+    facts.push({ kind: 'plan_removed', subject: plan, priced: true, before: prices.map(x => x.m.raw).join(', ') })
+  }
+  for (const [plan, prices] of come) {
+    facts.push({ kind: 'plan_added', subject: plan, priced: true, after: prices.map(x => x.m.raw).join(', ') })
+  }
+  const moved = (x: Priced) => gone.has(x.label) || come.has(x.label)
+  for (const [b, a] of pairPrices(before.filter(x => !moved(x)), after.filter(x => !moved(x)))) {
+    const fact = priceFact(b, a)
+    if (!fact) continue
+    fact.subject = a?.label || b?.label || p.section || 'Price'
+    facts.push(fact)
+  }
+  if (facts.length === 0) return undefined
+  // Prices the page mutes are not told beside the others; a block of nothing else is muted whole (classify.ts).
+  const told = facts.filter(f => !ctx.muted?.(f))
+  if (told.length > 0 && told.length < facts.length) facts.splice(0, facts.length, ...told)
+  const judgedFacts = facts.map(f => ({ f, ...judge(f, ctx.pageType) }))
+  const lead = judgedFacts.reduce((best, x) => weightier(x, best) ? x : best)
+  const ordered = [lead.f, ...facts.filter(f => f !== lead.f)]
+  const matched = before.length > 0 && after.length > 0
+  return {
+    fact: lead.f,
+    facts: ordered,
+    changeType: lead.changeType,
+    severity: lead.severity,
+    confidence: matched ? (before.length === after.length ? 0.95 : 0.85) : 0.75,
+    phrase: sayPrices(ordered),
+    passages: 1,
+    // A price's plan stands for the section; plans that came or went name themselves.
+    ...(isPlanMove(lead.f) ? { standsAlone: true } : { label: lead.f.subject })
+  }
+}
+
+const isPlanMove = (f: Fact) => f.kind === 'plan_added' || f.kind === 'plan_removed'
+
+/** Whether judged fact `x` weighs more than `y`: severity, a plan price before a usage price, then percentage. */
+function weightier (x: { f: Fact, severity: Severity }, y: { f: Fact, severity: Severity }): boolean {
+  if (RANK[x.severity] !== RANK[y.severity]) return RANK[x.severity] > RANK[y.severity]
+  const periodic = (f: Fact) => /\/(?:month|year)|per (?:month|year)|\/mo|\/yr/i.test(`${f.before ?? ''} ${f.after ?? ''}`) ? 1 : 0
+  if (periodic(x.f) !== periodic(y.f)) return periodic(x.f) > periodic(y.f)
+  return Math.abs(x.f.percent ?? 0) > Math.abs(y.f.percent ?? 0)
+}
+
+/** How many price moves a summary names before it counts the rest. */
+const MAX_NAMED_PRICES = 6
+
+/**
+ * Price facts in words, the first leading: plans that came or went listed together with
+ * their prices ("Free ($0 per month) and Team ($19 per month) removed"), each price move
+ * with its plan, once per plan ("Pro: $49/month → $59/month (+20%); $490/year → $590/year
+ * (+20%)"), and past MAX_NAMED_PRICES, the rest counted. `withLeadPlan`: the lead's plan is
+ * named too (no section says it).
+ */
+export function sayPrices (facts: readonly Fact[], withLeadPlan = false): string {
+  const plans = (kind: Fact['kind'], side: 'before' | 'after') => {
+    const named = new Map<string, string[]>()
+    for (const f of facts.filter(x => x.kind === kind)) {
+      named.set(f.subject ?? '', [...(named.get(f.subject ?? '') ?? []), f[side] ?? ''].filter(Boolean))
+    }
+    if (named.size === 0) return undefined
+    const priced = (prices: string[]) => prices.length ? ` (${prices.join(', ')})` : ''
+    const verb = kind === 'plan_removed' ? 'removed' : 'added'
+    if (named.size === 1) {
+      const [[plan, prices]] = [...named]
+      return `${plan} plan ${verb}${priced(prices)}`
+    }
+    const each = [...named].map(([plan, prices]) => `${plan}${priced(prices)}`)
+    return `plans ${each.slice(0, -1).join(', ')} and ${each.at(-1)} ${verb}`
+  }
+  const groups: string[] = []
+  let named = 0
+  // The lead's plan is said before its words, as the summary's section ("Pricing, Pro: …"), unless `withLeadPlan`.
+  let last = isPlanMove(facts[0]) || withLeadPlan ? undefined : facts[0]?.subject
+  for (const f of facts) {
+    if (isPlanMove(f)) {
+      // Plans that came (or went) are said together, where the first of them stands.
+      const first = facts.find(x => x.kind === f.kind)
+      if (first === f) groups.push(plans(f.kind, f.kind === 'plan_removed' ? 'before' : 'after')!)
+      last = undefined
+      continue
+    }
+    if (!f.kind.startsWith('price_') || named >= MAX_NAMED_PRICES) continue
+    named++
+    const pct = f.percent === undefined ? '' : ` (${f.percent > 0 ? '+' : ''}${f.percent}%)`
+    const move = `${f.before ?? 'no price'} → ${f.after ?? 'no price'}${pct}`
+    groups.push(f.subject && f.subject !== last ? `${f.subject}: ${move}` : move)
+    last = f.subject
+  }
+  const rest = facts.filter(f => !isPlanMove(f) && f.kind.startsWith('price_')).length - named
+  const text = groups.join('; ')
+  return rest > 0 ? `${text}; and ${rest} more price${rest > 1 ? 's' : ''}` : text
+}
+
+/**
+ * The plans of one side whose heading came or went with their prices, and no price of
+ * the other side stands under that name: a plan removed (or added) whole, with its prices.
+ */
+function plansMoved (side: readonly Priced[], other: readonly Priced[]): Map<string, Priced[]> {
+  const plans = new Map<string, Priced[]>()
+  for (const x of side) {
+    // A card under a heading that came or went, or a row of a table whose name the other side has not.
+    if (!(x.planMoved || x.column >= 0) || !x.label || other.some(y => y.label === x.label)) continue
+    plans.set(x.label, [...(plans.get(x.label) ?? []), x])
+  }
+  return plans
+}
+
+/** A price as compared: its currency, amount and what it is per. */
+const priceKey = (m: Money) => `${m.currency}${m.amount}/${m.period}`
+
+/** A move in whole percent (to a tenth below 1%); none from 0. */
+function percentOf (before: number, after: number): number | undefined {
+  if (before === 0 || !Number.isFinite(before) || !Number.isFinite(after)) return undefined
+  const p = ((after - before) / before) * 100
+  return Math.abs(p) >= 1 ? Math.round(p) : Math.round(p * 10) / 10
+}
+
+/**
+ * What a pair of prices says: up or down by a percentage when currency and period are
+ * the same, changed when they are not (per seat → flat: the numbers do not weigh it),
+ * added or removed without a counterpart; nothing when it is the same price.
+ */
+function priceFact (b: Priced | undefined, a: Priced | undefined): Fact | undefined {
+  const sides = { ...(b ? { before: b.m.raw } : {}), ...(a ? { after: a.m.raw } : {}) }
+  if (b && a) {
+    if (priceKey(b.m) === priceKey(a.m)) return undefined
+    if (b.m.currency !== a.m.currency || b.m.period !== a.m.period) return { kind: 'price_changed', ...sides }
+    const percent = percentOf(b.m.amount, a.m.amount)
+    const kind = a.m.amount > b.m.amount ? 'price_up' : 'price_down'
+    return percent === undefined ? { kind, ...sides } : { kind, ...sides, percent }
+  }
+  return { kind: b ? 'price_removed' : 'price_added', ...sides }
+}
+
+/**
+ * Old and new prices paired. A price found on both sides, with the same or no label, only
+ * moved (a row re-ordered, a price gone and back): it is no move. The rest are paired by
+ * their label (a plan's row, "Pro: $49"), never across two labels: in a row of several
+ * prices, by their cell (the monthly price with the monthly price, never a setup fee with
+ * a total), then by their kind (currency and period), then in their order. Prices with no
+ * label of their own pair only with one of their kind. What is left has no counterpart.
+ */
+function pairPrices (
+  before: readonly Priced[], after: readonly Priced[]
+): Array<[Priced | undefined, Priced | undefined]> {
+  const out: Array<[Priced | undefined, Priced | undefined]> = []
+  const left = [...before]
+  const take = (test: (b: Priced) => boolean) => {
+    const i = left.findIndex(test)
+    return i < 0 ? undefined : left.splice(i, 1)[0]
+  }
+  const sameKind = (x: Priced, a: Priced) => x.m.currency === a.m.currency && x.m.period === a.m.period
+  const rest: Priced[] = []
+  for (const a of after) {
+    const same = take(x => priceKey(x.m) === priceKey(a.m) && (x.label === a.label || !x.label || !a.label))
+    if (!same) rest.push(a)
+  }
+  for (const a of rest) {
+    const b = a.label
+      ? take(x => x.label === a.label && a.column >= 0 && x.column === a.column) ??
+        take(x => x.label === a.label && sameKind(x, a)) ??
+        take(x => x.label === a.label && (a.column < 0 || x.column < 0))
+      : take(x => !x.label && sameKind(x, a))
+    out.push([b, a])
+  }
+  for (const b of left) out.push([b, undefined])
+  return out
+}
