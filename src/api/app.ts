@@ -11,6 +11,7 @@ import { Principals } from '../services/principals.js'
 import { guard } from './guard.js'
 import { addInputChecks, validatorCompilers } from './input.js'
 import { SHARED_SCHEMAS } from './schemas.js'
+import { ALERT_SCHEMAS } from './schemas-alerts.js'
 import { tooLargeResponse } from './responses.js'
 import type { Mailer } from '../mail/mailer.js'
 import { openApiDocs } from './openapi.js'
@@ -146,7 +147,7 @@ async function protocol (app: FastifyInstance, deps: ApiDeps, notFound: NotFound
 
 /** The API's shared schemas, the 413 every body route documents, and the way in at /. */
 async function apiConventions (app: FastifyInstance): Promise<void> {
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
+  for (const schema of [...SHARED_SCHEMAS, ...ALERT_SCHEMAS]) app.addSchema(schema)
   // Every route that takes a body documents the 413 an oversized one gets.
   app.addHook('onRoute', route => {
     const schema = route.schema as { body?: unknown, response?: Record<number, unknown>, hide?: boolean } | undefined

@@ -7,7 +7,8 @@ import { listAlertRules } from '../../store/alert-rules.js'
 import { RULE_ACTIONS, RuleMatchSchema } from '../../vocabulary/alert-rules.js'
 import { literals } from '../../vocabulary/core.js'
 import type { ApiDeps } from '../deps.js'
-import { AlertRule, DateTime, IdParams, Uuid } from '../schemas.js'
+import { DateTime, IdParams, Uuid } from '../schemas.js'
+import { AlertRule } from '../schemas-alerts.js'
 import { responses } from '../responses.js'
 
 // Alert rules people write (services/alert-rules.ts): custom alert rules, enterprise.

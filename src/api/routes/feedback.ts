@@ -5,7 +5,8 @@ import { listLearnedRules } from '../../store/learned.js'
 import { IgnoredFactSchema, literals } from '../../vocabulary/core.js'
 import { VERDICTS } from '../../vocabulary/learned.js'
 import type { ApiDeps } from '../deps.js'
-import { Change, IdParams, LearnedRule, Uuid } from '../schemas.js'
+import { Change, IdParams, Uuid } from '../schemas.js'
+import { LearnedRule } from '../schemas-alerts.js'
 import { responses } from '../responses.js'
 
 // People's verdicts on changes and the rules Sitewatch learns from them (services/feedback.ts).

@@ -5,7 +5,8 @@ import { ChangeTypeSchema, literals, MailModeSchema, SEVERITIES, TagSchema } fro
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
 import { keyFeedToken, listEmails, rotateKeyFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
-import { EmailDelivery, MailSettings, PageTypeSchema, Uuid } from '../schemas.js'
+import { PageTypeSchema, Uuid } from '../schemas.js'
+import { EmailDelivery, MailSettings } from '../schemas-alerts.js'
 import { HistoryPagination, historyMeta, readCursor, responses } from '../responses.js'
 
 const orNull = <T extends TSchema>(schema: T) =>

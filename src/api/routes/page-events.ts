@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox'
 import { listPageEvents } from '../../store/page-events.js'
 import { literals, PAGE_EVENT_KINDS } from '../../vocabulary/core.js'
 import type { ApiDeps } from '../deps.js'
-import { PageEvent, Uuid } from '../schemas.js'
+import { Uuid } from '../schemas.js'
+import { PageEvent } from '../schemas-alerts.js'
 import { responses } from '../responses.js'
 
 // New and removed pages (store/page-events.ts): what the weekly discovery found that was

@@ -20,7 +20,8 @@ import {
 } from '../../services/webhooks.js'
 import { deliveryView, endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
 import type { ApiDeps } from '../deps.js'
-import { CreatedWebhookEndpoint, IdParams, PageTypeSchema, Uuid, WebhookDelivery, WebhookEndpoint } from '../schemas.js'
+import { IdParams, PageTypeSchema, Uuid } from '../schemas.js'
+import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../schemas-alerts.js'
 import { HistoryPagination, historyMeta, Pagination, readCursor, responses } from '../responses.js'
 
 const SIGNING =

@@ -25,7 +25,8 @@ import { endpointView, listDeliveries, listEndpoints } from '../../store/webhook
 import { listLearnedRules } from '../../store/learned.js'
 import { forgetRule } from '../../services/feedback.js'
 import { field, fields, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
-import { AlertsPage, DestinationPage, type RuleForm } from '../views/alerts.js'
+import { type RuleForm } from '../views/alert-rules.js'
+import { AlertsPage, DestinationPage } from '../views/alerts.js'
 import { html } from '../views/layout.js'
 
 // Alert destinations (webhooks and Slack) and their delivery logs: the same services as the API's /webhooks.
