@@ -9,7 +9,7 @@
 //   alerts/                subscribers to the pipeline's events: dispatch, delivery, digest
 //   pipeline/              job handlers and analysis threads; they emit the pipeline's events
 //   services/              use cases: they own transactions and quota rules
-//   queue/                 pg-boss: enqueue in a transaction, pullers, wake-up, completions
+//   queue/                 the one queue (jobs): lanes, fenced attempts, heartbeats, the sweep, the cron
 //   store/                 every statement on our tables, and the migrations
 //   research/              research briefs built from what the store read (pure: no database)
 //   crawl/  detection/     fetching and discovery; reading and comparing pages (no database)
@@ -72,7 +72,7 @@ module.exports = {
       comment: 'only store/ and queue/ speak to the database (eslint.config.js keeps SQL itself there)',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/store/', '^src/queue/'] },
-      to: { path: 'node_modules/(kysely|pg|pg-boss|@electric-sql/pglite)/' }
+      to: { path: 'node_modules/(kysely|pg|@electric-sql/pglite)/' }
     },
     {
       name: 'only-the-root-starts-the-service',

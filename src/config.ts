@@ -125,7 +125,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     jobRetryDelaySeconds: int(env, 'JOB_RETRY_DELAY_SECONDS', 30, 1),
     jobExpireSeconds: int(env, 'JOB_EXPIRE_SECONDS', 300, 1),
     jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 2, 0.5),
-    jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 60, 1),
+    jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 10, 1),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
     discoveryConcurrency: int(env, 'DISCOVERY_CONCURRENCY', 16, 1),
     // A thread per core beside the event loop's, up to four: each costs 30–40 MB, and on

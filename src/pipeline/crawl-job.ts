@@ -10,20 +10,19 @@ import { pngSize, type VisualDiff } from '../detection/detect.js'
 import type { CrawlJobData } from '../queue/queues.js'
 import { recordSnapshot, snapshotText, snapshotTextAndPage } from '../store/changes.js'
 import type { Db } from '../store/db.js'
-import { markActive, markFailedIfNoPageWorks } from '../store/domains.js'
+import { markActive } from '../store/domains.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import {
-  clearFailureAlert, loadCrawlTargets, recordChange, recordFailure, recordReadingNote, recordRenderDecision,
+  clearFailureAlert, loadCrawlTargets, recordChange, recordReadingNote, recordRenderDecision,
   typeFromContent, type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
 import { hasPicture, pictureAsOf, saveScreenshot } from '../store/screenshots.js'
 import { severityRules } from '../store/learned.js'
-import { recordGoneIfLong } from '../store/page-events.js'
 import type { DetectedChange, Fact, PageType } from '../vocabulary/core.js'
 import { judge } from '../vocabulary/facts.js'
-import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
 import { AnalysisTimeout, type Comparison, type PageAnalysis, type PageReading } from './analysis.js'
+import { recordCrawlFailure } from './crawl-failure.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
 import { asReadable, documentOf, fetchOrRender, NeedsBrowser, pictureWanted, RENDERED_TYPE, type PageDocument }
@@ -147,7 +146,9 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     return await recordStage(crawl, fetched.page, reading, compared, check)
   } catch (err) {
     // A page whose reading outlived its deadline, or whose document is none, fails alone and says why.
-    if (err instanceof AnalysisTimeout || err instanceof FetchError) await recordCrawlFailure(crawl, err)
+    if (err instanceof AnalysisTimeout || err instanceof FetchError) {
+      await recordCrawlFailure(crawl.deps, crawl.page, err)
+    }
     throw err
   }
 }
@@ -196,7 +197,7 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
       if (page.rendered_with !== 'browser' || page.render_reason !== err.reason) {
         await recordRenderDecision(deps.db, page.id, { with: 'browser', reason: err.reason, at: new Date() })
       }
-    } else if (!(err instanceof HostBusy)) await recordCrawlFailure(crawl, err)
+    } else if (!(err instanceof HostBusy)) await recordCrawlFailure(crawl.deps, crawl.page, err)
     throw err
   }
 }
@@ -350,6 +351,7 @@ async function recordStage (
           : {}),
         at
       },
+      page.previous_id,
       previous && { snapshotId: previous.id, domainId: page.domain_id, changes }
     )
     if (shot) await saveScreenshot(tx, r.snapshotId, page.org_id, shot)
@@ -464,24 +466,4 @@ function visualChange (visual: VisualDiff, pageType: PageType): DetectedChange {
       before: '', after: '', stats: { additions: 0, deletions: 0, changes: 0 }, hunks: [], visual, facts: [fact]
     }
   }
-}
-
-/**
- * Counts a failed attempt on the page (see recordFailure); when every monitored page of
- * the domain is in error, so is the domain.
- */
-async function recordCrawlFailure ({ deps, page }: Crawl, err: unknown): Promise<void> {
-  const at = new Date()
-  const failure = err instanceof FetchError
-    ? { message: err.message, permanent: err.permanent, code: failureCode(err.code, err.status) }
-    : err instanceof AnalysisTimeout
-      ? { message: err.message, permanent: true, code: ANALYSIS_TIMEOUT }
-      : { message: `crawl failed: ${(err as Error)?.message ?? String(err)}`, permanent: false, code: CRAWL_FAILED }
-  const gone = await deps.db.transaction().execute(async tx => {
-    await recordFailure(tx, page.id, failure, at, nextCrawlAt(page.id, at, page.check_frequency_hours))
-    await markFailedIfNoPageWorks(tx, page.domain_id, at)
-    // A page that has answered 404 or 410 for a week is told of as removed, once.
-    return await recordGoneIfLong(tx, page.id, at)
-  })
-  if (gone) deps.events.emit('pages.told', { orgId: page.org_id, domainId: page.domain_id })
 }

@@ -11,9 +11,11 @@ import { QUEUE, type CrawlJobData, type DiscoverJobData, type ResearchJobData } 
 import { giveBackCredit } from '../services/research.js'
 import type { Db } from '../store/db.js'
 import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/page-checks.js'
+import { SnapshotSuperseded } from '../store/changes.js'
 import { deleteExpired } from '../store/retention.js'
 import { sweepExpiredAccess } from '../services/accounts.js'
 import { AnalysisTimeout, type PageAnalysis } from './analysis.js'
+import { crawlLost } from './crawl-failure.js'
 import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
 import { NeedsBrowser } from './fetch-page.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
@@ -54,7 +56,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
   // Plain crawls and rendered ones on queues of their own: a plain-fetch slot never waits
   // for a browser, and a renderer (ROLE=renderer) takes only the crawls that need one.
   const crawls = (name: typeof QUEUE.crawl | typeof QUEUE.render, concurrency: number) => {
-    const completions = new BatchedCompletions<PageCheck>(deps.db, recordChecksStatement)
+    const completions = new BatchedCompletions<PageCheck>(deps.db, queue.workerId, recordChecksStatement)
     const crawlDeps = { ...deps, targets, analysis, mayRender: name === QUEUE.render }
     queue.pull<CrawlJobData, CrawlResult>(name, concurrency, {
       run: async job => {
@@ -66,17 +68,17 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
           checked(result.outcome)
           return result
         } catch (err) {
-          if (!(err instanceof HostBusy) && !(err instanceof NeedsBrowser)) checked('failed')
+          const notFailed = err instanceof HostBusy || err instanceof NeedsBrowser || err instanceof SnapshotSuperseded
+          if (!notFailed) checked('failed')
           throw err
         }
       },
       isPermanent,
       deferredUntil,
       movedTo: err => err instanceof NeedsBrowser ? QUEUE.render : undefined,
-      complete: async (job, { pageCheck, ...output }) => {
-        await completions.complete(job.id, output, pageCheck)
-      },
-      onGiveUp: async (job, reason) => {
+      complete: async (job, { pageCheck, ...output }) => await completions.complete(job, output, pageCheck),
+      onGiveUp: async (job, reason, failure) => {
+        if (failure === undefined) await crawlLost(deps, job.data.pageId, reason)
         // A page that keeps failing is alerted once, when it enters error; again only once it has recovered.
         if (await claimFailureAlert(deps.db, job.data.pageId)) gaveUp(job, reason)
       }

@@ -1,16 +1,22 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../store/db.js'
 
+import type { Job } from './puller.js'
+
 interface Finished<W> {
-  jobId: string
+  job: Job<unknown>
   output: object
   write?: W
-  resolve: () => void
+  resolve: (completed: boolean) => void
   reject: (err: unknown) => void
 }
 
-/** The UPDATE (or INSERT) that writes the rows of many finished jobs at once, RETURNING something. */
-export type BatchStatement<W> = (writes: W[]) => RawBuilder<unknown>
+/**
+ * The UPDATE (or INSERT) that writes the rows of many finished jobs at once, RETURNING
+ * something; only for the jobs whose completion took: `completed` is the relation of
+ * those (its `page_id`).
+ */
+export type BatchStatement<W> = (writes: W[], completed: RawBuilder<unknown>) => RawBuilder<unknown>
 
 /**
  * Most crawls end with two small writes: the page's check times and the job's
@@ -20,6 +26,8 @@ export type BatchStatement<W> = (writes: W[]) => RawBuilder<unknown>
  * (`statement`), and each job's promise settles when that statement has committed.
  * Nothing waits for a batch to fill: a write goes at the next turn of the event loop,
  * together with whatever else arrived meanwhile or while the previous batch was being written.
+ * Each completion is fenced on its worker and attempt (see lane.ts): one whose attempt was
+ * handed back completes nothing and writes nothing, and its promise says so (false).
  */
 export class BatchedCompletions<W> {
   private waiting: Array<Finished<W>> = []
@@ -28,14 +36,19 @@ export class BatchedCompletions<W> {
 
   constructor (
     private readonly db: Db,
+    /** The worker whose attempts these are (see workers.ts). */
+    private readonly owner: string,
     private readonly statement: BatchStatement<W>,
     private readonly maxBatch = 256
   ) {}
 
-  /** Completes a crawl with its output, together with its handler's `write` if any; resolves once written. */
-  async complete (jobId: string, output: object, write?: W): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.waiting.push({ jobId, output, write, resolve, reject })
+  /**
+   * Completes a crawl with its output, together with its handler's `write` if any;
+   * resolves once written: whether the attempt was still this worker's.
+   */
+  async complete (job: Job<unknown>, output: object, write?: W): Promise<boolean> {
+    return await new Promise<boolean>((resolve, reject) => {
+      this.waiting.push({ job, output, write, resolve, reject })
       this.schedule()
     })
   }
@@ -52,10 +65,9 @@ export class BatchedCompletions<W> {
   private async writeAll (): Promise<void> {
     while (this.waiting.length > 0) {
       const batch = this.waiting.splice(0, this.maxBatch)
-      this.writing = this.write(batch)
       try {
-        await this.writing
-        for (const w of batch) w.resolve()
+        const completed = await this.write(batch)
+        for (const w of batch) w.resolve(completed.has(w.job.id))
       } catch (err) {
         for (const w of batch) w.reject(err)
       } finally {
@@ -64,17 +76,28 @@ export class BatchedCompletions<W> {
     }
   }
 
-  private async write (batch: Array<Finished<W>>): Promise<void> {
-    const writes = batch.flatMap(({ write: w }) => (w !== undefined ? [w] : []))
-    const jobRows = JSON.stringify(batch.map(c => ({ job_id: c.jobId, output: c.output })))
-    // One statement, so one round trip and atomic without a transaction (see crawl-lane.ts).
-    await sql`
-      WITH written AS (${this.statement(writes)}), completed AS (
-        UPDATE jobs j SET state = 'completed', finished_at = now(), return_value = d.output, failed_reason = NULL
-        FROM jsonb_to_recordset(${jobRows}::jsonb) AS d (job_id uuid, output jsonb)
-        WHERE j.id = ANY(${batch.map(c => c.jobId)}::uuid[]) AND j.id = d.job_id AND j.state = 'active'
-        RETURNING j.id
-      )
-      SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM completed) AS completed`.execute(this.db)
+  private async write (batch: Array<Finished<W>>): Promise<Set<string>> {
+    let done!: () => void
+    this.writing = new Promise<void>(resolve => { done = resolve })
+    try {
+      const writes = batch.flatMap(({ write: w }) => (w !== undefined ? [w] : []))
+      const jobRows = JSON.stringify(
+        batch.map(c => ({ job_id: c.job.id, attempt: c.job.retryCount + 1, output: c.output })))
+      // One statement, so one round trip and atomic without a transaction.
+      const { rows } = await sql<{ completed: string[] | null }>`
+        WITH completed AS (
+          UPDATE jobs j SET state = 'completed', finished_at = now(), return_value = d.output, failed_reason = NULL,
+            owner = NULL
+          FROM jsonb_to_recordset(${jobRows}::jsonb) AS d (job_id uuid, attempt int, output jsonb)
+          WHERE j.id = ANY(${batch.map(c => c.job.id)}::uuid[]) AND j.id = d.job_id AND j.attempts_made = d.attempt
+            AND j.owner = ${this.owner} AND j.state = 'active'
+          RETURNING j.id, j.page_id
+        ), written AS (${writes.length > 0 ? this.statement(writes, sql`completed`) : sql`SELECT 1 WHERE false`})
+        SELECT (SELECT count(*) FROM written) AS written, (SELECT array_agg(id::text) FROM completed) AS completed`
+        .execute(this.db)
+      return new Set(rows[0]?.completed ?? [])
+    } finally {
+      done()
+    }
   }
 }

@@ -15,15 +15,15 @@ export const urlHost = (column: string) => `substring(${column} from '^[a-z]+://
 const CRAWL_LOOKAHEAD = 256
 
 /**
- * The crawl lane's fetch (`$1`, see crawl-lane.ts): the next due crawls in the lane's order (rank,
+ * A crawl lane's fetch (`$1`, see lane.ts): the next due crawls in the lane's order (rank,
  * then age), only of hosts free to take a request now (their next start reached, fewer
  * than `$3` requests in flight, not claimed or being taken by another worker's fetch),
  * and one per host when the host has a delay between requests (`$4` ms, or its
  * Crawl-delay). Each free host gives up to its free places in one statement. The hosts
  * taken are claimed for `$5` ms, until their crawl takes its turn. A crawl taken while
  * its host is busy would hold a worker's slot waiting for its turn; the crawls of one big
- * domain, ranked one after another, did so back to back. The crawls taken are marked
- * with the fetch's id (`$6`), by which they are found if its answer is lost.
+ * domain, ranked one after another, did so back to back. The crawls taken are held by
+ * worker `$6` (see lane.ts).
  */
 export const FETCH_CRAWLS = `
   WITH due AS (
@@ -60,9 +60,9 @@ export const FETCH_CRAWLS = `
     WHERE $5::int > 0 AND host IN (SELECT host FROM next)
   )
   UPDATE jobs j SET state = 'active', processed_at = now(), attempts_made = j.attempts_made + 1, failed_reason = NULL,
-    taken_by = $6
+    owner = $6
   FROM next WHERE j.id = next.id
-  RETURNING j.id, j.lane, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts`
+  RETURNING j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts`
 
 /** Milliseconds until one of the lane's next waiting crawls may be taken: its start reached and its host's. */
 export const CRAWLS_DUE_IN = `

@@ -1,17 +1,13 @@
-import type PgBoss from 'pg-boss'
-import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely'
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import { UUID, type JobName, type JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import { after, pageOf, type Cursor } from '../store/lists.js'
 import type { JobsTable } from '../store/schema.js'
 import { urlHost } from './crawl-order.js'
 
-// The jobs a client sees (GET /api/jobs), from our `jobs` row alone: its tenant, page and
-// progress, and its state. A crawl is queued in its record itself (crawl-lane.ts); the
-// jobs pg-boss runs (discoveries, briefs) have each change of state written here in the
-// transaction that makes it, from what pg-boss's public API answers (boss-lane.ts), and
-// the scheduler's sweep reads again those an expiry may have ended behind a worker's back.
-// So no read joins pg-boss's tables, and a list costs the same at 10 jobs and at 100,000.
+// The jobs a client sees (GET /api/jobs): a tenant's crawls, discoveries and briefs, each
+// its row of the one queue (see queue.ts) with its tenant, page and progress. A list costs
+// the same at 10 jobs and at 100,000.
 
 export interface JobView {
   id: string
@@ -31,44 +27,6 @@ export interface JobView {
   returnValue: Record<string, unknown> | null
 }
 
-/** pg-boss's queues whose jobs have a record here (crawls are queued in theirs: see crawl-lane.ts). */
-export const RECORDED_QUEUES: readonly string[] = ['discover.pages', 'research.domain']
-
-/** A job of pg-boss's as its public API gives it (getJobById, fetch with metadata). */
-export type BossJob = Pick<PgBoss.JobWithMetadata<unknown>,
-  'id' | 'state' | 'startAfter' | 'retryCount' | 'retryLimit' | 'startedOn' | 'completedOn' | 'output'>
-
-const STATE_OF: Record<BossJob['state'], JobsTable['state']['__select__']> = {
-  created: 'waiting', retry: 'waiting', active: 'active', completed: 'completed', failed: 'failed', cancelled: 'failed'
-}
-const FINISHED: ReadonlySet<BossJob['state']> = new Set(['completed', 'failed', 'cancelled'])
-const FAILED_ATTEMPT: ReadonlySet<BossJob['state']> = new Set(['failed', 'retry', 'cancelled'])
-
-/**
- * A record's state from its job in pg-boss: created or retry is waiting (delayed while
- * start_after is to come), cancelled counts as failed; a failure's reason is its worker's
- * message or pg-boss's own (an expiry's is under `value`).
- */
-export function recordOf (q: BossJob): Updateable<JobsTable> {
-  const output = q.output !== null && typeof q.output === 'object' ? q.output as Record<string, any> : undefined
-  const reason = output ? output.message ?? output.value?.message ?? JSON.stringify(output) : null
-  return {
-    state: STATE_OF[q.state],
-    start_after: q.startAfter,
-    attempts_made: q.state === 'created' ? 0 : q.retryCount + 1,
-    max_attempts: q.retryLimit + 1,
-    processed_at: q.startedOn ?? null,
-    finished_at: FINISHED.has(q.state) ? q.completedOn : null,
-    failed_reason: FAILED_ATTEMPT.has(q.state) ? (typeof reason === 'string' ? reason : String(reason)) : null,
-    return_value: q.state === 'completed' && output ? JSON.stringify(output) : null
-  }
-}
-
-/** Writes the states of pg-boss's jobs `jobs` to their records: in the transaction that changed them. */
-export async function recordJobStates (tx: Db, jobs: readonly BossJob[]): Promise<void> {
-  for (const q of jobs) await tx.updateTable('jobs').set(recordOf(q)).where('id', '=', q.id).execute()
-}
-
 /**
  * The id of the domain's discovery that is waiting or running, if one is: after locking the
  * domain's row, so that two requests at once queue one discovery.
@@ -81,17 +39,6 @@ export async function pendingDiscovery (tx: Db, domainId: string): Promise<strin
   return row?.id
 }
 
-/**
- * The records of pg-boss's jobs still running past their expiry (`expireSeconds`), which
- * pg-boss's maintenance fails behind the workers' backs: the sweep reads them again.
- */
-export async function overdueRecords (db: Db, expireSeconds: number): Promise<Array<{ id: string, name: string }>> {
-  return await db.selectFrom('jobs').select(['id', 'name'])
-    .where('state', '=', 'active').where('name', 'in', RECORDED_QUEUES as JobName[])
-    .where(sql<boolean>`processed_at < now() - ${expireSeconds} * interval '1 second'`)
-    .execute()
-}
-
 const JOB_TYPES: Record<JobName, JobView['type']> = {
   'crawl.page': 'crawl',
   'discover.pages': 'discover',
@@ -99,21 +46,21 @@ const JOB_TYPES: Record<JobName, JobView['type']> = {
 }
 const NAME_OF_TYPE = Object.fromEntries(Object.entries(JOB_TYPES).map(([name, type]) => [type, name as JobName]))
 
-type JobRow = Omit<Selectable<JobsTable>, 'org_id' | 'lane' | 'priority' | 'taken_by'>
-
 const LIST_COLUMNS = [
   'id', 'name', 'url', 'domain_id', 'page_id', 'progress', 'created_at', 'state', 'start_after', 'attempts_made',
   'max_attempts', 'processed_at', 'finished_at', 'failed_reason', 'return_value'
 ] as const
 
+type JobRow = Pick<Selectable<JobsTable>, (typeof LIST_COLUMNS)[number]>
+
 function toView (r: JobRow, now: number): JobView {
   const state: JobState = r.state === 'waiting' && r.start_after.getTime() > now ? 'delayed' : r.state
   return {
     id: r.id,
-    name: r.name,
-    type: JOB_TYPES[r.name],
+    name: r.name as JobName,
+    type: JOB_TYPES[r.name as JobName],
     url: r.url,
-    domainId: r.domain_id,
+    domainId: r.domain_id ?? '',
     pageId: r.page_id,
     state,
     progress: state === 'completed' ? 100 : r.progress,
@@ -241,16 +188,17 @@ export async function insertJobRecords (tx: Db, rows: Array<Insertable<JobsTable
   await tx.insertInto('jobs').values(rows).execute()
 }
 
-/** How long a finished job is kept (pg-boss's, and our records: GET /api/jobs lists it that long). */
+/** How long a finished job is kept: GET /api/jobs lists it that long. */
 export const FINISHED_JOB_DAYS = 7
 
-/** How long a job may wait unstarted before it is given up (pg-boss's own default for its queues). */
+/** How long a job may wait unstarted before it is given up. */
 export const UNSTARTED_JOB_DAYS = 14
 
 /**
- * Forgets the records of jobs finished long ago (a day's margin over pg-boss's own), and
- * of those that waited longer than UNSTARTED_JOB_DAYS: a crawl's record is its place in
- * the queue, so one still waiting within that time is kept, whatever its age.
+ * Forgets jobs finished long ago (a tenant's after FINISHED_JOB_DAYS and a day's margin,
+ * the service's own after a day: a cron slot a minute adds up), and those that waited
+ * longer than UNSTARTED_JOB_DAYS: a crawl's record is its place in the queue, so one
+ * still waiting within that time is kept, whatever its age.
  */
 export async function forgetOldJobRecords (db: Db, now = new Date()): Promise<void> {
   const day = 86_400_000
@@ -259,4 +207,6 @@ export async function forgetOldJobRecords (db: Db, now = new Date()): Promise<vo
   await db.deleteFrom('jobs').where('created_at', '<', finishedBefore)
     .where(eb => eb.or([eb('state', 'in', ['completed', 'failed']), eb('created_at', '<', queuedBefore)]))
     .execute()
+  await db.deleteFrom('jobs').where('org_id', 'is', null).where('state', 'in', ['completed', 'failed'])
+    .where('created_at', '<', new Date(now.getTime() - day)).execute()
 }

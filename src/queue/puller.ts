@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import { isDatabaseUnavailable } from '../store/db.js'
 
-/** A job as its worker sees it: pg-boss's jobs and our crawls alike. */
+/** A job as its worker sees it. */
 export interface Job<T> {
   id: string
   /** The queue it was taken from. */
@@ -18,29 +18,35 @@ export interface Job<T> {
 const OUTAGE_PATIENCE_MS = 120_000
 
 /**
- * Where a queue's jobs are taken from and settled: pg-boss's public API (boss-lane.ts),
- * or the crawl lanes, which take crawls only when their host is free (crawl-lane.ts).
+ * Where a queue's jobs are taken from and settled (lane.ts). Every settle is fenced on the
+ * worker and attempt that took the job, and says whether it changed it: false when the
+ * attempt was handed back meanwhile (its worker took too long, or was taken to be lost).
  */
 export interface JobLane<T> {
-  /** Marks up to `batchSize` waiting jobs active and returns them. */
-  fetch: (batchSize: number) => Promise<Array<Job<T>>>
+  /** Marks up to `batchSize` waiting jobs active and returns them; `running`: the jobs this worker runs. */
+  fetch: (batchSize: number, running?: ReadonlySet<string>) => Promise<Array<Job<T>>>
   /** Milliseconds until a waiting job may be taken (null: none waiting, or not known). */
   untilDue: () => Promise<number | null>
-  complete: (job: Job<T>, output: object) => Promise<void>
-  /** Ends the attempts at jobs `ids`: each is retried with backoff while it has attempts left, unless `permanent`. */
-  fail: (ids: readonly string[], message: string, permanent?: boolean) => Promise<void>
+  complete: (job: Job<T>, output: object) => Promise<boolean>
+  /** Ends the attempt: retried with backoff while it has attempts left, unless `permanent`; `failed`: for good. */
+  fail: (job: Job<T>, message: string, permanent?: boolean) => Promise<{ settled: boolean, failed: boolean }>
   /** Puts a running job back until `until`, without spending one of its attempts. */
-  stepAside?: (id: string, until: Date) => Promise<void>
+  stepAside?: (job: Job<T>, until: Date) => Promise<boolean>
   /** Moves a running job to queue `to`, its attempts untouched. */
-  move?: (id: string, to: string) => Promise<void>
+  move?: (job: Job<T>, to: string) => Promise<boolean>
+  /** Hands running jobs back unspent (a shutdown): they wait to be taken again at once. */
+  handBack: (jobs: ReadonlyArray<Job<T>>, message: string) => Promise<void>
   /** Resolves if the database answers. */
   ping: () => Promise<void>
 }
 
-/** How an attempt at a job ended: done, to be tried again, given up, or put back for later (deferred). */
+/**
+ * How an attempt at a job ended: done, to be tried again, given up, put back for later
+ * (deferred), moved to another queue, or too late (stale: its attempt had been handed back).
+ */
 export interface JobSettled {
   queue: string
-  outcome: 'completed' | 'retried' | 'failed' | 'deferred' | 'moved'
+  outcome: 'completed' | 'retried' | 'failed' | 'deferred' | 'moved' | 'stale'
   seconds: number
   /** The job's output, when completed. */
   output?: object
@@ -67,8 +73,11 @@ export interface JobHandler<T, O extends object> {
    * that can take long listens to it.
    */
   run: (job: Job<T>, signal: AbortSignal) => Promise<O>
-  /** Completes the job with its output; the lane's complete() unless the handler writes it otherwise. */
-  complete?: (job: Job<T>, output: O) => Promise<void>
+  /**
+   * Completes the job with its output; the lane's complete() unless the handler writes it
+   * otherwise (fenced as the lane's: false when the attempt was handed back).
+   */
+  complete?: (job: Job<T>, output: O) => Promise<boolean>
   /** Whether an error cannot go away by trying again (no retry is spent on it). */
   isPermanent?: (err: unknown) => boolean
   /**
@@ -82,18 +91,22 @@ export interface JobHandler<T, O extends object> {
    * that queue. The job moves there, its attempts untouched, and frees its slot at once.
    */
   movedTo?: (err: unknown) => string | undefined
-  /** After the last attempt failed: what is left to do, and whom to tell. */
+  /**
+   * After the last attempt failed, whatever ended it (this worker, the sweep's expiry, a
+   * crash): what is left to do, and whom to tell; once per job (`err` only when it was
+   * this worker's failure).
+   */
   onGiveUp?: (job: Job<T>, reason: string, err: unknown) => Promise<void>
 }
 
 /**
  * Keeps up to `concurrency` jobs of one queue running, fetching more from its lane as
- * soon as a slot frees, and leaves completing or failing each job to `run`. (pg-boss's
- * own batch workers wait for a whole batch and then complete all of it, which can mark
- * a job completed while its retry is already running elsewhere.)
+ * soon as a slot frees, and settles each job on its own as it ends: a batch settled
+ * together would wait for its slowest job, and could complete one whose retry already runs.
  */
 export class JobPuller<T, O extends object = object> {
   private readonly inflight = new Map<string, Promise<void>>()
+  private readonly running = new Map<string, Job<T>>()
   private stopping = false
   private idle: AbortController | undefined
   /** Jobs were committed since the last fetch began: that fetch may have come too early to see them. */
@@ -111,8 +124,10 @@ export class JobPuller<T, O extends object = object> {
     private readonly handler: JobHandler<T, O>,
     private readonly log: Logger,
     private readonly onSettled: (settled: JobSettled) => void = () => {},
-    /** How long an attempt may run before its lane takes it to be lost (its expiry); none: no limit. */
-    private readonly leaseMs?: number
+    /** How long an attempt may run before the sweep takes it to be lost (its expiry); none: no limit. */
+    private readonly leaseMs?: number,
+    /** Gives up a job that failed for good (once, see JobQueue.giveUp): runs the handler's onGiveUp. */
+    private readonly giveUp: (job: Job<T>, reason: string, err: unknown) => Promise<void> = async () => {}
   ) {}
 
   private onError (err: unknown): void {
@@ -140,10 +155,11 @@ export class JobPuller<T, O extends object = object> {
     try {
       const output = await this.whileDatabaseAway(async () => await handler.run(job, attempt.signal))
       clearTimeout(lease)
-      await this.whileDatabaseAway(async () => {
-        if (handler.complete) await handler.complete(job, output)
-        else await this.lane.complete(job, output)
+      const done = await this.whileDatabaseAway(async () => {
+        if (handler.complete) return await handler.complete(job, output)
+        return await this.lane.complete(job, output)
       })
+      if (done === false) return this.stale(job, settled)
       settled('completed', output)
     } catch (thrown) {
       clearTimeout(lease)
@@ -152,9 +168,8 @@ export class JobPuller<T, O extends object = object> {
       const until = handler.deferredUntil?.(err)
       const { lane } = this
       if (until && lane.stepAside) {
-        await this.whileDatabaseAway(async () => {
-          await lane.stepAside?.(job.id, until)
-        })
+        const put = await this.whileDatabaseAway(async () => await lane.stepAside!(job, until))
+        if (!put) return this.stale(job, settled)
         settled('deferred')
         // This worker may be napping until its next poll: it wakes for the job's new time.
         this.wake()
@@ -162,29 +177,34 @@ export class JobPuller<T, O extends object = object> {
       }
       const to = handler.movedTo?.(err)
       if (to && lane.move) {
-        await this.whileDatabaseAway(async () => {
-          await lane.move?.(job.id, to)
-        })
+        const moved = await this.whileDatabaseAway(async () => await lane.move!(job, to))
+        if (!moved) return this.stale(job, settled)
         settled('moved')
         return
       }
       const message = (err as Error)?.message ?? String(err)
       const permanent = handler.isPermanent?.(err) ?? false
-      const last = permanent || job.retryCount >= job.retryLimit
+      const ended = await this.whileDatabaseAway(async () => await this.lane.fail(job, message, permanent))
+      if (!ended.settled) return this.stale(job, settled)
       this.log.warn(
-        { jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last },
+        { jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last: ended.failed },
         `job attempt failed: ${message}`
       )
-      await this.whileDatabaseAway(async () => {
-        await this.lane.fail([job.id], message, permanent)
-      })
-      settled(last ? 'failed' : 'retried')
-      if (last) {
-        await handler.onGiveUp?.(job, message, err).catch(e => {
+      settled(ended.failed ? 'failed' : 'retried')
+      if (ended.failed) {
+        await this.giveUp(job, message, err).catch(e => {
           this.log.error({ err: e, jobId: job.id }, 'after-failure step failed')
         })
       }
     }
+  }
+
+  /** An attempt that ended after it was handed back: its result is dropped; its retry is another's. */
+  private stale (job: Job<T>, settled: (outcome: JobSettled['outcome']) => void): void {
+    this.log.warn({ jobId: job.id, queue: this.name, attempt: job.retryCount + 1 },
+      'the attempt was handed back before it ended (its lease ran out, or its worker was taken to be lost): ' +
+      'its result is dropped')
+    settled('stale')
   }
 
   /**
@@ -237,7 +257,7 @@ export class JobPuller<T, O extends object = object> {
       let jobs: Array<Job<T>> = []
       this.woken = false
       try {
-        jobs = await this.lane.fetch(free)
+        jobs = await this.lane.fetch(free, new Set(this.inflight.keys()))
       } catch (err) {
         this.onError(err)
       }
@@ -256,8 +276,10 @@ export class JobPuller<T, O extends object = object> {
           })
           .finally(() => {
             this.inflight.delete(job.id)
+            this.running.delete(job.id)
           })
         this.inflight.set(job.id, done)
+        this.running.set(job.id, job)
       }
     }
   }
@@ -282,7 +304,10 @@ export class JobPuller<T, O extends object = object> {
     this.idle?.abort()
   }
 
-  /** Stops fetching, gives jobs in flight `graceMs` to finish, and hands the rest back (failed, so retried). */
+  /**
+   * Stops fetching, gives jobs in flight `graceMs` to finish, and hands the rest back
+   * unspent: a deploy costs no job one of its attempts.
+   */
   async stop (graceMs: number): Promise<void> {
     this.stopping = true
     this.idle?.abort()
@@ -290,11 +315,10 @@ export class JobPuller<T, O extends object = object> {
     if (this.inflight.size > 0) await Promise.race([Promise.allSettled(this.inflight.values()), sleep(graceMs)])
     this.abandoned = true
     this.abandon.abort()
-    const left = [...this.inflight.keys()]
+    const left = [...this.running.values()]
     if (left.length === 0) return
-    // Without a database, the jobs stay active until they expire, and are retried then.
-    const message = 'worker shut down while the job was running'
-    await this.lane.fail(left, message).catch(err => {
+    // Without a database, the jobs stay active until the sweep finds their worker gone.
+    await this.lane.handBack(left, 'the worker shut down while the job was running').catch(err => {
       this.onError(err)
     })
   }

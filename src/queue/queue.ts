@@ -1,57 +1,44 @@
-// The one class that wraps pg-boss: sending (inside the caller's transaction), running
-// (pull, work, schedule) and statistics. The queues and their policies are in queues.ts;
-// crawls are queued in our own records (crawl-lane.ts), in the order of crawl-order.ts;
-// pg-boss runs the rest through its public API (boss-lane.ts).
+// The one queue: every job is a row of `jobs`, in the lane of its queue (queues.ts, one
+// table of policies), sent inside the caller's transaction with the rows it belongs to.
+// Workers take jobs by lane (lane.ts: crawls by free host, in the order of
+// crawl-order.ts), hold each attempt under their id and settle it fenced on that; a
+// heartbeat says they are alive, and one sweep hands back what no worker will finish
+// (liveness.ts); a job that fails for good is given up once, whatever ended it; the cron
+// sends one job per slot (cron.ts). Modelled on Solid Queue and River.
+import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
-import PgBoss from 'pg-boss'
-import { sql } from 'kysely'
+import { sql, type Insertable } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Db, Store, Tx } from '../store/db.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import { pagesReadInBrowser } from '../store/page-checks.js'
-import { BossLane, txSqlExecutor } from './boss-lane.js'
-import { CrawlLane, expireCrawls, handBackCrawls, type CrawlLaneName, type CrawlPolicy } from './crawl-lane.js'
-import {
-  FINISHED_JOB_DAYS, insertJobRecords, overdueRecords, pendingDiscovery, RECORDED_QUEUES
-} from './job-records.js'
+import type { JobsTable } from '../store/schema.js'
+import { CRON_LOOK_MS, CronSlots, slotKey } from './cron.js'
+import { insertJobRecords, pendingDiscovery } from './job-records.js'
+import { jobOf, Lane, retryDelay } from './lane.js'
+import { Worker } from './liveness.js'
 import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
 import { crawlRanks, crawlTurns, freshCrawls, urlHost } from './crawl-order.js'
 import {
-  BOSS_QUEUES, CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, QUEUE_POLICIES, type BossQueueName, type CrawlJobData,
-  type DiscoverJobData,
-  type QueueName, type ResearchJobData
+  CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, queuePolicies, type CrawlJobData, type CrawlLaneName, type DiscoverJobData,
+  type QueueName, type QueuePolicy, type ResearchJobData
 } from './queues.js'
-
-const STOPPED = 'the process running it stopped'
-
-/**
- * On the embedded database only this process runs jobs, so a job still running as it
- * starts was left by one that died: its attempt is failed now, to be retried (or failed
- * for good) at once rather than when it expires (JOB_EXPIRE_SECONDS). These are the
- * crawls still active, and the jobs of pg-boss's queues this process's pullers held. On
- * PostgreSQL another process may be running them: there, expiry decides.
- */
-async function handBackOrphans (boss: PgBoss, db: Db, log: Logger): Promise<void> {
-  const crawls = await handBackCrawls(db)
-  if (crawls > 0) log.warn({ jobs: crawls }, 'crawls left running by a stopped process are retried')
-  const held = await db.selectFrom('held_jobs').select(['queue', 'id']).execute()
-  for (const name of new Set(held.map(h => h.queue))) {
-    const ids = held.filter(h => h.queue === name).map(h => h.id)
-    const lane = new BossLane(boss, db, name, { records: RECORDED_QUEUES.includes(name), holds: true })
-    const handedBack = await lane.handBack(ids, STOPPED)
-    if (handedBack > 0) log.warn({ queue: name, jobs: handedBack }, 'jobs left active by a stopped process are retried')
-  }
-}
 
 /** Crawl jobs queued between two refreshes of the planner's statistics on the jobs (see refreshFetchStatistics). */
 export const ANALYZE_AFTER_JOBS = 1000
 
+type QueueConfig = Pick<Config, 'jobPollingSeconds' | 'crawlPerHostDelayMs' | 'crawlPerHostConcurrency' |
+  'jobRetryDelaySeconds' | 'jobExpireSeconds' | 'jobMaintenanceSeconds'>
+
+/** A job row to insert: its queue, data and policy's attempts; a tenant's columns when it is a tenant's record. */
+type NewJob = Insertable<JobsTable>
+
 /**
- * The pg-boss queue on the service's own database. Jobs are always sent inside the
- * caller's transaction, together with a `jobs` row that ties them to a tenant, so a
- * rolled-back request leaves no job behind and a committed one never loses its job.
+ * The one job queue, in the service's own database. Jobs are always sent inside the
+ * caller's transaction, together with the rows they belong to, so a rolled-back request
+ * leaves no job behind and a committed one never loses its job.
  */
 export class JobQueue {
   /** How many jobs each open transaction has sent, by queue. */
@@ -63,36 +50,54 @@ export class JobQueue {
   private analyzing: Promise<void> | undefined
   private listener: WakeUpListener | undefined
   private readonly pullers: Array<JobPuller<any, any>> = []
+  private readonly handlers = new Map<string, JobHandler<any, any>>()
+  private readonly policies: Readonly<Record<QueueName, QueuePolicy>>
+  private readonly retry
+  private readonly cron = new CronSlots()
+  private readonly timers: NodeJS.Timeout[] = []
+  /** The heartbeat's and the cron's turn in progress: stop() waits for it. */
+  private maintaining: Promise<unknown> | undefined
+  private stopped = false
+  /** This process as a worker: the owner of every attempt it takes (none in a process that runs no jobs). */
+  private readonly worker: Worker | undefined
 
   private constructor (
-    /** pg-boss itself: for tests that look under the wrapper; the service's code goes through the methods below. */
-    readonly boss: PgBoss,
     private readonly db: Db,
     private readonly log: Logger,
-    private readonly config: Pick<Config, 'jobPollingSeconds' | 'crawlPerHostDelayMs' | 'crawlPerHostConcurrency' |
-      'jobRetryDelaySeconds' | 'jobExpireSeconds'>,
+    private readonly config: QueueConfig,
     /** Other processes may share the database (PostgreSQL): tell them of new jobs. */
-    private readonly notifies: boolean
-  ) {}
-
-  /** One process runs every job (PGlite): it keeps which of pg-boss's jobs it holds (see handBackOrphans). */
-  private get embedded (): boolean {
-    return !this.notifies
+    private readonly notifies: boolean,
+    runsWorkers: boolean
+  ) {
+    this.policies = queuePolicies(config)
+    this.retry = retryDelay(this.policies)
+    this.worker = runsWorkers ? new Worker(db, config.jobMaintenanceSeconds * 1000) : undefined
   }
 
-  private get crawlPolicy (): CrawlPolicy {
-    return { retryDelaySeconds: this.config.jobRetryDelaySeconds, expireSeconds: this.config.jobExpireSeconds }
+  /**
+   * The id this process takes jobs under: its worker's (see liveness.ts), or, in a process
+   * that runs no jobs, one no heartbeat keeps alive (what it takes, the sweep hands back).
+   */
+  get workerId (): string {
+    return this.worker?.id ?? this.idWithoutWorker
   }
 
-  /** Crawl lane `name`: a crawl moved to another lane wakes that lane's workers, here and in other processes. */
-  private crawlLane (name: CrawlLaneName): CrawlLane {
-    return new CrawlLane(this.db, name, this.config, this.crawlPolicy, to => {
-      this.committed.emit(to)
-      if (this.notifies) {
-        sql`SELECT pg_notify(${JOBS_CHANNEL}, ${to})`.execute(this.db).catch(err => {
-          this.log.warn({ err }, 'could not tell other processes of a moved crawl; they find it at their next poll')
-        })
-      }
+  private readonly idWithoutWorker = randomUUID()
+
+  /** Lane `name` as this worker takes it: a crawl moved to another lane wakes that lane's workers everywhere. */
+  private lane<T> (name: string): Lane<T> {
+    const pace = CRAWL_QUEUES.includes(name) ? this.config : undefined
+    return new Lane<T>(this.db, name, this.workerId, this.retry, pace, to => {
+      this.tell([to])
+    })
+  }
+
+  /** Wakes the workers of queues `names`: this process's at once, others' by a NOTIFY. */
+  private tell (names: string[]): void {
+    for (const name of names) this.committed.emit(name)
+    if (!this.notifies) return
+    sql`SELECT pg_notify(${JOBS_CHANNEL}, name) FROM unnest(${names}::text[]) AS name`.execute(this.db).catch(err => {
+      this.log.warn({ err }, 'could not tell other processes of new jobs; they find them at their next poll')
     })
   }
 
@@ -130,8 +135,8 @@ export class JobQueue {
 
   /**
    * The crawl lanes' fetch takes waiting crawls in (lane, priority, created_at, id) order.
-   * With planner statistics on the jobs, PostgreSQL walks jobs_crawl_order and stops at
-   * the lookahead; without them it sorts every waiting crawl on each fetch. PGlite has no
+   * With planner statistics on the jobs, PostgreSQL walks jobs_due and stops at the
+   * lookahead; without them it sorts every waiting crawl on each fetch. PGlite has no
    * autovacuum, and PostgreSQL's comes a minute or more after a crawl of a whole domain is
    * queued, so the queue refreshes them itself. Ten as the statistics target samples
    * 3,000 rows: 30–50 ms on PGlite at 100,000 jobs, where the default's 30,000 took 560 ms.
@@ -154,36 +159,15 @@ export class JobQueue {
 
   static async start (store: Store, config: Config, opts: { runsWorkers: boolean, log: Logger }): Promise<JobQueue> {
     const { log } = opts
-    const boss = new PgBoss({
-      db: store.queueDb,
-      schema: 'pgboss',
-      supervise: opts.runsWorkers,
-      schedule: opts.runsWorkers,
-      maintenanceIntervalSeconds: config.jobMaintenanceSeconds,
-      // Finished jobs stay visible through /api/jobs for a week.
-      archiveCompletedAfterSeconds: FINISHED_JOB_DAYS * 24 * 3600,
-      archiveFailedAfterSeconds: FINISHED_JOB_DAYS * 24 * 3600,
-      deleteAfterDays: FINISHED_JOB_DAYS
-    } as PgBoss.ConstructorOptions)
-    boss.on('error', err => {
-      log.error({ err }, 'job queue error')
-    })
-    await boss.start()
-    for (const [name, policy] of Object.entries(QUEUE_POLICIES(config))) {
-      await boss.createQueue(name, { name, ...policy })
-    }
-    // Crawls were pg-boss's before migration 0022 moved those waiting into their records.
-    for (const name of CRAWL_QUEUES) {
-      if (await boss.getQueue(name)) {
-        await boss.deleteQueue(name).catch((err: unknown) => {
-          log.warn({ err, queue: name }, "could not delete pg-boss's former crawl queue")
-        })
-      }
-    }
-    if (store.kind === 'pglite') await handBackOrphans(boss, store.db, log)
     const shared = store.listenUrl
-    const queue = new JobQueue(boss, store.db, log, config, shared !== undefined)
-    if (opts.runsWorkers && shared !== undefined) {
+    const queue = new JobQueue(store.db, log, config, shared !== undefined, opts.runsWorkers)
+    if (!queue.worker) return queue
+    // Alone on the embedded database: the workers listed were left by processes that died.
+    await queue.worker.start(store.kind === 'pglite')
+    await queue.maintain()
+    queue.every(config.jobMaintenanceSeconds * 1000, async () => await queue.maintain())
+    queue.every(CRON_LOOK_MS, async () => await queue.sendCronSlots())
+    if (shared !== undefined) {
       queue.listener = new WakeUpListener(
         shared,
         name => {
@@ -198,6 +182,115 @@ export class JobQueue {
     return queue
   }
 
+  /** Runs `step` every `ms`, one turn at a time, until the queue stops. */
+  private every (ms: number, step: () => Promise<unknown>): void {
+    const timer = setInterval(() => {
+      if (this.maintaining || this.stopped) return
+      this.maintaining = step()
+        .catch(err => {
+          this.log.warn({ err: (err as Error).message }, 'job queue maintenance failed; it runs again at its next turn')
+        })
+        .finally(() => {
+          this.maintaining = undefined
+        })
+    }, ms)
+    timer.unref()
+    this.timers.push(timer)
+  }
+
+  /** The heartbeat and the sweep (see liveness.ts), then give-up for the jobs it failed for good. */
+  private async maintain (): Promise<number> {
+    const worker = this.worker!
+    await worker.beat()
+    const swept = await worker.sweep(this.policies, this.retry)
+    if (swept.lost > 0 || swept.expired > 0) this.log.warn(swept, 'attempts handed back by the sweep')
+    await this.giveUpFailed()
+    return swept.lost + swept.expired
+  }
+
+  /**
+   * Hands back what no worker will finish and gives up what failed for good (the scheduler's
+   * tick runs it too, beside each heartbeat's). Returns how many attempts it handed back.
+   */
+  async sweep (): Promise<number> {
+    if (this.worker) return await this.maintain()
+    // A process that runs no jobs hands back only attempts past their lease: it has no beat to judge others by.
+    const swept = await new Worker(this.db, this.config.jobMaintenanceSeconds * 1000).sweep(this.policies, this.retry)
+    return swept.expired
+  }
+
+  /**
+   * Runs give-up for every job of this process's queues that failed for good and that no
+   * worker gave up yet: those failed by the sweep (their worker lost, their lease run out),
+   * and those whose worker failed them and then died. Each is claimed once.
+   */
+  private async giveUpFailed (): Promise<void> {
+    const lanes = [...this.handlers.keys()]
+    if (lanes.length === 0) return
+    for (;;) {
+      const { rows } = await sql<{
+        id: string
+        name: string
+        lane: string
+        data: unknown
+        org_id: string | null
+        domain_id: string | null
+        page_id: string | null
+        url: string | null
+        attempts_made: number
+        max_attempts: number
+        failed_reason: string | null
+      }>`
+        UPDATE jobs j SET gave_up_at = now() FROM (
+          SELECT id FROM jobs WHERE state = 'failed' AND gave_up_at IS NULL AND lane = ANY(${lanes}::text[])
+            AND (owner IS NULL OR NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = jobs.owner))
+          ORDER BY id LIMIT 32 FOR UPDATE SKIP LOCKED
+        ) next WHERE j.id = next.id
+        RETURNING j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made,
+          j.max_attempts, j.failed_reason`.execute(this.db)
+      for (const r of rows) {
+        const job = jobOf(r)
+        await this.runGiveUp(job, r.failed_reason ?? 'failed', undefined)
+      }
+      if (rows.length < 32) return
+    }
+  }
+
+  /** A job this worker failed for good: given up by it, unless the sweep did already. */
+  private async giveUp (job: Job<unknown>, reason: string, err: unknown): Promise<void> {
+    const claimed = await sql`UPDATE jobs SET gave_up_at = now() WHERE id = ${job.id} AND state = 'failed'
+      AND gave_up_at IS NULL AND owner = ${this.workerId}`.execute(this.db)
+    if (Number(claimed.numAffectedRows ?? 0) > 0) await this.runGiveUp(job, reason, err)
+  }
+
+  private async runGiveUp (job: Job<unknown>, reason: string, err: unknown): Promise<void> {
+    const onGiveUp = this.handlers.get(job.name)?.onGiveUp
+    await onGiveUp?.(job, reason, err).catch((e: unknown) => {
+      this.log.error({ err: e, jobId: job.id, queue: job.name }, 'after-failure step failed')
+    })
+  }
+
+  /** Sends the cron's slots that are due (see cron.ts): one job per slot, whichever process sends it first. */
+  private async sendCronSlots (): Promise<void> {
+    const sent: string[] = []
+    for (const { name, at } of this.cron.due()) {
+      const policy = this.policies[name as QueueName]
+      await sql`INSERT INTO jobs (id, name, lane, singleton, max_attempts, data)
+        VALUES (${randomUUID()}, ${name}, ${name}, ${slotKey(name, at)}, ${policy.attempts}, '{}'::jsonb)
+        ON CONFLICT (singleton) WHERE singleton IS NOT NULL DO NOTHING`.execute(this.db)
+      this.cron.sentSlot(name, at)
+      sent.push(name)
+    }
+    if (sent.length > 0) this.tell(sent)
+  }
+
+  /** The rows of new jobs of queue `name`, each with its policy's attempts. */
+  private rowsOf (name: QueueName, data: readonly object[], tenant?: Partial<NewJob>): NewJob[] {
+    return data.map(d => ({
+      id: randomUUID(), name, lane: name, data: JSON.stringify(d), max_attempts: this.policies[name].attempts, ...tenant
+    }))
+  }
+
   /**
    * Queues a discovery of the domain, unless one is waiting or running already: then that
    * one's id, and `queued` false. The domain's row lock serialises concurrent callers.
@@ -205,24 +298,24 @@ export class JobQueue {
   async enqueueDiscovery (tx: Tx, data: DiscoverJobData): Promise<{ id: string, queued: boolean }> {
     const pending = await pendingDiscovery(tx, data.domainId)
     if (pending) return { id: pending, queued: false }
-    const id = await this.boss.send(QUEUE.discover, data, { db: txSqlExecutor(tx) })
-    if (!id) throw new Error('the queue refused a discovery job')
+    const [row] = this.rowsOf(QUEUE.discover, [data], { org_id: data.orgId, domain_id: data.domainId })
+    await insertJobRecords(tx, [row!])
     this.sentWithin(tx, QUEUE.discover, 1)
-    await insertJobRecords(tx, [{ id, org_id: data.orgId, domain_id: data.domainId, name: QUEUE.discover }])
-    return { id, queued: true }
+    return { id: row!.id, queued: true }
   }
 
   /** Queues the job `jobId` that builds a research brief, with its tenant record. */
   async enqueueResearch (tx: Tx, jobId: string, data: ResearchJobData): Promise<void> {
-    await this.boss.insert([{ id: jobId, name: QUEUE.research, data }], { db: txSqlExecutor(tx) })
+    const [row] = this.rowsOf(QUEUE.research, [data], { id: jobId, org_id: data.orgId, domain_id: data.domainId })
+    await insertJobRecords(tx, [row!])
     this.sentWithin(tx, QUEUE.research, 1)
-    await insertJobRecords(tx, [{ id: jobId, org_id: data.orgId, domain_id: data.domainId, name: QUEUE.research }])
   }
 
   /**
    * Queues a crawl for each page that has none waiting or running, in the caller's
    * transaction, in four statements per thousand pages. Returns the new jobs' ids by
-   * page. The page rows' locks, taken in id order, serialise concurrent callers.
+   * page. The page rows' locks, taken in id order, serialise concurrent callers; a
+   * partial unique index keeps one unfinished crawl per page whatever they do.
    */
   async enqueueCrawls (tx: Tx, pages: readonly CrawlJobData[]): Promise<Map<string, string>> {
     const queued = new Map<string, string>()
@@ -260,21 +353,17 @@ export class JobQueue {
     return queued
   }
 
-  /**
-   * Queues one job of `name` per item of `data` in the caller's transaction
-   * (jobs no client lists: no tenant record). */
+  /** Queues one job of `name` per item of `data` in the caller's transaction (jobs no client lists). */
   async enqueue<T extends object>(tx: Tx, name: QueueName, data: T[]): Promise<void> {
     if (data.length === 0) return
-    await this.boss.insert(
-      data.map(d => ({ name, data: d })),
-      { db: txSqlExecutor(tx) }
-    )
+    await insertJobRecords(tx, this.rowsOf(name, data))
     this.sentWithin(tx, name, data.length)
   }
 
   /** Sends a job on its own, outside any transaction (a hint whose loss something else makes good). */
   async send (name: QueueName, data: object): Promise<void> {
-    await this.boss.send(name, data)
+    await insertJobRecords(this.db, this.rowsOf(name, [data]))
+    this.tell([name])
   }
 
   /**
@@ -282,21 +371,17 @@ export class JobQueue {
    * new jobs committed in this process, or announced by NOTIFY, wake it at once.
    */
   pull<T, O extends object>(name: QueueName, concurrency: number, handler: JobHandler<T, O>): void {
-    const lane = CRAWL_QUEUES.includes(name)
-      ? this.crawlLane(name as CrawlLaneName)
-      : new BossLane<T>(this.boss, this.db, name, { records: RECORDED_QUEUES.includes(name), holds: this.embedded })
-    const expireSeconds = CRAWL_QUEUES.includes(name)
-      ? this.crawlPolicy.expireSeconds
-      : QUEUE_POLICIES(this.config)[name as BossQueueName].expireInSeconds
+    this.handlers.set(name, handler)
     const puller = new JobPuller<T, O>(
-      lane as JobPuller<T, O>['lane'],
+      this.lane<T>(name),
       name,
       concurrency,
       this.config.jobPollingSeconds * 1000,
       handler,
       this.log,
       settled => this.events.emit('job.settled', settled),
-      expireSeconds === undefined ? undefined : expireSeconds * 1000
+      this.policies[name].expireSeconds * 1000,
+      async (job, reason, err) => { await this.giveUp(job as Job<unknown>, reason, err) }
     )
     puller.start()
     this.pullers.push(puller)
@@ -307,69 +392,32 @@ export class JobQueue {
 
   /** Takes up to `batchSize` due crawls of lane `name` whose hosts are free, as a worker's fetch does. */
   async takeCrawls (name: CrawlLaneName, batchSize: number): Promise<Array<Job<CrawlJobData>>> {
-    return await this.crawlLane(name).fetch(batchSize)
+    return await this.lane<CrawlJobData>(name).fetch(batchSize)
   }
 
-  /**
-   * Catches what no worker saw, for the scheduler's tick: crawls whose attempt expired
-   * (failed here), and discoveries and briefs pg-boss's maintenance failed for the same
-   * reason (their records read again). Returns how many records changed.
-   */
-  async sweep (): Promise<number> {
-    let changed = await expireCrawls(this.db, this.crawlPolicy)
-    const overdue = await overdueRecords(this.db, this.config.jobExpireSeconds)
-    for (const name of RECORDED_QUEUES) {
-      const lane = new BossLane(this.boss, this.db, name, { records: true, holds: this.embedded })
-      changed += (await lane.reread(overdue.filter(r => r.name === name).map(r => r.id))).length
-    }
-    return changed
-  }
-
-  /** pg-boss's own worker, for the service's periodic jobs: `run` handles each fetched batch. */
-  async work<T>(name: QueueName, batchSize: number, run: (jobs: Array<Job<T>>) => Promise<unknown>): Promise<void> {
-    await this.boss.work<T>(
-      name,
-      { pollingIntervalSeconds: this.config.jobPollingSeconds, includeMetadata: true, batchSize },
-      async jobs => {
-        const started = performance.now()
-        const settled = (outcome: JobSettled['outcome']) => {
-          const seconds = (performance.now() - started) / 1000
-          for (let i = 0; i < jobs.length; i++) this.events.emit('job.settled', { queue: name, outcome, seconds })
-        }
-        try {
-          const output = await run(jobs)
-          settled('completed')
-          return output
-        } catch (err) {
-          settled(jobs.every(j => j.retryCount >= j.retryLimit) ? 'failed' : 'retried')
-          throw err
-        }
+  /** Runs the service's own jobs of `name` (the cron's, a dispatch) one by one, up to `concurrency` at once. */
+  async work<T>(name: QueueName, concurrency: number, run: (jobs: Array<Job<T>>) => Promise<unknown>): Promise<void> {
+    this.pull<T, object>(name, concurrency, {
+      run: async job => {
+        const output = await run([job])
+        return typeof output === 'object' && output !== null ? output : {}
       }
-    )
+    })
   }
 
-  /** Sends a job to `name` on a cron schedule, once per minute slot however many processes ask. */
+  /** Sends a job to `name` on a cron schedule, once per slot however many processes ask (see cron.ts). */
   async schedule (name: QueueName, cron: string): Promise<void> {
-    await this.boss.schedule(name, cron)
+    this.cron.add(name, cron)
+    await this.sendCronSlots()
   }
 
-  /**
-   * Jobs not yet finished, by queue and state: waiting (due), delayed (a later start or
-   * a retry's backoff), active. Of pg-boss's queues, whose public API counts jobs by state
-   * only, a delayed job counts as waiting.
-   */
+  /** Jobs not yet finished, by queue and state: waiting (due), delayed (a later start or a retry's backoff), active. */
   async depth (): Promise<Array<{ queue: string, state: 'waiting' | 'delayed' | 'active', jobs: number }>> {
     const { rows } = await sql<{ queue: string, state: 'waiting' | 'delayed' | 'active', jobs: number }>`
       SELECT lane AS queue,
         CASE WHEN state = 'active' THEN 'active' WHEN start_after > now() THEN 'delayed' ELSE 'waiting' END AS state,
         count(*)::int AS jobs
-      FROM jobs WHERE state IN ('waiting', 'active') AND lane IS NOT NULL GROUP BY 1, 2`.execute(this.db)
-    for (const queue of BOSS_QUEUES) {
-      const waiting = await this.boss.getQueueSize(queue)
-      const active = await this.boss.getQueueSize(queue, { before: 'completed' }) - waiting
-      if (waiting > 0) rows.push({ queue, state: 'waiting', jobs: waiting })
-      if (active > 0) rows.push({ queue, state: 'active', jobs: active })
-    }
+      FROM jobs WHERE state IN ('waiting', 'active') GROUP BY 1, 2`.execute(this.db)
     return rows
   }
 
@@ -377,7 +425,7 @@ export class JobQueue {
   async hostBacklog () {
     const { rows } = await sql<{ host: string, jobs: number }>`
       SELECT ${sql.raw(urlHost('url'))} AS host, count(*)::int AS jobs
-      FROM jobs WHERE state IN ('waiting', 'active') AND lane IS NOT NULL
+      FROM jobs WHERE state IN ('waiting', 'active') AND name = ${QUEUE.crawl}
       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows
   }
@@ -387,22 +435,26 @@ export class JobQueue {
     const { rows } = await sql<{ org: string, seconds: number }>`
       SELECT org_id::text AS org, max(extract(epoch FROM now() - start_after))::float8 AS seconds
       FROM jobs
-      WHERE state = 'waiting' AND lane IS NOT NULL AND start_after <= now()
+      WHERE state = 'waiting' AND name = ${QUEUE.crawl} AND start_after <= now()
       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows
   }
 
-  /** Stops the pullers: jobs in flight get `graceMs` to finish, the rest are handed back to be retried. */
+  /** Stops the pullers: jobs in flight get `graceMs` to finish, the rest are handed back unspent. */
   async stopPulling (graceMs: number): Promise<void> {
     this.committed.removeAllListeners()
     await Promise.all(this.pullers.map(p => p.stop(graceMs)))
   }
 
   async stop (): Promise<void> {
-    // The crawl, discovery and delivery workers have stopped by now (startWorkers' stop);
-    // the scheduler's own jobs get 3 s, leaving time to close the database within 10 s.
+    this.stopped = true
+    for (const timer of this.timers) clearInterval(timer)
+    await this.maintaining
     await this.listener?.stop()
-    await this.boss.stop({ graceful: true, timeout: 3000, close: true, wait: true })
     await this.analyzing
+    // Its jobs were handed back (stopPulling): none is left to the sweep of another.
+    await this.worker?.stop().catch(err => {
+      this.log.warn({ err: (err as Error).message }, 'could not leave the list of workers; it ages out')
+    })
   }
 }

@@ -1,7 +1,7 @@
-import type PgBoss from 'pg-boss'
 import type { Config } from '../config.js'
 
-// The queues, the jobs they carry and how each is retried and expired: one table.
+// The queues, the jobs they carry, and how each is run, retried and expired: one table.
+// Every queue is a lane of the one `jobs` table (see queue.ts).
 
 export const QUEUE = {
   discover: 'discover.pages',
@@ -20,56 +20,60 @@ export const QUEUE = {
   research: 'research.domain'
 } as const
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE]
+export const QUEUE_NAMES: readonly QueueName[] = Object.values(QUEUE)
 
 /**
  * A page's crawl runs on one of these queues (its record's `lane`); its `jobs.name` says
  * `crawl.page` either way. A crawl that finds its page needs the browser moves to the
- * render queue under the same id (see CrawlLane.move).
+ * render queue under the same id (see Lane.move). They are taken by free host.
  */
 export const CRAWL_QUEUES: readonly string[] = [QUEUE.crawl, QUEUE.render]
-
-/** The queues pg-boss runs: all but the crawls, which are queued in their records (see crawl-lane.ts). */
-export type BossQueueName = Exclude<QueueName, typeof QUEUE.crawl | typeof QUEUE.render>
-export const BOSS_QUEUES = Object.values(QUEUE).filter((q): q is BossQueueName => !CRAWL_QUEUES.includes(q))
+export type CrawlLaneName = 'crawl.page' | 'crawl.render'
 
 export const MAX_ATTEMPTS = 3
 
 /** Webhook deliveries and e-mails get more attempts than crawls: a receiver may be down for a while. */
 export const DELIVERY_ATTEMPTS = 6
 
-type Policy = Omit<PgBoss.Queue, 'name'>
+/** How a queue's jobs are run and retried. */
+export interface QueuePolicy {
+  attempts: number
+  /** The first retry's delay; doubled per attempt made when `backoff`, up to twice that at random. */
+  retryDelaySeconds: number
+  backoff: boolean
+  /** How long an attempt may run: its lease, after which the sweep takes it to be lost. */
+  expireSeconds: number
+}
 
 /**
- * How each of pg-boss's queues' jobs are retried and when a running one is taken to be
- * lost. Work a tenant asked for gets MAX_ATTEMPTS (crawls too: JOB_RETRY_DELAY_SECONDS
- * doubled per attempt, and JOB_EXPIRE_SECONDS, in crawl-lane.ts); deliveries get more,
- * with backoff; the scheduler's tick is never retried (the next minute's tick does its work).
+ * Each queue's policy. Work a tenant asked for gets MAX_ATTEMPTS, JOB_RETRY_DELAY_SECONDS
+ * doubled per attempt, and JOB_EXPIRE_SECONDS; deliveries get more attempts, with a short
+ * lease (a sender killed mid-send leaves its message to be retried once it ends); the cron's
+ * jobs are never retried (the next slot does their work) but the sweeps of the day.
  */
-export const QUEUE_POLICIES = (config: Pick<Config, 'jobRetryDelaySeconds' | 'jobExpireSeconds'>) => {
-  const tenantWork: Policy = {
-    retryLimit: MAX_ATTEMPTS - 1,
-    retryDelay: config.jobRetryDelaySeconds,
-    retryBackoff: true,
-    expireInSeconds: config.jobExpireSeconds
+export function queuePolicies (
+  config: Pick<Config, 'jobRetryDelaySeconds' | 'jobExpireSeconds'>
+): Readonly<Record<QueueName, QueuePolicy>> {
+  const retry = { retryDelaySeconds: config.jobRetryDelaySeconds, backoff: true }
+  const tenantWork: QueuePolicy = { attempts: MAX_ATTEMPTS, ...retry, expireSeconds: config.jobExpireSeconds }
+  const delivery: QueuePolicy = {
+    attempts: DELIVERY_ATTEMPTS, ...retry, expireSeconds: Math.min(120, config.jobExpireSeconds)
   }
-  const backoff = { retryDelay: config.jobRetryDelaySeconds, retryBackoff: true }
-  // A sender killed mid-send leaves its message to be retried once this expires.
-  const delivery: Policy = {
-    retryLimit: DELIVERY_ATTEMPTS - 1, ...backoff, expireInSeconds: Math.min(120, config.jobExpireSeconds)
-  }
-  const policies: Record<BossQueueName, Policy> = {
+  const once = (expireSeconds: number): QueuePolicy => ({ attempts: 1, ...retry, expireSeconds })
+  return {
+    [QUEUE.crawl]: tenantWork,
+    [QUEUE.render]: tenantWork,
     [QUEUE.discover]: tenantWork,
     [QUEUE.research]: tenantWork,
-    [QUEUE.tick]: { retryLimit: 0, expireInSeconds: 600 },
-    [QUEUE.retention]: { retryLimit: 2, expireInSeconds: 3600 },
-    [QUEUE.dispatch]: { retryLimit: 3, ...backoff, expireInSeconds: 300 },
-    [QUEUE.deliver]: { retryLimit: DELIVERY_ATTEMPTS - 1, ...backoff, expireInSeconds: 120 },
-    [QUEUE.digest]: { retryLimit: 2, expireInSeconds: 600 },
+    [QUEUE.tick]: once(600),
+    [QUEUE.retention]: { ...once(3600), attempts: 3 },
+    [QUEUE.dispatch]: { attempts: 4, ...retry, expireSeconds: 300 },
+    [QUEUE.deliver]: delivery,
+    [QUEUE.digest]: { ...once(600), attempts: 3 },
     [QUEUE.mail]: delivery,
-    [QUEUE.mailDigest]: { retryLimit: 2, expireInSeconds: 600 },
+    [QUEUE.mailDigest]: { ...once(600), attempts: 3 },
     [QUEUE.accountMail]: delivery
   }
-  return policies
 }
 
 export interface DiscoverJobData {

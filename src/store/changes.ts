@@ -230,14 +230,32 @@ export interface NewChange {
 }
 
 /**
- * Records a page's new snapshot and the changes found against the previous one.
- * Returns the snapshot's id and the changes' rows.
+ * A page's new snapshot was to follow a snapshot that is no longer its latest: another
+ * attempt at its check (the retry of one taken to be lost) recorded the page meanwhile.
+ */
+export class SnapshotSuperseded extends Error {
+  constructor () {
+    super('another attempt recorded the page meanwhile: this reading is dropped, so that no change is recorded twice')
+  }
+}
+
+/**
+ * Records a page's new snapshot and the changes found against the previous one, if the
+ * page's latest snapshot is still `latestId` (what the crawl read; null: none): the
+ * page's row lock orders two attempts, and the later one's throws SnapshotSuperseded,
+ * so that an edit is recorded once whatever the retries. Returns the snapshot's id and
+ * the changes' rows.
  */
 export async function recordSnapshot (
   tx: Tx,
   s: NewSnapshot,
+  latestId: string | null,
   against?: { snapshotId: string, domainId: string, changes: NewChange[] }
 ) {
+  await tx.selectFrom('pages').select('id').where('id', '=', s.pageId).forUpdate().execute()
+  const latest = await tx.selectFrom('snapshots').select('id').where('page_id', '=', s.pageId)
+    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
+  if ((latest?.id ?? null) !== latestId) throw new SnapshotSuperseded()
   const snapshot = await tx
     .insertInto('snapshots')
     .values({

@@ -13,11 +13,6 @@ export type Db = Kysely<Database>
 /** An open transaction. A Tx is also a Db, so store functions that take a Db run in either. */
 export type Tx = Transaction<Database>
 
-/** The shape pg-boss 10 accepts as its `db` option. */
-export interface SqlExecutor {
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>
-}
-
 /**
  * The embedded databases: PGlite runs PostgreSQL in single-user mode, where timeouts
  * (statement_timeout) are not enforced.
@@ -30,14 +25,9 @@ export const enforcesTimeouts = (db: Db): boolean => !embedded.has(db)
 export interface Store {
   db: Db
   kind: 'pglite' | 'postgres'
-  /**
-   * pg-boss's connection. On PGlite it must share our one session; on PostgreSQL it is a
-   * pool of its own, made here so that its connections' errors are handled as ours are.
-   */
-  queueDb: SqlExecutor
   /** PostgreSQL's URL, for a connection that LISTENs; undefined on PGlite (one process). */
   listenUrl: string | undefined
-  /** Resolves when both the store's and the queue's connections answer (/readyz). */
+  /** Resolves when the database answers (/readyz). */
   ping(): Promise<void>
   /** Connections of each PostgreSQL pool: open, idle, and callers waiting for one (none on PGlite). */
   poolUse(): PoolUse[]
@@ -51,7 +41,7 @@ export interface Store {
 }
 
 export interface PoolUse {
-  pool: 'store' | 'queue'
+  pool: 'store'
   open: number
   idle: number
   waiting: number
@@ -63,7 +53,7 @@ pg.types.setTypeParser(20, (v: string) => Number(v))
 export interface StoreOptions {
   databaseUrl?: string
   dataDir: string
-  /** PostgreSQL: the store's pool size; the queue's pool gets a third as many (at least 2). */
+  /** PostgreSQL: the pool's size. */
   poolSize?: number
   /**
    * Told of a PostgreSQL connection that failed (the server restarted, failed over, or the
@@ -77,28 +67,20 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
     const onError = opts.onConnectionLost ?? (() => {})
     const size = opts.poolSize ?? 30
     const pool = newPool(opts.databaseUrl, size, onError)
-    const queuePool = newPool(opts.databaseUrl, Math.max(2, Math.ceil(size / 3)), onError)
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     await migrate(db)
     return {
       db,
       kind: 'postgres',
-      queueDb: { executeSql: async (text, values) => await queuePool.query(text, values) },
       listenUrl: opts.databaseUrl,
       ping: async () => {
-        await Promise.all([ping(db), queuePool.query('SELECT 1')])
+        await ping(db)
       },
       poolUse: () =>
-        ([['store', pool], ['queue', queuePool]] as const).map(([name, p]) => ({
-          pool: name,
-          open: p.totalCount,
-          idle: p.idleCount,
-          waiting: p.waitingCount
-        })),
+        [{ pool: 'store', open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }],
       vacuum: async () => {},
       close: async () => {
         await db.destroy()
-        await queuePool.end()
       }
     }
   }
@@ -114,13 +96,6 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
   return {
     db,
     kind: 'pglite',
-    queueDb: {
-      async executeSql (text, values) {
-        if (values && values.length > 0) return await pglite.query(text, values)
-        const results = await pglite.exec(text)
-        return results[results.length - 1] ?? { rows: [] }
-      }
-    },
     listenUrl: undefined,
     ping: async () => {
       await ping(db)

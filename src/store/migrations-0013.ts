@@ -297,5 +297,97 @@ export const LATER_MIGRATIONS: Record<string, string[]> = {
     'ALTER TABLE learned_rules DROP CONSTRAINT learned_rules_check',
     `ALTER TABLE learned_rules ADD CONSTRAINT learned_rules_check CHECK (
       (kind = 'mute') = ((pattern IS NOT NULL) <> (fact IS NOT NULL)) AND (kind = 'mute') = (change_type IS NULL))`
+  ],
+  // One queue for every job, in \`jobs\` (see queue/queue.ts): each queue is a lane of it,
+  // pg-boss's waiting jobs move over once and its schema goes. A taken attempt names the
+  // worker that holds it (\`owner\`, alive while its row in \`workers\` beats); a cron
+  // slot is one row (\`singleton\`); a job that failed for good is given up once (\`gave_up_at\`).
+  '0024_one_queue': [
+    'ALTER TABLE jobs ALTER COLUMN org_id DROP NOT NULL',
+    'ALTER TABLE jobs ALTER COLUMN domain_id DROP NOT NULL',
+    // The jobs no tenant owns (deliveries, the cron's) are not counted.
+    `CREATE OR REPLACE FUNCTION jobs_counted () RETURNS trigger LANGUAGE plpgsql AS $f$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        INSERT INTO job_counts AS c (org_id, name, state, n)
+        SELECT org_id, name, state, count(*) FROM new_rows WHERE org_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+        ON CONFLICT (org_id, name, state) DO UPDATE SET n = c.n + excluded.n;
+      ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO job_counts AS c (org_id, name, state, n)
+        SELECT x.org_id, x.name, x.state, sum(x.d) FROM (
+          SELECT org_id, name, state, -1 AS d FROM old_rows WHERE org_id IS NOT NULL
+          UNION ALL
+          SELECT org_id, name, state, 1 FROM new_rows WHERE org_id IS NOT NULL
+        ) x
+        GROUP BY 1, 2, 3 HAVING sum(x.d) <> 0 ORDER BY 1, 2, 3
+        ON CONFLICT (org_id, name, state) DO UPDATE SET n = c.n + excluded.n;
+      ELSE
+        UPDATE job_counts c SET n = c.n - x.n
+        FROM (SELECT org_id, name, state, count(*) AS n FROM old_rows WHERE org_id IS NOT NULL GROUP BY 1, 2, 3) x
+        WHERE c.org_id = x.org_id AND c.name = x.name AND c.state = x.state;
+      END IF;
+      RETURN NULL;
+    END $f$`,
+    'ALTER TABLE jobs DROP CONSTRAINT jobs_name_check',
+    'ALTER TABLE jobs DROP CONSTRAINT jobs_lane_check',
+    'ALTER TABLE jobs ADD COLUMN data jsonb',
+    'ALTER TABLE jobs ADD COLUMN owner uuid',
+    'ALTER TABLE jobs ADD COLUMN singleton text',
+    'ALTER TABLE jobs ADD COLUMN gave_up_at timestamptz',
+    'DROP INDEX jobs_taken_by',
+    'ALTER TABLE jobs DROP COLUMN taken_by',
+    'UPDATE jobs SET lane = name WHERE lane IS NULL',
+    'ALTER TABLE jobs ALTER COLUMN lane SET NOT NULL',
+    "UPDATE jobs SET gave_up_at = coalesce(finished_at, now()) WHERE state = 'failed'",
+    // Of pg-boss's jobs, those not finished: a running one is handed back (its attempt not spent).
+    `DO $$ BEGIN
+      IF to_regclass('pgboss.job') IS NOT NULL THEN
+        UPDATE jobs j SET data = q.data, state = 'waiting', processed_at = NULL,
+          start_after = CASE WHEN q.state = 'active' THEN now() ELSE q.start_after END,
+          attempts_made = q.retry_count,
+          max_attempts = q.retry_limit + 1
+        FROM pgboss.job q
+        WHERE q.id = j.id AND q.state::text IN ('created', 'retry', 'active');
+        INSERT INTO jobs (id, name, lane, data, state, start_after, attempts_made, max_attempts, created_at)
+        SELECT q.id, q.name, q.name, q.data, 'waiting',
+          CASE WHEN q.state = 'active' THEN now() ELSE q.start_after END, q.retry_count, q.retry_limit + 1, q.created_on
+        FROM pgboss.job q
+        WHERE q.state::text IN ('created', 'retry', 'active')
+          AND q.name IN ('discover.pages', 'research.domain', 'schedule.tick', 'retention.sweep', 'alerts.dispatch',
+            'webhook.deliver', 'alerts.digest', 'mail.deliver', 'mail.digest', 'mail.account')
+          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = q.id);
+      END IF;
+    END $$`,
+    // A discovery's data are its record's columns; a record pg-boss no longer had is given up.
+    `UPDATE jobs SET data = jsonb_build_object('orgId', org_id, 'domainId', domain_id)
+      WHERE name = 'discover.pages' AND data IS NULL`,
+    `UPDATE jobs SET state = 'failed', finished_at = now(), gave_up_at = now(),
+      failed_reason = 'the queue that held it was replaced, and it was not found there'
+      WHERE state IN ('waiting', 'active') AND data IS NULL AND name NOT IN ('crawl.page', 'discover.pages')`,
+    // One unfinished crawl per page, as the index below keeps it: a second (a race of old) ends.
+    `UPDATE jobs SET state = 'completed', finished_at = now(), failed_reason = NULL
+      WHERE name = 'crawl.page' AND state IN ('waiting', 'active') AND id NOT IN (
+        SELECT DISTINCT ON (page_id) id FROM jobs WHERE name = 'crawl.page' AND state IN ('waiting', 'active')
+        ORDER BY page_id, state = 'active' DESC, created_at)`,
+    'DROP SCHEMA IF EXISTS pgboss CASCADE',
+    'DROP TABLE held_jobs',
+    `CREATE TABLE workers (
+      id uuid PRIMARY KEY,
+      host text NOT NULL,
+      pid integer NOT NULL,
+      started_at timestamptz NOT NULL DEFAULT now(),
+      heartbeat_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    'CREATE UNIQUE INDEX jobs_singleton ON jobs (singleton) WHERE singleton IS NOT NULL',
+    `CREATE UNIQUE INDEX jobs_one_unfinished_crawl ON jobs (page_id)
+      WHERE name = 'crawl.page' AND state IN ('waiting', 'active')`,
+    'DROP INDEX jobs_crawl_order',
+    "CREATE INDEX jobs_due ON jobs (lane, priority DESC, created_at, id) WHERE state = 'waiting'",
+    'DROP INDEX jobs_crawls_active',
+    "CREATE INDEX jobs_held ON jobs (owner, processed_at) WHERE state = 'active'",
+    "CREATE INDEX jobs_to_give_up ON jobs (lane) WHERE state = 'failed' AND gave_up_at IS NULL",
+    // A host's pace and its requests in flight survive a crash: a Retry-After is not forgotten.
+    'ALTER TABLE host_pace SET LOGGED',
+    'ALTER TABLE host_leases SET LOGGED'
   ]
 }

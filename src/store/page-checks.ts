@@ -146,10 +146,11 @@ export async function recordChange (db: Db, pageId: string, at: Date): Promise<v
 
 /**
  * The UPDATE of many healthy checks in one statement, for a caller that writes it
- * together with other rows (see queue/completions.ts). The id list lets it find its
- * rows by primary key: joined on the JSON rows alone, the planner scanned every page.
+ * together with other rows (see queue/completions.ts): only of the pages in relation `of`
+ * (its page_id), when given. The id list lets it find its rows by primary key: joined on
+ * the JSON rows alone, the planner scanned every page.
  */
-export function recordChecksStatement (checks: PageCheck[]): RawBuilder<unknown> {
+export function recordChecksStatement (checks: PageCheck[], of?: RawBuilder<unknown>): RawBuilder<unknown> {
   const rows = JSON.stringify(
     checks.map(c => ({
       page_id: c.pageId,
@@ -166,6 +167,7 @@ export function recordChecksStatement (checks: PageCheck[]): RawBuilder<unknown>
     FROM jsonb_to_recordset(${rows}::jsonb)
       AS c (page_id uuid, checked_at timestamptz, next_at timestamptz, etag text, last_modified text)
     WHERE p.id = ANY(${checks.map(c => c.pageId)}::uuid[]) AND p.id = c.page_id
+      ${of ? sql`AND p.id IN (SELECT page_id FROM ${of})` : sql``}
     RETURNING p.id`
 }
 

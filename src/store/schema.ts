@@ -7,7 +7,6 @@ import type {
   DomainStatus,
   EndpointKind,
   IgnoredFact,
-  JobName,
   NoiseRules,
   PageEventKind,
   PageStatus,
@@ -304,12 +303,18 @@ export interface PageEventsTable {
   alerted_at: Timestamp | null
 }
 
+/** Every queue's jobs (see queue/queue.ts); those of a tenant (crawls, discoveries, briefs) are its records too. */
 export interface JobsTable {
   id: string
-  org_id: string
-  domain_id: string
+  /** The tenant's, for the jobs clients list; null for the service's own (deliveries, the cron's). */
+  org_id: string | null
+  domain_id: string | null
   page_id: string | null
-  name: JobName
+  /** What the job is: a tenant's job name (JobName), else its queue's name. */
+  name: string
+  /** The queue it waits in or runs on (a crawl's: plain or rendered). */
+  lane: string
+  data: unknown
   url: string | null
   progress: Generated<number>
   created_at: CreatedAt
@@ -322,19 +327,23 @@ export interface JobsTable {
   finished_at: Date | null
   failed_reason: string | null
   return_value: unknown
-  /** A crawl's queue (plain or rendered) while it is one; null for the jobs pg-boss runs. */
-  lane: 'crawl.page' | 'crawl.render' | null
-  /** A crawl's fair rank, negated: the higher, the sooner (see queue/crawl-order.ts). */
+  /** Its fair rank, negated: the higher, the sooner (a crawl's: see queue/crawl-order.ts). */
   priority: Generated<number>
-  /** The fetch that took a running crawl (see CrawlLane.fetch). */
-  taken_by: string | null
+  /** The worker holding its running attempt (see queue/liveness.ts). */
+  owner: string | null
+  /** A cron slot's key ("schedule.tick@2026-11-27T03:05:00.000Z"): one job per slot, whatever the processes. */
+  singleton: string | null
+  /** When a job that failed for good was given up (its handler told): once. */
+  gave_up_at: Date | null
 }
 
-/** The jobs of pg-boss's queues this process runs, on the embedded database (see queue/boss-lane.ts). */
-export interface HeldJobsTable {
+/** The processes that run jobs, each alive while its heartbeat is recent (see queue/liveness.ts). */
+export interface WorkersTable {
   id: string
-  queue: string
-  taken_at: CreatedAt
+  host: string
+  pid: number
+  started_at: CreatedAt
+  heartbeat_at: CreatedAt
 }
 
 /** Jobs by organisation, name and state, kept by the jobs table's triggers. */
@@ -437,7 +446,7 @@ export interface Database {
   page_events: PageEventsTable
   alert_rules: AlertRulesTable
   jobs: JobsTable
-  held_jobs: HeldJobsTable
+  workers: WorkersTable
   job_counts: JobCountsTable
   research_briefs: ResearchBriefsTable
   webhook_endpoints: WebhookEndpointsTable

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import { BatchedCompletions } from '../../src/queue/completions.js'
 import { QUEUE } from '../../src/queue/queues.js'
@@ -51,12 +52,12 @@ describe('crawl results written in batches', () => {
 
   it("completes each job with its own output and records each page's check", async () => {
     const jobs = await activeCrawlJobs(20)
-    const writes = new BatchedCompletions(t.service.store.db, recordChecksStatement, 8)
+    const writes = new BatchedCompletions(t.service.store.db, t.service.queue.workerId, recordChecksStatement, 8)
     const checkedAt = new Date('2026-03-01T10:00:00Z')
     await Promise.all(
       jobs.map((job, i) =>
         writes.complete(
-          job.id,
+          job,
           { n: i },
           i % 2 === 0
             ? {
@@ -105,15 +106,15 @@ describe('crawl results written in batches', () => {
 
   it('a batch that cannot be written fails every crawl in it and completes none', async () => {
     const jobs = await activeCrawlJobs(3)
-    const writes = new BatchedCompletions(t.service.store.db, recordChecksStatement)
+    const writes = new BatchedCompletions(t.service.store.db, t.service.queue.workerId, recordChecksStatement)
     const results = await Promise.allSettled([
-      writes.complete(jobs[0].id, { ok: true }),
+      writes.complete(jobs[0], { ok: true }),
       writes.complete(
-        jobs[1].id,
+        jobs[1],
         { ok: true },
         { pageId: 'not-a-uuid', checkedAt: new Date(), nextCrawlAt: new Date(), etag: null, lastModified: null }
       ),
-      writes.complete(jobs[2].id, { ok: true })
+      writes.complete(jobs[2], { ok: true })
     ])
     assert.deepEqual(
       results.map(r => r.status),
@@ -127,6 +128,28 @@ describe('crawl results written in batches', () => {
       ['active', 'active', 'active']
     )
     // The next batch goes out as usual.
-    await writes.complete(jobs[0].id, { ok: true })
+    await writes.complete(jobs[0], { ok: true })
+  })
+
+  it('a completion by a worker that no longer holds the attempt changes nothing, and says so', async () => {
+    const [job, retried] = await activeCrawlJobs(2)
+    const check = (pageId: string) => ({
+      pageId, checkedAt: new Date('2026-03-05T10:00:00Z'), nextCrawlAt: new Date(), etag: '"stale"', lastModified: null
+    })
+    // Another worker's: this worker's attempt was handed back to it.
+    const stranger = new BatchedCompletions(t.service.store.db, randomUUID(), recordChecksStatement)
+    assert.equal(await stranger.complete(job!, { by: 'stranger' }, check(job!.data.pageId)), false)
+    // The right worker, at an attempt since retried (its number moved on).
+    await sql`UPDATE jobs SET attempts_made = attempts_made + 1 WHERE id = ${retried!.id}`.execute(t.service.store.db)
+    const own = new BatchedCompletions(t.service.store.db, t.service.queue.workerId, recordChecksStatement)
+    assert.equal(await own.complete(retried!, { by: 'old attempt' }, check(retried!.data.pageId)), false)
+    const { rows } = await sql<{ state: string, return_value: unknown, etag: string | null }>`
+      SELECT j.state, j.return_value, p.etag FROM jobs j JOIN pages p ON p.id = j.page_id
+      WHERE j.id = ANY(${[job!.id, retried!.id]}::uuid[])`.execute(t.service.store.db)
+    assert.deepEqual(rows, [
+      { state: 'active', return_value: null, etag: null }, { state: 'active', return_value: null, etag: null }
+    ])
+    // The holder completes it.
+    assert.equal(await own.complete(job!, { by: 'holder' }, check(job!.data.pageId)), true)
   })
 })

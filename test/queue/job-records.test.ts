@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import { BossLane } from '../../src/queue/boss-lane.js'
 import { BatchedCompletions } from '../../src/queue/completions.js'
 import { forgetOldJobRecords } from '../../src/queue/job-records.js'
-import { QUEUE } from '../../src/queue/queues.js'
+import { Lane, retryDelay } from '../../src/queue/lane.js'
+import { QUEUE, queuePolicies } from '../../src/queue/queues.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 
 // A job's record (jobs) follows the queue through every change, and the API reads only it.
@@ -70,16 +71,16 @@ describe("a job's record and the jobs endpoints", () => {
     }
 
     // Completed as the crawl workers complete, in one statement with the record.
-    const completions = new BatchedCompletions<never>(t.service.store.db, () => sql`SELECT 1`)
-    await completions.complete(completedId, { outcome: 'unchanged' })
+    const completions = new BatchedCompletions<never>(t.service.store.db, t.service.queue.workerId, () => sql`SELECT 1`)
+    assert.equal(await completions.complete(taken.find(j => j.id === quick)!, { outcome: 'unchanged' }), true)
     const done = await job(completedId)
     assert.equal(done.state, 'completed')
     assert.equal(done.progress, 100)
     assert.deepEqual(done.returnValue, { outcome: 'unchanged' })
     assert.ok(done.finishedAt)
 
-    // Its worker lost without a word (a process killed on PostgreSQL): once the attempt has
-    // outlived its expiry, the scheduler's sweep fails it, to be retried after its backoff.
+    // Its worker silent (frozen, cut off): once the attempt has outlived its lease, the
+    // sweep ends it, to be retried after its backoff.
     assert.equal(await t.service.queue.sweep(), 0, 'a running attempt within its expiry is left alone')
     await sql`UPDATE jobs SET processed_at = now() - interval '1 hour' WHERE id = ${failedId}`.execute(t.service.store.db)
     assert.equal(await t.service.queue.sweep(), 1)
@@ -143,8 +144,8 @@ describe("a job's record and the jobs endpoints", () => {
   })
 })
 
-// A discovery runs on pg-boss, through its public API: its record follows it in the same transactions.
-describe('the record of a job pg-boss runs', () => {
+// A discovery is a job of its lane like any other: its record is its row.
+describe("a discovery's attempts, fenced on the worker that holds them", () => {
   let t: TestService
   before(async () => {
     t = await startTestService({ ROLE: 'api' })
@@ -153,7 +154,7 @@ describe('the record of a job pg-boss runs', () => {
     await t.stop()
   })
 
-  it('follows a discovery through its attempts, a failure pg-boss made alone, and a permanent one', async () => {
+  it('follows a discovery through a retry, a stale worker, the sweep, a permanent failure and a completion', async () => {
     const { db } = t.service.store
     const { queue } = t.service
     const orgId = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
@@ -163,42 +164,57 @@ describe('the record of a job pg-boss runs', () => {
       return (await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId, domainId: domain.id }))).id
     }
     const job = async (id: string) => (await t.api.get(`/api/jobs/${id}`)).body.data
-    const held = async () => (await db.selectFrom('held_jobs').select('id').execute()).map(h => h.id).sort()
-    const lane = new BossLane(queue.boss, db, QUEUE.discover, { records: true, holds: true })
+    const retry = retryDelay(queuePolicies(t.service.config))
+    const lane = new Lane<{ orgId: string, domainId: string }>(db, QUEUE.discover, queue.workerId, retry)
+    const stranger = new Lane<{ orgId: string, domainId: string }>(db, QUEUE.discover, randomUUID(), retry)
 
     const first = await discover('d1.test')
     assert.equal((await job(first)).state, 'waiting')
     const [taken] = await lane.fetch(1)
-    assert.equal(taken.id, first)
+    assert.deepEqual([taken!.id, taken!.data.orgId], [first, orgId])
     assert.deepEqual([(await job(first)).state, (await job(first)).attemptsMade], ['active', 1])
-    assert.deepEqual(await held(), [first], 'held while it runs')
 
-    await lane.fail([first], 'HTTP 503')
+    // Another worker settles nothing of an attempt it does not hold.
+    assert.equal(await stranger.complete(taken!, { pagesDiscovered: 1 }), false)
+    assert.deepEqual(await stranger.fail(taken!, 'not mine'), { settled: false, failed: false })
+    assert.equal(await stranger.stepAside!(taken!, new Date()), false)
+    assert.equal((await job(first)).state, 'active')
+
+    assert.deepEqual(await lane.fail(taken!, 'HTTP 503'), { settled: true, failed: false })
     const retried = await job(first)
     assert.deepEqual([retried.state, retried.failedReason], ['delayed', 'HTTP 503'])
-    assert.deepEqual(await held(), [])
 
-    // Failed behind the worker's back, as pg-boss's maintenance fails an expired attempt:
-    // the scheduler's sweep reads the record again once the attempt is past its expiry.
+    // Its worker silent past the lease: the sweep hands the attempt back, and what that
+    // worker says afterwards changes nothing.
     const second = await discover('d2.test')
-    await lane.fetch(1)
-    await queue.boss.fail(QUEUE.discover, second, { message: 'the attempt expired' })
-    assert.equal(await queue.sweep(), 0, 'not yet past its expiry')
+    const [held] = await lane.fetch(1)
+    assert.equal(await queue.sweep(), 0, 'not yet past its lease')
     await sql`UPDATE jobs SET processed_at = now() - interval '1 hour' WHERE id = ${second}`.execute(db)
     assert.equal(await queue.sweep(), 1)
-    assert.deepEqual([(await job(second)).state, (await job(second)).failedReason], ['delayed', 'the attempt expired'])
+    const expired = await job(second)
+    assert.equal(expired.state, 'delayed')
+    assert.match(expired.failedReason, /expired/)
+    assert.equal(await lane.complete(held!, { pagesDiscovered: 3 }), false, 'the stale worker completes nothing')
+    assert.equal((await job(second)).state, 'delayed')
 
     // A failure no retry can mend ends the job at once; a completion keeps its output.
     const third = await discover('d3.test')
     const fourth = await discover('d4.test')
     const both = await lane.fetch(2)
     assert.deepEqual(both.map(j => j.id).sort(), [third, fourth].sort())
-    await lane.fail([third], 'the domain does not exist', true)
-    await lane.complete(both.find(j => j.id === fourth)!, { pagesDiscovered: 7 })
+    assert.deepEqual(await lane.fail(both.find(j => j.id === third)!, 'the domain does not exist', true),
+      { settled: true, failed: true })
+    assert.equal(await lane.complete(both.find(j => j.id === fourth)!, { pagesDiscovered: 7 }), true)
     const failed = await job(third)
     assert.deepEqual([failed.state, failed.failedReason, failed.attemptsMade], ['failed', 'the domain does not exist', 1])
     const done = await job(fourth)
     assert.deepEqual([done.state, done.returnValue], ['completed', { pagesDiscovered: 7 }])
-    assert.deepEqual(await held(), [])
+
+    // A shutdown hands a running attempt back unspent: it waits to run again at once.
+    const fifth = await discover('d5.test')
+    const [running] = await lane.fetch(1)
+    await lane.handBack([running!], 'the worker shut down while the job was running')
+    const back = await job(fifth)
+    assert.deepEqual([back.state, back.attemptsMade], ['waiting', 0])
   })
 })

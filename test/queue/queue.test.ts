@@ -58,8 +58,8 @@ describe('fetching crawl jobs from a long queue', () => {
     const lookahead = (plan: string) => plan.slice(plan.indexOf('CTE due'), plan.indexOf('CTE paced'))
     const plan = await eventually(async () => {
       const p = await fetchPlan()
-      return lookahead(p).includes('jobs_crawl_order') ? p : undefined
-    }, 10_000, 'the fetch to walk jobs_crawl_order')
+      return lookahead(p).includes('jobs_due') ? p : undefined
+    }, 10_000, 'the fetch to walk jobs_due')
     // Only the lookahead's 256 rows are sorted later, by host.
     assert.doesNotMatch(lookahead(plan), /Sort/, plan)
 

@@ -381,7 +381,8 @@ describe('forty clicks of "Run discovery again"', () => {
     // Deleted: its discovery stops within seconds (not after its twenty slow fetches), saying why.
     assert.equal((await t.api.request('DELETE', `/api/domains/${domainId}`)).status, 200)
     await queuesIdle(t.url, ['discover.pages'], 30_000)
-    const ended = await t.service.queue.boss.getJobById('discover.pages', discoveries[0].id)
-    assert.equal((ended?.output as any)?.skipped, 'domain no longer exists')
+    const ended = await db.selectFrom('jobs').select('return_value').where('id', '=', discoveries[0].id)
+      .executeTakeFirstOrThrow()
+    assert.equal((ended.return_value as any)?.skipped, 'domain no longer exists')
   })
 })

@@ -4,8 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { acmeHostMap, startAcmeSite } from '../helpers/fixtures.js'
 import { createDatabase, drainJobs, eventually, onPostgres, onRedis, startTestService, type TestService, waitForJob } from '../helpers/service.js'
 import pg from 'pg'
-import { CrawlLane } from '../../src/queue/crawl-lane.js'
-import { QUEUE } from '../../src/queue/queues.js'
+import { Lane, retryDelay } from '../../src/queue/lane.js'
+import { QUEUE, queuePolicies, type CrawlJobData } from '../../src/queue/queues.js'
 import type { TestSite } from '../helpers/site.js'
 import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy.js'
 
@@ -153,8 +153,8 @@ describe('a crawl fetch whose answer is lost', { skip: !onPostgres && 'needs Pos
       .returning(['id', 'url']).execute()
     await t.service.queue.transaction(db, tx => t.service.queue.enqueueCrawls(
       tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
-    const lane = new CrawlLane(db, QUEUE.crawl, { crawlPerHostConcurrency: 4, crawlPerHostDelayMs: 0 },
-      { retryDelaySeconds: 1, expireSeconds: 300 })
+    const lane = new Lane<CrawlJobData>(db, QUEUE.crawl, t.service.queue.workerId,
+      retryDelay(queuePolicies(t.service.config)), { crawlPerHostConcurrency: 4, crawlPerHostDelayMs: 0 })
     const running = async () => (await direct.query<{ id: string }>(
       "SELECT id FROM jobs WHERE state = 'active' ORDER BY id")).rows.map(r => r.id)
 

@@ -45,7 +45,8 @@ describe('an existing deployment, upgraded', () => {
       (${jobs.failed}, 'discover.pages', 'failed', now(), 2, 2, now(), now(), '{"message": "HTTP 503"}'),
       (${jobs.waiting}, 'discover.pages', 'created', now(), 0, 2, NULL, NULL, NULL)`.execute(db)
 
-    await migrate(db)
+    // Up to the last migration that read pg-boss's tables as this one had them (0024 moves its jobs: below).
+    await migrate(db, '0023_bounded_discovery')
     type Row = { id: string, state: string, attempts_made: number, failed_reason: string | null, return_value: unknown }
     const rows = (await sql<Row>`SELECT id, state, attempts_made, failed_reason, return_value FROM jobs ORDER BY id`
       .execute(db)).rows
@@ -79,7 +80,7 @@ describe('an existing deployment, upgraded', () => {
     await sql`INSERT INTO pgboss.job VALUES (${crawls.plain}, 'crawl.page'), (${crawls.rendered}, 'crawl.render'),
       (${crawls.done}, 'crawl.page')`.execute(db)
 
-    await migrate(db)
+    await migrate(db, '0023_bounded_discovery')
     const rows = (await sql<{ lane: string | null }>`SELECT lane FROM jobs ORDER BY id`.execute(db)).rows
     assert.deepEqual(rows.map(r => r.lane), ['crawl.page', 'crawl.render', null])
   })
@@ -109,5 +110,69 @@ describe('an existing deployment, upgraded', () => {
     assert.deepEqual(mail.match, { minSeverity: 'medium', pageTypes: ['pricing', 'terms'] })
     assert.deepEqual(filtersOfMatch(hooks[0].match as RuleMatch),
       { minSeverity: 'high', changeTypes: ['price_change'], domainIds: null, pageTypes: null, tags: ['eu'] })
+  })
+
+  it("moves pg-boss's unfinished jobs into lanes of the one queue and drops its schema (0024)", async t => {
+    const db = await deployment(t)
+    await migrate(db, '0023_bounded_discovery')
+    // pg-boss 10's job table as far as the migration reads it.
+    await sql`CREATE SCHEMA pgboss`.execute(db)
+    await sql`CREATE TABLE pgboss.job (id uuid PRIMARY KEY, name text, data jsonb, state text,
+      start_after timestamptz, retry_count int, retry_limit int, created_on timestamptz)`.execute(db)
+    const org = (await sql<{ id: string }>`INSERT INTO orgs (name, plan) VALUES ('Acme', 'pro') RETURNING id`
+      .execute(db)).rows[0].id
+    const domain = (await sql<{ id: string }>`INSERT INTO domains (org_id, hostname, status)
+      VALUES (${org}, 'a.test', 'discovering') RETURNING id`.execute(db)).rows[0].id
+    const page = (await sql<{ id: string }>`INSERT INTO pages (org_id, domain_id, url, url_hash)
+      VALUES (${org}, ${domain}, 'https://a.test/', 'a') RETURNING id`.execute(db)).rows[0].id
+    const id = (n: number) => `00000000-0000-4000-8000-0000000001${String(n).padStart(2, '0')}`
+    const [discovery, brief, delivery, sentMail, crawl, twin] = [1, 2, 3, 4, 5, 6].map(id)
+    // A tenant's discovery waiting, a brief running (its worker gone with the upgrade).
+    await sql`INSERT INTO jobs (id, org_id, domain_id, name, state, attempts_made)
+      VALUES (${discovery}, ${org}, ${domain}, 'discover.pages', 'waiting', 0),
+        (${brief}, ${org}, ${domain}, 'research.domain', 'active', 1)`.execute(db)
+    await sql`INSERT INTO pgboss.job VALUES
+      (${discovery}, 'discover.pages', ${JSON.stringify({ orgId: org, domainId: domain })}, 'retry', now(), 1, 2, now()),
+      (${brief}, 'research.domain', ${JSON.stringify({ orgId: org, domainId: domain, briefId: 'b' })}, 'active',
+        now() - interval '1 hour', 0, 2, now()),
+      (${delivery}, 'webhook.deliver', '{"deliveryId": "d"}', 'created', now() + interval '1 minute', 0, 5, now()),
+      (${sentMail}, 'mail.deliver', '{"emailId": "e"}', 'completed', now(), 0, 5, now())`.execute(db)
+    // Two unfinished crawls of one page, and one running under a fetch's mark.
+    await sql`INSERT INTO jobs (id, org_id, domain_id, page_id, name, lane, url, state, taken_by, created_at)
+      VALUES (${crawl}, ${org}, ${domain}, ${page}, 'crawl.page', 'crawl.page', 'https://a.test/', 'active',
+        gen_random_uuid(), now() - interval '1 minute'),
+        (${twin}, ${org}, ${domain}, ${page}, 'crawl.page', 'crawl.page', 'https://a.test/', 'waiting', NULL, now())`
+      .execute(db)
+
+    await migrate(db)
+    type Row = {
+      id: string
+      name: string
+      lane: string
+      state: string
+      attempts_made: number
+      max_attempts: number
+      data: unknown
+      owner: string | null
+      org_id: string | null
+    }
+    const rows = new Map((await sql<Row>`SELECT id, name, lane, state, attempts_made, max_attempts, data, owner, org_id
+      FROM jobs`.execute(db)).rows.map(r => [r.id, r]))
+    const shape = (r: Row | undefined) => r && [r.name, r.lane, r.state, r.attempts_made, r.max_attempts]
+    assert.deepEqual(shape(rows.get(discovery)), ['discover.pages', 'discover.pages', 'waiting', 1, 3])
+    assert.deepEqual(rows.get(discovery)!.data, { orgId: org, domainId: domain })
+    assert.deepEqual(shape(rows.get(brief)), ['research.domain', 'research.domain', 'waiting', 0, 3],
+      'a running job handed back, its attempt unspent')
+    assert.deepEqual(shape(rows.get(delivery)), ['webhook.deliver', 'webhook.deliver', 'waiting', 0, 6])
+    assert.equal(rows.get(delivery)!.org_id, null, 'the service\'s own job: no tenant')
+    assert.equal(rows.get(sentMail), undefined, 'a finished job of pg-boss is not moved')
+    assert.deepEqual([rows.get(crawl)!.state, rows.get(crawl)!.owner], ['active', null],
+      'a running crawl with no worker: the first sweep hands it back')
+    assert.equal(rows.get(twin)!.state, 'completed', 'one unfinished crawl per page')
+    const schema = await sql`SELECT 1 FROM pg_namespace WHERE nspname = 'pgboss'`.execute(db)
+    assert.equal(schema.rows.length, 0)
+    await assert.rejects(sql`INSERT INTO jobs (id, org_id, domain_id, page_id, name, lane, state)
+      VALUES (gen_random_uuid(), ${org}, ${domain}, ${page}, 'crawl.page', 'crawl.page', 'waiting')`.execute(db),
+    /jobs_one_unfinished_crawl/)
   })
 })

@@ -1,0 +1,53 @@
+import { FetchError } from '../crawl/errors.js'
+import type { Db } from '../store/db.js'
+import { markFailedIfNoPageWorks } from '../store/domains.js'
+import { loadCrawlTargets, recordFailure } from '../store/page-checks.js'
+import { recordGoneIfLong } from '../store/page-events.js'
+import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failures.js'
+import { AnalysisTimeout } from './analysis.js'
+import { nextCrawlAt } from './crawl-slots.js'
+import type { PipelineEvents } from './events.js'
+
+interface FailedPage { id: string, org_id: string, domain_id: string, check_frequency_hours: number }
+
+/**
+ * Counts a failed attempt on the page (see recordFailure); when every monitored page of
+ * the domain is in error, so is the domain.
+ */
+export async function recordCrawlFailure (
+  deps: { db: Db, events: PipelineEvents }, page: FailedPage, err: unknown
+): Promise<void> {
+  const failure = err instanceof FetchError
+    ? { message: err.message, permanent: err.permanent, code: failureCode(err.code, err.status) }
+    : err instanceof AnalysisTimeout
+      ? { message: err.message, permanent: true, code: ANALYSIS_TIMEOUT }
+      : { message: `crawl failed: ${(err as Error)?.message ?? String(err)}`, permanent: false, code: CRAWL_FAILED }
+  await recordPageFailure(deps, page, failure)
+}
+
+async function recordPageFailure (
+  deps: { db: Db, events: PipelineEvents }, page: FailedPage,
+  failure: { message: string, permanent: boolean, code: string }
+): Promise<void> {
+  const at = new Date()
+  const gone = await deps.db.transaction().execute(async tx => {
+    await recordFailure(tx, page.id, failure, at, nextCrawlAt(page.id, at, page.check_frequency_hours))
+    await markFailedIfNoPageWorks(tx, page.domain_id, at)
+    // A page that has answered 404 or 410 for a week is told of as removed, once.
+    return await recordGoneIfLong(tx, page.id, at)
+  })
+  if (gone) deps.events.emit('pages.told', { orgId: page.org_id, domainId: page.domain_id })
+}
+
+/**
+ * A crawl that failed for good where no worker saw its last attempt end (the sweep took
+ * its worker to be lost, or its lease ran out): the page enters error with that reason,
+ * as it would have had its worker failed it. (A worker's own failures were counted as they came.)
+ */
+export async function crawlLost (
+  deps: { db: Db, events: PipelineEvents }, pageId: string, reason: string
+): Promise<void> {
+  const [page] = await loadCrawlTargets(deps.db, [pageId])
+  if (!page) return
+  await recordPageFailure(deps, page, { message: `the check was lost: ${reason}`, permanent: true, code: CRAWL_FAILED })
+}

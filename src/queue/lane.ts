@@ -1,0 +1,195 @@
+import { CompiledQuery, sql, type RawBuilder } from 'kysely'
+import type { Db } from '../store/db.js'
+import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
+import type { Job, JobLane } from './puller.js'
+import { CRAWL_QUEUES, type CrawlLaneName, type QueuePolicy } from './queues.js'
+
+// One queue of the `jobs` table: its jobs taken (crawls only when their host is free, see
+// crawl-order.ts; the others in their order) and settled. The lifecycle: waiting (from
+// start_after), active under its worker (`owner`) and attempt number, then completed, or
+// retried with exponential backoff until its attempts run out, then failed. Every settle
+// is fenced on the worker and the attempt that took the job: one by a worker whose attempt
+// was handed back (its heartbeat stopped, its lease ran out) changes nothing, and says so.
+
+export interface TakenRow {
+  id: string
+  name: string
+  lane: string
+  data: unknown
+  org_id: string | null
+  domain_id: string | null
+  page_id: string | null
+  url: string | null
+  attempts_made: number
+  max_attempts: number
+}
+
+/** A taken row as its worker sees it. */
+export const jobOf = <T>(r: TakenRow): Job<T> => ({
+  id: r.id,
+  name: r.lane,
+  // A crawl's data are its record's columns; another job's, what it was sent with.
+  data: (r.page_id !== null && CRAWL_QUEUES.includes(r.lane)
+    ? { orgId: r.org_id, domainId: r.domain_id, pageId: r.page_id, url: r.url }
+    : r.data) as T,
+  retryCount: r.attempts_made - 1,
+  retryLimit: r.max_attempts - 1
+})
+
+const TAKEN = 'j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts'
+
+/** A queue's next due jobs in its order, taken by worker `$3`. */
+const FETCH_JOBS = `
+  UPDATE jobs j SET state = 'active', processed_at = now(), attempts_made = j.attempts_made + 1, failed_reason = NULL,
+    owner = $3
+  FROM (
+    SELECT id FROM jobs WHERE lane = $1 AND state = 'waiting' AND start_after <= now()
+    ORDER BY lane, priority DESC, created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+  ) next
+  WHERE j.id = next.id
+  RETURNING ${TAKEN}`
+
+/** A job's attempt as its worker holds it: the fence of every settle. */
+const held = (job: Job<unknown>, owner: string) =>
+  sql`j.id = ${job.id} AND j.owner = ${owner} AND j.attempts_made = ${job.retryCount + 1} AND j.state = 'active'`
+
+/**
+ * Ends the running attempts `which` selects: each waits for a retry, after the policy's
+ * delay (doubled per attempt made with `backoff`, and up to twice that at random, so that
+ * jobs failed together are not retried together), or fails for good when its attempts
+ * are spent or the failure is `permanent` (then it waits to be given up: gave_up_at).
+ * `spend` false hands the attempt back unspent (a shutdown). `keepOwner`: a job failed for
+ * good stays its worker's, which gives it up (see JobQueue.giveUp); else the sweep does.
+ * Returns the jobs ended, and which of them failed for good.
+ */
+export async function endAttempts (
+  db: Db, which: RawBuilder<unknown>, message: string,
+  retry: (lane: RawBuilder<unknown>) => RawBuilder<unknown>,
+  opts: { permanent?: boolean, spend?: boolean, keepOwner?: boolean } = {}
+): Promise<Array<{ id: string, lane: string, failed: boolean }>> {
+  const spend = opts.spend ?? true
+  const last = sql`(${opts.permanent ?? false}::boolean OR (${spend}::boolean AND j.attempts_made >= j.max_attempts))`
+  const { rows } = await sql<{ id: string, lane: string, failed: boolean }>`
+    UPDATE jobs j SET
+      state = CASE WHEN ${last} THEN 'failed' ELSE 'waiting' END,
+      start_after = CASE WHEN ${last} THEN j.start_after WHEN NOT ${spend}::boolean THEN now()
+        ELSE now() + ${retry(sql`j.lane`)} * (1 + random()) * interval '1 second' END,
+      attempts_made = CASE WHEN ${spend}::boolean THEN j.attempts_made ELSE j.attempts_made - 1 END,
+      finished_at = CASE WHEN ${last} THEN now() END,
+      failed_reason = ${message},
+      owner = CASE WHEN ${last} AND ${opts.keepOwner ?? false}::boolean THEN j.owner END,
+      processed_at = CASE WHEN ${last} THEN j.processed_at END
+    WHERE j.state = 'active' AND ${which}
+    RETURNING j.id, j.lane, j.state = 'failed' AS failed`.execute(db)
+  return rows
+}
+
+/**
+ * A retry's delay in seconds as SQL, for a job of the lane `lane` names (see QueuePolicy):
+ * each lane's first delay, doubled per attempt made when it backs off.
+ */
+export function retryDelay (policies: Readonly<Record<string, QueuePolicy>>) {
+  const lanes = Object.entries(policies)
+  return (lane: RawBuilder<unknown>) => sql`(CASE ${lane} ${sql.join(lanes.map(([name, p]) =>
+    sql`WHEN ${name} THEN ${p.retryDelaySeconds}::float8 * ${p.backoff
+      ? sql`power(2, least(16, greatest(0, j.attempts_made - 1)))`
+      : sql`1`}`), sql` `)} ELSE 1 END)`
+}
+
+export class Lane<T> implements JobLane<T> {
+  /** A fetch failed: it may have taken jobs all the same, its answer lost with the connection. */
+  private answerLost = false
+
+  constructor (
+    private readonly db: Db,
+    readonly name: string,
+    /** The worker that takes and settles this lane's jobs (see workers.ts). */
+    private readonly owner: string,
+    private readonly retry: (lane: RawBuilder<unknown>) => RawBuilder<unknown>,
+    /** A crawl lane's host pace: its jobs are taken only when their host is free. */
+    private readonly pace?: { crawlPerHostConcurrency: number, crawlPerHostDelayMs: number },
+    /** Told once a job moved to another lane has committed there (its workers look at once). */
+    private readonly moved: (to: string) => void = () => {}
+  ) {}
+
+  /**
+   * Takes up to `batchSize` due jobs. After a fetch whose answer was lost (a restart, a
+   * failover), the jobs it took, running for nobody, are found by their owner and run now
+   * rather than left to the sweep; `running`: those this worker runs already.
+   */
+  async fetch (batchSize: number, running: ReadonlySet<string> = new Set()): Promise<Array<Job<T>>> {
+    if (this.answerLost) {
+      const { rows } = await sql<TakenRow>`
+        SELECT ${sql.raw(TAKEN)} FROM jobs j
+        WHERE j.owner = ${this.owner} AND j.lane = ${this.name} AND j.state = 'active'`.execute(this.db)
+      this.answerLost = false
+      const lost = rows.filter(r => !running.has(r.id))
+      if (lost.length > 0) return lost.map(r => jobOf<T>(r))
+    }
+    try {
+      const query = this.pace
+        ? CompiledQuery.raw(FETCH_CRAWLS, [this.name, batchSize, this.pace.crawlPerHostConcurrency,
+          this.pace.crawlPerHostDelayMs, Math.min(this.pace.crawlPerHostDelayMs, 250), this.owner])
+        : CompiledQuery.raw(FETCH_JOBS, [this.name, batchSize, this.owner])
+      const { rows } = await this.db.executeQuery<TakenRow>(query)
+      return rows.map(r => jobOf<T>(r))
+    } catch (err) {
+      this.answerLost = true
+      throw err
+    }
+  }
+
+  async untilDue (): Promise<number | null> {
+    if (this.pace) {
+      const { rows } = await this.db.executeQuery<{ ms: number | null }>(CompiledQuery.raw(CRAWLS_DUE_IN, [this.name]))
+      const ms = rows[0]?.ms ?? null
+      // Due, yet not taken: its host has all its requests in flight. One ends within a few
+      // answers' time; looking again sooner would only load the database.
+      return ms !== null && ms <= 0 ? 100 : ms
+    }
+    const { rows } = await sql<{ ms: number | null }>`
+      SELECT (extract(epoch FROM min(start_after) - now()) * 1000)::float8 AS ms
+      FROM jobs WHERE lane = ${this.name} AND state = 'waiting'`.execute(this.db)
+    return rows[0]?.ms ?? null
+  }
+
+  async complete (job: Job<T>, output: object): Promise<boolean> {
+    const r = await sql`UPDATE jobs j SET state = 'completed', finished_at = now(), owner = NULL,
+      return_value = ${JSON.stringify(output)}::jsonb, failed_reason = NULL WHERE ${held(job, this.owner)}`
+      .execute(this.db)
+    return Number(r.numAffectedRows ?? 0) > 0
+  }
+
+  async fail (
+    job: Job<T>, message: string, permanent = false
+  ): Promise<{ settled: boolean, failed: boolean }> {
+    const ended = await endAttempts(this.db, held(job, this.owner), message, this.retry, { permanent, keepOwner: true })
+    return { settled: ended.length > 0, failed: ended[0]?.failed ?? false }
+  }
+
+  async stepAside (job: Job<T>, until: Date): Promise<boolean> {
+    const r = await sql`UPDATE jobs j SET state = 'waiting', start_after = ${until}, attempts_made = attempts_made - 1,
+      processed_at = NULL, owner = NULL WHERE ${held(job, this.owner)}`.execute(this.db)
+    return Number(r.numAffectedRows ?? 0) > 0
+  }
+
+  async move (job: Job<T>, to: string): Promise<boolean> {
+    const lane = to as CrawlLaneName
+    const r = await sql`UPDATE jobs j SET lane = ${lane}, state = 'waiting', start_after = now(),
+      attempts_made = attempts_made - 1, processed_at = NULL, owner = NULL WHERE ${held(job, this.owner)}`
+      .execute(this.db)
+    const moved = Number(r.numAffectedRows ?? 0) > 0
+    if (moved) this.moved(lane)
+    return moved
+  }
+
+  async handBack (jobs: ReadonlyArray<Job<T>>, message: string): Promise<void> {
+    if (jobs.length === 0) return
+    await endAttempts(this.db, sql`j.owner = ${this.owner} AND j.id = ANY(${jobs.map(j => j.id)}::uuid[])`, message,
+      this.retry, { spend: false })
+  }
+
+  async ping (): Promise<void> {
+    await sql`SELECT 1`.execute(this.db)
+  }
+}
