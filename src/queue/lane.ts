@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import type { Db } from '../store/db.js'
-import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
+import { CRAWLS_DUE_IN, FETCH_CRAWLS, urlHost } from './crawl-order.js'
 import type { Job, JobLane } from './puller.js'
 import { CRAWL_QUEUES, type CrawlLaneName, type QueuePolicy } from './queues.js'
 
@@ -96,6 +96,9 @@ export function retryDelay (policies: Readonly<Record<string, QueuePolicy>>) {
       : sql`1`}`), sql` `)} ELSE 1 END)`
 }
 
+/** A crawl put back for longer than this holds its host's other waiting crawls too (see stepAside). */
+const HOST_HELD_MS = 5000
+
 export class Lane<T> implements JobLane<T> {
   /** A fetch failed: it may have taken jobs all the same, its answer lost with the connection. */
   private answerLost = false
@@ -167,10 +170,22 @@ export class Lane<T> implements JobLane<T> {
     return { settled: ended.length > 0, failed: ended[0]?.failed ?? false }
   }
 
+  /**
+   * Puts the job back until `until`. A crawl's host held that long (a Retry-After, a long
+   * Crawl-delay) holds all its waiting crawls: their start moves there too, so that they
+   * no longer fill the fetch's lookahead, each taken only to be put back, ahead of free hosts.
+   */
   async stepAside (job: Job<T>, until: Date): Promise<boolean> {
     const r = await sql`UPDATE jobs j SET state = 'waiting', start_after = ${until}, attempts_made = attempts_made - 1,
       processed_at = NULL, owner = NULL WHERE ${held(job, this.owner)}`.execute(this.db)
-    return Number(r.numAffectedRows ?? 0) > 0
+    const put = Number(r.numAffectedRows ?? 0) > 0
+    const url = (job.data as { url?: unknown } | null)?.url
+    if (put && this.pace && typeof url === 'string' && until.getTime() - Date.now() > HOST_HELD_MS) {
+      await sql`UPDATE jobs SET start_after = ${until}
+        WHERE lane = ${this.name} AND state = 'waiting' AND start_after < ${until}
+          AND ${sql.raw(urlHost('url'))} = substring(${url}::text from '^[a-z]+://([^/?#]+)')`.execute(this.db)
+    }
+    return put
   }
 
   async move (job: Job<T>, to: string): Promise<boolean> {

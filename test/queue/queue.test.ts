@@ -4,7 +4,8 @@ import { CompiledQuery, sql } from 'kysely'
 import { JOBS_CHANNEL } from '../../src/queue/wake-up.js'
 import { ANALYZE_AFTER_JOBS } from '../../src/queue/queue.js'
 import { FETCH_CRAWLS } from '../../src/queue/crawl-order.js'
-import { QUEUE } from '../../src/queue/queues.js'
+import { Lane, retryDelay } from '../../src/queue/lane.js'
+import { QUEUE, queuePolicies, type CrawlJobData } from '../../src/queue/queues.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
 describe('fetching crawl jobs from a long queue', () => {
@@ -217,5 +218,49 @@ describe('an attempt that outlives its lease', () => {
     assert.equal(failed.failedReason, 'the attempt ran for 2 s, the most its queue allows, and was stopped')
     assert.equal(stopped.length, 1)
     await queue.stopPulling(0)
+  })
+})
+
+describe('a host that asked to be left alone', () => {
+  let t: TestService
+  before(async () => {
+    t = await startTestService({ ROLE: 'api', CRAWL_PER_HOST_DELAY_MS: '0' })
+  })
+  after(async () => {
+    await t.stop()
+  })
+
+  it("moves its waiting crawls' start to when its Retry-After ends, and starves no other host", async () => {
+    const { db } = t.service.store
+    const { queue } = t.service
+    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
+    const queueHost = async (host: string, n: number, rank: number) => {
+      const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: host, status: 'active' })
+        .returning('id').executeTakeFirstOrThrow()
+      const pages = await db.insertInto('pages')
+        .values(Array.from({ length: n }, (_, i) => ({
+          domain_id: domain.id, org_id: org.id, url: `https://${host}/${i}`, url_hash: `${host}${i}`
+        })))
+        .returning(['id', 'url']).execute()
+      await queue.transaction(db, tx => queue.enqueueCrawls(
+        tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
+      // Ranked ahead of everything else, as a big tenant's first crawl may be.
+      await sql`UPDATE jobs SET priority = ${rank} WHERE url LIKE ${`https://${host}/%`}`.execute(db)
+    }
+    await queueHost('held.test', 300, 10)
+    await queueHost('free.test', 1, 0)
+    const [first] = await queue.takeCrawls(QUEUE.crawl, 1)
+    assert.equal(new URL(first!.data.url).host, 'held.test')
+    // Its answer was a 429 with Retry-After: an hour; the crawl steps aside until then.
+    const lane = new Lane<CrawlJobData>(db, QUEUE.crawl, queue.workerId, retryDelay(queuePolicies(t.service.config)),
+      { crawlPerHostConcurrency: 4, crawlPerHostDelayMs: 0 })
+    const until = new Date(Date.now() + 3_600_000)
+    assert.equal(await lane.stepAside(first!, until), true)
+    const { rows } = await sql<{ early: number }>`
+      SELECT count(*) FILTER (WHERE start_after < ${until})::int AS early FROM jobs
+      WHERE url LIKE 'https://held.test/%' AND state = 'waiting'`.execute(db)
+    assert.equal(rows[0]!.early, 0, 'every waiting crawl of the held host starts when it may')
+    const taken = await queue.takeCrawls(QUEUE.crawl, 4)
+    assert.deepEqual(taken.map(j => new URL(j.data.url).host), ['free.test'])
   })
 })
