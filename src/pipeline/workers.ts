@@ -25,7 +25,9 @@ import { runSchedulerTick } from './scheduler-tick.js'
 
 // An analysis that outlived its deadline would outlive it again: no retry is spent on it.
 const isPermanent = (err: unknown) => (err instanceof FetchError && err.permanent) || err instanceof AnalysisTimeout
-const deferredUntil = (err: unknown) => err instanceof HostBusy ? err.until : undefined
+// A host not free yet; a page another attempt recorded meanwhile: read again at once, against that.
+const deferredUntil = (err: unknown) =>
+  err instanceof HostBusy ? err.until : err instanceof SnapshotSuperseded ? new Date() : undefined
 
 export interface PipelineDeps {
   db: Db

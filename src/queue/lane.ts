@@ -58,14 +58,14 @@ const held = (job: Job<unknown>, owner: string) =>
  * delay (doubled per attempt made with `backoff`, and up to twice that at random, so that
  * jobs failed together are not retried together), or fails for good when its attempts
  * are spent or the failure is `permanent` (then it waits to be given up: gave_up_at).
- * `spend` false hands the attempt back unspent (a shutdown). `keepOwner`: a job failed for
- * good stays its worker's, which gives it up (see JobQueue.giveUp); else the sweep does.
+ * `spend` false hands the attempt back unspent (a shutdown). `gaveUp`: its worker gave a job
+ * that fails for good up already (see JobPuller.settle); else the sweep's give-up pass does.
  * Returns the jobs ended, and which of them failed for good.
  */
 export async function endAttempts (
   db: Db, which: RawBuilder<unknown>, message: string,
   retry: (lane: RawBuilder<unknown>) => RawBuilder<unknown>,
-  opts: { permanent?: boolean, spend?: boolean, keepOwner?: boolean } = {}
+  opts: { permanent?: boolean, spend?: boolean, gaveUp?: boolean } = {}
 ): Promise<Array<{ id: string, lane: string, failed: boolean }>> {
   const spend = opts.spend ?? true
   const last = sql`(${opts.permanent ?? false}::boolean OR (${spend}::boolean AND j.attempts_made >= j.max_attempts))`
@@ -77,7 +77,8 @@ export async function endAttempts (
       attempts_made = CASE WHEN ${spend}::boolean THEN j.attempts_made ELSE j.attempts_made - 1 END,
       finished_at = CASE WHEN ${last} THEN now() END,
       failed_reason = ${message},
-      owner = CASE WHEN ${last} AND ${opts.keepOwner ?? false}::boolean THEN j.owner END,
+      owner = NULL,
+      gave_up_at = CASE WHEN ${last} AND ${opts.gaveUp ?? false}::boolean THEN now() END,
       processed_at = CASE WHEN ${last} THEN j.processed_at END
     WHERE j.state = 'active' AND ${which}
     RETURNING j.id, j.lane, j.state = 'failed' AS failed`.execute(db)
@@ -163,10 +164,15 @@ export class Lane<T> implements JobLane<T> {
     return Number(r.numAffectedRows ?? 0) > 0
   }
 
+  async holds (job: Job<T>): Promise<boolean> {
+    const { rows } = await sql`SELECT 1 FROM jobs j WHERE ${held(job, this.owner)}`.execute(this.db)
+    return rows.length > 0
+  }
+
   async fail (
-    job: Job<T>, message: string, permanent = false
+    job: Job<T>, message: string, permanent = false, gaveUp = false
   ): Promise<{ settled: boolean, failed: boolean }> {
-    const ended = await endAttempts(this.db, held(job, this.owner), message, this.retry, { permanent, keepOwner: true })
+    const ended = await endAttempts(this.db, held(job, this.owner), message, this.retry, { permanent, gaveUp })
     return { settled: ended.length > 0, failed: ended[0]?.failed ?? false }
   }
 

@@ -28,8 +28,15 @@ export interface JobLane<T> {
   /** Milliseconds until a waiting job may be taken (null: none waiting, or not known). */
   untilDue: () => Promise<number | null>
   complete: (job: Job<T>, output: object) => Promise<boolean>
-  /** Ends the attempt: retried with backoff while it has attempts left, unless `permanent`; `failed`: for good. */
-  fail: (job: Job<T>, message: string, permanent?: boolean) => Promise<{ settled: boolean, failed: boolean }>
+  /** Whether this worker still holds the job's attempt. */
+  holds: (job: Job<T>) => Promise<boolean>
+  /**
+   * Ends the attempt: retried with backoff while it has attempts left, unless `permanent`;
+   * `failed`: for good. `gaveUp`: the worker gave the job up already (its last attempt).
+   */
+  fail: (
+    job: Job<T>, message: string, permanent?: boolean, gaveUp?: boolean
+  ) => Promise<{ settled: boolean, failed: boolean }>
   /** Puts a running job back until `until`, without spending one of its attempts. */
   stepAside?: (job: Job<T>, until: Date) => Promise<boolean>
   /** Moves a running job to queue `to`, its attempts untouched. */
@@ -126,7 +133,7 @@ export class JobPuller<T, O extends object = object> {
     private readonly onSettled: (settled: JobSettled) => void = () => {},
     /** How long an attempt may run before the sweep takes it to be lost (its expiry); none: no limit. */
     private readonly leaseMs?: number,
-    /** Gives up a job that failed for good (once, see JobQueue.giveUp): runs the handler's onGiveUp. */
+    /** Gives up a job whose last attempt is failing (see JobQueue.giveUp): runs the handler's onGiveUp. */
     private readonly giveUp: (job: Job<T>, reason: string, err: unknown) => Promise<void> = async () => {}
   ) {}
 
@@ -184,18 +191,23 @@ export class JobPuller<T, O extends object = object> {
       }
       const message = (err as Error)?.message ?? String(err)
       const permanent = handler.isPermanent?.(err) ?? false
-      const ended = await this.whileDatabaseAway(async () => await this.lane.fail(job, message, permanent))
+      // The last attempt is given up before it is failed: whoever sees the job failed sees
+      // what giving up did (the domain's error, the page's). Should this process die in
+      // between, the job is still running for nobody: the sweep fails it and gives it up.
+      const last = permanent || job.retryCount >= job.retryLimit
+      if (last) {
+        if (!await this.whileDatabaseAway(async () => await this.lane.holds(job))) return this.stale(job, settled)
+        await this.giveUp(job, message, err).catch(e => {
+          this.log.error({ err: e, jobId: job.id }, 'after-failure step failed')
+        })
+      }
+      const ended = await this.whileDatabaseAway(async () => await this.lane.fail(job, message, permanent, last))
       if (!ended.settled) return this.stale(job, settled)
       this.log.warn(
         { jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last: ended.failed },
         `job attempt failed: ${message}`
       )
       settled(ended.failed ? 'failed' : 'retried')
-      if (ended.failed) {
-        await this.giveUp(job, message, err).catch(e => {
-          this.log.error({ err: e, jobId: job.id }, 'after-failure step failed')
-        })
-      }
     }
   }
 

@@ -221,8 +221,8 @@ export class JobQueue {
 
   /**
    * Runs give-up for every job of this process's queues that failed for good and that no
-   * worker gave up yet: those failed by the sweep (their worker lost, their lease run out),
-   * and those whose worker failed them and then died. Each is claimed once.
+   * worker gave up: those failed by the sweep (their worker lost, their lease run out).
+   * Each is claimed once.
    */
   private async giveUpFailed (): Promise<void> {
     const lanes = [...this.handlers.keys()]
@@ -243,7 +243,6 @@ export class JobQueue {
       }>`
         UPDATE jobs j SET gave_up_at = now() FROM (
           SELECT id FROM jobs WHERE state = 'failed' AND gave_up_at IS NULL AND lane = ANY(${lanes}::text[])
-            AND (owner IS NULL OR NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = jobs.owner))
           ORDER BY id LIMIT 32 FOR UPDATE SKIP LOCKED
         ) next WHERE j.id = next.id
         RETURNING j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made,
@@ -254,13 +253,6 @@ export class JobQueue {
       }
       if (rows.length < 32) return
     }
-  }
-
-  /** A job this worker failed for good: given up by it, unless the sweep did already. */
-  private async giveUp (job: Job<unknown>, reason: string, err: unknown): Promise<void> {
-    const claimed = await sql`UPDATE jobs SET gave_up_at = now() WHERE id = ${job.id} AND state = 'failed'
-      AND gave_up_at IS NULL AND owner = ${this.workerId}`.execute(this.db)
-    if (Number(claimed.numAffectedRows ?? 0) > 0) await this.runGiveUp(job, reason, err)
   }
 
   private async runGiveUp (job: Job<unknown>, reason: string, err: unknown): Promise<void> {
@@ -381,7 +373,7 @@ export class JobQueue {
       this.log,
       settled => this.events.emit('job.settled', settled),
       this.policies[name].expireSeconds * 1000,
-      async (job, reason, err) => { await this.giveUp(job as Job<unknown>, reason, err) }
+      async (job, reason, err) => { await this.runGiveUp(job as Job<unknown>, reason, err) }
     )
     puller.start()
     this.pullers.push(puller)

@@ -96,7 +96,7 @@ describe('the one queue: the sweep, give-up whatever ended a job, and the cron',
     assert.equal(failed.filter(f => f.jobId === jobId).length, 1)
   })
 
-  it('gives up a job its worker failed for good and then died before it could', async () => {
+  it('gives up a job failed for good that nobody gave up (a crash at the wrong moment, an older version)', async () => {
     const domain = await newDomain('died-after.test', 'discovering')
     const jobId = randomUUID()
     await t.service.store.db.insertInto('jobs').values({
