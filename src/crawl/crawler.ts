@@ -8,7 +8,7 @@ import { createFetcher, type Fetcher, type FetchRequest } from './fetch.js'
 import { HostBusy, HostLimiter, type HostPacer } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
 import { isBotWall, stillChallenged } from './render-decision.js'
-import { RobotsCache } from './robots.js'
+import { RobotsCache, type RobotsFiles } from './robots.js'
 
 export interface FetchedPage {
   url: string
@@ -75,7 +75,9 @@ export class Crawler {
       | 'browserRestartAfter'
     >,
     /** Per-host politeness: the fleet's (in the database) in the service, one process's otherwise. */
-    pacer?: HostPacer
+    pacer?: HostPacer,
+    /** The fleet's robots.txt files (in the database), so that a host's is fetched once for every worker. */
+    robotsFiles?: RobotsFiles
   ) {
     this.fetcher = createFetcher({
       hostMap: config.crawlHostMap,
@@ -84,7 +86,8 @@ export class Crawler {
       maxBytes: config.crawlMaxBytes
     })
     this.pacer = pacer ?? new HostLimiter(config.crawlPerHostConcurrency, config.crawlPerHostDelayMs)
-    this.robots = new RobotsCache(this.fetcher, async (url, fetch) => await this.polite(url, 'wait', fetch))
+    const polite = async <T>(url: string, fetch: () => Promise<T>) => await this.polite(url, 'wait', fetch)
+    this.robots = new RobotsCache(this.fetcher, polite, robotsFiles)
     this.renderer = new BrowserRenderer({
       fetcher: this.fetcher,
       concurrency: config.browserConcurrency,

@@ -15,7 +15,20 @@ const ERROR_TTL_MS = 5 * 60 * 1000
 const MAX_ROBOTS_BYTES = 512 * 1024
 const MAX_ENTRIES = 5_000
 
-/** robots.txt per origin, cached an hour. A missing or unreadable file allows everything. */
+/**
+ * Where the fleet keeps the robots.txt files its processes read (see services/host-pacer.ts):
+ * a host's file is fetched once for every worker, not once per worker.
+ */
+export interface RobotsFiles {
+  /** The text kept for `origin` and until when it holds (epoch ms), if any. */
+  read: (origin: string) => Promise<{ body: string, expiresAt: number } | undefined>
+  write: (origin: string, body: string, expiresAt: number) => Promise<void>
+}
+
+/**
+ * robots.txt per origin, cached an hour (here, and in the fleet's `files` when given). A
+ * missing or unreadable file allows everything.
+ */
 export class RobotsCache {
   private readonly cache = new Map<string, { robots: Robots, expires: number }>()
   private readonly inflight = new Map<string, Promise<Robots>>()
@@ -24,7 +37,8 @@ export class RobotsCache {
     private readonly fetcher: Fetcher,
     /** Sends the request for robots.txt in the host's turn. */
     private readonly polite: <T>(url: string, request: () => Promise<T>) => Promise<T> =
-    async (_url, request) => await request()
+    async (_url, request) => await request(),
+    private readonly files?: RobotsFiles
   ) {}
 
   /** The host's Crawl-delay for us, when its robots.txt is known (at most a minute); 0 otherwise. */
@@ -51,20 +65,28 @@ export class RobotsCache {
 
   private async load (origin: string): Promise<Robots> {
     const url = `${origin}/robots.txt`
-    let robots: Robots
+    // The fleet's copy, when one is kept and still holds; it cannot be read: this process fetches its own.
+    const kept = await this.files?.read(origin).catch(() => undefined)
+    if (kept && kept.expiresAt > Date.now()) return this.remember(origin, robotsParser(url, kept.body), kept.expiresAt)
+    let body = ''
     let ttl = TTL_MS
     try {
       const res = await this.polite(url, async () =>
         await this.fetcher.fetch(url, { accept: 'text/plain,*/*;q=0.5', maxBytes: MAX_ROBOTS_BYTES }))
-      robots = robotsParser(url, res.status >= 200 && res.status < 300 ? res.body.toString('utf8') : '')
+      body = res.status >= 200 && res.status < 300 ? res.body.toString('utf8') : ''
       if (res.status >= 500) ttl = ERROR_TTL_MS
     } catch (err) {
       if (err instanceof FetchError && err.code === 'BLOCKED_ADDRESS') throw err
-      robots = robotsParser(url, '')
       ttl = ERROR_TTL_MS
     }
+    const expires = Date.now() + ttl
+    await this.files?.write(origin, body, expires).catch(() => {})
+    return this.remember(origin, robotsParser(url, body), expires)
+  }
+
+  private remember (origin: string, robots: Robots, expires: number): Robots {
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!)
-    this.cache.set(origin, { robots, expires: Date.now() + ttl })
+    this.cache.set(origin, { robots, expires })
     return robots
   }
 }

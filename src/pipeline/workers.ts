@@ -13,6 +13,7 @@ import type { Db } from '../store/db.js'
 import { claimFailureAlert, recordChecksStatement, type PageCheck } from '../store/page-checks.js'
 import { SnapshotSuperseded } from '../store/changes.js'
 import { deleteExpired } from '../store/retention.js'
+import { forgetOldRobotsFiles } from '../store/robots-files.js'
 import { sweepExpiredAccess } from '../services/accounts.js'
 import { AnalysisTimeout, type PageAnalysis } from './analysis.js'
 import { crawlLost } from './crawl-failure.js'
@@ -130,6 +131,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
       ...await sweepExpiredAccess(deps.db, now, config.sessionIdleMinutes * 60_000)
     }
     await forgetOldJobRecords(deps.db)
+    await forgetOldRobotsFiles(deps.db, now)
     await deps.vacuum()
     deps.log.info(r, 'retention sweep')
     return r

@@ -1,7 +1,9 @@
 import type { Config } from '../config.js'
 import { turnSlackMs, type HostPacer } from '../crawl/polite.js'
+import type { RobotsFiles } from '../crawl/robots.js'
 import type { Db } from '../store/db.js'
 import { endTurn, holdHost, hostHeldUntil, takeTurn, type PaceRules } from '../store/host-pace.js'
+import { readRobotsFile, writeRobotsFile } from '../store/robots-files.js'
 
 /**
  * The fleet's politeness (see store/host-pace.ts): every process that crawls takes its
@@ -31,5 +33,13 @@ export function fleetPacer (db: Db, config: Pick<Config,
       }
     },
     backoff: async (host, ms) => { await holdHost(db, host, ms) }
+  }
+}
+
+/** The fleet's robots.txt files: a host's is fetched once for every process that crawls it, not once per process. */
+export function fleetRobotsFiles (db: Db): RobotsFiles {
+  return {
+    read: async origin => await readRobotsFile(db, origin),
+    write: async (origin, body, expiresAt) => { await writeRobotsFile(db, origin, body, expiresAt) }
   }
 }

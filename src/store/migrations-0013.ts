@@ -388,6 +388,12 @@ export const LATER_MIGRATIONS: Record<string, string[]> = {
     "CREATE INDEX jobs_to_give_up ON jobs (lane) WHERE state = 'failed' AND gave_up_at IS NULL",
     // A host's pace and its requests in flight survive a crash: a Retry-After is not forgotten.
     'ALTER TABLE host_pace SET LOGGED',
-    'ALTER TABLE host_leases SET LOGGED'
+    'ALTER TABLE host_leases SET LOGGED',
+    // robots.txt as the fleet read it, by origin: fetched once for every worker (see crawl/robots.ts).
+    `CREATE TABLE robots_files (
+      origin text PRIMARY KEY,
+      body text NOT NULL,
+      expires_at timestamptz NOT NULL
+    )`
   ]
 }

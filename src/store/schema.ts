@@ -346,6 +346,13 @@ export interface WorkersTable {
   heartbeat_at: CreatedAt
 }
 
+/** robots.txt files as the fleet read them (see crawl/robots.ts). */
+export interface RobotsFilesTable {
+  origin: string
+  body: string
+  expires_at: Date
+}
+
 /** Jobs by organisation, name and state, kept by the jobs table's triggers. */
 export interface JobCountsTable {
   org_id: string
@@ -447,6 +454,7 @@ export interface Database {
   alert_rules: AlertRulesTable
   jobs: JobsTable
   workers: WorkersTable
+  robots_files: RobotsFilesTable
   job_counts: JobCountsTable
   research_briefs: ResearchBriefsTable
   webhook_endpoints: WebhookEndpointsTable
