@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import { UUID, type JobName, type JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import { after, pageOf, type Cursor } from '../store/lists.js'
-import type { JobsTable } from '../store/schema.js'
+import type { JobsTable } from '../store/schema-jobs.js'
 import { urlHost } from './crawl-order.js'
 
 // The jobs a client sees (GET /api/jobs): a tenant's crawls, discoveries and briefs, each
