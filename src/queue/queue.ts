@@ -3,8 +3,9 @@
 // Workers take jobs by lane (lane.ts: crawls by free host, in the order of
 // crawl-order.ts), hold each attempt under their id and settle it fenced on that; a
 // heartbeat says they are alive, and one sweep hands back what no worker will finish
-// (liveness.ts); a job that fails for good is given up once, whatever ended it; the cron
-// sends one job per slot (cron.ts). Modelled on Solid Queue and River.
+// (liveness.ts); a job that fails for good is given up, whatever ended it (by its worker
+// before it marks it failed, else by the sweep); the cron sends one job per slot (cron.ts).
+// Modelled on Solid Queue and River.
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { sql, type Insertable } from 'kysely'
@@ -55,8 +56,8 @@ export class JobQueue {
   private readonly retry
   private readonly cron = new CronSlots()
   private readonly timers: NodeJS.Timeout[] = []
-  /** The heartbeat's and the cron's turn in progress: stop() waits for it. */
-  private maintaining: Promise<unknown> | undefined
+  /** The heartbeat's and the cron's turns in progress: stop() waits for them. */
+  private readonly turns = new Set<Promise<void>>()
   private stopped = false
   /** This process as a worker: the owner of every attempt it takes (none in a process that runs no jobs). */
   private readonly worker: Worker | undefined
@@ -184,15 +185,18 @@ export class JobQueue {
 
   /** Runs `step` every `ms`, one turn at a time, until the queue stops. */
   private every (ms: number, step: () => Promise<unknown>): void {
+    let turn: Promise<void> | undefined
     const timer = setInterval(() => {
-      if (this.maintaining || this.stopped) return
-      this.maintaining = step()
-        .catch(err => {
+      if (turn || this.stopped) return
+      turn = step()
+        .then(() => {}, err => {
           this.log.warn({ err: (err as Error).message }, 'job queue maintenance failed; it runs again at its next turn')
         })
         .finally(() => {
-          this.maintaining = undefined
+          this.turns.delete(turn!)
+          turn = undefined
         })
+      this.turns.add(turn)
     }, ms)
     timer.unref()
     this.timers.push(timer)
@@ -441,7 +445,7 @@ export class JobQueue {
   async stop (): Promise<void> {
     this.stopped = true
     for (const timer of this.timers) clearInterval(timer)
-    await this.maintaining
+    await Promise.all(this.turns)
     await this.listener?.stop()
     await this.analyzing
     // Its jobs were handed back (stopPulling): none is left to the sweep of another.
