@@ -61,11 +61,10 @@ describe('the one queue: the sweep, give-up whatever ended a job, and the cron',
       return j.state === 'failed' ? j : undefined
     }, 30_000, 'the sweep to hand the attempt back')
     assert.match(job.failedReason, /stopped answering/)
-    const ended = await eventually(async () => {
-      const d = await t.service.store.db.selectFrom('domains').select(['status', 'discovery_error'])
-        .where('id', '=', domain.id).executeTakeFirstOrThrow()
-      return d.status !== 'discovering' ? d : undefined
-    }, 10_000, 'the discovery to be given up')
+    // job.failed is sent once giving up is done.
+    await eventually(async () => failed.some(f => f.jobId === jobId), 10_000, 'the discovery to be given up')
+    const ended = await t.service.store.db.selectFrom('domains').select(['status', 'discovery_error'])
+      .where('id', '=', domain.id).executeTakeFirstOrThrow()
     assert.deepEqual(ended, { status: 'error', discovery_error: job.failedReason })
     const told = failed.filter(f => f.jobId === jobId)
     assert.deepEqual(told.map(f => [f.name, f.domainId]), [[QUEUE.discover, domain.id]])
@@ -81,11 +80,11 @@ describe('the one queue: the sweep, give-up whatever ended a job, and the cron',
       name: QUEUE.crawl, domainId: domain.id, pageId: page.id, url: 'https://expired.test/a', owner: t.service.queue.workerId
     })
     await sql`UPDATE jobs SET processed_at = now() - interval '2 hours' WHERE id = ${jobId}`.execute(t.service.store.db)
-    const p = await eventually(async () => {
-      const row = await t.service.store.db.selectFrom('pages').select(['status', 'last_error', 'failure_alerted_at'])
-        .where('id', '=', page.id).executeTakeFirstOrThrow()
-      return row.status === 'error' ? row : undefined
-    }, 30_000, 'the page to enter error')
+    // job.failed is sent once giving up is done.
+    await eventually(async () => failed.some(f => f.jobId === jobId), 30_000, 'the crawl to be given up')
+    const p = await t.service.store.db.selectFrom('pages').select(['status', 'last_error', 'failure_alerted_at'])
+      .where('id', '=', page.id).executeTakeFirstOrThrow()
+    assert.equal(p.status, 'error')
     assert.match(p.last_error ?? '', /the check was lost: the attempt expired/)
     assert.ok(p.failure_alerted_at)
     const row = await t.service.store.db.selectFrom('jobs').select(['state', 'gave_up_at'])
