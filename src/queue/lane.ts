@@ -36,7 +36,9 @@ export const jobOf = <T>(r: TakenRow): Job<T> => ({
   retryLimit: r.max_attempts - 1
 })
 
-const TAKEN = 'j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts'
+/** The columns of a taken row (TakenRow), of `jobs j`. */
+export const TAKEN =
+  'j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts'
 
 /** A queue's next due jobs in its order, taken by worker `$3`. */
 const FETCH_JOBS = `

@@ -17,7 +17,7 @@ import { pagesReadInBrowser } from '../store/page-checks.js'
 import type { JobsTable } from '../store/schema-jobs.js'
 import { CRON_LOOK_MS, CronSlots, slotKey } from './cron.js'
 import { insertJobRecords, pendingDiscovery } from './job-records.js'
-import { jobOf, Lane, retryDelay } from './lane.js'
+import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
 import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
@@ -232,25 +232,12 @@ export class JobQueue {
     const lanes = [...this.handlers.keys()]
     if (lanes.length === 0) return
     for (;;) {
-      const { rows } = await sql<{
-        id: string
-        name: string
-        lane: string
-        data: unknown
-        org_id: string | null
-        domain_id: string | null
-        page_id: string | null
-        url: string | null
-        attempts_made: number
-        max_attempts: number
-        failed_reason: string | null
-      }>`
+      const { rows } = await sql<TakenRow & { failed_reason: string | null }>`
         UPDATE jobs j SET gave_up_at = now() FROM (
           SELECT id FROM jobs WHERE state = 'failed' AND gave_up_at IS NULL AND lane = ANY(${lanes}::text[])
           ORDER BY id LIMIT 32 FOR UPDATE SKIP LOCKED
         ) next WHERE j.id = next.id
-        RETURNING j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made,
-          j.max_attempts, j.failed_reason`.execute(this.db)
+        RETURNING ${sql.raw(TAKEN)}, j.failed_reason`.execute(this.db)
       for (const r of rows) {
         const job = jobOf(r)
         await this.runGiveUp(job, r.failed_reason ?? 'failed', undefined)

@@ -71,6 +71,21 @@ describe('fetching crawl jobs from a long queue', () => {
   })
 })
 
+/** Queues a crawl of `n` pages of `host`, in a transaction of its own, as one API call does. */
+async function queueHost (t: TestService, host: string, n: number) {
+  const { db } = t.service.store
+  const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
+  const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: host, status: 'active' })
+    .returning('id').executeTakeFirstOrThrow()
+  const pages = await db.insertInto('pages')
+    .values(Array.from({ length: n }, (_, i) => ({
+      domain_id: domain.id, org_id: org.id, url: `https://${host}/${i}`, url_hash: `${host}${i}`
+    })))
+    .returning(['id', 'url']).execute()
+  await t.service.queue.transaction(db, tx => t.service.queue.enqueueCrawls(
+    tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
+}
+
 describe('crawls are taken when their host is free', () => {
   let t: TestService
   before(async () => {
@@ -80,24 +95,9 @@ describe('crawls are taken when their host is free', () => {
     await t.stop()
   })
 
-  /** Queues a crawl of `n` pages of `host`, in a transaction of its own, as one API call does. */
-  async function queueHost (host: string, n: number) {
-    const { db } = t.service.store
-    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
-    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: host, status: 'active' })
-      .returning('id').executeTakeFirstOrThrow()
-    const pages = await db.insertInto('pages')
-      .values(Array.from({ length: n }, (_, i) => ({
-        domain_id: domain.id, org_id: org.id, url: `https://${host}/${i}`, url_hash: `${host}${i}`
-      })))
-      .returning(['id', 'url']).execute()
-    await t.service.queue.transaction(db, tx => t.service.queue.enqueueCrawls(
-      tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
-  }
-
   it('ranks an organisation\'s hosts in turn, takes one crawl per free host, and none of a host just taken', async () => {
-    await queueHost('a.test', 10)
-    await queueHost('b.test', 10)
+    await queueHost(t, 'a.test', 10)
+    await queueHost(t, 'b.test', 10)
     const { db } = t.service.store
     const order = await sql<{ url: string }>`
       SELECT url FROM jobs WHERE lane = ${QUEUE.crawl} AND state = 'waiting'
@@ -233,22 +233,13 @@ describe('a host that asked to be left alone', () => {
   it("moves its waiting crawls' start to when its Retry-After ends, and starves no other host", async () => {
     const { db } = t.service.store
     const { queue } = t.service
-    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
-    const queueHost = async (host: string, n: number, rank: number) => {
-      const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: host, status: 'active' })
-        .returning('id').executeTakeFirstOrThrow()
-      const pages = await db.insertInto('pages')
-        .values(Array.from({ length: n }, (_, i) => ({
-          domain_id: domain.id, org_id: org.id, url: `https://${host}/${i}`, url_hash: `${host}${i}`
-        })))
-        .returning(['id', 'url']).execute()
-      await queue.transaction(db, tx => queue.enqueueCrawls(
-        tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
-      // Ranked ahead of everything else, as a big tenant's first crawl may be.
+    // Ranked ahead of everything else, as a big tenant's first crawl may be.
+    const queueRanked = async (host: string, n: number, rank: number) => {
+      await queueHost(t, host, n)
       await sql`UPDATE jobs SET priority = ${rank} WHERE url LIKE ${`https://${host}/%`}`.execute(db)
     }
-    await queueHost('held.test', 300, 10)
-    await queueHost('free.test', 1, 0)
+    await queueRanked('held.test', 300, 10)
+    await queueRanked('free.test', 1, 0)
     const [first] = await queue.takeCrawls(QUEUE.crawl, 1)
     assert.equal(new URL(first!.data.url).host, 'held.test')
     // Its answer was a 429 with Retry-After: an hour; the crawl steps aside until then.
