@@ -127,8 +127,11 @@ describe('no tenant can stall the others', () => {
     assert.notEqual(failed.lastCheckAt, since)
     assert.match(failed.lastError, /^Reading and comparing the page took longer than 0.3 s and was stopped/)
     assert.equal(failed.status, 'error', 'stopped once: not retried')
-    const job = ((await t.api.get('/api/jobs?status=failed&type=crawl')).body.data as any[]).find(j => j.pageId === big.id)
-    assert.equal(job?.attemptsMade, 1)
+    // The page's error is written before its job is settled: the job is waited for, not read at once.
+    const job = await eventually(async () =>
+      ((await t.api.get('/api/jobs?status=failed&type=crawl')).body.data as any[]).find(j => j.pageId === big.id),
+    30_000, 'the failed job')
+    assert.equal(job.attemptsMade, 1)
     // The thread was replaced: the other organisation's next change is read.
     proPrice = 69
     await other.post(`/api/domains/${globex}/crawl`)
