@@ -10,7 +10,7 @@ import { pngSize, type VisualDiff } from '../detection/detect.js'
 import type { CrawlJobData } from '../queue/queues.js'
 import { recordSnapshot, snapshotText, snapshotTextAndPage } from '../store/changes.js'
 import type { Db } from '../store/db.js'
-import { markActive } from '../store/domains.js'
+import { markPageRead } from '../store/domains.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import {
   clearFailureAlert, loadCrawlTargets, recordChange, recordReadingNote, recordRenderDecision,
@@ -228,7 +228,7 @@ async function checkedNow ({ deps, page }: Crawl, fetched: FetchedPage): Promise
 async function unchanged (
   { deps, page, previous }: Crawl, check: PageCheck, outcome: 'not_modified' | 'unchanged'
 ): Promise<CrawlResult> {
-  if (page.domain_status === 'error') await markActive(deps.db, page.domain_id, 'error')
+  if (page.domain_status === 'error' || page.domain_discovery_failed) await markPageRead(deps.db, page.domain_id)
   return {
     outcome,
     changed: false,
@@ -356,7 +356,7 @@ async function recordStage (
     )
     if (shot) await saveScreenshot(tx, r.snapshotId, page.org_id, shot)
     if (r.changes.length > 0) await recordChange(tx, page.id, at)
-    if (page.domain_status === 'error') await markActive(tx, page.domain_id, 'error')
+    if (page.domain_status === 'error' || page.domain_discovery_failed) await markPageRead(tx, page.domain_id)
     return r
   })
   for (const c of recorded.changes) {

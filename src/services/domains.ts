@@ -97,14 +97,16 @@ export async function rediscover (ctx: ServiceContext, org: Org, id: string) {
 /**
  * Crawls every monitored page of the domain now: takes one manual recheck and queues a
  * crawl for each page that has none waiting or running. `jobIds` lists the new jobs,
- * `pending` counts the pages that already had one.
+ * `pending` counts the pages that already had one. The API takes the recheck on every call
+ * (the contract's counter); the web app, `onlyIfQueued`, only when a crawl was queued.
  */
-export async function crawlNow (ctx: ServiceContext, org: Org, id: string) {
+export async function crawlNow (ctx: ServiceContext, org: Org, id: string, opts: { onlyIfQueued?: boolean } = {}) {
   const domain = await requireDomain(ctx, org.id, id)
   const { jobIds, pending } = await ctx.queue.transaction(ctx.db, async tx => {
-    await takeQuota(tx, org, 'manualRechecks')
     const pages = await monitoredPages(tx, domain.id)
     const queued = await ctx.queue.enqueueCrawls(tx, pages.map(crawlJobOf))
+    // Taken after the crawls are queued, in their transaction: a quota that ran out queues none.
+    if (queued.size > 0 || !opts.onlyIfQueued) await takeQuota(tx, org, 'manualRechecks')
     return { jobIds: pages.flatMap(p => queued.get(p.id) ?? []), pending: pages.length - queued.size }
   })
   return { domain, jobIds, pending }
@@ -122,10 +124,17 @@ export interface AddedLine {
 /** The most lines one paste adds: more is refused with a sentence, not half done. */
 export const MAX_LINES_AT_ONCE = 100
 
-/** The lines of a pasted list: one per line, or separated by commas or spaces; blanks and repeats dropped. */
+/**
+ * The lines of a pasted list: one per line, or separated by commas or spaces; blanks
+ * dropped. A repeat is kept, to be said so on its line (see earlierLine).
+ */
 export function pastedLines (text: string): string[] {
-  return [...new Set(text.split(/[\s,;]+/).map(l => l.trim()).filter(Boolean))]
+  return text.split(/[\s,;]+/).map(l => l.trim()).filter(Boolean)
 }
+
+/** A line that names what an earlier line of the same list named (`what`: the host or address). */
+export const earlierLine = (input: string, what: string): AddedLine =>
+  ({ input, outcome: 'duplicate', message: `${what} is on an earlier line of this list` })
 
 /**
  * Adds each domain of a pasted list (an address gives its host), each on its own: one
@@ -139,12 +148,18 @@ export async function addDomains (
     throw new AppError('VALIDATION_ERROR', many)
   }
   const out: AddedLine[] = []
+  const named = new Set<string>()
   for (const input of lines) {
     const parsed = parseDomainInput(pastedHost(input), mappedHosts)
     if ('error' in parsed) {
       out.push({ input, outcome: 'invalid', message: parsed.error })
       continue
     }
+    if (named.has(parsed.hostname)) {
+      out.push(earlierLine(input, parsed.hostname))
+      continue
+    }
+    named.add(parsed.hostname)
     try {
       const created = await createDomain(ctx, org, parsed.hostname)
       out.push({ input, outcome: 'added', message: `${parsed.hostname}: discovering its pages`, id: created.id })

@@ -20,7 +20,7 @@ import {
   type PageSettings
 } from '../store/pages.js'
 import type { RuleContext, ServiceContext } from './context.js'
-import { type AddedLine, lineRefused, MAX_LINES_AT_ONCE, requireDomain } from './domains.js'
+import { type AddedLine, earlierLine, lineRefused, MAX_LINES_AT_ONCE, requireDomain } from './domains.js'
 import { takeQuota } from './quota.js'
 
 /** The most pages one discovery watches by itself: a domain's first, and each later one (see AutomaticWatch). */
@@ -204,6 +204,7 @@ export async function addPagesByHand (
   }
   const domain = await requireDomain(ctx, org.id, domainId)
   const out: AddedLine[] = []
+  const named = new Set<string>()
   for (const input of lines) {
     // A path alone ("/pricing") is the domain's.
     const address = input.startsWith('/') ? `https://${domain.hostname}${input}` : input
@@ -213,6 +214,11 @@ export async function addPagesByHand (
       out.push({ input, outcome: 'not on this domain', message })
       continue
     }
+    if (url && named.has(url)) {
+      out.push(earlierLine(input, url))
+      continue
+    }
+    if (url) named.add(url)
     try {
       const row = await addPageByHand(ctx, org, domainId, address, undefined)
       out.push({ input, outcome: 'added', message: `${row.url}: its first check is queued`, id: row.id })

@@ -259,6 +259,25 @@ export async function findDomainWithOrg (
  * A domain becomes active when it was `discovering` (its pages are known, or discovery
  * gave up) or in `error` (one of its pages was crawled again).
  */
+/**
+ * One of the domain's pages was read: a domain in `error` is active again, and a discovery
+ * that failed is history (the pages added by hand are watched), so that the app stops
+ * offering it as the domain's problem.
+ */
+export async function markPageRead (tx: Db, domainId: string, now = new Date()): Promise<void> {
+  await tx.updateTable('domains')
+    .set({
+      status: sql<DomainRow['status']>`CASE WHEN status = 'error' THEN 'active' ELSE status END`,
+      discovery_error: null,
+      discovery_error_code: null,
+      discovery_failed_at: null,
+      updated_at: now
+    })
+    .where('id', '=', domainId)
+    .where(eb => eb.or([eb('status', '=', 'error'), eb('discovery_failed_at', 'is not', null)]))
+    .execute()
+}
+
 export async function markActive (tx: Db, domainId: string, from: 'discovering' | 'error', now = new Date()):
 Promise<void> {
   await tx.updateTable('domains').set({ status: 'active', updated_at: now })

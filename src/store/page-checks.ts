@@ -66,6 +66,7 @@ export async function loadCrawlTargets (db: Db, ids: readonly string[]) {
       'pages.org_id',
       'domains.check_frequency_hours',
       'domains.status as domain_status',
+      sql<boolean>`domains.discovery_failed_at IS NOT NULL`.as('domain_discovery_failed'),
       'latest.id as previous_id',
       'latest.content_hash as previous_hash'
     ])

@@ -161,6 +161,26 @@ describe('no dead ends in the first hour, through the API', () => {
     await t.api.delete(`/api/domains/${id}`)
   })
 
+  it('a page added by hand to a domain whose discovery failed: once it is read, the failure is history', async () => {
+    // An address no discovery tries: the site answers nothing else.
+    dead.fallback = path => path === '/our-offer'
+      ? { body: layout('Our offer', '<h1>Our offer</h1><p>Plans from $9 per month.</p>'), headers: { 'content-type': 'text/html' } }
+      : { status: 404, body: 'no' }
+    const id = (await t.api.post('/api/domains', { domain: 'dead.test' })).body.data.id
+    await eventually(async () => (await t.api.get(`/api/domains/${id}`)).body.data.discoveryFailure ?? undefined,
+      60_000, 'the discovery to fail')
+    const added = await t.api.post(`/api/domains/${id}/pages`, { url: 'https://dead.test/our-offer' })
+    assert.equal(added.status, 201)
+    await drainJobs(t.api)
+    const page = (await t.api.get(`/api/domains/${id}/pages`)).body.data[0]
+    assert.equal(page.status, 'active')
+    const domain = (await t.api.get(`/api/domains/${id}`)).body.data
+    assert.equal(domain.status, 'active')
+    assert.equal(domain.discoveryFailure, null)
+    assert.equal((await t.api.get('/api/domains')).body.data.find((d: any) => d.id === id).discoveryFailure, null)
+    await t.api.delete(`/api/domains/${id}`)
+  })
+
   it('one page checked now: one manual recheck, none while its check is already running; a page not monitored is a 409', async () => {
     const used = async () => (await t.api.get('/api/usage')).body.data.limits.manualRechecks.used as number
     const start = await used()

@@ -90,12 +90,14 @@ describe('no dead ends in the first hour, in a browser', () => {
     assert.match(await page.title(), /^acme\.test · Sitewatch$/)
     await page.goto(`${t.url}/app/domains`)
     await page.getByText('Add several at once').click()
-    await page.getByLabel(/Several at once/).fill('beta.test\nacme.test\nnot_a_domain!\nhttps://dead.test/')
+    await page.getByLabel(/Several at once/).fill('beta.test\nacme.test\nnot_a_domain!\nhttps://dead.test/\nBeta.test')
     await page.getByRole('button', { name: 'Add these domains' }).click()
     const results = page.locator('.results li')
-    assert.deepEqual((await results.locator('strong').allTextContents()), ['added', 'duplicate', 'invalid', 'added'])
-    assert.match(await main(page), /Domains pasted: 2 of 4 added/)
+    assert.deepEqual((await results.locator('strong').allTextContents()), ['added', 'duplicate', 'invalid', 'added', 'duplicate'])
+    assert.match(await main(page), /Domains pasted: 2 of 5 added/)
     assert.match(await results.nth(1).innerText(), /acme\.test already exists/)
+    // A line pasted twice is said so on its line, not dropped.
+    assert.match(await results.nth(4).innerText(), /Beta\.test[\s\S]*beta\.test is on an earlier line of this list/)
     await accessible(page)
     await drainJobs(t.api, 60_000)
   })
@@ -110,6 +112,22 @@ describe('no dead ends in the first hour, in a browser', () => {
     const problem = page.getByRole('region', { name: 'Discovery failed' })
     assert.match(await problem.innerText(), /Discovery found no page[\s\S]*no page of dead\.test could be read: HTTP 404[\s\S]*tried its home page over https and http/)
     await accessible(page)
+    // No page is monitored: "Crawl now" is not offered; sent all the same, it takes no recheck and says so.
+    assert.equal(await page.getByRole('button', { name: 'Crawl now' }).count(), 0)
+    assert.match(await main(page), /No page of this domain is monitored: there is nothing to crawl now/)
+    const rechecks = async () => (await t.api.get('/api/usage')).body.data.limits.manualRechecks.used as number
+    const before = await rechecks()
+    await page.evaluate(() => {
+      const form = document.createElement('form')
+      form.method = 'post'
+      form.action = `${location.pathname}/crawl`
+      form.append(document.querySelector('input[name=_csrf]')!.cloneNode())
+      document.body.append(form)
+      form.submit()
+    })
+    await page.waitForURL(/done=crawl-nothing/)
+    assert.match(await main(page), /nothing to crawl, and no recheck was taken/)
+    assert.equal(await rechecks(), before)
     await problem.getByRole('button', { name: 'Run discovery again' }).click()
     await page.waitForURL(/done=discover/)
     assert.match(await main(page), /Discovery is queued/)
@@ -119,9 +137,10 @@ describe('no dead ends in the first hour, in a browser', () => {
   it('pages pasted at once, each said what became of it; a blocked and a broken page say so, with what to do and a check again', async () => {
     const { page } = owner
     await page.goto(`${t.url}/app/domains/${acmeId}`)
-    await page.getByLabel(/Page addresses/).fill('/members-only\nhttps://acme.test/old-page\nhttps://other.test/x\nhttps://acme.test/')
+    await page.getByLabel(/Page addresses/).fill('/members-only\nhttps://acme.test/old-page\nhttps://other.test/x\nhttps://acme.test/\nhttps://acme.test/members-only#top')
     await page.getByRole('button', { name: 'Add pages' }).click()
-    assert.deepEqual(await page.locator('.results li strong').allTextContents(), ['added', 'added', 'not on this domain', 'duplicate'])
+    assert.deepEqual(await page.locator('.results li strong').allTextContents(), ['added', 'added', 'not on this domain', 'duplicate', 'duplicate'])
+    assert.match(await page.locator('.results li').nth(4).innerText(), /https:\/\/acme\.test\/members-only is on an earlier line of this list/)
     await drainJobs(t.api, 60_000)
     await page.goto(`${t.url}/app/domains/${acmeId}`)
     const failing = page.getByRole('region', { name: 'Pages that fail' })

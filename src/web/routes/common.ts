@@ -26,6 +26,8 @@ export const pageOf = (q: unknown) =>
 const DONE: Record<string, string> = {
   added: 'Domain added: Sitewatch is discovering its pages.',
   crawl: 'A crawl of every monitored page is queued.',
+  'crawl-pending': 'Every monitored page already had a check waiting or running: no recheck was taken.',
+  'crawl-nothing': 'No page of this domain is monitored: there is nothing to crawl, and no recheck was taken.',
   'page-crawl': 'A check of this page is queued.',
   'page-pending': 'A check of this page was already waiting or running: no recheck was taken.',
   discover: 'Discovery is queued: this page shows what it finds.',

@@ -100,8 +100,9 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
   const onDomain = formAction(config, req => `/app/domains/${id(req.params)}`)
 
   app.post('/domains/:id/crawl', { config: { tier: 'heavy' } }, onDomain(async req => {
-    await crawlNow(ctx, req.person.org, id(req.params))
-    return `/app/domains/${id(req.params)}?done=crawl`
+    const { jobIds, pending } = await crawlNow(ctx, req.person.org, id(req.params), { onlyIfQueued: true })
+    const done = jobIds.length > 0 ? 'crawl' : pending > 0 ? 'crawl-pending' : 'crawl-nothing'
+    return `/app/domains/${id(req.params)}?done=${done}`
   }))
 
   app.post('/domains/:id/tags', onDomain(async req => {

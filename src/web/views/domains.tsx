@@ -330,7 +330,10 @@ export function DomainPage (p: {
           ? <p id='tags-help' class='small muted'>Comma-separated, such as "direct competitors, suppliers": the domain list, the inbox and the feeds filter by them.</p>
           : null}
         <p class='small'><a href={`/app/changes?domainId=${d.id}`}>Changes of this domain</a> · <a href={`/app/domains/${d.id}/pages.csv`}>Its pages as CSV</a></p>
-        {mayEdit
+        {mayEdit && !d.pages.some(pg => pg.monitoringEnabled)
+          ? <p class='small muted'>No page of this domain is monitored: there is nothing to crawl now. Add its pages below, or turn a page's monitoring on.</p>
+          : null}
+        {mayEdit && d.pages.some(pg => pg.monitoringEnabled)
           ? (
             <form method='post' action={`/app/domains/${d.id}/crawl`} class='row'>
               <Csrf token={csrf} />
