@@ -47,6 +47,8 @@ export interface DiscoveryLimits {
   /** Ends the discovery outright, keeping nothing: its attempt's lease ran out, or its domain was deleted. */
   signal?: AbortSignal
   onProgress?: (percent: number) => Promise<void> | void
+  /** Pages a person named (see DiscoverJobData): read first, and ranked first when they answer. */
+  asked?: readonly string[]
 }
 
 /** Why a discovery stopped short of reading everything it could: it kept what it had found by then. */
@@ -90,6 +92,8 @@ interface Candidate {
   lastmod?: Date
   linkText?: string
   fetched?: boolean
+  /** Named by a person: read and ranked before every other page. */
+  asked?: boolean
   score: number
   pageType: PageCandidate['pageType']
   confidence: number
@@ -184,6 +188,10 @@ export async function discoverPages (
       const url = normalizeUrl(link.url, home.url)
       if (url) consider(url, link.text)
     }
+  }
+  for (const url of limits.asked ?? []) {
+    const c = consider(url)
+    if (c) c.asked = true
   }
   await progress(20)
 
@@ -304,6 +312,7 @@ export async function discoverPages (
   }
   signal?.throwIfAborted()
   const ranked = [...candidates.values()].sort((a, b) => {
+    if (a.asked !== b.asked) return a.asked ? -1 : 1
     if (a.url === homepage) return b.pageType === 'other' ? -1 : 1
     if (b.url === homepage) return a.pageType === 'other' ? 1 : -1
     return byValue(a, b)
@@ -338,8 +347,9 @@ function refine (c: Candidate, html: string, contentLanguage: string | null): vo
   Object.assign(c, { pageType, confidence, fetched: true, score: pageType === 'other' ? 0 : confidence })
 }
 
-/** Typed before untyped, then surer first, then shallower URLs first. */
+/** Asked for first, then typed before untyped, then surer first, then shallower URLs first. */
 function byValue (a: Candidate, b: Candidate): number {
+  if (a.asked !== b.asked) return a.asked ? -1 : 1
   if ((a.pageType === 'other') !== (b.pageType === 'other')) return a.pageType === 'other' ? 1 : -1
   if (b.score !== a.score) return b.score - a.score
   return a.url.split('/').length - b.url.split('/').length || a.url.length - b.url.length || (a.url < b.url ? -1 : 1)

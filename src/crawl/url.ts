@@ -76,6 +76,16 @@ export function parseDomainInput (
  * ("https://www.example.com/pricing") gives its host, a host with a path its host; a bare
  * host stays as it is. The API asks for the bare host (parseDomainInput says why).
  */
+/**
+ * The page a pasted address names beyond its site's home ("https://docs.example.com/plans"),
+ * normalised; undefined for a bare host or a home page.
+ */
+export function pastedPage (raw: string): string | undefined {
+  const typed = raw.trim()
+  const url = normalizeUrl(/^https?:\/\//i.test(typed) ? typed : `https://${typed}`)
+  return url && new URL(url).pathname !== '/' ? url : undefined
+}
+
 export function pastedHost (raw: string): string {
   const typed = raw.trim()
   if (/^https?:\/\//i.test(typed)) {

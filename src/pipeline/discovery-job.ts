@@ -61,7 +61,8 @@ export async function runDiscovery (
       maxFetches: deps.maxFetches,
       deadline: Date.now() + deps.deadlineMs,
       signal: signal ? AbortSignal.any([signal, deleted.signal]) : deleted.signal,
-      onProgress: p => setJobProgress(deps.db, jobId, p)
+      onProgress: p => setJobProgress(deps.db, jobId, p),
+      asked: data.asked
     })
   } catch (err) {
     if (deleted.signal.aborted) return gone

@@ -79,6 +79,8 @@ export function queuePolicies (
 export interface DiscoverJobData {
   orgId: string
   domainId: string
+  /** Pages a person named as they added the domain: read first, and watched when they answer. */
+  asked?: string[]
 }
 export interface ResearchJobData {
   orgId: string

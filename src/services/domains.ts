@@ -21,13 +21,16 @@ export async function requireDomain (ctx: ServiceContext, orgId: string, id: str
  * transaction. `hostname` must already be checked (see crawl/url.ts parseDomainInput).
  */
 export async function createDomain (
-  ctx: ServiceContext, org: Org, hostname: string, displayName?: string, tags: readonly string[] = []
+  ctx: ServiceContext, org: Org, hostname: string, displayName?: string, tags: readonly string[] = [],
+  /** Pages of the domain a person named (a pasted address): its discovery reads them first and watches them. */
+  asked: readonly string[] = []
 ) {
   try {
     return await ctx.queue.transaction(ctx.db, async tx => {
       const domain = await insertDomain(tx, org.id, hostname, displayName?.trim() || null, checkedTags(tags))
       await takeQuota(tx, org, 'domains')
-      const { id: discoveryJobId } = await ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
+      const { id: discoveryJobId } = await ctx.queue.enqueueDiscovery(tx,
+        { orgId: org.id, domainId: domain.id, ...(asked.length > 0 ? { asked: [...asked] } : {}) })
       return { ...domainView(domain), discoveryJobId }
     })
   } catch (err) {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, describe, it } from 'node:test'
+import { createDomain } from '../../src/services/domains.js'
+import { listOrgs } from '../../src/store/orgs.js'
 import { layout } from '../helpers/fixtures.js'
 import { eventually, startTestService, waitForJob, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
@@ -12,7 +14,7 @@ describe('discovery on sites of their own', () => {
   before(async () => {
     site = await new TestSite().start()
     // A host per test: robots.txt is cached per origin.
-    const hosts = ['closed.test', 'named.test', 'twins.test', 'nohome.test', 'slash.test', 'slow.test']
+    const hosts = ['closed.test', 'named.test', 'twins.test', 'nohome.test', 'slash.test', 'slow.test', 'asked.test']
     // nowhere.test goes to a name no DNS resolves (.invalid is reserved for that).
     t = await startTestService({
       CRAWL_HOST_MAP: [...hosts.map(h => `${h}=${site.origin}`), 'nowhere.test=http://nowhere.invalid'].join(','),
@@ -28,6 +30,21 @@ describe('discovery on sites of their own', () => {
   after(async () => {
     await t.stop()
     await site.close()
+  })
+
+  it('a page a person named as they added the domain is read first and watched, though nothing links to it', async () => {
+    // The home page answers nothing; the page asked for does.
+    site.fallback = path => path === '/docs/reference/plans'
+      ? { body: layout('Plans', '<h1>Plans reference</h1><p>Team: $20 per seat.</p>'), headers: { 'content-type': 'text/html' } }
+      : { status: 404, body: 'no' }
+    const [org] = await listOrgs(t.service.store.db)
+    const created = await createDomain({ db: t.service.store.db, queue: t.service.queue }, org, 'asked.test', undefined, [],
+      ['https://asked.test/docs/reference/plans'])
+    const job = await waitForJob(t.api, created.discoveryJobId)
+    assert.equal(job.state, 'completed')
+    const domain = (await t.api.get(`/api/domains/${created.id}`)).body.data
+    assert.equal(domain.status, 'active')
+    assert.deepEqual(domain.pages.map((p: any) => p.url), ['https://asked.test/docs/reference/plans'])
   })
 
   it('a site whose robots.txt disallows everything has nothing read but its robots.txt', async () => {

@@ -36,6 +36,8 @@ describe('no dead ends in the first hour, in a browser', () => {
       res.writeHead(200, { 'content-type': 'text/html' })
       res.end(layout('Pricing', pricingMain(`$${price}`)))
     })
+    // Linked from nowhere: only the address a person pastes finds it.
+    site.page('/docs/reference/plans', layout('Plans reference', '<h1>Plans reference</h1><p>Team: 20 seats.</p>'))
     site.set('/members-only', { status: 403, body: CHALLENGE, headers: { 'content-type': 'text/html' } })
     site.set('/old-page', { status: 404, body: '<h1>Not found</h1>', headers: { 'content-type': 'text/html' } })
     dead = await new TestSite().start()
@@ -83,9 +85,10 @@ describe('no dead ends in the first hour, in a browser', () => {
 
   it('a pasted address adds its host; several domains pasted at once are each said what became of them', async () => {
     const { page } = owner
-    await page.getByLabel('Domain', { exact: true }).fill('https://acme.test/pricing?ref=ad')
+    await page.getByLabel('Domain', { exact: true }).fill('https://acme.test/docs/reference/plans#team')
     await page.getByRole('button', { name: 'Add domain' }).click()
-    await page.waitForURL(/\/app\/domains\/[0-9a-f-]{36}\?done=added/)
+    await page.waitForURL(/\/app\/domains\/[0-9a-f-]{36}\?done=added-page/)
+    assert.match(await main(page), /starting with the page of the address you pasted/)
     acmeId = /domains\/([0-9a-f-]{36})/.exec(page.url())![1]
     assert.match(await page.title(), /^acme\.test · Sitewatch$/)
     await page.goto(`${t.url}/app/domains`)
@@ -100,6 +103,12 @@ describe('no dead ends in the first hour, in a browser', () => {
     assert.match(await results.nth(4).innerText(), /Beta\.test[\s\S]*beta\.test is on an earlier line of this list/)
     await accessible(page)
     await drainJobs(t.api, 60_000)
+    // The page of the address pasted is watched beside what discovery found, typed and checked.
+    const pages = (await t.api.get(`/api/domains/${acmeId}/pages`)).body.data as any[]
+    const asked = pages.find(p => p.url === 'https://acme.test/docs/reference/plans')
+    assert.ok(asked, pages.map(p => p.url).join(', '))
+    assert.notEqual(asked.lastCheckAt, null)
+    assert.ok(pages.some(p => p.url === 'https://acme.test/pricing'))
   })
 
   it('a failed discovery says why and what it tried, and offers to run it again', async () => {

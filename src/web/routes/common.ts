@@ -25,6 +25,8 @@ export const pageOf = (q: unknown) =>
 
 const DONE: Record<string, string> = {
   added: 'Domain added: Sitewatch is discovering its pages.',
+  'added-page': 'Domain added: Sitewatch is discovering its pages, starting with the page of the address you ' +
+    'pasted, which is watched when it answers.',
   crawl: 'A crawl of every monitored page is queued.',
   'crawl-pending': 'Every monitored page already had a check waiting or running: no recheck was taken.',
   'crawl-nothing': 'No page of this domain is monitored: there is nothing to crawl, and no recheck was taken.',

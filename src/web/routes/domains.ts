@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { parseDomainInput, pastedHost } from '../../crawl/url.js'
+import { parseDomainInput, pastedHost, pastedPage } from '../../crawl/url.js'
 import { AppError } from '../../vocabulary/errors.js'
 import { asPlanAllows, describeUsage } from '../../vocabulary/plans.js'
 import { normalTags } from '../../vocabulary/core.js'
@@ -47,7 +47,7 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
 
   app.get('/domains', async (req, reply) => await showList(req, reply))
 
-  // One domain (a pasted address gives its host), or a list of them, each said what became of it.
+  // One domain (a pasted address gives its host, and its page), or a list of them, each said what became of it.
   app.post('/domains', async (req, reply) => {
     const person = requireRole(req, 'editor')
     const list = field(req.body, 'domains')
@@ -64,8 +64,10 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
     try {
       const parsed = parseDomainInput(pastedHost(raw), mappedHosts)
       if ('error' in parsed) throw new AppError('VALIDATION_ERROR', parsed.error)
-      const created = await createDomain(ctx, person.org, parsed.hostname)
-      return await reply.redirect(`/app/domains/${created.id}?done=added`, 303)
+      // An address of one of its pages adds the domain and that page: its discovery reads it first.
+      const asked = pastedPage(raw)
+      const created = await createDomain(ctx, person.org, parsed.hostname, undefined, [], asked ? [asked] : [])
+      return await reply.redirect(`/app/domains/${created.id}?done=${asked ? 'added-page' : 'added'}`, 303)
     } catch (err) {
       if (!(err instanceof AppError) || err.statusCode === 403) throw err
       return await showList(req, reply, { error: err.message, value: raw }, err.statusCode)
