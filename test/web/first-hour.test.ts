@@ -37,7 +37,7 @@ describe('no dead ends in the first hour, in a browser', () => {
       res.end(layout('Pricing', pricingMain(`$${price}`)))
     })
     // Linked from nowhere: only the address a person pastes finds it.
-    site.page('/docs/reference/plans', layout('Plans reference', '<h1>Plans reference</h1><p>Team: 20 seats.</p>'))
+    site.page('/docs/reference/pricing-and-plans-for-enterprise-customers-in-europe-and-north-america', layout('Plans reference', '<h1>Plans reference</h1><p>Team: 20 seats.</p>'))
     site.set('/members-only', { status: 403, body: CHALLENGE, headers: { 'content-type': 'text/html' } })
     site.set('/old-page', { status: 404, body: '<h1>Not found</h1>', headers: { 'content-type': 'text/html' } })
     dead = await new TestSite().start()
@@ -85,7 +85,7 @@ describe('no dead ends in the first hour, in a browser', () => {
 
   it('a pasted address adds its host; several domains pasted at once are each said what became of them', async () => {
     const { page } = owner
-    await page.getByLabel('Domain', { exact: true }).fill('https://acme.test/docs/reference/plans#team')
+    await page.getByLabel('Domain', { exact: true }).fill('https://acme.test/docs/reference/pricing-and-plans-for-enterprise-customers-in-europe-and-north-america#team')
     await page.getByRole('button', { name: 'Add domain' }).click()
     await page.waitForURL(/\/app\/domains\/[0-9a-f-]{36}\?done=added-page/)
     assert.match(await main(page), /starting with the page of the address you pasted/)
@@ -105,7 +105,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     await drainJobs(t.api, 60_000)
     // The page of the address pasted is watched beside what discovery found, typed and checked.
     const pages = (await t.api.get(`/api/domains/${acmeId}/pages`)).body.data as any[]
-    const asked = pages.find(p => p.url === 'https://acme.test/docs/reference/plans')
+    const asked = pages.find(p => p.url === 'https://acme.test/docs/reference/pricing-and-plans-for-enterprise-customers-in-europe-and-north-america')
     assert.ok(asked, pages.map(p => p.url).join(', '))
     assert.notEqual(asked.lastCheckAt, null)
     assert.ok(pages.some(p => p.url === 'https://acme.test/pricing'))
@@ -248,13 +248,27 @@ describe('no dead ends in the first hour, in a browser', () => {
     await eventually(async () => (await t.api.get('/api/jobs?limit=5')).status === 200 || undefined)
   })
 
-  it('at 375 px, in the dark, no page scrolls sideways and axe finds nothing serious', async () => {
+  it('at 375 px, in the dark, no page scrolls sideways and axe finds nothing serious; at 1280 px no word breaks', async () => {
     const small = await signedIn({ width: 375, height: 812 }, 'dark')
-    for (const path of ['/app/domains', `/app/domains/${acmeId}`, '/app/changes', '/app/usage', '/app/members', '/app/keys']) {
+    // Every view a person reaches, with the longest address of the domain in the page's heading.
+    const pages = (await t.api.get(`/api/domains/${acmeId}/pages`)).body.data as any[]
+    const longest = pages.reduce((a, b) => b.url.length > a.url.length ? b : a)
+    const [change] = (await t.api.get(`/api/changes?domainId=${acmeId}`)).body.data as any[]
+    assert.ok(change, 'a change of acme.test to show')
+    const views = ['/app/domains', `/app/domains/${acmeId}`, `/app/domains/${acmeId}/pages/${longest.id}`, '/app/changes',
+      `/app/changes/${change.id}`, '/app/alerts', '/app/account', '/app/usage', '/app/members', '/app/keys']
+    for (const path of views) {
       await small.page.goto(`${t.url}${path}`)
-      assert.ok(await fits(small.page), `${path} scrolls sideways`)
+      assert.ok(await fits(small.page), `${path} scrolls sideways at 375 px`)
       await accessible(small.page)
       await small.page.screenshot({ path: `test-results/screens/375${path.replace(/\//g, '-')}.png`, fullPage: true })
+      await owner.page.goto(`${t.url}${path}`)
+      assert.ok(await fits(owner.page), `${path} scrolls sideways at 1280 px`)
+      // A severity or a host in a table is never cut mid-word ("medi-um") where the table has room (a long
+      // address may wrap: it is longer than a column).
+      const cut = await owner.page.evaluate(() => [...document.querySelectorAll('td .sev, td a')]
+        .filter(e => e.getClientRects().length > 1 && !/[\s/]/.test(e.textContent ?? '')).map(e => e.textContent))
+      assert.deepEqual(cut, [], `${path}: words cut at 1280 px`)
     }
     await small.page.goto(`${t.url}/app/domains/${acmeId}`)
     await small.page.screenshot({ path: 'docs/failing-375.png', fullPage: false })

@@ -21,6 +21,8 @@ header.top nav a[aria-current] { font-weight: 700; text-decoration: none; color:
 header.top .who { margin-left: auto; display: flex; gap: .5rem; align-items: center; flex-wrap: wrap }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem } h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem }
+/* A heading may be a page's whole address: it wraps where it must (a word breaks only when longer than the line). */
+h1, h2, h3 { overflow-wrap: anywhere }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem }
 .card > :first-child { margin-top: 0 }
 .card > :last-child { margin-bottom: 0 }
@@ -50,7 +52,7 @@ button.danger { background: #b3261e; border-color: #b3261e; color: #fff }
   overflow-wrap: anywhere }
 .error { border-left-color: var(--critical) }
 .sev { display: inline-block; border-radius: 999px; padding: 0 .55rem; font-size: .8rem; font-weight: 700;
-  border: 1px solid currentColor }
+  border: 1px solid currentColor; white-space: nowrap }
 .sev-low { color: var(--low) } .sev-medium { color: var(--medium) } .sev-high { color: var(--high) }
 .sev-critical { color: var(--critical) }
 ul.offers, ul.learned, ol.learned { overflow-wrap: anywhere }
