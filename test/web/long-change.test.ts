@@ -177,6 +177,11 @@ describe('a long change, the page it happened on, in a browser', () => {
   it('a page of its own: its timeline, a version, two versions compared, its type set by a person, its prices as a chart', async () => {
     for (const [viewport, scheme] of [[{ width: 1280, height: 900 }, 'light'], [{ width: 375, height: 812 }, 'dark']] as const) {
       const { context, page } = await signedIn(viewport, scheme)
+      // A change leads to its page's history.
+      await page.goto(`${t.url}/app/changes/${changeId}`)
+      await page.getByRole('link', { name: "The page's history" }).click()
+      await page.waitForURL(`${t.url}/app/domains/${domainId}/pages/${termsId}#timeline`)
+      assert.equal(await page.locator(`.timeline a[href="/app/changes/${changeId}"]`).count(), 1)
       await page.goto(`${t.url}/app/domains/${domainId}`)
       await page.click(`a[href="/app/domains/${domainId}/pages/${termsId}"]`)
       assert.match(await page.locator('h1').innerText(), /acme\.test\/legal\/terms/)

@@ -323,6 +323,7 @@ export function ChangePage (p: {
     <Page viewer={p.viewer} title={c.summary} section='/app/changes' notice={p.notice}>
       <div class='card'>
         <Found change={c} pageUrl={p.pageUrl} domain={p.domain} />
+        <p class='small'><a href={`/app/domains/${c.domainId}/pages/${c.pageId}#timeline`}>The page's history</a>: every version Sitewatch kept, and its other changes</p>
         {c.acknowledgedAt
           ? (
             <form method='post' action={`/app/changes/${c.id}/unacknowledge`} class='row'>

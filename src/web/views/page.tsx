@@ -208,7 +208,7 @@ export function PageView (p: {
           </section>
           )
         : null}
-      <h2>Timeline</h2>
+      <h2 id='timeline'>Timeline</h2>
       {p.timeline.entries.length === 0 ? <p class='card'>Not read yet: its first check records the version the next ones are compared with.</p> : <div class='card'><Timeline base={base} entries={p.timeline.entries} /></div>}
       <Pager page={p.timeline.page} pageSize={p.timeline.pageSize} total={p.timeline.total} href={n => `${base}?page=${n}`} />
       {mayEdit
