@@ -42,7 +42,14 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
       prices: view.pageType === 'pricing' ? priceHistory(timeline.changes) : [],
       ...(version ? { version } : {}),
       ...(compared
-        ? { compared: { ...compared, href: (n: number) => `${base}?from=${q.from}&to=${q.to}&page=${n}#compared` } }
+        ? {
+            compared: {
+              ...compared,
+              fromId: q.from!,
+              toId: q.to!,
+              href: (n: number) => `${base}?from=${q.from}&to=${q.to}&page=${n}#compared`
+            }
+          }
         : {}),
       outOfRechecks: await outOf(db, org, 'manualRechecks', 'manual rechecks'),
       notice: notice(req.query)

@@ -109,6 +109,32 @@ function Timeline (p: { base: string, entries: TimelineEntry[] }) {
   )
 }
 
+/** Any two versions of the timeline's page, chosen and compared (the older one first by default). */
+function CompareTwo (p: { base: string, entries: TimelineEntry[], from?: string, to?: string }) {
+  const versions = p.entries.filter(e => e.snapshot)
+  if (versions.length < 2) return null
+  const label = (e: TimelineEntry) =>
+    `${e.at.toISOString().slice(0, 19).replace('T', ' ')} UTC, ${e.snapshot!.textLength.toLocaleString('en')} characters`
+  const choice = (name: 'from' | 'to', chosen: string) => (
+    <select id={`compare-${name}`} name={name}>
+      {versions.map(e => <option key={e.snapshot!.id} value={e.snapshot!.id} selected={e.snapshot!.id === chosen}>{label(e)}</option>)}
+    </select>
+  )
+  return (
+    <form method='get' action={`${p.base}#compared`} class='row' aria-label='Compare two versions'>
+      <div>
+        <label for='compare-from'>Compare the version of</label>
+        {choice('from', p.from ?? versions[1].snapshot!.id)}
+      </div>
+      <div>
+        <label for='compare-to'>with the version of</label>
+        {choice('to', p.to ?? versions[0].snapshot!.id)}
+      </div>
+      <button type='submit'>Compare</button>
+    </form>
+  )
+}
+
 /** A version's text as the page reads: headings as headings, items as items. */
 function VersionText (p: { lines: string[] }) {
   return (
@@ -132,7 +158,7 @@ export function PageView (p: {
   timeline: { entries: TimelineEntry[], total: number, page: number, pageSize: number }
   prices: PriceSeries[]
   version?: { id: string, at: Date, lines: string[] }
-  compared?: { from: Date, to: Date, view: ChangeView, href: (page: number) => string }
+  compared?: { from: Date, to: Date, fromId: string, toId: string, view: ChangeView, href: (page: number) => string }
   /** Why Check now is off: the rechecks' quota sentence, when none is left. */
   outOfRechecks?: string
   error?: string
@@ -209,7 +235,7 @@ export function PageView (p: {
           )
         : null}
       <h2 id='timeline'>Timeline</h2>
-      {p.timeline.entries.length === 0 ? <p class='card'>Not read yet: its first check records the version the next ones are compared with.</p> : <div class='card'><Timeline base={base} entries={p.timeline.entries} /></div>}
+      {p.timeline.entries.length === 0 ? <p class='card'>Not read yet: its first check records the version the next ones are compared with.</p> : <div class='card'><CompareTwo base={base} entries={p.timeline.entries} from={p.compared?.fromId} to={p.compared?.toId} /><Timeline base={base} entries={p.timeline.entries} /></div>}
       <Pager page={p.timeline.page} pageSize={p.timeline.pageSize} total={p.timeline.total} href={n => `${base}?page=${n}`} />
       {mayEdit
         ? (
