@@ -60,14 +60,23 @@ export async function pageVersion (db: Db, pageId: string, snapshotId: string) {
   return { id: s.id, at: new Date(s.created_at), lines: s.content === '' ? [] : s.content.split('\n') }
 }
 
+/**
+ * Two versions of the page (`latest`: its newest) and their plain comparison, as a change's
+ * diff is: what a person chooses to compare is compared line by line, no reader between.
+ */
+export async function compareVersions (db: Db, pageId: string, fromId: string, toId: string) {
+  const [from, to] = await Promise.all([pageVersion(db, pageId, fromId), pageVersion(db, pageId, toId)])
+  const diff = buildDiff({ lines: from.lines, comparable: from.lines }, { lines: to.lines, comparable: to.lines })
+  return { from, to, diff }
+}
+
 /** Two versions of the page compared, as a change's passages are shown. */
 export async function versionsCompared (db: Db, pageId: string, fromId: string, toId: string, page: number): Promise<{
   from: Date
   to: Date
   view: ChangeView
 }> {
-  const [from, to] = await Promise.all([pageVersion(db, pageId, fromId), pageVersion(db, pageId, toId)])
-  const diff = buildDiff({ lines: from.lines, comparable: from.lines }, { lines: to.lines, comparable: to.lines })
+  const { from, to, diff } = await compareVersions(db, pageId, fromId, toId)
   return { from: from.at, to: to.at, view: passagesView(diff.hunks, to.lines, page) }
 }
 

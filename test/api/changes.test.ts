@@ -276,6 +276,28 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.equal((await t.api.get(`${path}/snapshots?pageSize=101`)).status, 400)
   })
 
+  it("any two of a page's snapshots compared, the oldest against the latest", async () => {
+    const pricing = page('/pricing')
+    const path = `/api/domains/${domainId}/pages/${pricing.id}`
+    const all = (await t.api.get(`${path}/snapshots?pageSize=100`)).body.data as any[]
+    const oldest = all.at(-1)
+    const compared = await t.api.get(`${path}/compare?from=${oldest.id}&to=latest`)
+    assert.equal(compared.status, 200)
+    assert.deepEqual(compared.body.data.from, { id: oldest.id, createdAt: oldest.createdAt })
+    assert.equal(compared.body.data.to.id, all[0].id)
+    const { diff } = compared.body.data
+    assert.match(diff.before, /\$49\/month/)
+    assert.match(diff.after, /\$69\/month/)
+    assert.ok(diff.stats.changes >= 1, JSON.stringify(diff.stats))
+    assert.ok(diff.hunks.some((h: any) => JSON.stringify(h).includes('$69/month')))
+    // The same one twice: nothing differs.
+    assert.deepEqual((await t.api.get(`${path}/compare?from=latest&to=latest`)).body.data.diff.hunks, [])
+    const elsewhere = page('/features')
+    assert.equal((await t.api.get(`${path}/compare?from=${oldest.id}&to=${page('/features').id}`)).status, 404)
+    assert.equal((await t.api.get(`/api/domains/${domainId}/pages/${elsewhere.id}/compare?from=${oldest.id}&to=latest`)).status, 404)
+    assert.equal((await t.api.get(`${path}/compare?from=${oldest.id}`)).status, 400)
+  })
+
   it('noise rules are validated', async () => {
     const pricing = page('/pricing')
     for (const noiseRules of [

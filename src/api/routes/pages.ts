@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { requireDomain } from '../../services/domains.js'
+import { compareVersions } from '../../services/page-history.js'
 import { addPageByHand, changePage, crawlPageNow, removePage, requirePage } from '../../services/pages.js'
 import { listPages, onePageView } from '../../store/pages.js'
 import { getSnapshot, getSnapshotWithText, listSnapshots } from '../../store/changes.js'
@@ -8,7 +9,7 @@ import { screenshotOf } from '../../store/screenshots.js'
 import { notFound } from '../../vocabulary/errors.js'
 import type { ApiDeps } from '../deps.js'
 import {
-  CreatedPage, DateTime, IdParams, Nullable, NoiseRules, Page, PageTypeSchema, RenderModeSchema, Uuid
+  CreatedPage, DateTime, DiffData, IdParams, Nullable, NoiseRules, Page, PageTypeSchema, RenderModeSchema, Uuid
 } from '../schemas.js'
 import { HistoryPagination, historyMeta, Pagination, readCursor, responses } from '../responses.js'
 
@@ -139,6 +140,42 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
       const { items, total, next } = await listSnapshots(db, page.id, n, pageSize, readCursor(req.query.cursor))
       const data = items.map(s => summary(page.domain_id, page.id, s))
       return { data, meta: historyMeta({ total }, n, pageSize, next) }
+    }
+  )
+
+  app.get(
+    '/domains/:id/pages/:pageId/compare',
+    {
+      schema: {
+        operationId: 'compareSnapshots',
+        tags: ['pages'],
+        summary: 'Any two snapshots of a page compared (an addition to the contract)',
+        description: 'The plain line-by-line comparison of the two texts, in the shape of a change\'s `diffData` ' +
+          '(`before` and `after` are the two texts, `hunks` what differs, `stats` its size): what a person chooses ' +
+          'to compare is compared as it reads, no structured reader between. `from` and `to` are snapshot ids of ' +
+          'the page (`latest`: its newest); either may be the older. 404 when one is not a snapshot of this page.',
+        params: PageParams,
+        querystring: Type.Object({
+          from: Type.Union([Uuid, Type.Literal('latest')], { description: 'the snapshot compared from' }),
+          to: Type.Union([Uuid, Type.Literal('latest')], { description: 'the snapshot compared to' })
+        }, { additionalProperties: false }),
+        response: responses(200, Type.Object({
+          from: Type.Object({ id: Uuid, createdAt: DateTime }),
+          to: Type.Object({ id: Uuid, createdAt: DateTime }),
+          diff: Type.Ref(DiffData)
+        }), [404])
+      }
+    },
+    async req => {
+      const page = await requirePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId)
+      const { from, to, diff } = await compareVersions(db, page.id, req.query.from, req.query.to)
+      return {
+        data: {
+          from: { id: from.id, createdAt: from.at.toISOString() },
+          to: { id: to.id, createdAt: to.at.toISOString() },
+          diff
+        }
+      }
     }
   )
 
