@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../vocabulary/errors.js'
 import { PLANS } from '../vocabulary/plans.js'
 import type { Principals } from '../services/principals.js'
@@ -20,8 +20,11 @@ export interface GuardOptions {
 /**
  * The gate of every /api request, in order: who is calling (API key → organisation),
  * how many calls that caller has left in the route's tier, and whether the caller may
- * call at all. Rate limits count per organisation, or per address without a valid
- * key, so even refused requests are counted and carry the X-RateLimit-* headers.
+ * call at all. Rate limits count per organisation, or per address without a valid key
+ * (decisions.md: such requests are counted). A known caller refused for its plan or its
+ * key's scope (403) spends nothing: it is told what it has left, and that is all. A call
+ * refused later, by its route (404, 409), has been counted already: counting after the
+ * work would let a burst of calls in flight at once through the heavy tier.
  */
 export async function guard (app: FastifyInstance, opts: GuardOptions) {
   app.decorateRequest('principal', null)
@@ -34,39 +37,44 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
   })
 
   app.addHook('onRequest', async (req, reply) => {
+    const refused = refusalOf(req)
     const tier = req.routeOptions.config?.tier ?? 'standard'
-    const limit = await app.tierLimits[tier](req)
-    if (limit.isAllowed) return
-    // @fastify/rate-limit counts seconds to go; the contract wants the Unix time of the reset.
-    const resetAt = Math.ceil((Date.now() + limit.ttl) / 1000)
-    reply.header('X-RateLimit-Limit', limit.max)
-    reply.header('X-RateLimit-Remaining', limit.remaining)
-    reply.header('X-RateLimit-Reset', resetAt)
-    if (limit.isExceeded) {
-      reply.header('Retry-After', Math.max(1, limit.ttlInSeconds))
-      throw new AppError(
-        'RATE_LIMITED',
-        `Rate limit of ${limit.max} requests per ${tier === 'heavy' ? 'hour' : 'minute'} exceeded; retry in ` +
-        `${limit.ttlInSeconds} s`,
-        { limit: limit.max, retryAfter: Math.max(1, limit.ttlInSeconds), tier }
-      )
+    const limit = await app.tierLimits[tier](req, { increment: !refused || !req.principal })
+    if (!limit.isAllowed) {
+      // @fastify/rate-limit counts seconds to go; the contract wants the Unix time of the reset.
+      const resetAt = Math.ceil((Date.now() + limit.ttl) / 1000)
+      reply.header('X-RateLimit-Limit', limit.max)
+      reply.header('X-RateLimit-Remaining', limit.remaining)
+      reply.header('X-RateLimit-Reset', resetAt)
+      if (limit.isExceeded) {
+        reply.header('Retry-After', Math.max(1, limit.ttlInSeconds))
+        throw new AppError(
+          'RATE_LIMITED',
+          `Rate limit of ${limit.max} requests per ${tier === 'heavy' ? 'hour' : 'minute'} exceeded; retry in ` +
+          `${limit.ttlInSeconds} s`,
+          { limit: limit.max, retryAfter: Math.max(1, limit.ttlInSeconds), tier }
+        )
+      }
     }
+    if (refused) throw refused
+    opts.principals.touch(req.principal!.keyId)
   })
+}
 
-  app.addHook('onRequest', async req => {
-    if (!req.principal) {
-      throw new AppError(
-        'UNAUTHORIZED',
-        req.headers.authorization ? 'Invalid API key' : 'Missing API key: send Authorization: Bearer <API_KEY>'
-      )
-    }
-    if (!PLANS[req.principal.org.plan].features.apiAccess) {
-      throw new AppError('FORBIDDEN', `The ${req.principal.org.plan} plan does not include API access`)
-    }
-    // A key of scope read may look, not touch; a write key may do what an admin may.
-    if (req.principal.scope === 'read' && req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new AppError('FORBIDDEN', 'This API key is read-only (scope read): it may only call GET endpoints')
-    }
-    opts.principals.touch(req.principal.keyId)
-  })
+/** Why the caller may not make this call at all (no valid key, its plan, its key's scope); undefined: it may. */
+function refusalOf (req: FastifyRequest): AppError | undefined {
+  if (!req.principal) {
+    return new AppError(
+      'UNAUTHORIZED',
+      req.headers.authorization ? 'Invalid API key' : 'Missing API key: send Authorization: Bearer <API_KEY>'
+    )
+  }
+  if (!PLANS[req.principal.org.plan].features.apiAccess) {
+    return new AppError('FORBIDDEN', `The ${req.principal.org.plan} plan does not include API access`)
+  }
+  // A key of scope read may look, not touch; a write key may do what an admin may.
+  if (req.principal.scope === 'read' && req.method !== 'GET' && req.method !== 'HEAD') {
+    return new AppError('FORBIDDEN', 'This API key is read-only (scope read): it may only call GET endpoints')
+  }
+  return undefined
 }

@@ -18,7 +18,8 @@ export async function openApiDocs (app: FastifyInstance, config: Config): Promis
           `Rate limits count per organisation: ${config.rateLimitStandardPerMinute} requests per minute, and ` +
           `${config.rateLimitHeavyPerHour} per hour for the heavy endpoints (discover, crawl, research), ` +
           'as this deployment is set (the contract\'s defaults are 100 and 10). ' +
-          'Every /api answer says its bucket in X-RateLimit-*. ' +
+          'Every /api answer says its bucket in X-RateLimit-*. Calls without a valid key count per address; a ' +
+          'call its key may not make (its scope, its plan: 403) counts nothing. ' +
           'Values in a JSON body must have the types the schema gives (no coercion: `"priority": "5"` is a 400); ' +
           'query parameters are read as their types. A body over 1 MiB is 413 PAYLOAD_TOO_LARGE; a known path ' +
           'asked with a method it does not answer is 405 METHOD_NOT_ALLOWED with `Allow`; answers over 1 KiB are ' +

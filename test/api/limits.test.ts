@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { takeQuota } from '../../src/services/quota.js'
 import { createOrg } from '../../src/services/orgs.js'
+import { issueKey } from '../../src/store/orgs.js'
 import { CONTRACT_RATE_LIMITS, onPostgres, onRedis, startTestService, type TestService } from '../helpers/service.js'
 
 const HOSTS =
@@ -135,6 +136,28 @@ describe('rate limits', () => {
     const reset = Number(limited.headers.get('x-ratelimit-reset'))
     assert.ok(Math.abs(reset - (Date.now() / 1000 + retryAfter)) <= 2)
     assert.equal((await api.get('/api/domains')).status, 200, 'the standard bucket is untouched')
+  })
+
+  it('a call its caller may not make (a read-only key writing) spends nothing of its tier; one without a valid key counts per address', async () => {
+    const { org, apiKey } = await createOrg(t.service.store.db, 'Readers', 'pro')
+    const writer = t.api.withKey(apiKey)
+    const reader = t.api.withKey((await issueKey(t.service.store.db, org.id, { scope: 'read' })).apiKey)
+    const domain = (await writer.post('/api/domains', { domain: 'site2.test' })).body.data
+    const first = await writer.post(`/api/domains/${domain.id}/crawl`)
+    assert.equal(first.headers.get('x-ratelimit-remaining'), '9')
+    for (let i = 0; i < 3; i++) {
+      const refused = await reader.post(`/api/domains/${domain.id}/crawl`)
+      assert.equal(refused.status, 403)
+      assert.match(refused.body.error, /read-only/)
+      assert.equal(refused.headers.get('x-ratelimit-remaining'), '9', 'told what is left, nothing taken')
+    }
+    assert.equal((await writer.post(`/api/domains/${domain.id}/discover`)).headers.get('x-ratelimit-remaining'), '8')
+    // Without a valid key, calls count per address (decisions.md), refused or not.
+    const stranger = t.api.withKey('sw_not-a-key')
+    const one = Number((await stranger.get('/api/usage')).headers.get('x-ratelimit-remaining'))
+    const two = await stranger.get('/api/usage')
+    assert.equal(two.status, 401)
+    assert.equal(Number(two.headers.get('x-ratelimit-remaining')), one - 1)
   })
 
   it(
