@@ -39,7 +39,8 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
       domain: { id: domain.id, domain: domain.hostname, render: domain.render },
       page: { ...view, domainId },
       timeline,
-      prices: view.pageType === 'pricing' ? priceHistory(timeline.changes) : [],
+      // Every page whose plans were read has its chart, whatever its type.
+      prices: priceHistory(timeline.changes),
       ...(version ? { version } : {}),
       ...(compared
         ? {

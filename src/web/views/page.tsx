@@ -30,8 +30,31 @@ const TYPE_SOURCES: Record<string, string> = {
 /** Series are told apart by classes s0…s7 (colours in the style sheet: inline styles are refused by the CSP). */
 const SERIES_CLASSES = 8
 
-/** Each plan's price over time: one line per price, its points marked, time across and money up. */
-export function PriceChart (p: { series: PriceSeries[] }) {
+/** Where the time axis is marked: four dates, or times (UTC) when the prices span less than two days, or an hour. */
+function timeTicks (t0: number, t1: number): Array<{ at: number, text: string }> {
+  if (t1 === t0) return [{ at: t0, text: new Date(t0).toISOString().slice(0, 10) }]
+  const span = t1 - t0
+  return [0, 1, 2, 3].map(i => {
+    const at = t0 + span * i / 3
+    const iso = new Date(at).toISOString()
+    const text = span < 3_600_000
+      ? iso.slice(11, 19)
+      : span < 2 * 86_400_000 ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(0, 10)
+    return { at, text }
+  })
+}
+
+/**
+ * Each plan's price over time, one chart per unit ($/month, $/GB, …: amounts of different
+ * units on one scale would read as moves): one line per plan, its points marked, time
+ * across (dated) and money up.
+ */
+export function PriceCharts (p: { series: PriceSeries[] }) {
+  const units = [...new Set(p.series.map(s => s.unit))]
+  return <>{units.map(unit => <PriceChart key={unit} unit={unit} series={p.series.filter(s => s.unit === unit)} />)}</>
+}
+
+function PriceChart (p: { unit: string, series: PriceSeries[] }) {
   const all = p.series.flatMap(s => s.points)
   if (all.length < 2) return null
   const [w, h, pad] = [640, 260, 44]
@@ -41,7 +64,9 @@ export function PriceChart (p: { series: PriceSeries[] }) {
   const [a0, a1] = [Math.min(0, ...amounts), Math.max(...amounts)]
   const x = (t: number) => pad + (t1 === t0 ? (w - 2 * pad) / 2 : ((t - t0) / (t1 - t0)) * (w - 2 * pad))
   const y = (a: number) => h - pad - (a1 === a0 ? 0 : ((a - a0) / (a1 - a0)) * (h - 2 * pad))
-  const label = `Prices over time: ${p.series.map(s => `${s.name} from ${s.points[0].text} to ${s.points.at(-1)!.text}`).join('; ')}`
+  const ticks = timeTicks(t0, t1)
+  const anchor = (i: number) => ticks.length === 1 ? 'middle' : i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle'
+  const label = `Prices in ${p.unit} over time: ${p.series.map(s => `${s.name} from ${s.points[0].text} to ${s.points.at(-1)!.text}`).join('; ')}`
   return (
     <figure class='card chart'>
       <svg viewBox={`0 0 ${w} ${h}`} role='img' aria-label={label} class='price-chart'>
@@ -49,8 +74,7 @@ export function PriceChart (p: { series: PriceSeries[] }) {
         <line x1={pad} y1={pad} x2={pad} y2={h - pad} class='axis' />
         <text x={pad - 6} y={y(a1) + 4} class='tick' text-anchor='end'>{a1}</text>
         <text x={pad - 6} y={y(a0) + 4} class='tick' text-anchor='end'>{a0}</text>
-        <text x={pad} y={h - pad + 18} class='tick'>{new Date(t0).toISOString().slice(0, 10)}</text>
-        <text x={w - pad} y={h - pad + 18} class='tick' text-anchor='end'>{new Date(t1).toISOString().slice(0, 10)}</text>
+        {ticks.map((tick, i) => <text key={i} x={x(tick.at)} y={h - pad + 18} class='tick' text-anchor={anchor(i)}>{tick.text}</text>)}
         {p.series.map((s, i) => {
           // A step line: a price holds until it moves.
           const pts = s.points.flatMap((pt, j) => j === 0
@@ -65,11 +89,12 @@ export function PriceChart (p: { series: PriceSeries[] }) {
         })}
       </svg>
       <figcaption>
+        <p class='small'>In {p.unit}</p>
         <ul class='legend'>
-          {p.series.map((s, i) => <li key={s.name}><span class={`swatch s${i % SERIES_CLASSES}`} aria-hidden='true' /> {s.name} ({s.unit})</li>)}
+          {p.series.map((s, i) => <li key={s.name}><span class={`swatch s${i % SERIES_CLASSES}`} aria-hidden='true' /> {s.name}</li>)}
         </ul>
       </figcaption>
-      <div class='scroll' tabIndex={0} role='region' aria-label='Prices over time, as a table'>
+      <div class='scroll' tabIndex={0} role='region' aria-label={`Prices in ${p.unit} over time, as a table`}>
         <table>
           <caption class='small'>Each price as first read, and each time it moved</caption>
           <thead><tr><th scope='col'>Plan</th><th scope='col'>When</th><th scope='col'>Price</th></tr></thead>
@@ -217,7 +242,7 @@ export function PageView (p: {
             )
           : null}
       </div>
-      {p.prices.length > 0 ? <><h2>Prices over time</h2><PriceChart series={p.prices} /></> : null}
+      {p.prices.length > 0 ? <><h2>Prices over time</h2><PriceCharts series={p.prices} /></> : null}
       {p.compared
         ? (
           <section id='compared' aria-label='Two versions compared'>
