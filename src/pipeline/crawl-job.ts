@@ -3,10 +3,9 @@ import DataLoader from 'dataloader'
 import type { Crawler, FetchedPage } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
-import { classifyPageType } from '../crawl/page-type.js'
 import { documentFormat } from '../detection/detect.js'
 import { readerOf, type ReaderDocument } from '../detection/detect.js'
-import { pngSize, type VisualDiff } from '../detection/detect.js'
+import { pngSize } from '../detection/detect.js'
 import type { CrawlJobData } from '../queue/queues.js'
 import { recordSnapshot, snapshotText, snapshotTextAndPage } from '../store/changes.js'
 import type { Db } from '../store/db.js'
@@ -14,15 +13,15 @@ import { markPageRead } from '../store/domains.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import {
   clearFailureAlert, loadCrawlTargets, recordChange, recordReadingNote, recordRenderDecision,
-  typeFromContent, type CrawlTarget, type PageCheck
+  type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
 import { hasPicture, pictureAsOf, saveScreenshot } from '../store/screenshots.js'
 import { severityRules } from '../store/learned.js'
-import type { DetectedChange, Fact, PageType } from '../vocabulary/core.js'
-import { judge } from '../vocabulary/facts.js'
+import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
 import { AnalysisTimeout, type Comparison, type PageAnalysis, type PageReading } from './analysis.js'
 import { recordCrawlFailure } from './crawl-failure.js'
+import { typeFromRead, visualChange } from './crawl-reading.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
 import { asReadable, documentOf, fetchOrRender, NeedsBrowser, pictureWanted, RENDERED_TYPE, type PageDocument }
@@ -436,34 +435,4 @@ function compareEarly (crawl: Crawl, snapshot: NonNullable<PageReading['snapshot
   const { text, language, priceLines } = snapshot
   return (async () => await deps.analysis.compare(
     await snapshotText(deps.db, previous.id), { text, language, priceLines }, page.page_type, page.noise_rules))()
-}
-
-/** A page typed from its address alone (added by hand without a type) is typed from what it says; its new type. */
-async function typeFromRead (
-  db: Db, page: CrawlTarget, title: string, read: NonNullable<PageReading['snapshot']>
-): Promise<PageType> {
-  const lines = read.text.split('\n')
-  const typed = classifyPageType({
-    url: page.url,
-    title,
-    headings: lines.filter(l => l.startsWith('#')).map(l => l.replace(/^#+ /, '')),
-    text: read.text,
-    language: read.language
-  })
-  await typeFromContent(db, page.id, typed.pageType, typed.confidence)
-  return typed.pageType
-}
-
-/** A change seen only in the screenshots (the text is the same). */
-function visualChange (visual: VisualDiff, pageType: PageType): DetectedChange {
-  const n = visual.regions.length
-  const fact: Fact = { kind: 'visual_change', percent: visual.changedPercent }
-  return {
-    ...judge(fact, pageType),
-    confidence: 0.6,
-    summary: `The page looks different: ${visual.changedPercent}% of it changed, in ${n} region${n === 1 ? '' : 's'}`,
-    diffData: {
-      before: '', after: '', stats: { additions: 0, deletions: 0, changes: 0 }, hunks: [], visual, facts: [fact]
-    }
-  }
 }

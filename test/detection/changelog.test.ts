@@ -88,7 +88,7 @@ describe('changelog changes', () => {
       ['feature_added', 'medium', 'Changelog 2026-11-05: Nouvelle API de facturation; Créez des factures depuis votre code; and 1 more release']
     ])
     assert.deepEqual(changes[0].diffData.facts!.map(f => [f.kind, f.subject, f.release, f.adds]),
-      [['release_added', '2026-11-05', 'plain', true], ['release_added', '2026-10-28', 'plain', false]])
+      [['release_added', '2026-11-05', 'plain', true], ['release_added', '2026-10-28', 'plain', true]])
   })
 
   it('a release card in German about a security fix; a Spanish removal', () => {
@@ -112,7 +112,12 @@ describe('changelog changes', () => {
     const [billing] = changelogChanges(cards, insert(cards, '  <article class="release-card">',
       '<article class="release-card"><time datetime="2026-12-01">1. Dezember 2026</time><h3>Rechnungsexport</h3>' +
       '<ul><li>Rechnungen als PDF herunterladen.</li></ul></article>\n'))
-    assert.equal(billing.severity, 'low')
+    // A feature named, as cards name them: it adds (medium), and is no price (high).
+    assert.deepEqual([billing.changeType, billing.severity], ['feature_added', 'medium'])
+    const [fixes] = changelogChanges(cards, insert(cards, '  <article class="release-card">',
+      '<article class="release-card"><time datetime="2026-12-01">1. Dezember 2026</time><h3>Fehlerbehebungen</h3>' +
+      '<ul><li>Der Export ist schneller.</li></ul></article>\n'))
+    assert.deepEqual([fixes.changeType, fixes.severity], ['content_change', 'low'], 'fixes and tuning bring nothing new')
   })
 
   it('an old entry edited is a low content_change', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { findMoney } from '../../src/detection/words/money.js'
 import { evaluate, qualityCases, showsDifference } from './corpus.js'
+import { evaluateHistory, historyEdits } from './histories.js'
 import { evaluateLong, longCases } from './long-documents.js'
 import { readerCases } from './readers.js'
 
@@ -78,6 +79,17 @@ describe('long documents: the edit that matters leads, trivial edits stay low', 
       const seen = o.changes.map(ch => `${ch.changeType}/${ch.severity}: ${ch.summary}`).join(' | ')
       assert.ok(o.ledRight, seen)
       assert.ok(!o.trivialTooHigh, seen)
+    })
+  }
+})
+
+describe('revision histories: each real edit one change, typed right, no price that did not move', () => {
+  for (const e of historyEdits()) {
+    it(`${e.reader}, ${e.history}: ${e.id}`, () => {
+      const o = evaluateHistory(e)
+      assert.ok(o.oneChange && o.typeRight, `expected ${e.expected}${e.summary ? ` (${String(e.summary)})` : ''}; got ${o.seen}`)
+      assert.deepEqual(o.nothing, [], 'no price pair that says nothing happened')
+      assert.deepEqual(o.stray, [], 'no percentage no plan moved by')
     })
   }
 })

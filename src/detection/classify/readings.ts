@@ -233,10 +233,17 @@ function speaksOfLaw (p: Part, own: readonly Language[]): boolean {
   return matcher(LEGAL_WORDS, own).test(foldAccents([...p.removed, ...p.added].join('\n')))
 }
 
-/** Whether the new text offers less than the old: a number went down, or "unlimited" went away. */
+/** A size's unit as a factor of bytes ("GB", "TiB", French "Go"): 1 TB and 500 GB are compared as sizes. */
+const SIZE = /^\s*([kmgtp])i?[bo]\b/i
+const BYTES: Record<string, number> = { k: 1e3, m: 1e6, g: 1e9, t: 1e12, p: 1e15 }
+
+/** Whether the new text offers less than the old: a number (a size in its unit) went down, or "unlimited" went away. */
 function lessOffered (before: string, after: string): boolean {
   if (UNLIMITED.test(before) && !UNLIMITED.test(after)) return true
-  const numbers = (s: string) => [...s.matchAll(/\d+(?:[.,]\d+)?/g)].map(m => Number(m[0].replace(',', '.')))
+  const numbers = (s: string) => [...s.matchAll(/\d+(?:[.,]\d+)?/g)].map(m => {
+    const unit = SIZE.exec(s.slice(m.index + m[0].length))?.[1]
+    return Number(m[0].replace(',', '.')) * (unit ? BYTES[unit.toLowerCase()] : 1)
+  })
   const a = numbers(before)
   const b = numbers(after)
   return a.some((n, i) => b[i] !== undefined && b[i] < n) || b.length < a.length

@@ -397,7 +397,8 @@ const BOILERPLATE_LINE = new RegExp(
 export const isBoilerplateLink = (text: string) => text.length <= 30 && BOILERPLATE_LINE.test(text)
 
 /** What a changelog's entry may say, each raising its weight (see changelogChanges). */
-export const RELEASE_WORDS: Record<'breaking' | 'removed' | 'deprecated' | 'security' | 'pricing' | 'added', Words> = {
+type ReleaseWords = 'breaking' | 'removed' | 'deprecated' | 'security' | 'pricing' | 'added' | 'maintenance'
+export const RELEASE_WORDS: Record<ReleaseWords, Words> = {
   breaking: {
     en: ['breaking', 'backwards?[- ]incompatible'],
     fr: ['rupture', 'incompatible'],
@@ -409,12 +410,12 @@ export const RELEASE_WORDS: Record<'breaking' | 'removed' | 'deprecated' | 'secu
   },
   removed: {
     en: ['removed?', 'removal', 'dropped', 'no longer', 'discontinued', 'sunset', 'end of life'],
-    fr: ['supprim[ée]e?s?', 'retir[ée]e?s?', 'n\'est plus', 'abandonn[ée]e?s?'],
-    de: ['entfernt', 'nicht mehr', 'eingestellt', 'abgeschafft'],
-    es: ['elimin(?:ad[oa]s?|ó|amos)', 'retirad[oa]s?', 'ya no', 'descontinuad[oa]s?'],
-    it: ['rimoss[oaie]', 'non più', 'dismess[oaie]'],
+    fr: ['supprim(?:[ée]e?s?|ons)', 'retir[ée]e?s?', 'n\'est plus', 'abandonn[ée]e?s?'],
+    de: ['entfernt', 'nicht mehr', 'eingestellt', 'abgeschafft', 'entf[äa]llt'],
+    es: ['elimin(?:ad[oa]s?|ó|amos|an?)', 'retirad[oa]s?', 'ya no', 'descontinuad[oa]s?'],
+    it: ['rimoss[oaie]', 'rimuov(?:e|iamo)', 'non più', 'dismess[oaie]'],
     nl: ['verwijderd', 'niet meer', 'stopgezet'],
-    pt: ['removid[oa]s?', 'não mais', 'descontinuad[oa]s?']
+    pt: ['removid[oa]s?', 'remov(?:e|emos)', 'não mais', 'descontinuad[oa]s?']
   },
   deprecated: {
     en: ['deprecat\\w*'],
@@ -451,6 +452,16 @@ export const RELEASE_WORDS: Record<'breaking' | 'removed' | 'deprecated' | 'secu
     it: ['aggiunt[oaie]', 'nuov[oaie]'],
     nl: ['toegevoegd', 'nieuwe?'],
     pt: ['adicionad[oa]s?', 'nov[oa]s?']
+  },
+  // Fixes and tuning: a release that only says these brings nothing new.
+  maintenance: {
+    en: ['fix(?:es|ed)?', 'bugs?', 'resolved', 'improv\\w*', 'faster', 'performance', 'stability'],
+    fr: ['corrig[ée]e?s?', 'correctifs?', 'corrections?', 'bogues?', 'am[ée]lior\\w*', 'performances?', 'stabilit[ée]'],
+    de: ['behoben', 'fehler\\w*', 'korrigiert', 'verbesser\\w*', 'schneller', 'leistung', 'stabilit[äa]t'],
+    es: ['corregid[oa]s?', 'correcci(?:ón|ones)', 'errore?s?', 'mejoras?', 'rendimiento', 'estabilidad'],
+    it: ['corrett[oaie]', 'correzion[ei]', 'bug', 'miglior\\w*', 'prestazioni', 'stabilit[àa]'],
+    nl: ['opgelost', 'fout(?:en)?', 'bugs?', 'verbeter\\w*', 'sneller', 'prestaties', 'stabiliteit'],
+    pt: ['corrigid[oa]s?', 'corre[çc](?:ão|ões)', 'erros?', 'melhori\\w*', 'desempenho', 'estabilidade']
   }
 }
 

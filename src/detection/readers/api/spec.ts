@@ -229,6 +229,7 @@ const item = (key: string, change: string): ApiChange => {
 
 const removedValues = (old: Field, now: Field) =>
   old.values && now.values ? old.values.filter(v => !now.values!.includes(v)) : []
+const addedValues = (old: Field, now: Field) => removedValues(now, old)
 const quoted = (values: readonly string[]) => values.map(v => `\`${v}\``).join(', ')
 /** `items[].qty` → "(when `items` is sent)": the first optional field above a nested one. */
 function whenSent (fields: ReadonlyMap<string, Field>, path: string): string {
@@ -248,7 +249,7 @@ function whenSent (fields: ReadonlyMap<string, Field>, path: string): string {
  * field too: then only when that field is sent), a parameter's or field's type changed,
  * a request enum's value removed, a response field removed or its type changed, the
  * response body's own type changed (an array become an object). Not breaking: operations,
- * optional parameters and fields added, parameters removed. Descriptions, summaries,
+ * optional parameters and fields added, a request enum's value added, parameters removed. Descriptions, summaries,
  * examples, vendor extensions and the version stamp are nobody's contract: not compared.
  */
 export function compareSpecs (beforeDoc: Json, afterDoc: Json): ApiDiff {
@@ -268,6 +269,7 @@ export function compareSpecs (beforeDoc: Json, afterDoc: Json): ApiDiff {
       else if (p.required && !old.required) breaking(`${label} now required`)
       else if (old.type !== p.type) breaking(`${label} type ${old.type} → ${p.type}`)
       else if (removedValues(old, p).length > 0) breaking(`${label} no longer accepts ${quoted(removedValues(old, p))}`)
+      else if (addedValues(old, p).length > 0) nonBreaking(`${label} now also accepts ${quoted(addedValues(old, p))}`)
     }
     for (const name of b.params.keys()) {
       if (!a.params.has(name)) nonBreaking(`parameter \`${paramName(name)}\` removed`)
@@ -286,6 +288,8 @@ export function compareSpecs (beforeDoc: Json, afterDoc: Json): ApiDiff {
         breaking(`${field} type ${old.type} → ${f.type}`)
       } else if (old && removedValues(old, f).length > 0) {
         breaking(`${field} no longer accepts ${quoted(removedValues(old, f))}`)
+      } else if (old && addedValues(old, f).length > 0) {
+        nonBreaking(`${field} now also accepts ${quoted(addedValues(old, f))}`)
       } else if (!old && !parentIsNew(b.request, name)) nonBreaking(`optional ${field} added`)
     }
     for (const status of b.statuses) {

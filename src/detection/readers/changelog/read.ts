@@ -192,7 +192,11 @@ const sameEntry = (a: ChangelogEntry, b: ChangelogEntry) =>
 
 const words = (kind: keyof typeof RELEASE_WORDS) => matcher(RELEASE_WORDS[kind], LANGUAGES)
 
-/** An entry as a fact: new (weighed by what it says: breaking, a removal, a deprecation; adding), or edited. */
+/**
+ * An entry as a fact: new (weighed by what it says: breaking, a removal, a deprecation;
+ * adding), or edited. A release that says nothing of these and is no fix or tuning
+ * brings something (a card that names its feature, "Customer portal"): it adds.
+ */
 function factOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): Fact {
   const subject = e.version ?? e.date ?? e.title
   if (how === 'edited') return { kind: 'release_edited', subject }
@@ -202,7 +206,8 @@ function factOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): Fact {
     : words('removed').test(text) || words('security').test(text) || words('pricing').test(text)
       ? 'removal'
       : words('deprecated').test(text) ? 'deprecation' : 'plain'
-  return { kind: 'release_added', subject, release, adds: words('added').test(text) }
+  const adds = words('added').test(text) || (release === 'plain' && !words('maintenance').test(text))
+  return { kind: 'release_added', subject, release, adds }
 }
 
 const MAX_SUMMARY = 200
@@ -225,7 +230,9 @@ function summaryOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): stri
   const lead = `Changelog ${name}${how === 'new' ? '' : ` ${how}`}`
   const title = e.title && e.title !== e.version && e.title !== e.date && e.title !== 'Unreleased' ? e.title : ''
   const items = e.items.filter(i => i !== title)
-  const telling = items.filter(i => !HOUSEKEEPING.test(plain(i).replace(/^[\p{L} ]{1,20}:\s*/u, '')))
+  // Tried as written ("chore: …") and without a section's label ("Changed: bump …").
+  const housekeeping = (i: string) => HOUSEKEEPING.test(plain(i)) || HOUSEKEEPING.test(plain(i).replace(/^[\p{L} ]{1,20}:\s*/u, ''))
+  const telling = items.filter(i => !housekeeping(i))
   // What the release brings first; housekeeping only when it is all there is.
   const ordered = telling.length > 0 ? [...telling, ...items.filter(i => !telling.includes(i))] : items
   const shown = [title, ...ordered.slice(0, title ? 1 : 2)].filter(Boolean).map(x => plain(x))
