@@ -24,7 +24,11 @@ export function domainView (d: DomainRow) {
     render: d.render,
     tags: d.tags,
     discoveryFailure: d.discovery_failed_at
-      ? { ...explainFailure(d.discovery_error_code), reason: d.discovery_error ?? '', at: d.discovery_failed_at }
+      ? {
+          ...explainFailure(d.discovery_error_code, 'site'),
+          reason: d.discovery_error ?? '',
+          at: d.discovery_failed_at
+        }
       : null,
     discoveryNote: d.discovery_note,
     createdAt: d.created_at,

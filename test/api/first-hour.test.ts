@@ -148,7 +148,9 @@ describe('no dead ends in the first hour, through the API', () => {
     assert.equal(failed.discoveryFailure.kind, 'error')
     assert.match(failed.discoveryFailure.reason,
       /no page of dead\.test could be read: HTTP 404 .*tried its home page over https and http, \d+ sitemaps? .* and \d+ common paths \(\/pricing, \/plans, \/features, …\)/)
-    assert.match(failed.discoveryFailure.nextStep, /Run discovery again/)
+    // Said of the site, not of a page: nothing to "delete this one" for.
+    assert.match(failed.discoveryFailure.nextStep,
+      /^The site's home page and its usual pages answer "not found"\. Check that the domain is spelled right, or add the pages you want watched by their address/)
     // Found in the list too, and gone once a discovery finds its pages.
     const listed = (await t.api.get('/api/domains')).body.data.find((d: any) => d.id === id)
     assert.equal(listed.discoveryFailure.kind, 'error')

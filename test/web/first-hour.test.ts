@@ -120,6 +120,9 @@ describe('no dead ends in the first hour, in a browser', () => {
     await page.getByRole('link', { name: 'dead.test' }).click()
     const problem = page.getByRole('region', { name: 'Discovery failed' })
     assert.match(await problem.innerText(), /Discovery found no page[\s\S]*no page of dead\.test could be read: HTTP 404[\s\S]*tried its home page over https and http/)
+    // What to do is said of the site, with the way on: no page to "delete this one".
+    assert.match(await problem.innerText(), /Check that the domain is spelled right, or add the pages you want watched by their address/)
+    assert.doesNotMatch(await problem.innerText(), /delete this one/)
     await accessible(page)
     // No page is monitored: "Crawl now" is not offered; sent all the same, it takes no recheck and says so.
     assert.equal(await page.getByRole('button', { name: 'Crawl now' }).count(), 0)
