@@ -120,6 +120,15 @@ describe('changelog changes', () => {
     assert.deepEqual([fixes.changeType, fixes.severity], ['content_change', 'low'], 'fixes and tuning bring nothing new')
   })
 
+  it('an old entry whose item breaks in two lines (<br>), edited: told once, by its entry', () => {
+    const html = fixture('keep-a-changelog').replace('Login with SSO on Safari.', 'Login with SSO<br>on Safari.')
+    const changes = changelogChanges(html, html.replace('on Safari.', 'on Safari and Firefox.'))
+    assert.deepEqual(changes.map(c => [c.changeType, c.severity, c.summary]), [
+      ['content_change', 'low', 'Changelog 2.2.1 (2026-09-12) edited: Fixed: Login with SSO on Safari and Firefox.']
+    ])
+    assert.deepEqual(changes[0].diffData.facts!.map(f => f.kind), ['release_edited'], 'the text does not tell it again')
+  })
+
   it('an old entry edited is a low content_change', () => {
     const html = fixture('keep-a-changelog')
     const changes = changelogChanges(html, html.replace('Login with SSO on Safari.', 'Login with SSO on Safari and Firefox.'))

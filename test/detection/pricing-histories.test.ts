@@ -92,3 +92,36 @@ describe('a sale: prices struck through beside the current ones', () => {
     assert.ok(page.lines.includes('Do prices include VAT?') && page.lines.includes('Prices exclude VAT.'))
   })
 })
+
+describe('a reader claims the lines the text has, however the markup splits them', () => {
+  /** The one change of a pricing page's edit, read with its reader. */
+  const told = (before: string, after: string) => {
+    const [b, a] = [readPage(before, undefined, undefined, 'pricing'), readPage(after, undefined, undefined, 'pricing')]
+    return compareContent(b.text, a, 'pricing', undefined, { before, after })
+  }
+  const cards = (pro: string) => '<html><body><h1>Pricing</h1><div class="cards">' +
+    '<div class="card"><h3>Basic</h3><div class="price"><span>$</span><span>10</span><span>/mo</span></div></div>' +
+    `<div class="card"><h3>Pro</h3>${pro}<ul><li>SSO</li></ul></div></div></body></html>`
+  const rows = (pro: string) => '<html><body><h1>Pricing</h1><table><thead><tr><th>Plan</th><th>Price</th><th>Notes</th></tr></thead>' +
+    `<tbody><tr><td>Basic</td><td>$10/month</td><td>For one</td></tr><tr><td>Pro</td>${pro}<td>For teams</td></tr></tbody></table></body></html>`
+
+  it('a card\'s price broken in two lines (<br>) is one move, not told again by the text', () => {
+    const [c, ...more] = told(cards('<p>$49<br>per user / month</p>'), cards('<p>$59<br>per user / month</p>'))
+    assert.equal(more.length, 0)
+    assert.equal(c.summary, 'Pro: $49/user/month → $59/user/month (+20%)')
+    assert.deepEqual(c.diffData.facts!.map(f => f.kind), ['price_up'])
+  })
+
+  it('a sale re-priced in a table row (its struck price moved with it) is one move', () => {
+    const [c, ...more] = told(rows('<td><s>$59</s> $49/month</td>'), rows('<td><s>$69</s> $59/month</td>'))
+    assert.equal(more.length, 0)
+    assert.equal(c.summary, 'Pro: $49/month → $59/month (+20%)')
+    assert.deepEqual(c.diffData.facts!.map(f => f.kind), ['price_up'])
+  })
+
+  it('a struck price that moved alone is left to the text, not hidden', () => {
+    const [c, ...more] = told(rows('<td><s>$59</s> $49/month</td>'), rows('<td><s>$69</s> $49/month</td>'))
+    assert.equal(more.length, 0)
+    assert.match(c.summary, /\$59 \$49\/month.*→.*\$69 \$49\/month|\$59 → \$69/)
+  })
+})

@@ -2,6 +2,7 @@ import type { AnyNode } from 'domhandler'
 import type { DetectedChange, DiffData, DiffHunk } from '../../vocabulary/core.js'
 import { diffDataOf } from '../text/diff.js'
 import { fold } from '../words/lexicon.js'
+import { isSkipped } from '../text/extract.js'
 import { BLOCK, CELL, SKIP, STRUCK, tagOf } from '../text/tags.js'
 
 // What the structured readers (pricing/, changelog/) share: a DOM element's text as a
@@ -31,6 +32,37 @@ function textOf (node: AnyNode, leave: number): string {
   }
   walk(node)
   return out.join('').replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * The lines extraction writes whose nearest block is `node`: its text up to each block
+ * inside it (a <br>, a <p>), which writes lines of its own. A reader claims a changed line
+ * by these, so that "$49<br>per user / month" is claimed as the two lines the text has.
+ */
+export function ownLines (node: AnyNode): string[] {
+  const out: string[] = []
+  let run = ''
+  const end = () => {
+    const t = run.replace(/\s+/g, ' ').trim()
+    if (t) out.push(t)
+    run = ''
+  }
+  const walk = (n: AnyNode) => {
+    if (n.type === 'text') run += n.data
+    else if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
+      const tag = tagOf(n.name)
+      // What extraction leaves out (hidden, a banner) is no line of the text either.
+      if (isSkipped(tag, n.attribs)) return
+      if (n !== node && (tag & (BLOCK | CELL)) !== 0) {
+        end()
+        return
+      }
+      for (const c of n.children) walk(c)
+    }
+  }
+  walk(node)
+  end()
+  return out
 }
 
 /** Whether `outer` is `inner` or holds it. */

@@ -64,7 +64,8 @@ export function clean (s: string): string {
   return visible.replace(SPACE, ' ').trim()
 }
 
-function isSkipped (tag: number, attrs: Attributes): boolean {
+/** Whether extraction leaves an element out, and all it holds: by its tag, or by what its attributes say. */
+export function isSkipped (tag: number, attrs: Attributes): boolean {
   if (tag & SKIP) return true
   if ('hidden' in attrs || attrs['aria-hidden'] === 'true') return true
   if (attrs.role && SKIP_ROLES.has(attrs.role)) return true

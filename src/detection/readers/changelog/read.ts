@@ -5,8 +5,8 @@ import { judge } from '../../../vocabulary/facts.js'
 import { dateIn } from '../../words/dates.js'
 import { fold, LANGUAGES, matcher, RELEASE_WORDS } from '../../words/lexicon.js'
 import { cut, plain } from '../../text/quote.js'
-import { blockText, contains, lineKey, type StructuredChange, type StructuredReading } from '../structure.js'
-import { isSkippedTag } from '../../text/tags.js'
+import { blockText, contains, lineKey, ownLines, type StructuredChange, type StructuredReading } from '../structure.js'
+import { isBlockTag, isSkippedTag } from '../../text/tags.js'
 
 // A changelog page as entries: version and/or date, title, items. Read from headed
 // release sections (Keep a Changelog rendered to HTML, "November 20, 2026" headings) or,
@@ -140,6 +140,8 @@ function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): Chan
         texts.push(text)
       }
     }
+    // And the lines extraction writes inside the entry's blocks ("<li><p>…</p><p>…</p></li>" is two).
+    for (const el of [r.el, ...within]) if (isBlockTag(el.name)) texts.push(...ownLines(el))
     const entry = entryOf(n, title, items)
     for (const text of texts) own(lines, text, entryKey(entry))
     entries.push(entry)
@@ -165,7 +167,10 @@ function cardEntries (root: AnyNode[], lines: ChangelogReading['lines']): Change
     const items = inside.filter(el => lists ? el.name === 'li' : el.name === 'p' && !contains(el, time))
       .map(blockText).filter(Boolean).slice(0, MAX_ITEMS)
     const entry = entryOf({ ...n, ...(date ? { date: date.iso } : {}) }, n.rest, items)
-    for (const el of inside) if (!isBlockParent(el) && blockText(el)) own(lines, blockText(el), entryKey(entry))
+    for (const el of inside) {
+      if (!isBlockParent(el) && blockText(el)) own(lines, blockText(el), entryKey(entry))
+      if (isBlockTag(el.name)) for (const line of ownLines(el)) own(lines, line, entryKey(entry))
+    }
     own(lines, blockText(time), entryKey(entry))
     entries.push(entry)
   }

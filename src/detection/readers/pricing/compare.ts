@@ -321,6 +321,7 @@ export function comparePricingReadings (
   }
   if (switched) for (const c of [...currencies(before.table), ...currencies(after.table)]) add(c)
   const features = new Set(moves.filter(m => m.feature).map(m => lineKey(m.feature!)))
+  const struck = new Set([...before.struck, ...after.struck].flatMap(tokens))
   const gone = moves.filter(m => m.kind === 'plan_removed').map(m => planKey(m.plan!))
   const come = moves.filter(m => m.kind === 'plan_added').map(m => planKey(m.plan!))
   const explains = (line: string, side: 'before' | 'after', counterpart?: string): boolean => {
@@ -342,7 +343,8 @@ export function comparePricingReadings (
     // "per" and its kin are how a price is written ("$20 per user/month" is the table's "$20/user/month").
     const changed = (counterpart === undefined ? tokens(plain(line)) : changedTokens(plain(line), plain(counterpart)))
       .filter(t => !PER_WORDS.has(t))
-    return changed.length > 0 && changed.every(t => words.has(t))
+    // A sale's former price, struck through, moves with the price it stands beside; alone, it is the text's.
+    return changed.some(t => words.has(t)) && changed.every(t => words.has(t) || struck.has(t))
   }
   return { changes: told.length > 0 ? [pricingChange(before.table, after.table, told)] : [], explains }
 }

@@ -5,8 +5,8 @@ import type { PlanPrice, PricingPlan, PricingTable } from '../../../vocabulary/c
 import { fold } from '../../words/lexicon.js'
 import { findMoney } from '../../words/money.js'
 import { isPlanName, readItems, tablePlans } from './tables.js'
-import { blockText, contains, currentText, lineKey } from '../structure.js'
-import { isBlockTag, isSkippedTag } from '../../text/tags.js'
+import { blockText, contains, currentText, lineKey, ownLines } from '../structure.js'
+import { isBlockTag, isSkippedTag, STRUCK, tagOf } from '../../text/tags.js'
 
 // A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit
 // of usage and per currency, under each state of a monthly/yearly toggle when both are in
@@ -74,6 +74,8 @@ export interface PricingReading {
   table: PricingTable
   lines: Set<string>
   planLines: Map<string, Set<string>>
+  /** The page's text struck through (a sale's former price): shown, and no price. */
+  struck: string[]
 }
 
 export function readPricing (html: string): PricingReading {
@@ -101,6 +103,7 @@ export function readPricing (html: string): PricingReading {
   for (const el of DomUtils.findAll(e => isSkippedTag(e.name) && e.name !== 'svg', doc.children)) {
     DomUtils.removeElement(el)
   }
+  const struck = DomUtils.findAll(e => (tagOf(e.name) & STRUCK) !== 0, doc.children).map(blockText).filter(Boolean)
   add(cardPlans(doc.children), 'cards')
   const known = new Set(table.plans.map(p => planKey(p.name)))
   const tables = tablePlans(doc.children, known, planKey, p => price(p.amount, p.currency, p.period, p.billing))
@@ -117,7 +120,7 @@ export function readPricing (html: string): PricingReading {
     }
   }
   add(tables, 'table')
-  return { table, lines, planLines }
+  return { table, lines, planLines, struck }
 }
 
 /** Adds a plan, or merges it into the plan of its name; returns the plan's key (empty: not a plan). */
@@ -380,9 +383,8 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
     const own = planHeadings.length > 1 ? (el: Element) => el === h.el || contains(card, el) : within
     const lines = new Set<string>()
     for (const el of inCard) {
-      if ((el === h.el || own(el)) && !el.children.some(c => c.type === 'tag' && isBlockTag(c.name))) {
-        const text = blockText(el)
-        if (text) lines.add(lineKey(text))
+      if ((el === card || isBlockTag(el.name)) && (el === h.el || own(el))) {
+        for (const line of ownLines(el)) lines.add(lineKey(line))
       }
     }
     plans.push({ plan, lines })
