@@ -119,6 +119,16 @@ describe('a reader claims the lines the text has, however the markup splits them
     assert.deepEqual(c.diffData.facts!.map(f => f.kind), ['price_up'])
   })
 
+  it('a price marked by a footnote, repriced while the notes are renumbered: one move, named by its plan', () => {
+    const noted = (price: string, n: string) => '<html lang="en"><body><main><h1>Pricing</h1><div class="plans">' +
+      `<div class="plan"><h3>Pro</h3><p class="price">${price}/month<sup>${n}</sup></p></div></div>` +
+      `<p><sup>${n}</sup> Excludes taxes.</p></main></body></html>`
+    const [c, ...more] = told(noted('$30', '1'), noted('$35', '2'))
+    assert.equal(more.length, 0)
+    assert.equal(c.summary, 'Pro: $30/month → $35/month (+17%)')
+    assert.deepEqual(c.diffData.facts!.map(f => `${f.kind} ${f.subject}`), ['price_up Pro'], 'the mark is no plan, the move told once')
+  })
+
   it('a struck price that moved alone is left to the text, not hidden', () => {
     const [c, ...more] = told(rows('<td><s>$59</s> $49/month</td>'), rows('<td><s>$69</s> $49/month</td>'))
     assert.equal(more.length, 0)

@@ -348,9 +348,21 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
   if (changes.length <= 1) return [...changes]
   const lead = changes.reduce((best, c) => significance(c) > significance(best) ? c : best)
   const others = changes.filter(c => c !== lead)
+  // A move told twice (a reader's and the text's reading of one line) is told once; its lines stay in the diff.
+  const told = new Set((lead.diffData.facts ?? []).map(moveKey).filter(k => k !== undefined))
+  const fresh = (f: Fact) => {
+    const key = moveKey(f)
+    if (key === undefined) return true
+    if (told.has(key)) return false
+    told.add(key)
+    return true
+  }
   const counts = new Map<FactKind, number>()
+  const facts = [...(lead.diffData.facts ?? [])]
   for (const c of others) {
     for (const f of c.diffData.facts ?? [{ kind: 'text_edit' as const }]) {
+      if (!fresh(f)) continue
+      if (c.diffData.facts) facts.push(f)
       if (f.kind !== 'trivial_edit') counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1)
     }
   }
@@ -365,10 +377,14 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
       ...merged,
       ...Object.fromEntries((['pricing', 'changelog', 'api', 'visual', 'edits'] as const)
         .map(k => [k, pick(k)]).filter(([, v]) => v !== undefined)),
-      facts: all.flatMap(d => d.facts ?? [])
+      facts
     }
   }]
 }
+
+/** A move's identity (its kind, subject and values), or undefined for a fact that is no move. */
+const moveKey = (f: Fact) =>
+  f.before === undefined && f.after === undefined ? undefined : `${f.kind}\n${f.subject ?? ''}\n${f.before ?? ''}\n${f.after ?? ''}`
 
 /** Two prices of different plans under one heading (rows of one table) stay two changes. */
 const twoPrices = (a: { reading: Reading }, b: { reading: Reading }) =>

@@ -25,9 +25,11 @@ function labelOf (line: string, money: Money): string {
     .replace(/[\s:–-]+$/, '')
     .replace(/^[\s:–-]+/, '')
     .trim()
-  // A sentence around a price is no label: the plan's heading names it better.
-  return label.length > 40 ? '' : label
+  // A sentence around a price is no label: the plan's heading names it better; nor is a
+  // footnote's mark beside it ("$30/month<sup>1</sup>", "*$30"), renumbered as notes come and go.
+  return label.length > 40 || FOOTNOTE_MARK.test(label) ? '' : label
 }
+const FOOTNOTE_MARK = /^[\d*†‡§¹²³⁴-⁹⁰]{1,3}$/u
 
 /** Money with what makes it a price: a pricing page, a billing period, a plan's or price's words. */
 function isPrice (m: Money, line: string, p: Part, pageType: PageType, language?: Language): boolean {
