@@ -1,5 +1,5 @@
 import {
-  COMPLIANCE_WORDS, fold, LANGUAGES, matcher, ownLanguages, type Language, type Words
+  COMPLIANCE_ANY, COMPLIANCE_WORDS, fold, matcher, ownLanguages, type Language
 } from '../detection/words/lexicon.js'
 import { COMPLIANCE_CLAIMS, type ComplianceClaim } from '../vocabulary/research.js'
 
@@ -16,9 +16,6 @@ export interface FoundClaim<S> {
 
 const MAX_SENTENCES = 3
 const MAX_SENTENCE = 300
-const ALL = Object.fromEntries(
-  LANGUAGES.map(l => [l, COMPLIANCE_CLAIMS.flatMap(c => COMPLIANCE_WORDS[c][l])])
-) as unknown as Words
 
 /** The sentence of `line` around the match at `index` (lines are blocks: a paragraph is one line). */
 export function sentenceAt (line: string, index: number): string {
@@ -40,7 +37,7 @@ export function findClaims<S> (
   const seen = new Set<string>()
   for (const page of pages) {
     const languages = ownLanguages(page.language)
-    const any = matcher(ALL, languages)
+    const any = matcher(COMPLIANCE_ANY, languages)
     for (const line of page.text.split('\n')) {
       const folded = fold(line)
       if (!any.test(folded)) continue

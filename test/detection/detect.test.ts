@@ -122,6 +122,22 @@ describe('change classification on realistic pages', () => {
     assert.match(both.summary, /^Terms, Safety policy: new section \(2 paragraphs\), and 3 more passages$/)
   })
 
+  it('a legal page\'s edits about whom data goes to, what is collected and what is certified are high', () => {
+    const page = (title: string, main: string) => `<html lang="en"><head><title>${title}</title></head><body><main>` +
+      `<h1>${title}</h1>${main}</main></body></html>`
+    const vendors = (rows: string[]) => page('Subprocessors', '<table><thead><tr><th>Entity</th><th>Purpose</th>' +
+      `<th>Location</th></tr></thead><tbody>${rows.map(r => `<tr><td>${r.split(',').join('</td><td>')}</td></tr>`).join('')}</tbody></table>`)
+    const aws = 'Amazon Web Services,Hosting,USA'
+    const [vendor] = changes(vendors([aws]), vendors([aws, 'Snowflake,Analytics,USA']), 'security').changes
+    assert.deepEqual([vendor.changeType, vendor.severity], ['terms_update', 'high'], 'a new subprocessor: the row is its section\'s')
+    const collected = (what: string) => page('Privacy Policy', `<h2>Data we collect</h2><p>We collect your name, email and ${what}.</p>`)
+    const [data] = changes(collected('billing address'), collected('billing address, and precise location data'), 'terms').changes
+    assert.deepEqual([data.changeType, data.severity], ['terms_update', 'high'], 'a new kind of data collected')
+    const certified = (items: string) => page('Security', `<h2>Compliance</h2><ul><li>SOC 2 Type II</li>${items}</ul>`)
+    const [cert] = changes(certified('<li>ISO 27001</li>'), certified(''), 'security').changes
+    assert.deepEqual([cert.changeType, cert.severity], ['terms_update', 'high'], 'a certification withdrawn')
+  })
+
   it('terms_update: legal text changed on a terms page; liability or resale wording is high', () => {
     const [c] = changes(
       layout('Terms', termsMain()),

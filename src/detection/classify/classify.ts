@@ -383,8 +383,9 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
 }
 
 /** A move's identity (its kind, subject and values), or undefined for a fact that is no move. */
-const moveKey = (f: Fact) =>
-  f.before === undefined && f.after === undefined ? undefined : `${f.kind}\n${f.subject ?? ''}\n${f.before ?? ''}\n${f.after ?? ''}`
+const moveKey = (f: Fact) => f.before === undefined && f.after === undefined
+  ? undefined
+  : `${f.kind}\n${f.subject ?? ''}\n${f.before ?? ''}\n${f.after ?? ''}`
 
 /** Two prices of different plans under one heading (rows of one table) stay two changes. */
 const twoPrices = (a: { reading: Reading }, b: { reading: Reading }) =>

@@ -1,7 +1,7 @@
 import { type ChangeType, type Fact, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { type EditKind, editKinds, type EditKinds, trivialPhrase } from '../text/edit-kinds.js'
 import {
-  fold as foldAccents, type Language, LEGAL_WORDS, matcher, PLAN_LIMIT_WORDS, RESTRICTION_WORDS
+  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, PLAN_LIMIT_WORDS, RESTRICTION_WORDS
 } from '../words/lexicon.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
@@ -230,7 +230,11 @@ const UNLIMITED = /unlimited|illimit|unbegrenzt|unbeschränkt|ilimitad|onbeperkt
  * page's own language and English: French "tiers" is third parties, English "tiers" are plans.
  */
 function speaksOfLaw (p: Part, own: readonly Language[]): boolean {
-  return matcher(LEGAL_WORDS, own).test(foldAccents([...p.removed, ...p.added].join('\n')))
+  // A line added or removed whole is about its section (a row added under "Subprocessors");
+  // a line re-worded is weighed by its own words ("laws of the State of Delaware" is no new law).
+  const whole = p.removed.length === 0 || p.added.length === 0
+  const text = foldAccents([whole ? p.section ?? '' : '', ...p.removed, ...p.added].join('\n'))
+  return matcher(LEGAL_WORDS, own).test(text) || matcher(COMPLIANCE_ANY, own).test(text)
 }
 
 /** A size's unit as a factor of bytes ("GB", "TiB", French "Go"): 1 TB and 500 GB are compared as sizes. */

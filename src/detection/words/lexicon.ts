@@ -235,35 +235,39 @@ export const LEGAL_WORDS: Words = {
     'personal (?:data|information)', 'data (?:processing|retention|protection)', `third[- ]part${L}`,
     `(?:re)?sell${L}`, 'shar(?:e|es|ed|ing)', `prohibit${L}`, `restrict${L}`, `sublicens${L}`, 'consent',
     `refund${L}`, 'fees?', 'auto-?renew(?:al|s)?', `cancel${L}`, `subprocessor${L}`, 'breach', 'class action',
-    `waive${L}`
+    `waive${L}`, 'collect(?:s|ed|ing|ion)?', '(?:precise )?(?:geo)?location', `track${L}`, `biometric${L}`
   ],
   fr: [
     'responsabilité', `résili${L}`, `arbitr${L}`, `indemni${L}`, 'juridictions?', 'tribunal', 'tribunaux',
     'données personnelles', `sous-traitan${L}`, `rembours${L}`, `renouvel${L}`, `annul${L}`, 'frais',
-    'droit applicable', 'tiers', 'consentement', `partag${L}`, `vend${L}`
+    'droit applicable', 'tiers', 'consentement', `partag${L}`, `vend${L}`, `collect${L}`, `g[ée]olocalis${L}`,
+    `biom[ée]tri${L}`
   ],
   de: [
     'haftung', `haft${L}`, `kündig${L}`, 'gerichtsstand', `schieds${L}`, `personenbezogen${L}`,
     `auftragsverarbeit${L}`, `erstatt${L}`, `verlänger${L}`, `gebühr${L}`, `widerruf${L}`, 'gewährleistung',
-    'dritten?', `einwillig${L}`, 'weitergeben', `übermitt${L}`, `verkauf${L}`
+    'dritten?', `einwillig${L}`, 'weitergeben', `übermitt${L}`, `verkauf${L}`, `erhebe${L}`, `erhob${L}`,
+    `standort${L}`, `biometrisch${L}`
   ],
   es: [
     'responsabilidad', `rescisi${L}`, `resoluci${L}`, 'arbitraje', `jurisdicci${L}`, 'tribunales', 'datos personales',
     `reembols${L}`, `renovaci${L}`, `cancelaci${L}`, 'indemnización', 'ley aplicable', 'terceros', 'consentimiento',
-    `compart${L}`, `vend${L}`
+    `compart${L}`, `vend${L}`, `recopil${L}`, 'ubicación', `biom[ée]tric${L}`
   ],
   it: [
     'responsabilità', 'recesso', `risoluzion${L}`, 'arbitrato', 'foro(?: competente)?', 'dati personali', `rimbors${L}`,
-    'rinnovo', 'disdetta', 'legge applicabile', 'terzi', 'terze parti', 'consenso', `condivid${L}`, `vend${L}`
+    'rinnovo', 'disdetta', 'legge applicabile', 'terzi', 'terze parti', 'consenso', `condivid${L}`, `vend${L}`,
+    `raccol${L}`, `geolocalizzazion${L}`, `biometric${L}`
   ],
   nl: [
     `aansprakelijk${L}`, `beëindig${L}`, `opzeg${L}`, 'arbitrage', 'bevoegde rechter', 'persoonsgegevens',
     `terugbetal${L}`, `verleng${L}`, 'toepasselijk recht', 'schadevergoeding', 'derden', 'toestemming', 'delen',
-    `verko${L}`
+    `verko${L}`, `verzamel${L}`, 'locatiegegevens', `biometrisch${L}`
   ],
   pt: [
     'responsabilidade', `rescis${L}`, 'arbitragem', 'foro', 'dados pessoais', 'reembolso', 'renovação',
-    'cancelamento', 'lei aplicável', 'indenização', 'terceiros', 'consentimento', `compartilh${L}`, `vend${L}`
+    'cancelamento', 'lei aplicável', 'indenização', 'terceiros', 'consentimento', `compartilh${L}`, `vend${L}`,
+    `colet${L}`, 'localização', `biom[ée]tric${L}`
   ]
 }
 
@@ -550,6 +554,11 @@ export const COMPLIANCE_WORDS: Record<ComplianceClaim, Words> = {
     pt: ['divulgação responsável']
   }
 }
+
+/** Every compliance claim's words, by language: a legal page's edit that names one speaks of its terms. */
+export const COMPLIANCE_ANY = Object.fromEntries(
+  LANGUAGES.map(l => [l, Object.values(COMPLIANCE_WORDS).flatMap(w => w[l])])
+) as unknown as Words
 
 /** A free trial offered (research briefs: the pricing section). */
 export const TRIAL_WORDS: Words = {
