@@ -159,9 +159,10 @@ async function seedJobs (db: Db, org: string, n: number): Promise<void> {
   await sql`
     WITH p AS (SELECT array_agg(id) AS ids, array_agg(domain_id) AS domains, array_agg(url) AS urls, count(*)::int AS n
       FROM pages WHERE org_id = ${org}::uuid)
-    INSERT INTO jobs (id, org_id, domain_id, page_id, name, url, state, start_after, attempts_made, max_attempts,
+    INSERT INTO jobs (id, org_id, domain_id, page_id, name, lane, url, state, start_after, attempts_made, max_attempts,
       processed_at, finished_at, failed_reason, return_value, created_at)
-    SELECT gen_random_uuid(), ${org}::uuid, p.domains[1 + g % p.n], p.ids[1 + g % p.n], 'crawl.page', p.urls[1 + g % p.n],
+    SELECT gen_random_uuid(), ${org}::uuid, p.domains[1 + g % p.n], p.ids[1 + g % p.n], 'crawl.page', 'crawl.page',
+      p.urls[1 + g % p.n],
       s.state, now() - (g || ' seconds')::interval, 1, 3, now() - (g || ' seconds')::interval,
       CASE WHEN s.state IN ('completed', 'failed') THEN now() - (g || ' seconds')::interval END,
       CASE WHEN s.state = 'failed' THEN 'HTTP 503 from ' || p.urls[1 + g % p.n] END,

@@ -42,6 +42,8 @@ export interface Config {
   jobPollingSeconds: number
   jobMaintenanceSeconds: number
   workerConcurrency: number
+  /** The most crawl slots a worker grows to while every slot is busy and it has CPU and memory to spare. */
+  workerMaxConcurrency: number
   /** Discoveries one worker runs at once: each spends most of its time waiting for its host's turns. */
   discoveryConcurrency: number
   /** Worker threads that read and compare crawled pages. */
@@ -127,6 +129,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 2, 0.5),
     jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 10, 1),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    // Crawls mostly wait: a worker takes more while its slots are all busy and it has room (queue/slots.ts).
+    workerMaxConcurrency: Math.max(int(env, 'WORKER_MAX_CONCURRENCY', 64, 1), int(env, 'WORKER_CONCURRENCY', 16, 1)),
     discoveryConcurrency: int(env, 'DISCOVERY_CONCURRENCY', 16, 1),
     // A thread per core beside the event loop's, up to four: each costs 30–40 MB, and on
     // two cores a second one only sped up crawls of pages that all changed.

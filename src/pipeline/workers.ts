@@ -58,7 +58,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
   const targets = crawlTargetLoader(deps.db)
   // Plain crawls and rendered ones on queues of their own: a plain-fetch slot never waits
   // for a browser, and a renderer (ROLE=renderer) takes only the crawls that need one.
-  const crawls = (name: typeof QUEUE.crawl | typeof QUEUE.render, concurrency: number) => {
+  const crawls = (name: typeof QUEUE.crawl | typeof QUEUE.render, concurrency: number, most = concurrency) => {
     const completions = new BatchedCompletions<PageCheck>(deps.db, queue.workerId, recordChecksStatement)
     const crawlDeps = { ...deps, targets, analysis, mayRender: name === QUEUE.render }
     queue.pull<CrawlJobData, CrawlResult>(name, concurrency, {
@@ -85,12 +85,12 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
         // A page that keeps failing is alerted once, when it enters error; again only once it has recovered.
         if (await claimFailureAlert(deps.db, job.data.pageId)) gaveUp(job, reason)
       }
-    })
+    }, most)
   }
   // One more crawl than browsers: the next render starts while the last one's result is recorded.
   if (config.browserConcurrency > 0) crawls(QUEUE.render, config.browserConcurrency + 1)
   if (config.role === 'renderer') return
-  crawls(QUEUE.crawl, config.workerConcurrency)
+  crawls(QUEUE.crawl, config.workerConcurrency, config.workerMaxConcurrency)
 
   const discoveryDeps = {
     ...deps, maxFetches: config.discoveryMaxFetches, deadlineMs: discoveryDeadlineMs(config)

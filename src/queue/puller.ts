@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import { isDatabaseUnavailable } from '../store/db.js'
+import { LoadGauge, nextSlots, SLOT_RULES } from './slots.js'
 
 /** A job as its worker sees it. */
 export interface Job<T> {
@@ -122,6 +123,12 @@ export class JobPuller<T, O extends object = object> {
   /** Set when stopping gives up on the jobs in flight: none waits any longer for the database. */
   private abandoned = false
   private readonly abandon = new AbortController()
+  /** The jobs it runs at once now: from `concurrency` up to `maxConcurrency` (see slots.ts). */
+  private slots: number
+  /** Every slot was taken, with jobs left waiting, since the slots were last sized. */
+  private allTaken = false
+  private sizedAt = performance.now()
+  private readonly gauge: LoadGauge | undefined
 
   constructor (
     private readonly lane: JobLane<T>,
@@ -134,8 +141,28 @@ export class JobPuller<T, O extends object = object> {
     /** How long an attempt may run before the sweep takes it to be lost (its expiry); none: no limit. */
     private readonly leaseMs?: number,
     /** Gives up a job whose last attempt is failing (see JobQueue.giveUp): runs the handler's onGiveUp. */
-    private readonly giveUp: (job: Job<T>, reason: string, err: unknown) => Promise<void> = async () => {}
-  ) {}
+    private readonly giveUp: (job: Job<T>, reason: string, err: unknown) => Promise<void> = async () => {},
+    /** The most jobs it may grow to run at once while the process has room (none: `concurrency`, always). */
+    private readonly maxConcurrency = concurrency
+  ) {
+    this.slots = concurrency
+    this.gauge = maxConcurrency > concurrency ? new LoadGauge() : undefined
+  }
+
+  /** The jobs it runs at once now. */
+  get size (): number {
+    return this.slots
+  }
+
+  /** Sizes the slots once an interval has passed: more while all are taken and the process has room. */
+  private sizeSlots (): void {
+    if (!this.gauge || performance.now() - this.sizedAt < SLOT_RULES.everyMs) return
+    const slots = nextSlots(this.slots, this.concurrency, this.maxConcurrency, this.allTaken, this.gauge.read())
+    if (slots !== this.slots) this.log.debug({ queue: this.name, from: this.slots, to: slots }, 'job slots sized')
+    this.slots = slots
+    this.allTaken = false
+    this.sizedAt = performance.now()
+  }
 
   private onError (err: unknown): void {
     if (isDatabaseUnavailable(err)) {
@@ -258,12 +285,17 @@ export class JobPuller<T, O extends object = object> {
   }
 
   private async loop (): Promise<void> {
-    // Fetch in handfuls, not one by one: each fetch is a query.
-    const handful = Math.max(1, Math.floor(this.concurrency / 2))
     while (!this.stopping) {
-      const free = this.concurrency - this.inflight.size
+      this.sizeSlots()
+      // Fetch in handfuls, not one by one: each fetch is a query.
+      const handful = Math.max(1, Math.floor(this.slots / 2))
+      const free = this.slots - this.inflight.size
       if (free < handful && this.inflight.size > 0) {
-        await Promise.race(this.inflight.values())
+        // Too few free to fetch: it runs as many as it may.
+        this.allTaken = true
+        // Slots that can grow are sized while their jobs wait, not only when one ends.
+        const waits = this.gauge ? [...this.inflight.values(), sleep(SLOT_RULES.everyMs)] : this.inflight.values()
+        await Promise.race(waits)
         continue
       }
       let jobs: Array<Job<T>> = []
@@ -273,6 +305,8 @@ export class JobPuller<T, O extends object = object> {
       } catch (err) {
         this.onError(err)
       }
+      // As many as it asked for: more may be waiting.
+      if (jobs.length >= free) this.allTaken = true
       if (jobs.length === 0) {
         if (this.woken) continue
         this.idle = new AbortController()

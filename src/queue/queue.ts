@@ -350,10 +350,13 @@ export class JobQueue {
   }
 
   /**
-   * Runs up to `concurrency` jobs of queue `name` at once with `handler` (see JobPuller):
-   * new jobs committed in this process, or announced by NOTIFY, wake it at once.
+   * Runs up to `concurrency` jobs of queue `name` at once with `handler` (see JobPuller), or
+   * up to `maxConcurrency` while the process has room (slots.ts): new jobs committed in this
+   * process, or announced by NOTIFY, wake it at once.
    */
-  pull<T, O extends object>(name: QueueName, concurrency: number, handler: JobHandler<T, O>): void {
+  pull<T, O extends object>(
+    name: QueueName, concurrency: number, handler: JobHandler<T, O>, maxConcurrency = concurrency
+  ): void {
     this.handlers.set(name, handler)
     const puller = new JobPuller<T, O>(
       this.lane<T>(name),
@@ -364,7 +367,8 @@ export class JobQueue {
       this.log,
       settled => this.events.emit('job.settled', settled),
       this.policies[name].expireSeconds * 1000,
-      async (job, reason, err) => { await this.runGiveUp(job as Job<unknown>, reason, err) }
+      async (job, reason, err) => { await this.runGiveUp(job as Job<unknown>, reason, err) },
+      maxConcurrency
     )
     puller.start()
     this.pullers.push(puller)

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict'
+import type { ServerResponse } from 'node:http'
+import { after, before, describe, it } from 'node:test'
+import { nextSlots } from '../../src/queue/slots.js'
+import { layout } from '../helpers/fixtures.js'
+import { drainJobs, eventually, startTestService, type TestService } from '../helpers/service.js'
+import { TestSite } from '../helpers/site.js'
+
+// A worker's crawl slots grow from WORKER_CONCURRENCY while every slot is taken and the
+// process has CPU and memory to spare (crawls mostly wait on sites), up to
+// WORKER_MAX_CONCURRENCY, and shrink back towards the base when either runs short.
+
+describe('how many crawls a worker runs at once', () => {
+  const roomy = { cpu: 0.2, heap: 0.2 }
+  it('grows while every slot is taken and the process has room, to its most', () => {
+    assert.equal(nextSlots(16, 16, 64, true, roomy), 20)
+    assert.equal(nextSlots(60, 16, 64, true, roomy), 64)
+    assert.equal(nextSlots(16, 16, 64, false, roomy), 16, 'slots left free: no more are needed')
+    assert.equal(nextSlots(16, 16, 64, true, { cpu: 0.85, heap: 0.2 }), 16, 'busy, not full: it stays')
+  })
+
+  it('shrinks towards its base when the CPU or the heap runs short, never below it', () => {
+    assert.equal(nextSlots(40, 16, 64, true, { cpu: 0.97, heap: 0.2 }), 32)
+    assert.equal(nextSlots(40, 16, 64, false, { cpu: 0.2, heap: 0.75 }), 32)
+    assert.equal(nextSlots(18, 16, 64, true, { cpu: 0.99, heap: 0.9 }), 16)
+  })
+
+  describe('a worker of 2 slots, at most 6, crawling a site whose pages keep it waiting', () => {
+    let site: TestSite
+    let t: TestService
+    let domainId = ''
+    let holding = false
+    let inFlight = 0
+    let most = 0
+    const held: ServerResponse[] = []
+    const PAGES = 12
+
+    before(async () => {
+      site = await new TestSite().start()
+      const links = Array.from({ length: PAGES }, (_, i) => `<a href="/p/${i}">Product ${i}</a>`).join(' ')
+      site.page('/', layout('Slow', `<h1>Slow</h1><p>${links}</p>`))
+      site.set('/sitemap.xml', {
+        body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${
+          Array.from({ length: PAGES }, (_, i) => `<url><loc>https://slow.test/p/${i}</loc></url>`).join('')}</urlset>`,
+        headers: { 'content-type': 'application/xml' }
+      })
+      site.fallback = path => /^\/p\/\d+$/.test(path)
+        ? (_req, res) => {
+            // In flight until answered, or until the crawler gives the request up.
+            let open = true
+            const ended = () => {
+              if (open) inFlight--
+              open = false
+            }
+            res.on('close', ended)
+            const answer = () => {
+              ended()
+              res.writeHead(200, { 'content-type': 'text/html' })
+              res.end(layout(`Product ${path}`, `<h1>Product ${path}</h1><p>Our product ${path}, for teams.</p>`))
+            }
+            inFlight++
+            most = Math.max(most, inFlight)
+            if (holding) held.push(Object.assign(res, { answer }))
+            else answer()
+          }
+        : undefined
+      t = await startTestService({
+        CRAWL_HOST_MAP: `slow.test=${site.origin}`,
+        WORKER_CONCURRENCY: '2',
+        WORKER_MAX_CONCURRENCY: '6',
+        CRAWL_PER_HOST_CONCURRENCY: '16',
+        CRAWL_PER_HOST_DELAY_MS: '0'
+      })
+      domainId = (await t.api.post('/api/domains', { domain: 'slow.test' })).body.data.id
+      await drainJobs(t.api)
+    })
+    after(async () => {
+      holding = false
+      for (const res of held.splice(0)) (res as any).answer()
+      await t?.stop()
+      await site?.close()
+    })
+
+    it('takes more crawls while they all wait, and never more than its most', async () => {
+      const pages = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=100`)).body.data
+      assert.ok(pages.length >= PAGES, `${pages.length} pages watched`)
+      holding = true
+      most = 0
+      assert.equal((await t.api.post(`/api/domains/${domainId}/crawl`)).status, 200)
+      // Two slots at first; the sizing sees them all taken and the process idle, and grows.
+      await eventually(async () => inFlight >= 6, 30_000, 'six crawls waiting on the site at once')
+      for (const res of held.splice(0)) (res as any).answer()
+      holding = false
+      await drainJobs(t.api)
+      assert.equal(most, 6, 'never more than WORKER_MAX_CONCURRENCY')
+    })
+  })
+})
