@@ -78,7 +78,8 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   // per request (a 1,000-page recrawl: 1.7 ms of CPU per check, a third of a 304's).
   // Shared by the fleet on PostgreSQL; one process (the embedded database) keeps its own in memory.
   const fleet = store.kind === 'postgres'
-  const crawler = new Crawler(config, fleet ? fleetPacer(store.db, config) : undefined,
+  const pacer = fleet ? fleetPacer(store.db, config, () => { queue.crawlPlaceFreed() }) : undefined
+  const crawler = new Crawler(config, pacer,
     fleet ? fleetRobotsFiles(store.db) : undefined)
 
   const bootstrap = await bootstrapDefaultOrg(store.db)

@@ -59,6 +59,17 @@ export class Metrics {
       }
     })
 
+    // How often workers look for jobs, and whether they found any: the database's load from workers that wait.
+    const looks = new Counter({
+      name: 'sitewatch_queue_fetches_total',
+      help: 'Fetches of waiting jobs by queue, and whether they took any (found: some, none)',
+      labelNames: ['queue', 'found'],
+      registers
+    })
+    sources.queue.events.on('jobs.fetched', ({ queue, found }: { queue: string, found: number }) => {
+      looks.labels(queue, found > 0 ? 'some' : 'none').inc()
+    })
+
     const checks = new Counter({
       name: 'sitewatch_page_checks_total',
       help: 'Page checks by outcome: not_modified (304), unchanged, changed, baseline (first check), failed',

@@ -64,16 +64,24 @@ export const FETCH_CRAWLS = `
   FROM next WHERE j.id = next.id
   RETURNING j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts`
 
-/** Milliseconds until one of the lane's next waiting crawls may be taken: its start reached and its host's. */
+/**
+ * Milliseconds until one of the lane's next waiting crawls may be taken: its start reached
+ * and its host's, and, for a host with all its `$2` places taken, the end of its first
+ * lease (a request that ends sooner wakes the workers: see JobQueue.crawlPlaceFreed).
+ */
 export const CRAWLS_DUE_IN = `
   WITH next AS (
     SELECT j.start_after, ${urlHost('j.url')} AS host FROM jobs j
     WHERE j.lane = $1 AND j.state = 'waiting'
     ORDER BY j.lane, j.priority DESC, j.created_at, j.id LIMIT ${CRAWL_LOOKAHEAD}
+  ), held AS (
+    SELECT l.host, min(l.expires_at) AS until FROM host_leases l
+    WHERE l.host IN (SELECT host FROM next) AND l.expires_at > now()
+    GROUP BY l.host HAVING count(*) >= $2::int
   )
   SELECT (extract(epoch FROM
-    min(greatest(n.start_after, p.next_start, p.backoff_until, p.claimed_until)) - now()) * 1000)::float8 AS ms
-  FROM next n LEFT JOIN host_pace p ON p.host = n.host`
+    min(greatest(n.start_after, p.next_start, p.backoff_until, p.claimed_until, h.until)) - now()) * 1000)::float8 AS ms
+  FROM next n LEFT JOIN host_pace p ON p.host = n.host LEFT JOIN held h ON h.host = n.host`
 
 /**
  * Each crawl's promised turn at its host (see planTurns): a host's crawls are released

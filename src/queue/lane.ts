@@ -115,7 +115,9 @@ export class Lane<T> implements JobLane<T> {
     /** A crawl lane's host pace: its jobs are taken only when their host is free. */
     private readonly pace?: { crawlPerHostConcurrency: number, crawlPerHostDelayMs: number },
     /** Told once a job moved to another lane has committed there (its workers look at once). */
-    private readonly moved: (to: string) => void = () => {}
+    private readonly moved: (to: string) => void = () => {},
+    /** Told of each fetch and how many jobs it took (the metrics count how often workers look). */
+    private readonly looked: (found: number) => void = () => {}
   ) {}
 
   /**
@@ -138,6 +140,7 @@ export class Lane<T> implements JobLane<T> {
           this.pace.crawlPerHostDelayMs, Math.min(this.pace.crawlPerHostDelayMs, 250), this.owner])
         : CompiledQuery.raw(FETCH_JOBS, [this.name, batchSize, this.owner])
       const { rows } = await this.db.executeQuery<TakenRow>(query)
+      this.looked(rows.length)
       return rows.map(r => jobOf<T>(r))
     } catch (err) {
       this.answerLost = true
@@ -147,10 +150,11 @@ export class Lane<T> implements JobLane<T> {
 
   async untilDue (): Promise<number | null> {
     if (this.pace) {
-      const { rows } = await this.db.executeQuery<{ ms: number | null }>(CompiledQuery.raw(CRAWLS_DUE_IN, [this.name]))
+      const { rows } = await this.db.executeQuery<{ ms: number | null }>(
+        CompiledQuery.raw(CRAWLS_DUE_IN, [this.name, this.pace.crawlPerHostConcurrency]))
       const ms = rows[0]?.ms ?? null
-      // Due, yet not taken: its host has all its requests in flight. One ends within a few
-      // answers' time; looking again sooner would only load the database.
+      // Due, yet not taken: another worker's fetch claimed its host a moment ago. Its
+      // turn is taken within a few answers' time; looking again sooner would only load the database.
       return ms !== null && ms <= 0 ? 100 : ms
     }
     const { rows } = await sql<{ ms: number | null }>`

@@ -70,6 +70,12 @@ export class LeaseEnded extends Error {
   }
 }
 
+/** What a queue tells of its work: each attempt settled, each fetch and how many jobs it took (metrics listen). */
+export interface QueueEvents {
+  'job.settled': [JobSettled]
+  'jobs.fetched': [{ queue: string, found: number }]
+}
+
 /** An attempt's lease ends a tenth early, so that it has stopped before its expiry hands it to another. */
 const LEASE_MARGIN = 0.9
 

@@ -19,7 +19,7 @@ import { CRON_LOOK_MS, CronSlots, slotKey } from './cron.js'
 import { insertJobRecords, pendingDiscovery } from './job-records.js'
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
-import { JobPuller, type Job, type JobHandler, type JobSettled } from './puller.js'
+import { JobPuller, type Job, type JobHandler, type QueueEvents } from './puller.js'
 import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
 import { crawlRanks, crawlTurns, freshCrawls, urlHost } from './crawl-order.js'
 import {
@@ -45,8 +45,8 @@ export class JobQueue {
   /** How many jobs each open transaction has sent, by queue. */
   private readonly sentIn = new WeakMap<Tx, Map<string, number>>()
   private readonly committed = new EventEmitter()
-  /** Told of every attempt at a job once it is settled (metrics listen). */
-  readonly events = new EventEmitter<{ 'job.settled': [JobSettled] }>()
+  readonly events = new EventEmitter<QueueEvents>()
+
   private crawlsSinceAnalyze = 0
   private analyzing: Promise<void> | undefined
   private listener: WakeUpListener | undefined
@@ -88,9 +88,8 @@ export class JobQueue {
   /** Lane `name` as this worker takes it: a crawl moved to another lane wakes that lane's workers everywhere. */
   private lane<T> (name: string): Lane<T> {
     const pace = CRAWL_QUEUES.includes(name) ? this.config : undefined
-    return new Lane<T>(this.db, name, this.workerId, this.retry, pace, to => {
-      this.tell([to])
-    })
+    return new Lane<T>(this.db, name, this.workerId, this.retry, pace, to => { this.tell([to]) },
+      found => this.events.emit('jobs.fetched', { queue: name, found }))
   }
 
   /** Wakes the workers of queues `names`: this process's at once, others' by a NOTIFY. */
@@ -124,12 +123,8 @@ export class JobQueue {
     if (this.crawlsSinceAnalyze >= ANALYZE_AFTER_JOBS && !this.analyzing) {
       this.crawlsSinceAnalyze = 0
       this.analyzing = this.refreshFetchStatistics()
-        .catch(err => {
-          this.log.warn({ err }, "could not refresh the job queue's statistics")
-        })
-        .finally(() => {
-          this.analyzing = undefined
-        })
+        .catch(err => { this.log.warn({ err }, "could not refresh the job queue's statistics") })
+        .finally(() => { this.analyzing = undefined })
     }
     return result
   }
@@ -375,6 +370,11 @@ export class JobQueue {
     this.committed.on(name, () => {
       puller.wake()
     })
+  }
+
+  /** A host that had all its places taken has one free: every process's crawl workers look again. */
+  crawlPlaceFreed (): void {
+    this.tell([QUEUE.crawl, QUEUE.render])
   }
 
   /** Takes up to `batchSize` due crawls of lane `name` whose hosts are free, as a worker's fetch does. */

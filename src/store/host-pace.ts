@@ -48,9 +48,14 @@ export async function takeTurn (db: Db, host: string, rules: PaceRules, crawlDel
   return { startAt: Number(row.start_ms), lease: row.lease }
 }
 
-/** The request of this lease has ended: its place is free. */
-export async function endTurn (db: Db, lease: string): Promise<void> {
-  await sql`DELETE FROM host_leases WHERE id = ${lease}`.execute(db)
+/** The request of this lease has ended: its place is free. Returns how many the host had in flight with it. */
+export async function endTurn (db: Db, lease: string): Promise<number> {
+  // The count reads the table as the statement began: the lease ended is among them.
+  const { rows } = await sql<{ n: number }>`
+    WITH gone AS (DELETE FROM host_leases WHERE id = ${lease} RETURNING host)
+    SELECT (SELECT count(*) FROM host_leases l WHERE l.host = gone.host AND l.expires_at > now())::int AS n
+    FROM gone`.execute(db)
+  return rows[0]?.n ?? 0
 }
 
 /** The host asked us to wait (Retry-After): no request of any worker starts before then. */

@@ -56,6 +56,8 @@ describe('/metrics', () => {
     assert.ok((sample(text, 'sitewatch_fetch_duration_seconds_count{outcome="ok"}') ?? 0) >= pages)
     assert.equal(sample(text, 'sitewatch_database_up'), 1)
     assert.match(text, /^# HELP sitewatch_queue_jobs /m)
+    // The crawls were taken by fetches that found some.
+    assert.ok((sample(text, 'sitewatch_queue_fetches_total{queue="crawl.page",found="some"}') ?? 0) >= 1)
     assert.ok((sample(text, 'sitewatch_process_cpu_user_seconds_total') ?? 0) > 0)
     if (onPostgres) assert.ok((sample(text, 'sitewatch_db_pool_connections{pool="store",state="open"}') ?? 0) >= 1)
   })

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { nextSlots } from '../../src/queue/slots.js'
 import { layout } from '../helpers/fixtures.js'
-import { drainJobs, eventually, startTestService, type TestService } from '../helpers/service.js'
+import { drainJobs, eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
 // A worker's crawl slots grow from WORKER_CONCURRENCY while every slot is taken and the
@@ -94,5 +94,66 @@ describe('how many crawls a worker runs at once', () => {
       await drainJobs(t.api)
       assert.equal(most, 6, 'never more than WORKER_MAX_CONCURRENCY')
     })
+  })
+})
+
+// On PostgreSQL a host's places are the fleet's (host_leases): a crawl whose host has them
+// all taken waits in the queue, and the workers wait for a place to free, not look every 100 ms.
+describe('a host with every place taken', { skip: !onPostgres && 'needs TEST_DATABASE_URL: PGlite paces hosts in memory' }, () => {
+  let site: TestSite
+  let t: TestService
+  let domainId = ''
+  let holding = false
+  const held: Array<() => void> = []
+  const PAGES = 4
+
+  before(async () => {
+    site = await new TestSite().start()
+    site.page('/', layout('Busy', `<h1>Busy</h1><p>${Array.from({ length: PAGES }, (_, i) => `<a href="/p/${i}">Plan ${i}</a>`).join(' ')}</p>`))
+    site.fallback = path => /^\/p\/\d+$/.test(path)
+      ? (_req, res) => {
+          const answer = () => {
+            res.writeHead(200, { 'content-type': 'text/html' })
+            res.end(layout(`Plan ${path}`, `<h1>Plan ${path}</h1><p>What plan ${path} offers.</p>`))
+          }
+          if (holding) held.push(answer)
+          else answer()
+        }
+      : undefined
+    t = await startTestService({
+      CRAWL_HOST_MAP: `busy.test=${site.origin}`,
+      WORKER_CONCURRENCY: '4',
+      WORKER_MAX_CONCURRENCY: '4',
+      CRAWL_PER_HOST_CONCURRENCY: '1',
+      CRAWL_PER_HOST_DELAY_MS: '0'
+    })
+    domainId = (await t.api.post('/api/domains', { domain: 'busy.test' })).body.data.id
+    await drainJobs(t.api)
+  })
+  after(async () => {
+    holding = false
+    for (const answer of held.splice(0)) answer()
+    await t?.stop()
+    await site?.close()
+  })
+
+  it('waits for the place to free rather than looking every 100 ms, and takes the next crawl once it does', async () => {
+    const pages = (await t.api.get(`/api/domains/${domainId}/pages`)).body.data
+    assert.ok(pages.length >= PAGES, `${pages.length} pages watched`)
+    let empty = 0
+    t.service.queue.events.on('jobs.fetched', ({ queue, found }) => { if (queue === 'crawl.page' && found === 0) empty++ })
+    holding = true
+    assert.equal((await t.api.post(`/api/domains/${domainId}/crawl`)).status, 200)
+    await eventually(async () => held.length === 1, 20_000, 'the first crawl at the site')
+    // The others are due, their host full: the workers wait (JOB_POLLING_SECONDS at most) for its place.
+    const since = empty
+    await new Promise(resolve => setTimeout(resolve, 1500))
+    assert.ok(empty - since <= 3, `${empty - since} fetches found nothing in 1.5 s (every 100 ms would be about 15)`)
+    // The place frees: the next crawl is taken.
+    held.shift()!()
+    await eventually(async () => held.length === 1, 20_000, 'the next crawl at the site')
+    holding = false
+    for (const answer of held.splice(0)) answer()
+    await drainJobs(t.api)
   })
 })
