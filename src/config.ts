@@ -76,6 +76,15 @@ function int (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): 
   return n
 }
 
+/** How often the scheduler looks for pages due: every minute, or every n seconds for a divisor of 60 (tests, demos). */
+function tickSeconds (env: NodeJS.ProcessEnv): number {
+  const n = int(env, 'SCHEDULER_TICK_SECONDS', 60, 1)
+  if (n !== 60 && (!Number.isInteger(n) || 60 % n !== 0)) {
+    throw new Error(`SCHEDULER_TICK_SECONDS must be 60 or divide it (1, 2, 3, 5, 10, 15, 20, 30), got "${n}"`)
+  }
+  return n
+}
+
 /** `a.test=http://127.0.0.1:8081,b.test=http://127.0.0.1:8082`, like curl's --connect-to. */
 export function parseHostMap (raw: string | undefined): Map<string, URL> {
   const map = new Map<string, URL>()
@@ -136,7 +145,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     // two cores a second one only sped up crawls of pages that all changed.
     analysisThreads: Math.floor(int(env, 'ANALYSIS_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1)),
     analysisDeadlineMs: int(env, 'ANALYSIS_DEADLINE_MS', 60_000, 10),
-    schedulerTickSeconds: int(env, 'SCHEDULER_TICK_SECONDS', 60, 1),
+    schedulerTickSeconds: tickSeconds(env),
     crawlTimeoutMs: int(env, 'CRAWL_TIMEOUT_MS', 15000, 100),
     crawlMaxBytes: int(env, 'CRAWL_MAX_BYTES', 5 * 1024 * 1024, 1024),
     crawlPerHostConcurrency: int(env, 'CRAWL_PER_HOST_CONCURRENCY', 4, 1),

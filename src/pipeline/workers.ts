@@ -136,6 +136,9 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
     deps.log.info(r, 'retention sweep')
     return r
   })
-  await queue.schedule(QUEUE.tick, '* * * * *')
+  await queue.schedule(QUEUE.tick, tickCron(config.schedulerTickSeconds))
   await queue.schedule(QUEUE.retention, '17 3 * * *')
 }
+
+/** The scheduler's tick as a cron: every minute, or every n seconds for a divisor n of 60 (see config.ts). */
+const tickCron = (seconds: number) => seconds >= 60 ? '* * * * *' : `*/${seconds} * * * * *`
