@@ -138,6 +138,20 @@ describe('change classification on realistic pages', () => {
     assert.deepEqual([cert.changeType, cert.severity], ['terms_update', 'high'], 'a certification withdrawn')
   })
 
+  it('API docs read as text: a deprecation notice added, a rate limit lowered, a DELETE documented', () => {
+    const doc = (extra: string, limit = 100) => '<html lang="en"><head><title>Authentication | Acme API</title></head><body>' +
+      '<main><article><h1>Authentication</h1><p>Send your key in the Authorization header.</p>' +
+      `${extra}<h2>Rate limits</h2><p>Each key may make ${limit} requests per minute.</p></article></main></body></html>`
+    const notice = '<div class="admonition warning"><p>API keys in query strings are deprecated and will stop working on 1 March 2027.</p></div>'
+    const [deprecated] = changes(doc(''), doc(notice), 'api_docs').changes
+    assert.deepEqual([deprecated.changeType, deprecated.severity], ['content_change', 'medium'])
+    assert.deepEqual(deprecated.diffData.facts!.map(f => f.kind), ['api_deprecated'])
+    const [limit] = changes(doc(''), doc('', 60), 'api_docs').changes
+    assert.deepEqual([limit.changeType, limit.severity, limit.diffData.facts![0].percent], ['feature_removed', 'medium', -40])
+    const [documented] = changes(doc(''), doc('<h2>DELETE /v1/keys/{id}</h2><p>Removes a key.</p>'), 'api_docs').changes
+    assert.notEqual(documented.diffData.facts![0].kind, 'api_breaking', 'a DELETE documented is no removal')
+  })
+
   it('terms_update: legal text changed on a terms page; liability or resale wording is high', () => {
     const [c] = changes(
       layout('Terms', termsMain()),

@@ -165,6 +165,7 @@ function pricingHistories (): HistoryEdit[] {
         id: 'free egress cut from 1 TB to 500 GB',
         edit: p => swap(p, ['The first 1 TB of egress each month is free.', 'The first 500 GB of egress each month is free.']),
         expected: 'feature_removed/high',
+        moved: [50],
         summary: /1 TB of egress.*→.*500 GB of egress/
       }
     ]),
@@ -278,6 +279,14 @@ function apiHistories (): HistoryEdit[] {
   ]
 }
 
+/** A release as GitHub's releases page shows it: a box per release, its notes' "What's Changed" at its level. */
+const ghRelease = (tag: string, date: string, items: string[]) =>
+  `<section><h2>${tag}</h2><relative-time datetime="${date}T10:00:00Z">${date}</relative-time><div class="markdown-body">` +
+  `<h2>What's Changed</h2><ul>${items.map(i => `<li>${i}</li>`).join('')}</ul>` +
+  `<p><strong>Full Changelog</strong>: ${tag}</p></div></section>\n`
+const githubReleases = '<html lang="en"><head><title>Releases · acme/cli</title></head><body><main><h1>Releases</h1>' +
+  ghRelease('v1.4.0', '2026-10-01', ['Add a --json flag by @ann in #88', 'Fix a crash on start by @bob in #90']) + '</main></body></html>'
+
 function changelogHistories (): HistoryEdit[] {
   const kac = fixture('changelog/keep-a-changelog.html')
   const fr = fixture('changelog/headed-fr.html')
@@ -310,6 +319,23 @@ function changelogHistories (): HistoryEdit[] {
           year('2026', '2027')),
         expected: 'content_change/high',
         summary: /^Changelog 2\.4\.2/
+      }
+    ]),
+    ...history('changelog', 'GitHub releases', 'changelog', githubReleases, [
+      {
+        id: 'a release with generated notes: a bump, a removal, a feature, each "by @someone in #n"',
+        edit: p => swap(p, ['<main><h1>Releases</h1>', `<main><h1>Releases</h1>${ghRelease('v1.5.0', '2026-11-20', [
+          'Bump lodash from 4.17.20 to 4.17.21 by @dependabot in #101', 'Remove the deprecated login command by @ann in #103',
+          'Support proxies by @cy in #104'])}`]),
+        expected: 'content_change/high',
+        summary: /^Changelog 1\.5\.0: Remove the deprecated login command; Support proxies; and 1 more$/
+      },
+      {
+        id: 'a patch release that only fixes',
+        edit: p => swap(p, ['<main><h1>Releases</h1>', `<main><h1>Releases</h1>${ghRelease('v1.5.1', '2026-11-24', [
+          'Fix a crash on Windows by @bob in #110'])}`]),
+        expected: 'content_change/low',
+        summary: /^Changelog 1\.5\.1: Fix a crash on Windows$/
       }
     ]),
     ...history('changelog', 'dated sections (fr)', 'changelog', fr, [

@@ -1,7 +1,8 @@
 import { type ChangeType, type Fact, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { type EditKind, editKinds, type EditKinds, trivialPhrase } from '../text/edit-kinds.js'
 import {
-  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, PLAN_LIMIT_WORDS, RESTRICTION_WORDS
+  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, PLAN_LIMIT_WORDS, RELEASE_WORDS,
+  RESTRICTION_WORDS
 } from '../words/lexicon.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
@@ -77,7 +78,8 @@ function itemsReading (p: Part, ctx: Context): Reading | undefined {
  * it changed, "unlimited" come or gone. The same offer re-worded is the text's edit.
  */
 function planLimitsReading (p: Part, ctx: Context): Reading | undefined {
-  if (ctx.pageType !== 'pricing') return undefined
+  // An API's limits are its plans' too ("100 requests per minute" → 60).
+  if (ctx.pageType !== 'pricing' && ctx.pageType !== 'api_docs') return undefined
   const limits = matcher(PLAN_LIMIT_WORDS, ctx.own)
   const speaksOfLimits = (ls: string[]) => ls.some(l => limits.test(foldAccents(l)))
   if (!speaksOfLimits(p.removed) && !speaksOfLimits(p.added)) return undefined
@@ -88,12 +90,31 @@ function planLimitsReading (p: Part, ctx: Context): Reading | undefined {
   const restricts = (text: string) => matcher(RESTRICTION_WORDS, ctx.own).test(foldAccents(text))
   const lost = p.added.length === 0 ? !restricts(was) : p.removed.length === 0 ? restricts(is) : lessOffered(was, is)
   const quote = quoteEdit(p.removed, p.added)
+  const percent = oneSide ? undefined : movedBy(was, is)
   return {
-    ...judged({ kind: lost ? 'limit_lowered' : 'limit_raised' }, ctx),
+    ...judged({ kind: lost ? 'limit_lowered' : 'limit_raised', ...(percent === undefined ? {} : { percent }) }, ctx),
     confidence: 0.8,
     phrase: quote.phrase,
     passages: quote.passages
   }
+}
+
+/**
+ * On an API's docs, a notice added that something is deprecated or breaking ("API keys
+ * in query strings are deprecated and will stop working on 1 March 2027"): a deprecation,
+ * or a breaking change, as the API reader would say of its description. Words of removal
+ * are not enough ("Removes a task" documents a DELETE); a notice only re-worded is the text's edit.
+ */
+function apiNoticeReading (p: Part, ctx: Context): Reading | undefined {
+  if (ctx.pageType !== 'api_docs' || p.added.length === 0) return undefined
+  const says = (kind: 'breaking' | 'deprecated') => {
+    const words = matcher(RELEASE_WORDS[kind], ctx.own)
+    return p.added.some(l => words.test(foldAccents(l))) && !p.removed.some(l => words.test(foldAccents(l)))
+  }
+  const kind = says('deprecated') ? 'api_deprecated' : says('breaking') ? 'api_breaking' : undefined
+  if (!kind) return undefined
+  const quote = quoteEdit(p.removed, p.added)
+  return { ...judged({ kind, subject: p.section }, ctx), confidence: 0.8, phrase: quote.phrase, passages: quote.passages }
 }
 
 /**
@@ -159,6 +180,7 @@ const READINGS: ReadonlyArray<readonly [name: string, read: (p: Part, ctx: Conte
   ['trivial edits', trivialReading],
   ['price', (p, ctx) => priceReading(p, ctx, (q, c) => sectionReading(q, c) !== undefined)],
   ['cards', cardsReading],
+  ['API notice', apiNoticeReading],
   ['section', sectionReading],
   ['items', itemsReading],
   ['plan limits', planLimitsReading],
@@ -241,16 +263,26 @@ function speaksOfLaw (p: Part, own: readonly Language[]): boolean {
 const SIZE = /^\s*([kmgtp])i?[bo]\b/i
 const BYTES: Record<string, number> = { k: 1e3, m: 1e6, g: 1e9, t: 1e12, p: 1e15 }
 
+/** The numbers a text states, a size in bytes by its unit. */
+const amounts = (s: string) => [...s.matchAll(/\d+(?:[.,]\d+)?/g)].map(m => {
+  const unit = SIZE.exec(s.slice(m.index + m[0].length))?.[1]
+  return Number(m[0].replace(',', '.')) * (unit ? BYTES[unit.toLowerCase()] : 1)
+})
+
 /** Whether the new text offers less than the old: a number (a size in its unit) went down, or "unlimited" went away. */
 function lessOffered (before: string, after: string): boolean {
   if (UNLIMITED.test(before) && !UNLIMITED.test(after)) return true
-  const numbers = (s: string) => [...s.matchAll(/\d+(?:[.,]\d+)?/g)].map(m => {
-    const unit = SIZE.exec(s.slice(m.index + m[0].length))?.[1]
-    return Number(m[0].replace(',', '.')) * (unit ? BYTES[unit.toLowerCase()] : 1)
-  })
-  const a = numbers(before)
-  const b = numbers(after)
+  const [a, b] = [amounts(before), amounts(after)]
   return a.some((n, i) => b[i] !== undefined && b[i] < n) || b.length < a.length
+}
+
+/** How much the one number that moved between two texts moved, in percent; undefined unless exactly one did. */
+function movedBy (before: string, after: string): number | undefined {
+  const [a, b] = [amounts(before), amounts(after)]
+  if (a.length !== b.length) return undefined
+  const moved = a.flatMap((n, i) => n !== b[i] ? [i] : [])
+  if (moved.length !== 1 || a[moved[0]] === 0) return undefined
+  return Math.round((b[moved[0]] - a[moved[0]]) / a[moved[0]] * 100)
 }
 
 function wordDelta (a: string, b: string): number {

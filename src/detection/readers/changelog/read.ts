@@ -26,6 +26,8 @@ const UNRELEASED = /^\[?(?:unreleased|upcoming|non publié|à venir|unveröffent
 const VERSION = /(?<![\p{L}\d.])v?(\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.]+)?)(?![\d.]*\d)/u
 /** Keep a Changelog's sections: an item under one is written "Section: item". */
 const KAC_SECTION = /^(?:added|changed|deprecated|removed|fixed|security|new|improved|improvements|fixes|bug fixes)$/i
+/** A heading of a release's notes that names nothing (GitHub's "What's Changed"): neither its title nor a section. */
+const NOTES_HEADING = /^(?:what['’]?s (?:changed|new)|new contributors|highlights|changes|other changes|full changelog|release notes)$/i
 const HEADING = /^h([1-6])$/
 const MAX_ITEMS = 50
 
@@ -102,6 +104,16 @@ function own (lines: ChangelogReading['lines'], text: string, entry: string): vo
   lines.set(key, (lines.get(key) ?? new Set()).add(entry))
 }
 
+/** The largest element around `heading` that holds none of the other `releases`, if one holds more than the heading. */
+function boxOf (heading: Element, releases: readonly Element[]): Element | undefined {
+  let box: Element | undefined
+  for (let el = heading.parent; el && el.type === 'tag'; el = el.parent) {
+    if (releases.some(r => r !== heading && contains(el!, r))) break
+    box = el as Element
+  }
+  return box
+}
+
 /** Entries under headings that name a version or a date, at the level most of them share. */
 function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): ChangelogEntry[] {
   const all = elementsOf(root)
@@ -114,8 +126,14 @@ function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): Chan
   const level = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0]
   const order = new Map(all.map((el, i) => [el, i]))
   const entries: ChangelogEntry[] = []
-  for (const r of releases.filter(x => x.level === level)) {
-    const end = headings.find(h => h.order > r.order && h.level <= level)?.order ?? Infinity
+  const atLevel = releases.filter(x => x.level === level)
+  for (const r of atLevel) {
+    // A release's own box (GitHub's <section> per release): the largest element around its
+    // heading that holds no other release. A heading of its level inside it is its notes'
+    // ("## What's Changed"), not the next entry.
+    const box = boxOf(r.el, atLevel.map(x => x.el))
+    const end = headings.find(h => h.order > r.order && h.level <= level && !(h.level === level && box && contains(box, h.el)))
+      ?.order ?? Infinity
     const within = all.filter(el => order.get(el)! > r.order && order.get(el)! < end)
     const n = release(blockText(r.el))!
     const texts = [blockText(r.el)]
@@ -130,6 +148,7 @@ function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): Chan
       if (h) {
         texts.push(text)
         if (KAC_SECTION.test(text)) section = text
+        else if (NOTES_HEADING.test(text)) section = undefined
         else if (!title) title = text
         else section = text
       } else if (lists ? el.name === 'li' && !hasItems(el) : el.name === 'p') {
@@ -225,8 +244,12 @@ const MAX_SUMMARY = 200
 const HOUSEKEEPING = new RegExp('^(?:' + [
   '(?:pr|pull request|mr)\\s*#?\\d+\\b', '#\\d+\\b', '[0-9a-f]{7,40}\\b',
   '(?:chore|ci|build|tests?|docs|style|refactor|perf)(?:\\([^)]*\\))?!?:', 'merge (?:pull request|branch)',
+  '@[\\w-]+ made (?:their|his|her) first contribution',
   'bump(?:ed|s)? \\S+ from \\S+ to\\b', 'update[sd]? (?:the )?dependenc', 'thanks? (?:to )?@'
 ].join('|') + ')|\\bthanks? (?:to )?@[\\w-]+!?\\s*$', 'i')
+
+/** Who wrote an item and where, as GitHub's generated notes end it (" by @ann in #103"): not what it says. */
+const ATTRIBUTION = /\s+by @[\w-]+(?: in (?:#\d+|https?:\/\/\S+))?\s*$/
 
 function summaryOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): string {
   const name = e.unreleased
@@ -240,7 +263,7 @@ function summaryOf (e: ChangelogEntry, how: 'new' | 'edited' | 'released'): stri
   const telling = items.filter(i => !housekeeping(i))
   // What the release brings first; housekeeping only when it is all there is.
   const ordered = telling.length > 0 ? [...telling, ...items.filter(i => !telling.includes(i))] : items
-  const shown = [title, ...ordered.slice(0, title ? 1 : 2)].filter(Boolean).map(x => plain(x))
+  const shown = [title, ...ordered.slice(0, title ? 1 : 2)].filter(Boolean).map(x => plain(x).replace(ATTRIBUTION, ''))
   const more = e.items.length - (shown.length - (title ? 1 : 0))
   return cut(`${lead}: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`, MAX_SUMMARY)
 }
