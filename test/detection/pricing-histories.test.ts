@@ -129,6 +129,16 @@ describe('a reader claims the lines the text has, however the markup splits them
     assert.deepEqual(c.diffData.facts!.map(f => `${f.kind} ${f.subject}`), ['price_up Pro'], 'the mark is no plan, the move told once')
   })
 
+  it('a floor raised ("Minimum 3 seats" → 5) is a limit lowered: the buyer is offered less', () => {
+    const team = (n: number) => '<html lang="en"><body><main><h1>Pricing</h1><div class="plans"><div class="plan"><h3>Team</h3>' +
+      `<div class="price"><span class="amount">$8</span><span class="unit">per seat / month</span></div><p>Minimum ${n} seats</p>` +
+      '</div></div></main></body></html>'
+    const [c] = told(team(3), team(5))
+    assert.deepEqual([c.changeType, c.diffData.facts!.map(f => f.kind)], ['feature_removed', ['limit_lowered']])
+    const [back] = told(team(5), team(3))
+    assert.deepEqual([back.changeType, back.diffData.facts!.map(f => f.kind)], ['feature_added', ['limit_raised']])
+  })
+
   it('a struck price that moved alone is left to the text, not hidden', () => {
     const [c, ...more] = told(rows('<td><s>$59</s> $49/month</td>'), rows('<td><s>$69</s> $49/month</td>'))
     assert.equal(more.length, 0)

@@ -1,8 +1,8 @@
 import { type ChangeType, type Fact, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { type EditKind, editKinds, type EditKinds, trivialPhrase } from '../text/edit-kinds.js'
 import {
-  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, PLAN_LIMIT_WORDS, RELEASE_WORDS,
-  RESTRICTION_WORDS
+  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS, PLAN_LIMIT_WORDS,
+  RELEASE_WORDS, RESTRICTION_WORDS
 } from '../words/lexicon.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
@@ -88,7 +88,11 @@ function planLimitsReading (p: Part, ctx: Context): Reading | undefined {
   if (!oneSide && quantities(was) === quantities(is)) return undefined
   // A restriction removed gives back what it took; one added takes it.
   const restricts = (text: string) => matcher(RESTRICTION_WORDS, ctx.own).test(foldAccents(text))
-  const lost = p.added.length === 0 ? !restricts(was) : p.removed.length === 0 ? restricts(is) : lessOffered(was, is)
+  // A floor raised ("minimum 3 seats" → 5) asks more of a buyer: it offers less.
+  const floor = matcher(MINIMUM_WORDS, ctx.own).test(foldAccents(`${was}\n${is}`))
+  const lost = p.added.length === 0
+    ? !restricts(was)
+    : p.removed.length === 0 ? restricts(is) : lessOffered(was, is) !== floor
   const quote = quoteEdit(p.removed, p.added)
   const percent = oneSide ? undefined : movedBy(was, is)
   return {
@@ -114,7 +118,8 @@ function apiNoticeReading (p: Part, ctx: Context): Reading | undefined {
   const kind = says('deprecated') ? 'api_deprecated' : says('breaking') ? 'api_breaking' : undefined
   if (!kind) return undefined
   const quote = quoteEdit(p.removed, p.added)
-  return { ...judged({ kind, subject: p.section }, ctx), confidence: 0.8, phrase: quote.phrase, passages: quote.passages }
+  const { phrase, passages } = quote
+  return { ...judged({ kind, subject: p.section }, ctx), confidence: 0.8, phrase, passages }
 }
 
 /**

@@ -368,6 +368,17 @@ export const RESTRICTION_WORDS: Words = {
   pt: ['não', 'apenas', 'somente', 'limitad[oa]s? a']
 }
 
+/** A number that is a floor, not an allowance ("minimum 3 seats"): more of it is less offered. */
+export const MINIMUM_WORDS: Words = {
+  en: ['minimum', 'min\\.', 'at least'],
+  fr: ['minimum', 'au moins'],
+  de: ['mindestens', 'minimum', 'mind\\.'],
+  es: ['m[ií]nimo', 'al menos'],
+  it: ['minimo', 'almeno'],
+  nl: ['minimaal', 'minimum', 'ten minste', 'minstens'],
+  pt: ['m[ií]nimo', 'pelo menos']
+}
+
 /** What a plan includes or allows: a sentence with one of these on a pricing page is about the plan. */
 export const PLAN_LIMIT_WORDS: Words = {
   en: [

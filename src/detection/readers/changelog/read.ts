@@ -132,8 +132,8 @@ function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): Chan
     // heading that holds no other release. A heading of its level inside it is its notes'
     // ("## What's Changed"), not the next entry.
     const box = boxOf(r.el, atLevel.map(x => x.el))
-    const end = headings.find(h => h.order > r.order && h.level <= level && !(h.level === level && box && contains(box, h.el)))
-      ?.order ?? Infinity
+    const inBox = (h: { el: Element, level: number }) => h.level === level && box !== undefined && contains(box, h.el)
+    const end = headings.find(h => h.order > r.order && h.level <= level && !inBox(h))?.order ?? Infinity
     const within = all.filter(el => order.get(el)! > r.order && order.get(el)! < end)
     const n = release(blockText(r.el))!
     const texts = [blockText(r.el)]
