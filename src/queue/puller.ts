@@ -155,11 +155,6 @@ export class JobPuller<T, O extends object = object> {
     this.gauge = maxConcurrency > concurrency ? new LoadGauge() : undefined
   }
 
-  /** The jobs it runs at once now. */
-  get size (): number {
-    return this.slots
-  }
-
   /** Sizes the slots once an interval has passed: more while all are taken and the process has room. */
   private sizeSlots (): void {
     if (!this.gauge || performance.now() - this.sizedAt < SLOT_RULES.everyMs) return
@@ -300,8 +295,11 @@ export class JobPuller<T, O extends object = object> {
         // Too few free to fetch: it runs as many as it may.
         this.allTaken = true
         // Slots that can grow are sized while their jobs wait, not only when one ends.
-        const waits = this.gauge ? [...this.inflight.values(), sleep(SLOT_RULES.everyMs)] : this.inflight.values()
+        const nap = new AbortController()
+        const waits = [...this.inflight.values()]
+        if (this.gauge) waits.push(sleep(SLOT_RULES.everyMs, undefined, { signal: nap.signal }).catch(() => {}))
         await Promise.race(waits)
+        nap.abort()
         continue
       }
       let jobs: Array<Job<T>> = []
