@@ -368,15 +368,18 @@ export const RESTRICTION_WORDS: Words = {
   pt: ['não', 'apenas', 'somente', 'limitad[oa]s? a']
 }
 
-/** A number that is a floor, not an allowance ("minimum 3 seats"): more of it is less offered. */
+/** A number a buyer must meet, not an allowance ("minimum 3 seats", a minimum term): more of it is less offered. */
 export const MINIMUM_WORDS: Words = {
-  en: ['minimum', 'min\\.', 'at least'],
-  fr: ['minimum', 'au moins'],
-  de: ['mindestens', 'minimum', 'mind\\.'],
-  es: ['m[ií]nimo', 'al menos'],
-  it: ['minimo', 'almeno'],
-  nl: ['minimaal', 'minimum', 'ten minste', 'minstens'],
-  pt: ['m[ií]nimo', 'pelo menos']
+  en: [
+    'minimum (?:of )?\\d[\\d,.]* (?:seats?|users?|licen[cs]es?|members?|months?)',
+    'at least \\d[\\d,.]* (?:seats?|users?|licen[cs]es?|members?)', 'minimum (?:commitment|term|purchase|order|spend)'
+  ],
+  fr: ['minimum (?:de )?\\d+ (?:utilisateurs?|licences?|postes?|mois)', 'au moins \\d+ (?:utilisateurs?|licences?|postes?)'],
+  de: ['mindestens \\d+ (?:nutzer|benutzer|lizenzen|pl[aä]tze|monate)\\w*', 'mindestlaufzeit', 'mindestabnahme'],
+  es: ['m[ií]nimo (?:de )?\\d+ (?:usuarios?|licencias?|meses)', 'al menos \\d+ (?:usuarios?|licencias?)'],
+  it: ['minimo (?:di )?\\d+ (?:utenti|licenze|mesi)', 'almeno \\d+ (?:utenti|licenze)'],
+  nl: ['minimaal \\d+ (?:gebruikers?|licenties?|maanden)', 'minimumlooptijd'],
+  pt: ['m[ií]nimo (?:de )?\\d+ (?:usu[aá]rios?|utilizadores?|licen[cç]as?|meses)', 'pelo menos \\d+ (?:usu[aá]rios?|licen[cç]as?)']
 }
 
 /** What a plan includes or allows: a sentence with one of these on a pricing page is about the plan. */
