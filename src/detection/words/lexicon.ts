@@ -374,12 +374,17 @@ export const MINIMUM_WORDS: Words = {
     'minimum (?:of )?\\d[\\d,.]* (?:seats?|users?|licen[cs]es?|members?|months?)',
     'at least \\d[\\d,.]* (?:seats?|users?|licen[cs]es?|members?)', 'minimum (?:commitment|term|purchase|order|spend)'
   ],
-  fr: ['minimum (?:de )?\\d+ (?:utilisateurs?|licences?|postes?|mois)', 'au moins \\d+ (?:utilisateurs?|licences?|postes?)'],
+  fr: [
+    'minimum (?:de )?\\d+ (?:utilisateurs?|licences?|postes?|mois)', 'au moins \\d+ (?:utilisateurs?|licences?|postes?)'
+  ],
   de: ['mindestens \\d+ (?:nutzer|benutzer|lizenzen|pl[aä]tze|monate)\\w*', 'mindestlaufzeit', 'mindestabnahme'],
   es: ['m[ií]nimo (?:de )?\\d+ (?:usuarios?|licencias?|meses)', 'al menos \\d+ (?:usuarios?|licencias?)'],
   it: ['minimo (?:di )?\\d+ (?:utenti|licenze|mesi)', 'almeno \\d+ (?:utenti|licenze)'],
   nl: ['minimaal \\d+ (?:gebruikers?|licenties?|maanden)', 'minimumlooptijd'],
-  pt: ['m[ií]nimo (?:de )?\\d+ (?:usu[aá]rios?|utilizadores?|licen[cç]as?|meses)', 'pelo menos \\d+ (?:usu[aá]rios?|licen[cç]as?)']
+  pt: [
+    'm[ií]nimo (?:de )?\\d+ (?:usu[aá]rios?|utilizadores?|licen[cç]as?|meses)',
+    'pelo menos \\d+ (?:usu[aá]rios?|licen[cç]as?)'
+  ]
 }
 
 /** What a plan includes or allows: a sentence with one of these on a pricing page is about the plan. */
