@@ -119,20 +119,22 @@ for (const { c, o } of long.filter(x => !x.o.ledRight || x.o.trivialTooHigh)) {
 // every edit told as one change of the right type, no price pair that says nothing
 // happened, no percentage no plan moved by.
 const histories = historyEdits().map(e => ({ e, o: evaluateHistory(e) }))
-console.log('\nrevision histories (goals: every edit one change, typed right; no no-move pair, no stray %)')
-const historyColumns = ['edits', 'one change', 'typed right', 'no-move pairs', 'stray %']
+console.log('\nrevision histories (goals: every edit one change, typed right; no no-move pair, no stray %, 0 hidden)')
+const historyColumns = ['edits', 'one change', 'typed right', 'no-move pairs', 'stray %', 'hidden by a reader']
 console.log(`${''.padEnd(12)}${historyColumns.map(h => h.padEnd(16)).join('')}`)
 for (const reader of ['pricing', 'api', 'changelog', 'all'] as const) {
   const of = histories.filter(x => reader === 'all' || x.e.reader === reader)
   const count = (pick: (o: HistoryOutcome) => boolean) => cell([of.filter(x => pick(x.o)).length, of.length])
   const sum = (pick: (o: HistoryOutcome) => unknown[]) => String(of.reduce((n, x) => n + pick(x.o).length, 0))
   const figures = [String(of.length), count(o => o.oneChange), count(o => o.typeRight)]
-  figures.push(sum(o => o.nothing), sum(o => o.stray))
+  figures.push(sum(o => o.nothing), sum(o => o.stray), String(of.reduce((n, x) => n + x.o.hidden, 0)))
   console.log(`${reader.padEnd(12)}${figures.map(f => f.padEnd(16)).join('')}`)
 }
-const wrong = (o: HistoryOutcome) => !o.oneChange || !o.typeRight || o.nothing.length > 0 || o.stray.length > 0
+const wrong = (o: HistoryOutcome) => !o.oneChange || !o.typeRight || o.nothing.length > 0 || o.stray.length > 0 ||
+  o.hidden > 0
 for (const { e, o } of histories.filter(x => wrong(x.o))) {
   const noMove = o.nothing.length ? `; no move: ${o.nothing.join(', ')}` : ''
   const stray = o.stray.length ? `; stray percentages: ${o.stray.join(', ')}` : ''
-  console.log(`  miss ${e.history}, ${e.id}: expected ${e.expected}; ${o.seen}${noMove}${stray}`)
+  const hidden = o.hidden > 0 ? ` (${o.hidden} changed lines hidden)` : ''
+  console.log(`  miss ${e.history}, ${e.id}: expected ${e.expected}; ${o.seen}${noMove}${stray}${hidden}`)
 }

@@ -109,6 +109,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   if (!['all', 'api', 'worker', 'renderer'].includes(role)) {
     throw new Error(`ROLE must be all, api, worker or renderer, got "${role}"`)
   }
+  const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 16, 1)
   return {
     port: int(env, 'PORT', 3000),
     host: env.HOST ?? '0.0.0.0',
@@ -137,9 +138,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     jobExpireSeconds: int(env, 'JOB_EXPIRE_SECONDS', 300, 1),
     jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 2, 0.5),
     jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 10, 1),
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    workerConcurrency,
     // Crawls mostly wait: a worker takes more while its slots are all busy and it has room (queue/slots.ts).
-    workerMaxConcurrency: Math.max(int(env, 'WORKER_MAX_CONCURRENCY', 64, 1), int(env, 'WORKER_CONCURRENCY', 16, 1)),
+    workerMaxConcurrency: Math.max(int(env, 'WORKER_MAX_CONCURRENCY', 64, 1), workerConcurrency),
     discoveryConcurrency: int(env, 'DISCOVERY_CONCURRENCY', 16, 1),
     // A thread per core beside the event loop's, up to four: each costs 30–40 MB, and on
     // two cores a second one only sped up crawls of pages that all changed.

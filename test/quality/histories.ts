@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs'
 import { parse, stringify } from 'yaml'
-import { compareContent, readPage } from '../../src/detection/detect.js'
 import type { DetectedChange, PageType } from '../../src/vocabulary/core.js'
+import { changesOf, fixture, swap } from './readers.js'
 
 // Revision histories (npm run quality prints them as figures): a page through several
 // revisions, each a real edit as sites make them, several things at once: a price rise
@@ -10,7 +9,8 @@ import type { DetectedChange, PageType } from '../../src/vocabulary/core.js'
 // while an old one is corrected. Each revision is compared with the one before, as the
 // crawler would, with the page type's reader. For each edit: told as one change, of the
 // type and severity an analyst would give it, no price pair that says nothing happened
-// ("A → A", a price gone and back), no percentage that no plan moved by. Goals: all.
+// ("A → A", a price gone and back), no percentage that no plan moved by, no changed line
+// of the text that the reader's change does not carry. Goals: all.
 
 export type HistoryReader = 'pricing' | 'api' | 'changelog'
 export interface HistoryEdit {
@@ -23,7 +23,8 @@ export interface HistoryEdit {
   summary?: RegExp
   /** The percentages plans really moved by (a summary or fact giving another is wrong). */
   moved: number[]
-  changes: () => DetectedChange[]
+  /** What the edit reports with its page type's reader, and how many changed lines of the text the reader hid. */
+  compare: () => { changes: DetectedChange[], hidden: number }
 }
 
 export interface HistoryOutcome {
@@ -33,31 +34,17 @@ export interface HistoryOutcome {
   nothing: string[]
   /** Percentages no plan moved by. */
   stray: number[]
+  /** Changed lines of the text that the reader's change does not carry. */
+  hidden: number
   seen: string
 }
 
-const fixture = (path: string) => readFileSync(new URL(`../detection/fixtures/${path}`, import.meta.url), 'utf8')
-/** `html` with each `[from, to]` replaced once; a `from` the page does not hold is a broken fixture. */
-const swap = (html: string, ...pairs: Array<[string, string]>) => pairs.reduce((h, [from, to]) => {
-  if (!h.includes(from)) throw new Error(`the fixture holds no ${from}`)
-  return h.replace(from, to)
-}, html)
+interface Step { id: string, expected: string, moved?: number[], summary?: RegExp }
 
-type Documents = { beforeDocument?: string, afterDocument?: string }
-function compared (pageType: PageType, before: string, after: string, documents: Documents = {}): DetectedChange[] {
-  const [a, b] = [readPage(before, undefined, undefined, pageType), readPage(after, undefined, undefined, pageType)]
-  if (a.hash === b.hash && !documents.beforeDocument) return []
-  return compareContent(a.text, b, pageType, undefined, { before, after, ...documents })
-}
-
-interface Step { id: string, edit: (page: string) => string, expected: string, moved?: number[], summary?: RegExp }
-
-/** A page's history: each step edits the revision before it, and is compared with it. */
-function history (
-  reader: HistoryReader, name: string, pageType: PageType, first: string, steps: Step[]
+/** A history's edits, each compared with the revision before it by `compare(i)`: revisions i and i + 1. */
+function editsOf (
+  reader: HistoryReader, name: string, steps: Step[], compare: (i: number) => ReturnType<typeof changesOf>
 ): HistoryEdit[] {
-  const revisions = [first]
-  for (const s of steps) revisions.push(s.edit(revisions.at(-1)!))
   return steps.map((s, i) => ({
     reader,
     history: name,
@@ -65,14 +52,22 @@ function history (
     expected: s.expected,
     summary: s.summary,
     moved: s.moved ?? [],
-    changes: () => compared(pageType, revisions[i], revisions[i + 1])
+    compare: () => compare(i)
   }))
 }
 
-interface SpecStep { id: string, edit: (spec: any) => void, expected: string, summary?: RegExp }
+/** A page's history: each step edits the revision before it, and is compared with it. */
+function history (
+  reader: HistoryReader, name: string, pageType: PageType, first: string,
+  steps: Array<Step & { edit: (page: string) => string }>
+): HistoryEdit[] {
+  const revisions = [first]
+  for (const s of steps) revisions.push(s.edit(revisions.at(-1)!))
+  return editsOf(reader, name, steps, i => changesOf(pageType, revisions[i], revisions[i + 1]))
+}
 
 /** An API description's history, its page (Swagger UI) unchanged: each step edits the description before it. */
-function specHistory (name: string, first: string, steps: SpecStep[]): HistoryEdit[] {
+function specHistory (name: string, first: string, steps: Array<Step & { edit: (spec: any) => void }>): HistoryEdit[] {
   const page = fixture('api/swagger-ui.html')
   const revisions = [stringify(parse(first))]
   for (const s of steps) {
@@ -80,15 +75,8 @@ function specHistory (name: string, first: string, steps: SpecStep[]): HistoryEd
     s.edit(next)
     revisions.push(stringify(next))
   }
-  return steps.map((s, i) => ({
-    reader: 'api',
-    history: name,
-    id: s.id,
-    expected: s.expected,
-    summary: s.summary,
-    moved: [],
-    changes: () => compared('api_docs', page, page, { beforeDocument: revisions[i], afterDocument: revisions[i + 1] })
-  }))
+  return editsOf('api', name, steps,
+    i => changesOf('api_docs', page, page, { beforeDocument: revisions[i], afterDocument: revisions[i + 1] }))
 }
 
 const year = (from: string, to: string): [string, string] => [`© ${from}`, `© ${to}`]
@@ -384,7 +372,7 @@ function saysNothing (c: DetectedChange): string[] {
 }
 
 export function evaluateHistory (edit: HistoryEdit): HistoryOutcome {
-  const changes = edit.changes()
+  const { changes, hidden } = edit.compare()
   const [c] = changes
   const seen = changes.map(x => `${x.changeType}/${x.severity}: ${x.summary}`).join(' | ') || 'nothing'
   return {
@@ -392,6 +380,7 @@ export function evaluateHistory (edit: HistoryEdit): HistoryOutcome {
     typeRight: changes.length === 1 && `${c.changeType}/${c.severity}` === edit.expected && (!edit.summary || edit.summary.test(c.summary)),
     nothing: changes.flatMap(saysNothing),
     stray: changes.flatMap(percents).filter(p => !edit.moved.some(m => Math.abs(Math.abs(m) - Math.abs(p)) <= 1)),
+    hidden,
     seen
   }
 }

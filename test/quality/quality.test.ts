@@ -90,6 +90,7 @@ describe('revision histories: each real edit one change, typed right, no price t
       assert.ok(o.oneChange && o.typeRight, `expected ${e.expected}${e.summary ? ` (${String(e.summary)})` : ''}; got ${o.seen}`)
       assert.deepEqual(o.nothing, [], 'no price pair that says nothing happened')
       assert.deepEqual(o.stray, [], 'no percentage no plan moved by')
+      assert.equal(o.hidden, 0, 'no changed line of the text left out of the change')
     })
   }
 })

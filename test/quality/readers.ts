@@ -24,8 +24,9 @@ export interface ReaderCase {
   run: () => { right: boolean, seen: string, hidden: number }
 }
 
-const fixture = (path: string) => readFileSync(new URL(`../detection/fixtures/${path}`, import.meta.url), 'utf8')
-const swap = (html: string, ...pairs: Array<[string, string]>) => pairs.reduce((h, [from, to]) => {
+export const fixture = (path: string) => readFileSync(new URL(`../detection/fixtures/${path}`, import.meta.url), 'utf8')
+/** `html` with each `[from, to]` replaced once; a `from` the page does not hold is a broken fixture. */
+export const swap = (html: string, ...pairs: Array<[string, string]>) => pairs.reduce((h, [from, to]) => {
   if (!h.includes(from)) throw new Error(`the fixture holds no ${from}`)
   return h.replace(from, to)
 }, html)
@@ -49,9 +50,9 @@ function changedLines (changes: readonly DetectedChange[]): Map<string, number> 
  * What a page's two versions report with its type's reader, and how many of the lines the
  * text comparison alone reports changed are in none of those changes (hidden by the reader).
  */
-function changesOf (
+export function changesOf (
   pageType: PageType, before: string, after: string, documents: { beforeDocument?: string, afterDocument?: string } = {}
-): Outcome {
+): { changes: DetectedChange[], hidden: number } {
   const [a, b] = [readPage(before, undefined, undefined, pageType), readPage(after, undefined, undefined, pageType)]
   if (a.hash === b.hash && !documents.beforeDocument) return { changes: [], hidden: 0 }
   const changes = compareContent(a.text, b, pageType, undefined, { before, after, ...documents })

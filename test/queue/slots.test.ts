@@ -10,6 +10,61 @@ import { TestSite } from '../helpers/site.js'
 // process has CPU and memory to spare (crawls mostly wait on sites), up to
 // WORKER_MAX_CONCURRENCY, and shrink back towards the base when either runs short.
 
+/**
+ * A site of `pages` pages (/p/N, linked from its home page and its sitemap) that wait to be
+ * answered while `holding`: `held` answers them in order. A request is open until answered
+ * or given up by the crawler; `most` is the most open at once.
+ */
+class WaitingSite {
+  readonly site = new TestSite()
+  holding = false
+  readonly held: Array<() => void> = []
+  open = 0
+  most = 0
+
+  async start (host: string, pages: number): Promise<this> {
+    await this.site.start()
+    const paths = Array.from({ length: pages }, (_, i) => `/p/${i}`)
+    this.site.page('/', layout('Plans', `<h1>Plans</h1><p>${paths.map(p => `<a href="${p}">Plan ${p}</a>`).join(' ')}</p>`))
+    this.site.set('/sitemap.xml', {
+      body: '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
+        `${paths.map(p => `<url><loc>https://${host}${p}</loc></url>`).join('')}</urlset>`,
+      headers: { 'content-type': 'application/xml' }
+    })
+    this.site.fallback = path => paths.includes(path) ? (_req, res) => { this.answer(path, res) } : undefined
+    return this
+  }
+
+  private answer (path: string, res: ServerResponse): void {
+    let open = true
+    const ended = () => {
+      if (open) this.open--
+      open = false
+    }
+    res.on('close', ended)
+    this.open++
+    this.most = Math.max(this.most, this.open)
+    const answer = () => {
+      ended()
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(layout(`Plan ${path}`, `<h1>Plan ${path}</h1><p>What plan ${path} offers.</p>`))
+    }
+    if (this.holding) this.held.push(answer)
+    else answer()
+  }
+
+  /** Answers what it holds, and holds no more. */
+  release (): void {
+    this.holding = false
+    for (const answer of this.held.splice(0)) answer()
+  }
+
+  async close (): Promise<void> {
+    this.release()
+    await this.site.close()
+  }
+}
+
 describe('how many crawls a worker runs at once', () => {
   const roomy = { cpu: 0.2, heap: 0.2 }
   it('grows while every slot is taken and the process has room, to its most', () => {
@@ -26,46 +81,15 @@ describe('how many crawls a worker runs at once', () => {
   })
 
   describe('a worker of 2 slots, at most 6, crawling a site whose pages keep it waiting', () => {
-    let site: TestSite
+    let site: WaitingSite
     let t: TestService
     let domainId = ''
-    let holding = false
-    let inFlight = 0
-    let most = 0
-    const held: ServerResponse[] = []
     const PAGES = 12
 
     before(async () => {
-      site = await new TestSite().start()
-      const links = Array.from({ length: PAGES }, (_, i) => `<a href="/p/${i}">Product ${i}</a>`).join(' ')
-      site.page('/', layout('Slow', `<h1>Slow</h1><p>${links}</p>`))
-      site.set('/sitemap.xml', {
-        body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${
-          Array.from({ length: PAGES }, (_, i) => `<url><loc>https://slow.test/p/${i}</loc></url>`).join('')}</urlset>`,
-        headers: { 'content-type': 'application/xml' }
-      })
-      site.fallback = path => /^\/p\/\d+$/.test(path)
-        ? (_req, res) => {
-            // In flight until answered, or until the crawler gives the request up.
-            let open = true
-            const ended = () => {
-              if (open) inFlight--
-              open = false
-            }
-            res.on('close', ended)
-            const answer = () => {
-              ended()
-              res.writeHead(200, { 'content-type': 'text/html' })
-              res.end(layout(`Product ${path}`, `<h1>Product ${path}</h1><p>Our product ${path}, for teams.</p>`))
-            }
-            inFlight++
-            most = Math.max(most, inFlight)
-            if (holding) held.push(Object.assign(res, { answer }))
-            else answer()
-          }
-        : undefined
+      site = await new WaitingSite().start('slow.test', PAGES)
       t = await startTestService({
-        CRAWL_HOST_MAP: `slow.test=${site.origin}`,
+        CRAWL_HOST_MAP: `slow.test=${site.site.origin}`,
         WORKER_CONCURRENCY: '2',
         WORKER_MAX_CONCURRENCY: '6',
         CRAWL_PER_HOST_CONCURRENCY: '16',
@@ -75,8 +99,7 @@ describe('how many crawls a worker runs at once', () => {
       await drainJobs(t.api)
     })
     after(async () => {
-      holding = false
-      for (const res of held.splice(0)) (res as any).answer()
+      site?.release()
       await t?.stop()
       await site?.close()
     })
@@ -84,15 +107,14 @@ describe('how many crawls a worker runs at once', () => {
     it('takes more crawls while they all wait, and never more than its most', async () => {
       const pages = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=100`)).body.data
       assert.ok(pages.length >= PAGES, `${pages.length} pages watched`)
-      holding = true
-      most = 0
+      site.holding = true
+      site.most = 0
       assert.equal((await t.api.post(`/api/domains/${domainId}/crawl`)).status, 200)
       // Two slots at first; the sizing sees them all taken and the process idle, and grows.
-      await eventually(async () => inFlight >= 6, 30_000, 'six crawls waiting on the site at once')
-      for (const res of held.splice(0)) (res as any).answer()
-      holding = false
+      await eventually(async () => site.open >= 6, 30_000, 'six crawls waiting on the site at once')
+      site.release()
       await drainJobs(t.api)
-      assert.equal(most, 6, 'never more than WORKER_MAX_CONCURRENCY')
+      assert.equal(site.most, 6, 'never more than WORKER_MAX_CONCURRENCY')
     })
   })
 })
@@ -100,28 +122,15 @@ describe('how many crawls a worker runs at once', () => {
 // On PostgreSQL a host's places are the fleet's (host_leases): a crawl whose host has them
 // all taken waits in the queue, and the workers wait for a place to free, not look every 100 ms.
 describe('a host with every place taken', { skip: !onPostgres && 'needs TEST_DATABASE_URL: PGlite paces hosts in memory' }, () => {
-  let site: TestSite
+  let site: WaitingSite
   let t: TestService
   let domainId = ''
-  let holding = false
-  const held: Array<() => void> = []
   const PAGES = 4
 
   before(async () => {
-    site = await new TestSite().start()
-    site.page('/', layout('Busy', `<h1>Busy</h1><p>${Array.from({ length: PAGES }, (_, i) => `<a href="/p/${i}">Plan ${i}</a>`).join(' ')}</p>`))
-    site.fallback = path => /^\/p\/\d+$/.test(path)
-      ? (_req, res) => {
-          const answer = () => {
-            res.writeHead(200, { 'content-type': 'text/html' })
-            res.end(layout(`Plan ${path}`, `<h1>Plan ${path}</h1><p>What plan ${path} offers.</p>`))
-          }
-          if (holding) held.push(answer)
-          else answer()
-        }
-      : undefined
+    site = await new WaitingSite().start('busy.test', PAGES)
     t = await startTestService({
-      CRAWL_HOST_MAP: `busy.test=${site.origin}`,
+      CRAWL_HOST_MAP: `busy.test=${site.site.origin}`,
       WORKER_CONCURRENCY: '4',
       WORKER_MAX_CONCURRENCY: '4',
       CRAWL_PER_HOST_CONCURRENCY: '1',
@@ -131,8 +140,7 @@ describe('a host with every place taken', { skip: !onPostgres && 'needs TEST_DAT
     await drainJobs(t.api)
   })
   after(async () => {
-    holding = false
-    for (const answer of held.splice(0)) answer()
+    site?.release()
     await t?.stop()
     await site?.close()
   })
@@ -142,18 +150,17 @@ describe('a host with every place taken', { skip: !onPostgres && 'needs TEST_DAT
     assert.ok(pages.length >= PAGES, `${pages.length} pages watched`)
     let empty = 0
     t.service.queue.events.on('jobs.fetched', ({ queue, found }) => { if (queue === 'crawl.page' && found === 0) empty++ })
-    holding = true
+    site.holding = true
     assert.equal((await t.api.post(`/api/domains/${domainId}/crawl`)).status, 200)
-    await eventually(async () => held.length === 1, 20_000, 'the first crawl at the site')
+    await eventually(async () => site.held.length === 1, 20_000, 'the first crawl at the site')
     // The others are due, their host full: the workers wait (JOB_POLLING_SECONDS at most) for its place.
     const since = empty
     await new Promise(resolve => setTimeout(resolve, 1500))
     assert.ok(empty - since <= 3, `${empty - since} fetches found nothing in 1.5 s (every 100 ms would be about 15)`)
     // The place frees: the next crawl is taken.
-    held.shift()!()
-    await eventually(async () => held.length === 1, 20_000, 'the next crawl at the site')
-    holding = false
-    for (const answer of held.splice(0)) answer()
+    site.held.shift()!()
+    await eventually(async () => site.held.length === 1, 20_000, 'the next crawl at the site')
+    site.release()
     await drainJobs(t.api)
   })
 })

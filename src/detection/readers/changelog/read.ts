@@ -45,7 +45,6 @@ function named (text: string): { version?: string, date?: string, rest: string }
 }
 
 const elementsOf = (root: AnyNode[]): Element[] => DomUtils.findAll(() => true, root)
-const isBlockParent = (el: Element) => el.children.some(c => c.type === 'tag' && /^(?:p|ul|ol|li|div|h\d|section|article)$/.test(c.name))
 
 export function readChangelog (html: string): ChangelogReading {
   const doc = parseDocument(html)
@@ -136,7 +135,6 @@ function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): Chan
     const end = headings.find(h => h.order > r.order && h.level <= level && !inBox(h))?.order ?? Infinity
     const within = all.filter(el => order.get(el)! > r.order && order.get(el)! < end)
     const n = release(blockText(r.el))!
-    const texts = [blockText(r.el)]
     const items: string[] = []
     let section: string | undefined
     let title = n.rest
@@ -146,23 +144,20 @@ function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): Chan
       const h = HEADING.exec(el.name)
       const text = blockText(el)
       if (h) {
-        texts.push(text)
         if (KAC_SECTION.test(text)) section = text
         else if (NOTES_HEADING.test(text)) section = undefined
         else if (!title) title = text
         else section = text
       } else if (lists ? el.name === 'li' && !hasItems(el) : el.name === 'p') {
-        if (!text) continue
-        texts.push(text)
-        if (items.length < MAX_ITEMS) items.push(section && KAC_SECTION.test(section) ? `${section}: ${text}` : text)
-      } else if (!isBlockParent(el) && text) {
-        texts.push(text)
+        const labelled = section && KAC_SECTION.test(section) ? `${section}: ${text}` : text
+        if (text && items.length < MAX_ITEMS) items.push(labelled)
       }
     }
-    // And the lines extraction writes inside the entry's blocks ("<li><p>…</p><p>…</p></li>" is two).
-    for (const el of [r.el, ...within]) if (isBlockTag(el.name)) texts.push(...ownLines(el))
     const entry = entryOf(n, title, items)
-    for (const text of texts) own(lines, text, entryKey(entry))
+    // The entry's lines as extraction writes them: each block's own ("<li><p>…</p><p>…</p></li>" is
+    // two), its box's too (GitHub's date beside the release's heading).
+    const blocks = [...(box ? [box] : []), r.el, ...within].filter(el => isBlockTag(el.name))
+    for (const line of blocks.flatMap(ownLines)) own(lines, line, entryKey(entry))
     entries.push(entry)
   }
   return entries
@@ -186,11 +181,9 @@ function cardEntries (root: AnyNode[], lines: ChangelogReading['lines']): Change
     const items = inside.filter(el => lists ? el.name === 'li' : el.name === 'p' && !contains(el, time))
       .map(blockText).filter(Boolean).slice(0, MAX_ITEMS)
     const entry = entryOf({ ...n, ...(date ? { date: date.iso } : {}) }, n.rest, items)
-    for (const el of inside) {
-      if (!isBlockParent(el) && blockText(el)) own(lines, blockText(el), entryKey(entry))
-      if (isBlockTag(el.name)) for (const line of ownLines(el)) own(lines, line, entryKey(entry))
-    }
-    own(lines, blockText(time), entryKey(entry))
+    // The card's lines as extraction writes them (its date is the card's own, beside its blocks).
+    const blocks = [card, ...inside].filter(el => isBlockTag(el.name))
+    for (const line of blocks.flatMap(ownLines)) own(lines, line, entryKey(entry))
     entries.push(entry)
   }
   return entries
