@@ -23,6 +23,7 @@ process.on('message', (msg: LoadRequest) => {
       p50: result.latency.p50,
       p99: result.latency.p99,
       non2xx: result.non2xx,
+      notModified: result['3xx'],
       errors: result.errors
     })
   })()

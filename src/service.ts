@@ -19,6 +19,7 @@ import { Principals } from './services/principals.js'
 import { listOrgs } from './store/orgs.js'
 import { webApp } from './web/app.js'
 import { openStore, type Store } from './store/db.js'
+import { DataVersions } from './store/data-versions.js'
 import { serviceSecret } from './store/secrets.js'
 
 export interface Service {
@@ -147,9 +148,16 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   })
   let app: FastifyInstance | undefined
   let url: string | undefined
+  let stopFollowing: (() => Promise<void>) | undefined
   const port = servesApi ? config.port : config.metricsPort
   if (port !== undefined) {
-    const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret, ruleChecks }
+    const versions = new DataVersions()
+    if (servesApi) {
+      stopFollowing = await store.followWrites(versions, err => {
+        log.warn({ err }, 'listening for writes failed; API answers carry no ETag until it is back')
+      })
+    }
+    const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret, ruleChecks, versions }
     const principals = new Principals(store.db)
     app = await buildApp(deps, {
       logger: opts.logger ?? { level: config.logLevel },
@@ -177,6 +185,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     stop () {
       stopping ??= (async () => {
         await app?.close()
+        await stopFollowing?.()
         // Jobs in flight get 4 s to finish; the rest are handed back to the queue.
         await queue.stopPulling(4000)
         await analysis.close()

@@ -79,7 +79,7 @@ export async function buildApp (
   await openApiDocs(app, config)
   await rateLimitStore(app, config)
   await underPrefix(app, '/api', notFound, async api => {
-    await guard(api, { principals })
+    await guard(api, { principals, versions: deps.versions })
     for (const resource of API_RESOURCES) await api.register(resource, deps)
   })
   await underPrefix(app, '/public', notFound, async links => { await links.register(publicImageRoutes, deps) })

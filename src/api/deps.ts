@@ -3,6 +3,7 @@ import type { Metrics } from '../metrics/metrics.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { RuleChecker } from '../services/context.js'
 import type { Db } from '../store/db.js'
+import type { DataVersions } from '../store/data-versions.js'
 
 /** What route plugins are given. */
 export interface ApiDeps {
@@ -16,4 +17,6 @@ export interface ApiDeps {
   linkSecret: string
   /** Checks noise rules on the analysis threads. */
   ruleChecks: RuleChecker
+  /** Each organisation's data version, which the API's ETags are (api/validators.ts). */
+  versions: DataVersions
 }

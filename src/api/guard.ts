@@ -3,6 +3,8 @@ import { AppError } from '../vocabulary/errors.js'
 import { PLANS } from '../vocabulary/plans.js'
 import type { Principals } from '../services/principals.js'
 import type { Principal } from '../store/orgs.js'
+import type { DataVersions } from '../store/data-versions.js'
+import { conditionalGets } from './validators.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,11 +17,13 @@ declare module 'fastify' {
 
 export interface GuardOptions {
   principals: Principals
+  versions: DataVersions
 }
 
 /**
  * The gate of every /api request, in order: who is calling (API key → organisation),
- * how many calls that caller has left in the route's tier, and whether the caller may
+ * whether a conditional GET's answer is unchanged (a 304, counted nowhere), how many
+ * calls that caller has left in the route's tier, and whether the caller may
  * call at all. Rate limits count per organisation, or per address without a valid key
  * (decisions.md: such requests are counted). A known caller refused for its plan or its
  * key's scope (403) spends nothing: it is told what it has left, and that is all. A call
@@ -28,6 +32,7 @@ export interface GuardOptions {
  */
 export async function guard (app: FastifyInstance, opts: GuardOptions) {
   app.decorateRequest('principal', null)
+  const conditional = conditionalGets(app, opts.versions)
 
   app.addHook('onRequest', async req => {
     const header = req.headers.authorization
@@ -38,6 +43,10 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
 
   app.addHook('onRequest', async (req, reply) => {
     const refused = refusalOf(req)
+    if (!refused && conditional.notModified(req)) {
+      opts.principals.touch(req.principal!.keyId)
+      return await reply.code(304).header('ETag', req.validator).send()
+    }
     const tier = req.routeOptions.config?.tier ?? 'standard'
     const limit = await app.tierLimits[tier](req, { increment: !refused || !req.principal })
     if (!limit.isAllowed) {

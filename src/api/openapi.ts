@@ -23,7 +23,12 @@ export async function openApiDocs (app: FastifyInstance, config: Config): Promis
           'Values in a JSON body must have the types the schema gives (no coercion: `"priority": "5"` is a 400); ' +
           'query parameters are read as their types. A body over 1 MiB is 413 PAYLOAD_TOO_LARGE; a known path ' +
           'asked with a method it does not answer is 405 METHOD_NOT_ALLOWED with `Allow`; answers over 1 KiB are ' +
-          'compressed (br, gzip, deflate) when Accept-Encoding allows.'
+          'compressed (br, gzip, deflate) when Accept-Encoding allows. ' +
+          'Every successful GET carries a weak `ETag`: send it back in `If-None-Match`, and an answer that has not ' +
+          'changed is a `304` with no body, which no rate limit counts. A tag moves with every write to what the ' +
+          "organisation's answers show, whatever made it (an API call, a crawl, the app); job answers also move " +
+          'every 5 s and usage every minute, as their clock does. On PostgreSQL with several API processes a write ' +
+          'moves every tag within milliseconds (its NOTIFY); each process has tags of its own until it hears a write.'
       },
       servers: [
         {

@@ -20,12 +20,15 @@ import { insertJobRecords, pendingDiscovery } from './job-records.js'
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
 import { JobPuller, type Job, type JobHandler, type QueueEvents } from './puller.js'
-import { JOBS_CHANNEL, WakeUpListener } from './wake-up.js'
+import { ChannelListener } from '../store/listener.js'
 import { crawlRanks, crawlTurns, freshCrawls, urlHost } from './crawl-order.js'
 import {
   CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, queuePolicies, type CrawlJobData, type CrawlLaneName, type DiscoverJobData,
   type QueueName, type QueuePolicy, type ResearchJobData
 } from './queues.js'
+
+/** The channel on which a transaction that queued jobs names their queues (see JobQueue.transaction). */
+export const JOBS_CHANNEL = 'sitewatch_jobs'
 
 /** Crawl jobs queued between two refreshes of the planner's statistics on the jobs (see refreshFetchStatistics). */
 export const ANALYZE_AFTER_JOBS = 1000
@@ -49,7 +52,7 @@ export class JobQueue {
 
   private crawlsSinceAnalyze = 0
   private analyzing: Promise<void> | undefined
-  private listener: WakeUpListener | undefined
+  private listener: ChannelListener | undefined
   private readonly pullers: Array<JobPuller<any, any>> = []
   private readonly handlers = new Map<string, JobHandler<any, any>>()
   private readonly policies: Readonly<Record<QueueName, QueuePolicy>>
@@ -164,15 +167,14 @@ export class JobQueue {
     queue.every(config.jobMaintenanceSeconds * 1000, async () => await queue.maintain())
     queue.every(CRON_LOOK_MS, async () => await queue.sendCronSlots())
     if (shared !== undefined) {
-      queue.listener = new WakeUpListener(
-        shared,
-        name => {
+      queue.listener = new ChannelListener(shared, JOBS_CHANNEL, {
+        heard: name => {
           queue.committed.emit(name)
         },
-        err => {
+        error: err => {
           log.warn({ err }, 'listening for new jobs failed; workers poll until it is back')
         }
-      )
+      })
       await queue.listener.start()
     }
     return queue

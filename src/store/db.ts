@@ -6,6 +6,8 @@ import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely'
 import pg from 'pg'
 import { PGliteDialect } from './pglite-dialect.js'
 import { PGliteThread } from './pglite-thread.js'
+import { DATA_CHANNEL, type DataVersions } from './data-versions.js'
+import { ChannelListener } from './listener.js'
 import { migrate } from './migrations.js'
 import type { Database } from './schema.js'
 
@@ -29,6 +31,12 @@ export interface Store {
   listenUrl: string | undefined
   /** Resolves when the database answers (/readyz). */
   ping(): Promise<void>
+  /**
+   * Keeps `versions` told of every committed write (migration 0025's notifications), until
+   * the returned function is called. On PostgreSQL, a connection of its own listens;
+   * `onError` hears when it is lost (it is opened again, and versions start a new epoch).
+   */
+  followWrites(versions: DataVersions, onError: (err: unknown) => void): Promise<() => Promise<void>>
   /** Connections of each PostgreSQL pool: open, idle, and callers waiting for one (none on PGlite). */
   poolUse(): PoolUse[]
   /**
@@ -76,6 +84,16 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
       ping: async () => {
         await ping(db)
       },
+      followWrites: async (versions, onError) => {
+        const listener = new ChannelListener(opts.databaseUrl!, DATA_CHANNEL, {
+          heard: payload => { versions.heard(payload) },
+          listening: () => { versions.listening() },
+          lost: () => { versions.lost() },
+          error: onError
+        })
+        await listener.start()
+        return async () => { await listener.stop() }
+      },
       poolUse: () =>
         [{ pool: 'store', open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }],
       vacuum: async () => {},
@@ -89,7 +107,9 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
     mkdirSync(opts.dataDir, { recursive: true })
     if (!existsSync(join(opts.dataDir, 'PG_VERSION'))) await initDataDir(opts.dataDir)
   }
-  const pglite = await PGliteThread.open({ dataDir: inMemory ? undefined : opts.dataDir, postgresqlconf: PGLITE_CONF })
+  const pglite = await PGliteThread.open({
+    dataDir: inMemory ? undefined : opts.dataDir, postgresqlconf: PGLITE_CONF, channels: [DATA_CHANNEL]
+  })
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
   embedded.add(db)
   await migrate(db)
@@ -99,6 +119,14 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
     listenUrl: undefined,
     ping: async () => {
       await ping(db)
+    },
+    followWrites: async versions => {
+      pglite.onNotification = n => { versions.heard(n.payload) }
+      versions.listening()
+      return async () => {
+        pglite.onNotification = () => {}
+        versions.lost()
+      }
     },
     poolUse: () => [],
     vacuum: async () => {

@@ -1,3 +1,5 @@
+import { DATA_CHANNEL } from './data-versions.js'
+
 // The schema's migrations from 0013 on (see migrations.ts); new ones are added here.
 export const LATER_MIGRATIONS: Record<string, string[]> = {
   // Closed to abuse: failed sign-ins counted per account and per address (growing delays,
@@ -395,5 +397,46 @@ export const LATER_MIGRATIONS: Record<string, string[]> = {
       body text NOT NULL,
       expires_at timestamptz NOT NULL
     )`
+  ],
+  // Every write to what the API shows an organisation names that organisation on one channel,
+  // once per statement and with its transaction's id, when (and only if) it commits: each
+  // process keeps an organisation's version from it, and a GET's ETag is that version
+  // (api/validators.ts), so a conditional GET reads no row. api_keys, sessions and the
+  // sign-in counters are left out: the API does not show them, and a key's use is written
+  // on every request.
+  '0025_data_written': [
+    `CREATE FUNCTION data_written() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('${DATA_CHANNEL}', org_id::text || ':' || pg_current_xact_id()::text)
+        FROM (SELECT DISTINCT org_id FROM written WHERE org_id IS NOT NULL) o;
+      RETURN NULL;
+    END $$`,
+    `CREATE FUNCTION org_written() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('${DATA_CHANNEL}', id::text || ':' || pg_current_xact_id()::text) FROM written;
+      RETURN NULL;
+    END $$`,
+    // A member's name or address is shown in every organisation they belong to.
+    `CREATE FUNCTION member_written() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('${DATA_CHANNEL}', m.org_id::text || ':' || pg_current_xact_id()::text)
+        FROM (SELECT DISTINCT org_id FROM memberships WHERE user_id IN (SELECT id FROM written)) m;
+      RETURN NULL;
+    END $$`,
+    ...writeTriggers('orgs', 'org_written'),
+    ...writeTriggers('users', 'member_written'),
+    ...[
+      'billing_periods', 'domains', 'pages', 'snapshots', 'changes', 'learned_rules', 'page_events', 'alert_rules',
+      'jobs', 'research_briefs', 'webhook_endpoints', 'webhook_deliveries', 'screenshots', 'memberships',
+      'alert_preferences', 'email_deliveries'
+    ].flatMap(table => writeTriggers(table, 'data_written'))
   ]
+}
+
+/** A statement-level trigger for each kind of write, its rows seen as `written`. */
+function writeTriggers (table: string, fn: string): string[] {
+  return (['INSERT', 'UPDATE', 'DELETE'] as const).map(event =>
+    `CREATE TRIGGER ${table}_${event.toLowerCase()}_written AFTER ${event} ON ${table}
+      REFERENCING ${event === 'DELETE' ? 'OLD' : 'NEW'} TABLE AS written
+      FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`)
 }

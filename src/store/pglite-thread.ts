@@ -22,9 +22,14 @@ export type Request =
 
 export type Reply = { id: number, ok: true, value?: unknown } | { id: number, ok: false, error: ThreadError }
 
+/** A NOTIFY on one of the channels the worker listens on. */
+export interface Notification { channel: string, payload: string }
+
 export interface PGliteThreadOptions {
   dataDir?: string
   postgresqlconf: string[]
+  /** The channels whose notifications are passed to `onNotification`. */
+  channels: string[]
 }
 
 /** The main thread's end: PGlite's query, exec and transaction, answered by the worker. */
@@ -33,9 +38,15 @@ export class PGliteThread {
   private nextId = 1
   private failure: Error | undefined
   closed = false
+  /** Told of each notification, in the order the database sent it, before the reply of the statement that sent it. */
+  onNotification: (n: Notification) => void = () => {}
 
   private constructor (private readonly worker: Worker) {
-    worker.on('message', (reply: Reply) => {
+    worker.on('message', (reply: Reply | Notification) => {
+      if (!('id' in reply)) {
+        this.onNotification(reply)
+        return
+      }
       const waiting = this.pending.get(reply.id)
       if (!waiting) return
       this.pending.delete(reply.id)

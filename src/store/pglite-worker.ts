@@ -1,7 +1,7 @@
 import v8 from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, type Transaction } from '@electric-sql/pglite'
-import type { PGliteThreadOptions, Reply, Request, ThreadError } from './pglite-thread.js'
+import type { Notification, PGliteThreadOptions, Reply, Request, ThreadError } from './pglite-thread.js'
 
 // The worker's end of pglite-thread.ts: owns the PGlite instance and runs what the
 // main thread asks, in the order asked; PGlite's own mutex keeps a transaction's
@@ -16,6 +16,13 @@ const options = workerData as PGliteThreadOptions
 v8.setFlagsFromString('--liftoff-only')
 const db = await PGlite.create(options.dataDir, { postgresqlconf: options.postgresqlconf })
 const port = parentPort!
+// PGlite tells its listeners of a notification before the statement (or the commit) that
+// sent it returns, so the main thread hears of a write before it hears that it committed.
+for (const channel of options.channels) {
+  await db.listen(channel, payload => {
+    port.postMessage({ channel, payload } satisfies Notification)
+  })
+}
 
 /** Open transactions: the handle their queries go to and the resolver that ends them. */
 const open = new Map<number, { tx: Transaction, finish: (commit: boolean) => void, done: Promise<void> }>()

@@ -63,6 +63,10 @@ export class ApiClient {
     if (!route.responses[status]) {
       throw new Error(`${method} ${pathOnly} answered ${status}, which /openapi.json does not document`)
     }
+    if (!route.responses[status].content) {
+      if (res.body !== undefined) throw new Error(`${method} ${pathOnly} ${status} has a body /openapi.json does not give`)
+      return
+    }
     const ref = `${route.pointer}/${status}/content/application~1json/schema`
     const validate: Validator = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref })
     if (!validate(res.body)) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { CompiledQuery, sql } from 'kysely'
-import { JOBS_CHANNEL } from '../../src/queue/wake-up.js'
+import { JOBS_CHANNEL } from '../../src/queue/queue.js'
 import { ANALYZE_AFTER_JOBS } from '../../src/queue/queue.js'
 import { FETCH_CRAWLS } from '../../src/queue/crawl-order.js'
 import { Lane, retryDelay } from '../../src/queue/lane.js'

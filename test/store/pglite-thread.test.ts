@@ -7,7 +7,7 @@ import { PGliteThread } from '../../src/store/pglite-thread.js'
 describe('PGlite on its own thread', () => {
   let db: PGliteThread
   before(async () => {
-    db = await PGliteThread.open({ postgresqlconf: ['shared_buffers = 16MB'] })
+    db = await PGliteThread.open({ postgresqlconf: ['shared_buffers = 16MB'], channels: [] })
     await db.exec('CREATE TABLE t (id int PRIMARY KEY, at timestamptz, data jsonb, bin bytea)')
   })
   after(async () => {

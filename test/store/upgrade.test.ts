@@ -10,7 +10,8 @@ import { PGliteThread } from '../../src/store/pglite-thread.js'
 
 /** A deployment's database of its own for test `t`, closed after it. */
 async function deployment (t: TestContext): Promise<Kysely<any>> {
-  const db = new Kysely<any>({ dialect: new PGliteDialect(await PGliteThread.open({ postgresqlconf: [] })) })
+  const thread = await PGliteThread.open({ postgresqlconf: [], channels: [] })
+  const db = new Kysely<any>({ dialect: new PGliteDialect(thread) })
   t.after(async () => {
     await db.destroy()
   })

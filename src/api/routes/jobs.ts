@@ -10,6 +10,8 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
   app.get(
     '/jobs',
     {
+      // A job turns from delayed to waiting, and the oldest due job ages, with no write.
+      config: { clockSeconds: 5 },
       schema: {
         operationId: 'listJobs',
         tags: ['jobs'],
@@ -51,6 +53,8 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
   app.get(
     '/jobs/stats',
     {
+      // A job turns from delayed to waiting, and the oldest due job ages, with no write.
+      config: { clockSeconds: 5 },
       schema: {
         operationId: 'getJobStats',
         tags: ['jobs'],
@@ -71,6 +75,8 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
   app.get(
     '/jobs/:id',
     {
+      // A job turns from delayed to waiting, and the oldest due job ages, with no write.
+      config: { clockSeconds: 5 },
       schema: {
         operationId: 'getJob',
         tags: ['jobs'],

@@ -11,6 +11,8 @@ export const usageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db 
   app.get(
     '/usage',
     {
+      // A period or a trial ends with no write.
+      config: { clockSeconds: 60 },
       schema: {
         operationId: 'getUsage',
         tags: ['usage'],

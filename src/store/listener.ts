@@ -1,18 +1,26 @@
 import pg from 'pg'
 
-/** The channel on which a transaction that queued jobs names their queues (see JobQueue.transaction). */
-export const JOBS_CHANNEL = 'sitewatch_jobs'
-
 const FIRST_RETRY_MS = 1000
 const LAST_RETRY_MS = 30_000
 
+/** What a listener is told: each payload heard, and when it may have missed some. */
+export interface ListenerCallbacks {
+  heard: (payload: string) => void
+  /** Listening (again): from now on, every payload is heard. */
+  listening?: () => void
+  /** The connection is lost: payloads sent until `listening` is called again are never heard. */
+  lost?: () => void
+  error: (err: unknown) => void
+}
+
 /**
- * Keeps one PostgreSQL connection listening on JOBS_CHANNEL and passes each queue name
- * it hears to `onJobs`, so that a worker process starts on jobs that an API process
- * queued at once, not at its next poll. A lost connection is opened again after 1 s,
- * doubling to 30 s; until then the workers find jobs by polling, as they always can.
+ * Keeps one PostgreSQL connection listening on `channel` and passes each payload it
+ * hears along: new jobs (a worker starts on jobs that an API process queued at once, not
+ * at its next poll) and the writes the API's validators follow. A lost connection is
+ * opened again after 1 s, doubling to 30 s; until then the workers find jobs by polling,
+ * and the API sends no validator.
  */
-export class WakeUpListener {
+export class ChannelListener {
   private client: pg.Client | undefined
   private retry: NodeJS.Timeout | undefined
   private retryMs = FIRST_RETRY_MS
@@ -20,8 +28,8 @@ export class WakeUpListener {
 
   constructor (
     private readonly connectionString: string,
-    private readonly onJobs: (queue: string) => void,
-    private readonly onError: (err: unknown) => void
+    private readonly channel: string,
+    private readonly on: ListenerCallbacks
   ) {}
 
   async start (): Promise<void> {
@@ -36,8 +44,9 @@ export class WakeUpListener {
       lost = true
       if (this.client === client) this.client = undefined
       client.end().catch(() => {})
+      this.on.lost?.()
       if (this.stopped) return
-      if (err) this.onError(err)
+      if (err) this.on.error(err)
       this.retry = setTimeout(() => {
         void this.connect()
       }, this.retryMs)
@@ -45,14 +54,14 @@ export class WakeUpListener {
     }
     client.on('error', reconnect)
     client.on('end', () => {
-      reconnect(new Error('the connection listening for new jobs closed'))
+      reconnect(new Error(`the connection listening on ${this.channel} closed`))
     })
     client.on('notification', msg => {
-      if (msg.payload) this.onJobs(msg.payload)
+      if (msg.payload) this.on.heard(msg.payload)
     })
     try {
       await client.connect()
-      await client.query(`LISTEN ${JOBS_CHANNEL}`)
+      await client.query(`LISTEN ${this.channel}`)
     } catch (err) {
       reconnect(err)
       return
@@ -63,6 +72,7 @@ export class WakeUpListener {
     }
     this.client = client
     this.retryMs = FIRST_RETRY_MS
+    this.on.listening?.()
   }
 
   async stop (): Promise<void> {
