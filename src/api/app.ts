@@ -8,6 +8,7 @@ import type { ApiDeps } from './deps.js'
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, unroutedHandler } from './errors.js'
 import { RouteMethods } from './methods.js'
 import { Principals } from '../services/principals.js'
+import { serveRequest } from '../store/urgency.js'
 import { guard } from './guard.js'
 import { addInputChecks, validatorCompilers } from './input.js'
 import { SHARED_SCHEMAS } from './schemas.js'
@@ -115,6 +116,10 @@ async function protocol (app: FastifyInstance, deps: ApiDeps, notFound: NotFound
       'content-length': Buffer.byteLength(body),
       'x-trace-id': randomUUID()
     }).end(body)
+  })
+  // Everything a request does runs as serving it: the embedded database answers it before the pipeline's statements.
+  app.addHook('onRequest', (req, reply, done) => {
+    serveRequest(done)
   })
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Trace-Id', req.id)

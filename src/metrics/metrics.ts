@@ -186,7 +186,8 @@ export class Metrics {
     // eslint-disable-next-line no-new -- as above
     new Gauge({
       name: 'sitewatch_db_pool_connections',
-      help: 'PostgreSQL pool connections by pool (store, queue) and state (open, idle, waiting callers)',
+      help: 'PostgreSQL pool connections by pool (store: the pipeline; requests: the API and the app) and state ' +
+        '(open, idle, waiting callers)',
       labelNames: ['pool', 'state'],
       registers,
       collect () {

@@ -8,6 +8,7 @@ import { PGliteDialect } from './pglite-dialect.js'
 import { PGliteThread } from './pglite-thread.js'
 import { DATA_CHANNEL, type DataVersions } from './data-versions.js'
 import { ChannelListener } from './listener.js'
+import { servingRequest } from './urgency.js'
 import { migrate } from './migrations.js'
 import type { Database } from './schema.js'
 
@@ -49,11 +50,14 @@ export interface Store {
 }
 
 export interface PoolUse {
-  pool: 'store'
+  pool: 'store' | 'requests'
   open: number
   idle: number
   waiting: number
 }
+
+/** The connections of the pool that serves requests (API, web app): a fifth of the store's, at least 2. */
+export const servingPoolSize = (storePoolSize: number) => Math.max(2, Math.ceil(storePoolSize / 5))
 
 // pg returns int8 and numeric as strings; we only use int8 for counts, which fit a number.
 pg.types.setTypeParser(20, (v: string) => Number(v))
@@ -61,7 +65,7 @@ pg.types.setTypeParser(20, (v: string) => Number(v))
 export interface StoreOptions {
   databaseUrl?: string
   dataDir: string
-  /** PostgreSQL: the pool's size. */
+  /** PostgreSQL: the pool's size (the pipeline's; requests have a fifth as many beside it, see servingPoolSize). */
   poolSize?: number
   /**
    * Told of a PostgreSQL connection that failed (the server restarted, failed over, or the
@@ -75,7 +79,17 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
     const onError = opts.onConnectionLost ?? (() => {})
     const size = opts.poolSize ?? 30
     const pool = newPool(opts.databaseUrl, size, onError)
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    // What serves a request takes a connection of its own pool, so that an API read or a
+    // form's write during a crawl waits for no crawl's connection (urgency.ts).
+    const serving = newPool(opts.databaseUrl, servingPoolSize(size), onError)
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: {
+          connect: async () => await (servingRequest() ? serving : pool).connect(),
+          end: async () => { await Promise.all([pool.end(), serving.end()]) }
+        }
+      })
+    })
     await migrate(db)
     return {
       db,
@@ -94,8 +108,10 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
         await listener.start()
         return async () => { await listener.stop() }
       },
-      poolUse: () =>
-        [{ pool: 'store', open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }],
+      poolUse: () => [
+        { pool: 'store', open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
+        { pool: 'requests', open: serving.totalCount, idle: serving.idleCount, waiting: serving.waitingCount }
+      ],
       vacuum: async () => {},
       close: async () => {
         await db.destroy()

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import { servingRequest } from './urgency.js'
 
 // PGlite runs PostgreSQL compiled to WASM on the thread that calls it. On the main
 // thread it took half of the CPU the service had for crawling (parsing HTML, serving
@@ -13,12 +14,13 @@ export interface ThreadResult<R = any> {
 /** What crosses from the worker when a query fails: the message and PostgreSQL's fields (code, detail, …). */
 export type ThreadError = { message: string } & Record<string, string | number | undefined>
 
-export type Request =
-  | { id: number, op: 'query', sql: string, params: unknown[], tx?: number }
-  | { id: number, op: 'exec', sql: string, tx?: number }
-  | { id: number, op: 'begin' }
-  | { id: number, op: 'end', tx: number, commit: boolean }
-  | { id: number, op: 'close' }
+/** `urgent`: asked while serving a request (see urgency.ts); the worker runs it before the pipeline's. */
+export type Request = { id: number, urgent?: boolean } & (
+  | { op: 'query', sql: string, params: unknown[], tx?: number }
+  | { op: 'exec', sql: string, tx?: number }
+  | { op: 'begin' }
+  | { op: 'end', tx: number, commit: boolean }
+  | { op: 'close' })
 
 export type Reply = { id: number, ok: true, value?: unknown } | { id: number, ok: false, error: ThreadError }
 
@@ -97,7 +99,7 @@ export class PGliteThread {
           reject(err)
         }
       })
-      this.worker.postMessage({ ...request, id })
+      this.worker.postMessage({ ...request, id, ...(servingRequest() ? { urgent: true } : {}) })
     })
   }
 

@@ -106,13 +106,48 @@ async function handle (req: Request): Promise<unknown> {
   }
 }
 
-port.on('message', (req: Request) => {
+// PGlite runs one statement at a time, and a transaction holds it until it ends. Requests
+// wait here rather than in PGlite's own queue, so that they run in an order of ours: the
+// open transaction's own first (nothing else can run), then what a person or a client is
+// waiting for (`urgent`: asked while serving a request), then the rest (the pipeline),
+// each in the order asked. A read of the API waits for the statement and the transaction
+// in flight, not behind every crawl's statements queued before it.
+const waiting = { urgent: [] as Request[], rest: [] as Request[] }
+let openTx: number | undefined
+let busy = false
+
+const ofOpenTx = (r: Request) => 'tx' in r && r.tx !== undefined && r.tx === openTx
+
+function takeNext (): Request | undefined {
+  for (const list of [waiting.urgent, waiting.rest]) {
+    const at = openTx === undefined ? (list.length > 0 ? 0 : -1) : list.findIndex(ofOpenTx)
+    if (at >= 0) return list.splice(at, 1)[0]
+  }
+  return undefined
+}
+
+function runNext (): void {
+  if (busy) return
+  const req = takeNext()
+  if (!req) return
+  busy = true
   handle(req).then(
     value => {
+      if (req.op === 'begin') openTx = value as number
+      if (req.op === 'end') openTx = undefined
       port.postMessage({ id: req.id, ok: true, value } satisfies Reply)
     },
     err => {
+      if (req.op === 'end') openTx = undefined
       port.postMessage({ id: req.id, ok: false, error: asThreadError(err) } satisfies Reply)
     }
-  )
+  ).finally(() => {
+    busy = false
+    runNext()
+  })
+}
+
+port.on('message', (req: Request) => {
+  (req.urgent ? waiting.urgent : waiting.rest).push(req)
+  runNext()
 })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { PGliteThread } from '../../src/store/pglite-thread.js'
+import { serveRequest } from '../../src/store/urgency.js'
 
 // The embedded database answers from a worker thread; what crosses must behave as
 // PGlite itself would.
@@ -55,5 +56,19 @@ describe('PGlite on its own thread', () => {
     await db.end(tx, true)
     assert.deepEqual((await db.query('SELECT id FROM t ORDER BY id')).rows, [{ id: 1 }, { id: 3 }, { id: 4 }])
     await assert.rejects(db.query('SELECT 1', [], 999), /transaction 999 is not open/)
+  })
+
+  it("what serves a request runs before the pipeline's statements asked earlier, once the open transaction ends", async () => {
+    const tx = await db.begin()
+    const order: string[] = []
+    const note = (name: string) => (r: unknown) => { order.push(name); return r }
+    const pipeline = Array.from({ length: 10 }, (_, i) => db.query('SELECT pg_sleep(0.001)').then(note(`pipeline ${i}`)))
+    const served = serveRequest(async () => await db.query('SELECT 1')).then(note('request'))
+    // The open transaction's own statements run at once, ahead of everyone waiting.
+    await db.query('INSERT INTO t (id) VALUES (5)', [], tx).then(note('transaction'))
+    await db.end(tx, false)
+    await Promise.all([...pipeline, served])
+    assert.deepEqual(order.slice(0, 2), ['transaction', 'request'])
+    assert.equal(order.length, 12)
   })
 })

@@ -1,0 +1,56 @@
+// The reads a person or a client makes while a crawl runs (#53: p95 ≤ 100 ms): the queue's
+// statistics, a domain's details, and a page's PATCH, each asked in turn every 100 ms
+// until the crawl ends, and timed from the client's side.
+import { request } from 'undici'
+
+export interface ReadProbe {
+  /** Stops the probe and says each read's p50, p95 and most, in ms. */
+  stop(): Promise<string>
+}
+
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+}
+
+export function probeReads (base: string, apiKey: string, domainId: string, pageId: string): ReadProbe {
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
+  let priority = 5
+  const reads: Array<[string, () => Promise<number>]> = [
+    ['GET /api/jobs/stats', async () => await call('GET', '/api/jobs/stats')],
+    ['GET /api/domains/:id', async () => await call('GET', `/api/domains/${domainId}`)],
+    ['PATCH a page', async () => {
+      priority = priority === 5 ? 4 : 5
+      return await call('PATCH', `/api/domains/${domainId}/pages/${pageId}`, { priority })
+    }]
+  ]
+  const times = new Map<string, number[]>(reads.map(([name]) => [name, []]))
+  async function call (method: 'GET' | 'PATCH', path: string, body?: unknown): Promise<number> {
+    const res = await request(`${base}${path}`, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    await res.body.dump()
+    if (res.statusCode !== 200) throw new Error(`${method} ${path}: HTTP ${res.statusCode}`)
+    return res.statusCode
+  }
+  const stopped = { now: false }
+  const running = (async () => {
+    while (!stopped.now) {
+      for (const [name, read] of reads) {
+        const started = performance.now()
+        await read()
+        times.get(name)!.push(performance.now() - started)
+      }
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+  })()
+  return {
+    async stop () {
+      stopped.now = true
+      await running
+      return [...times].map(([name, ms]) =>
+        `${name} p50 ${percentile(ms, 0.5).toFixed(0)} ms, p95 ${percentile(ms, 0.95).toFixed(0)} ms, ` +
+        `most ${Math.max(...ms).toFixed(0)} ms (${ms.length} asked)`).join('; ')
+    }
+  }
+}
