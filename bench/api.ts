@@ -2,7 +2,9 @@
 // serves the very same JSON from the same process, loaded alike by autocannon from a
 // process of its own (bench/load.ts). Prints requests/s, p50/p99, CPU per request and the
 // ratio to the bare route; then the same endpoint asked with its current ETag (every
-// answer a 304), and its ratio to the bare route.
+// answer a 304), and its ratio to the bare route. On PostgreSQL, each read is also set
+// beside a route that runs the very statements the service ran for it (recorded from pg),
+// with pg, and answers their rows: what the service adds to its SQL.
 import { fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,6 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { sql } from 'kysely'
+import pg from 'pg'
 import { loadConfig } from '../src/config.js'
 import { startService } from '../src/service.js'
 import type { Db } from '../src/store/db.js'
@@ -44,6 +47,15 @@ function loadGenerator () {
     close: () => child.disconnect()
   }
 }
+
+/** The statements pg runs while `recording` is set: what one request of the service asks the database. */
+const recorded: Array<{ text: string, values: unknown[] }> = []
+let recording = false
+const pgQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (recording && typeof args[0] === 'string') recorded.push({ text: args[0], values: (args[1] as unknown[]) ?? [] })
+  return pgQuery.apply(this, args)
+} as typeof pg.Client.prototype.query
 
 export async function apiBenchmark (target: string): Promise<void> {
   const embedded = target === 'pglite'
@@ -92,6 +104,24 @@ export async function apiBenchmark (target: string): Promise<void> {
     }
     const bareOf = new Map<string, string>()
     for (const path of paths) bareOf.set(path, await bareRoute(path))
+    // On PostgreSQL: a route per read that runs the statements the service ran for it, with pg, and answers their rows.
+    const statements: Array<Array<{ text: string, values: unknown[] }>> = []
+    const referencePool = embedded ? undefined : new pg.Pool({ connectionString: target, max: 30 })
+    const runStatements = async (n: number) =>
+      await Promise.all(statements[n].map(async q => (await referencePool!.query(q.text, q.values)).rows))
+    bare.get<{ Params: { n: string } }>('/sql/:n', async req => ({ data: await runStatements(Number(req.params.n)) }))
+    const sqlRoute = async (path: string) => {
+      if (!referencePool) return undefined
+      await fetch(`${service.url}${path}`, { headers: auth })
+      recorded.length = 0
+      recording = true
+      await fetch(`${service.url}${path}`, { headers: auth })
+      recording = false
+      statements.push([...recorded])
+      // BENCH_API_SHOW_SQL=1 prints the statements each read runs.
+      if (process.env.BENCH_API_SHOW_SQL) console.log(path, recorded.map(q => q.text.replace(/\s+/g, ' ').slice(0, 90)))
+      return `/sql/${statements.length - 1}`
+    }
     const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' })
     await load.ready
 
@@ -102,7 +132,7 @@ export async function apiBenchmark (target: string): Promise<void> {
     console.log(
       `  ${'endpoint'.padEnd(36)} ${'req/s'.padStart(7)} ${'p50'.padStart(6)} ${'p99'.padStart(6)} ` +
       `${'CPU/req'.padStart(8)} ${'bare req/s'.padStart(10)} ${'ratio'.padStart(6)} ${'304 req/s'.padStart(9)} ` +
-      `${'ratio'.padStart(6)}`
+      `${'ratio'.padStart(6)}${embedded ? '' : ` ${'same SQL req/s'.padStart(14)} ${'ratio'.padStart(6)}`}`
     )
     /** `headers`, or a function that gives them once warmed up (a tag that is current when the run starts). */
     const measure = async (
@@ -122,9 +152,10 @@ export async function apiBenchmark (target: string): Promise<void> {
       }
       return { ...r, cpuMs: (used.user + used.system) / 1000 / r.requests }
     }
-    const target = embedded ? 0.15 : 0.25
+    const goal = embedded ? 0.15 : 0.25
     const ratios: number[] = []
     const unchangedRatios: number[] = []
+    const sqlRatios: number[] = []
     /** One line of the table: `path` of the service beside the bare route `reference` that serves its JSON. */
     const compare = async (label: string, path: string, reference: string) => {
       // BENCH_API_ONLY=/api/domains/:id measures that path alone (for profiling one).
@@ -145,13 +176,20 @@ export async function apiBenchmark (target: string): Promise<void> {
       }
       const unchanged = await measure(`${service.url}${path}`, withTag, clock ? Math.min(SECONDS, 4) : SECONDS)
       const share = unchanged.notModified / unchanged.requests
+      const sqlPath = await sqlRoute(path)
+      const sameSql = sqlPath ? await measure(`${bareUrl}${sqlPath}`, {}) : undefined
+      if (sameSql) sqlRatios.push(ours.perSecond / sameSql.perSecond)
       const unchangedRatio = unchanged.perSecond / bareLoad.perSecond
       unchangedRatios.push(unchangedRatio)
       console.log(
         `  ${label.padEnd(40)} ${ours.perSecond.toFixed(0).padStart(7)} ${`${ours.p50}`.padStart(4)}ms ` +
         `${`${ours.p99}`.padStart(4)}ms ${ours.cpuMs.toFixed(2).padStart(6)}ms ${bareLoad.perSecond.toFixed(0).padStart(10)} ` +
         `${ratio.toFixed(2).padStart(6)} ${unchanged.perSecond.toFixed(0).padStart(9)} ` +
-        `${unchangedRatio.toFixed(2).padStart(6)}${share < 1 ? ` (${(share * 100).toFixed(0)} % 304)` : ''}`
+        `${unchangedRatio.toFixed(2).padStart(6)}` +
+        (sameSql
+          ? ` ${sameSql.perSecond.toFixed(0).padStart(14)} ${(ours.perSecond / sameSql.perSecond).toFixed(2).padStart(6)}`
+          : '') +
+        `${share < 1 ? ` (${(share * 100).toFixed(0)} % 304)` : ''}`
       )
     }
     for (const path of paths) await compare(path.replace(domain, ':id'), path, `${bareUrl}${bareOf.get(path)!}`)
@@ -167,8 +205,10 @@ export async function apiBenchmark (target: string): Promise<void> {
     const health = await measure(`${service.url}/healthz`, {})
     console.log(`  ${'/healthz (no key, no database)'.padEnd(36)} ${health.perSecond.toFixed(0).padStart(7)} ` +
       `${`${health.p50}`.padStart(4)}ms ${`${health.p99}`.padStart(4)}ms ${health.cpuMs.toFixed(2).padStart(6)}ms`)
-    console.log(`  (full reads: lowest ratio ${Math.min(...ratios).toFixed(2)}; 304s: target >= ${target} on every ` +
-      `endpoint, lowest ${Math.min(...unchangedRatios).toFixed(2)})`)
+    console.log(`  (full reads: lowest ratio ${Math.min(...ratios).toFixed(2)}; 304s: target >= ${goal} on every ` +
+      `endpoint, lowest ${Math.min(...unchangedRatios).toFixed(2)}` +
+      (sqlRatios.length ? `; beside the same SQL: target >= 0.5, lowest ${Math.min(...sqlRatios).toFixed(2)}` : '') + ')')
+    await referencePool?.end()
   } finally {
     load.close()
     await bare.close()
