@@ -88,11 +88,15 @@ const CONTAINED = [
   '--mute-audio'
 ]
 
+/** What Playwright says when the browser, or the context or page it held, went away under a call. */
+const BROWSER_GONE = /(Target page, context or browser|Browser) has been closed|Browser closed|browser has disconnected/i
+
 /**
  * A bounded pool of renders in one headless Chromium driven by playwright-core. Each
  * page gets a fresh context (no downloads, pop-ups, permissions or service workers),
  * every request it makes is answered by the service's own fetcher, and a render that
- * crashes or hangs fails (its job is retried) and restarts the browser.
+ * crashes or hangs fails (its job is retried) and restarts the browser; a browser that
+ * dies under a render is started again and the render run again, spending no attempt.
  */
 export class BrowserRenderer {
   private server: Promise<{ server: BrowserServer, browser: Browser }> | undefined
@@ -107,9 +111,19 @@ export class BrowserRenderer {
   async render (url: string, req: RenderRequest): Promise<Rendered> {
     await this.acquire()
     try {
-      const { browser } = await this.browser()
-      this.pagesSinceLaunch++
-      return await this.renderIn(browser, url, req)
+      for (let tries = 1; ; tries++) {
+        const { browser } = await this.browser()
+        this.pagesSinceLaunch++
+        try {
+          return await this.renderIn(browser, url, req)
+        } catch (err) {
+          // A browser that went away under the check (crashed, killed, short of memory) is
+          // no fault of the page's: once, the check runs again in a new browser, within
+          // the same attempt; a page that takes its browser down twice fails as any other.
+          if (tries > 1 || (browser.isConnected() && !BROWSER_GONE.test((err as Error).message))) throw err
+          await this.restart()
+        }
+      }
     } finally {
       this.release()
       if (this.pagesSinceLaunch >= this.opts.restartAfter && this.running === 0) void this.restart()

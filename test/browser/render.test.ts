@@ -38,6 +38,10 @@ fetch('/rows.json').then(r => r.json()).then(plans => {
  * parent chain leads to this process (a Sitewatch running beside the suite has its own).
  */
 function browserProcesses (): number {
+  return browserPids().length
+}
+
+function browserPids (): number[] {
   const parent = new Map<number, number>()
   const browsers: number[] = []
   for (const pid of readdirSync('/proc').filter(p => /^\d+$/.test(p))) {
@@ -55,7 +59,7 @@ function browserProcesses (): number {
     }
     return false
   }
-  return browsers.filter(ours).length
+  return browsers.filter(ours)
 }
 
 describe('pages seen as a browser sees them', () => {
@@ -95,6 +99,20 @@ describe('pages seen as a browser sees them', () => {
       res.writeHead(200, { 'content-type': 'text/html' })
       res.end(html(`<h1>Status</h1><p>${'All systems normal. '.repeat(15)}</p>` +
         `<div style="position:absolute;left:100px;top:300px;width:200px;height:100px;background:${boxColour}"></div>`))
+    })
+    // An application whose data request takes the browser down, the first time it is asked.
+    let crashes = 1
+    site.page('/crash-once', html('<div id="root"></div>', `<script>
+fetch('/crash.json').then(r => r.json()).then(d => { document.getElementById('root').innerHTML = '<h1>' + d.title + '</h1>' })
+</script>`))
+    site.set('/crash.json', (_req, res) => {
+      if (crashes-- > 0) {
+        for (const pid of browserPids()) {
+          try { process.kill(pid, 'SIGKILL') } catch { /* gone */ }
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ title: 'Rendered after the browser came back' }))
     })
     site.set('/plans.json', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' })
@@ -397,6 +415,17 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     const plain = await addAndCrawl('/carousel')
     assert.equal(plain.renderedWith, 'browser')
     assert.match(await snapshotText(plain.id), /Fast/)
+  })
+
+  it('a browser that dies under a check is started again and the check run again, spending no attempt', async () => {
+    const page = await addAndCrawl('/crash-once')
+    assert.equal(page.lastError, null)
+    assert.equal(page.renderedWith, 'browser')
+    assert.match(await snapshotText(page.id), /Rendered after the browser came back/)
+    const job = await t.service.store.db.selectFrom('jobs').select(['attempts_made', 'state'])
+      .where('page_id', '=', page.id).where('name', '=', 'crawl.page').executeTakeFirstOrThrow()
+    assert.deepEqual(job, { attempts_made: 1, state: 'completed' })
+    await retire(page.id)
   })
 
   it('a carousel and an animated banner are no change', async () => {
