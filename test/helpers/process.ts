@@ -23,7 +23,8 @@ export class ServiceProcess {
         const res = await fetch(`http://127.0.0.1:${this.env.PORT}/readyz`).catch(() => undefined)
         return res?.ok ? true : undefined
       },
-      30_000,
+      // Under tsx each process compiles the service first: several started at once on a busy machine take a while.
+      90_000,
       'the service to start'
     )
   }
