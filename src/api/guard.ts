@@ -45,7 +45,7 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
     const refused = refusalOf(req)
     if (!refused && conditional.notModified(req)) {
       opts.principals.touch(req.principal!.keyId)
-      return await reply.code(304).header('ETag', req.validator).send()
+      return await reply.code(304).send()
     }
     const tier = req.routeOptions.config?.tier ?? 'standard'
     const limit = await app.tierLimits[tier](req, { increment: !refused || !req.principal })

@@ -67,11 +67,11 @@ export function conditionalGets (api: FastifyInstance, versions: DataVersions) {
     answers[200] = { ...answers[200], headers: { ...answers[200].headers, ...ETAG_HEADERS } }
     answers[304] = {
       description: 'not modified: the ETag sent in If-None-Match is current (not counted by the rate limit)',
-      headers: { ETag: ETAG_HEADERS.ETag }
+      headers: ETAG_HEADERS
     } as never
   })
   api.addHook('onSend', async (req, reply) => {
-    if (req.validator && reply.statusCode === 200) {
+    if (req.validator && (reply.statusCode === 200 || reply.statusCode === 304)) {
       reply.header('ETag', req.validator)
       reply.header('Cache-Control', 'private, no-cache')
     }

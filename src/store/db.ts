@@ -57,7 +57,7 @@ export interface PoolUse {
 }
 
 /** The connections of the pool that serves requests (API, web app): a fifth of the store's, at least 2. */
-export const servingPoolSize = (storePoolSize: number) => Math.max(2, Math.ceil(storePoolSize / 5))
+const servingPoolSize = (storePoolSize: number) => Math.max(2, Math.ceil(storePoolSize / 5))
 
 // pg returns int8 and numeric as strings; we only use int8 for counts, which fit a number.
 pg.types.setTypeParser(20, (v: string) => Number(v))
