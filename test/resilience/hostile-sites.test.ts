@@ -66,7 +66,11 @@ class Bystander {
       const list = (await this.api.get(`/api/changes?pageId=${this.pageId}`)).body.data as any[]
       return list.length > seen ? list[0] : undefined
     }, 60_000, "the other organisation's change")
-    return { change, ms: Math.round(performance.now() - started) }
+    const ms = Math.round(performance.now() - started)
+    // The change is written before its crawl completes, and a crawl still running is not queued twice
+    // (decisions.md): the next check asks once this one is done.
+    await drainJobs(this.api)
+    return { change, ms }
   }
 }
 
