@@ -54,7 +54,7 @@ export const PricingPlanSchema = Type.Object({
 })
 export type PricingPlan = Static<typeof PricingPlanSchema>
 
-export const PRICING_SOURCES = ['json-ld', 'microdata', 'cards', 'table'] as const
+export const PRICING_SOURCES = ['json-ld', 'microdata', 'cards', 'table', 'list'] as const
 export const PricingTableSchema = Type.Object({
   plans: Type.Array(PricingPlanSchema),
   sources: Type.Array(literals(PRICING_SOURCES), { description: 'where the plans were read, in that order' })

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test'
 import { compareContent, readPage } from '../../src/detection/detect.js'
 import { findMoney } from '../../src/detection/words/money.js'
 import { readPricing } from '../../src/detection/readers/pricing/read.js'
+import { priceHistory } from '../../src/services/page-history.js'
 
 // Pricing pages in five shapes (test/detection/fixtures/pricing), read as tables and
 // compared after real-world-like edits; and the noise that must not move a table.
@@ -223,6 +224,43 @@ describe('money as price lists write it', () => {
       ['Starter', '$19/month', [{ name: 'project', value: '3' }]],
       ['Pro', '$49/month', [{ name: 'project', value: '20' }]]
     ])
+  })
+
+  // A cloud provider's resource prices, as three sites write them; storage cut from $0.10 to $0.08 per GB-month.
+  const resources = [['Block storage', '$0.10', 'per GB per month'], ['Snapshots', '$0.06', 'per GB per month'],
+    ['Load balancer', '$12', 'per month'], ['Egress', '$0.01', 'per GB']]
+  const shapes: Record<string, string> = {
+    'a definition list': `<dl>${resources.map(([n, a, u]) => `<dt>${n}</dt><dd>${a} ${u}</dd>`).join('')}</dl>`,
+    '"name: price" list items': `<ul>${resources.map(([n, a, u]) => `<li>${n}: ${a} ${u}</li>`).join('')}</ul>`,
+    'a table with a unit column': '<table><thead><tr><th>Resource</th><th>Price</th><th>Unit</th></tr></thead><tbody>' +
+      resources.map(([n, a, u]) => `<tr><th>${n}</th><td>${a}</td><td>${u}</td></tr>`).join('') + '</tbody></table>'
+  }
+  for (const [shape, list] of Object.entries(shapes)) {
+    it(`a resource price list as ${shape}: each resource a plan priced in its unit, charted by its name`, () => {
+      const page = (body: string) =>
+        `<html><body><main><h1>Pricing</h1><h2>Resource prices</h2>${body}</main></body></html>`
+      const before = page(list)
+      assert.deepEqual(readPricing(before).table.plans.map(p => [p.name, p.prices.map(x => x.text)]), [
+        ['Block storage', ['$0.10/GB/month']], ['Snapshots', ['$0.06/GB/month']],
+        ['Load balancer', ['$12/month']], ['Egress', ['$0.01/GB']]
+      ])
+      const changes = pricingChanges(before, edit(before, ['$0.10', '$0.08']))
+      assert.equal(changes.length, 1)
+      assert.equal(changes[0].summary, 'Block storage: $0.10/GB/month → $0.08/GB/month (-20%)')
+      const chart = priceHistory([{ createdAt: new Date(), diffData: changes[0].diffData }])
+      assert.deepEqual(chart.map(s => [s.name, s.unit, s.points.map(x => x.amount)]).sort(), [
+        ['Block storage', '$/GB/month', [0.1, 0.08]], ['Egress', '$/GB', [0.01, 0.01]],
+        ['Load balancer', '$/month', [12, 12]], ['Snapshots', '$/GB/month', [0.06, 0.06]]
+      ])
+    })
+  }
+
+  it('a priced list inside a plan\'s card is that plan\'s add-ons, not plans of its own', () => {
+    const card = (name: string, amount: string) => `<div class="plan-card"><h3>${name}</h3><p>${amount}/month</p>` +
+      '<ul><li>Extra seat: $5/month</li><li>Extra storage: $2 per GB</li></ul></div>'
+    const { table } = readPricing(`<main><h1>Pricing</h1>${card('Starter', '$10')}${card('Pro', '$30')}</main>`)
+    assert.deepEqual(table.plans.map(p => p.name), ['Starter', 'Pro'])
+    assert.ok(!table.sources.includes('list'))
   })
 
   it('periods as row labels or as columns are never plans; a table of parameters is no price list', () => {

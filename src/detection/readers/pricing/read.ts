@@ -4,6 +4,7 @@ import { DomUtils, parseDocument } from 'htmlparser2'
 import type { PlanPrice, PricingPlan, PricingTable } from '../../../vocabulary/core.js'
 import { fold } from '../../words/lexicon.js'
 import { findMoney } from '../../words/money.js'
+import { listPlans } from './lists.js'
 import { isPlanName, readItems, tablePlans } from './tables.js'
 import { blockText, contains, currentText, lineKey, ownLines } from '../structure.js'
 import { isBlockTag, isSkippedTag, STRUCK, tagOf } from '../../text/tags.js'
@@ -120,6 +121,9 @@ export function readPricing (html: string): PricingReading {
     }
   }
   add(tables, 'table')
+  // A list inside a card or a table is that plan's (its add-ons, its features): only a list of its own is a price list.
+  const listed = listPlans(doc.children, p => price(p.amount, p.currency, p.period, p.billing))
+  add(listed.filter(t => ![...t.lines].some(l => lines.has(l))), 'list')
   return { table, lines, planLines, struck }
 }
 

@@ -62,6 +62,9 @@ const FREE = /^(?:free|gratuit(?:e)?|kostenlos|gratis|gratuito|grátis)$/iu
 /** A unit a column's header gives its prices ("Price per GB", "$/GB-month", "Storage (per GB)"). */
 const HEADER_UNIT = /(?:per|\/)\s*((?:\d[\d,.]*\s?[kKmM]?\s)?(?:GB|TB|MB|GiB|TiB)(?:-month)?|(?:\d[\d,.]*\s?[kKmM]?\s)?requests?|users?|seats?|hour|hr|h|month|mo|year|yr)\b/i
 const HEADER_UNITS = new RegExp(HEADER_UNIT.source, 'gi')
+/** A column that holds the unit its row's price is per ("Price | Unit": "$0.10 | per GB per month"). */
+const UNIT_HEADER = /^(?:units?|billing units?|unit of measure|per|unité|einheit|unidad|unità|eenheid|unidade)$/iu
+const UNIT_TEXT = /^(?:per|\/)\s*\S/i
 
 const cellsOf = (tr: Element) => tr.children.filter((c): c is Element => c.type === 'tag' && /^t[hd]$/.test(c.name))
 const clean = (text: string, money: readonly Money[]) => {
@@ -106,8 +109,8 @@ function included (cell: Element, text: string): boolean {
   ))
 }
 
-/** The heading or caption a table stands under: its caption, else the nearest heading before it. */
-function sectionOf (
+/** The heading or caption a table (or list) stands under: its caption, else the nearest heading before it. */
+export function sectionOf (
   table: Element, order: ReadonlyMap<Element, number>, headings: readonly Element[]
 ): string | undefined {
   const caption = select('caption', table)[0]
@@ -124,7 +127,7 @@ function sectionOf (
 /** A heading's words, without the permalink sign docs generators put after it (¶, #, 🔗). */
 const headingText = (el: Element) => currentText(el).replace(/\s*[¶#§🔗]+$/u, '').trim() || undefined
 
-interface Priced { amount: number, currency: string, period: string, billing?: string }
+export interface Priced { amount: number, currency: string, period: string, billing?: string }
 
 /**
  * Every table of the page read as plans, by rows or by columns (see above); `known`, the
@@ -201,12 +204,15 @@ function rowPlans (header: readonly string[], body: readonly Element[], price: (
     const plan: PricingPlan = { name, prices: [], limits: [], features: [] }
     const lines = new Set(cells.map(c => lineKey(blockText(c))).filter(Boolean))
     const found: Array<{ price: PlanPrice, column: string }> = []
+    // A unit in a column of its own is read with the row's price, as if written after it.
+    const unitAt = texts.findIndex((text, i) => i !== nameAt && findMoney(text).length === 0 &&
+      (UNIT_HEADER.test(header[i] ?? '') || UNIT_TEXT.test(text)))
     for (const [i, cell] of cells.entries()) {
-      if (i === nameAt) continue
+      if (i === nameAt || i === unitAt) continue
       const label = header[i] ?? ''
       const text = texts[i]
       const column = periodOf(label)
-      const money = findMoney(text)
+      const money = findMoney(unitAt >= 0 ? `${text} ${texts[unitAt]}` : text)
       if (money.length > 0) {
         for (const m of money) {
           const period = m.period || column.period || ''
