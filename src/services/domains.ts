@@ -1,7 +1,7 @@
 import { AppError, notFound, validation } from '../vocabulary/errors.js'
 import { assertCanCreate, type Org } from '../vocabulary/plans.js'
 import { MAX_TAG_LENGTH, MAX_TAGS, normalTags, type RenderMode } from '../vocabulary/core.js'
-import { parseDomainInput, pastedHost } from '../crawl/url.js'
+import { parseDomainInput, pastedHost, pastedPage } from '../crawl/url.js'
 import { crawlJobOf } from '../queue/queues.js'
 import { isUniqueViolation } from '../store/db.js'
 import { deleteDomain, domainView, findDomain, insertDomain, updateDomain, type DomainRow } from '../store/domains.js'
@@ -140,8 +140,10 @@ export const earlierLine = (input: string, what: string): AddedLine =>
   ({ input, outcome: 'duplicate', message: `${what} is on an earlier line of this list` })
 
 /**
- * Adds each domain of a pasted list (an address gives its host), each on its own: one
- * that is there already, not a domain, or past the quota is said so on its line.
+ * Adds each domain of a pasted list, each on its own: one that is there already, not a
+ * domain, or past the quota is said so on its line. A page's address adds its host and
+ * that page (its discovery reads it first); several of one host's pages add the host once,
+ * with each of them.
  */
 export async function addDomains (
   ctx: ServiceContext, org: Org, lines: readonly string[], mappedHosts: ReadonlySet<string>
@@ -150,25 +152,46 @@ export async function addDomains (
     const many = `Paste at most ${MAX_LINES_AT_ONCE} domains at once (${lines.length} given).`
     throw new AppError('VALIDATION_ERROR', many)
   }
+  const read = lines.map(input =>
+    ({ input, parsed: parseDomainInput(pastedHost(input), mappedHosts), page: pastedPage(input) }))
+  const asked = new Map<string, string[]>()
+  for (const { parsed, page } of read) {
+    if ('error' in parsed || !page) continue
+    const pages = asked.get(parsed.hostname) ?? []
+    if (!pages.includes(page)) asked.set(parsed.hostname, [...pages, page])
+  }
   const out: AddedLine[] = []
-  const named = new Set<string>()
-  for (const input of lines) {
-    const parsed = parseDomainInput(pastedHost(input), mappedHosts)
+  const first = new Map<string, AddedLine>()
+  const pagesSaid = new Set<string>()
+  for (const { input, parsed, page } of read) {
     if ('error' in parsed) {
       out.push({ input, outcome: 'invalid', message: parsed.error })
       continue
     }
-    if (named.has(parsed.hostname)) {
-      out.push(earlierLine(input, parsed.hostname))
+    const host = parsed.hostname
+    const earlier = first.get(host)
+    if (earlier) {
+      // A page of a host added on an earlier line is added with it; the same page again, or the host alone, is a
+      // duplicate.
+      const message = `${page}: watched with ${host}, added on an earlier line`
+      out.push(page && !pagesSaid.has(page) && earlier.outcome === 'added'
+        ? { input, outcome: 'added', message, id: earlier.id }
+        : earlierLine(input, page ?? host))
+      if (page) pagesSaid.add(page)
       continue
     }
-    named.add(parsed.hostname)
+    if (page) pagesSaid.add(page)
+    let line: AddedLine
     try {
-      const created = await createDomain(ctx, org, parsed.hostname)
-      out.push({ input, outcome: 'added', message: `${parsed.hostname}: discovering its pages`, id: created.id })
+      const pages = asked.get(host) ?? []
+      const created = await createDomain(ctx, org, host, undefined, [], pages)
+      const starting = page ? ', starting with the page of the address pasted' : ''
+      line = { input, outcome: 'added', message: `${host}: discovering its pages${starting}`, id: created.id }
     } catch (err) {
-      out.push(lineRefused(input, err))
+      line = lineRefused(input, err)
     }
+    first.set(host, line)
+    out.push(line)
   }
   return out
 }
