@@ -27,8 +27,9 @@ export interface GuardOptions {
  * call at all. Rate limits count per organisation, or per address without a valid key
  * (decisions.md: such requests are counted). A known caller refused for its plan or its
  * key's scope (403) spends nothing: it is told what it has left, and that is all. A call
- * refused later, by its route (404, 409), has been counted already: counting after the
- * work would let a burst of calls in flight at once through the heavy tier.
+ * refused later, by its route (404, 409), is counted first (counting after the work would
+ * let a burst of calls in flight at once through the heavy tier), and a heavy one is
+ * given back when refused (see rate-limits.ts).
  */
 export async function guard (app: FastifyInstance, opts: GuardOptions) {
   app.decorateRequest('principal', null)

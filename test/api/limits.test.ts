@@ -160,6 +160,25 @@ describe('rate limits', () => {
     assert.equal(Number(two.headers.get('x-ratelimit-remaining')), one - 1)
   })
 
+  it('a heavy call its route refuses (404) is given back to the heavy tier and counts in the standard one', async () => {
+    const { apiKey } = await createOrg(t.service.store.db, 'Mistaken', 'pro')
+    const api = t.api.withKey(apiKey)
+    const domain = (await api.post('/api/domains', { domain: 'site3.test' })).body.data
+    const standardLeft = async () => Number((await api.get('/api/usage')).headers.get('x-ratelimit-remaining'))
+    const before = await standardLeft()
+    for (let i = 0; i < 12; i++) {
+      const refused = await api.post('/api/domains/00000000-0000-4000-8000-000000000000/crawl')
+      assert.equal(refused.status, 404)
+      assert.equal(refused.headers.get('x-ratelimit-remaining'), '10', 'nothing of the hour is spent')
+    }
+    // Twelve refused calls and the GET that reads the count: thirteen of the standard tier's.
+    assert.equal(await standardLeft(), before - 13)
+    for (let i = 0; i < 10; i++) {
+      assert.notEqual((await api.post(`/api/domains/${domain.id}/${i % 2 ? 'crawl' : 'discover'}`)).status, 429, `heavy request ${i + 1}`)
+    }
+    assert.equal((await api.post(`/api/domains/${domain.id}/discover`)).status, 429)
+  })
+
   it(
     'two API processes sharing Redis allow 100 per minute in total',
     { skip: !(onRedis && onPostgres) && 'needs TEST_REDIS_URL and TEST_DATABASE_URL' },

@@ -219,6 +219,25 @@ describe('accounts closed to abuse', () => {
     assert.equal(await db.selectFrom('account_tokens').select('id').where('token_hash', '=', 'spent-link').executeTakeFirst(), undefined)
   })
 
+  it("a viewer's heavy actions, refused, spend none of the organisation's heavy calls", async () => {
+    await addUser(t.service.store.db, orgId, { email: 'looker@example.test', password: PASSWORD }, 'viewer')
+    const person = new FormClient(t.url)
+    await person.signIn('looker@example.test', PASSWORD)
+    const listed = (await t.api.get('/api/domains')).body.data as any[]
+    const domain = listed.find(d => d.domain === 'internal.test') ??
+      (await t.api.post('/api/domains', { domain: 'internal.test' })).body.data
+    const heavyLeft = async () =>
+      Number((await t.api.post(`/api/domains/${domain.id}/discover`)).headers.get('x-ratelimit-remaining'))
+    const before = await heavyLeft()
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await person.request('GET', `/app/domains/${domain.id}`)).text)![1]
+    for (let i = 0; i < 12; i++) {
+      const refused = await person.request('POST', `/app/domains/${domain.id}/crawl`, { _csrf: csrf })
+      assert.equal(refused.status, 403)
+      assert.match(refused.text, /This needs the editor role or higher; you are a viewer/)
+    }
+    assert.equal(await heavyLeft(), before - 1, 'only the API\'s two calls were counted')
+  })
+
   it('webhooks and Slack never reach the hosts CRAWL_HOST_MAP maps for crawling', async () => {
     const created = await t.api.post('/api/webhooks', { url: 'https://internal.test/hook' })
     // The name resolves nowhere public: accepted, or refused; either way nothing reaches the mapped server.

@@ -80,6 +80,8 @@ export const formAction = (config: Parameters<typeof flashAndReturn>[0], back: (
         return await reply.redirect(await action(req as FastifyRequest & { person: Person }), 303)
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode === 404) throw err
+        // Sent back with why, as a 409 is: nothing was done, and nothing of the heavy tier is spent (rate-limits.ts).
+        if (err.statusCode === 409) req.refusedByRoute = true
         return await flashAndReturn(config, req, reply, err.message, back(req))
       }
     }
