@@ -46,6 +46,8 @@ export interface Config {
   workerMaxConcurrency: number
   /** Discoveries one worker runs at once: each spends most of its time waiting for its host's turns. */
   discoveryConcurrency: number
+  /** The most discovery slots a worker grows to, as its crawl slots grow (queue/slots.ts). */
+  discoveryMaxConcurrency: number
   /** Worker threads that read and compare crawled pages. */
   analysisThreads: number
   /** How long one page's reading or comparison may take on an analysis thread before it is stopped. */
@@ -110,6 +112,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`ROLE must be all, api, worker or renderer, got "${role}"`)
   }
   const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 16, 1)
+  const discoveryConcurrency = int(env, 'DISCOVERY_CONCURRENCY', 16, 1)
   return {
     port: int(env, 'PORT', 3000),
     host: env.HOST ?? '0.0.0.0',
@@ -141,7 +144,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency,
     // Crawls mostly wait: a worker takes more while its slots are all busy and it has room (queue/slots.ts).
     workerMaxConcurrency: Math.max(int(env, 'WORKER_MAX_CONCURRENCY', 64, 1), workerConcurrency),
-    discoveryConcurrency: int(env, 'DISCOVERY_CONCURRENCY', 16, 1),
+    discoveryConcurrency,
+    discoveryMaxConcurrency: Math.max(int(env, 'DISCOVERY_MAX_CONCURRENCY', 64, 1), discoveryConcurrency),
     // A thread per core beside the event loop's, up to four: each costs 30–40 MB, and on
     // two cores a second one only sped up crawls of pages that all changed.
     analysisThreads: Math.floor(int(env, 'ANALYSIS_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1)),

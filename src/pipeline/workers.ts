@@ -95,6 +95,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
   const discoveryDeps = {
     ...deps, maxFetches: config.discoveryMaxFetches, deadlineMs: discoveryDeadlineMs(config)
   }
+  // Discoveries wait on their hosts' turns as crawls do: their slots grow and shrink with the load the same way.
   queue.pull<DiscoverJobData, object>(QUEUE.discover, config.discoveryConcurrency, {
     run: async (job, signal) => await runDiscovery(discoveryDeps, job.id, job.data, signal),
     isPermanent,
@@ -104,7 +105,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
       })
       gaveUp(job, reason)
     }
-  })
+  }, config.discoveryMaxConcurrency)
 
   // Research briefs, one at a time per process: each reads a whole domain's history.
   queue.pull<ResearchJobData, ResearchResult>(QUEUE.research, 1, {

@@ -7,7 +7,7 @@ import { getHeapStatistics } from 'node:v8'
 // may grow from its base while every slot is taken and the process has CPU and memory to
 // spare, and shrinks back towards its base when either runs short.
 
-/** What the process used since the last look: a share of the machine's cores, and of its heap's limit. */
+/** What the process used since the last look: a share of the machine's cores, and of its heap's limit (buffers too). */
 export interface Load {
   cpu: number
   heap: number
@@ -47,9 +47,11 @@ export class LoadGauge {
     this.cpu = process.cpuUsage()
     this.at = now
     const heap = getHeapStatistics()
+    // Buffers outside the heap (pages, a discovery's inflated sitemaps) press on memory too.
+    const { external } = process.memoryUsage()
     return {
       cpu: (cpu.user + cpu.system) / 1000 / elapsedMs / this.cores,
-      heap: heap.used_heap_size / heap.heap_size_limit
+      heap: (heap.used_heap_size + external) / heap.heap_size_limit
     }
   }
 }

@@ -119,6 +119,52 @@ describe('how many crawls a worker runs at once', () => {
   })
 })
 
+// Discoveries wait on their hosts as crawls do: a worker's discovery slots grow the same way
+// (DISCOVERY_CONCURRENCY to DISCOVERY_MAX_CONCURRENCY). Twenty small tenants' discoveries at
+// once no longer wait for the first sixteen to end (bench/fleet.ts).
+describe('a worker of 1 discovery slot, at most 3, discovering sites that keep it waiting', () => {
+  const site = new TestSite()
+  const held: Array<() => void> = []
+  let holding = true
+  const waiting = new Map<string, number>()
+  let most = 0
+  let t: TestService
+
+  before(async () => {
+    await site.start()
+    site.fallback = () => (req, res) => {
+      const host = (req.headers.host ?? '').split(':')[0]
+      waiting.set(host, (waiting.get(host) ?? 0) + 1)
+      most = Math.max(most, [...waiting.values()].filter(n => n > 0).length)
+      const answer = () => {
+        waiting.set(host, waiting.get(host)! - 1)
+        res.writeHead(200, { 'content-type': 'text/html' })
+        res.end(layout(host, `<h1>${host}</h1><p>Welcome.</p>`))
+      }
+      if (holding) held.push(answer)
+      else answer()
+    }
+    const hosts = Array.from({ length: 5 }, (_, i) => `d${i}.test=${site.origin}`).join(',')
+    t = await startTestService({ CRAWL_HOST_MAP: hosts, DISCOVERY_CONCURRENCY: '1', DISCOVERY_MAX_CONCURRENCY: '3' })
+  })
+  after(async () => {
+    holding = false
+    for (const answer of held.splice(0)) answer()
+    await t?.stop()
+    await site.close()
+  })
+
+  it('runs more discoveries while they all wait, and never more than its most', async () => {
+    for (let i = 0; i < 5; i++) assert.equal((await t.api.post('/api/domains', { domain: `d${i}.test` })).status, 201)
+    // One slot at first; the sizing sees it taken and the process idle, and grows.
+    await eventually(async () => most >= 3, 30_000, 'three discoveries waiting on their sites at once')
+    holding = false
+    for (const answer of held.splice(0)) answer()
+    await drainJobs(t.api, 60_000)
+    assert.equal(most, 3, 'never more than DISCOVERY_MAX_CONCURRENCY')
+  })
+})
+
 // On PostgreSQL a host's places are the fleet's (host_leases): a crawl whose host has them
 // all taken waits in the queue, and the workers wait for a place to free, not look every 100 ms.
 describe('a host with every place taken', { skip: !onPostgres && 'needs TEST_DATABASE_URL: PGlite paces hosts in memory' }, () => {
