@@ -2,11 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
 import { FetchError } from './errors.js'
 import type { Fetcher } from './fetch.js'
+import { RenderSlots, type MachineRoom } from './render-slots.js'
 
 export interface RendererOptions {
   /** Every request the browser makes is answered through this fetcher (SSRF guard, host map, limits). */
   fetcher: Fetcher
-  /** Renders at once (BROWSER_CONCURRENCY). */
+  /** The most renders at once (BROWSER_CONCURRENCY): fewer while the machine is short of room (render-slots.ts). */
   concurrency: number
   /** Hard limit of one render, from navigation to the last byte of its screenshot. */
   timeoutMs: number
@@ -16,6 +17,8 @@ export interface RendererOptions {
   restartAfter: number
   /** A system Chromium (CHROMIUM_PATH); otherwise the one @sparticuz/chromium ships. */
   executablePath?: string
+  /** The machine's room, which sizes the renders at once (render-slots.ts); tests give their own. */
+  machineRoom?: () => MachineRoom
 }
 
 /** Kept back from a render's time for its screenshot (at most a quarter of that time). */
@@ -105,8 +108,11 @@ export class BrowserRenderer {
   private running = 0
   private readonly waiting: Array<() => void> = []
   private closed = false
+  private readonly slots: RenderSlots
 
-  constructor (private readonly opts: RendererOptions) {}
+  constructor (private readonly opts: RendererOptions) {
+    this.slots = new RenderSlots(opts.concurrency, opts.machineRoom)
+  }
 
   async render (url: string, req: RenderRequest): Promise<Rendered> {
     await this.acquire()
@@ -131,7 +137,7 @@ export class BrowserRenderer {
   }
 
   private async acquire (): Promise<void> {
-    if (this.running < this.opts.concurrency) {
+    if (this.waiting.length === 0 && this.running < this.slots.allowed()) {
       this.running++
       return
     }
@@ -139,9 +145,12 @@ export class BrowserRenderer {
   }
 
   private release (): void {
-    const next = this.waiting.shift()
-    if (next) next()
-    else this.running--
+    this.running--
+    // Fewer at once on a machine short of memory or CPU, more again once it has room (render-slots.ts).
+    while (this.waiting.length > 0 && this.running < this.slots.allowed()) {
+      this.running++
+      this.waiting.shift()!()
+    }
   }
 
   private async browser (): Promise<{ server: BrowserServer, browser: Browser }> {
