@@ -2,12 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
 import { FetchError } from './errors.js'
 import type { Fetcher } from './fetch.js'
-import { RenderSlots, type MachineRoom } from './render-slots.js'
+import { RenderSlots } from './render-slots.js'
 
 export interface RendererOptions {
   /** Every request the browser makes is answered through this fetcher (SSRF guard, host map, limits). */
   fetcher: Fetcher
-  /** The most renders at once (BROWSER_CONCURRENCY): fewer while the machine is short of room (render-slots.ts). */
+  /** The most renders at once (BROWSER_CONCURRENCY): fewer while the machine is short of memory (render-slots.ts). */
   concurrency: number
   /** Hard limit of one render, from navigation to the last byte of its screenshot. */
   timeoutMs: number
@@ -17,8 +17,8 @@ export interface RendererOptions {
   restartAfter: number
   /** A system Chromium (CHROMIUM_PATH); otherwise the one @sparticuz/chromium ships. */
   executablePath?: string
-  /** The machine's room, which sizes the renders at once (render-slots.ts); tests give their own. */
-  machineRoom?: () => MachineRoom
+  /** The memory available (MB), which sizes the renders at once (render-slots.ts); tests give their own. */
+  availableMb?: () => number
 }
 
 /** Kept back from a render's time for its screenshot (at most a quarter of that time). */
@@ -111,7 +111,7 @@ export class BrowserRenderer {
   private readonly slots: RenderSlots
 
   constructor (private readonly opts: RendererOptions) {
-    this.slots = new RenderSlots(opts.concurrency, opts.machineRoom)
+    this.slots = new RenderSlots(opts.concurrency, opts.availableMb)
   }
 
   async render (url: string, req: RenderRequest): Promise<Rendered> {
@@ -146,7 +146,7 @@ export class BrowserRenderer {
 
   private release (): void {
     this.running--
-    // Fewer at once on a machine short of memory or CPU, more again once it has room (render-slots.ts).
+    // Fewer at once on a machine short of memory, more again once it has room (render-slots.ts).
     while (this.waiting.length > 0 && this.running < this.slots.allowed()) {
       this.running++
       this.waiting.shift()!()

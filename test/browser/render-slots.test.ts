@@ -2,36 +2,25 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createFetcher } from '../../src/crawl/fetch.js'
 import { BrowserRenderer } from '../../src/crawl/render.js'
-import { nextRenderSlots, RENDER_SLOT_RULES, type MachineRoom } from '../../src/crawl/render-slots.js'
+import { RENDER_SLOT_RULES, renderSlots } from '../../src/crawl/render-slots.js'
 import { TestSite } from '../helpers/site.js'
 
-// Renders at once follow the machine's room: BROWSER_CONCURRENCY at most, one at least,
-// fewer while memory or the CPU runs short, more again once it has room.
+// Renders at once follow the machine's memory: BROWSER_CONCURRENCY at most, one at least,
+// fewer while memory runs short, all again once it has room.
 
-const plenty = { availableMb: 16_000, cpuPressure: 0 }
 const mb = (renders: number) => RENDER_SLOT_RULES.reserveMb + renders * RENDER_SLOT_RULES.renderMb
 
 describe('how many pages render at once', () => {
-  it('as many as BROWSER_CONCURRENCY on a machine with room', () => {
-    assert.equal(nextRenderSlots(3, 3, plenty), 3)
-    assert.equal(nextRenderSlots(1, 3, plenty), 2, 'one more each time it is sized')
-    assert.equal(nextRenderSlots(2, 3, { availableMb: 16_000, cpuPressure: undefined }), 3, 'no pressure measured: memory alone')
-  })
-
-  it('fewer while the CPU is pressed (tasks waiting for a core), never under one', () => {
-    assert.equal(nextRenderSlots(3, 3, { availableMb: 16_000, cpuPressure: 55 }), 2)
-    assert.equal(nextRenderSlots(1, 3, { availableMb: 16_000, cpuPressure: 90 }), 1)
-    assert.equal(nextRenderSlots(2, 3, { availableMb: 16_000, cpuPressure: 30 }), 2, 'between the two: as it is')
-  })
-
-  it('no more than the available memory holds, one at least', () => {
-    assert.equal(nextRenderSlots(3, 3, { availableMb: mb(2) + 10, cpuPressure: 0 }), 2)
-    assert.equal(nextRenderSlots(3, 3, { availableMb: 100, cpuPressure: 0 }), 1)
+  it('as many as BROWSER_CONCURRENCY on a machine with room; no more than its memory holds, one at least', () => {
+    assert.equal(renderSlots(3, 16_000), 3)
+    assert.equal(renderSlots(3, mb(2) + 10), 2)
+    assert.equal(renderSlots(3, mb(1)), 1)
+    assert.equal(renderSlots(3, 100), 1)
   })
 
   describe('a renderer of 3 on a machine that runs short of memory, then has room again', () => {
     const site = new TestSite()
-    let room: MachineRoom = { availableMb: mb(1) + 10, cpuPressure: 0 }
+    let available = mb(1) + 10
     let open = 0
     let most = 0
     /** Documents are held until this many are asked for at once (or 5 s pass: fewer were allowed). */
@@ -60,7 +49,7 @@ describe('how many pages render at once', () => {
         maxBytes: 5_000_000
       })
       renderer = new BrowserRenderer({
-        fetcher, concurrency: 3, timeoutMs: 20_000, quietMs: 100, restartAfter: 100, machineRoom: () => room
+        fetcher, concurrency: 3, timeoutMs: 20_000, quietMs: 100, restartAfter: 100, availableMb: () => available
       })
     })
     after(async () => {
@@ -77,18 +66,14 @@ describe('how many pages render at once', () => {
       assert.equal(most, 1)
     })
 
-    it('back to three at once, a render more each time it is sized, once the machine has room again', async () => {
-      room = plenty
+    it('three at once once the machine has room again', async () => {
+      available = 16_000
       together = 3
-      const seen: number[] = []
-      // Sized at most once a second: each round of renders after that sees one more allowed.
-      for (let round = 0; round < 4 && seen.at(-1) !== 3; round++) {
-        await new Promise(resolve => setTimeout(resolve, RENDER_SLOT_RULES.everyMs))
-        most = 0
-        await renderThree()
-        seen.push(most)
-      }
-      assert.deepEqual(seen, [2, 3])
+      most = 0
+      // Sized at most once a second: the renders after that see the room.
+      await new Promise(resolve => setTimeout(resolve, RENDER_SLOT_RULES.everyMs))
+      await renderThree()
+      assert.equal(most, 3)
     })
   })
 })
