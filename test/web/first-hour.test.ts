@@ -6,6 +6,7 @@ import { chromium as playwright, type Browser, type BrowserContext, type Page } 
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
+import { wordsCut } from '../helpers/layout-checks.js'
 import { TestSite } from '../helpers/site.js'
 
 // A new user's first hour in the app, where it used to stop: a pasted address taken as its
@@ -267,10 +268,9 @@ describe('no dead ends in the first hour, in a browser', () => {
       await small.page.screenshot({ path: `test-results/screens/375${path.replace(/\//g, '-')}.png`, fullPage: true })
       await owner.page.goto(`${t.url}${path}`)
       assert.ok(await fits(owner.page), `${path} scrolls sideways at 1280 px`)
-      // A severity or a host in a table is never cut mid-word ("medi-um") where the table has room (a long
-      // address may wrap: it is longer than a column).
-      const cut = await owner.page.evaluate(() => [...document.querySelectorAll('td .sev, td a')]
-        .filter(e => e.getClientRects().length > 1 && !/[\s/]/.test(e.textContent ?? '')).map(e => e.textContent))
+      // A severity, a host or a path in a table is never cut mid-word ("medi-um", "/pricin-g") where the table has
+      // room: a line ends only after a space, a slash, a dot or a hyphen.
+      const cut = await wordsCut(owner.page)
       assert.deepEqual(cut, [], `${path}: words cut at 1280 px`)
     }
     await small.page.goto(`${t.url}/app/domains/${acmeId}`)

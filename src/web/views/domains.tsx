@@ -1,6 +1,6 @@
 import { roleAllows, SEVERITIES, type Severity } from '../../vocabulary/core.js'
 import type { BriefSummary } from '../../vocabulary/research.js'
-import { Csrf, Page, Sev, Time, type Viewer } from './layout.js'
+import { Address, Csrf, Page, Sev, Time, type Viewer } from './layout.js'
 import { ResearchCard } from './research.js'
 
 export interface DomainItem {
@@ -106,7 +106,7 @@ export function DomainList (p: {
               <button type='submit' disabled={off}>Add domain</button>
             </form>
             <p id='domain-help' class={off ? 'small warn' : 'small muted'}>
-              {p.outOfDomains ?? 'A pasted address counts as its host: https://www.example.com/pricing adds www.example.com.'}
+              {p.outOfDomains ?? 'A pasted address adds its host and that page: https://www.example.com/pricing adds www.example.com and watches its /pricing.'}
             </p>
             {off
               ? null
@@ -141,7 +141,7 @@ export function DomainList (p: {
               <tbody>
                 {p.domains.map(d => (
                   <tr key={d.id}>
-                    <td data-label='Domain'><a href={`/app/domains/${d.id}`}>{d.displayName ?? d.domain}</a>{d.displayName ? <div class='small muted'>{d.domain}</div> : null}<Tags tags={d.tags} /></td>
+                    <td data-label='Domain'><a href={`/app/domains/${d.id}`}>{d.displayName ?? <Address text={d.domain} />}</a>{d.displayName ? <div class='small muted'>{d.domain}</div> : null}<Tags tags={d.tags} /></td>
                     <td data-label='Status'><DomainState d={d} /></td>
                     <td data-label='Pages'>{d.pageCount}</td>
                     <td data-label='Last crawl'><Time at={d.lastCrawledAt} empty='not yet' /></td>
@@ -362,7 +362,7 @@ export function DomainPage (p: {
             <tbody>
               {d.pages.map(pg => (
                 <tr key={pg.id}>
-                  <td data-label='Page'><a href={`/app/domains/${d.id}/pages/${pg.id}`}>{new URL(pg.url).pathname}</a></td>
+                  <td data-label='Page'><a href={`/app/domains/${d.id}/pages/${pg.id}`}><Address text={new URL(pg.url).pathname} /></a></td>
                   <td data-label='Type'>{pg.pageType}{pg.intelligence ? <div class='small'>intelligence page</div> : null}</td>
                   <td data-label='Status'>
                     {pg.failure?.kind === 'blocked' ? `${pg.status}, blocked` : pg.status}

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact'
+import { Fragment, type ComponentChildren } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import type { Role, Severity } from '../../vocabulary/core.js'
 
@@ -114,6 +114,13 @@ export function Time ({ at, empty = '—' }: { at: Date | string | null | undefi
 
 /** Severity as a colour and as its word. */
 export const Sev = ({ s }: { s: Severity }) => <span class={`sev sev-${s}`}>{s}</span>
+
+/**
+ * An address, a path or a host that may wrap after its slashes and dots only, not its first (`/pricing`
+ * never becomes "/pricin g" in a narrow column; a long path wraps between its parts).
+ */
+export const Address = ({ text }: { text: string }) =>
+  <>{text.split(/(?<=.[/.])/).map((part, i) => i === 0 ? part : <Fragment key={i}><wbr />{part}</Fragment>)}</>
 
 /** An explained refusal, a missing thing, or a failure: the page the person lands on. */
 export function Problem (props: { viewer?: Viewer, status: number, message: string }) {
