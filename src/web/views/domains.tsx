@@ -405,7 +405,7 @@ export function DomainPage (p: {
             <summary>Delete this domain</summary>
             <form method='post' action={`/app/domains/${d.id}/delete`}>
               <Csrf token={csrf} />
-              <p>This removes {d.domain}, its pages, snapshots and changes for good. It does not give back a domain of the plan's quota.</p>
+              <p>This removes <Address text={d.domain} />, its pages, snapshots and changes for good. It does not give back a domain of the plan's quota.</p>
               <button type='submit' class='danger'>Delete {d.domain} and its history</button>
             </form>
           </details>

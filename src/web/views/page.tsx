@@ -3,7 +3,7 @@ import type { ChangeView } from '../../services/change-view.js'
 import type { PriceSeries, TimelineEntry } from '../../services/page-history.js'
 import { WholeChange } from './diff.js'
 import { type DomainPageData, FailureNote, PageSettingsForm } from './domains.js'
-import { Csrf, Page, Pager, Sev, Time, type Viewer } from './layout.js'
+import { Address, Csrf, Page, Pager, Sev, Time, type Viewer } from './layout.js'
 import { parseLine } from '../../vocabulary/lines.js'
 
 // A watched page of its own: what it is (its type, editable, with who chose it), how it is
@@ -273,7 +273,7 @@ export function PageView (p: {
               <summary>Delete this page</summary>
               <form method='post' action={`${base}/delete`}>
                 <Csrf token={p.viewer.csrf} />
-                <p>This removes {pg.url} with its versions and changes, for good. It does not give back a page of the plan's quota.</p>
+                <p>This removes <Address text={pg.url} /> with its versions and changes, for good. It does not give back a page of the plan's quota.</p>
                 <button type='submit' class='danger'>Delete this page and its history</button>
               </form>
             </details>
