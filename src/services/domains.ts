@@ -171,13 +171,17 @@ export async function addDomains (
     const host = parsed.hostname
     const earlier = first.get(host)
     if (earlier) {
-      // A page of a host added on an earlier line is added with it; the same page again, or the host alone, is a
-      // duplicate.
-      const message = `${page}: watched with ${host}, added on an earlier line`
-      out.push(page && !pagesSaid.has(page) && earlier.outcome === 'added'
-        ? { input, outcome: 'added', message, id: earlier.id }
-        : earlierLine(input, page ?? host))
+      // A page of a host named on an earlier line goes with that line's host: added with it, or refused as it was
+      // (a domain already there, the quota). The same page again, or the host alone, is a duplicate.
+      const newPage = page !== undefined && !pagesSaid.has(page)
       if (page) pagesSaid.add(page)
+      if (!newPage) out.push(earlierLine(input, page ?? host))
+      else if (earlier.outcome !== 'added') out.push({ input, outcome: earlier.outcome, message: earlier.message })
+      else {
+        out.push({
+          input, outcome: 'added', message: `${page}: watched with ${host}, added on an earlier line`, id: earlier.id
+        })
+      }
       continue
     }
     if (page) pagesSaid.add(page)

@@ -140,6 +140,13 @@ describe("an analyst's first week: seven rounds of revisions", () => {
     assert.deepEqual(Object.keys(ids).sort(), ['acme.test', 'docs.example.test', 'ghost.test'])
     const reference = (await pagesOf('docs.example.test')).find(p => p.url === `https://docs.example.test${REFERENCE}`)
     assert.ok(reference?.lastCheckAt, 'the pasted page is watched and checked')
+    // A host already watched, and a page of it on a later line: both are told why, as the first was.
+    await wide.goto(`${t.url}/app/domains`)
+    await wide.getByText('Add several at once').click()
+    await wide.getByLabel(/Several at once/).fill('acme.test\nhttps://acme.test/blog')
+    await wide.getByRole('button', { name: 'Add these domains' }).click()
+    assert.deepEqual(await results.locator('strong').allTextContents(), ['duplicate', 'duplicate'])
+    for (const i of [0, 1]) assert.match(await results.nth(i).innerText(), /acme\.test already exists/)
 
     await wide.goto(`${t.url}/app/domains/${ids['acme.test']}`)
     await wide.getByLabel(/Page addresses/).fill('/gone-1\nhttps://acme.test/gone-2\n/pricing\n/gone-1')
