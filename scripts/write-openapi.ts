@@ -21,6 +21,10 @@ const deps = {
   metrics,
   linkSecret: 'unused',
   ruleChecks: async () => [],
+  readings: {
+    outline: async () => { throw new Error('unused') },
+    tryRules: async () => { throw new Error('unused') }
+  },
   versions: new DataVersions()
 }
 const app = await buildApp(deps, { logger: false })

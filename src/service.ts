@@ -16,6 +16,7 @@ import { Mailer } from './mail/mailer.js'
 import { firstOwnerLink } from './services/accounts.js'
 import { bootstrapDefaultOrg } from './services/orgs.js'
 import { Principals } from './services/principals.js'
+import type { PageReadings } from './services/context.js'
 import { listOrgs } from './store/orgs.js'
 import { webApp } from './web/app.js'
 import { openStore, type Store } from './store/db.js'
@@ -113,6 +114,10 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const analysis = new PageAnalysis(config.analysisThreads, config.analysisDeadlineMs)
   const ruleChecks = async (orgId: string, rules: Parameters<PageAnalysis['checkRules']>[0]) =>
     await analysis.for(orgId).checkRules(rules)
+  const readings: PageReadings = {
+    outline: async (orgId, task) => await analysis.for(orgId).outline(task),
+    tryRules: async (orgId, task) => await analysis.for(orgId).tryRules(task)
+  }
   if (runsWorkers) {
     // Not fatal: a cold first request is only a few tens of milliseconds later than its turn.
     await crawler.fetcher.warm().catch(err => { log.warn({ err: err.message }, 'warming the HTTP client failed') })
@@ -157,7 +162,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
         log.warn({ err }, 'listening for writes failed; API answers carry no ETag until it is back')
       })
     }
-    const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret, ruleChecks, versions }
+    const deps = { db: store.db, queue, config, ping: store.ping, metrics, linkSecret, ruleChecks, readings, versions }
     const principals = new Principals(store.db)
     app = await buildApp(deps, {
       logger: opts.logger ?? { level: config.logLevel },
@@ -167,7 +172,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     })
     if (servesApi) {
       await app.register(webApp, {
-        prefix: '/app', db: store.db, queue, settings: config, mailer, principals, linkSecret, ruleChecks
+        prefix: '/app', db: store.db, queue, settings: config, mailer, principals, linkSecret, ruleChecks, readings
       })
     }
     if (opts.listen !== false) url = await app.listen({ port, host: config.host })

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { JobQueue } from '../queue/queue.js'
-import type { RuleChecker } from '../services/context.js'
+import type { PageReadings, RuleChecker } from '../services/context.js'
 import type { Db } from '../store/db.js'
 import type { DataVersions } from '../store/data-versions.js'
 
@@ -17,6 +17,8 @@ export interface ApiDeps {
   linkSecret: string
   /** Checks noise rules on the analysis threads. */
   ruleChecks: RuleChecker
+  /** A page's outline and rules tried, on the analysis threads. */
+  readings: PageReadings
   /** Each organisation's data version, which the API's ETags are (api/validators.ts). */
   versions: DataVersions
 }

@@ -9,6 +9,7 @@ import { HostBusy, HostLimiter, type HostPacer } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
 import { isBotWall, stillChallenged } from './render-decision.js'
 import { RobotsCache, type RobotsFiles } from './robots.js'
+import type { PictureBoxes } from '../vocabulary/outline.js'
 
 export interface FetchedPage {
   url: string
@@ -23,6 +24,8 @@ export interface FetchedPage {
   lastModified: string | null
   /** A PNG of the page, when it was rendered in the browser with a screenshot asked for. */
   screenshot?: Buffer
+  /** Where its blocks are in the screenshot. */
+  boxes?: PictureBoxes
 }
 
 /** One request to a watched site: how long it took and how it ended (for metrics). */
@@ -138,7 +141,8 @@ export class Crawler {
       contentLanguage: null,
       etag: null,
       lastModified: null,
-      screenshot: rendered.screenshot
+      screenshot: rendered.screenshot,
+      ...(rendered.boxes ? { boxes: rendered.boxes } : {})
     }
   }
 

@@ -3,6 +3,7 @@ import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
 import { FetchError } from './errors.js'
 import type { Fetcher } from './fetch.js'
 import { RenderSlots } from './render-slots.js'
+import type { PictureBoxes } from '../vocabulary/outline.js'
 
 export interface RendererOptions {
   /** Every request the browser makes is answered through this fetcher (SSRF guard, host map, limits). */
@@ -50,9 +51,41 @@ export interface Rendered {
   challenge?: boolean
   html: string
   screenshot?: Buffer
+  /** Where its blocks are in the screenshot (see PictureBoxes). */
+  boxes?: PictureBoxes
 }
 
 const VIEWPORT = { width: 1280, height: 800 }
+/** The elements whose boxes a picture keeps (what a page's outline may show), and how many at most. */
+const BOXED_TAGS = new Set([
+  'main', 'header', 'aside', 'article', 'section', 'div', 'form', 'p', 'pre', 'blockquote', 'figure', 'address',
+  'details', 'center', 'ul', 'ol', 'dl', 'menu', 'li', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'
+])
+const MAX_BOXES = 3000
+
+/**
+ * Runs in the page: the boxes of its blocks, by their path from <html> (see PictureBoxes).
+ * One loop, no function inside: what the page runs is this function's text as written.
+ */
+function blockBoxes ({ tags, most }: { tags: string[], most: number }): PictureBoxes {
+  const wanted = new Set(tags)
+  const out: PictureBoxes = {}
+  let n = 0
+  const stack: Array<[Element, string]> = [[document.documentElement, '0']]
+  while (stack.length > 0 && n < most) {
+    const [el, path] = stack.pop()!
+    if (wanted.has(el.localName)) {
+      const r = el.getBoundingClientRect()
+      if (r.width > 0 && r.height > 0) {
+        const [x, y] = [Math.round(r.left + window.scrollX), Math.round(r.top + window.scrollY)]
+        out[path] = [x, y, Math.round(r.width), Math.round(r.height)]
+        n++
+      }
+    }
+    for (let i = el.children.length - 1; i >= 0; i--) stack.push([el.children[i], `${path}.${i}`])
+  }
+  return out
+}
 const MAX_SCREENSHOT_HEIGHT = 8000
 const MAX_REQUESTS = 300
 /** After a failed start, pages wait this long before the next attempt instead of each trying. */
@@ -273,10 +306,14 @@ export class BrowserRenderer {
     await page.waitForLoadState('load', { timeout: left() }).catch(() => {})
     const html = await page.content()
     let screenshot: Buffer | undefined
+    let boxes: PictureBoxes | undefined
     const wanted = typeof req.screenshot === 'function' ? await req.screenshot(html).catch(() => true) : req.screenshot
     if (wanted) {
       if (req.hideSelectors && req.hideSelectors.length > 0) {
-        await page.addStyleTag({ content: `${req.hideSelectors.join(', ')} { visibility: hidden !important; }` })
+        // A rule each: a selector the browser does not read (our :heading() and :section(), see
+        // detection/text/selectors.ts) drops its own rule, not the others'.
+        const rules = req.hideSelectors.map(s => `${s} { visibility: hidden !important; }`)
+        await page.addStyleTag({ content: rules.join('\n') })
       }
       const height = await page.evaluate(() => document.documentElement.scrollHeight)
       screenshot = await page.screenshot({
@@ -287,8 +324,11 @@ export class BrowserRenderer {
         timeout: Math.max(1, deadline - Date.now()),
         clip: { x: 0, y: 0, width: VIEWPORT.width, height: Math.max(1, Math.min(height, MAX_SCREENSHOT_HEIGHT)) }
       }).catch(() => undefined) // the text was read; the check goes on without a picture this time
+      if (screenshot) {
+        boxes = await page.evaluate(blockBoxes, { tags: [...BOXED_TAGS], most: MAX_BOXES }).catch(() => undefined)
+      }
     }
-    return { url: page.url(), status: state.status || 200, challenge: state.challenge, html, screenshot }
+    return { url: page.url(), status: state.status || 200, challenge: state.challenge, html, screenshot, boxes }
   }
 
   /** Answers one request of the page through the fetcher: the browser never connects anywhere itself. */

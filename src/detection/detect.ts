@@ -30,6 +30,7 @@ export { extractPage } from './text/extract.js'
 export { checkNoiseRules, type RulesProblem } from './text/noise-rules.js'
 export { blocksOf, passagesOf } from './text/passages.js'
 export { plain } from './text/quote.js'
+export { boxesOf, MAX_BLOCKS, movesOf, outlineOf, type OutlineEntry } from './text/outline.js'
 
 export interface PageContent {
   title: string
@@ -163,3 +164,46 @@ function textDiff (previousText: string, lines: string[], rules?: NoiseRules) {
 
 const earlier = (line: string) => line.startsWith('#') ? withoutPermalink(line) : line
 const isBoilerplate = (line: string) => !line.startsWith('#') && isBoilerplateLink(plain(line))
+
+/** What a page's rules would compare: the lines read from one version, and each earlier change tried again. */
+export interface RulesTried {
+  lines: string[]
+  /** Still a change reading the same lines, a change reading other lines, or none. */
+  changes: { kept: number, changed: number, muted: number }
+}
+
+/**
+ * A page's proposed rules tried before they are saved (selectors and patterns: facts left
+ * out and learned rules aside): what the latest version reads with them, and what each of
+ * its earlier changes (the two versions around it) would have been, beside the rules it
+ * was found with.
+ */
+export function tryRules (
+  latest: string,
+  changes: ReadonlyArray<{ before: string, after: string }>,
+  pageType: PageType,
+  proposed: NoiseRules,
+  current?: NoiseRules
+): RulesTried {
+  const counts = { kept: 0, changed: 0, muted: 0 }
+  for (const { before, after } of changes) {
+    const [b, a] = [readPage(before, proposed, undefined, pageType), readPage(after, proposed, undefined, pageType)]
+    if (b.hash === a.hash) {
+      counts.muted++
+      continue
+    }
+    const moved = movedLines(b.lines, a.lines)
+    const was = movedLines(readPage(before, current).lines, readPage(after, current).lines)
+    if (moved === was) counts.kept++
+    else counts.changed++
+  }
+  return { lines: readPage(latest, proposed, undefined, pageType).lines, changes: counts }
+}
+
+/** The lines one version has and the other has not (as many times), in one comparable string. */
+function movedLines (before: readonly string[], after: readonly string[]): string {
+  const count = new Map<string, number>()
+  for (const l of before) count.set(l, (count.get(l) ?? 0) - 1)
+  for (const l of after) count.set(l, (count.get(l) ?? 0) + 1)
+  return [...count].filter(([, n]) => n !== 0).map(([l, n]) => `${n}\t${l}`).sort().join('\n')
+}

@@ -2,4 +2,5 @@
 // the TypeScript worker. Built code loads analysis-thread.js directly.
 const { register } = await import('tsx/esm/api')
 register()
-export const { read, document, links, compare, screenshots, brief, rules } = await import('./analysis-thread.ts')
+export const { read, document, links, compare, screenshots, brief, rules, outline, tryPageRules } =
+  await import('./analysis-thread.ts')

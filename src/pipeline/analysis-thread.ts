@@ -11,6 +11,8 @@ import type { ResearchInputs, StoredBytes } from '../vocabulary/research.js'
 import { buildBrief } from '../research/brief.js'
 import { readDocument, type ReadDocumentOptions } from '../detection/detect.js'
 import { checkNoiseRules, type RulesProblem } from '../detection/detect.js'
+import { boxesOf, movesOf, outlineOf, tryRules, type OutlineEntry, type RulesTried } from '../detection/detect.js'
+import type { PictureBoxes } from '../vocabulary/outline.js'
 
 export type { RulesProblem }
 
@@ -201,3 +203,47 @@ export function brief (inputs: ResearchInputs & Started) {
   }
   return buildBrief(inputs, decodeStored)
 }
+
+export interface OutlineTask {
+  /** The page's versions to read its churn from, oldest first: the last is the one outlined. */
+  versions: StoredBytes[]
+  /** Its picture's page and where its blocks are, for each block's box. */
+  picture?: { page: StoredBytes, boxes: PictureBoxes }
+}
+
+export interface OutlineReading {
+  blocks: OutlineEntry[]
+  truncated: boolean
+  /** For each block, the indexes of the versions that moved its text (see movesOf). */
+  moves: number[][]
+  /** For each block, its box on the picture (null: not known). */
+  boxes: Array<{ x: number, y: number, width: number, height: number } | null>
+}
+
+/** A page's outline, read from its last version, and where each block moved in the versions before. */
+export function outline (task: OutlineTask & Started): OutlineReading {
+  begin(task)
+  const pages = task.versions.map(storedHtml)
+  const { blocks, truncated } = outlineOf(pages.at(-1) ?? '')
+  const { picture } = task
+  const boxes = picture ? boxesOf(blocks, storedHtml(picture.page), picture.boxes) : blocks.map(() => null)
+  return { blocks, truncated, moves: movesOf(blocks, pages), boxes }
+}
+
+export interface TryRulesTask {
+  latest: StoredBytes
+  changes: Array<{ before: StoredBytes, after: StoredBytes }>
+  pageType: PageType
+  proposed: NoiseRules
+  current?: NoiseRules
+}
+
+/** A page's proposed rules tried on its last version and its earlier changes (see tryRules). */
+export function tryPageRules (task: TryRulesTask & Started): RulesTried {
+  begin(task)
+  const { latest, changes, pageType, proposed, current } = task
+  const pairs = changes.map(c => ({ before: storedHtml(c.before), after: storedHtml(c.after) }))
+  return tryRules(storedHtml(latest), pairs, pageType, proposed, current)
+}
+
+const storedHtml = (page: StoredBytes) => decodeHtml(gunzipSync(page.gzip), page.contentType)

@@ -5,8 +5,9 @@ import type { VisualDiff } from '../detection/detect.js'
 import type { Brief, ResearchInputs } from '../vocabulary/research.js'
 import type {
   Comparison, CompareTask, CurrentText, DocumentTask, FetchedPage, LinksTask, PageReading, ReadTask, RulesProblem,
-  ScreenshotsTask
+  ScreenshotsTask, OutlineTask, OutlineReading, TryRulesTask
 } from './analysis-thread.js'
+import type { RulesTried } from '../detection/detect.js'
 import { DocumentTimeout, readInProcess } from './document-process.js'
 
 export type { Comparison, PageReading, RulesProblem }
@@ -244,6 +245,16 @@ export class PageAnalysis {
   /** Problems with a page's noise rules, checked and priced off the event loop (see checkNoiseRules). */
   async checkRules (rules: NoiseRules): Promise<RulesProblem[]> {
     return await this.run({ rules }, 'rules')
+  }
+
+  /** A page's outline and where its blocks moved in its versions (parsing each version takes a while). */
+  async outline (task: OutlineTask): Promise<OutlineReading> {
+    return await this.run(task, 'outline')
+  }
+
+  /** A page's proposed rules tried on its last version and its earlier changes. */
+  async tryRules (task: TryRulesTask): Promise<RulesTried> {
+    return await this.run(task, 'tryPageRules')
   }
 
   private async run<T> (task: object, name: string, ms = this.shared.deadlineMs): Promise<T> {

@@ -15,7 +15,7 @@ import {
   clearFailureAlert, loadCrawlTargets, recordChange, recordReadingNote, recordRenderDecision,
   type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
-import { hasPicture, pictureAsOf, saveScreenshot } from '../store/screenshots.js'
+import { hasPicture, pictureAsOf, saveScreenshot, type Screenshot } from '../store/screenshots.js'
 import { severityRules } from '../store/learned.js'
 import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
@@ -106,7 +106,7 @@ interface Compared {
   text: string
   rawGzip: Uint8Array
   detected: DetectedChange[]
-  shot: { image: Buffer, width: number, height: number } | undefined
+  shot: Screenshot | undefined
   /** The document the new snapshot keeps, when it was read with one. */
   document: PageDocument | undefined
 }
@@ -285,7 +285,9 @@ async function compareStage (
   early: Promise<Comparison> | undefined
 ): Promise<Compared | undefined> {
   const { deps, page, previous } = crawl
-  const shot = fetched.screenshot ? { image: fetched.screenshot, ...pngSize(fetched.screenshot) } : undefined
+  const shot = fetched.screenshot
+    ? { image: fetched.screenshot, ...pngSize(fetched.screenshot), ...(fetched.boxes ? { boxes: fetched.boxes } : {}) }
+    : undefined
   const previousShot = shot && previous ? await pictureAsOf(deps.db, page.id, previous.id) : undefined
   const visual = shot && previousShot
     ? await deps.analysis.compareScreenshots(previousShot.image, shot.image)

@@ -1,7 +1,11 @@
-import type { RulesProblem } from '../detection/detect.js'
+import type { OutlineEntry, RulesProblem, RulesTried } from '../detection/detect.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
-import type { NoiseRules } from '../vocabulary/core.js'
+import type { NoiseRules, PageType } from '../vocabulary/core.js'
+import type { StoredBytes } from '../vocabulary/research.js'
+import type { PictureBoxes } from '../vocabulary/outline.js'
+
+type OutlineBox = { x: number, y: number, width: number, height: number }
 
 /** What a use case works with: the database, and the queue its jobs go to in the same transaction. */
 export interface ServiceContext {
@@ -19,4 +23,26 @@ export type RuleChecker = (orgId: string, rules: NoiseRules) => Promise<RulesPro
 /** A use case that may set noise rules checks them with `ruleChecks`. */
 export interface RuleContext extends ServiceContext {
   ruleChecks: RuleChecker
+}
+
+/**
+ * What a person's view of a page asks of the analysis threads, in the organisation's turn:
+ * its outline read from its versions (parsing each takes a while), and proposed rules tried
+ * on its versions. The service gives them (see service.ts); no request parses on the event loop.
+ */
+export interface PageReadings {
+  outline: (orgId: string, task: { versions: StoredBytes[], picture?: { page: StoredBytes, boxes: PictureBoxes } }) =>
+  Promise<{ blocks: OutlineEntry[], truncated: boolean, moves: number[][], boxes: Array<OutlineBox | null> }>
+  tryRules: (orgId: string, task: {
+    latest: StoredBytes
+    changes: Array<{ before: StoredBytes, after: StoredBytes }>
+    pageType: PageType
+    proposed: NoiseRules
+    current?: NoiseRules
+  }) => Promise<RulesTried>
+}
+
+/** A use case that reads a page for a person: its outline, its rules tried. */
+export interface ReadingContext extends RuleContext {
+  readings: PageReadings
 }

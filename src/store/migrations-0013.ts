@@ -430,7 +430,9 @@ export const LATER_MIGRATIONS: Record<string, string[]> = {
       'jobs', 'research_briefs', 'webhook_endpoints', 'webhook_deliveries', 'screenshots', 'memberships',
       'alert_preferences', 'email_deliveries'
     ].flatMap(table => writeTriggers(table, 'data_written'))
-  ]
+  ],
+  // Where a picture's blocks are, for a page's outline drawn over its picture (see vocabulary/outline.ts).
+  '0026_picture_boxes': ['ALTER TABLE screenshots ADD COLUMN boxes jsonb']
 }
 
 /** A statement-level trigger for each kind of write, its rows seen as `written`. */

@@ -26,6 +26,7 @@ import type {
 import type { Brief, BriefStatus } from '../vocabulary/research.js'
 import type { LearnedKind, Verdict } from '../vocabulary/learned.js'
 import type { RuleAction, RuleMatch } from '../vocabulary/alert-rules.js'
+import type { PictureBoxes } from '../vocabulary/outline.js'
 
 // Row types of the tables created in migrations.ts.
 
@@ -208,6 +209,8 @@ export interface ScreenshotsTable {
   image: Buffer
   width: number
   height: number
+  /** Where its blocks are (see PictureBoxes); null: taken before they were kept. */
+  boxes: Json<PictureBoxes> | null
 }
 
 export interface SnapshotsTable {

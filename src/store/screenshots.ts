@@ -1,3 +1,5 @@
+import type { PictureBoxes } from '../vocabulary/outline.js'
+import type { StoredBytes } from '../vocabulary/research.js'
 import type { Db, Tx } from './db.js'
 
 // Screenshots of pages, one per snapshot that has one, in the database: every process of
@@ -8,12 +10,21 @@ export interface Screenshot {
   image: Buffer
   width: number
   height: number
+  /** Where its blocks are, when the browser said (see PictureBoxes). */
+  boxes?: PictureBoxes
 }
 
 export async function saveScreenshot (tx: Tx, snapshotId: string, orgId: string, shot: Screenshot): Promise<void> {
   await tx
     .insertInto('screenshots')
-    .values({ snapshot_id: snapshotId, org_id: orgId, image: shot.image, width: shot.width, height: shot.height })
+    .values({
+      snapshot_id: snapshotId,
+      org_id: orgId,
+      image: shot.image,
+      width: shot.width,
+      height: shot.height,
+      boxes: shot.boxes ? JSON.stringify(shot.boxes) : null
+    })
     .execute()
 }
 
@@ -35,18 +46,21 @@ export async function screenshotOf (db: Db, snapshotId: string): Promise<Screens
  * takes no picture: the page looked as it did in the last picture.
  */
 export async function pictureAsOf (db: Db, pageId: string, snapshotId: string): Promise<Screenshot | undefined> {
-  return asScreenshot(await db
-    .selectFrom('snapshots')
-    .innerJoin('screenshots', 'screenshots.snapshot_id', 'snapshots.id')
+  return asScreenshot(await lastPictured(db, pageId, snapshotId)
     .select(['screenshots.image', 'screenshots.width', 'screenshots.height'])
-    .where('snapshots.page_id', '=', pageId)
-    .where(eb => eb('snapshots.created_at', '<=',
-      eb.selectFrom('snapshots as s').select('s.created_at').where('s.id', '=', snapshotId)))
-    .orderBy('snapshots.created_at', 'desc')
-    .orderBy('snapshots.id', 'desc')
-    .limit(1)
     .executeTakeFirst())
 }
+
+/** The page's newest snapshot with a picture, as of its snapshot `snapshotId`. */
+const lastPictured = (db: Db, pageId: string, snapshotId: string) => db
+  .selectFrom('snapshots')
+  .innerJoin('screenshots', 'screenshots.snapshot_id', 'snapshots.id')
+  .where('snapshots.page_id', '=', pageId)
+  .where(eb => eb('snapshots.created_at', '<=',
+    eb.selectFrom('snapshots as s').select('s.created_at').where('s.id', '=', snapshotId)))
+  .orderBy('snapshots.created_at', 'desc')
+  .orderBy('snapshots.id', 'desc')
+  .limit(1)
 
 /** Whether any snapshot of the page has its picture (one whose text moved only in its noise has none). */
 export async function hasPicture (db: Db, pageId: string): Promise<boolean> {
@@ -82,4 +96,31 @@ export async function changeScreenshots (db: Db, changeId: string, orgId?: strin
     screenshotOf(db, change.snapshot_after_id)
   ])
   return { before, after, diffData: change.diff_data }
+}
+
+/**
+ * The page's picture as of its snapshot `snapshotId` with where its blocks are: the
+ * snapshot it was taken with, and that snapshot's page, which the boxes' paths are of.
+ */
+export async function pictureWithBoxes (db: Db, pageId: string, snapshotId: string): Promise<{
+  snapshotId: string
+  width: number
+  height: number
+  boxes: PictureBoxes
+  page: StoredBytes
+} | undefined> {
+  const row = await lastPictured(db, pageId, snapshotId)
+    .select([
+      'snapshots.id', 'snapshots.raw_html_gzip', 'snapshots.content_type', 'screenshots.width', 'screenshots.height',
+      'screenshots.boxes'
+    ])
+    .executeTakeFirst()
+  if (!row?.boxes || !row.raw_html_gzip) return undefined
+  return {
+    snapshotId: row.id,
+    width: row.width,
+    height: row.height,
+    boxes: row.boxes,
+    page: { gzip: row.raw_html_gzip, contentType: row.content_type ?? '' }
+  }
 }

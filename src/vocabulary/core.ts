@@ -141,14 +141,17 @@ export const NoiseRulesSchema = Type.Object(
     ignoreSelectors: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
         maxItems: 20,
-        description: 'CSS selectors whose elements are left out'
+        description: 'CSS selectors whose elements are left out; besides CSS, `:heading("words")` (a heading with ' +
+          'these words, case, spacing and a leading section number aside) and `:section("words")` (that heading and ' +
+          'what follows it up to the next heading of its level). The page\'s outline writes them for its blocks'
       })
     ),
     includeSelectors: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
         maxItems: 20,
         description: 'watch only this part: CSS selectors whose elements alone are compared (with their ' +
-          'headings and text, in page order); the rest of the page is left out',
+          'headings and text, in page order); the rest of the page is left out. `:heading()` and `:section()` as in ' +
+          'ignoreSelectors',
         examples: [['#pricing-table', 'main article']]
       })
     ),

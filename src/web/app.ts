@@ -145,6 +145,7 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
     principals: deps.principals,
     linkSecret: deps.linkSecret,
     ruleChecks: deps.ruleChecks,
+    readings: deps.readings,
     rules
   }
   await app.register(authRoutes, shared)

@@ -8,7 +8,7 @@ import type { Mailer } from '../mail/mailer.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { SessionRules } from '../services/accounts.js'
 import type { Principals } from '../services/principals.js'
-import type { RuleChecker } from '../services/context.js'
+import type { PageReadings, RuleChecker } from '../services/context.js'
 import type { Db } from '../store/db.js'
 import type { Viewer } from './views/layout.js'
 
@@ -26,6 +26,8 @@ export interface WebDeps {
   linkSecret: string
   /** Checks noise rules on the analysis threads. */
   ruleChecks: RuleChecker
+  /** A page's outline and rules tried, on the analysis threads. */
+  readings: PageReadings
 }
 
 /** The signed-in person of a request, in the organisation they work in. */

@@ -7,6 +7,7 @@ import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain, termsMain } from '../helpers/fixtures.js'
 import { drainJobs, freePort, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
+import { signedIn as signedInAs } from '../helpers/browser.js'
 
 // An analyst's first week, as issue #54 ran it: domains and pages pasted (a page's address
 // among them, a host that does not exist, pages that answer 404, lines pasted twice), then
@@ -83,16 +84,8 @@ describe("an analyst's first week: seven rounds of revisions", () => {
     await docs.close()
   })
 
-  async function signedIn (width: number, colorScheme: 'light' | 'dark'): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme, locale: 'en-GB' })
-    const page = await context.newPage()
-    await page.goto(`${t.url}/app/sign-in`)
-    await page.fill('#email', 'analyst@example.test')
-    await page.fill('#password', PASSWORD)
-    await page.click('button[type=submit]')
-    await page.waitForURL(/\/app\/domains/)
-    return page
-  }
+  const signedIn = async (width: number, colorScheme: 'light' | 'dark'): Promise<Page> =>
+    await signedInAs(browser, t.url, { email: 'analyst@example.test', password: PASSWORD }, width, colorScheme)
   const main = async (page: Page) => (await page.textContent('main')) ?? ''
   const rechecks = async () => (await t.api.get('/api/usage')).body.data.limits.manualRechecks.used as number
   const changeCount = async () => (await t.api.get('/api/changes?pageSize=100')).body.meta.total as number

@@ -7,6 +7,8 @@ import { listPages, onePageView } from '../../store/pages.js'
 import { getSnapshot, getSnapshotWithText, listSnapshots } from '../../store/changes.js'
 import { screenshotOf } from '../../store/screenshots.js'
 import { notFound } from '../../vocabulary/errors.js'
+import { PageOutlineSchema, RulesPreviewSchema } from '../../vocabulary/outline.js'
+import { pageOutline, previewRules } from '../../services/page-outline.js'
 import type { ApiDeps } from '../deps.js'
 import {
   CreatedPage, DateTime, DiffData, IdParams, Nullable, NoiseRules, Page, PageTypeSchema, RenderModeSchema, Uuid
@@ -58,8 +60,8 @@ type SnapshotRow = {
   height: number | null
 }
 
-export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, ruleChecks }) => {
-  const ctx = { db, queue, ruleChecks }
+export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, ruleChecks, readings }) => {
+  const ctx = { db, queue, ruleChecks, readings }
   app.get(
     '/domains/:id/pages',
     {
@@ -311,6 +313,53 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
       const page = await changePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId, req.body)
       return { data: await onePageView(db, page) }
     }
+  )
+
+  app.addSchema(PageOutlineSchema)
+  app.addSchema(RulesPreviewSchema)
+  app.get(
+    '/domains/:id/pages/:pageId/outline',
+    {
+      schema: {
+        operationId: 'getPageOutline',
+        tags: ['pages'],
+        summary: "A page's outline: its blocks to watch only or to ignore, and how often each moved",
+        description: 'The blocks Sitewatch reads in the page\'s last version, in page order (sections with their ' +
+          'heading, cards, paragraphs, lists, tables; at most 400), each with a selector that selects it alone: put ' +
+          'it in the page\'s `noiseRules.includeSelectors` to watch only it, or `ignoreSelectors` to leave it out. ' +
+          'Selectors name a block by what lasts: an id without a number, a landmark, a heading\'s words — ' +
+          '`:heading("Plans")` is a heading with these words (case, spacing and a leading section number aside), ' +
+          '`:section("Plans")` that heading and what follows it up to the next heading of its level — before a ' +
+          'class name, before a position. `churn` counts the moves of each block\'s text in the page\'s versions ' +
+          'of the last 30 days (at most 30), how many came with a recorded change, and whether a person marked ' +
+          'one important. Nothing is ignored by itself.',
+        params: PageParams,
+        response: responses(200, Type.Ref(PageOutlineSchema), [404])
+      }
+    },
+    async req => ({ data: await pageOutline(ctx, req.principal!.org.id, req.params.id, req.params.pageId) })
+  )
+
+  app.post(
+    '/domains/:id/pages/:pageId/outline/preview',
+    {
+      schema: {
+        operationId: 'previewPageRules',
+        tags: ['pages'],
+        summary: 'Try noise rules on a page before saving them',
+        description: 'Changes nothing. The text the next check would compare with these rules, read from the ' +
+          "page's last version, and what each of its changes of the last 30 days (at most 30) would have been: " +
+          'still a change reading the same lines (`kept`), a change reading other lines (`changed`), or none ' +
+          '(`muted`). Selectors and patterns are tried; facts left out and learned rules are not. Rules that cannot ' +
+          'run are a 400, as in PATCH. A key of scope write: it tries what a PATCH would save.',
+        params: PageParams,
+        body: Type.Object({ noiseRules: Type.Ref(NoiseRules) }, { additionalProperties: false }),
+        response: responses(200, Type.Ref(RulesPreviewSchema), [400, 404])
+      }
+    },
+    async req => ({
+      data: await previewRules(ctx, req.principal!.org.id, req.params.id, req.params.pageId, req.body.noiseRules)
+    })
   )
 
   app.delete(

@@ -1,10 +1,11 @@
-import { compile, selectAll } from 'css-select'
+import { compile } from 'css-select'
 import { parse as parseSelector, type Selector } from 'css-what'
 import render from 'dom-serializer'
 import type { AnyNode } from 'domhandler'
 import { parseDocument, DomUtils } from 'htmlparser2'
 import { RE2JS } from 're2js'
 import { JSON_PATH_PATTERN, type NoiseRules } from '../../vocabulary/core.js'
+import { SELECT_OPTIONS, selectIn } from './selectors.js'
 
 // A page's own noise rules: CSS selectors to leave out or to keep, and text patterns to
 // mask. Checked when a client sets them, applied before extraction and comparison.
@@ -15,7 +16,8 @@ import { JSON_PATH_PATTERN, type NoiseRules } from '../../vocabulary/core.js'
 // instructions, and took seconds a line), so a pattern is priced by its program's size,
 // and a page's patterns by characters × instructions. Selectors are priced by their
 // shape: `:has()` with a sibling combinator inside, or within another `:has()`, reads the
-// page once per element per sibling (20 s on 2,000 paragraphs) and is refused.
+// page once per element per sibling (20 s on 2,000 paragraphs) and is refused, as is our
+// `:section()` there (it reads an element's siblings: see selectors.ts).
 // checkNoiseRules is costly itself (compiling): it runs on the analysis threads.
 
 const MAX_MASKED_LINE = 2_000
@@ -45,6 +47,9 @@ function compilePattern (pattern: string): RE2JS | Error {
 /** Why a parsed selector is too costly to run on every check, if it is: a :has() reading siblings or nested. */
 function costlySelector (selector: Selector[][], withinHas = false): string | undefined {
   for (const token of selector.flat()) {
+    if (withinHas && token.type === 'pseudo' && token.name === 'section') {
+      return ':section() within :has() reads the page once per element and sibling'
+    }
     if (withinHas && (token.type === 'sibling' || token.type === 'adjacent')) {
       return ':has() with a sibling combinator (~ or +) inside reads the page once per element and sibling'
     }
@@ -66,7 +71,7 @@ export function checkNoiseRules (rules: NoiseRules): RulesProblem[] {
     for (const selector of rules[key] ?? []) {
       let costly: string | undefined
       try {
-        compile(selector)
+        compile(selector, SELECT_OPTIONS)
         costly = costlySelector(parseSelector(selector))
       } catch {
         problems.push({ field: `noiseRules.${key}`, message: `"${selector}" is not a valid CSS selector` })
@@ -121,12 +126,12 @@ export const hasSelectors = (rules: NoiseRules | undefined): boolean =>
 export function applySelectors (html: string, rules: NoiseRules): string {
   const doc = parseDocument(html)
   for (const selector of rules.ignoreSelectors ?? []) {
-    for (const el of selectAll(selector, doc)) DomUtils.removeElement(el)
+    for (const el of selectIn(selector, doc)) DomUtils.removeElement(el)
   }
   const selectors = included(rules)
   if (selectors.length === 0) return render(doc)
   const kept: AnyNode[] = []
-  for (const selector of selectors) kept.push(...selectAll(selector, doc))
+  for (const selector of selectors) kept.push(...selectIn(selector, doc))
   // An element inside another kept one is already part of it; document order is kept.
   const outer = DomUtils.uniqueSort(DomUtils.removeSubsets(kept))
   return `<html><body>${outer.map(el => render(el)).join('\n')}</body></html>`

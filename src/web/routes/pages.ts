@@ -6,7 +6,11 @@ import {
 import { requireDomain } from '../../services/domains.js'
 import { changePage, crawlPageNow, removePage } from '../../services/pages.js'
 import { pageTimeline, pageVersion, priceHistory, versionsCompared } from '../../services/page-history.js'
+import { pageOutline, previewRules } from '../../services/page-outline.js'
+import { roleAllows, type NoiseRules } from '../../vocabulary/core.js'
 import { findPage, onePageView } from '../../store/pages.js'
+import { getSnapshot } from '../../store/changes.js'
+import { screenshotOf } from '../../store/screenshots.js'
 import { field, page, UUID, viewerOf, type WebDeps } from '../context.js'
 import { html } from '../views/layout.js'
 import { PageView } from '../views/page.js'
@@ -17,7 +21,7 @@ import { formAction, id, lines, notice, outOf, pageOf } from './common.js'
 
 export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
   const { db, queue, settings: config } = deps
-  const ctx = { db, queue, ruleChecks: deps.ruleChecks }
+  const ctx = { db, queue, ruleChecks: deps.ruleChecks, readings: deps.readings }
 
   app.get('/domains/:id/pages/:pageId', async (req, reply) => {
     const org = req.person!.org
@@ -34,6 +38,22 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
       known(q.from) && known(q.to) ? versionsCompared(db, pageId, q.from!, q.to!, 1) : undefined
     ])
     const base = `/app/domains/${domainId}/pages/${pageId}`
+    const mayEdit = roleAllows(req.person!.role, 'editor')
+    const outline = mayEdit ? await pageOutline(ctx, org.id, domainId, pageId) : undefined
+    const picks = { watch: many(req.query, 'watch'), ignore: many(req.query, 'ignore') }
+    let picked: PageViewProps['picked']
+    let error: string | undefined
+    if (mayEdit && (picks.watch.length > 0 || picks.ignore.length > 0)) {
+      const rules = withPicks(row.noise_rules ?? {}, picks)
+      try {
+        tooMany(rules)
+        picked = { ...picks, rules, preview: await previewRules(ctx, org.id, domainId, pageId, rules) }
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err
+        picked = { ...picks, rules }
+        error = err.message
+      }
+    }
     return await page(reply, html(PageView({
       viewer: viewerOf(req, reply),
       domain: { id: domain.id, domain: domain.hostname, render: domain.render },
@@ -53,8 +73,20 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
           }
         : {}),
       outOfRechecks: await outOf(db, org, 'manualRechecks', 'manual rechecks'),
+      ...(outline ? { outline } : {}),
+      ...(picked ? { picked } : {}),
+      ...(error ? { error } : {}),
       notice: notice(req.query)
     })))
+  })
+
+  // The picture a page's outline is drawn over: a snapshot's screenshot, of this organisation's page.
+  app.get('/domains/:id/pages/:pageId/snapshots/:snapshotId/picture', async (req, reply) => {
+    const row = await findPage(db, req.person!.org.id, id(req.params), id(req.params, 'pageId'))
+    const snapshotId = id(req.params, 'snapshotId')
+    const shot = row && await getSnapshot(db, row.id, snapshotId) ? await screenshotOf(db, snapshotId) : undefined
+    if (!shot) throw notFound('Picture')
+    return await reply.type('image/png').header('cache-control', 'private, max-age=86400').send(shot.image)
   })
 
   const pagePath = (req: FastifyRequest) => `/app/domains/${id(req.params)}/pages/${id(req.params, 'pageId')}`
@@ -99,6 +131,35 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
       ? `${pagePath(req)}?done=saved`
       : `/app/domains/${id(req.params)}?done=saved`
   }))
+}
+
+type PageViewProps = Parameters<typeof PageView>[0]
+
+/** A query's values of one name (a form's ticked boxes), each once. */
+function many (query: unknown, name: string): string[] {
+  const v = (query as Record<string, unknown>)[name]
+  const all = Array.isArray(v) ? v : v === undefined ? [] : [v]
+  return [...new Set(all.filter((x): x is string => typeof x === 'string' && x.trim() !== ''))]
+}
+
+/** A page's rules with the blocks a person ticked: watched ones kept alone, ignored ones left out (each once). */
+function withPicks (rules: NoiseRules, picks: { watch: string[], ignore: string[] }): NoiseRules {
+  const add = (had: string[] | undefined, more: string[]) => [...new Set([...(had ?? []), ...more])]
+  return {
+    ...rules,
+    ...(picks.watch.length > 0 ? { includeSelectors: add(rules.includeSelectors, picks.watch) } : {}),
+    ...(picks.ignore.length > 0 ? { ignoreSelectors: add(rules.ignoreSelectors, picks.ignore) } : {})
+  }
+}
+
+/** Refuses picks past what a page's rules hold (as the API's schema does): 20 selectors a list, 200 characters each. */
+function tooMany (rules: NoiseRules): void {
+  for (const list of [rules.includeSelectors ?? [], rules.ignoreSelectors ?? []]) {
+    if (list.length > 20 || list.some(s => s.length > 200)) {
+      throw new AppError('VALIDATION_ERROR', 'A page keeps at most 20 selectors to watch and 20 to ignore, of 200 ' +
+        'characters at most: tick fewer blocks, or a block that holds the others.')
+    }
+  }
 }
 
 /** A line of the page's "facts left out" ("price: Pro"): what the facts are about, and its name. */

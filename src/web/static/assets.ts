@@ -116,6 +116,22 @@ td { overflow-wrap: break-word }
 .s4 { color: var(--critical) } .s5 { color: var(--muted) } .s6 { color: #7b61ff } .s7 { color: #00897b }
 .timeline { padding-left: 1.25rem } .timeline li { margin: .3rem 0 }
 .version { overflow-wrap: anywhere }
+.outline { list-style: none; padding: 0; margin: 0 }
+.outline li { padding: .4rem 0; border-top: 1px solid var(--line); overflow-wrap: anywhere }
+.outline .depth-1 { padding-left: 1rem } .outline .depth-2 { padding-left: 2rem }
+.outline .depth-3, .outline .depth-4 { padding-left: 3rem }
+.outline .churning { border-left: 3px solid var(--critical); padding-right: .25rem }
+.outline .picks { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: baseline; margin-top: .2rem }
+.outline .selector { color: var(--muted); overflow-wrap: anywhere }
+.outline-picture figure { position: relative; margin: .5rem 0; border: 1px solid var(--line) }
+.outline-picture img { display: block; width: 100%; height: auto }
+.outline-picture svg { position: absolute; inset: 0; width: 100%; height: 100% }
+.outline-picture rect { fill: none; stroke: var(--accent); stroke-width: 2; vector-effect: non-scaling-stroke }
+.outline-picture .depth-1 rect { stroke-dasharray: 6 4 } .outline-picture .depth-2 rect { stroke-opacity: .5 }
+.outline-picture .watched rect { stroke: var(--low); stroke-width: 4; fill: var(--low); fill-opacity: .12 }
+.outline-picture .ignored rect { stroke: var(--critical); stroke-width: 4; fill: var(--critical); fill-opacity: .12 }
+.outline-picture text { fill: var(--accent); font: 600 20px system-ui, sans-serif; paint-order: stroke;
+  stroke: var(--card); stroke-width: 4px }
 .shots { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 1rem }
 .shots img { width: 100%; border: 1px solid var(--line) }
 .bar { width: 100%; height: .7rem; accent-color: var(--accent) }

@@ -1,3 +1,4 @@
+import { parseLine } from '../../vocabulary/lines.js'
 import type { ChangeView, ViewLine, ViewPassage } from '../../services/change-view.js'
 import { Pager } from './layout.js'
 
@@ -93,5 +94,23 @@ export function WholeChange (p: { view: ChangeView, href: (page: number) => stri
       <Gap lines={v.tail} before={0} />
       <Pager page={v.page} pageSize={v.pageSize} total={v.total} href={p.href} />
     </>
+  )
+}
+
+/** A version's text as the page reads: headings as headings, items as items. */
+export function VersionText (p: { lines: string[], class?: string, headingsFrom?: number }) {
+  const lines = p.lines.map(parseLine)
+  // The levels the text uses, in order, as the headings from `headingsFrom` on: none skipped.
+  const levels = [...new Set(lines.filter(l => l.kind === 'heading').map(l => l.level!))].sort((a, b) => a - b)
+  return (
+    <div class={p.class ?? 'card version'}>
+      {lines.map((line, i) => {
+        if (line.kind === 'heading') {
+          const Tag = `h${Math.min(6, (p.headingsFrom ?? 3) + levels.indexOf(line.level!))}` as 'h3'
+          return <Tag key={i}>{line.text}</Tag>
+        }
+        return <p key={i} class={line.kind === 'item' ? 'line-item' : undefined}>{line.cells ? line.cells.join(' · ') : line.text}</p>
+      })}
+    </div>
   )
 }

@@ -1,10 +1,12 @@
 import { PAGE_TYPES, roleAllows, type Severity } from '../../vocabulary/core.js'
 import type { ChangeView } from '../../services/change-view.js'
 import type { PriceSeries, TimelineEntry } from '../../services/page-history.js'
-import { WholeChange } from './diff.js'
+import { VersionText, WholeChange } from './diff.js'
 import { type DomainPageData, FailureNote, PageSettingsForm } from './domains.js'
 import { Address, Csrf, Page, Pager, Sev, Time, type Viewer } from './layout.js'
-import { parseLine } from '../../vocabulary/lines.js'
+import { OutlinePicker, RulesPreviewView } from './outline.js'
+import type { PageOutline, RulesPreview } from '../../vocabulary/outline.js'
+import type { NoiseRules } from '../../vocabulary/core.js'
 
 // A watched page of its own: what it is (its type, editable, with who chose it), how it is
 // read, its last error; a timeline of its versions and changes; the text of any version;
@@ -160,22 +162,6 @@ function CompareTwo (p: { base: string, entries: TimelineEntry[], from?: string,
   )
 }
 
-/** A version's text as the page reads: headings as headings, items as items. */
-function VersionText (p: { lines: string[] }) {
-  return (
-    <div class='card version'>
-      {p.lines.map((l, i) => {
-        const line = parseLine(l)
-        if (line.kind === 'heading') {
-          const Tag = `h${Math.min(6, line.level! + 2)}` as 'h3'
-          return <Tag key={i}>{line.text}</Tag>
-        }
-        return <p key={i} class={line.kind === 'item' ? 'line-item' : undefined}>{line.cells ? line.cells.join(' · ') : line.text}</p>
-      })}
-    </div>
-  )
-}
-
 export function PageView (p: {
   viewer: Viewer
   domain: { id: string, domain: string, render: string }
@@ -186,6 +172,10 @@ export function PageView (p: {
   compared?: { from: Date, to: Date, fromId: string, toId: string, view: ChangeView, href: (page: number) => string }
   /** Why Check now is off: the rechecks' quota sentence, when none is left. */
   outOfRechecks?: string
+  /** Its blocks to point at (for those who may change its settings). */
+  outline?: PageOutline
+  /** The blocks ticked, the rules they make (in the settings' boxes, unsaved) and what they would compare. */
+  picked?: { watch: string[], ignore: string[], rules: NoiseRules, preview?: RulesPreview }
   error?: string
   notice?: string
 }) {
@@ -265,9 +255,19 @@ export function PageView (p: {
       {mayEdit
         ? (
           <>
+            {p.outline
+              ? (
+                <>
+                  <h2 id='outline'>What to watch</h2>
+                  <OutlinePicker base={base} outline={p.outline} picked={p.picked ?? { watch: [], ignore: [] }} />
+                  {p.picked?.preview ? <RulesPreviewView preview={p.picked.preview} /> : null}
+                </>
+                )
+              : null}
             <h2 id='settings'>Settings</h2>
             <div class='card'>
-              <PageSettingsForm domainId={p.domain.id} domainRender={p.domain.render} page={pg} csrf={p.viewer.csrf} back='page' />
+              {p.picked ? <p class='small notice' role='note'>The selectors you ticked are in the boxes below, not saved yet.</p> : null}
+              <PageSettingsForm domainId={p.domain.id} domainRender={p.domain.render} page={p.picked ? { ...pg, noiseRules: p.picked.rules } : pg} csrf={p.viewer.csrf} back='page' />
             </div>
             <details class='card'>
               <summary>Delete this page</summary>

@@ -1,0 +1,340 @@
+import type { AnyNode, Document, Element } from 'domhandler'
+import { parseDocument } from 'htmlparser2'
+import type { OutlineKind } from '../../vocabulary/outline.js'
+import { blockText } from '../readers/structure.js'
+import { withoutPermalink, isSkipped } from './extract.js'
+import { headingKey, selectIn } from './selectors.js'
+import { BLOCK, CELL, HEADING, ROW, tagOf } from './tags.js'
+
+// A page's outline: the blocks a person reads, in order (sections with their heading,
+// cards, paragraphs, lists, tables), each with a selector that selects it alone, for a
+// person to tick rather than write. The selector is the most stable the page allows: an
+// id without a number in it, a landmark, a heading's words (`:heading()`, and `:section()`
+// for a heading and what follows it, see selectors.ts), before a class name, before a
+// position. Each candidate is tried on the page itself: one that selects anything more, or
+// anything else, is passed over.
+
+export interface OutlineEntry {
+  selector: string
+  kind: OutlineKind
+  depth: number
+  text: string
+  lines: number
+}
+
+/** The most blocks an outline shows, and how deep it goes. */
+export const MAX_BLOCKS = 400
+const MAX_DEPTH = 4
+const MAX_TEXT = 160
+
+const LEAVES: ReadonlyMap<string, OutlineKind> = new Map([
+  ...['p', 'pre', 'blockquote', 'figure', 'address', 'details', 'center'].map(t => [t, 'paragraph'] as const),
+  ...['ul', 'ol', 'dl', 'menu'].map(t => [t, 'list'] as const),
+  ['table', 'table']
+])
+const CARD_TAGS = new Set(['div', 'li', 'article'])
+const LANDMARKS = new Set(['main', 'header', 'aside', 'article', 'form'])
+
+const elementsOf = (node: AnyNode): Element[] =>
+  'children' in node ? node.children.filter((c): c is Element => c.type === 'tag') : []
+const levelOf = (el: Element) => tagOf(el.name) & HEADING
+const isBlock = (el: Element) => (tagOf(el.name) & (BLOCK | CELL)) !== 0
+const quoted = (s: string) => `"${s.replace(/["\\]/g, m => `\\${m}`)}"`
+/** A heading's words as a selector names them: no permalink sign or section number, case kept. */
+const headingWords = (el: Element) => {
+  const words = withoutPermalink(blockText(el)).replace(/\s+/g, ' ').trim()
+  const key = headingKey(words)
+  return words.slice(words.toLowerCase().lastIndexOf(key))
+}
+const lineCount = (el: Element) => {
+  let n = 0
+  const walk = (e: Element) => {
+    const blocks = elementsOf(e).filter(c => isBlock(c) && !isSkipped(tagOf(c.name), c.attribs))
+    // A table's row is one line, its cells side by side.
+    if (blocks.length === 0 || (tagOf(e.name) & ROW) !== 0) {
+      if (blockText(e)) n++
+      return
+    }
+    for (const c of blocks) walk(c)
+  }
+  walk(el)
+  return n
+}
+const excerpt = (text: string) => text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text
+
+/** Whether `node`'s words are a name that lasts: no digits, which positions and builds put in ids and classes. */
+const lasting = (name: string) => /^[A-Za-z][\w-]{0,40}$/.test(name) && !/\d/.test(name) && !/^(css|sc|jsx|svelte)-/.test(name)
+
+export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: boolean } {
+  const doc = parseDocument(html)
+  const body = selectIn('body', doc)[0] ?? doc
+  const blocks: OutlineEntry[] = []
+  let truncated = false
+  const selectors = new Selectors(doc)
+
+  const push = (entry: Omit<OutlineEntry, 'selector'>, selector: string | undefined) => {
+    if (!selector) return true
+    if (blocks.length >= MAX_BLOCKS) {
+      truncated = true
+      return false
+    }
+    blocks.push({ selector, ...entry })
+    return true
+  }
+
+  // What a container holds that a person reads: its blocks that extraction keeps and that
+  // have words (an inline element is its parent's text).
+  const contentOf = (el: AnyNode): Element[] => elementsOf(el).filter(c =>
+    isBlock(c) &&
+    !isSkipped(tagOf(c.name), c.attribs) &&
+    !(c.name === 'header' && el === body) &&
+    blockText(c) !== '')
+  // A wrapper of one block is no block of its own (an app's root, a layout's column, a card's head).
+  const unwrapped = (el: Element): Element => {
+    for (let inner = contentOf(el); inner.length === 1 && !LEAVES.has(el.name) && levelOf(el) === 0;
+      inner = contentOf(el)) el = inner[0]
+    return el
+  }
+
+  /** Blocks in order; a heading with the blocks after it up to the next of its level is a section. */
+  const visit = (children: readonly Element[], depth: number): boolean => {
+    const cards = cardsAmong(children)
+    for (let i = 0; i < children.length; i++) {
+      const el = children[i]
+      const level = levelOf(el)
+      if (level === 0) {
+        if (!emit(el, depth, cards)) return false
+        continue
+      }
+      let end = i + 1
+      while (end < children.length && !(levelOf(children[end]) > 0 && levelOf(children[end]) <= level)) end++
+      const text = excerpt(withoutPermalink(blockText(el)))
+      if (end === i + 1) {
+        if (!push({ kind: 'heading', depth, text, lines: 1 }, selectors.of(el))) return false
+        continue
+      }
+      const members = children.slice(i, end)
+      // A container that starts with its heading is the section already.
+      const whole = i === 0 && end === children.length && depth > 0
+      if (!whole) {
+        const lines = members.reduce((n, m) => n + lineCount(m), 0)
+        const all = excerpt([text, ...members.slice(1).map(blockText)].join(' '))
+        const selector = selectors.ofRun(headingWords(el), members)
+        if (!push({ kind: 'section', depth, text: all, lines }, selector)) return false
+      }
+      const inner = whole ? depth : depth + 1
+      if (inner <= MAX_DEPTH) {
+        if (whole && !push({ kind: 'heading', depth, text, lines: 1 }, selectors.of(el))) return false
+        if (!visit(members.slice(1), inner)) return false
+      }
+      i = end - 1
+    }
+    return true
+  }
+
+  const emit = (block: Element, depth: number, cards: ReadonlySet<Element>): boolean => {
+    const el = unwrapped(block)
+    const text = excerpt(blockText(el))
+    const leaf = LEAVES.get(el.name)
+    const inner = leaf ? [] : contentOf(el)
+    if (levelOf(el) > 0) return push({ kind: 'heading', depth, text, lines: 1 }, selectors.of(el))
+    if (leaf || inner.length === 0) {
+      return push({ kind: leaf ?? 'block', depth, text, lines: lineCount(el) }, selectors.of(el))
+    }
+    const kind: OutlineKind = cards.has(block) ? 'card' : firstHeading(el) ? 'section' : 'block'
+    if (!push({ kind, depth, text, lines: lineCount(el) }, selectors.of(el))) return false
+    return depth >= MAX_DEPTH || visit(inner, depth + 1)
+  }
+
+  let top = contentOf(body)
+  while (top.length === 1 && !LEAVES.has(top[0].name) && levelOf(top[0]) === 0 && contentOf(top[0]).length > 0) {
+    top = contentOf(top[0])
+  }
+  visit(top, 0)
+  return { blocks, truncated }
+}
+
+/** Siblings that are cards: two or more of one tag, each with a heading of its own (a pricing page's plans). */
+function cardsAmong (children: readonly Element[]): Set<Element> {
+  const byTag = new Map<string, Element[]>()
+  for (const c of children) {
+    if (!CARD_TAGS.has(c.name) || !firstHeading(c)) continue
+    byTag.set(c.name, [...(byTag.get(c.name) ?? []), c])
+  }
+  return new Set([...byTag.values()].filter(group => group.length >= 2).flat())
+}
+
+/**
+ * The heading that names `el`: its first child that is one, or the heading of a child
+ * that holds nothing but headings (a card's head, with its badge); a heading deeper names
+ * a block inside `el` (a grid's first card), not `el`. With the tag on the way to it.
+ */
+function firstHeading (el: Element): { heading: Element, path: string[] } | undefined {
+  for (const c of elementsOf(el)) {
+    if (levelOf(c) > 0) return { heading: c, path: [] }
+    const blocks = elementsOf(c).filter(g => isBlock(g) && !isSkipped(tagOf(g.name), g.attribs))
+    if (!LEAVES.has(c.name) && blocks.length > 0 && blocks.every(g => levelOf(g) > 0)) {
+      return { heading: blocks[0], path: [c.name] }
+    }
+  }
+  return undefined
+}
+
+/** The selectors of one parsed page, each checked to select its block alone. */
+class Selectors {
+  constructor (private readonly doc: Document) {}
+
+  private selects (selector: string, wanted: readonly Element[]): boolean {
+    try {
+      const found = selectIn(selector, this.doc)
+      return found.length === wanted.length && found.every((f, i) => f === wanted[i])
+    } catch {
+      return false
+    }
+  }
+
+  /** A heading's section written as a run of siblings, by its heading's words. */
+  ofRun (words: string, members: readonly Element[]): string | undefined {
+    const selector = `:section(${quoted(words)})`
+    return words && this.selects(selector, members) ? selector : this.of(members[0])
+  }
+
+  of (el: Element): string | undefined {
+    for (const candidate of this.candidates(el)) {
+      if (this.selects(candidate, [el])) return candidate
+    }
+    return this.positional(el)
+  }
+
+  private * candidates (el: Element): Generator<string> {
+    const id = el.attribs.id
+    if (id && lasting(id)) yield `#${id}`
+    if (LANDMARKS.has(el.name)) yield el.name
+    if (levelOf(el) > 0) {
+      const words = headingWords(el)
+      if (words) yield `:heading(${quoted(words)})`
+    }
+    const found = LEAVES.has(el.name) ? undefined : firstHeading(el)
+    if (found) {
+      const words = headingWords(found.heading)
+      if (words) yield `${el.name}:has(> ${[...found.path, ''].join(' > ')}:heading(${quoted(words)}))`
+    }
+    // The block's place after the heading before it, among its siblings.
+    let steps = 0
+    for (let s = el.prev; s && steps < 8; s = s.prev) {
+      if (s.type !== 'tag') continue
+      if (levelOf(s) > 0) {
+        const words = headingWords(s)
+        if (words) yield `:heading(${quoted(words)}) ${'+ * '.repeat(steps)}+ ${el.name}`
+        break
+      }
+      steps++
+    }
+    for (const name of (el.attribs.class ?? '').split(/\s+/)) {
+      if (name && lasting(name)) yield `${el.name}.${name}`
+    }
+  }
+
+  /** Its place under the nearest ancestor that has a selector of its own, the page's body at last. */
+  private positional (el: Element): string | undefined {
+    const parent = el.parent
+    if (!parent || parent.type !== 'tag') return undefined
+    const kin = elementsOf(parent).filter(c => c.name === el.name)
+    const step = kin.length === 1 ? el.name : `${el.name}:nth-of-type(${kin.indexOf(el) + 1})`
+    const above = parent.name === 'body' || parent.name === 'html'
+      ? parent.name
+      : (parent.attribs.id && lasting(parent.attribs.id) && this.selects(`#${parent.attribs.id}`, [parent])
+          ? `#${parent.attribs.id}`
+          : this.of(parent))
+    if (!above) return undefined
+    const selector = `${above} > ${step}`
+    return this.selects(selector, [el]) ? selector : undefined
+  }
+}
+
+const selectedText = (doc: AnyNode, selector: string): string => {
+  try {
+    return selectIn(selector, doc).map(blockText).join('\n')
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * Where each block's text moved in a page's versions, oldest first: for each block, the
+ * indexes of the versions whose text of it is not the one before's. A block whose text
+ * did not move holds blocks that did not either: they are not looked at (most of a page
+ * holds still), and only two versions are parsed at a time.
+ */
+export function movesOf (blocks: ReadonlyArray<Pick<OutlineEntry, 'selector' | 'depth'>>, versions: readonly string[]):
+number[][] {
+  const moves: number[][] = blocks.map(() => [])
+  const read = (html: string) => {
+    const doc = parseDocument(html)
+    const texts = new Map<number, string>()
+    return (b: number) => {
+      let text = texts.get(b)
+      if (text === undefined) {
+        text = selectedText(doc, blocks[b].selector)
+        texts.set(b, text)
+      }
+      return text
+    }
+  }
+  let before: ((b: number) => string) | undefined
+  versions.forEach((html, v) => {
+    const now = read(html)
+    if (before) {
+      for (let b = 0; b < blocks.length; b++) {
+        if (now(b) !== before(b)) {
+          moves[b].push(v)
+          continue
+        }
+        const depth = blocks[b].depth
+        while (b + 1 < blocks.length && blocks[b + 1].depth > depth) b++
+      }
+    }
+    before = now
+  })
+  return moves
+}
+
+type Box = [x: number, y: number, width: number, height: number]
+
+/** An element's path from <html>, as the browser keyed its box (see PictureBoxes). */
+function pathOf (el: Element): string | undefined {
+  const steps: number[] = []
+  let node: Element = el
+  while (node.name !== 'html') {
+    const parent = node.parent
+    if (!parent || parent.type !== 'tag') return undefined
+    steps.push(elementsOf(parent).indexOf(node))
+    node = parent
+  }
+  return ['0', ...steps.reverse()].join('.')
+}
+
+/**
+ * Where each block is on a picture of the page: the box around what its selector selects
+ * in the page the picture was taken of (null: nothing there, or no box kept for it).
+ */
+export function boxesOf (
+  blocks: ReadonlyArray<Pick<OutlineEntry, 'selector'>>, html: string, boxes: Readonly<Record<string, Box>>
+): Array<{ x: number, y: number, width: number, height: number } | null> {
+  const doc = parseDocument(html)
+  return blocks.map(b => {
+    let found: Element[]
+    try {
+      found = selectIn(b.selector, doc)
+    } catch {
+      return null
+    }
+    const kept = found.map(el => { const p = pathOf(el); return p === undefined ? undefined : boxes[p] })
+      .filter((box): box is Box => box !== undefined)
+    if (kept.length === 0) return null
+    const [x0, y0] = [Math.min(...kept.map(k => k[0])), Math.min(...kept.map(k => k[1]))]
+    const x1 = Math.max(...kept.map(k => k[0] + k[2]))
+    const y1 = Math.max(...kept.map(k => k[1] + k[3]))
+    return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }
+  })
+}

@@ -1,0 +1,78 @@
+import { selectAll, type Options } from 'css-select'
+import type { AnyNode, Element } from 'domhandler'
+import { blockText } from '../readers/structure.js'
+import { withoutPermalink } from './extract.js'
+import { HEADING, tagOf } from './tags.js'
+
+// The selectors a page's noise rules are written in: CSS as css-select reads it, and two
+// pseudo-classes of ours that name a part of a page by its heading, which outlives what a
+// position or a class name does (a section moved, a stylesheet rebuilt):
+//   :heading("Data we collect")  a heading whose words are these (case, spaces and a leading
+//                                section number aside: "4. Data we collect" is the same);
+//   :section("Data we collect")  that heading and what follows it up to the next heading of
+//                                its level or above, as Markdown-rendered pages write a
+//                                section: a run of siblings, not an element of its own.
+// A section's walk reads the siblings before each element, so `:section` is refused inside
+// `:has()` (noise-rules.ts), where it would run once per element and descendant.
+
+/** A heading's words as `:heading` compares them: no permalink sign, number, case or extra space. */
+export function headingKey (text: string): string {
+  return withoutPermalink(text).toLowerCase().replace(/\s+/g, ' ').trim()
+    .replace(/^(§+\s*|(section|article|art\.)\s+)?([0-9]+(\.[0-9]+)*[.):]?|[ivxlc]+[.):])\s+(?=\S)/, '')
+}
+
+const levels = new WeakMap<AnyNode, number>()
+/** An element's heading level (1–6), 0 when it is none. */
+function levelOf (node: AnyNode): number {
+  if (node.type !== 'tag') return 0
+  let level = levels.get(node)
+  if (level === undefined) {
+    level = tagOf(node.name) & HEADING
+    levels.set(node, level)
+  }
+  return level
+}
+
+const keys = new WeakMap<AnyNode, string>()
+function keyOf (node: Element): string {
+  let key = keys.get(node)
+  if (key === undefined) {
+    key = headingKey(blockText(node))
+    keys.set(node, key)
+  }
+  return key
+}
+
+/** A pseudo-class's argument as written, quoted or not (css-select hands it over with its quotes). */
+function argument (value: string | null | undefined): string {
+  const v = (value ?? '').trim()
+  const quoted = v.length >= 2 && (v[0] === '"' || v[0] === "'") && v.at(-1) === v[0]
+  return quoted ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v
+}
+
+const isHeading = (node: AnyNode, wanted: string): boolean =>
+  levelOf(node) > 0 && keyOf(node as Element) === wanted
+
+export const SELECT_OPTIONS: Options<AnyNode, Element> = {
+  pseudos: {
+    heading: (el, value) => isHeading(el, headingKey(argument(value))),
+    section: (el, value) => {
+      const wanted = headingKey(argument(value))
+      if (isHeading(el, wanted)) return true
+      // Back over its siblings to the heading its section starts with: a heading at a
+      // lower level than any between them.
+      let below = levelOf(el) || 7
+      for (let s = el.prev; s; s = s.prev) {
+        const level = levelOf(s)
+        if (level === 0 || level >= below) continue
+        if (keyOf(s as Element) === wanted) return true
+        below = level
+      }
+      return false
+    }
+  }
+}
+
+/** The elements a selector of a page's rules selects in a parsed page, in document order. */
+export const selectIn = (selector: string, root: AnyNode | AnyNode[]): Element[] =>
+  selectAll(selector, root, SELECT_OPTIONS)
