@@ -7,7 +7,8 @@ import { buildApp } from './api/app.js'
 import { appBaseUrl, type Config } from './config.js'
 import { Crawler } from './crawl/crawler.js'
 import { createFetcher } from './crawl/fetch.js'
-import { PageAnalysis } from './pipeline/analysis.js'
+import { AnalysisTimeout, PageAnalysis } from './pipeline/analysis.js'
+import { AppError } from './vocabulary/errors.js'
 import { PipelineEvents } from './pipeline/events.js'
 import { startPipeline } from './pipeline/workers.js'
 import { Metrics } from './metrics/metrics.js'
@@ -114,9 +115,15 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const analysis = new PageAnalysis(config.analysisThreads, config.analysisDeadlineMs)
   const ruleChecks = async (orgId: string, rules: Parameters<PageAnalysis['checkRules']>[0]) =>
     await analysis.for(orgId).checkRules(rules)
+  // A page too large to read for a person in the analysis deadline is a 503 that says so, not a 500.
+  const inTime = async <T>(what: string, reading: Promise<T>): Promise<T> => await reading.catch(err => {
+    if (!(err instanceof AnalysisTimeout)) throw err
+    throw new AppError('SERVICE_UNAVAILABLE', `${what} took longer than ${err.ms / 1000} s and was stopped: the page ` +
+      'is too large for it; write its selectors in its settings')
+  })
   const readings: PageReadings = {
-    outline: async (orgId, task) => await analysis.for(orgId).outline(task),
-    tryRules: async (orgId, task) => await analysis.for(orgId).tryRules(task)
+    outline: async (orgId, task) => await inTime('Reading the page\'s outline', analysis.for(orgId).outline(task)),
+    tryRules: async (orgId, task) => await inTime('Trying the rules', analysis.for(orgId).tryRules(task))
   }
   if (runsWorkers) {
     // Not fatal: a cold first request is only a few tens of milliseconds later than its turn.

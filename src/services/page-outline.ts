@@ -15,6 +15,16 @@ const VERSIONS = 30
 const CHANGES = 30
 const PREVIEW_LINES = 500
 
+const NO_OUTLINE: PageOutline = {
+  snapshotId: null,
+  at: null,
+  picture: null,
+  versions: 0,
+  truncated: false,
+  note: 'The page has not been read yet: its outline comes with its first check.',
+  blocks: []
+}
+
 const since = () => new Date(Date.now() - OUTLINE_DAYS * 86_400_000)
 
 export async function pageOutline (ctx: ReadingContext, orgId: string, domainId: string, pageId: string):
@@ -23,25 +33,23 @@ Promise<PageOutline> {
   // Newest first from the store; oldest first for the reading, the outlined one last.
   const versions = (await recentVersions(ctx.db, pageId, since(), VERSIONS)).reverse()
   const latest = versions.at(-1)
-  if (!latest) {
-    return {
-      snapshotId: null,
-      at: null,
-      picture: null,
-      versions: 0,
-      truncated: false,
-      note: 'The page has not been read yet: its outline comes with its first check.',
-      blocks: []
-    }
-  }
+  if (!latest) return NO_OUTLINE
   const picture = await pictureWithBoxes(ctx.db, pageId, latest.id)
   const [reading, changes] = await Promise.all([
     ctx.readings.outline(orgId, {
       versions: versions.map(v => v.page),
       ...(picture ? { picture: { page: picture.page, boxes: picture.boxes } } : {})
+    }).catch(err => {
+      // Too large to outline in time: no blocks, and why (the rules still work, written by hand).
+      if (err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE') return err
+      throw err
     }),
     changesOnArrival(ctx.db, pageId, versions.map(v => v.id))
   ])
+  if (reading instanceof AppError) {
+    const at = latest.at.toISOString()
+    return { ...NO_OUTLINE, snapshotId: latest.id, at, versions: versions.length, note: reading.message }
+  }
   const onArrival = new Map(changes.map(c => [c.snapshot_after_id, c]))
   return {
     snapshotId: latest.id,

@@ -207,3 +207,34 @@ describe('a page\'s outline, its churn and rules tried before saving', () => {
     assert.match(latest.summary, /\$25.*\$29|Pro/)
   })
 })
+
+describe('a page too large to outline in the analysis deadline', () => {
+  let site: TestSite
+  let t: TestService
+
+  before(async () => {
+    site = await new TestSite().start()
+    site.page('/', layout('Acme', '<h1>Acme</h1><p>We ship.</p>'))
+    // A hostile page: 40,000 paragraphs under as many headings (outlined in 4 s here, read in 0.15 s), in a
+    // deadline between the two.
+    site.page('/huge', layout('Huge', Array.from({ length: 40_000 }, (_, i) => `<h3>Clause ${i}</h3><p>Text ${i}</p>`).join('')))
+    t = await startTestService({ CRAWL_HOST_MAP: `acme.test=${site.origin}`, LOG_LEVEL: 'error', ANALYSIS_DEADLINE_MS: '1000' })
+  })
+  after(async () => {
+    await t?.stop()
+    await site?.close()
+  })
+
+  it('answers with no blocks and why, and the page is still checked', async () => {
+    const domainId = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data.id
+    await drainJobs(t.api)
+    const page = (await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://acme.test/huge' })).body.data
+    await drainJobs(t.api)
+    const base = `/api/domains/${domainId}/pages/${page.id}`
+    assert.equal((await t.api.get(base)).body.data.status, 'active', 'the check itself reads it in time')
+    const outline = await t.api.get(`${base}/outline`)
+    assert.equal(outline.status, 200, JSON.stringify(outline.body))
+    assert.deepEqual(outline.body.data.blocks, [])
+    assert.match(outline.body.data.note, /Reading the page's outline took longer than 1 s and was stopped: the page is too large/)
+  })
+})

@@ -170,6 +170,7 @@ describe('point and watch in the app', () => {
       assert.match(await page.locator('#preview').innerText(), /With these rules/)
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth)
       assert.ok(overflow <= width, `${width} px ${scheme}: the view is ${overflow} px wide`)
+      if (process.env.SHOTS) await page.screenshot({ path: `${process.env.SHOTS}/outline-${width}-${scheme}.png`, fullPage: true })
       const axe = await new AxeBuilder({ page }).analyze()
       assert.deepEqual(axe.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target).join(', ')}`), [])
       await page.context().close()

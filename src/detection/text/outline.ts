@@ -3,7 +3,8 @@ import { parseDocument } from 'htmlparser2'
 import type { OutlineKind } from '../../vocabulary/outline.js'
 import { blockText } from '../readers/structure.js'
 import { withoutPermalink, isSkipped } from './extract.js'
-import { headingKey, selectIn } from './selectors.js'
+import { headingKey, SELECT_OPTIONS, sectionsOf, selectIn } from './selectors.js'
+import { is } from 'css-select'
 import { BLOCK, CELL, HEADING, ROW, tagOf } from './tags.js'
 
 // A page's outline: the blocks a person reads, in order (sections with their heading,
@@ -182,12 +183,28 @@ function firstHeading (el: Element): { heading: Element, path: string[] } | unde
 
 /** The selectors of one parsed page, each checked to select its block alone. */
 class Selectors {
-  constructor (private readonly doc: Document) {}
+  // How many elements have each id, tag, class and heading: a candidate is unique when what
+  // it names is (one walk, instead of running each candidate over the whole page).
+  private readonly counts = new Map<string, number>()
 
-  private selects (selector: string, wanted: readonly Element[]): boolean {
+  constructor (doc: Document) {
+    const count = (key: string) => this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
+    for (const el of selectIn('*', doc)) {
+      count(`<${el.name}`)
+      if (el.attribs.id) count(`#${el.attribs.id}`)
+      for (const name of (el.attribs.class ?? '').split(/\s+/)) if (name) count(`.${el.name}.${name}`)
+      if (levelOf(el) > 0) count(`h:${headingKey(blockText(el))}`)
+    }
+  }
+
+  private once (key: string): boolean {
+    return this.counts.get(key) === 1
+  }
+
+  /** Whether the selector selects `el` (its uniqueness is the candidate's own). */
+  private matches (selector: string, el: Element): boolean {
     try {
-      const found = selectIn(selector, this.doc)
-      return found.length === wanted.length && found.every((f, i) => f === wanted[i])
+      return is(el, selector, SELECT_OPTIONS)
     } catch {
       return false
     }
@@ -196,42 +213,49 @@ class Selectors {
   /** A heading's section written as a run of siblings, by its heading's words. */
   ofRun (words: string, members: readonly Element[]): string | undefined {
     const selector = `:section(${quoted(words)})`
-    return words && this.selects(selector, members) ? selector : this.of(members[0])
+    const parent = members[0].parent
+    const run = parent && words && this.once(`h:${headingKey(blockText(members[0]))}`)
+      ? [...sectionsOf(parent, headingKey(words))]
+      : []
+    return run.length === members.length && run.every((m, i) => m === members[i]) ? selector : this.of(members[0])
   }
 
   of (el: Element): string | undefined {
-    for (const candidate of this.candidates(el)) {
-      if (this.selects(candidate, [el])) return candidate
+    for (const [candidate, unique] of this.candidates(el)) {
+      if (unique && this.matches(candidate, el)) return candidate
     }
     return this.positional(el)
   }
 
-  private * candidates (el: Element): Generator<string> {
+  /** Selectors that may name `el`, most lasting first, each with whether it can name nothing else. */
+  private * candidates (el: Element): Generator<[string, boolean]> {
     const id = el.attribs.id
-    if (id && lasting(id)) yield `#${id}`
-    if (LANDMARKS.has(el.name)) yield el.name
+    if (id && lasting(id)) yield [`#${id}`, this.once(`#${id}`)]
+    if (LANDMARKS.has(el.name)) yield [el.name, this.once(`<${el.name}`)]
+    const named = (heading: Element) => {
+      const words = headingWords(heading)
+      return words ? { words: quoted(words), unique: this.once(`h:${headingKey(blockText(heading))}`) } : undefined
+    }
     if (levelOf(el) > 0) {
-      const words = headingWords(el)
-      if (words) yield `:heading(${quoted(words)})`
+      const h = named(el)
+      if (h) yield [`:heading(${h.words})`, h.unique]
     }
     const found = LEAVES.has(el.name) ? undefined : firstHeading(el)
-    if (found) {
-      const words = headingWords(found.heading)
-      if (words) yield `${el.name}:has(> ${[...found.path, ''].join(' > ')}:heading(${quoted(words)}))`
-    }
+    const h = found && named(found.heading)
+    if (found && h) yield [`${el.name}:has(> ${[...found.path, ''].join(' > ')}:heading(${h.words}))`, h.unique]
     // The block's place after the heading before it, among its siblings.
     let steps = 0
     for (let s = el.prev; s && steps < 8; s = s.prev) {
       if (s.type !== 'tag') continue
       if (levelOf(s) > 0) {
-        const words = headingWords(s)
-        if (words) yield `:heading(${quoted(words)}) ${'+ * '.repeat(steps)}+ ${el.name}`
+        const before = named(s)
+        if (before) yield [`:heading(${before.words}) ${'+ * '.repeat(steps)}+ ${el.name}`, before.unique]
         break
       }
       steps++
     }
     for (const name of (el.attribs.class ?? '').split(/\s+/)) {
-      if (name && lasting(name)) yield `${el.name}.${name}`
+      if (name && lasting(name)) yield [`${el.name}.${name}`, this.once(`.${el.name}.${name}`)]
     }
   }
 
@@ -241,14 +265,11 @@ class Selectors {
     if (!parent || parent.type !== 'tag') return undefined
     const kin = elementsOf(parent).filter(c => c.name === el.name)
     const step = kin.length === 1 ? el.name : `${el.name}:nth-of-type(${kin.indexOf(el) + 1})`
-    const above = parent.name === 'body' || parent.name === 'html'
-      ? parent.name
-      : (parent.attribs.id && lasting(parent.attribs.id) && this.selects(`#${parent.attribs.id}`, [parent])
-          ? `#${parent.attribs.id}`
-          : this.of(parent))
+    // Under a parent named alone, the k-th child of its tag is one element.
+    const above = parent.name === 'body' || parent.name === 'html' ? parent.name : this.of(parent)
     if (!above) return undefined
     const selector = `${above} > ${step}`
-    return this.selects(selector, [el]) ? selector : undefined
+    return this.matches(selector, el) ? selector : undefined
   }
 }
 

@@ -12,8 +12,10 @@ import { HEADING, tagOf } from './tags.js'
 //   :section("Data we collect")  that heading and what follows it up to the next heading of
 //                                its level or above, as Markdown-rendered pages write a
 //                                section: a run of siblings, not an element of its own.
-// A section's walk reads the siblings before each element, so `:section` is refused inside
-// `:has()` (noise-rules.ts), where it would run once per element and descendant.
+// A section's members are found in one walk of their parent's children, remembered for
+// the parent (a flat page of 40,000 elements would otherwise walk back over its siblings
+// for each); `:section` is still refused inside `:has()` (noise-rules.ts), where it would
+// run once per element and descendant.
 
 /** A heading's words as `:heading` compares them: no permalink sign, number, case or extra space. */
 export function headingKey (text: string): string {
@@ -53,22 +55,32 @@ function argument (value: string | null | undefined): string {
 const isHeading = (node: AnyNode, wanted: string): boolean =>
   levelOf(node) > 0 && keyOf(node as Element) === wanted
 
+const sections = new WeakMap<AnyNode, Map<string, Set<AnyNode>>>()
+/** The children of `parent` in the sections its headings with these words start: each heading and what follows it. */
+export function sectionsOf (parent: AnyNode, wanted: string): Set<AnyNode> {
+  let byKey = sections.get(parent)
+  if (!byKey) sections.set(parent, byKey = new Map())
+  let members = byKey.get(wanted)
+  if (members) return members
+  members = new Set()
+  // The level of the section being collected (0: none): it runs up to a heading of its level or above.
+  let open = 0
+  for (const child of 'children' in parent ? parent.children : []) {
+    const level = levelOf(child)
+    if (level > 0 && open > 0 && level <= open) open = 0
+    if (level > 0 && open === 0 && keyOf(child as Element) === wanted) open = level
+    if (open > 0 && child.type === 'tag') members.add(child)
+  }
+  byKey.set(wanted, members)
+  return members
+}
+
 export const SELECT_OPTIONS: Options<AnyNode, Element> = {
   pseudos: {
     heading: (el, value) => isHeading(el, headingKey(argument(value))),
     section: (el, value) => {
-      const wanted = headingKey(argument(value))
-      if (isHeading(el, wanted)) return true
-      // Back over its siblings to the heading its section starts with: a heading at a
-      // lower level than any between them.
-      let below = levelOf(el) || 7
-      for (let s = el.prev; s; s = s.prev) {
-        const level = levelOf(s)
-        if (level === 0 || level >= below) continue
-        if (keyOf(s as Element) === wanted) return true
-        below = level
-      }
-      return false
+      const parent = el.parent
+      return parent ? sectionsOf(parent, headingKey(argument(value))).has(el) : false
     }
   }
 }

@@ -49,7 +49,7 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
         tooMany(rules)
         picked = { ...picks, rules, preview: await previewRules(ctx, org.id, domainId, pageId, rules) }
       } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err
+        if (!(err instanceof AppError) || !['VALIDATION_ERROR', 'SERVICE_UNAVAILABLE'].includes(err.code)) throw err
         picked = { ...picks, rules }
         error = err.message
       }
