@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
+import { OUTLINE_TAGS } from '../detection/detect.js'
 import { FetchError } from './errors.js'
 import type { Fetcher } from './fetch.js'
 import { RenderSlots } from './render-slots.js'
@@ -56,11 +57,7 @@ export interface Rendered {
 }
 
 const VIEWPORT = { width: 1280, height: 800 }
-/** The elements whose boxes a picture keeps (what a page's outline may show), and how many at most. */
-const BOXED_TAGS = new Set([
-  'main', 'header', 'aside', 'article', 'section', 'div', 'form', 'p', 'pre', 'blockquote', 'figure', 'address',
-  'details', 'center', 'ul', 'ol', 'dl', 'menu', 'li', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'
-])
+/** How many boxes a picture keeps at most (of OUTLINE_TAGS' elements: what a page's outline may show). */
 const MAX_BOXES = 3000
 
 /**
@@ -325,7 +322,7 @@ export class BrowserRenderer {
         clip: { x: 0, y: 0, width: VIEWPORT.width, height: Math.max(1, Math.min(height, MAX_SCREENSHOT_HEIGHT)) }
       }).catch(() => undefined) // the text was read; the check goes on without a picture this time
       if (screenshot) {
-        boxes = await page.evaluate(blockBoxes, { tags: [...BOXED_TAGS], most: MAX_BOXES }).catch(() => undefined)
+        boxes = await page.evaluate(blockBoxes, { tags: [...OUTLINE_TAGS], most: MAX_BOXES }).catch(() => undefined)
       }
     }
     return { url: page.url(), status: state.status || 200, challenge: state.challenge, html, screenshot, boxes }

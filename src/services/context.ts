@@ -3,9 +3,7 @@ import type { JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
 import type { NoiseRules, PageType } from '../vocabulary/core.js'
 import type { StoredBytes } from '../vocabulary/research.js'
-import type { PictureBoxes } from '../vocabulary/outline.js'
-
-type OutlineBox = { x: number, y: number, width: number, height: number }
+import type { OutlineBlock, PictureBoxes } from '../vocabulary/outline.js'
 
 /** What a use case works with: the database, and the queue its jobs go to in the same transaction. */
 export interface ServiceContext {
@@ -32,7 +30,7 @@ export interface RuleContext extends ServiceContext {
  */
 export interface PageReadings {
   outline: (orgId: string, task: { versions: StoredBytes[], picture?: { page: StoredBytes, boxes: PictureBoxes } }) =>
-  Promise<{ blocks: OutlineEntry[], truncated: boolean, moves: number[][], boxes: Array<OutlineBox | null> }>
+  Promise<{ blocks: OutlineEntry[], truncated: boolean, moves: number[][], boxes: Array<OutlineBlock['box']> }>
   tryRules: (orgId: string, task: {
     latest: StoredBytes
     changes: Array<{ before: StoredBytes, after: StoredBytes }>

@@ -63,7 +63,7 @@ const lineCount = (el: Element) => {
 }
 const excerpt = (text: string) => text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text
 
-/** Whether `node`'s words are a name that lasts: no digits, which positions and builds put in ids and classes. */
+/** Whether an id or a class name lasts: no digits, which positions and builds put in them. */
 const lasting = (name: string) => /^[A-Za-z][\w-]{0,40}$/.test(name) && !/\d/.test(name) && !/^(css|sc|jsx|svelte)-/.test(name)
 
 export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: boolean } {

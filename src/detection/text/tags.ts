@@ -40,6 +40,10 @@ export const TAGS: ReadonlyMap<string, number> = new Map<string, number>([
 ])
 
 export const tagOf = (name: string): number => TAGS.get(name) ?? 0
+/** The tags of the blocks a page's outline may show (a picture keeps their boxes): blocks nobody skips. */
+export const OUTLINE_TAGS: readonly string[] = [...TAGS]
+  .filter(([, t]) => (t & BLOCK) !== 0 && (t & (SKIP | ROW)) === 0)
+  .map(([name]) => name)
 /** Whether nobody reads the tag's text as the page's (a script, the site's navigation, a form's controls). */
 export const isSkippedTag = (name: string): boolean => (tagOf(name) & SKIP) !== 0
 /** Whether the tag's text is a block of its own: a line, a cell, a list's item. */
