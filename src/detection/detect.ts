@@ -106,7 +106,8 @@ export function compareContent (
   /** Told when the type's reader could not read or compare the versions: the text was compared alone. */
   readerFailed?: (failure: ReaderFailure) => void
 ): DetectedChange[] {
-  const diff = textDiff(previousText, current.lines, rules)
+  const beforeLines = linesOf(previousText)
+  const diff = textDiff(beforeLines, current.lines, rules)
   const muted = factMuter(rules?.ignoreFacts)
   const classify = (d: typeof diff) => d.hunks.length === 0
     ? []
@@ -119,10 +120,11 @@ export function compareContent (
       : { ...c, diffData: { ...c.diffData, passages: passagesOf(c.diffData.hunks, current.lines, current.language) } })
   if (!reader || !pages) return recorded(classify(diff))
   const html = (h: string) => hasSelectors(rules) ? applySelectors(h, rules!) : h
+  const [before, after] = [html(pages.before), html(pages.after)]
   // A reader never decides that nothing changed by failing: the text is compared alone, and it says so.
   let reading
   try {
-    reading = reader.compare({ ...pages, before: html(pages.before), after: html(pages.after) }, muted)
+    reading = reader.compare({ ...pages, before, after }, muted)
     if (!reading) {
       readerFailed?.({ reader: reader.name, error: false, note: `${reader.reads} could not be read: compared as text` })
     }
@@ -131,7 +133,20 @@ export function compareContent (
     const note = `${reader.reads} could not be compared (${message}): compared as text`
     readerFailed?.({ reader: reader.name, error: true, note })
   }
-  return recorded(withReading(diff, reading, classify))
+  const places = reading ? { before: placesOf(before, beforeLines), after: placesOf(after, current.lines) } : {}
+  return recorded(withReading(diff, reading, classify, places))
+}
+
+/**
+ * Where each line of a version's text stands in its HTML, for its reader to claim lines by
+ * (see Spans): known when that HTML reads as that text, line for line; a text stored from
+ * another reading (an older extraction, a rendered page read otherwise) leaves the reader
+ * to claim its lines by their words.
+ */
+function placesOf (html: string, lines: readonly string[]): readonly number[] | undefined {
+  const page = extractPage(html)
+  if (page.lines.length !== lines.length) return undefined
+  return page.lines.every((l, i) => l === lines[i]) ? page.sources : undefined
 }
 
 /** A structured reader that could not read (`error` false) or compare (true) two versions, in words. */
@@ -153,10 +168,14 @@ export function checkDocument (text: string, pageType: PageType): void {
   readerOf(pageType)?.document?.check(text)
 }
 
-/** The line diff of the last snapshot's text and the page's lines, compared as masked by noise and the page's rules. */
-function textDiff (previousText: string, lines: string[], rules?: NoiseRules) {
+/** The last snapshot's lines, as extraction writes them now. */
+function linesOf (previousText: string): string[] {
   // Snapshots read before boilerplate links and headings' permalink signs were left out may still hold them.
-  const beforeLines = previousText === '' ? [] : previousText.split('\n').filter(l => !isBoilerplate(l)).map(earlier)
+  return previousText === '' ? [] : previousText.split('\n').filter(l => !isBoilerplate(l)).map(earlier)
+}
+
+/** The line diff of the last snapshot's lines and the page's, compared as masked by noise and the page's rules. */
+function textDiff (beforeLines: string[], lines: string[], rules?: NoiseRules) {
   return buildDiff(
     { lines: beforeLines, comparable: comparable(beforeLines, rules) },
     { lines, comparable: comparable(lines, rules) }

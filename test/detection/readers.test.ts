@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { parse, stringify } from 'yaml'
-import { compareContent, readPage, type ReaderFailure } from '../../src/detection/detect.js'
+import { compareContent, extractPage, readPage, type ReaderFailure } from '../../src/detection/detect.js'
 import { READERS, readerOf } from '../../src/detection/readers/table.js'
 import { withReading } from '../../src/detection/readers/structure.js'
 import { buildDiff } from '../../src/detection/text/diff.js'
@@ -121,7 +121,7 @@ describe('the rule on its own', () => {
   it('takes the lines it explains, leaves the others to the text', () => {
     const changes = withReading(diff, {
       changes: [{ changeType: 'price_change', severity: 'high', confidence: 0.9, summary: 'Pro: $49 → $59', diffData: {} }],
-      explains: line => /\$\d+/.test(line)
+      explains: line => /\$\d+/.test(line.text)
     }, classify)
     // Each change's passage reads with the lines around it (diffDataOf); its hunks hold only its own changes.
     assert.deepEqual(changes.map(c => c.summary), ['Pro: $49 → $59', '# Plans\nPro\n$59/month\nFor growing teams.'])
@@ -172,5 +172,72 @@ describe('a reader that cannot read or compare says so', () => {
   it('a reader that reads says nothing', () => {
     const { failures } = told('pricing', ROWS.pricing.page, ROWS.pricing.explained(ROWS.pricing.page))
     assert.deepEqual(failures, [])
+  })
+})
+
+describe('a reader claims the lines that stand in its elements, not the lines that read alike', () => {
+  const card = (name: string, price: string) =>
+    `<div class="card"><h3>${name}</h3><p><span style="display:block">${price}</span><span>per user / month</span></p>` +
+    '<p>Unlimited projects</p></div>'
+  const pricing = (pro: string, faq: string) => `<html><body><main><h1>Pricing</h1><div class="grid">${card('Starter', '$9')}` +
+    `${card('Pro', pro)}${card('Team', '$99')}</div><h2>Questions</h2><p>${faq}</p></main></body></html>`
+  const lines = (c: DetectedChange) => c.diffData.hunks.flatMap(h => h.lines).filter(l => l.type !== 'context')
+    .map(l => `${l.type === 'addition' ? '+' : '-'} ${l.content}`)
+  /** How the reader and the text share a check's changed lines (the text's kept apart, as one content change). */
+  const shared = (pageType: PageType, before: string, after: string) => {
+    const [b, a] = [readPage(before).lines, readPage(after).lines]
+    return withReading(
+      buildDiff({ lines: b, comparable: b }, { lines: a, comparable: a }),
+      readerOf(pageType)!.compare({ before, after }),
+      d => d.hunks.length === 0 ? [] : [{ changeType: 'content_change', severity: 'low', confidence: 0.5, summary: 'text', diffData: d }],
+      { before: extractPage(before).sources, after: extractPage(after).sources }
+    ).map(c => [c.changeType, lines(c)])
+  }
+
+  it('a price its card lays out as a block of its own is the card\'s line: one move, not a second from the text', () => {
+    const before = pricing('$49', 'Can I change plans? Yes, at any time.')
+    const after = pricing('$59', 'Can I change plans? Yes, at any time.')
+    const [change] = both('pricing', before, after).read
+    assert.equal(change.changeType, 'price_change')
+    // The reader's one move, with its lines; the text comparison has nothing left to say of the same price.
+    assert.deepEqual(change.diffData.facts?.map(f => f.kind), ['price_up'])
+    assert.deepEqual(lines(change), ['- $49', '+ $59'])
+  })
+
+  it('a line outside the plans that reads like one of theirs stays with the text comparison', () => {
+    // The FAQ answer reads "$49" as the Pro card's price line does; only the card's is the reader's.
+    const before = pricing('$49', '$49')
+    const after = pricing('$59', '$59')
+    const changes = both('pricing', before, after).read
+    // Still one change, led by the plan's move; the answer's price is the Questions section's, counted after it.
+    assert.deepEqual(changes.map(c => c.summary), ['Pro: $49/user/month → $59/user/month (+20%); and 1 more price up'])
+    assert.deepEqual(changes[0].diffData.facts?.map(f => f.subject), ['Pro', 'Questions'])
+    assert.deepEqual(shared('pricing', before, after), [
+      ['price_change', ['- $49', '+ $59']],
+      ['content_change', ['- $49', '+ $59']]
+    ])
+  })
+
+  it('a changelog\'s teaser that repeats a new entry\'s words outside the entries stays with the text comparison', () => {
+    const page = fixture('changelog/keep-a-changelog.html')
+    const teaser = (text: string) => swap(page, '<h1>Changelog</h1>', `<h1>Changelog</h1><p>${text}</p>`)
+    const before = teaser('Webhook retries with exponential backoff.')
+    const after = swap(teaser('Webhooks for exports.'), '<h2>[2.3.0]',
+      '<h2>[2.4.0] - 2026-11-20</h2><h3>Added</h3><ul><li>Webhooks for exports.</li></ul>\n<h2>[2.3.0]')
+    assert.deepEqual(shared('changelog', before, after), [
+      ['feature_added', ['+ ## [2.4.0] - 2026-11-20', '+ ### Added', '+ - Webhooks for exports.']],
+      ['content_change', ['- Webhook retries with exponential backoff.', '+ Webhooks for exports.']]
+    ])
+  })
+
+  it('a stored text that its page no longer reads as, line for line, is claimed by its words: nothing is lost', () => {
+    const before = ROWS.pricing.page
+    const after = ROWS.pricing.explained(before)
+    // The text stored from an older reading of the page: one more line than its HTML reads as now.
+    const stored = `${readPage(before).text}\nPrices in US dollars.`
+    const [change] = compareContent(stored, readPage(after, undefined, undefined, 'pricing'), 'pricing', undefined, { before, after })
+    assert.equal(change.changeType, 'price_change')
+    assert.ok(lines(change).includes('- Prices in US dollars.'), lines(change).join('\n'))
+    assert.ok(lines(change).includes('+ | Pro | $59/month | 10 | Priority email |') || lines(change).some(l => l.includes('$59/month')))
   })
 })

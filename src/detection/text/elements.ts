@@ -12,7 +12,8 @@ export type Attributes = Readonly<Record<string, string>>
 
 export interface ElementHandler {
   open(name: string, attributes: Attributes): void
-  text(data: string): void
+  /** `at`: where the text stands in the HTML (its first character's offset), as htmlparser2's DOM counts. */
+  text(data: string, at: number): void
   close(name: string): void
 }
 
@@ -164,10 +165,10 @@ export function walkElements (html: string, handler: ElementHandler, wanted: Rea
         }
       },
       ontext (start, end) {
-        handler.text(html.slice(start, end))
+        handler.text(html.slice(start, end), start)
       },
-      ontextentity (cp) {
-        handler.text(character(cp))
+      ontextentity (cp, end) {
+        handler.text(character(cp), end - 1)
       },
       oncdata () {},
       oncomment () {},

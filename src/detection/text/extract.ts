@@ -17,6 +17,11 @@ export interface ExtractedPage {
   language?: string
   /** The lines (indexes) written inside a price's or plan's markup (see PRICE_MARKUP). */
   priceLines: number[]
+  /**
+   * Where each line stands in the HTML: the offset of its first character (a row's: its first
+   * cell's), as htmlparser2's DOM counts (`startIndex`). A reader claims lines by this.
+   */
+  sources: number[]
 }
 
 // The attributes extraction reads; the walk leaves the rest unread.
@@ -79,6 +84,10 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   const headings: string[] = []
   const links: ExtractedPage['links'] = []
   const priceLines: number[] = []
+  const sources: number[] = []
+  // Where the text being collected, and the row, began in the HTML.
+  let textAt = -1
+  let rowAt = -1
   // The depth of the outermost price or plan element open (0: none), and whether the text
   // or table row being collected holds one (an inline price in a sentence marks its line).
   let priceDepth = 0
@@ -107,10 +116,12 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     pricedText = false
     if (text.length === 0) return
     const t = clean(text)
+    const at = textAt
     text = ''
     if (!t || lines.length >= MAX_LINES) return
     if (cell !== null) {
       cell += (cell ? ' ' : '') + t
+      if (rowAt < 0) rowAt = at
       pricedRow ||= priced
       return
     }
@@ -120,6 +131,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     const line = writeLine(kind !== undefined && kind > 0 ? withoutPermalink(t) : t, kind)
     if (kind !== undefined && kind > 0) headings.push(withoutPermalink(t))
     if (priced) priceLines.push(lines.length)
+    sources.push(at)
     lines.push(line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line)
   }
 
@@ -162,10 +174,11 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
         else if (tag & ITEM) kinds.push(0)
         else if (tag & ROW) {
           row = []
+          rowAt = -1
           pricedRow = false
         } else if (tag & CELL && row) cell = ''
       },
-      text (data) {
+      text (data, at) {
         if (inTitle) {
           title += data
           return
@@ -173,7 +186,10 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
         if (link) link.text += data
         if (skipDepth > 0) return
         // Whitespace between blocks is nothing; between inline words it is a space.
-        if (text.length === 0 && data.trim().length === 0) return
+        if (text.length === 0) {
+          if (data.trim().length === 0) return
+          textAt = at
+        }
         text += data
       },
       close (name) {
@@ -214,6 +230,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
           row = null
           if (cells.some(c => c) && lines.length < MAX_LINES) {
             if (pricedRow || priceDepth > 0) priceLines.push(lines.length)
+            sources.push(rowAt)
             lines.push(writeRow(cells))
           }
         }
@@ -222,5 +239,5 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
     ATTRIBUTES
   )
   flush()
-  return { title: clean(title), lines, headings, links, language: language || undefined, priceLines }
+  return { title: clean(title), lines, headings, links, language: language || undefined, priceLines, sources }
 }

@@ -5,7 +5,10 @@ import { judge } from '../../../vocabulary/facts.js'
 import { dateIn } from '../../words/dates.js'
 import { fold, LANGUAGES, matcher, RELEASE_WORDS } from '../../words/lexicon.js'
 import { cut, plain } from '../../text/quote.js'
-import { blockText, contains, lineKey, ownLines, type StructuredChange, type StructuredReading } from '../structure.js'
+import {
+  blockText, type ChangedLine, contains, lineKey, ownLines, Spans, type StructuredChange, type StructuredReading,
+  WITH_PLACES
+} from '../structure.js'
 import { isBlockTag, isSkippedTag } from '../../text/tags.js'
 
 // A changelog page as entries: version and/or date, title, items. Read from headed
@@ -18,6 +21,8 @@ export interface ChangelogReading {
   entries: ChangelogEntry[]
   /** The text of the entries' blocks (see lineKey), each with the entries (their entryKey) it is written in. */
   lines: Map<string, Set<string>>
+  /** Where the entries' blocks stand in the page (a feed's entries: nowhere in it). */
+  spans?: Spans
 }
 
 /** An entry not yet released: Keep a Changelog's "[Unreleased]", in the seven languages. */
@@ -44,14 +49,17 @@ function named (text: string): { version?: string, date?: string, rest: string }
   return { ...(version ? { version } : {}), ...(date ? { date: date.iso } : {}), rest: kept.trim() }
 }
 
+/** What a page's reading holds of its entries' blocks: their lines and where they stand. */
+type EntryPlaces = Required<Omit<ChangelogReading, 'entries'>>
+
 const elementsOf = (root: AnyNode[]): Element[] => DomUtils.findAll(() => true, root)
 
 export function readChangelog (html: string): ChangelogReading {
-  const doc = parseDocument(html)
+  const doc = parseDocument(html, WITH_PLACES)
   for (const el of DomUtils.findAll(e => isSkippedTag(e.name), doc.children)) DomUtils.removeElement(el)
-  const lines: ChangelogReading['lines'] = new Map()
-  const entries = headedEntries(doc.children, lines)
-  return { entries: entries.length > 0 ? entries : cardEntries(doc.children, lines), lines }
+  const reading: EntryPlaces = { lines: new Map(), spans: new Spans() }
+  const entries = headedEntries(doc.children, reading)
+  return { entries: entries.length > 0 ? entries : cardEntries(doc.children, reading), ...reading }
 }
 
 /** The RSS or Atom feeds a page links to (`<link rel="alternate">`). */
@@ -103,6 +111,14 @@ function own (lines: ChangelogReading['lines'], text: string, entry: string): vo
   lines.set(key, (lines.get(key) ?? new Set()).add(entry))
 }
 
+/** An entry's blocks in the reading: their lines as extraction writes them, and where they stand. */
+function ownBlocks (reading: EntryPlaces, blocks: Element[], entry: string): void {
+  for (const el of blocks) {
+    for (const line of ownLines(el)) own(reading.lines, line, entry)
+    reading.spans.add(el, entry)
+  }
+}
+
 /** The largest element around `heading` that holds none of the other `releases`, if one holds more than the heading. */
 function boxOf (heading: Element, releases: readonly Element[]): Element | undefined {
   let box: Element | undefined
@@ -114,7 +130,7 @@ function boxOf (heading: Element, releases: readonly Element[]): Element | undef
 }
 
 /** Entries under headings that name a version or a date, at the level most of them share. */
-function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): ChangelogEntry[] {
+function headedEntries (root: AnyNode[], reading: EntryPlaces): ChangelogEntry[] {
   const all = elementsOf(root)
   const headings = all.map((el, order) => ({ el, order, level: Number(HEADING.exec(el.name)?.[1] ?? 0) }))
     .filter(h => h.level > 0)
@@ -156,15 +172,14 @@ function headedEntries (root: AnyNode[], lines: ChangelogReading['lines']): Chan
     const entry = entryOf(n, title, items)
     // The entry's lines as extraction writes them: each block's own ("<li><p>…</p><p>…</p></li>" is
     // two), its box's too (GitHub's date beside the release's heading).
-    const blocks = [...(box ? [box] : []), r.el, ...within].filter(el => isBlockTag(el.name))
-    for (const line of blocks.flatMap(ownLines)) own(lines, line, entryKey(entry))
+    ownBlocks(reading, [...(box ? [box] : []), r.el, ...within].filter(el => isBlockTag(el.name)), entryKey(entry))
     entries.push(entry)
   }
   return entries
 }
 
 /** Release cards: the element around each <time> that holds no other, its heading the title. */
-function cardEntries (root: AnyNode[], lines: ChangelogReading['lines']): ChangelogEntry[] {
+function cardEntries (root: AnyNode[], reading: EntryPlaces): ChangelogEntry[] {
   const times = DomUtils.findAll(e => e.name === 'time', root)
   const entries: ChangelogEntry[] = []
   for (const time of times) {
@@ -182,8 +197,7 @@ function cardEntries (root: AnyNode[], lines: ChangelogReading['lines']): Change
       .map(blockText).filter(Boolean).slice(0, MAX_ITEMS)
     const entry = entryOf({ ...n, ...(date ? { date: date.iso } : {}) }, n.rest, items)
     // The card's lines as extraction writes them (its date is the card's own, beside its blocks).
-    const blocks = [card, ...inside].filter(el => isBlockTag(el.name))
-    for (const line of blocks.flatMap(ownLines)) own(lines, line, entryKey(entry))
+    ownBlocks(reading, [card, ...inside].filter(el => isBlockTag(el.name)), entryKey(entry))
     entries.push(entry)
   }
   return entries
@@ -314,12 +328,15 @@ export function compareChangelogs (before: ChangelogReading, after: ChangelogRea
   const found = changelogChanges(before.entries, after.entries)
   const told = { before: new Set(found.flatMap(f => f.before)), after: new Set(found.flatMap(f => f.after)) }
   const keyOf = (line: string) => lineKey(plain(line))
-  const explains = (line: string, side: 'before' | 'after', counterpart?: string): boolean => {
-    const entries = (side === 'before' ? before : after).lines.get(keyOf(line))
-    if (!entries) return false
+  // The entries a line is written in: by where it stands when that is known, else by its words.
+  const entriesOf = (reading: ChangelogReading, line: { text: string, at?: number }) =>
+    reading.spans && line.at !== undefined ? reading.spans.keysAt(line.at) : reading.lines.get(keyOf(line.text))
+  const explains = ({ text, side, at, counterpart }: ChangedLine): boolean => {
+    const entries = entriesOf(side === 'before' ? before : after, { text, at })
+    if (!entries || entries.size === 0) return false
     if ([...entries].some(e => told[side].has(e))) return true
     if (counterpart === undefined) return false
-    const others = (side === 'before' ? after : before).lines.get(keyOf(counterpart))
+    const others = entriesOf(side === 'before' ? after : before, counterpart)
     return others !== undefined && [...entries].some(e => others.has(e))
   }
   return { changes: found.map(f => f.change), explains }

@@ -7,7 +7,7 @@ import { parseAmount } from '../../words/money.js'
 import { planKey, type PricingReading } from './read.js'
 import { plain } from '../../text/quote.js'
 import { sayPrices } from '../../classify/prices.js'
-import { lineKey, type StructuredChange, type StructuredReading } from '../structure.js'
+import { type ChangedLine, lineKey, type StructuredChange, type StructuredReading } from '../structure.js'
 import { cellsOf } from '../../../vocabulary/lines.js'
 
 // Two readings of a pricing page (see readPricing) → what moved, plan by plan: prices up
@@ -324,15 +324,22 @@ export function comparePricingReadings (
   const struck = new Set([...before.struck, ...after.struck].flatMap(tokens))
   const gone = moves.filter(m => m.kind === 'plan_removed').map(m => planKey(m.plan!))
   const come = moves.filter(m => m.kind === 'plan_added').map(m => planKey(m.plan!))
-  const explains = (line: string, side: 'before' | 'after', counterpart?: string): boolean => {
+  const explains = ({ text: line, side, at, counterpart: other }: ChangedLine): boolean => {
     const reading = side === 'before' ? before : after
+    const counterpart = other?.text
     const cells = cellKeys(line)
     if (cells.length === 0) return false
     // A toggle's badge comes and goes with the toggle, wherever it stands.
     if (cells.every(c => SAVE_BADGE.test(c))) return true
-    if (!cells.every(c => reading.lines.has(c))) return false
+    // The plans' own line: one that stands in a plan's card, row, column or item; else (where it stands unknown) one
+    // that reads as theirs.
+    const holders = at === undefined ? undefined : reading.spans.keysAt(at)
+    if (holders ? holders.size === 0 : !cells.every(c => reading.lines.has(c))) return false
     const plans = side === 'before' ? gone : come
-    if (cells.every(c => plans.some(p => reading.planLines.get(p)?.has(c)))) return true
+    const ofPlans = holders
+      ? [...holders].every(k => plans.includes(k))
+      : cells.every(c => plans.some(p => reading.planLines.get(p)?.has(c)))
+    if (ofPlans) return true
     // A comparison table's row of a feature that moved: its marks changed, and nothing else.
     const rows = counterpart !== undefined && cellsOf(line) !== null && cellsOf(counterpart) !== null
     if (rows && features.has(lineKey(rowCells(line)[0]))) {

@@ -30,7 +30,7 @@ export function listPlans (root: AnyNode[], price: (p: Priced) => PlanPrice): Ta
       const plan: PricingPlan = { name, prices: [], limits: [], features: [] }
       for (const m of findMoney(text)) plan.prices.push(price(m))
       const lines = new Set(els.map(e => lineKey(blockText(e))).filter(Boolean))
-      out.push({ plan, lines, ...(section ? { section } : {}) })
+      out.push({ plan, lines, elements: els, ...(section ? { section } : {}) })
     }
   }
   return out

@@ -6,7 +6,7 @@ import { fold } from '../../words/lexicon.js'
 import { findMoney } from '../../words/money.js'
 import { listPlans } from './lists.js'
 import { isPlanName, readItems, tablePlans } from './tables.js'
-import { blockText, contains, currentText, lineKey, ownLines } from '../structure.js'
+import { blockText, contains, currentText, lineKey, ownLines, Spans, WITH_PLACES } from '../structure.js'
 import { isBlockTag, isSkippedTag, STRUCK, tagOf } from '../../text/tags.js'
 
 // A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit
@@ -75,21 +75,27 @@ export interface PricingReading {
   table: PricingTable
   lines: Set<string>
   planLines: Map<string, Set<string>>
+  /** Where the plans' cards, rows, columns and items stand in the HTML, by planKey. */
+  spans: Spans
   /** The page's text struck through (a sale's former price): shown, and no price. */
   struck: string[]
 }
 
 export function readPricing (html: string): PricingReading {
-  const doc = parseDocument(html)
+  const doc = parseDocument(html, WITH_PLACES)
   const table: PricingTable = { plans: [], sources: [] }
   const lines = new Set<string>()
   const planLines = new Map<string, Set<string>>()
-  const add = (plans: Array<{ plan: PricingPlan, lines?: Set<string> }>, source: PricingTable['sources'][number]) => {
+  const spans = new Spans()
+  // A card's blocks claim their own lines; a table's cells and a list's items all they hold.
+  type Read = { plan: PricingPlan, lines?: Set<string>, elements?: Element[] }
+  const add = (plans: Read[], source: PricingTable['sources'][number]) => {
     if (plans.length === 0) return
     table.sources.push(source)
-    for (const { plan, lines: own } of plans) {
+    for (const { plan, lines: own, elements } of plans) {
       const key = mergePlan(table.plans, plan)
       if (!key || !own) continue
+      for (const el of elements ?? []) spans.add(el, key, source !== 'cards')
       const mine = planLines.get(key) ?? new Set<string>()
       for (const l of own) {
         mine.add(l)
@@ -124,7 +130,7 @@ export function readPricing (html: string): PricingReading {
   // A list inside a card or a table is that plan's (its add-ons, its features): only a list of its own is a price list.
   const listed = listPlans(doc.children, p => price(p.amount, p.currency, p.period, p.billing))
   add(listed.filter(t => ![...t.lines].some(l => lines.has(l))), 'list')
-  return { table, lines, planLines, struck }
+  return { table, lines, planLines, spans, struck }
 }
 
 /** Adds a plan, or merges it into the plan of its name; returns the plan's key (empty: not a plan). */
@@ -310,7 +316,7 @@ function innermostPrices (all: readonly Element[]): Set<Element> {
   return prices
 }
 
-function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<string> }> {
+function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<string>, elements: Element[] }> {
   const all = elements(root)
   const order = new Map(all.map((el, i) => [el, i]))
   const innermost = innermostPrices(all)
@@ -358,7 +364,7 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
   }
   planHeadings.push(...[...byHeading.keys()].filter(h => !planHeadings.includes(h)))
   planHeadings.sort((a, b) => a.order - b.order)
-  const plans: Array<{ plan: PricingPlan, lines: Set<string> }> = []
+  const plans: Array<{ plan: PricingPlan, lines: Set<string>, elements: Element[] }> = []
   for (const [i, h] of planHeadings.entries()) {
     const others = planHeadings.filter(x => x !== h)
     let card: Element = h.el
@@ -386,12 +392,14 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
     // The whole card is the plan's when it holds one plan of several; else only its heading's part.
     const own = planHeadings.length > 1 ? (el: Element) => el === h.el || contains(card, el) : within
     const lines = new Set<string>()
+    const blocks: Element[] = []
     for (const el of inCard) {
       if ((el === card || isBlockTag(el.name)) && (el === h.el || own(el))) {
         for (const line of ownLines(el)) lines.add(lineKey(line))
+        blocks.push(el)
       }
     }
-    plans.push({ plan, lines })
+    plans.push({ plan, lines, elements: blocks })
   }
   return plans
 }

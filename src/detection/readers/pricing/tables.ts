@@ -18,6 +18,8 @@ export interface TablePlan {
   plan: PricingPlan
   /** The plan's own cells (see lineKey). */
   lines: Set<string>
+  /** Those cells' elements: a changed line is the plan's when it stands in one (see Spans). */
+  elements: Element[]
   /** The heading or caption the table stands under. */
   section?: string
 }
@@ -233,7 +235,9 @@ function rowPlans (header: readonly string[], body: readonly Element[], price: (
       const twins = found.filter(f => priceKey(f.price) === priceKey(p)).length > 1
       addPrice(plan, twins && column ? { ...p, label: column } : p)
     }
-    if (plan.prices.length > 0 || plan.limits.length > 0 || plan.features.length > 0) plans.push({ plan, lines })
+    if (plan.prices.length > 0 || plan.limits.length > 0 || plan.features.length > 0) {
+      plans.push({ plan, lines, elements: cells })
+    }
   }
   return plans
 }
@@ -250,7 +254,8 @@ function columnPlans (
     if (!isPlanName(name) || ATTRIBUTE.test(name)) return undefined
     const plan: PricingPlan = { name, prices: [], limits: [], features: [] }
     for (const m of money) addPrice(plan, price(m))
-    return { plan, lines: new Set([headerCells[i], headerCells[0]].map(c => lineKey(blockText(c))).filter(Boolean)) }
+    const elements = [headerCells[i], headerCells[0]]
+    return { plan, lines: new Set(elements.map(c => lineKey(blockText(c))).filter(Boolean)), elements }
   })
   const plans = columns.filter((c): c is TablePlan => c !== undefined)
   if (plans.length === 0) return []
@@ -270,6 +275,7 @@ function columnPlans (
       for (const c of [cells[0], cell]) {
         const key = lineKey(blockText(c))
         if (key) column.lines.add(key)
+        column.elements.push(c)
       }
       const money = findMoney(text)
       if (money.length > 0) {
