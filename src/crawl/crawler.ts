@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Config } from '../config.js'
-import { FetchError } from './errors.js'
+import { FetchError, TurnPassed } from './errors.js'
 import { decodeHtml } from './charset.js'
 import { documentFormat } from '../detection/detect.js'
-import { createFetcher, type Fetcher, type FetchRequest } from './fetch.js'
+import { createFetcher, type Fetcher, type FetchRequest, type InTurn } from './fetch.js'
 import { HostBusy, HostLimiter, type HostPacer } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
 import { isBotWall, stillChallenged } from './render-decision.js'
@@ -89,7 +89,8 @@ export class Crawler {
       maxBytes: config.crawlMaxBytes
     })
     this.pacer = pacer ?? new HostLimiter(config.crawlPerHostConcurrency, config.crawlPerHostDelayMs)
-    const polite = async <T>(url: string, fetch: () => Promise<T>) => await this.polite(url, 'wait', fetch)
+    const polite = async <T>(url: string, fetch: (inTurn: InTurn) => Promise<T>) =>
+      await this.polite(url, 'wait', fetch)
     this.robots = new RobotsCache(this.fetcher, polite, robotsFiles)
     this.renderer = new BrowserRenderer({
       fetcher: this.fetcher,
@@ -154,8 +155,8 @@ export class Crawler {
     if (!(await this.robots.isAllowed(url))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
-    const res = await this.polite(url, pace, async () => {
-      const answer = await this.timed(url, req)
+    const res = await this.polite(url, pace, async inTurn => {
+      const answer = await this.timed(url, { ...req, ...inTurn })
       // Held before this turn ends, so that no worker's next turn comes first.
       if ((answer.status === 429 || answer.status === 503) && answer.retryAfterMs !== undefined) {
         await this.pacer.backoff(new URL(url).host, answer.retryAfterMs)
@@ -214,13 +215,20 @@ export class Crawler {
     if (!(await this.robots.isAllowed(url))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
-    const res = await this.polite(url, pace, async () => await this.timed(url, { accept: DOCUMENT_ACCEPT }))
+    const res = await this.polite(url, pace, async inTurn =>
+      await this.timed(url, { accept: DOCUMENT_ACCEPT, ...inTurn }))
     if (res.status >= 400) throw new FetchError('HTTP_STATUS', `HTTP ${res.status} from ${res.url}`, res.status)
     return { url: res.url, raw: res.body, contentType: res.contentType }
   }
 
-  /** Runs one request to `url`'s host in its turn (see HostPacer and Pace); `signal` ends its wait. */
-  async polite<T>(url: string, pace: Pace, request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs one request to `url`'s host in its turn (see HostPacer and Pace); `signal` ends its
+   * wait. `request` passes `inTurn` on to the fetcher, which writes the request only while
+   * the turn holds (TurnPassed: another turn is taken).
+   */
+  async polite<T>(
+    url: string, pace: Pace, request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal
+  ): Promise<T> {
     const host = new URL(url).host
     const giveUpAt = Date.now() + MAX_HOST_WAIT_MS
     let lateTurns = 0
@@ -241,20 +249,24 @@ export class Crawler {
           busyUntil = await turn.heldUntil()
         }
         if (!busyUntil) {
-          // Too late (a slow answer from the database, a busy event loop): starting now could
-          // come too close to the next turn, which another worker may take on time. This
-          // turn is given up for the next one.
-          const late = Date.now() - turn.startAt > turn.lateMs && lateTurns++ < MAX_LATE_TURNS
-          if (!late) {
+          // Too late (a slow answer from the database, a busy event loop, a connection slow
+          // to open): written now, the request could come too close to the next turn, which
+          // another worker may take on time. This turn is given up for the next one; after
+          // a few, the request goes late rather than never.
+          const onTime = () => Date.now() - turn.startAt <= turn.lateMs || lateTurns >= MAX_LATE_TURNS
+          if (onTime()) {
             try {
-              return await request()
+              return await request({ atWrite: onTime })
+            } catch (err) {
+              if (!(err instanceof TurnPassed)) throw err
             } finally {
               await turn.end().catch(() => {})
             }
-          }
+          } else await turn.end().catch(() => {})
+          lateTurns++
+          continue
         }
         await turn.end().catch(() => {})
-        if (!busyUntil) continue
       }
       // Here the host is busy: it gave no turn, or asked to be left alone until then.
       const until = busyUntil!

@@ -228,7 +228,7 @@ export async function discoverPages (
     }
     if (!belongsToDomain(sitemapUrl.hostname, hostname)) continue
     fetches++
-    const read = await crawler.polite(sitemap, 'wait', async () => await
+    const read = await crawler.polite(sitemap, 'wait', async inTurn => await
     readSitemap(
       crawler.fetcher,
       sitemap,
@@ -248,7 +248,8 @@ export async function discoverPages (
         else stops.add('sitemaps')
         indexed.add(loc)
       },
-      budget
+      budget,
+      inTurn
     ), fetchSignal).catch(err => {
       // Its turn's wait was cut by the deadline: the loop's next check says so.
       if (fetchSignal?.aborted) return { ok: false, stopped: 'aborted' as const }

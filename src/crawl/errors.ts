@@ -51,3 +51,13 @@ export class FetchError extends Error {
     return PERMANENT.has(this.code)
   }
 }
+
+/**
+ * A request not written: when its socket was ready to write it, its turn at the host had
+ * passed (see FetchRequest.atWrite). Nothing reached the host; the caller takes another turn.
+ */
+export class TurnPassed extends Error {
+  constructor (readonly host: string) {
+    super(`${host}: the request's turn had passed when it was to be written`)
+  }
+}

@@ -3,9 +3,9 @@ import { createServer } from 'node:http'
 import { isIP, type AddressInfo } from 'node:net'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import type { Readable } from 'node:stream'
-import { Agent, request, type Dispatcher } from 'undici'
+import { Agent, DecoratorHandler, request, type Dispatcher } from 'undici'
 import { isPublicAddress } from './address.js'
-import { FetchError } from './errors.js'
+import { FetchError, TurnPassed } from './errors.js'
 
 export const USER_AGENT = 'SitewatchBot/1.0 (+https://sitewatch.dev/bot; website change monitoring)'
 export const ROBOTS_AGENT = 'SitewatchBot'
@@ -34,6 +34,32 @@ export interface FetchRequest {
   method?: 'GET' | 'POST'
   body?: string
   bodyType?: string
+  /**
+   * Asked when the request is about to be written on its socket (after any wait for a
+   * connection, on a busy event loop): false, and it is not written (TurnPassed). A host's
+   * turn is kept on the wire, not only when the request is handed to undici.
+   */
+  atWrite?: () => boolean
+}
+
+/** What a request sent in a host's turn carries to the fetcher (see Crawler.polite). */
+export type InTurn = Pick<FetchRequest, 'atWrite'>
+
+// undici's types leave out the handler methods DecoratorHandler forwards.
+const decorated = DecoratorHandler.prototype as Dispatcher.DispatchHandler
+
+/** A request's handler that asks `atWrite` whether it may still be written, when undici is about to write it. */
+class WrittenInTurn extends DecoratorHandler {
+  constructor (
+    handler: Dispatcher.DispatchHandler, private readonly atWrite: () => boolean, private readonly host: string
+  ) {
+    super(handler)
+  }
+
+  onRequestStart (controller: Dispatcher.DispatchController, context: unknown): void {
+    decorated.onRequestStart!.call(this, controller, context)
+    if (!controller.aborted && !this.atWrite()) controller.abort(new TurnPassed(this.host))
+  }
 }
 
 export interface FetchResult {
@@ -139,6 +165,11 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
     if (req.cookie) headers.cookie = req.cookie
     if (req.bodyType) headers['content-type'] = req.bodyType
     Object.assign(headers, req.extraHeaders)
+    const atWrite = req.atWrite
+    if (atWrite) {
+      dispatcher = dispatcher.compose(dispatch => (options, handler) =>
+        dispatch(options, new WrittenInTurn(handler, atWrite, target.host)))
+    }
     try {
       const res = await request(requestUrl, {
         method: req.method ?? 'GET',
@@ -149,6 +180,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
       })
       return Object.assign(res, { realUrl: target })
     } catch (err) {
+      if (err instanceof TurnPassed) throw err
       throw toFetchError(err, target)
     }
   }
@@ -175,7 +207,9 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
       if (target.protocol !== 'http:' && target.protocol !== 'https:') {
         throw new FetchError('BAD_URL', `unsupported scheme ${target.protocol}`)
       }
-      const res = await once(target, hop === 0 ? req : { ...req, method: 'GET', body: undefined }, signal, hostMap)
+      // A redirect's request follows its answer at once: the turn was the first request's.
+      const hopReq = hop === 0 ? req : { ...req, method: 'GET' as const, body: undefined, atWrite: undefined }
+      const res = await once(target, hopReq, signal, hostMap)
       if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304) {
         const location = res.headers.location
         await res.body.dump().catch(() => {})

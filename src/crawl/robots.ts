@@ -1,5 +1,5 @@
 import robotsParserCjs from 'robots-parser'
-import { ROBOTS_AGENT, type Fetcher } from './fetch.js'
+import { ROBOTS_AGENT, type Fetcher, type InTurn } from './fetch.js'
 import { FetchError } from './errors.js'
 
 export interface Robots {
@@ -36,8 +36,8 @@ export class RobotsCache {
   constructor (
     private readonly fetcher: Fetcher,
     /** Sends the request for robots.txt in the host's turn. */
-    private readonly polite: <T>(url: string, request: () => Promise<T>) => Promise<T> =
-    async (_url, request) => await request(),
+    private readonly polite: <T>(url: string, request: (inTurn: InTurn) => Promise<T>) => Promise<T> =
+    async (_url, request) => await request({}),
     private readonly files?: RobotsFiles
   ) {}
 
@@ -71,8 +71,8 @@ export class RobotsCache {
     let body = ''
     let ttl = TTL_MS
     try {
-      const res = await this.polite(url, async () =>
-        await this.fetcher.fetch(url, { accept: 'text/plain,*/*;q=0.5', maxBytes: MAX_ROBOTS_BYTES }))
+      const res = await this.polite(url, async inTurn =>
+        await this.fetcher.fetch(url, { accept: 'text/plain,*/*;q=0.5', maxBytes: MAX_ROBOTS_BYTES, ...inTurn }))
       body = res.status >= 200 && res.status < 300 ? res.body.toString('utf8') : ''
       if (res.status >= 500) ttl = ERROR_TTL_MS
     } catch (err) {

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder'
 import { createGunzip } from 'node:zlib'
 import { Parser } from 'htmlparser2'
-import type { Fetcher } from './fetch.js'
+import type { Fetcher, InTurn } from './fetch.js'
 
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 /** What one sitemap may inflate to: the sitemaps protocol's own limit for an uncompressed file. */
@@ -41,7 +41,8 @@ export async function readSitemap (
   url: string,
   onUrl: (loc: string, lastmod: Date | undefined) => boolean,
   onSitemap: (loc: string) => void,
-  budget: SitemapBudget
+  budget: SitemapBudget,
+  inTurn: InTurn = {}
 ): Promise<SitemapRead> {
   const stop = new AbortController()
   let stopped: SitemapStop | undefined
@@ -114,6 +115,7 @@ export async function readSitemap (
   if (budget.signal?.aborted) onAbort()
   try {
     const res = await fetcher.fetch(url, {
+      ...inTurn,
       accept: 'application/xml,text/xml,*/*;q=0.5',
       maxBytes: MAX_SITEMAP_BYTES,
       signal: stop.signal,

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
+import { loadConfig } from '../../src/config.js'
+import { Crawler } from '../../src/crawl/crawler.js'
+import { TurnPassed } from '../../src/crawl/errors.js'
 import { HostLimiter } from '../../src/crawl/polite.js'
+import { TestSite } from '../helpers/site.js'
 
 // One process's turns at a host (the embedded database's crawler): the fleet's rules, in memory.
 describe("one process's turns at a host", () => {
@@ -29,5 +33,47 @@ describe("one process's turns at a host", () => {
     assert.equal(third, false, 'two in flight: the third waits')
     await a.end()
     assert.ok('startAt' in await waiting)
+  })
+})
+
+// The turn is kept when the request is written on its socket, not when it is handed to undici:
+// what happens in between (a connection to open, a busy event loop) cannot bring two requests closer.
+describe('a turn kept on the wire', () => {
+  let site: TestSite
+  let crawler: Crawler
+  before(async () => {
+    site = await new TestSite().start()
+    site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\n', headers: { 'content-type': 'text/plain' } })
+    site.page('/a', '<h1>A</h1>')
+    crawler = new Crawler(loadConfig({ CRAWL_HOST_MAP: `wire.test=${site.origin}`, CRAWL_PER_HOST_DELAY_MS: '300' }))
+    await crawler.robots.isAllowed('https://wire.test/a')
+  })
+  after(async () => {
+    await crawler.close()
+    await site.close()
+  })
+
+  it('a request whose turn passed before it could be written is not written: it waits for the next turn', async () => {
+    const handed: number[] = []
+    const answer = await crawler.polite('https://wire.test/a', 'wait', async inTurn => {
+      handed.push(Date.now())
+      const request = crawler.fetcher.fetch('https://wire.test/a', inTurn)
+      // The event loop busy past the turn's slack (15 ms) before undici can open the connection and write.
+      const until = Date.now() + 100
+      while (Date.now() < until) { /* busy */ }
+      return await request
+    })
+    assert.equal(answer.status, 200)
+    assert.ok(handed.length >= 2, 'the first request was handed to undici in its turn, and refused when written')
+    assert.equal(site.hitsOf('/a'), 1, 'only the request written in its turn reached the host')
+  })
+
+  it('a request on time is written; one its turn refuses never reaches the host', async () => {
+    const answer = await crawler.polite('https://wire.test/a', 'wait', async inTurn =>
+      await crawler.fetcher.fetch('https://wire.test/a', inTurn))
+    assert.equal(answer.status, 200)
+    await assert.rejects(crawler.fetcher.fetch('https://wire.test/a', { atWrite: () => false }),
+      (err: unknown) => err instanceof TurnPassed)
+    assert.equal(site.hitsOf('/a'), 2)
   })
 })
