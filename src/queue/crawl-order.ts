@@ -16,23 +16,29 @@ const CRAWL_LOOKAHEAD = 256
 
 /**
  * A crawl lane's fetch (`$1`, see lane.ts): the next due crawls in the lane's order (rank,
- * then age), only of hosts free to take a request now (their next start reached, fewer
- * than `$3` requests in flight, not claimed or being taken by another worker's fetch),
- * and one per host when the host has a delay between requests (`$4` ms, or its
- * Crawl-delay). Each free host gives up to its free places in one statement. The hosts
- * taken are claimed for `$5` ms, until their crawl takes its turn. A crawl taken while
- * its host is busy would hold a worker's slot waiting for its turn; the crawls of one big
- * domain, ranked one after another, did so back to back. The crawls taken are held by
- * worker `$6` (see lane.ts).
+ * then age) among those of hosts free to take a request now: their next start reached,
+ * fewer than `$3` requests in flight, not claimed or being taken by another worker's
+ * fetch. A busy host's crawls, however many and however ranked, are passed over in the
+ * walk rather than taken into the lookahead, where they would hide free hosts' crawls.
+ * One per host when the host has a delay between requests (`$4` ms, or its Crawl-delay);
+ * each free host gives up to its free places in one statement. The hosts taken are
+ * claimed for `$5` ms, until their crawl takes its turn. A crawl taken while its host is
+ * busy would hold a worker's slot waiting for its turn; the crawls of one big domain,
+ * ranked one after another, did so back to back. The crawls taken are held by worker
+ * `$6` (see lane.ts).
  */
 export const FETCH_CRAWLS = `
   WITH due AS (
-    SELECT j.id, j.priority, j.created_at, ${urlHost('j.url')} AS host
-    FROM jobs j
+    SELECT j.id, j.priority, j.created_at, u.host
+    FROM jobs j CROSS JOIN LATERAL (SELECT ${urlHost('j.url')} AS host) u
     WHERE j.lane = $1 AND j.state = 'waiting' AND j.start_after < now()
+      -- Only crawls of hosts free now: a host held or with all its places taken fills no place of the lookahead.
+      AND NOT EXISTS (SELECT 1 FROM host_pace p WHERE p.host = u.host
+        AND greatest(p.next_start, p.backoff_until, p.claimed_until) > clock_timestamp() + interval '50 milliseconds')
+      AND (SELECT count(*) FROM host_leases l WHERE l.host = u.host AND l.expires_at > now()) < $3::int
     ORDER BY j.lane, j.priority DESC, j.created_at, j.id
     LIMIT ${CRAWL_LOOKAHEAD}
-    FOR UPDATE SKIP LOCKED
+    FOR UPDATE OF j SKIP LOCKED
   ), paced AS (
     -- Locked, so that two workers fetching at once cannot both take a crawl of one free host:
     -- the second skips the row, or sees the first one's claim once it has committed.

@@ -6,6 +6,7 @@ import { ANALYZE_AFTER_JOBS } from '../../src/queue/queue.js'
 import { FETCH_CRAWLS } from '../../src/queue/crawl-order.js'
 import { Lane, retryDelay } from '../../src/queue/lane.js'
 import { QUEUE, queuePolicies, type CrawlJobData } from '../../src/queue/queues.js'
+import { takeTurn } from '../../src/store/host-pace.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
 describe('fetching crawl jobs from a long queue', () => {
@@ -253,5 +254,18 @@ describe('a host that asked to be left alone', () => {
     assert.equal(rows[0]!.early, 0, 'every waiting crawl of the held host starts when it may')
     const taken = await queue.takeCrawls(QUEUE.crawl, 4)
     assert.deepEqual(taken.map(j => new URL(j.data.url).host), ['free.test'])
+  })
+
+  it('a host with all its places taken, however many crawls it has ranked first, hides no free host\'s', async () => {
+    const { db } = t.service.store
+    const { queue } = t.service
+    await queueHost(t, 'full.test', 300)
+    await sql`UPDATE jobs SET priority = 10 WHERE url LIKE 'https://full.test/%'`.execute(db)
+    await queueHost(t, 'other.test', 1)
+    // Four requests in flight at full.test: its four places, taken as a crawler takes them.
+    const rules = { concurrency: 4, delayMs: 0, leaseMs: 60_000, maxWaitMs: 1000, slackMs: 0 }
+    for (let i = 0; i < 4; i++) assert.ok('lease' in await takeTurn(db, 'full.test', rules))
+    const taken = await queue.takeCrawls(QUEUE.crawl, 4)
+    assert.deepEqual(taken.map(j => new URL(j.data.url).host), ['other.test'])
   })
 })
