@@ -288,7 +288,8 @@ export class Crawler {
       this.events.emit('fetched', { seconds: seconds(), outcome })
       return res
     } catch (err) {
-      this.events.emit('fetched', { seconds: seconds(), outcome: 'failed' })
+      // A request its turn refused was never sent: no fetch to count.
+      if (!(err instanceof TurnPassed)) this.events.emit('fetched', { seconds: seconds(), outcome: 'failed' })
       throw err
     }
   }

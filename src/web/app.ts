@@ -53,6 +53,21 @@ async function withinRateTier (app: FastifyInstance, req: FastifyRequest, reply:
   { limit: limit.max, retryAfter: seconds, tier })
 }
 
+/** The app's page a request was made from (its Referer, on this site), to lead back to from a refusal. */
+function cameFrom (req: FastifyRequest): string | undefined {
+  const referer = req.headers.referer
+  if (!referer) return undefined
+  let from: URL
+  try {
+    from = new URL(referer)
+  } catch {
+    return undefined
+  }
+  const path = from.pathname + from.search
+  if (from.host !== req.headers.host || !from.pathname.startsWith('/app/') || path === req.url) return undefined
+  return path
+}
+
 export async function webApp (app: FastifyInstance, deps: WebDeps) {
   const { db, settings: config } = deps
   const rules = sessionRules(config)
@@ -123,11 +138,16 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
       message = 'Sitewatch could not do this just now. Try again in a moment.'
     }
     const viewer = req.person ? viewerOf(req, reply) : undefined
-    return await reply.code(status).type('text/html; charset=utf-8').send(html(Problem({ viewer, status, message })))
+    return await reply.code(status).type('text/html; charset=utf-8')
+      .send(html(Problem({ viewer, status, message, back: cameFrom(req) })))
   })
   app.setNotFoundHandler(async (req, reply) => {
     return await reply.code(404).type('text/html; charset=utf-8')
-      .send(html(Problem({ status: 404, message: `There is no page at ${req.url.slice(0, 200)}.` })))
+      .send(html(Problem({
+        status: 404,
+        message: `There is no page at ${req.url.slice(0, 200)}.`,
+        back: cameFrom(req)
+      })))
   })
 
   const asset = (body: string, type: string) => async (_req: FastifyRequest, reply: FastifyReply) =>

@@ -7,10 +7,12 @@ export class FormClient {
   headers: Record<string, string> = {}
   constructor (readonly base: string) {}
 
-  async request (method: string, path: string, form?: Record<string, string>) {
+  /** `from`: the app's page the request is made from, sent as its Referer, as a browser does. */
+  async request (method: string, path: string, form?: Record<string, string>, from?: string) {
     const res = await fetch(`${this.base}${path}`, {
       method,
       redirect: 'manual',
+      ...(from ? { referrer: `${this.base}${from}` } : {}),
       headers: {
         ...this.headers,
         cookie: [...this.cookies].filter(([, v]) => v !== '').map(([k, v]) => `${k}=${v}`).join('; '),
@@ -31,7 +33,7 @@ export class FormClient {
     const shown = await this.request('GET', formPage)
     const csrf = /name="_csrf" value="([^"]+)"/.exec(shown.text)?.[1]
     if (!csrf) throw new Error(`no form on ${formPage} (${shown.status})`)
-    return await this.request('POST', action, { ...form, _csrf: csrf })
+    return await this.request('POST', action, { ...form, _csrf: csrf }, formPage)
   }
 
   async signIn (email: string, password: string) {

@@ -366,11 +366,15 @@ describe('forty clicks of "Run discovery again"', () => {
     const domainId = (await t.api.post('/api/domains', { domain: 'slow.test' })).body.data.id
     const csrf = /name="_csrf" value="([^"]+)"/.exec((await person.request('GET', `/app/domains/${domainId}`)).text)![1]
     const clicks = []
-    for (let i = 0; i < 40; i++) clicks.push(await person.request('POST', `/app/domains/${domainId}/discover`, { _csrf: csrf }))
+    for (let i = 0; i < 40; i++) {
+      clicks.push(await person.request('POST', `/app/domains/${domainId}/discover`, { _csrf: csrf }, `/app/domains/${domainId}`))
+    }
     const pending = clicks.filter(c => c.status === 303 && c.location?.endsWith('?done=discover-pending'))
     const limited = clicks.filter(c => c.status === 429 && /Your organisation has used its 10 discoveries, crawls, checks and briefs of the hour .*Try again in \d+ minutes/.test(c.text))
     assert.equal(pending.length, 10, 'the heavy tier: ten an hour, each finding the discovery already queued')
     assert.equal(limited.length, 30)
+    // The refusal leads back to the domain's page it was asked from, not to the list of domains.
+    assert.match(limited[0].text, new RegExp(`<a href="/app/domains/${domainId}">Back to the page you were on</a>`))
     const discoveries = await db.selectFrom('jobs').select('id').where('domain_id', '=', domainId).where('name', '=', 'discover.pages').execute()
     assert.equal(discoveries.length, 1, 'one discovery, the one the domain was added with')
     // The API counts in the same bucket.

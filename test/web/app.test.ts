@@ -291,6 +291,11 @@ describe('the web app, in a browser', () => {
   it('a post without a CSRF token is refused; page text is shown as text', async () => {
     const refused = await owner.context.request.post(`${t.url}/app/domains`, { form: { domain: 'csrf.test' } })
     assert.equal(refused.status(), 403)
+    // Its page leads back to the app's page it came from; another site's address is never offered as the way back.
+    const from = async (referer: string) => await (await owner.context.request.post(`${t.url}/app/domains`,
+      { form: { domain: 'csrf.test' }, headers: { referer } })).text()
+    assert.match(await from(`${t.url}/app/usage?tab=1`), /<a href="\/app\/usage\?tab=1">Back to the page you were on<\/a>/)
+    assert.match(await from('https://evil.test/app/usage'), /<a href="\/app\/domains">Back to your domains<\/a>/)
     const { page } = owner
     // The home page's text says <script>…</script>: shown as words, never run.
     const home = (await t.api.get('/api/domains')).body.data[0]

@@ -79,7 +79,7 @@ export const WITH_PLACES = { withStartIndices: true, withEndIndices: true } as c
 
 /**
  * Where a reading's elements stand in the HTML it read (parsed WITH_PLACES), each with
- * what it is of the reading (a plan's key, an entry's; '' for the structure around them).
+ * what it is of the reading (a plan's key, an entry's).
  * A changed line is the reading's by where extraction found it (ExtractedPage.sources),
  * not by its words, which another part of the page may share.
  */

@@ -122,15 +122,20 @@ export const Sev = ({ s }: { s: Severity }) => <span class={`sev sev-${s}`}>{s}<
 export const Address = ({ text }: { text: string }) =>
   <>{text.split(/(?<=.[/.])/).map((part, i) => i === 0 ? part : <Fragment key={i}><wbr />{part}</Fragment>)}</>
 
-/** An explained refusal, a missing thing, or a failure: the page the person lands on. */
-export function Problem (props: { viewer?: Viewer, status: number, message: string }) {
+/**
+ * An explained refusal, a missing thing, or a failure: the page the person lands on, with a
+ * way back to the app's page they came from (`back`), else to their domains.
+ */
+export function Problem (props: { viewer?: Viewer, status: number, message: string, back?: string }) {
   const title = props.status === 403
     ? 'Not allowed'
     : props.status === 404 ? 'Not found' : props.status === 429 ? 'Too many attempts' : 'Something went wrong'
+  // Signed out, the domains' page asks to sign in first, and then shows them.
+  const [href, words] = props.back ? [props.back, 'Back to the page you were on'] : ['/app/domains', 'Back to your domains']
   const body = (
     <>
       <p role='alert'>{props.message}</p>
-      <p><a href='/app/domains'>Back to your domains</a></p>
+      <p><a href={href}>{words}</a></p>
     </>
   )
   if (props.viewer) return <Page viewer={props.viewer} title={title} section=''>{body}</Page>
