@@ -9,7 +9,7 @@ import { pngSize } from '../detection/detect.js'
 import type { CrawlJobData } from '../queue/queues.js'
 import { recordSnapshot, snapshotText, snapshotTextAndPage } from '../store/changes.js'
 import type { Db } from '../store/db.js'
-import { markPageRead } from '../store/domains.js'
+import { domainAnswered } from '../store/domains.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import {
   clearFailureAlert, loadCrawlTargets, recordChange, recordReadingNote, recordRenderDecision,
@@ -227,7 +227,7 @@ async function checkedNow ({ deps, page }: Crawl, fetched: FetchedPage): Promise
 async function unchanged (
   { deps, page, previous }: Crawl, check: PageCheck, outcome: 'not_modified' | 'unchanged'
 ): Promise<CrawlResult> {
-  if (page.domain_status === 'error' || page.domain_discovery_failed) await markPageRead(deps.db, page.domain_id)
+  if (page.domain_status === 'error' || page.domain_discovery_failed) await domainAnswered(deps.db, page.domain_id)
   return {
     outcome,
     changed: false,
@@ -357,7 +357,7 @@ async function recordStage (
     )
     if (shot) await saveScreenshot(tx, r.snapshotId, page.org_id, shot)
     if (r.changes.length > 0) await recordChange(tx, page.id, at)
-    if (page.domain_status === 'error' || page.domain_discovery_failed) await markPageRead(tx, page.domain_id)
+    if (page.domain_status === 'error' || page.domain_discovery_failed) await domainAnswered(tx, page.domain_id)
     return r
   })
   for (const c of recorded.changes) {

@@ -5,7 +5,7 @@ import { assertCanCreate, pageCapReached, PLANS, type Org } from '../vocabulary/
 import { TYPES_THAT_MATTER, type PageCandidate, type PageType } from '../vocabulary/core.js'
 import { crawlJobOf } from '../queue/queues.js'
 import { isUniqueViolation, type Tx } from '../store/db.js'
-import { discoveryEnded, markActive } from '../store/domains.js'
+import { discoveryEnded, domainAnswered, markDiscovered } from '../store/domains.js'
 import { checkSoonerIfModified, recordDiscovered, syncSitemap } from '../store/page-events.js'
 import {
   addPages,
@@ -52,10 +52,10 @@ export async function addDiscoveredPages (
     const most = again ? WATCHED_BY_LATER_DISCOVERY : WATCHED_BY_FIRST_DISCOVERY
     const rows = await addPages(tx, org, domainId, wanted, new Date(), { most })
     await ctx.queue.enqueueCrawls(tx, rows.map(crawlJobOf))
-    await markActive(tx, domainId, 'discovering')
+    await markDiscovered(tx, domainId)
     await discoveryEnded(tx, domainId, note)
     // A domain whose earlier discovery failed is active once one finds its pages.
-    if (rows.length > 0) await markActive(tx, domainId, 'error')
+    if (rows.length > 0) await domainAnswered(tx, domainId)
     const byUrl = new Map(rows.map(r => [r.url, r.id]))
     // A first discovery tells only of the pages that matter it left for a person.
     const toTell = again ? fresh : fresh.filter(c => TYPES_THAT_MATTER.includes(c.pageType) && !byUrl.has(c.url))

@@ -260,15 +260,11 @@ export async function findDomainWithOrg (
 }
 
 /**
- * A domain becomes active when it was `discovering` (its pages are known, or discovery
- * gave up) or in `error` (one of its pages was crawled again).
+ * The domain answered: one of its pages was found or read. A domain in `error` is active
+ * again, and a discovery that failed is history (its pages are watched), so that the app
+ * stops offering it as the domain's problem. The one way a domain's failure ends.
  */
-/**
- * One of the domain's pages was read: a domain in `error` is active again, and a discovery
- * that failed is history (the pages added by hand are watched), so that the app stops
- * offering it as the domain's problem.
- */
-export async function markPageRead (tx: Db, domainId: string, now = new Date()): Promise<void> {
+export async function domainAnswered (tx: Db, domainId: string, now = new Date()): Promise<void> {
   await tx.updateTable('domains')
     .set({
       status: sql<DomainRow['status']>`CASE WHEN status = 'error' THEN 'active' ELSE status END`,
@@ -282,10 +278,10 @@ export async function markPageRead (tx: Db, domainId: string, now = new Date()):
     .execute()
 }
 
-export async function markActive (tx: Db, domainId: string, from: 'discovering' | 'error', now = new Date()):
-Promise<void> {
+/** A domain whose discovery ended (its pages are known, or it gave up) is active. */
+export async function markDiscovered (tx: Db, domainId: string, now = new Date()): Promise<void> {
   await tx.updateTable('domains').set({ status: 'active', updated_at: now })
-    .where('id', '=', domainId).where('status', '=', from).execute()
+    .where('id', '=', domainId).where('status', '=', 'discovering').execute()
 }
 
 /**
