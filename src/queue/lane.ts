@@ -78,6 +78,8 @@ export async function endAttempts (
         ELSE now() + ${retry(sql`j.lane`)} * (1 + random()) * interval '1 second' END,
       attempts_made = CASE WHEN ${spend}::boolean THEN j.attempts_made ELSE j.attempts_made - 1 END,
       finished_at = CASE WHEN ${last} THEN now() END,
+      -- A failed job shows how far it got; one put back for another attempt starts again from nothing.
+      progress = CASE WHEN ${last} THEN j.progress ELSE 0 END,
       failed_reason = ${message},
       owner = NULL,
       gave_up_at = CASE WHEN ${last} AND ${opts.gaveUp ?? false}::boolean THEN now() END,
@@ -189,7 +191,7 @@ export class Lane<T> implements JobLane<T> {
    */
   async stepAside (job: Job<T>, until: Date): Promise<boolean> {
     const r = await sql`UPDATE jobs j SET state = 'waiting', start_after = ${until}, attempts_made = attempts_made - 1,
-      processed_at = NULL, owner = NULL WHERE ${held(job, this.owner)}`.execute(this.db)
+      processed_at = NULL, owner = NULL, progress = 0 WHERE ${held(job, this.owner)}`.execute(this.db)
     const put = Number(r.numAffectedRows ?? 0) > 0
     const url = (job.data as { url?: unknown } | null)?.url
     if (put && this.pace && typeof url === 'string' && until.getTime() - Date.now() > HOST_HELD_MS) {
@@ -203,7 +205,7 @@ export class Lane<T> implements JobLane<T> {
   async move (job: Job<T>, to: string): Promise<boolean> {
     const lane = to as CrawlLaneName
     const r = await sql`UPDATE jobs j SET lane = ${lane}, state = 'waiting', start_after = now(),
-      attempts_made = attempts_made - 1, processed_at = NULL, owner = NULL WHERE ${held(job, this.owner)}`
+      attempts_made = attempts_made - 1, processed_at = NULL, owner = NULL, progress = 0 WHERE ${held(job, this.owner)}`
       .execute(this.db)
     const moved = Number(r.numAffectedRows ?? 0) > 0
     if (moved) this.moved(lane)

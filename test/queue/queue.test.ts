@@ -7,6 +7,7 @@ import { FETCH_CRAWLS } from '../../src/queue/crawl-order.js'
 import { Lane, retryDelay } from '../../src/queue/lane.js'
 import { QUEUE, queuePolicies, type CrawlJobData } from '../../src/queue/queues.js'
 import { takeTurn } from '../../src/store/host-pace.js'
+import { setJobProgress } from '../../src/queue/job-records.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
 describe('fetching crawl jobs from a long queue', () => {
@@ -218,6 +219,42 @@ describe('an attempt that outlives its lease', () => {
     }, 20_000, 'the attempt to be stopped')
     assert.equal(failed.failedReason, 'the attempt ran for 2 s, the most its queue allows, and was stopped')
     assert.equal(stopped.length, 1)
+    await queue.stopPulling(0)
+  })
+})
+
+describe('an attempt that fails and is tried again', () => {
+  let t: TestService
+  before(async () => {
+    // No workers of the service's own; a retry waits a minute, so the job is seen between its attempts.
+    t = await startTestService({ ROLE: 'api', JOB_RETRY_DELAY_SECONDS: '60' })
+  })
+  after(async () => {
+    await t.stop()
+  })
+
+  it('starts again from nothing: a job waiting for its retry shows no progress of the attempt that failed', async () => {
+    const { db } = t.service.store
+    const { queue } = t.service
+    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
+    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: 'retry.test', status: 'active' })
+      .returning('id').executeTakeFirstOrThrow()
+    const jobId = crypto.randomUUID()
+    await queue.transaction(db, tx =>
+      queue.enqueueResearch(tx, jobId, { orgId: org.id, domainId: domain.id, briefId: crypto.randomUUID() }))
+    queue.pull(QUEUE.research, 1, {
+      run: async job => {
+        await setJobProgress(db, job.id, 90)
+        throw new Error('the site went away at 90 %')
+      }
+    })
+    const job = await eventually(async () => {
+      const j = (await t.api.get(`/api/jobs/${jobId}`)).body.data
+      return j.failedReason ? j : undefined
+    }, 20_000, 'the attempt to fail')
+    assert.equal(job.state, 'delayed')
+    assert.equal(job.attemptsMade, 1)
+    assert.equal(job.progress, 0)
     await queue.stopPulling(0)
   })
 })
