@@ -39,6 +39,17 @@ export async function pendingDiscovery (tx: Db, domainId: string): Promise<strin
   return row?.id
 }
 
+/**
+ * How many of the organisation's discoveries wait to start: a new one ranks after them,
+ * beside other organisations' first ones (see Queue.enqueueDiscovery).
+ */
+export async function discoveriesWaiting (tx: Db, orgId: string): Promise<number> {
+  const row = await tx.selectFrom('jobs').select(eb => eb.fn.countAll<number>().as('n'))
+    .where('org_id', '=', orgId).where('name', '=', 'discover.pages').where('state', '=', 'waiting')
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
 const JOB_TYPES: Record<JobName, JobView['type']> = {
   'crawl.page': 'crawl',
   'discover.pages': 'discover',

@@ -16,7 +16,7 @@ import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import { pagesReadInBrowser } from '../store/page-checks.js'
 import type { JobsTable } from '../store/schema-jobs.js'
 import { CRON_LOOK_MS, CronSlots, slotKey } from './cron.js'
-import { insertJobRecords, pendingDiscovery } from './job-records.js'
+import { discoveriesWaiting, insertJobRecords, pendingDiscovery } from './job-records.js'
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
 import { JobPuller, type Job, type JobHandler, type QueueEvents } from './puller.js'
@@ -274,11 +274,15 @@ export class JobQueue {
   /**
    * Queues a discovery of the domain, unless one is waiting or running already: then that
    * one's id, and `queued` false. The domain's row lock serialises concurrent callers.
+   * Organisations take turns: a discovery ranks after its organisation's waiting ones
+   * (the k-th ranks k), so one that adds 40 domains has its first discoveries taken beside
+   * another's first, not all 40 before it.
    */
   async enqueueDiscovery (tx: Tx, data: DiscoverJobData): Promise<{ id: string, queued: boolean }> {
     const pending = await pendingDiscovery(tx, data.domainId)
     if (pending) return { id: pending, queued: false }
-    const [row] = this.rowsOf(QUEUE.discover, [data], { org_id: data.orgId, domain_id: data.domainId })
+    const rank = await discoveriesWaiting(tx, data.orgId)
+    const [row] = this.rowsOf(QUEUE.discover, [data], { org_id: data.orgId, domain_id: data.domainId, priority: -rank })
     await insertJobRecords(tx, [row!])
     this.sentWithin(tx, QUEUE.discover, 1)
     return { id: row!.id, queued: true }

@@ -5,9 +5,10 @@ import { JOBS_CHANNEL } from '../../src/queue/queue.js'
 import { ANALYZE_AFTER_JOBS } from '../../src/queue/queue.js'
 import { FETCH_CRAWLS } from '../../src/queue/crawl-order.js'
 import { Lane, retryDelay } from '../../src/queue/lane.js'
-import { QUEUE, queuePolicies, type CrawlJobData } from '../../src/queue/queues.js'
+import { QUEUE, queuePolicies, type CrawlJobData, type DiscoverJobData } from '../../src/queue/queues.js'
 import { takeTurn } from '../../src/store/host-pace.js'
 import { setJobProgress } from '../../src/queue/job-records.js'
+import { createOrg } from '../../src/services/orgs.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
 describe('fetching crawl jobs from a long queue', () => {
@@ -256,6 +257,36 @@ describe('an attempt that fails and is tried again', () => {
     assert.equal(job.attemptsMade, 1)
     assert.equal(job.progress, 0)
     await queue.stopPulling(0)
+  })
+})
+
+describe('discoveries of several organisations', () => {
+  let t: TestService
+  before(async () => {
+    t = await startTestService({ ROLE: 'api' })
+  })
+  after(async () => {
+    await t.stop()
+  })
+
+  it('take turns: one organisation\'s forty waiting discoveries do not all come before another\'s first', async () => {
+    const { db } = t.service.store
+    const { queue } = t.service
+    const big = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
+    const { org: small } = await createOrg(db, 'Small', 'starter')
+    const discover = async (orgId: string, host: string) => {
+      const domain = await db.insertInto('domains').values({ org_id: orgId, hostname: host, status: 'discovering' })
+        .returning('id').executeTakeFirstOrThrow()
+      await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId, domainId: domain.id }))
+      return domain.id
+    }
+    const bigOnes = []
+    for (let i = 0; i < 40; i++) bigOnes.push(await discover(big, `big-${i}.test`))
+    const smallOne = await discover(small.id, 'small.test')
+    const policies = queuePolicies(t.service.config)
+    const lane = new Lane<DiscoverJobData>(db, QUEUE.discover, queue.workerId, retryDelay(policies))
+    const firstTwo = await lane.fetch(2)
+    assert.deepEqual(firstTwo.map(j => j.data.domainId), [bigOnes[0], smallOne])
   })
 })
 
