@@ -5,13 +5,16 @@ import { JOBS_CHANNEL } from '../../src/queue/queue.js'
 import { ANALYZE_AFTER_JOBS } from '../../src/queue/queue.js'
 import { FETCH_CRAWLS } from '../../src/queue/crawl-order.js'
 import { Lane, retryDelay } from '../../src/queue/lane.js'
-import { QUEUE, queuePolicies, type CrawlJobData, type DiscoverJobData } from '../../src/queue/queues.js'
+import {
+  QUEUE, queuePolicies, type CrawlJobData, type DiscoverJobData, type ResearchJobData
+} from '../../src/queue/queues.js'
 import { takeTurn } from '../../src/store/host-pace.js'
 import { setJobProgress } from '../../src/queue/job-records.js'
+import type { Job } from '../../src/queue/puller.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
-describe('fetching crawl jobs from a long queue', () => {
+describe('fetching jobs from a long queue', () => {
   let t: TestService
   before(async () => {
     t = await startTestService({ ROLE: 'api' })
@@ -71,6 +74,26 @@ describe('fetching crawl jobs from a long queue', () => {
     const jobs = await t.service.queue.takeCrawls(QUEUE.crawl, 32)
     assert.equal(jobs.length, 4)
     assert.equal(new Set(jobs.map(j => j.id)).size, 4)
+  })
+
+  it('discoveries take turns: one organisation\'s forty waiting do not all come before another\'s first', async () => {
+    const { db } = t.service.store
+    const { queue } = t.service
+    const big = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
+    const { org: small } = await createOrg(db, 'Small', 'starter')
+    const discover = async (orgId: string, host: string) => {
+      const domain = await db.insertInto('domains').values({ org_id: orgId, hostname: host, status: 'discovering' })
+        .returning('id').executeTakeFirstOrThrow()
+      await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId, domainId: domain.id }))
+      return domain.id
+    }
+    const bigOnes = []
+    for (let i = 0; i < 40; i++) bigOnes.push(await discover(big, `big-${i}.test`))
+    const smallOne = await discover(small.id, 'small.test')
+    const policies = queuePolicies(t.service.config)
+    const lane = new Lane<DiscoverJobData>(db, QUEUE.discover, queue.workerId, retryDelay(policies))
+    const firstTwo = await lane.fetch(2)
+    assert.deepEqual(firstTwo.map(j => j.data.domainId), [bigOnes[0], smallOne])
   })
 })
 
@@ -188,105 +211,59 @@ describe(
   }
 )
 
-describe('an attempt that outlives its lease', () => {
+describe("a research brief's attempts", () => {
   let t: TestService
   before(async () => {
-    // No workers of the service's own: the test's handler is the only one on the queue.
-    t = await startTestService({ ROLE: 'api', JOB_EXPIRE_SECONDS: '2' })
+    // No workers of the service's own: the test's handler is the only one on the queue. A retry
+    // waits a minute, so a job is seen between its attempts.
+    t = await startTestService({ ROLE: 'api', JOB_EXPIRE_SECONDS: '2', JOB_RETRY_DELAY_SECONDS: '60' })
   })
   after(async () => {
     await t.stop()
   })
 
-  it('is stopped by its signal before its expiry hands it to a retry, and fails saying why', async () => {
+  /** A brief of a domain of `host` queued and run by `run`: its job as the API shows it once the attempt failed. */
+  async function failedAttempt (
+    host: string, run: (job: Job<ResearchJobData>, signal: AbortSignal) => Promise<object>
+  ) {
     const { db } = t.service.store
     const { queue } = t.service
     const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
-    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: 'lease.test', status: 'active' })
+    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: host, status: 'active' })
       .returning('id').executeTakeFirstOrThrow()
     const jobId = crypto.randomUUID()
     await queue.transaction(db, tx =>
       queue.enqueueResearch(tx, jobId, { orgId: org.id, domainId: domain.id, briefId: crypto.randomUUID() }))
+    queue.pull(QUEUE.research, 1, { run })
+    try {
+      return await eventually(async () => {
+        const job = (await t.api.get(`/api/jobs/${jobId}`)).body.data
+        return job.failedReason ? job : undefined
+      }, 20_000, 'the attempt to fail')
+    } finally {
+      await queue.stopPulling(0)
+    }
+  }
+
+  it('one that outlives its lease is stopped by its signal before its expiry hands it on, and fails saying why', async () => {
     const stopped: unknown[] = []
-    queue.pull(QUEUE.research, 1, {
-      // Work that would never end by itself: only its signal ends it.
-      run: async (_job, signal) => await new Promise<object>((_resolve, reject) => {
+    // Work that would never end by itself: only its signal ends it.
+    const failed = await failedAttempt('lease.test', async (_job, signal) =>
+      await new Promise<object>((_resolve, reject) => {
         signal.addEventListener('abort', () => { stopped.push(signal.reason); reject(new Error('aborted')) })
-      })
-    })
-    const failed = await eventually(async () => {
-      const job = (await t.api.get(`/api/jobs/${jobId}`)).body.data
-      return job.failedReason ? job : undefined
-    }, 20_000, 'the attempt to be stopped')
+      }))
     assert.equal(failed.failedReason, 'the attempt ran for 2 s, the most its queue allows, and was stopped')
     assert.equal(stopped.length, 1)
-    await queue.stopPulling(0)
-  })
-})
-
-describe('an attempt that fails and is tried again', () => {
-  let t: TestService
-  before(async () => {
-    // No workers of the service's own; a retry waits a minute, so the job is seen between its attempts.
-    t = await startTestService({ ROLE: 'api', JOB_RETRY_DELAY_SECONDS: '60' })
-  })
-  after(async () => {
-    await t.stop()
   })
 
-  it('starts again from nothing: a job waiting for its retry shows no progress of the attempt that failed', async () => {
-    const { db } = t.service.store
-    const { queue } = t.service
-    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
-    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: 'retry.test', status: 'active' })
-      .returning('id').executeTakeFirstOrThrow()
-    const jobId = crypto.randomUUID()
-    await queue.transaction(db, tx =>
-      queue.enqueueResearch(tx, jobId, { orgId: org.id, domainId: domain.id, briefId: crypto.randomUUID() }))
-    queue.pull(QUEUE.research, 1, {
-      run: async job => {
-        await setJobProgress(db, job.id, 90)
-        throw new Error('the site went away at 90 %')
-      }
+  it('one that fails starts again from nothing: waiting for its retry, it shows no progress of the attempt', async () => {
+    const job = await failedAttempt('retry.test', async job => {
+      await setJobProgress(t.service.store.db, job.id, 90)
+      throw new Error('the site went away at 90 %')
     })
-    const job = await eventually(async () => {
-      const j = (await t.api.get(`/api/jobs/${jobId}`)).body.data
-      return j.failedReason ? j : undefined
-    }, 20_000, 'the attempt to fail')
     assert.equal(job.state, 'delayed')
     assert.equal(job.attemptsMade, 1)
     assert.equal(job.progress, 0)
-    await queue.stopPulling(0)
-  })
-})
-
-describe('discoveries of several organisations', () => {
-  let t: TestService
-  before(async () => {
-    t = await startTestService({ ROLE: 'api' })
-  })
-  after(async () => {
-    await t.stop()
-  })
-
-  it('take turns: one organisation\'s forty waiting discoveries do not all come before another\'s first', async () => {
-    const { db } = t.service.store
-    const { queue } = t.service
-    const big = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
-    const { org: small } = await createOrg(db, 'Small', 'starter')
-    const discover = async (orgId: string, host: string) => {
-      const domain = await db.insertInto('domains').values({ org_id: orgId, hostname: host, status: 'discovering' })
-        .returning('id').executeTakeFirstOrThrow()
-      await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId, domainId: domain.id }))
-      return domain.id
-    }
-    const bigOnes = []
-    for (let i = 0; i < 40; i++) bigOnes.push(await discover(big, `big-${i}.test`))
-    const smallOne = await discover(small.id, 'small.test')
-    const policies = queuePolicies(t.service.config)
-    const lane = new Lane<DiscoverJobData>(db, QUEUE.discover, queue.workerId, retryDelay(policies))
-    const firstTwo = await lane.fetch(2)
-    assert.deepEqual(firstTwo.map(j => j.data.domainId), [bigOnes[0], smallOne])
   })
 })
 
