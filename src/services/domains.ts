@@ -4,7 +4,9 @@ import { MAX_TAG_LENGTH, MAX_TAGS, normalTags, type RenderMode } from '../vocabu
 import { parseDomainInput, pastedHost, pastedPage } from '../crawl/url.js'
 import { crawlJobOf } from '../queue/queues.js'
 import { isUniqueViolation } from '../store/db.js'
-import { deleteDomain, domainView, findDomain, insertDomain, updateDomain, type DomainRow } from '../store/domains.js'
+import {
+  deleteDomain, domainView, findDomain, findDomainByHost, insertDomain, updateDomain, type DomainRow
+} from '../store/domains.js'
 import { monitoredPages } from '../store/pages.js'
 import type { ServiceContext } from './context.js'
 import { takeQuota } from './quota.js'
@@ -146,7 +148,9 @@ export const earlierLine = (input: string, what: string): AddedLine =>
  * with each of them.
  */
 export async function addDomains (
-  ctx: ServiceContext, org: Org, lines: readonly string[], mappedHosts: ReadonlySet<string>
+  ctx: ServiceContext, org: Org, lines: readonly string[], mappedHosts: ReadonlySet<string>,
+  /** Adds the page of a pasted address to a domain the organisation watches already (see addPagesByHand). */
+  addPage?: (domainId: string, input: string) => Promise<AddedLine>
 ): Promise<AddedLine[]> {
   if (lines.length > MAX_LINES_AT_ONCE) {
     const many = `Paste at most ${MAX_LINES_AT_ONCE} domains at once (${lines.length} given).`
@@ -162,6 +166,8 @@ export async function addDomains (
   }
   const out: AddedLine[] = []
   const first = new Map<string, AddedLine>()
+  // The domains watched already that a line named: a page's address adds that page to its domain.
+  const existing = new Map<string, string>()
   const pagesSaid = new Set<string>()
   for (const { input, parsed, page } of read) {
     if ('error' in parsed) {
@@ -169,6 +175,11 @@ export async function addDomains (
       continue
     }
     const host = parsed.hostname
+    const watched = existing.get(host)
+    if (watched && page && addPage) {
+      out.push(await addPage(watched, input))
+      continue
+    }
     const earlier = first.get(host)
     if (earlier) {
       // A page of a host named on an earlier line goes with that line's host: added with it, or refused as it was
@@ -192,6 +203,17 @@ export async function addDomains (
       const starting = page ? ', starting with the page of the address pasted' : ''
       line = { input, outcome: 'added', message: `${host}: discovering its pages${starting}`, id: created.id }
     } catch (err) {
+      const there = err instanceof AppError && err.code === 'CONFLICT' && addPage
+        ? await findDomainByHost(ctx.db, org.id, host)
+        : undefined
+      if (there) {
+        existing.set(host, there.id)
+        // The address of a page of a domain watched already: that page is added to it.
+        if (page && addPage) {
+          out.push(await addPage(there.id, input))
+          continue
+        }
+      }
       line = lineRefused(input, err)
     }
     first.set(host, line)

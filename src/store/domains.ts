@@ -40,6 +40,12 @@ export async function findDomain (db: Db, orgId: string, id: string): Promise<Do
   return await db.selectFrom('domains').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst()
 }
 
+/** The organisation's domain of `hostname`, if it watches one. */
+export async function findDomainByHost (db: Db, orgId: string, hostname: string): Promise<DomainRow | undefined> {
+  return await db.selectFrom('domains').selectAll().where('org_id', '=', orgId).where('hostname', '=', hostname)
+    .executeTakeFirst()
+}
+
 /**
  * When a domain's pages were last crawled and are next due (null before the first crawl
  * or while not scheduled), as a lateral join on `d`.

@@ -133,18 +133,26 @@ describe("an analyst's first week: seven rounds of revisions", () => {
     assert.deepEqual(Object.keys(ids).sort(), ['acme.test', 'docs.example.test', 'ghost.test'])
     const reference = (await pagesOf('docs.example.test')).find(p => p.url === `https://docs.example.test${REFERENCE}`)
     assert.ok(reference?.lastCheckAt, 'the pasted page is watched and checked')
-    // A host already watched, and a page of it on a later line: both are told why, as the first was.
+    // A host already watched is told so; the address of one of its pages adds that page to it.
     await wide.goto(`${t.url}/app/domains`)
     await wide.getByText('Add several at once').click()
-    await wide.getByLabel(/Several at once/).fill('acme.test\nhttps://acme.test/blog')
+    await wide.getByLabel(/Several at once/).fill('acme.test\nhttps://acme.test/gone-1')
     await wide.getByRole('button', { name: 'Add these domains' }).click()
-    assert.deepEqual(await results.locator('strong').allTextContents(), ['duplicate', 'duplicate'])
-    for (const i of [0, 1]) assert.match(await results.nth(i).innerText(), /acme\.test already exists/)
+    assert.deepEqual(await results.locator('strong').allTextContents(), ['duplicate', 'added'])
+    assert.match(await results.nth(0).innerText(), /acme\.test already exists/)
+    assert.match(await results.nth(1).innerText(), /https:\/\/acme\.test\/gone-1: its first check is queued/)
+    // So does one address in the form's one field.
+    await wide.getByLabel('Domain', { exact: true }).fill('https://acme.test/gone-2')
+    await wide.getByRole('button', { name: 'Add domain' }).click()
+    assert.deepEqual(await results.locator('strong').allTextContents(), ['added'])
+    assert.match(await results.nth(0).innerText(), /https:\/\/acme\.test\/gone-2: its first check is queued/)
 
     await wide.goto(`${t.url}/app/domains/${ids['acme.test']}`)
+    // The pages so added are the domain's: pasted again on its page, they are duplicates.
     await wide.getByLabel(/Page addresses/).fill('/gone-1\nhttps://acme.test/gone-2\n/pricing\n/gone-1')
     await wide.getByRole('button', { name: 'Add pages' }).click()
-    assert.deepEqual(await wide.locator('.results li strong').allTextContents(), ['added', 'added', 'duplicate', 'duplicate'])
+    assert.deepEqual(await wide.locator('.results li strong').allTextContents(),
+      ['duplicate', 'duplicate', 'duplicate', 'duplicate'])
     await drainJobs(t.api, 60_000)
   })
 

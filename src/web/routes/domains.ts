@@ -50,10 +50,13 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
   // One domain (a pasted address gives its host, and its page), or a list of them, each said what became of it.
   app.post('/domains', async (req, reply) => {
     const person = requireRole(req, 'editor')
+    // The address of a page of a domain watched already adds that page to it.
+    const addPage = async (domainId: string, input: string) =>
+      (await addPagesByHand(ctx, person.org, domainId, [input]))[0]
     const list = field(req.body, 'domains')
     if (list.trim()) {
       try {
-        const results = await addDomains(ctx, person.org, pastedLines(list), mappedHosts)
+        const results = await addDomains(ctx, person.org, pastedLines(list), mappedHosts, addPage)
         return await showList(req, reply, { results })
       } catch (err) {
         if (!(err instanceof AppError)) throw err
@@ -70,6 +73,9 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
       return await reply.redirect(`/app/domains/${created.id}?done=${asked ? 'added-page' : 'added'}`, 303)
     } catch (err) {
       if (!(err instanceof AppError) || err.statusCode === 403) throw err
+      if (err.code === 'CONFLICT' && pastedPage(raw)) {
+        return await showList(req, reply, { results: await addDomains(ctx, person.org, [raw], mappedHosts, addPage) })
+      }
       return await showList(req, reply, { error: err.message, value: raw }, err.statusCode)
     }
   })
