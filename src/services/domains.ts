@@ -149,8 +149,8 @@ export const earlierLine = (input: string, what: string): AddedLine =>
  */
 export async function addDomains (
   ctx: ServiceContext, org: Org, lines: readonly string[], mappedHosts: ReadonlySet<string>,
-  /** Adds the page of a pasted address to a domain the organisation watches already (see addPagesByHand). */
-  addPage?: (domainId: string, input: string) => Promise<AddedLine>
+  /** Adds a page (its address) to a domain the organisation watches already (see addPagesByHand). */
+  addPage?: (domainId: string, url: string) => Promise<AddedLine>
 ): Promise<AddedLine[]> {
   if (lines.length > MAX_LINES_AT_ONCE) {
     const many = `Paste at most ${MAX_LINES_AT_ONCE} domains at once (${lines.length} given).`
@@ -177,7 +177,7 @@ export async function addDomains (
     const host = parsed.hostname
     const watched = existing.get(host)
     if (watched && page && addPage) {
-      out.push(await addPage(watched, input))
+      out.push({ ...await addPage(watched, page), input })
       continue
     }
     const earlier = first.get(host)
@@ -210,7 +210,7 @@ export async function addDomains (
         existing.set(host, there.id)
         // The address of a page of a domain watched already: that page is added to it.
         if (page && addPage) {
-          out.push(await addPage(there.id, input))
+          out.push({ ...await addPage(there.id, page), input })
           continue
         }
       }

@@ -136,7 +136,7 @@ describe("an analyst's first week: seven rounds of revisions", () => {
     // A host already watched is told so; the address of one of its pages adds that page to it.
     await wide.goto(`${t.url}/app/domains`)
     await wide.getByText('Add several at once').click()
-    await wide.getByLabel(/Several at once/).fill('acme.test\nhttps://acme.test/gone-1')
+    await wide.getByLabel(/Several at once/).fill('acme.test\nacme.test/gone-1')
     await wide.getByRole('button', { name: 'Add these domains' }).click()
     assert.deepEqual(await results.locator('strong').allTextContents(), ['duplicate', 'added'])
     assert.match(await results.nth(0).innerText(), /acme\.test already exists/)

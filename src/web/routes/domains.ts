@@ -51,8 +51,7 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
   app.post('/domains', async (req, reply) => {
     const person = requireRole(req, 'editor')
     // The address of a page of a domain watched already adds that page to it.
-    const addPage = async (domainId: string, input: string) =>
-      (await addPagesByHand(ctx, person.org, domainId, [input]))[0]
+    const addPage = async (domainId: string, url: string) => (await addPagesByHand(ctx, person.org, domainId, [url]))[0]
     const list = field(req.body, 'domains')
     if (list.trim()) {
       try {
