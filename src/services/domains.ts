@@ -149,7 +149,7 @@ export const earlierLine = (input: string, what: string): AddedLine =>
  */
 export async function addDomains (
   ctx: ServiceContext, org: Org, lines: readonly string[], mappedHosts: ReadonlySet<string>,
-  /** Adds a page (its address) to a domain the organisation watches already (see addPagesByHand). */
+  /** Adds a page (its address) to a domain watched already (see addPagesByHand); its line leads to the domain. */
   addPage?: (domainId: string, url: string) => Promise<AddedLine>
 ): Promise<AddedLine[]> {
   if (lines.length > MAX_LINES_AT_ONCE) {
@@ -177,7 +177,7 @@ export async function addDomains (
     const host = parsed.hostname
     const watched = existing.get(host)
     if (watched && page && addPage) {
-      out.push({ ...await addPage(watched, page), input })
+      out.push({ ...await addPage(watched, page), input, id: watched })
       continue
     }
     const earlier = first.get(host)
@@ -210,11 +210,12 @@ export async function addDomains (
         existing.set(host, there.id)
         // The address of a page of a domain watched already: that page is added to it.
         if (page && addPage) {
-          out.push({ ...await addPage(there.id, page), input })
+          out.push({ ...await addPage(there.id, page), input, id: there.id })
           continue
         }
       }
-      line = lineRefused(input, err)
+      // A domain there already: the line leads to it.
+      line = { ...lineRefused(input, err), ...(there ? { id: there.id } : {}) }
     }
     first.set(host, line)
     out.push(line)

@@ -141,6 +141,10 @@ describe("an analyst's first week: seven rounds of revisions", () => {
     assert.deepEqual(await results.locator('strong').allTextContents(), ['duplicate', 'added'])
     assert.match(await results.nth(0).innerText(), /acme\.test already exists/)
     assert.match(await results.nth(1).innerText(), /https:\/\/acme\.test\/gone-1: its first check is queued/)
+    // Both lines lead to the domain watched already, not to a page id taken for a domain's.
+    for (const i of [0, 1]) {
+      assert.equal(await results.nth(i).locator('a').getAttribute('href'), `/app/domains/${ids['acme.test']}`)
+    }
     // So does one address in the form's one field.
     await wide.getByLabel('Domain', { exact: true }).fill('https://acme.test/gone-2')
     await wide.getByRole('button', { name: 'Add domain' }).click()
