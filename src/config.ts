@@ -35,6 +35,8 @@ export interface Config {
    */
   alertHostMap: Map<string, URL>
   alertAllowPrivateNetworks: boolean
+  /** Identity providers may be http:// and on private addresses (development and tests only). */
+  ssoAllowInsecureIssuers: boolean
   rateLimitStandardPerMinute: number
   rateLimitHeavyPerHour: number
   jobRetryDelaySeconds: number
@@ -135,6 +137,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     crawlAllowPrivateNetworks: env.CRAWL_ALLOW_PRIVATE_NETWORKS === 'true',
     alertHostMap: parseHostMap(env.ALERT_HOST_MAP),
     alertAllowPrivateNetworks: env.ALERT_ALLOW_PRIVATE_NETWORKS === 'true',
+    ssoAllowInsecureIssuers: env.SSO_ALLOW_INSECURE_ISSUERS === 'true',
     rateLimitStandardPerMinute: int(env, 'RATE_LIMIT_STANDARD_PER_MINUTE', 100, 1),
     rateLimitHeavyPerHour: int(env, 'RATE_LIMIT_HEAVY_PER_HOUR', 10, 1),
     jobRetryDelaySeconds: int(env, 'JOB_RETRY_DELAY_SECONDS', 30, 1),

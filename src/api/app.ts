@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { randomUUID } from 'node:crypto'
 import zlib from 'node:zlib'
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify'
 import compress from '@fastify/compress'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { ApiDeps } from './deps.js'
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, unroutedHandler } from './errors.js'
 import { RouteMethods } from './methods.js'
 import { Principals } from '../services/principals.js'
-import { serveRequest } from '../store/urgency.js'
+import { requestScope, serveRequest } from '../store/urgency.js'
 import { guard } from './guard.js'
 import { addInputChecks, validatorCompilers } from './input.js'
 import { SHARED_SCHEMAS } from './schemas.js'
@@ -31,13 +31,25 @@ import { domainRoutes } from './routes/domains.js'
 import { jobRoutes } from './routes/jobs.js'
 import { pageRoutes } from './routes/pages.js'
 import { usageRoutes } from './routes/usage.js'
+import { auditRoutes } from './routes/audit.js'
+import { ssoRoutes } from './routes/sso.js'
 
 type NotFound = ReturnType<typeof unroutedHandler>
+
+/** A route as registered: what the audit log's test walks (every state-changing one writes an event). */
+export interface RouteEntry { method: string, url: string, changesNothing: boolean }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route of the server, in the order registered. */
+    routeTable: readonly RouteEntry[]
+  }
+}
 
 /** The tenant API's resources under /api, behind the guard (key, role, rate limits). */
 const API_RESOURCES = [
   domainRoutes, pageRoutes, pageEventRoutes, jobRoutes, usageRoutes, changeRoutes, feedbackRoutes, webhookRoutes,
-  mailAlertRoutes, alertRuleRoutes, imageRoutes, researchRoutes
+  mailAlertRoutes, alertRuleRoutes, imageRoutes, researchRoutes, auditRoutes, ssoRoutes
 ]
 
 const TRACE_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
@@ -72,6 +84,13 @@ export async function buildApp (
     schemaController: { compilersFactory: { buildValidator: validatorCompilers() } }
   }).withTypeProvider<TypeBoxTypeProvider>()
   const notFound = unroutedHandler(new RouteMethods().watch(app))
+  const routeTable: RouteEntry[] = []
+  app.addHook('onRoute', route => {
+    for (const method of [route.method].flat()) {
+      routeTable.push({ method, url: route.url ?? route.path, changesNothing: route.config?.changesNothing === true })
+    }
+  })
+  app.decorate('routeTable', routeTable)
 
   await protocol(app, deps, notFound)
   await operatorProbes(app, deps)
@@ -119,7 +138,7 @@ async function protocol (app: FastifyInstance, deps: ApiDeps, notFound: NotFound
   })
   // Everything a request does runs as serving it: the embedded database answers it before the pipeline's statements.
   app.addHook('onRequest', (req, reply, done) => {
-    serveRequest(done)
+    serveRequest({ ip: req.ip, traceId: req.id, audited: 0 }, done)
   })
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Trace-Id', req.id)
@@ -127,6 +146,10 @@ async function protocol (app: FastifyInstance, deps: ApiDeps, notFound: NotFound
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched'
     deps.metrics.observeRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000)
+    if (unaudited(req, reply.statusCode)) {
+      deps.metrics.unauditedWrite(req.method, route)
+      req.log.error({ route }, 'a state-changing request succeeded and wrote no audit event')
+    }
   })
   addInputChecks(app)
   app.setErrorHandler(errorHandler)
@@ -148,6 +171,17 @@ async function protocol (app: FastifyInstance, deps: ApiDeps, notFound: NotFound
     }
     jsonParser(req, body as string, done)
   })
+}
+
+/**
+ * Whether a request that changed state succeeded without writing its audit event: every
+ * route but GET's writes one (services/audit.ts), save those that say they change nothing.
+ */
+function unaudited (req: FastifyRequest, status: number): boolean {
+  if (status >= 400 || req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return false
+  if (!req.routeOptions.url || req.routeOptions.config?.changesNothing) return false
+  const scope = requestScope()
+  return scope !== undefined && scope.audited === 0 && !scope.changesNothing
 }
 
 /** The API's shared schemas, the 413 every body route documents, and the way in at /. */

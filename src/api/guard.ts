@@ -5,6 +5,7 @@ import type { Principals } from '../services/principals.js'
 import type { Principal } from '../store/orgs.js'
 import type { DataVersions } from '../store/data-versions.js'
 import { conditionalGets } from './validators.js'
+import { actingAs } from '../services/audit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,6 +13,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     tier?: 'standard' | 'heavy'
+    /** A POST that changes nothing (a preview, a sign-in form's refusal): it writes no audit event. */
+    changesNothing?: boolean
   }
 }
 
@@ -39,7 +42,10 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
     const header = req.headers.authorization
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
     if (match && match[1].length <= 200) req.principal = (await opts.principals.find(match[1])) ?? null
-    if (req.principal) req.rateKey = `org:${req.principal.org.id}`
+    if (req.principal) {
+      req.rateKey = `org:${req.principal.org.id}`
+      actingAs({ kind: 'api_key', keyId: req.principal.keyId, label: req.principal.keyLabel }, req.principal.org.id)
+    }
   })
 
   app.addHook('onRequest', async (req, reply) => {

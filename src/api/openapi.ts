@@ -53,7 +53,9 @@ export async function openApiDocs (app: FastifyInstance, config: Config): Promis
         { name: 'usage', description: 'Plan and quotas' },
         { name: 'changes', description: 'Detected changes across domains' },
         { name: 'research', description: 'Research briefs: one research credit buys a sourced brief of a domain' },
-        { name: 'alerts', description: 'Webhook and Slack destinations for change and job events' }
+        { name: 'alerts', description: 'Webhook and Slack destinations for change and job events' },
+        { name: 'audit', description: 'Who did what in the organisation: the audit log' },
+        { name: 'sso', description: 'Single sign-on with the company\'s identity provider (OpenID Connect)' }
       ]
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },

@@ -4,6 +4,8 @@
 import { Type } from '@sinclair/typebox'
 import { UsageSchema } from '../vocabulary/plans.js'
 import { BriefSchema, BriefSummarySchema } from '../vocabulary/research.js'
+import { AuditEventSchema } from '../vocabulary/audit.js'
+import { SsoSettingsSchema } from '../vocabulary/sso.js'
 import {
   ChangeTypeSchema,
   DiffDataSchema,
@@ -360,6 +362,8 @@ export const ListMeta = Type.Object(
 )
 
 export const SHARED_SCHEMAS = [
+  AuditEventSchema,
+  SsoSettingsSchema,
   DiffData,
   BriefSummarySchema,
   BriefSchema,

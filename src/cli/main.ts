@@ -9,7 +9,9 @@ import { addUser, invite, normalizeEmail, requestReset } from '../services/accou
 import { createOrg, updateOrg } from '../services/orgs.js'
 import { listMembers } from '../store/accounts.js'
 import { openStore } from '../store/db.js'
-import { findOrg, issueKey, listOrgs, orgView, revokeKey } from '../store/orgs.js'
+import { findOrg, listOrgs, orgView } from '../store/orgs.js'
+import { serveRequest } from '../store/urgency.js'
+import { makeApiKey, revokeApiKey } from '../services/keys.js'
 
 const USAGE = `sitewatch — operator commands (reads DATABASE_URL or DATA_DIR)
 
@@ -132,7 +134,22 @@ async function userCommand (verb: string | undefined, a: string | undefined, b: 
   mailer.close()
 }
 const print = (o: unknown) => process.stdout.write(`${JSON.stringify(o, null, 2)}\n`)
+// The operator's commands are in the audit log as the operator's, as the admin API's are.
+const operator = {
+  ip: null, traceId: null, audited: 0, actor: { kind: 'operator' as const, label: 'operator (command line)' }
+}
 try {
+  await serveRequest(operator, async () => await command())
+} catch (err) {
+  // A refusal of the rules (an e-mail taken, a short password) is the operator's to fix: said plainly.
+  if (!(err instanceof AppError)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exitCode = 1
+} finally {
+  await store.close()
+}
+
+async function command (): Promise<void> {
   if (noun === 'org' && verb === 'list') {
     print((await listOrgs(store.db)).map(orgView))
   } else if (noun === 'org' && verb === 'create') {
@@ -155,21 +172,14 @@ try {
   } else if (noun === 'key' && verb === 'issue') {
     id(a, 'an organisation id')
     if (!(await findOrg(store.db, a!))) fail(`no organisation ${a}`)
-    print(await issueKey(store.db, a!))
+    print(await makeApiKey(store.db, a!))
   } else if (noun === 'key' && verb === 'revoke') {
     id(a, 'a key id')
-    if (!(await revokeKey(store.db, a!))) fail(`no active key ${a}`)
+    await revokeApiKey(store.db, a!)
     print({ revoked: a })
   } else if (noun === 'user') {
     await userCommand(verb, a, b)
   } else {
     fail(`unknown command: ${positionals.join(' ')}`)
   }
-} catch (err) {
-  // A refusal of the rules (an e-mail taken, a short password) is the operator's to fix: said plainly.
-  if (!(err instanceof AppError)) throw err
-  process.stderr.write(`${err.message}\n`)
-  process.exitCode = 1
-} finally {
-  await store.close()
 }

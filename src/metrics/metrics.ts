@@ -33,6 +33,13 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  private readonly unaudited = new Counter({
+    name: 'sitewatch_unaudited_writes_total',
+    help: 'State-changing requests that succeeded and wrote no audit event (a defect: each should write one)',
+    labelNames: ['method', 'route'],
+    registers: [this.registry]
+  })
+
   constructor (sources: MetricSources) {
     const registers = [this.registry]
     collectDefaultMetrics({ register: this.registry, prefix: 'sitewatch_' })
@@ -203,6 +210,16 @@ export class Metrics {
   /** Counts one API response (the API's onResponse hook). */
   observeRequest (method: string, route: string, status: number, seconds: number): void {
     this.http.labels(method, route, String(status)).observe(seconds)
+  }
+
+  /** Counts a state-changing request that wrote no audit event (the API's onResponse hook). */
+  unauditedWrite (method: string, route: string): void {
+    this.unaudited.labels(method, route).inc()
+  }
+
+  /** How many state-changing requests wrote no audit event (tests read it). */
+  async unauditedWrites (): Promise<number> {
+    return (await this.unaudited.get()).values.reduce((n, v) => n + v.value, 0)
   }
 
   async render (): Promise<{ contentType: string, body: string }> {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
 import { AppError, validation } from '../vocabulary/errors.js'
 import { roleAllows, type Role } from '../vocabulary/core.js'
+import type { Actor } from '../vocabulary/audit.js'
 import {
   anyUserExists,
   deleteExpiredSessions,
@@ -28,9 +29,10 @@ import {
 } from '../store/accounts.js'
 import { deleteStaleAttempts } from '../store/auth-limits.js'
 import { deleteSpentShareLinks } from '../store/share-links.js'
-import type { Db } from '../store/db.js'
+import { inTransaction, type Db, type Tx } from '../store/db.js'
 import type { TokenPurpose } from '../store/schema.js'
 import { afterPasswordCheck, beforePasswordCheck, countInvitation } from './attempts.js'
+import { audited, recordAudit } from './audit.js'
 
 // People's accounts: passwords (argon2id), sessions kept in the database, and one-time
 // links for the first owner, password resets and invitations. What a person may do in an
@@ -89,18 +91,28 @@ export async function startSession (
   db: Db,
   rules: SessionRules,
   userId: string,
-  meta: { userAgent?: string, ip?: string, orgId?: string },
+  meta: { userAgent?: string, ip?: string, orgId?: string, actor?: Actor, via?: string },
   now = new Date()
 ): Promise<{ token: string, id: string }> {
   const token = newSecret()
   const orgId = meta.orgId ?? (await membershipsOf(db, userId))[0]?.org.id ?? null
-  const id = await insertSession(db, {
-    tokenHash: hashSecret(token),
-    userId,
-    orgId,
-    userAgent: meta.userAgent?.slice(0, 300) ?? null,
-    ip: meta.ip ?? null,
-    expiresAt: new Date(now.getTime() + rules.maxMs)
+  const id = await inTransaction(db, async tx => {
+    const id = await insertSession(tx, {
+      tokenHash: hashSecret(token),
+      userId,
+      orgId,
+      userAgent: meta.userAgent?.slice(0, 300) ?? null,
+      ip: meta.ip ?? null,
+      expiresAt: new Date(now.getTime() + rules.maxMs)
+    })
+    await recordAudit(tx, {
+      action: 'session.signed_in',
+      orgId,
+      objectId: id,
+      ...(meta.actor ? { actor: meta.actor } : {}),
+      ...(meta.via ? { details: { via: meta.via } } : {})
+    })
+    return id
   })
   return { token, id }
 }
@@ -116,7 +128,9 @@ export async function findSession (db: Db, rules: SessionRules, token: string, n
 }
 
 export async function endSession (db: Db, userId: string, sessionId: string): Promise<void> {
-  await deleteSessions(db, userId, { id: sessionId })
+  await audited(db, { action: 'session.signed_out', objectId: sessionId }, async tx => {
+    await deleteSessions(tx, userId, { id: sessionId })
+  })
 }
 
 /** A one-time link's secret; only its hash is stored. */
@@ -194,14 +208,27 @@ export async function acceptLink (
     throw new AppError('UNAUTHORIZED', 'This e-mail has an account: enter its password to join')
   }
   const passwordHash = existing ? undefined : await hash(account.password)
-  return await db.transaction().execute(async tx => {
+  return await inTransaction(db, async tx => {
     // The first owner's link makes an owner only while nobody has an account, checked when it is used.
     if (purpose === 'setup' && await anyUserExists(tx)) throw gone()
     const link = await useToken(tx, hashSecret(secret), purpose, now)
     if (!link || !link.org_id || !link.role) throw gone()
     const user = existing ?? await insertUser(tx, { email, name, passwordHash: passwordHash! })
-    await putMember(tx, user.id, link.org_id, link.role)
+    await join(tx, user, link.org_id, link.role, purpose === 'setup' ? 'first owner\'s link' : 'invitation')
     return { user, orgId: link.org_id }
+  })
+}
+
+/** Makes `user` a member of `orgId` with `role`, in the log as their own act (`by`: the link or the sign-on). */
+export async function join (tx: Tx, user: User, orgId: string, role: Role, by: string): Promise<void> {
+  await putMember(tx, user.id, orgId, role)
+  await recordAudit(tx, {
+    action: 'member.joined',
+    orgId,
+    actor: { kind: 'user', userId: user.id, label: user.email },
+    objectId: user.id,
+    objectLabel: user.email,
+    details: { role, by }
   })
 }
 
@@ -220,8 +247,15 @@ export async function invite (
   if (role === 'owner') assertMay(actor.role, 'owner')
   await countInvitation(db, orgId, now)
   // A new invitation to the same address replaces the one pending.
-  await revokeLinks(db, 'invite', { orgId, email }, now)
-  const secret = await issueLink(db, 'invite', { email, orgId, role, invitedBy: actor.userId }, now)
+  const secret = await audited(db, {
+    action: 'member.invited',
+    orgId,
+    objectLabel: email,
+    details: { role }
+  }, async tx => {
+    await revokeLinks(tx, 'invite', { orgId, email }, now)
+    return await issueLink(tx, 'invite', { email, orgId, role, invitedBy: actor.userId }, now)
+  })
   return { secret, email }
 }
 
@@ -229,8 +263,11 @@ export async function invite (
 export async function requestReset (db: Db, rawEmail: string, now = new Date()): Promise<string | undefined> {
   const email = normalizeEmail(rawEmail)
   const user = email ? await findUserByEmail(db, email) : undefined
-  if (!user) return undefined
-  return await issueLink(db, 'reset', { userId: user.id, email: user.email }, now)
+  // Asked for an unknown address too: the operator's log (no organisation's) keeps who tried.
+  const orgId = user ? (await membershipsOf(db, user.id))[0]?.org.id ?? null : null
+  return await audited(db, {
+    action: 'password.reset_requested', orgId, objectId: user?.id ?? null, objectLabel: email ?? rawEmail.slice(0, 254)
+  }, async tx => user && await issueLink(tx, 'reset', { userId: user.id, email: user.email }, now))
 }
 
 /** Sets a new password through a reset link, and ends every session of the person. */
@@ -238,7 +275,7 @@ export async function resetPassword (db: Db, secret: string, password: string, n
   const problem = passwordProblem(password)
   if (problem) throw validation('password', problem)
   const passwordHash = await hash(password)
-  return await db.transaction().execute(async tx => {
+  return await inTransaction(db, async tx => {
     const link = await useToken(tx, hashSecret(secret), 'reset', now)
     const user = link?.user_id ? await findUser(tx, link.user_id) : undefined
     if (!user) throw new AppError('NOT_FOUND', 'This link has expired or was used')
@@ -246,6 +283,14 @@ export async function resetPassword (db: Db, secret: string, password: string, n
     await deleteSessions(tx, user.id, {})
     // Every other reset link of the person stops working with this one.
     await revokeLinks(tx, 'reset', { userId: user.id }, now)
+    await recordAudit(tx, {
+      action: 'password.changed',
+      orgId: (await membershipsOf(tx, user.id))[0]?.org.id ?? null,
+      actor: { kind: 'user', userId: user.id, label: user.email },
+      objectId: user.id,
+      objectLabel: user.email,
+      details: { by: 'reset link' }
+    })
     return user
   })
 }
@@ -263,7 +308,7 @@ export async function changePassword (db: Db, user: { id: string, email: string 
   const problem = passwordProblem(next)
   if (problem) throw validation('password', problem)
   const passwordHash = await hash(next)
-  await db.transaction().execute(async tx => {
+  await audited(db, { action: 'password.changed', objectId: user.id, objectLabel: user.email }, async tx => {
     await setPasswordHash(tx, user.id, passwordHash)
     await deleteSessions(tx, user.id, { keep: keepSession })
     await revokeLinks(tx, 'reset', { userId: user.id }, now)
@@ -292,7 +337,7 @@ export async function changeMember (
 ): Promise<void> {
   const leaving = role === null && actor.userId === userId
   if (!leaving) assertMay(actor.role, 'admin')
-  await db.transaction().execute(async tx => {
+  await inTransaction(db, async tx => {
     const owners = await lockOwners(tx, orgId)
     const current = await memberRole(tx, orgId, userId)
     if (!current) throw new AppError('NOT_FOUND', 'Member not found')
@@ -302,6 +347,13 @@ export async function changeMember (
     }
     if (role === null) await deleteMember(tx, orgId, userId)
     else await setMemberRole(tx, orgId, userId, role)
+    await recordAudit(tx, {
+      action: role === null ? 'member.removed' : 'member.role_changed',
+      orgId,
+      objectId: userId,
+      objectLabel: (await findUser(tx, userId))?.email ?? null,
+      details: { from: current, ...(role !== null ? { to: role } : {}) }
+    })
   })
 }
 
@@ -314,11 +366,17 @@ export async function transferOwnership (
 ): Promise<void> {
   assertMay(actor.role, 'owner')
   if (toUserId === actor.userId) throw validation('userId', 'Choose another member')
-  await db.transaction().execute(async tx => {
+  await inTransaction(db, async tx => {
     await lockOwners(tx, orgId)
     if (!(await memberRole(tx, orgId, toUserId))) throw new AppError('NOT_FOUND', 'Member not found')
     await setMemberRole(tx, orgId, toUserId, 'owner')
     await setMemberRole(tx, orgId, actor.userId, 'admin')
+    await recordAudit(tx, {
+      action: 'ownership.transferred',
+      orgId,
+      objectId: toUserId,
+      objectLabel: (await findUser(tx, toUserId))?.email ?? null
+    })
   })
 }
 
@@ -326,10 +384,11 @@ export async function transferOwnership (
 export async function addUser (db: Db, orgId: string, account: NewAccount, role: Role): Promise<User> {
   const { email, name } = checkAccount(account)
   const passwordHash = await hash(account.password)
-  return await db.transaction().execute(async tx => {
+  return await inTransaction(db, async tx => {
     if (await findUserByEmail(tx, email)) throw new AppError('CONFLICT', `${email} already has an account`)
     const user = await insertUser(tx, { email, name, passwordHash })
     await putMember(tx, user.id, orgId, role)
+    await recordAudit(tx, { action: 'member.added', orgId, objectId: user.id, objectLabel: email, details: { role } })
     return user
   })
 }

@@ -8,6 +8,8 @@ import {
 } from '../store/alert-rules.js'
 import { countOwnedDomains } from '../store/domains.js'
 import type { ServiceContext } from './context.js'
+import { inTransaction } from '../store/db.js'
+import { audited, recordAudit } from './audit.js'
 
 // Alert rules (vocabulary/alert-rules.ts): written, ordered, and tried on the last 30 days
 // before they are saved. They are custom alert rules: plans that have those (403 otherwise).
@@ -40,19 +42,38 @@ export async function createAlertRule (ctx: ServiceContext, org: Org, input: Rul
   if (await countAlertRules(ctx.db, org.id) >= MAX_ALERT_RULES) {
     throw new AppError('CONFLICT', `An organisation has at most ${MAX_ALERT_RULES} alert rules: delete one first`)
   }
-  return await insertAlertRule(ctx.db, org.id, { ...input, name: input.name.trim() })
+  return await inTransaction(ctx.db, async tx => {
+    const rule = await insertAlertRule(tx, org.id, { ...input, name: input.name.trim() })
+    await recordAudit(tx, {
+      action: 'alert_rule.created',
+      objectId: rule.id,
+      objectLabel: rule.name,
+      details: { ...input }
+    })
+    return rule
+  })
 }
 
 export async function changeAlertRule (ctx: ServiceContext, org: Org, id: string, change: Partial<RuleInput>) {
   assertCustomRules(org)
   if (change.match) await checkMatch(ctx, org, change.match)
-  const rule = await updateAlertRule(ctx.db, org.id, id, { ...change, name: change.name?.trim() })
-  if (!rule) throw notFound('Alert rule')
-  return rule
+  return await inTransaction(ctx.db, async tx => {
+    const rule = await updateAlertRule(tx, org.id, id, { ...change, name: change.name?.trim() })
+    if (!rule) throw notFound('Alert rule')
+    await recordAudit(tx, {
+      action: 'alert_rule.updated',
+      objectId: rule.id,
+      objectLabel: rule.name,
+      details: { ...change }
+    })
+    return rule
+  })
 }
 
 export async function removeAlertRule (ctx: ServiceContext, orgId: string, id: string): Promise<void> {
-  if (!await deleteAlertRule(ctx.db, orgId, id)) throw notFound('Alert rule')
+  await audited(ctx.db, { action: 'alert_rule.deleted', objectId: id }, async tx => {
+    if (!await deleteAlertRule(tx, orgId, id)) throw notFound('Alert rule')
+  })
 }
 
 /**

@@ -1,6 +1,8 @@
 import { AppError } from '../vocabulary/errors.js'
 import { attemptsOf, countAttempt, forgetAttempts } from '../store/auth-limits.js'
-import type { Db } from '../store/db.js'
+import { inTransaction, type Db } from '../store/db.js'
+import { findUserByEmail, membershipsOf } from '../store/accounts.js'
+import { recordAudit } from './audit.js'
 
 // How many tries a person, an address or an organisation gets, OWASP-style: failed
 // sign-ins and wrong current passwords slow the next try of that account and of that
@@ -60,8 +62,22 @@ export async function afterSignIn (db: Db, who: { email: string, ip: string }, o
     await forgetAttempts(db, accountKey(who.email))
     return
   }
-  await countAttempt(db, accountKey(who.email), rule.windowMs)
-  await countAttempt(db, addressKey(who.ip), rule.windowMs)
+  await inTransaction(db, async tx => {
+    await countAttempt(tx, accountKey(who.email), rule.windowMs)
+    await countAttempt(tx, addressKey(who.ip), rule.windowMs)
+    // Each organisation of the account tried sees the failure; an address of no account, the operator's log.
+    const user = await findUserByEmail(tx, who.email)
+    const orgs = user ? (await membershipsOf(tx, user.id)).map(m => m.org.id) : []
+    for (const orgId of orgs.length > 0 ? orgs : [null]) {
+      await recordAudit(tx, {
+        action: 'session.sign_in_failed',
+        orgId,
+        actor: { kind: 'anonymous', label: 'anonymous' },
+        objectId: user?.id ?? null,
+        objectLabel: who.email
+      })
+    }
+  })
 }
 
 /** Waits as the person's wrong current passwords ask, before one is checked. */

@@ -3,13 +3,14 @@ import { assertCanCreate, type Org } from '../vocabulary/plans.js'
 import { MAX_TAG_LENGTH, MAX_TAGS, normalTags, type RenderMode } from '../vocabulary/core.js'
 import { parseDomainInput, pastedHost, pastedPage } from '../crawl/url.js'
 import { crawlJobOf } from '../queue/queues.js'
-import { isUniqueViolation } from '../store/db.js'
+import { inTransaction, isUniqueViolation } from '../store/db.js'
 import {
   deleteDomain, domainView, findDomain, findDomainByHost, insertDomain, updateDomain, type DomainRow
 } from '../store/domains.js'
 import { monitoredPages } from '../store/pages.js'
 import type { ServiceContext } from './context.js'
 import { takeQuota } from './quota.js'
+import { audited, recordAudit } from './audit.js'
 
 /** The domain, if the organisation has it; 404 otherwise. */
 export async function requireDomain (ctx: ServiceContext, orgId: string, id: string): Promise<DomainRow> {
@@ -33,6 +34,12 @@ export async function createDomain (
       await takeQuota(tx, org, 'domains')
       const { id: discoveryJobId } = await ctx.queue.enqueueDiscovery(tx,
         { orgId: org.id, domainId: domain.id, ...(asked.length > 0 ? { asked: [...asked] } : {}) })
+      await recordAudit(tx, {
+        action: 'domain.created',
+        objectId: domain.id,
+        objectLabel: hostname,
+        ...(asked.length ? { details: { asked } } : {})
+      })
       return { ...domainView(domain), discoveryJobId }
     })
   } catch (err) {
@@ -56,13 +63,16 @@ export async function changeDomain (
   const domain = await requireDomain(ctx, org.id, id)
   const { displayName, paused, render, tags } = change
   if (paused === false && domain.status === 'paused') assertCanCreate(org)
-  await updateDomain(ctx.db, domain.id, {
+  const settings = {
     displayName: displayName === undefined ? undefined : displayName?.trim() || null,
     pause: paused === true && domain.status !== 'paused',
     resume: paused === false && domain.status === 'paused',
     render,
     tags: tags === undefined ? undefined : checkedTags(tags)
-  })
+  }
+  const details = { displayName: settings.displayName, paused, render, tags: settings.tags }
+  await audited(ctx.db, { action: 'domain.updated', objectId: domain.id, objectLabel: domain.hostname, details },
+    async tx => { await updateDomain(tx, domain.id, settings) })
 }
 
 /** Tags as kept (normalTags), or a 400 saying which rule they break. */
@@ -78,9 +88,12 @@ function checkedTags (tags: readonly string[]): string[] {
 
 /** Deletes a domain with its pages, snapshots and changes; its hostname. Quota is not restored. */
 export async function removeDomain (ctx: ServiceContext, orgId: string, id: string): Promise<string> {
-  const hostname = await deleteDomain(ctx.db, orgId, id)
-  if (hostname === undefined) throw notFound('Domain')
-  return hostname
+  return await inTransaction(ctx.db, async tx => {
+    const hostname = await deleteDomain(tx, orgId, id)
+    if (hostname === undefined) throw notFound('Domain')
+    await recordAudit(tx, { action: 'domain.deleted', objectId: id, objectLabel: hostname })
+    return hostname
+  })
 }
 
 /**
@@ -90,9 +103,16 @@ export async function removeDomain (ctx: ServiceContext, orgId: string, id: stri
 export async function rediscover (ctx: ServiceContext, org: Org, id: string) {
   const domain = await requireDomain(ctx, org.id, id)
   assertCanCreate(org)
-  const { id: discoveryJobId, queued } = await ctx.queue.transaction(ctx.db, tx =>
-    ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
-  )
+  const { id: discoveryJobId, queued } = await ctx.queue.transaction(ctx.db, async tx => {
+    const discovery = await ctx.queue.enqueueDiscovery(tx, { orgId: org.id, domainId: domain.id })
+    await recordAudit(tx, {
+      action: 'domain.discovery_requested',
+      objectId: domain.id,
+      objectLabel: domain.hostname,
+      details: { jobId: discovery.id, queued: discovery.queued }
+    })
+    return discovery
+  })
   const message = queued
     ? `Discovery queued for ${domain.hostname}`
     : `A discovery of ${domain.hostname} is already queued or running: its job is ${discoveryJobId}`
@@ -112,6 +132,12 @@ export async function crawlNow (ctx: ServiceContext, org: Org, id: string, opts:
     const queued = await ctx.queue.enqueueCrawls(tx, pages.map(crawlJobOf))
     // Taken after the crawls are queued, in their transaction: a quota that ran out queues none.
     if (queued.size > 0 || !opts.onlyIfQueued) await takeQuota(tx, org, 'manualRechecks')
+    await recordAudit(tx, {
+      action: 'domain.crawl_requested',
+      objectId: domain.id,
+      objectLabel: domain.hostname,
+      details: { queued: queued.size, pending: pages.length - queued.size }
+    })
     return { jobIds: pages.flatMap(p => queued.get(p.id) ?? []), pending: pages.length - queued.size }
   })
   return { domain, jobIds, pending }

@@ -1,6 +1,8 @@
 import { stringify } from 'csv-stringify/sync'
 import { changesForExport, type ChangeFilters, EXPORT_CAP } from '../store/changes.js'
 import type { Db } from '../store/db.js'
+import { allAuditEvents, type AuditFilters } from '../store/audit-events.js'
+import { audited } from './audit.js'
 
 // What leaves Sitewatch for a spreadsheet: a filter's changes, a domain's pages, as CSV
 // (RFC 4180, a header row, UTF-8). A cell that a spreadsheet would run as a formula
@@ -12,6 +14,7 @@ const csv = (header: string[], rows: unknown[][]) =>
 /** The changes that pass `filters`, newest first, at most EXPORT_CAP; `appBase` makes each one's link. */
 export async function changesCsv (db: Db, orgId: string, filters: ChangeFilters, appBase: string): Promise<string> {
   const rows = await changesForExport(db, orgId, filters)
+  await exported(db, orgId, 'changes', rows.length, filters)
   return csv(
     [
       'createdAt', 'domain', 'pageUrl', 'pageType', 'changeType', 'severity', 'confidence', 'summary',
@@ -26,6 +29,29 @@ export async function changesCsv (db: Db, orgId: string, filters: ChangeFilters,
 }
 
 export { EXPORT_CAP }
+
+/** An export reveals the organisation: it is in the audit log, with what it held. */
+async function exported (db: Db, orgId: string, what: string, rows: number, filters: object): Promise<void> {
+  const given = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined))
+  const note = { action: 'data.exported' as const, orgId, objectLabel: what, details: { rows, filters: given } }
+  await audited(db, note, async () => {})
+}
+
+/** The audit events that pass `filters`, newest first, every one (a log is read whole). */
+export async function auditCsv (db: Db, orgId: string, filters: AuditFilters): Promise<string> {
+  const rows: unknown[][] = []
+  for await (const batch of allAuditEvents(db, orgId, filters)) {
+    for (const e of batch) {
+      rows.push([
+        e.at.toISOString(), e.actor.kind, e.actor.label, e.actor.userId ?? e.actor.keyId ?? '', e.ip ?? '', e.action,
+        e.object.type, e.object.id ?? '', e.object.label ?? '', JSON.stringify(e.details), e.traceId ?? ''
+      ])
+    }
+  }
+  await exported(db, orgId, 'audit events', rows.length, filters)
+  return csv(['at', 'actorKind', 'actor', 'actorId', 'ip', 'action', 'objectType', 'objectId', 'object', 'details',
+    'traceId'], rows)
+}
 
 /** A domain's pages as a spreadsheet's rows. */
 export function pagesCsv (pages: ReadonlyArray<{

@@ -1,13 +1,16 @@
 import { learnedPattern } from '../detection/detect.js'
 import { AppError, notFound } from '../vocabulary/errors.js'
-import type { IgnoredFact } from '../vocabulary/core.js'
+import type { IgnoredFact, NoiseRules } from '../vocabulary/core.js'
 import { CHANGE_TYPE_WORDS, factsToMute, type LearnedKind, type Verdict } from '../vocabulary/learned.js'
-import { getChange } from '../store/changes.js'
+import { getChange, setAcknowledged, type Acknowledger } from '../store/changes.js'
 import {
   deleteLearnedRule, findLearnedRule, insertLearnedRule, learnedRuleView, sameLearnedRule, setVerdict
 } from '../store/learned.js'
 import type { RuleContext, ServiceContext } from './context.js'
-import { changePage, requirePage } from './pages.js'
+import { checkNoiseRules, requirePage } from './pages.js'
+import { recordAudit } from './audit.js'
+import { inTransaction, type Db } from '../store/db.js'
+import { updatePage } from '../store/pages.js'
 
 // People's verdicts on changes, and what Sitewatch learns from them (vocabulary/learned.ts):
 // "important" pins the change and raises later changes of its type on its page; "not
@@ -66,24 +69,48 @@ export function offersFor (change: ChangeView): Offer[] {
   ]
 }
 
+/**
+ * Acknowledges changes (`by` a key or a person), or marks them new again (`by` null): the
+ * changes as they are now, each recorded in the audit log; those not found are left out.
+ */
+export async function acknowledgeChanges (db: Db, orgId: string, ids: string[], by: Acknowledger | null) {
+  return await inTransaction(db, async tx => {
+    const changes = await setAcknowledged(tx, orgId, ids, by)
+    for (const c of changes) {
+      await recordAudit(tx, {
+        action: by ? 'change.acknowledged' : 'change.unacknowledged', objectId: c.id, objectLabel: c.summary
+      })
+    }
+    return changes
+  })
+}
+
 /** Records a verdict; "important" learns its rule at once, "not important" returns its offers. */
 export async function giveVerdict (
   ctx: ServiceContext, orgId: string, changeId: string, verdict: Verdict, teacher: Teacher
 ) {
   const before = await requireChange(ctx, orgId, changeId)
-  await setVerdict(ctx.db, orgId, changeId, verdict, teacher.by)
-  const change = await requireChange(ctx, orgId, changeId)
-  if (verdict === 'not_important') return { change, learned: [], offers: offersFor(before) }
-  const raise = await sameLearnedRule(ctx.db, change.pageId, 'raise', { changeType: change.changeType }) ??
-    await insertLearnedRule(ctx.db, {
-      orgId,
-      pageId: change.pageId,
-      kind: 'raise',
-      changeType: change.changeType,
-      fromChangeId: change.id,
-      createdBy: teacher.name
+  return await inTransaction(ctx.db, async tx => {
+    await setVerdict(tx, orgId, changeId, verdict, teacher.by)
+    const change = await requireChange({ ...ctx, db: tx }, orgId, changeId)
+    await recordAudit(tx, {
+      action: 'change.feedback',
+      objectId: changeId,
+      objectLabel: change.summary,
+      details: { verdict }
     })
-  return { change, learned: [learnedRuleView(raise)], offers: [] }
+    if (verdict === 'not_important') return { change, learned: [], offers: offersFor(before) }
+    const raise = await sameLearnedRule(tx, change.pageId, 'raise', { changeType: change.changeType }) ??
+      await insertLearnedRule(tx, {
+        orgId,
+        pageId: change.pageId,
+        kind: 'raise',
+        changeType: change.changeType,
+        fromChangeId: change.id,
+        createdBy: teacher.name
+      })
+    return { change, learned: [learnedRuleView(raise)], offers: [] }
+  })
 }
 
 /**
@@ -110,38 +137,45 @@ export async function learnFrom (
     : offer.fact !== undefined ? { fact: offer.fact } : { changeType: change.changeType }
   const known = await sameLearnedRule(ctx.db, change.pageId, kind, what)
   if (known) return learnedRuleView(known)
-  if (offer.pattern !== undefined) await addPattern(ctx, orgId, change, offer.pattern)
-  if (offer.fact !== undefined) await addFact(ctx, orgId, change, offer.fact)
-  const rule = await insertLearnedRule(ctx.db, {
-    orgId, pageId: change.pageId, kind, ...what, fromChangeId: change.id, createdBy: teacher.name
+  const page = await requirePage(ctx, orgId, change.domainId, change.pageId)
+  const rules = offer.pattern !== undefined
+    ? withPattern(page.noise_rules ?? {}, offer.pattern)
+    : offer.fact !== undefined ? withFact(page.noise_rules ?? {}, offer.fact) : undefined
+  // Checked on the analysis threads before the transaction, which must not wait on them.
+  await checkNoiseRules(ctx, orgId, rules)
+  return await inTransaction(ctx.db, async tx => {
+    if (rules) await updatePage(tx, page.id, { noiseRules: rules })
+    const rule = await insertLearnedRule(tx, {
+      orgId, pageId: change.pageId, kind, ...what, fromChangeId: change.id, createdBy: teacher.name
+    })
+    await recordAudit(tx, {
+      action: 'learned_rule.created',
+      objectId: rule.id,
+      objectLabel: page.url,
+      details: { kind, ...what, fromChangeId: change.id }
+    })
+    return learnedRuleView(rule)
   })
-  return learnedRuleView(rule)
 }
 
-async function addPattern (ctx: RuleContext, orgId: string, change: ChangeView, pattern: string): Promise<void> {
-  const page = await requirePage(ctx, orgId, change.domainId, change.pageId)
-  const rules = page.noise_rules ?? {}
+/** The page's rules with `pattern` among its ignore patterns; undefined when it is there already. */
+function withPattern (rules: NoiseRules, pattern: string): NoiseRules | undefined {
   const patterns = rules.ignorePatterns ?? []
-  if (patterns.includes(pattern)) return
+  if (patterns.includes(pattern)) return undefined
   if (patterns.length >= MAX_PATTERNS) {
     throw new AppError('CONFLICT', `The page has ${MAX_PATTERNS} ignore patterns already: remove one first`)
   }
-  await changePage(ctx, orgId, change.domainId, change.pageId, {
-    noiseRules: { ...rules, ignorePatterns: [...patterns, pattern] }
-  })
+  return { ...rules, ignorePatterns: [...patterns, pattern] }
 }
 
-async function addFact (ctx: RuleContext, orgId: string, change: ChangeView, fact: IgnoredFact): Promise<void> {
-  const page = await requirePage(ctx, orgId, change.domainId, change.pageId)
-  const rules = page.noise_rules ?? {}
+/** The page's rules with `fact` left out of its changes; undefined when it is already. */
+function withFact (rules: NoiseRules, fact: IgnoredFact): NoiseRules | undefined {
   const facts = rules.ignoreFacts ?? []
-  if (facts.some(f => sameFact(f, fact))) return
+  if (facts.some(f => sameFact(f, fact))) return undefined
   if (facts.length >= MAX_FACTS) {
     throw new AppError('CONFLICT', `The page leaves ${MAX_FACTS} facts out already: remove one first`)
   }
-  await changePage(ctx, orgId, change.domainId, change.pageId, {
-    noiseRules: { ...rules, ignoreFacts: [...facts, fact] }
-  })
+  return { ...rules, ignoreFacts: [...facts, fact] }
 }
 
 const sameFact = (a: IgnoredFact, b: IgnoredFact) => a.kind === b.kind && a.subject === b.subject
@@ -150,18 +184,28 @@ const sameFact = (a: IgnoredFact, b: IgnoredFact) => a.kind === b.kind && a.subj
 export async function forgetRule (ctx: RuleContext, orgId: string, ruleId: string): Promise<void> {
   const rule = await findLearnedRule(ctx.db, orgId, ruleId)
   if (!rule) throw notFound('Learned rule')
-  const patterns = rule.noise_rules?.ignorePatterns ?? []
-  const facts = rule.noise_rules?.ignoreFacts ?? []
-  if (rule.kind === 'mute' && rule.pattern !== null && patterns.includes(rule.pattern)) {
-    await changePage(ctx, orgId, rule.domain_id, rule.page_id, {
-      noiseRules: { ...rule.noise_rules, ignorePatterns: patterns.filter(p => p !== rule.pattern) }
-    })
-  }
+  let rules: NoiseRules = rule.noise_rules ?? {}
+  const patterns = rules.ignorePatterns ?? []
+  const facts = rules.ignoreFacts ?? []
   const fact = rule.fact
-  if (rule.kind === 'mute' && fact !== null && facts.some(f => sameFact(f, fact))) {
-    await changePage(ctx, orgId, rule.domain_id, rule.page_id, {
-      noiseRules: { ...rule.noise_rules, ignoreFacts: facts.filter(f => !sameFact(f, fact)) }
-    })
+  const mutedPattern = rule.pattern !== null && patterns.includes(rule.pattern)
+  const mutedFact = fact !== null && facts.some(f => sameFact(f, fact))
+  const unmuted = rule.kind === 'mute' && (mutedPattern || mutedFact)
+  if (unmuted) {
+    rules = {
+      ...rules,
+      ignorePatterns: patterns.filter(p => p !== rule.pattern),
+      ignoreFacts: fact === null ? facts : facts.filter(f => !sameFact(f, fact))
+    }
   }
-  await deleteLearnedRule(ctx.db, rule.id)
+  // Rules that only lose a pattern or a fact cost no more than before: nothing to check.
+  await inTransaction(ctx.db, async tx => {
+    if (unmuted) await updatePage(tx, rule.page_id, { noiseRules: rules })
+    await deleteLearnedRule(tx, rule.id)
+    await recordAudit(tx, {
+      action: 'learned_rule.deleted',
+      objectId: rule.id,
+      details: { kind: rule.kind, pageId: rule.page_id }
+    })
+  })
 }

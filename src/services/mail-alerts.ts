@@ -11,6 +11,8 @@ import { PLANS, type Org } from '../vocabulary/plans.js'
 import { normalTags } from '../vocabulary/core.js'
 import { countOwnedDomains } from '../store/domains.js'
 import type { Db } from '../store/db.js'
+import { inTransaction } from '../store/db.js'
+import { audited, recordAudit } from './audit.js'
 import { findUser } from '../store/accounts.js'
 import { findOrg } from '../store/orgs.js'
 import { chosenPreference, mailRecipients, savePreference, turnMailOff } from '../store/mail-alerts.js'
@@ -67,7 +69,14 @@ export async function changeAlertSettings (db: Db, org: Org, userId: string, pat
   if (next.domainIds?.length && (await countOwnedDomains(db, org.id, next.domainIds)) !== next.domainIds.length) {
     throw new AppError('VALIDATION_ERROR', 'domainIds names a domain that does not exist', { field: 'domainIds' })
   }
-  await savePreference(db, userId, org.id, next)
+  await audited(db, {
+    action: 'alert_settings.changed',
+    orgId: org.id,
+    objectId: userId,
+    objectLabel: current.email,
+    details: { ...patch }
+  },
+  async tx => { await savePreference(tx, userId, org.id, next) })
   return await alertSettingsOf(db, org, userId)
 }
 
@@ -96,8 +105,23 @@ export async function unsubscribeTarget (db: Db, secret: string, token: string) 
 }
 
 /** Turns the member's e-mail alerts off; false when they are no longer a member. */
-export async function unsubscribe (db: Db, target: { userId: string, org: Org }): Promise<boolean> {
-  return await turnMailOff(db, target.userId, target.org.id, defaultMailPreference(target.org.plan))
+export async function unsubscribe (db: Db, target: { userId: string, email: string, org: Org }): Promise<boolean> {
+  return await inTransaction(db, async tx => {
+    const off = await turnMailOff(tx, target.userId, target.org.id, defaultMailPreference(target.org.plan))
+    // The link names its holder: the log says they acted, by the link.
+    const actor = { kind: 'user' as const, userId: target.userId, label: target.email }
+    if (off) {
+      await recordAudit(tx, {
+        action: 'alert_settings.changed',
+        orgId: target.org.id,
+        actor,
+        objectId: target.userId,
+        objectLabel: target.email,
+        details: { mode: 'off', by: 'unsubscribe link' }
+      })
+    }
+    return off
+  })
 }
 
 /** The addresses of an organisation's Atom feeds; `{domainId}` stands for a domain's id. */

@@ -2,10 +2,11 @@ import { trialEnd, type Org } from '../vocabulary/plans.js'
 import { AppError } from '../vocabulary/errors.js'
 import { PLAN_NAMES, type PlanName, type Role } from '../vocabulary/core.js'
 import { carryUsage, currentPeriod, startPeriod, setTrialPeriodEnd } from '../store/billing.js'
-import type { Db } from '../store/db.js'
+import { inTransaction, type Db } from '../store/db.js'
 import { resumeTrialPaused } from '../store/domains.js'
 import { anyOrgExists, deleteOrg, findOrg, insertOrg, issueKey, setOrgPlan } from '../store/orgs.js'
 import { assertMay } from './accounts.js'
+import { audited, recordAudit } from './audit.js'
 
 // Tenants, for the admin API and the operator's command.
 
@@ -16,10 +17,17 @@ export async function createOrg (
   plan: PlanName,
   now = new Date()
 ): Promise<{ org: Org, apiKey: string, keyId: string }> {
-  return await db.transaction().execute(async tx => {
+  return await inTransaction(db, async tx => {
     const org = await insertOrg(tx, { name, plan, trialEndsAt: plan === 'trial' ? trialEnd(now) : null, now })
     await startPeriod(tx, org, now)
     const key = await issueKey(tx, org.id)
+    await recordAudit(tx, {
+      action: 'org.created',
+      orgId: org.id,
+      objectId: org.id,
+      objectLabel: name,
+      details: { plan }
+    })
     return { org, apiKey: key.apiKey, keyId: key.id }
   })
 }
@@ -36,7 +44,7 @@ export async function updateOrg (
   now = new Date(),
   opts: { keepUsage?: boolean } = {}
 ): Promise<Org | undefined> {
-  return await db.transaction().execute(async tx => {
+  return await inTransaction(db, async tx => {
     const org = await findOrg(tx, id, { forUpdate: true })
     if (!org) return undefined
     const plan = patch.plan ?? org.plan
@@ -51,6 +59,13 @@ export async function updateOrg (
     }
     const updated = await setOrgPlan(tx, id, plan, plan === 'trial' ? trialEndsAt : null, now)
     if (plan !== 'trial' || (trialEndsAt && trialEndsAt > now)) await resumeTrialPaused(tx, id, now)
+    await recordAudit(tx, {
+      action: opts.keepUsage ? 'plan.changed' : 'org.updated',
+      orgId: id,
+      objectId: id,
+      objectLabel: org.name,
+      details: { from: org.plan, plan, ...(plan === 'trial' ? { trialEndsAt } : {}) }
+    })
     return updated
   })
 }
@@ -67,7 +82,6 @@ export async function changePlan (db: Db, actor: { role: Role }, org: Org, plan:
   if (!SELF_SERVICE_PLANS.includes(plan)) {
     throw new AppError('VALIDATION_ERROR', `Choose one of ${SELF_SERVICE_PLANS.join(', ')}`, { field: 'plan' })
   }
-  if (plan === org.plan) return org
   return (await updateOrg(db, org.id, { plan }, now, { keepUsage: true }))!
 }
 
@@ -77,7 +91,10 @@ export async function deleteOrganisation (db: Db, actor: { role: Role }, org: Or
   if (typedName.trim() !== org.name) {
     throw new AppError('VALIDATION_ERROR', `Type the organisation's name, ${org.name}, to delete it`, { field: 'name' })
   }
-  await deleteOrg(db, org.id)
+  // The organisation's log goes with it: the event is kept in the operator's (no organisation's).
+  await audited(db, { action: 'org.deleted', orgId: null, objectId: org.id, objectLabel: org.name }, async tx => {
+    await deleteOrg(tx, org.id)
+  })
 }
 
 /** The first start on an empty database creates "default" on the trial plan. */

@@ -2,7 +2,7 @@ import { classifyPageType } from '../crawl/page-type.js'
 import { belongsToDomain, normalizeUrl } from '../crawl/url.js'
 import { AppError, notFound } from '../vocabulary/errors.js'
 import { assertCanCreate, pageCapReached, PLANS, type Org } from '../vocabulary/plans.js'
-import { TYPES_THAT_MATTER, type PageCandidate, type PageType } from '../vocabulary/core.js'
+import { TYPES_THAT_MATTER, type NoiseRules, type PageCandidate, type PageType } from '../vocabulary/core.js'
 import { crawlJobOf } from '../queue/queues.js'
 import { isUniqueViolation, type Tx } from '../store/db.js'
 import { discoveryEnded, domainAnswered, markDiscovered } from '../store/domains.js'
@@ -22,6 +22,7 @@ import {
 import type { RuleContext, ServiceContext } from './context.js'
 import { type AddedLine, earlierLine, lineRefused, MAX_LINES_AT_ONCE, requireDomain } from './domains.js'
 import { takeQuota } from './quota.js'
+import { audited, recordAudit } from './audit.js'
 
 /** The most pages one discovery watches by itself: a domain's first, and each later one (see AutomaticWatch). */
 export const WATCHED_BY_FIRST_DISCOVERY = 500
@@ -122,6 +123,7 @@ export async function addPageByHand (
         throw pageCapReached(org, await pagesAdded(tx, domain.id))
       }
       await ctx.queue.enqueueCrawls(tx, [crawlJobOf(row)])
+      await recordAudit(tx, { action: 'page.added', objectId: row.id, objectLabel: row.url, details: { pageType } })
       return row
     })
   } catch (err) {
@@ -150,14 +152,27 @@ export async function changePage (
   pageId: string,
   settings: PageSettings
 ): Promise<PageRow> {
-  await requirePage(ctx, orgId, domainId, pageId)
-  if (settings.noiseRules) {
-    const problems = await ctx.ruleChecks(orgId, settings.noiseRules)
-    if (problems.length > 0) {
-      throw new AppError('VALIDATION_ERROR', problems[0].message, { field: problems[0].field, issues: problems })
-    }
+  const page = await requirePage(ctx, orgId, domainId, pageId)
+  await checkNoiseRules(ctx, orgId, settings.noiseRules)
+  return await audited(ctx.db, {
+    action: 'page.updated',
+    objectId: page.id,
+    objectLabel: page.url,
+    details: { ...settings }
+  },
+  async tx => await updatePage(tx, pageId, settings))
+}
+
+/**
+ * Refuses (400) noise rules that cannot work or cost too much. It asks the analysis
+ * threads, so it runs before the write's transaction, which must not wait on them.
+ */
+export async function checkNoiseRules (ctx: RuleContext, orgId: string, rules: NoiseRules | undefined): Promise<void> {
+  if (!rules) return
+  const problems = await ctx.ruleChecks(orgId, rules)
+  if (problems.length > 0) {
+    throw new AppError('VALIDATION_ERROR', problems[0].message, { field: problems[0].field, issues: problems })
   }
-  return await updatePage(ctx.db, pageId, settings)
 }
 
 /** Deletes a page with its snapshots and changes; its allowance is not given back. */
@@ -168,7 +183,9 @@ export async function removePage (
   pageId: string
 ): Promise<PageRow> {
   const page = await requirePage(ctx, orgId, domainId, pageId)
-  await deletePage(ctx.db, page.id)
+  await audited(ctx.db, { action: 'page.deleted', objectId: page.id, objectLabel: page.url }, async tx => {
+    await deletePage(tx, page.id)
+  })
   return page
 }
 
@@ -186,6 +203,9 @@ export async function crawlPageNow (ctx: ServiceContext, org: Org, domainId: str
   const jobId = await ctx.queue.transaction(ctx.db, async tx => {
     const queued = (await ctx.queue.enqueueCrawls(tx, [crawlJobOf(page)])).get(page.id)
     if (queued) await takeQuota(tx, org, 'manualRechecks')
+    await recordAudit(tx, {
+      action: 'page.crawl_requested', objectId: page.id, objectLabel: page.url, details: { queued: Boolean(queued) }
+    })
     return queued ?? null
   })
   return { page, jobId }

@@ -6,6 +6,7 @@ import { failBrief, insertBrief } from '../store/research.js'
 import type { ServiceContext } from './context.js'
 import { requireDomain } from './domains.js'
 import { takeQuota } from './quota.js'
+import { recordAudit } from './audit.js'
 
 /**
  * Buys a research brief of the domain: takes one research credit (402 when none is left;
@@ -19,6 +20,12 @@ export async function requestResearch (ctx: ServiceContext, org: Org, domainId: 
     const jobId = randomUUID()
     const briefId = await insertBrief(tx, { orgId: org.id, domainId: domain.id, jobId, periodId })
     await ctx.queue.enqueueResearch(tx, jobId, { orgId: org.id, domainId: domain.id, briefId })
+    await recordAudit(tx, {
+      action: 'research.requested',
+      objectId: domain.id,
+      objectLabel: domain.hostname,
+      details: { briefId }
+    })
     return { domain, briefId, jobId }
   })
 }

@@ -1,6 +1,8 @@
 import { AppError, notFound } from '../vocabulary/errors.js'
 import { getChange } from '../store/changes.js'
 import type { Db } from '../store/db.js'
+import { inTransaction } from '../store/db.js'
+import { recordAudit } from './audit.js'
 import { domainHostname } from '../store/domains.js'
 import { shareLinksOn } from '../store/orgs.js'
 import { findPage } from '../store/pages.js'
@@ -25,12 +27,20 @@ export async function createShareLink (
   }
   if (!await getChange(db, who.orgId, changeId)) throw notFound('Change')
   const secret = newSecret()
-  const row = await insertShareLink(db, {
-    tokenHash: hashSecret(secret),
-    orgId: who.orgId,
-    changeId,
-    createdBy: who.userId,
-    expiresAt: new Date(now.getTime() + SHARE_LINK_DAYS * 86_400_000)
+  const row = await inTransaction(db, async tx => {
+    const row = await insertShareLink(tx, {
+      tokenHash: hashSecret(secret),
+      orgId: who.orgId,
+      changeId,
+      createdBy: who.userId,
+      expiresAt: new Date(now.getTime() + SHARE_LINK_DAYS * 86_400_000)
+    })
+    await recordAudit(tx, {
+      action: 'change.shared',
+      objectId: changeId,
+      details: { linkId: row.id, expiresAt: row.expires_at }
+    })
+    return row
   })
   return { id: row.id, url: shareUrl(base, changeId, secret), expiresAt: row.expires_at }
 }
@@ -42,7 +52,11 @@ export async function changeShareLinks (db: Db, orgId: string, changeId: string,
 }
 
 export async function revokeLink (db: Db, orgId: string, id: string, now = new Date()): Promise<void> {
-  if (!await revokeShareLink(db, orgId, id, now)) throw notFound('Share link')
+  await inTransaction(db, async tx => {
+    const changeId = await revokeShareLink(tx, orgId, id, now)
+    if (!changeId) throw notFound('Share link')
+    await recordAudit(tx, { action: 'share_link.revoked', objectId: changeId, details: { linkId: id } })
+  })
 }
 
 /** The change a share link shows, with where it was found; undefined for a bad, expired, revoked or disallowed link. */

@@ -6,7 +6,7 @@ import { ALERT_EVENTS, normalTags, type EndpointKind } from '../vocabulary/core.
 import { filtersOfMatch, type Filters } from '../vocabulary/alert-rules.js'
 import { type JobQueue } from '../queue/queue.js'
 import { QUEUE } from '../queue/queues.js'
-import type { Tx } from '../store/db.js'
+import { inTransaction, type Tx } from '../store/db.js'
 import { countOwnedDomains } from '../store/domains.js'
 import {
   deleteEndpoint,
@@ -21,6 +21,7 @@ import {
   type NewDelivery
 } from '../store/webhooks.js'
 import type { ServiceContext } from './context.js'
+import { audited, recordAudit } from './audit.js'
 
 /** Where a client may send alerts: public addresses, and what ALERT_HOST_MAP and ALERT_ALLOW_PRIVATE_NETWORKS allow. */
 export interface DestinationRules {
@@ -103,8 +104,17 @@ export async function createWebhook (
   const kind = input.kind ?? 'webhook'
   await checkPlanAndFilters(ctx, org, input, kind)
   const url = await checkUrl(input.url, kind, rules)
-  const row = await insertEndpoint(ctx.db, org.id, kind, {
-    ...input, url, events: input.events ?? [...ALERT_EVENTS], tags: keptTags(input.tags)
+  const row = await inTransaction(ctx.db, async tx => {
+    const row = await insertEndpoint(tx, org.id, kind, {
+      ...input, url, events: input.events ?? [...ALERT_EVENTS], tags: keptTags(input.tags)
+    })
+    await recordAudit(tx, {
+      action: 'webhook.created',
+      objectId: row.id,
+      objectLabel: hostOf(url),
+      details: settingsSaid(input)
+    })
+    return row
   })
   return { ...endpointView(row), secret: row.secret }
 }
@@ -128,7 +138,23 @@ export async function changeWebhook (
   }
   await checkPlanAndFilters(ctx, org, filters, current.kind)
   const url = input.url !== undefined ? await checkUrl(input.url, current.kind, rules) : undefined
-  return endpointView(await updateEndpoint(ctx.db, current.id, { ...input, url, filters }))
+  const note = {
+    action: 'webhook.updated' as const,
+    objectId: current.id,
+    objectLabel: hostOf(url ?? current.url),
+    details: settingsSaid(input)
+  }
+  const row = await audited(ctx.db, note, async tx => await updateEndpoint(tx, current.id, { ...input, url, filters }))
+  return endpointView(row)
+}
+
+/** What the audit log keeps of a destination: its host (a Slack address is its secret). */
+const hostOf = (url: string) => new URL(url).host
+
+/** What the audit log says of a destination's settings: all but its address. */
+function settingsSaid (input: EndpointSettings & { url?: string }): Record<string, unknown> {
+  const { url: _url, ...said } = input
+  return said
 }
 
 /** A filter's tags as domains keep them (normalTags); null and undefined as they are. */
@@ -137,8 +163,10 @@ const keptTags = (tags: string[] | null | undefined) => tags ? normalTags(tags) 
 /** Deletes a destination and its delivery history; the host it pointed to. */
 export async function removeWebhook (ctx: ServiceContext, orgId: string, id: string): Promise<string> {
   const row = await requireEndpoint(ctx, orgId, id)
-  await deleteEndpoint(ctx.db, row.id)
-  return new URL(row.url).host
+  await audited(ctx.db, { action: 'webhook.deleted', objectId: row.id, objectLabel: hostOf(row.url) }, async tx => {
+    await deleteEndpoint(tx, row.id)
+  })
+  return hostOf(row.url)
 }
 
 /** Inserts deliveries (once per endpoint and event) and queues a delivery job for each new one; their ids. */
@@ -155,8 +183,9 @@ export async function queueDeliveries (tx: Tx, queue: JobQueue, deliveries: NewD
 /** Queues a webhook.test delivery to the destination, signed like any other. */
 export async function sendTestEvent (ctx: ServiceContext, org: Org, id: string) {
   const endpoint = await requireEndpoint(ctx, org.id, id)
-  const [deliveryId] = await ctx.queue.transaction(ctx.db, tx =>
-    queueDeliveries(tx, ctx.queue, [
+  const [deliveryId] = await ctx.queue.transaction(ctx.db, async tx => {
+    await recordAudit(tx, { action: 'webhook.tested', objectId: endpoint.id, objectLabel: hostOf(endpoint.url) })
+    return await queueDeliveries(tx, ctx.queue, [
       {
         endpoint_id: endpoint.id,
         org_id: org.id,
@@ -165,6 +194,6 @@ export async function sendTestEvent (ctx: ServiceContext, org: Org, id: string) 
         payload: { message: 'Sitewatch test event', endpointId: endpoint.id }
       }
     ])
-  )
+  })
   return await getDelivery(ctx.db, deliveryId)
 }

@@ -31,7 +31,7 @@ export async function anyUserExists (db: Db): Promise<boolean> {
   return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined
 }
 
-export async function insertUser (db: Db, u: { email: string, name: string | null, passwordHash: string }) {
+export async function insertUser (db: Db, u: { email: string, name: string | null, passwordHash: string | null }) {
   return await db
     .insertInto('users')
     .values({ email: u.email, name: u.name, password_hash: u.passwordHash })
@@ -249,10 +249,12 @@ export async function listInvitations (db: Db, orgId: string, now: Date) {
     .execute()
 }
 
-export async function cancelInvitation (db: Db, orgId: string, id: string, now: Date): Promise<boolean> {
+/** Ends a pending invitation: the address it was for, or undefined when none was pending. */
+export async function cancelInvitation (db: Db, orgId: string, id: string, now: Date): Promise<string | undefined> {
   const r = await db.updateTable('account_tokens').set({ used_at: now }).where('id', '=', id)
-    .where('org_id', '=', orgId).where('purpose', '=', 'invite').where('used_at', 'is', null).executeTakeFirst()
-  return Number(r.numUpdatedRows) > 0
+    .where('org_id', '=', orgId).where('purpose', '=', 'invite').where('used_at', 'is', null)
+    .returning('email').executeTakeFirst()
+  return r && (r.email ?? '')
 }
 
 /** Ends the open links of a kind: a person's resets, an address's invitations to an organisation, every setup link. */

@@ -17,6 +17,14 @@ export type Db = Kysely<Database>
 export type Tx = Transaction<Database>
 
 /**
+ * Runs `work` in a transaction: `db`'s own when it is one already (a use case called
+ * inside another's transaction joins it), else a new one.
+ */
+export async function inTransaction<T> (db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.isTransaction ? await work(db as Tx) : await db.transaction().execute(work)
+}
+
+/**
  * The embedded databases: PGlite runs PostgreSQL in single-user mode, where timeouts
  * (statement_timeout) are not enforced.
  */

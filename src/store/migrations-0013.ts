@@ -432,7 +432,63 @@ export const LATER_MIGRATIONS: Record<string, string[]> = {
     ].flatMap(table => writeTriggers(table, 'data_written'))
   ],
   // Where a picture's blocks are, for a page's outline drawn over its picture (see vocabulary/outline.ts).
-  '0026_picture_boxes': ['ALTER TABLE screenshots ADD COLUMN boxes jsonb']
+  '0026_picture_boxes': ['ALTER TABLE screenshots ADD COLUMN boxes jsonb'],
+  // Who did what (services/audit.ts). Rows are written with the change they record and
+  // never updated: the trigger refuses it, whoever asks. They go with their organisation,
+  // and by the plan's retention (retention.ts).
+  '0027_audit_events': [
+    `CREATE TABLE audit_events (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      org_id uuid REFERENCES orgs (id) ON DELETE CASCADE,
+      at timestamptz NOT NULL DEFAULT now(),
+      actor_kind text NOT NULL,
+      actor_user_id uuid,
+      actor_key_id uuid,
+      actor_label text NOT NULL,
+      ip text,
+      action text NOT NULL,
+      object_type text NOT NULL,
+      object_id text,
+      object_label text,
+      details jsonb NOT NULL DEFAULT '{}',
+      trace_id text
+    )`,
+    'CREATE INDEX audit_events_org_at ON audit_events (org_id, at DESC, id DESC)',
+    `CREATE FUNCTION audit_events_unchanged() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      RAISE EXCEPTION 'audit events are never changed';
+    END $$`,
+    `CREATE TRIGGER audit_events_unchanged BEFORE UPDATE ON audit_events
+      FOR EACH ROW EXECUTE FUNCTION audit_events_unchanged()`,
+    ...writeTriggers('audit_events', 'data_written')
+  ],
+  // Single sign-on (services/sso.ts): an organisation's identity provider and the e-mail
+  // domains it vouches for (each domain one organisation's), and the sign-ins under way
+  // (their state, by its hash, used once).
+  '0028_sso': [
+    `CREATE TABLE sso_settings (
+      org_id uuid PRIMARY KEY REFERENCES orgs (id) ON DELETE CASCADE,
+      issuer text NOT NULL,
+      client_id text NOT NULL,
+      client_secret text NOT NULL,
+      default_role text NOT NULL,
+      required boolean NOT NULL DEFAULT false,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE TABLE sso_domains (
+      domain text PRIMARY KEY,
+      org_id uuid NOT NULL REFERENCES sso_settings (org_id) ON DELETE CASCADE
+    )`,
+    'CREATE INDEX sso_domains_org ON sso_domains (org_id)',
+    `CREATE TABLE sso_attempts (
+      state_hash text PRIMARY KEY,
+      org_id uuid NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+      code_verifier text NOT NULL,
+      nonce text NOT NULL,
+      next text,
+      expires_at timestamptz NOT NULL
+    )`
+  ]
 }
 
 /** A statement-level trigger for each kind of write, its rows seen as `written`. */

@@ -73,15 +73,19 @@ export async function touchKey (db: Db, keyId: string, at: Date): Promise<void> 
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute()
 }
 
-export async function revokeKey (db: Db, keyId: string, orgId?: string): Promise<boolean> {
+/** Revokes a live key (of `orgId` when given): its organisation and what names it, or undefined when none was live. */
+export async function revokeKey (
+  db: Db, keyId: string, orgId?: string
+): Promise<{ orgId: string, label: string } | undefined> {
   const r = await db
     .updateTable('api_keys')
     .set({ revoked_at: new Date() })
     .where('id', '=', keyId)
     .$if(orgId !== undefined, q => q.where('org_id', '=', orgId!))
     .where('revoked_at', 'is', null)
+    .returning(['org_id', 'name', 'key_prefix'])
     .executeTakeFirst()
-  return Number(r.numUpdatedRows) > 0
+  return r && { orgId: r.org_id, label: r.name ? `${r.name} (${r.key_prefix}…)` : `${r.key_prefix}…` }
 }
 
 export async function insertOrg (
@@ -138,6 +142,10 @@ export interface Principal {
   org: Org
   keyId: string
   scope: KeyScope
+  /** What the audit log calls the key: its name, else its prefix. */
+  keyLabel: string
+  /** The person who made the key (null: the operator made it). */
+  createdBy: string | null
 }
 
 /** The organisation of the key whose SHA-256 (hashApiKey) is `keyHash`, if it is not revoked. */
@@ -148,6 +156,9 @@ export async function findPrincipal (db: Db, keyHash: string): Promise<Principal
     .select([
       'api_keys.id as key_id',
       'api_keys.scope',
+      'api_keys.name as key_name',
+      'api_keys.key_prefix',
+      'api_keys.created_by',
       'orgs.id',
       'orgs.name',
       'orgs.plan',
@@ -158,8 +169,8 @@ export async function findPrincipal (db: Db, keyHash: string): Promise<Principal
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst()
   if (!row) return undefined
-  const { key_id: keyId, scope, ...org } = row
-  return { org, keyId, scope }
+  const { key_id: keyId, scope, key_name: keyName, key_prefix: keyPrefix, created_by: createdBy, ...org } = row
+  return { org, keyId, scope, keyLabel: keyName ? `${keyName} (${keyPrefix}…)` : `${keyPrefix}…`, createdBy }
 }
 
 /** The organisations whose alerts come as a daily digest, with when their last one went. */

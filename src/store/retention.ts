@@ -7,7 +7,7 @@ const DAY = 86_400_000
 /**
  * Deletes changes and snapshots older than each plan's history retention. A page's
  * latest snapshot (the baseline of its next comparison) and snapshots that a kept
- * change still points to are kept. Webhook deliveries older than 30 days go too (the
+ * change still points to are kept; audit events go by the same rule. Webhook deliveries older than 30 days go too (the
  * queue forgets its own job records: deleteJobRecordsBefore).
  */
 export async function deleteExpired (db: Db, now = new Date()): Promise<{ changes: number, snapshots: number }> {
@@ -29,7 +29,12 @@ export async function deleteExpired (db: Db, now = new Date()): Promise<{ change
         db
       )
     snapshots += Number(s.numAffectedRows ?? 0)
+    await sql`DELETE FROM audit_events a USING orgs o
+      WHERE a.org_id = o.id AND o.plan = ${plan.name} AND a.at < ${cutoff}`.execute(db)
   }
+  // The operator's log (no organisation's: unknown addresses' sign-ins and resets) is kept 180 days.
+  await db.deleteFrom('audit_events').where('org_id', 'is', null)
+    .where('at', '<', new Date(now.getTime() - 180 * DAY)).execute()
   await db
     .deleteFrom('webhook_deliveries')
     .where('created_at', '<', new Date(now.getTime() - 30 * DAY))

@@ -27,6 +27,7 @@ import type { Brief, BriefStatus } from '../vocabulary/research.js'
 import type { LearnedKind, Verdict } from '../vocabulary/learned.js'
 import type { RuleAction, RuleMatch } from '../vocabulary/alert-rules.js'
 import type { PictureBoxes } from '../vocabulary/outline.js'
+import type { ActorKind } from '../vocabulary/audit.js'
 
 // Row types of the tables created in migrations.ts.
 
@@ -386,7 +387,45 @@ export interface EmailDeliveriesTable {
   delivered_at: Timestamp | null
 }
 
+export interface AuditEventsTable {
+  id: Generated<string>
+  org_id: string | null
+  at: CreatedAt
+  actor_kind: ActorKind
+  actor_user_id: string | null
+  actor_key_id: string | null
+  actor_label: string
+  ip: string | null
+  action: string
+  object_type: string
+  object_id: string | null
+  object_label: string | null
+  details: ColumnType<Record<string, unknown>, string | undefined, never>
+  trace_id: string | null
+}
+
+export interface SsoSettingsTable {
+  org_id: string
+  issuer: string
+  client_id: string
+  client_secret: string
+  default_role: Role
+  required: Generated<boolean>
+  updated_at: Generated<Date>
+}
+
 export interface Database {
+  audit_events: AuditEventsTable
+  sso_settings: SsoSettingsTable
+  sso_domains: { domain: string, org_id: string }
+  sso_attempts: {
+    state_hash: string
+    org_id: string
+    code_verifier: string
+    nonce: string
+    next: string | null
+    expires_at: Date
+  }
   orgs: OrgsTable
   api_keys: ApiKeysTable
   billing_periods: BillingPeriodsTable

@@ -42,10 +42,12 @@ export async function liveShareLinks (db: Db, orgId: string, changeId: string, n
     .orderBy('s.created_at', 'desc').execute()
 }
 
-export async function revokeShareLink (db: Db, orgId: string, id: string, now: Date): Promise<boolean> {
+/** Revokes a live link: the id of the change it showed, or undefined when there was none to revoke. */
+export async function revokeShareLink (db: Db, orgId: string, id: string, now: Date): Promise<string | undefined> {
   const r = await db.updateTable('share_links').set({ revoked_at: now })
-    .where('id', '=', id).where('org_id', '=', orgId).where('revoked_at', 'is', null).executeTakeFirst()
-  return Number(r.numUpdatedRows) > 0
+    .where('id', '=', id).where('org_id', '=', orgId).where('revoked_at', 'is', null)
+    .returning('change_id').executeTakeFirst()
+  return r?.change_id
 }
 
 /** Links revoked or expired: they open nothing any more. */

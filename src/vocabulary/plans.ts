@@ -14,7 +14,7 @@ export interface Plan {
   intelligencePages: number | null
   manualRechecksPerPeriod: number | null
   alerts: 'realtime' | 'digest' | 'custom'
-  features: { slackIntegration: boolean, apiAccess: boolean, customAlertRules: boolean }
+  features: { slackIntegration: boolean, apiAccess: boolean, customAlertRules: boolean, singleSignOn: boolean }
 }
 
 /** The trial gives what pro gives, for TRIAL_DAYS. */
@@ -26,7 +26,7 @@ const PRO: Omit<Plan, 'name'> = {
   intelligencePages: 25,
   manualRechecksPerPeriod: 10,
   alerts: 'realtime',
-  features: { slackIntegration: true, apiAccess: true, customAlertRules: false }
+  features: { slackIntegration: true, apiAccess: true, customAlertRules: false, singleSignOn: false }
 }
 
 export const PLANS: Record<PlanName, Plan> = {
@@ -40,7 +40,7 @@ export const PLANS: Record<PlanName, Plan> = {
     intelligencePages: 5,
     manualRechecksPerPeriod: 5,
     alerts: 'digest',
-    features: { slackIntegration: false, apiAccess: false, customAlertRules: false }
+    features: { slackIntegration: false, apiAccess: false, customAlertRules: false, singleSignOn: false }
   },
   pro: { name: 'pro', ...PRO },
   enterprise: {
@@ -52,7 +52,7 @@ export const PLANS: Record<PlanName, Plan> = {
     intelligencePages: null,
     manualRechecksPerPeriod: null,
     alerts: 'custom',
-    features: { slackIntegration: true, apiAccess: true, customAlertRules: true }
+    features: { slackIntegration: true, apiAccess: true, customAlertRules: true, singleSignOn: true }
   }
 }
 
@@ -274,7 +274,12 @@ export function describeUsage (org: Org, period: BillingPeriod, now = new Date()
       manualRechecks: quota(period.manual_rechecks_used, plan.manualRechecksPerPeriod),
       researchCredits: quota(period.research_credits_used, plan.researchCreditsPerPeriod)
     },
-    features: { ...plan.features },
+    // The contract's three; single sign-on is the enterprise plan's (docs/security.md), not a field of its.
+    features: {
+      slackIntegration: plan.features.slackIntegration,
+      apiAccess: plan.features.apiAccess,
+      customAlertRules: plan.features.customAlertRules
+    },
     trial: isTrial
       ? {
           expiresAt,

@@ -9,12 +9,15 @@ import { SCRIPT, STYLESHEET } from './static/assets.js'
 import { alertRoutes } from './routes/alerts.js'
 import { authRoutes } from './routes/auth.js'
 import { settingsRoutes } from './routes/settings.js'
+import { auditRoutes } from './routes/audit.js'
+import { ssoRoutes } from './routes/sso.js'
 import { changeRoutes } from './routes/changes.js'
 import { domainRoutes } from './routes/domains.js'
 import { pageRoutes } from './routes/pages.js'
 import { researchRoutes } from './routes/research.js'
 import { html, Problem } from './views/layout.js'
 import { cookieNames, cookieOptions, sessionBinding, sessionRules, viewerOf, type WebDeps } from './context.js'
+import { actingAs } from '../services/audit.js'
 
 // The web app under /app: server-rendered pages on the same services as the API, for
 // people signed in with a session cookie. Forms post and redirect; the core flows need
@@ -115,6 +118,7 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
           role: current.role,
           orgs: memberships.map(m => ({ id: m.org.id, name: m.org.name }))
         }
+        actingAs({ kind: 'user', userId: session.user_id, label: session.email }, current.org.id)
       }
     }
     if (req.person) {
@@ -174,5 +178,7 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
   await app.register(changeRoutes, shared)
   await app.register(researchRoutes, shared)
   await app.register(settingsRoutes, shared)
+  await app.register(auditRoutes, shared)
+  await app.register(ssoRoutes, shared)
   await app.register(alertRoutes, shared)
 }

@@ -63,7 +63,7 @@ describe('PGlite on its own thread', () => {
     const order: string[] = []
     const note = (name: string) => (r: unknown) => { order.push(name); return r }
     const pipeline = Array.from({ length: 10 }, (_, i) => db.query('SELECT pg_sleep(0.001)').then(note(`pipeline ${i}`)))
-    const served = serveRequest(async () => await db.query('SELECT 1')).then(note('request'))
+    const served = serveRequest({ ip: null, traceId: null, audited: 0 }, async () => await db.query('SELECT 1')).then(note('request'))
     // The open transaction's own statements run at once, ahead of everyone waiting.
     await db.query('INSERT INTO t (id) VALUES (5)', [], tx).then(note('transaction'))
     await db.end(tx, false)

@@ -393,6 +393,8 @@ describe('the web app, in a browser', () => {
       usage: '/app/usage',
       alerts: '/app/alerts',
       destination: `/app/alerts/${alertId}`,
+      audit: '/app/audit',
+      sso: '/app/sso',
       members: '/app/members',
       keys: '/app/keys',
       account: '/app/account',

@@ -137,5 +137,10 @@ describe('operators manage people with the CLI', () => {
     const di = new FormClient(t.url)
     const path = new URL(invited.link).pathname
     assert.equal((await di.submit(path, path, { email: 'di@example.test', password: PASSWORD })).status, 303)
+    // What the command line did is in the organisation's audit log, as the operator's.
+    const events = await t.service.store.db.selectFrom('audit_events').select(['action', 'actor_kind', 'actor_label'])
+      .where('org_id', '=', org.id).where('actor_kind', '=', 'operator').orderBy('at').execute()
+    assert.deepEqual(events.map(e => e.action), ['org.created', 'member.added', 'member.invited', 'password.reset_requested'])
+    assert.ok(events.every(e => e.actor_label === 'operator (command line)'))
   })
 })

@@ -9,8 +9,10 @@ import { invitationMail, resetMail } from '../../mail/messages.js'
 import { addUser, invite, LINK_LIFETIME_MS, normalizeEmail, requestReset } from '../../services/accounts.js'
 import { listMembers } from '../../store/accounts.js'
 import { createOrg, updateOrg } from '../../services/orgs.js'
-import { findOrg, issueKey, listKeys, listOrgs, orgView, revokeKey } from '../../store/orgs.js'
+import { findOrg, listKeys, listOrgs, orgView } from '../../store/orgs.js'
 import type { Principals } from '../../services/principals.js'
+import { actingAs } from '../../services/audit.js'
+import { makeApiKey, revokeApiKey } from '../../services/keys.js'
 import type { ApiDeps } from '../deps.js'
 
 const Id = Type.Object({ id: Type.String({ format: 'uuid' }) })
@@ -27,6 +29,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<
     if (!m || !timingSafeEqual(digest(m[1]), expected)) {
       throw new AppError('UNAUTHORIZED', 'Invalid or missing admin token')
     }
+    actingAs({ kind: 'operator', label: 'operator' }, undefined)
   })
 
   app.post(
@@ -76,7 +79,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<
     }
     const org = await findOrg(db, req.params.id)
     if (!org) throw notFound('Organisation')
-    const key = await issueKey(db, org.id, { scope: scope as KeyScope | undefined, name: name as string | undefined })
+    const key = await makeApiKey(db, org.id, { scope: scope as KeyScope | undefined, name: name as string | undefined })
     return await reply.code(201).send({ data: key })
   })
 
@@ -147,7 +150,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<
   })
 
   app.delete('/keys/:id', { schema: { params: Id } }, async req => {
-    if (!(await revokeKey(db, req.params.id))) throw notFound('API key')
+    await revokeApiKey(db, req.params.id)
     principals.forgetKey(req.params.id)
     return { data: { revoked: true, id: req.params.id } }
   })

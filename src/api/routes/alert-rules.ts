@@ -69,6 +69,7 @@ export const alertRuleRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
   })
 
   app.post('/alert-rules/try', {
+    config: { changesNothing: true },
     schema: {
       operationId: 'tryAlertRules',
       tags: ['alerts'],

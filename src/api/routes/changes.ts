@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { notFound } from '../../vocabulary/errors.js'
-import { getChange, listChanges, setAcknowledged } from '../../store/changes.js'
+import { getChange, listChanges } from '../../store/changes.js'
+import { acknowledgeChanges } from '../../services/feedback.js'
 import { CHANGE_TYPES, normalTags, SEVERITIES, TagSchema } from '../../vocabulary/core.js'
 import { appBaseUrl } from '../../config.js'
 import { changesCsv, EXPORT_CAP, exportName } from '../../services/exports.js'
@@ -125,7 +126,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     },
     async req => {
       const by = { keyId: req.principal!.keyId }
-      const [change] = await setAcknowledged(db, req.principal!.org.id, [req.params.id], by)
+      const [change] = await acknowledgeChanges(db, req.principal!.org.id, [req.params.id], by)
       if (!change) throw notFound('Change')
       return { data: change }
     }
@@ -144,7 +145,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       }
     },
     async req => {
-      const [change] = await setAcknowledged(db, req.principal!.org.id, [req.params.id], null)
+      const [change] = await acknowledgeChanges(db, req.principal!.org.id, [req.params.id], null)
       if (!change) throw notFound('Change')
       return { data: change }
     }

@@ -4,6 +4,7 @@ import { appBaseUrl } from '../../config.js'
 import { ChangeTypeSchema, literals, MailModeSchema, SEVERITIES, TagSchema } from '../../vocabulary/core.js'
 import { alertSettings, changeAlertSettings, feedUrls } from '../../services/mail-alerts.js'
 import { keyFeedToken, listEmails, rotateKeyFeedToken } from '../../store/mail-alerts.js'
+import { audited } from '../../services/audit.js'
 import type { ApiDeps } from '../deps.js'
 import { PageTypeSchema, Uuid } from '../schemas.js'
 import { EmailDelivery, MailSettings } from '../schemas-alerts.js'
@@ -96,5 +97,9 @@ export const mailAlertRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
       summary: 'New feed addresses for this API key; its old ones stop working',
       response: responses(200, FeedLinks, [])
     }
-  }, async req => ({ data: feedUrls(base, await rotateKeyFeedToken(db, req.principal!.keyId)) }))
+  }, async req => {
+    const token = await audited(db, { action: 'feed.rotated', details: { of: 'api key' } },
+      async tx => await rotateKeyFeedToken(tx, req.principal!.keyId))
+    return { data: feedUrls(base, token) }
+  })
 }

@@ -343,6 +343,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
   app.post(
     '/domains/:id/pages/:pageId/outline/preview',
     {
+      config: { changesNothing: true },
       schema: {
         operationId: 'previewPageRules',
         tags: ['pages'],

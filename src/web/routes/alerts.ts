@@ -24,6 +24,7 @@ import {
 import { endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
 import { listLearnedRules } from '../../store/learned.js'
 import { forgetRule } from '../../services/feedback.js'
+import { audited, changesNothing } from '../../services/audit.js'
 import { field, fields, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { type RuleForm } from '../views/alert-rules.js'
 import { AlertsPage, DestinationPage } from '../views/alerts.js'
@@ -180,6 +181,7 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
     const rule = ruleOf(form)
     try {
       if (field(req.body, 'intent') === 'try') {
+        changesNothing()
         return await showAlerts(req, reply, { ruleForm: form, tried: await tryAlertRules(ctx, person.org, rule) })
       }
       await createAlertRule(ctx, person.org, rule)
@@ -244,9 +246,13 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
     const person = req.person!
     if (field(req.body, 'which') === 'organisation') {
       requireRole(req, 'admin')
-      await rotateFeedToken(db, person.org.id)
+      await audited(db, { action: 'feed.rotated', details: { of: 'organisation' } }, async tx => {
+        await rotateFeedToken(tx, person.org.id)
+      })
     } else {
-      await rotateMemberFeedToken(db, person.org.id, person.userId)
+      await audited(db, { action: 'feed.rotated', objectId: person.userId, details: { of: 'member' } }, async tx => {
+        await rotateMemberFeedToken(tx, person.org.id, person.userId)
+      })
     }
     return await reply.redirect('/app/alerts?done=feeds', 303)
   })

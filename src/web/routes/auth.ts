@@ -11,9 +11,13 @@ import {
   type SessionRules
 } from '../../services/accounts.js'
 import { afterSignIn, beforeSignIn, countResetRequest } from '../../services/attempts.js'
+import { audited } from '../../services/audit.js'
 import { QUEUE, type AccountMailJobData } from '../../queue/queues.js'
 import { cookieNames, cookieOptions, csrfToken, field, page, type WebDeps } from '../context.js'
-import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, Unsubscribe } from '../views/auth.js'
+import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, SsoRefusedPage, Unsubscribe } from '../views/auth.js'
+import { finishSsoSignIn, passwordRefusal, recordSsoRefusal, SsoRefused, startSsoSignIn } from '../../services/sso.js'
+import { appBaseUrl } from '../../config.js'
+import { membershipsOf } from '../../store/accounts.js'
 import { unsubscribe, unsubscribeTarget } from '../../services/mail-alerts.js'
 import { html } from '../views/layout.js'
 
@@ -33,13 +37,18 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
   const who = (req: FastifyRequest) => ({ email: normalizeEmail(field(req.body, 'email')) ?? '-', ip: req.ip })
 
   const signedIn = async (
-    req: FastifyRequest, reply: FastifyReply, userId: string, orgId?: string, to = '/app/domains'
+    req: FastifyRequest, reply: FastifyReply, user: { id: string, email: string }, orgId?: string, to = '/app/domains',
+    via?: string
   ) => {
     // A new session at every sign-in: a cookie planted before it is worth nothing after.
     const old = req.cookies[cookies.session]
     if (old && req.person) await endSession(db, req.person.userId, req.person.sessionId)
-    const { token } = await startSession(db, rules, userId, {
-      userAgent: req.headers['user-agent'], ip: req.ip, orgId
+    const { token } = await startSession(db, rules, user.id, {
+      userAgent: req.headers['user-agent'],
+      ip: req.ip,
+      orgId,
+      actor: { kind: 'user', userId: user.id, label: user.email },
+      ...(via ? { via } : {})
     })
     reply.setCookie(cookies.session, token, { ...cookieOptions(config), maxAge: rules.maxMs / 1000 })
     // The forms' secret starts again with the session: no token made before it works after it.
@@ -71,7 +80,41 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
         error: 'That e-mail and password do not match an account.'
       })), 401)
     }
-    return await signedIn(req, reply, user.id, undefined, safeNext(field(req.body, 'next')))
+    const refusal = await passwordRefusal(db, user.id)
+    if (refusal) {
+      await audited(db, {
+        action: 'session.sign_in_failed',
+        orgId: (await membershipsOf(db, user.id))[0]?.org.id ?? null,
+        actor: { kind: 'user', userId: user.id, label: user.email },
+        objectId: user.id,
+        objectLabel: user.email,
+        details: { reason: 'single sign-on required' }
+      }, async () => {})
+      return await page(reply, html(SignIn({ csrf: csrfToken(req, reply), email, error: refusal })), 403)
+    }
+    return await signedIn(req, reply, user, undefined, safeNext(field(req.body, 'next')))
+  })
+
+  // Single sign-on: off to the organisation's provider, and back (services/sso.ts).
+  const sso = { db, baseUrl: appBaseUrl(config), allowInsecure: config.ssoAllowInsecureIssuers }
+  app.post('/sso/start', { ...PUBLIC, config: { ...PUBLIC.config, changesNothing: true } }, async (req, reply) => {
+    try {
+      const to = await startSsoSignIn(sso, field(req.body, 'email'), safeNext(field(req.body, 'next')))
+      return await reply.redirect(to.href, 303)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode >= 500) throw err
+      return await page(reply, html(SignIn({ csrf: csrfToken(req, reply), error: err.message })), err.statusCode)
+    }
+  })
+  app.get('/sso/callback', PUBLIC, async (req, reply) => {
+    try {
+      const { user, orgId, next } = await finishSsoSignIn(sso, new URL(req.url, appBaseUrl(config)))
+      return await signedIn(req, reply, user, orgId, next ?? '/app/domains', 'single sign-on')
+    } catch (err) {
+      if (!(err instanceof SsoRefused)) throw err
+      await recordSsoRefusal(db, err)
+      return await page(reply, html(SsoRefusedPage({ message: err.message })), 401)
+    }
   })
 
   app.post('/sign-out', async (req, reply) => {
@@ -110,7 +153,7 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
         const { user, orgId } = await acceptLink(db, purpose, token, {
           email: field(req.body, 'email'), name: field(req.body, 'name'), password: field(req.body, 'password')
         })
-        return await signedIn(req, reply, user.id, orgId)
+        return await signedIn(req, reply, user, orgId)
       } catch (err) {
         if (err instanceof AppError && err.code === 'UNAUTHORIZED') await afterSignIn(db, who(req), false)
         if (err instanceof AppError && err.code === 'NOT_FOUND') return await page(reply, html(LinkGone()), 404)
@@ -156,7 +199,10 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
         csrf: csrfToken(req, reply), error: 'Enter an e-mail address such as name@example.com'
       })), 400)
     }
-    await countResetRequest(db, { email, ip: req.ip })
+    // The log of no organisation: the answer must not tell whether the address has an account.
+    await audited(db, { action: 'password.reset_requested', orgId: null, objectLabel: email }, async tx => {
+      await countResetRequest(tx, { email, ip: req.ip })
+    })
     // The link is made and sent by a job: the same answer, in the same time, whether or not the e-mail has an account.
     await queue.send(QUEUE.accountMail, { kind: 'reset', email } satisfies AccountMailJobData)
     return await page(reply, html(ResetRequest({

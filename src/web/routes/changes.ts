@@ -10,13 +10,13 @@ import { requireDomain } from '../../services/domains.js'
 import { changesCsv, exportName } from '../../services/exports.js'
 import { changeImage, type ChangeImage } from '../../services/images.js'
 import { changeShareLinks, createShareLink, revokeLink, sharedChange } from '../../services/share.js'
-import { type ChangeFilters, getChange, listChanges, setAcknowledged } from '../../store/changes.js'
+import { type ChangeFilters, getChange, listChanges } from '../../store/changes.js'
 import { domainNames, orgTags } from '../../store/domains.js'
 import { shareLinksOn } from '../../store/orgs.js'
 import { findPage, pageAddresses } from '../../store/pages.js'
 import { listLearnedRules } from '../../store/learned.js'
 import { listPageEvents } from '../../store/page-events.js'
-import { giveVerdict, learnFrom, offersFor } from '../../services/feedback.js'
+import { acknowledgeChanges, giveVerdict, learnFrom, offersFor } from '../../services/feedback.js'
 import { fields, field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { ChangePage, Inbox, SharedChangePage, type InboxFilters } from '../views/changes.js'
 import { html } from '../views/layout.js'
@@ -111,7 +111,7 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
     const person = requireRole(req, 'viewer')
     const ids = fields(req.body, 'ids').filter(x => UUID.test(x)).slice(0, 100)
     const back = field(req.body, 'state') === 'to-review'
-    await setAcknowledged(db, person.org.id, ids, back ? null : { userId: person.userId })
+    await acknowledgeChanges(db, person.org.id, ids, back ? null : { userId: person.userId })
     return await reply.redirect(`/app/changes?done=${back ? 'unacknowledged' : 'acknowledged'}`, 303)
   })
 
@@ -179,7 +179,8 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
   for (const [action, by] of [['acknowledge', true], ['unacknowledge', false]] as const) {
     app.post(`/changes/:id/${action}`, async (req, reply) => {
       const person = requireRole(req, 'viewer')
-      const [change] = await setAcknowledged(db, person.org.id, [id(req.params)], by ? { userId: person.userId } : null)
+      const acknowledger = by ? { userId: person.userId } : null
+      const [change] = await acknowledgeChanges(db, person.org.id, [id(req.params)], acknowledger)
       if (!change) throw notFound('Change')
       return await reply.redirect(`/app/changes/${change.id}?done=${by ? 'acknowledged' : 'unacknowledged'}`, 303)
     })

@@ -15,7 +15,10 @@ import {
   setSessionOrg
 } from '../../store/accounts.js'
 import { watchedCounts } from '../../store/domains.js'
-import { issueKey, listKeys, revokeKey, setShareLinks, shareLinksOn } from '../../store/orgs.js'
+import { listKeys, setShareLinks, shareLinksOn } from '../../store/orgs.js'
+import { audited, recordAudit } from '../../services/audit.js'
+import { makeApiKey, revokeApiKey } from '../../services/keys.js'
+import { inTransaction } from '../../store/db.js'
 import { cookieNames, cookieOptions, field, page, requireRole, UUID, viewerOf, type WebDeps } from '../context.js'
 import { invitationMail } from '../../mail/messages.js'
 import { html } from '../views/layout.js'
@@ -70,7 +73,14 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
 
   app.post('/org/share-links', async (req, reply) => {
     const person = requireRole(req, 'admin')
-    await setShareLinks(db, person.org.id, field(req.body, 'on') === '1')
+    const on = field(req.body, 'on') === '1'
+    await audited(db, {
+      action: 'share_links.changed',
+      objectId: person.org.id,
+      objectLabel: person.org.name,
+      details: { on }
+    },
+    async tx => { await setShareLinks(tx, person.org.id, on) })
     return await reply.redirect('/app/usage?done=sharing', 303)
   })
 
@@ -166,7 +176,12 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
   app.post('/invitations/:id/cancel', async (req, reply) => {
     const person = requireRole(req, 'admin')
     const id = (req.params as Record<string, string>).id
-    if (!UUID.test(id) || !(await cancelInvitation(db, person.org.id, id, new Date()))) throw notFound('Invitation')
+    if (!UUID.test(id)) throw notFound('Invitation')
+    await inTransaction(db, async tx => {
+      const email = await cancelInvitation(tx, person.org.id, id, new Date())
+      if (!email) throw notFound('Invitation')
+      await recordAudit(tx, { action: 'invitation.cancelled', objectId: id, objectLabel: email })
+    })
     return await reply.redirect('/app/members?done=cancelled', 303)
   })
 
@@ -188,7 +203,7 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
       throw new AppError('FORBIDDEN', `The ${person.org.plan} plan does not include API access, so it has no API keys.`)
     }
     const scope = field(req.body, 'scope') === 'read' ? 'read' : 'write'
-    const key = await issueKey(db, person.org.id, { scope, createdBy: person.userId, name: field(req.body, 'name') })
+    const key = await makeApiKey(db, person.org.id, { scope, createdBy: person.userId, name: field(req.body, 'name') })
     // Shown once, in this answer: it is not stored.
     return await showKeys(req, reply, { apiKey: key.apiKey, scope })
   })
@@ -196,7 +211,8 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
   app.post('/keys/:id/revoke', async (req, reply) => {
     const person = requireRole(req, 'admin')
     const id = (req.params as Record<string, string>).id
-    if (!UUID.test(id) || !(await revokeKey(db, id, person.org.id))) throw notFound('API key')
+    if (!UUID.test(id)) throw notFound('API key')
+    await revokeApiKey(db, id, person.org.id)
     principals.forgetKey(id)
     return await reply.redirect('/app/keys?done=revoked', 303)
   })
@@ -223,14 +239,23 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
   })
 
   app.post('/account/sessions/end-others', async (req, reply) => {
-    await deleteSessions(db, req.person!.userId, { keep: req.person!.sessionId })
+    await audited(db, { action: 'session.others_ended', objectId: req.person!.sessionId }, async tx => {
+      await deleteSessions(tx, req.person!.userId, { keep: req.person!.sessionId })
+    })
     return await reply.redirect('/app/account?done=others', 303)
   })
 
   app.post('/org', async (req, reply) => {
     const orgId = field(req.body, 'orgId')
     if (!req.person!.orgs.some(o => o.id === orgId)) throw notFound('Organisation')
-    await setSessionOrg(db, req.person!.sessionId, orgId)
+    // Said in the log of the organisation the person goes to.
+    await audited(db, {
+      action: 'session.org_switched',
+      orgId,
+      objectId: req.person!.sessionId,
+      details: { from: req.person!.org.id }
+    },
+    async tx => { await setSessionOrg(tx, req.person!.sessionId, orgId) })
     return await reply.redirect('/app/domains', 303)
   })
 }

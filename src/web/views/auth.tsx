@@ -38,6 +38,24 @@ export function SignIn (p: { csrf: string, email?: string, error?: string, notic
         <p><button type='submit'>Sign in</button></p>
       </form>
       <p class='small'><a href='/app/reset'>Forgot your password?</a></p>
+      <form method='post' action='/app/sso/start' class='sso'>
+        <h2>Single sign-on</h2>
+        <p class='small muted'>If your company signs you in through its identity provider, give your work e-mail.</p>
+        <Csrf token={p.csrf} />
+        {p.next ? <input type='hidden' name='next' value={p.next} /> : null}
+        <label for='sso-email'>Work e-mail</label>
+        <input id='sso-email' name='email' type='email' autocomplete='username' required size={30} />
+        <p><button type='submit' class='quiet'>Continue with single sign-on</button></p>
+      </form>
+    </AuthPage>
+  )
+}
+
+/** A single sign-on the provider answered and Sitewatch refused: why, and the way back. */
+export function SsoRefusedPage (p: { message: string }) {
+  return (
+    <AuthPage title='Single sign-on did not sign you in' error={p.message}>
+      <p><a href='/app/sign-in'>Back to sign-in</a></p>
     </AuthPage>
   )
 }

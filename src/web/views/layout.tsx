@@ -1,6 +1,6 @@
 import { Fragment, type ComponentChildren } from 'preact'
 import { renderToString } from 'preact-render-to-string'
-import type { Role, Severity } from '../../vocabulary/core.js'
+import { roleAllows, type Role, type Severity } from '../../vocabulary/core.js'
 
 // The frame of every page, and the small pieces pages share. Preact escapes every text
 // and attribute it renders: page text from crawled sites is shown as text, never as HTML.
@@ -18,15 +18,18 @@ export interface Viewer {
   flash?: string
 }
 
-const SECTIONS = [
-  ['/app/domains', 'Domains'],
-  ['/app/changes', 'Changes'],
-  ['/app/usage', 'Usage and plan'],
-  ['/app/alerts', 'Alerts'],
-  ['/app/members', 'Members'],
-  ['/app/keys', 'API keys'],
-  ['/app/account', 'Account']
-] as const
+/** The app's sections, and the role each needs to be shown. */
+const SECTIONS: ReadonlyArray<readonly [string, string, Role]> = [
+  ['/app/domains', 'Domains', 'viewer'],
+  ['/app/changes', 'Changes', 'viewer'],
+  ['/app/usage', 'Usage and plan', 'viewer'],
+  ['/app/alerts', 'Alerts', 'viewer'],
+  ['/app/members', 'Members', 'viewer'],
+  ['/app/keys', 'API keys', 'viewer'],
+  ['/app/audit', 'Audit log', 'admin'],
+  ['/app/sso', 'Sign-on', 'owner'],
+  ['/app/account', 'Account', 'viewer']
+]
 
 export function html (node: ComponentChildren): string {
   return '<!doctype html>' + renderToString(<>{node}</>)
@@ -66,7 +69,7 @@ export function Page (props: {
         <a class='brand' href='/app/domains'>Sitewatch</a>
         <nav aria-label='Main'>
           <ul>
-            {SECTIONS.map(([href, label]) => (
+            {SECTIONS.filter(([, , role]) => roleAllows(v.role, role)).map(([href, label]) => (
               <li key={href}>
                 <a href={href} aria-current={props.section === href ? 'page' : undefined}>{label}</a>
               </li>

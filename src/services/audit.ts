@@ -1,0 +1,45 @@
+import type { Actor, AuditNote } from '../vocabulary/audit.js'
+import { inTransaction, type Db, type Tx } from '../store/db.js'
+import { insertAuditEvent } from '../store/audit-events.js'
+import { requestScope } from '../store/urgency.js'
+
+// The audit log's one way in: a use case that changes an organisation (or reveals it)
+// does its writes through `audited`, which records who did it in the same transaction.
+// Who acts and from where is the request's (store/urgency.ts); work the pipeline does on
+// its own (a scheduled crawl, a discovery's pages) has no request and is not logged.
+
+/**
+ * Runs `work` in a transaction (joining one already open) and records `note` in it once
+ * `work` has succeeded. A note made of what the work wrote (a new object's id) is recorded
+ * with recordAudit, in the work's own transaction.
+ */
+export async function audited<T> (db: Db, note: AuditNote, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return await inTransaction(db, async tx => {
+    const result = await work(tx)
+    await recordAudit(tx, note)
+    return result
+  })
+}
+
+/** Says who the request being served acts as, and in which organisation (once its caller is known). */
+export function actingAs (actor: Actor, orgId: string | undefined): void {
+  const scope = requestScope()
+  if (!scope) return
+  scope.actor = actor
+  scope.orgId = orgId
+}
+
+/** Says that the request being served changes nothing (a form's preview): it writes no audit event. */
+export function changesNothing (): void {
+  const scope = requestScope()
+  if (scope) scope.changesNothing = true
+}
+
+/** Records `note` in `tx`, as the request being served's: nothing when no request is served. */
+export async function recordAudit (tx: Tx, note: AuditNote): Promise<void> {
+  const scope = requestScope()
+  if (!scope) return
+  const actor = note.actor ?? scope.actor ?? { kind: 'anonymous' as const, label: 'anonymous' }
+  await insertAuditEvent(tx, note.orgId !== undefined ? note.orgId : scope.orgId ?? null, actor, scope, note)
+  scope.audited++
+}
