@@ -29,7 +29,10 @@ export function actingAs (actor: Actor, orgId: string | undefined): void {
   scope.orgId = orgId
 }
 
-/** Says that the request being served changes nothing (a form's preview): it writes no audit event. */
+/**
+ * Says that the request being served changed nothing (a form's preview, a list whose every
+ * line was refused, a rule taught already): it writes no audit event, and that is no defect.
+ */
 export function changesNothing (): void {
   const scope = requestScope()
   if (scope) scope.changesNothing = true

@@ -10,7 +10,7 @@ import {
 import { monitoredPages } from '../store/pages.js'
 import type { ServiceContext } from './context.js'
 import { takeQuota } from './quota.js'
-import { audited, recordAudit } from './audit.js'
+import { audited, changesNothing, recordAudit } from './audit.js'
 
 /** The domain, if the organisation has it; 404 otherwise. */
 export async function requireDomain (ctx: ServiceContext, orgId: string, id: string): Promise<DomainRow> {
@@ -246,6 +246,7 @@ export async function addDomains (
     first.set(host, line)
     out.push(line)
   }
+  if (!out.some(l => l.outcome === 'added')) changesNothing()
   return out
 }
 

@@ -8,7 +8,7 @@ import {
 } from '../store/learned.js'
 import type { RuleContext, ServiceContext } from './context.js'
 import { checkNoiseRules, requirePage } from './pages.js'
-import { recordAudit } from './audit.js'
+import { changesNothing, recordAudit } from './audit.js'
 import { inTransaction, type Db } from '../store/db.js'
 import { updatePage } from '../store/pages.js'
 
@@ -76,6 +76,7 @@ export function offersFor (change: ChangeView): Offer[] {
 export async function acknowledgeChanges (db: Db, orgId: string, ids: string[], by: Acknowledger | null) {
   return await inTransaction(db, async tx => {
     const changes = await setAcknowledged(tx, orgId, ids, by)
+    if (changes.length === 0) changesNothing()
     for (const c of changes) {
       await recordAudit(tx, {
         action: by ? 'change.acknowledged' : 'change.unacknowledged', objectId: c.id, objectLabel: c.summary
@@ -136,7 +137,10 @@ export async function learnFrom (
     ? { pattern: offer.pattern }
     : offer.fact !== undefined ? { fact: offer.fact } : { changeType: change.changeType }
   const known = await sameLearnedRule(ctx.db, change.pageId, kind, what)
-  if (known) return learnedRuleView(known)
+  if (known) {
+    changesNothing()
+    return learnedRuleView(known)
+  }
   const page = await requirePage(ctx, orgId, change.domainId, change.pageId)
   const rules = offer.pattern !== undefined
     ? withPattern(page.noise_rules ?? {}, offer.pattern)

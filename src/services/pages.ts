@@ -22,7 +22,7 @@ import {
 import type { RuleContext, ServiceContext } from './context.js'
 import { type AddedLine, earlierLine, lineRefused, MAX_LINES_AT_ONCE, requireDomain } from './domains.js'
 import { takeQuota } from './quota.js'
-import { audited, recordAudit } from './audit.js'
+import { audited, changesNothing, recordAudit } from './audit.js'
 
 /** The most pages one discovery watches by itself: a domain's first, and each later one (see AutomaticWatch). */
 export const WATCHED_BY_FIRST_DISCOVERY = 500
@@ -246,5 +246,6 @@ export async function addPagesByHand (
       out.push(lineRefused(input, err))
     }
   }
+  if (!out.some(l => l.outcome === 'added')) changesNothing()
   return out
 }

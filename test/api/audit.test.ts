@@ -294,6 +294,12 @@ describe('the audit log', () => {
       { headers: { 'x-trace-id': trace } })
     assert.equal(res.status, 404)
     assert.equal((await eventsOf(trace)).length, 0)
+    // A form that changed nothing (no change ticked) writes none, and that is no defect.
+    const before = await unaudited()
+    const none = await form(owner, '/app/changes', '/app/changes/acknowledge')('nothing-1')
+    assert.equal(none.status, 303)
+    assert.equal((await eventsOf('nothing-1')).length, 0)
+    assert.equal(await unaudited(), before)
     await assert.rejects(sql`UPDATE audit_events SET action = 'domain.created'`.execute(t.service.store.db),
       /audit events are never changed/)
   })
