@@ -95,7 +95,7 @@ export async function startSession (
   now = new Date()
 ): Promise<{ token: string, id: string }> {
   const token = newSecret()
-  const orgId = meta.orgId ?? (await membershipsOf(db, userId))[0]?.org.id ?? null
+  const orgId = meta.orgId ?? await homeOrg(db, userId)
   const id = await inTransaction(db, async tx => {
     const id = await insertSession(tx, {
       tokenHash: hashSecret(token),
@@ -116,6 +116,10 @@ export async function startSession (
   })
   return { token, id }
 }
+
+/** The organisation whose log a person's account events go in (the first they belong to), if any. */
+export const homeOrg = async (db: Db, userId: string): Promise<string | null> =>
+  (await membershipsOf(db, userId))[0]?.org.id ?? null
 
 /** The live session of a cookie's token, with its person; its last use is written now and then. */
 export async function findSession (db: Db, rules: SessionRules, token: string, now = new Date()) {
@@ -264,7 +268,7 @@ export async function requestReset (db: Db, rawEmail: string, now = new Date()):
   const email = normalizeEmail(rawEmail)
   const user = email ? await findUserByEmail(db, email) : undefined
   // Asked for an unknown address too: the operator's log (no organisation's) keeps who tried.
-  const orgId = user ? (await membershipsOf(db, user.id))[0]?.org.id ?? null : null
+  const orgId = user ? await homeOrg(db, user.id) : null
   return await audited(db, {
     action: 'password.reset_requested', orgId, objectId: user?.id ?? null, objectLabel: email ?? rawEmail.slice(0, 254)
   }, async tx => user && await issueLink(tx, 'reset', { userId: user.id, email: user.email }, now))
@@ -285,7 +289,7 @@ export async function resetPassword (db: Db, secret: string, password: string, n
     await revokeLinks(tx, 'reset', { userId: user.id }, now)
     await recordAudit(tx, {
       action: 'password.changed',
-      orgId: (await membershipsOf(tx, user.id))[0]?.org.id ?? null,
+      orgId: await homeOrg(tx, user.id),
       actor: { kind: 'user', userId: user.id, label: user.email },
       objectId: user.id,
       objectLabel: user.email,

@@ -21,6 +21,11 @@ export async function audited<T> (db: Db, note: AuditNote, work: (tx: Tx) => Pro
   })
 }
 
+/** Records `note` alone: nothing else is written with it (a refusal, an export). */
+export async function recordEvent (db: Db, note: AuditNote): Promise<void> {
+  await inTransaction(db, async tx => { await recordAudit(tx, note) })
+}
+
 /** Says who the request being served acts as, and in which organisation (once its caller is known). */
 export function actingAs (actor: Actor, orgId: string | undefined): void {
   const scope = requestScope()

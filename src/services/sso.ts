@@ -12,7 +12,7 @@ import {
   deleteSso, domainsHeldElsewhere, findSso, insertSsoAttempt, putSso, ssoOfDomain, ssoRequiredIn, takeSsoAttempt,
   type SsoRow
 } from '../store/sso.js'
-import { audited } from './audit.js'
+import { audited, recordEvent } from './audit.js'
 import { join, normalizeEmail } from './accounts.js'
 
 // Single sign-on with OpenID Connect (authorization code with PKCE, openid-client): an
@@ -223,24 +223,34 @@ export async function finishSsoSignIn (deps: SsoDeps, callback: URL, now = new D
 }
 
 /**
- * Why a password may not sign this person in: a member (not an owner) of an organisation
- * that requires single sign-on signs in through its provider. Undefined: it may.
+ * Why a password may not sign this person in, recorded as a failed sign-in: a member (not
+ * an owner) of an organisation that requires single sign-on signs in through its provider.
+ * Undefined: it may.
  */
-export async function passwordRefusal (db: Db, userId: string): Promise<string | undefined> {
-  const memberships = await membershipsOf(db, userId)
+export async function passwordRefusal (db: Db, user: { id: string, email: string }): Promise<string | undefined> {
+  const memberships = await membershipsOf(db, user.id)
   const required = new Set(await ssoRequiredIn(db, memberships.map(m => m.org.id)))
   const bound = memberships.find(m => required.has(m.org.id) && m.role !== 'owner')
-  return bound && `${bound.org.name} signs its people in through its identity provider: use "Continue with ` +
+  if (!bound) return undefined
+  await recordEvent(db, {
+    action: 'session.sign_in_failed',
+    orgId: bound.org.id,
+    actor: { kind: 'user', userId: user.id, label: user.email },
+    objectId: user.id,
+    objectLabel: user.email,
+    details: { reason: 'single sign-on required' }
+  })
+  return `${bound.org.name} signs its people in through its identity provider: use "Continue with ` +
     'single sign-on" on the sign-in page.'
 }
 
 /** Records a refused single sign-on in the organisation's log (or the operator's, when the state named none). */
 export async function recordSsoRefusal (db: Db, refusal: SsoRefused): Promise<void> {
-  await audited(db, {
+  await recordEvent(db, {
     action: 'session.sign_in_failed',
     orgId: refusal.orgId,
     actor: { kind: 'anonymous', label: 'anonymous' },
     objectLabel: refusal.email,
     details: { via: 'single sign-on', reason: refusal.message }
-  }, async () => {})
+  })
 }

@@ -17,7 +17,6 @@ import { cookieNames, cookieOptions, csrfToken, field, page, type WebDeps } from
 import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, SsoRefusedPage, Unsubscribe } from '../views/auth.js'
 import { finishSsoSignIn, passwordRefusal, recordSsoRefusal, SsoRefused, startSsoSignIn } from '../../services/sso.js'
 import { appBaseUrl } from '../../config.js'
-import { membershipsOf } from '../../store/accounts.js'
 import { unsubscribe, unsubscribeTarget } from '../../services/mail-alerts.js'
 import { html } from '../views/layout.js'
 
@@ -80,16 +79,8 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
         error: 'That e-mail and password do not match an account.'
       })), 401)
     }
-    const refusal = await passwordRefusal(db, user.id)
+    const refusal = await passwordRefusal(db, user)
     if (refusal) {
-      await audited(db, {
-        action: 'session.sign_in_failed',
-        orgId: (await membershipsOf(db, user.id))[0]?.org.id ?? null,
-        actor: { kind: 'user', userId: user.id, label: user.email },
-        objectId: user.id,
-        objectLabel: user.email,
-        details: { reason: 'single sign-on required' }
-      }, async () => {})
       return await page(reply, html(SignIn({ csrf: csrfToken(req, reply), email, error: refusal })), 403)
     }
     return await signedIn(req, reply, user, undefined, safeNext(field(req.body, 'next')))
