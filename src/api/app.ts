@@ -11,6 +11,7 @@ import { Principals } from '../services/principals.js'
 import { requestScope, serveRequest } from '../store/urgency.js'
 import { guard } from './guard.js'
 import { addInputChecks, validatorCompilers } from './input.js'
+import { serializerCompilers } from './output.js'
 import { SHARED_SCHEMAS } from './schemas.js'
 import { ALERT_SCHEMAS } from './schemas-alerts.js'
 import { tooLargeResponse } from './responses.js'
@@ -81,7 +82,9 @@ export async function buildApp (
     routerOptions: { maxParamLength: 16 * 1024 },
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
-    schemaController: { compilersFactory: { buildValidator: validatorCompilers() } }
+    schemaController: {
+      compilersFactory: { buildValidator: validatorCompilers(), buildSerializer: serializerCompilers() }
+    }
   }).withTypeProvider<TypeBoxTypeProvider>()
   const notFound = unroutedHandler(new RouteMethods().watch(app))
   const routeTable: RouteEntry[] = []
