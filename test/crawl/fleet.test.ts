@@ -109,10 +109,21 @@ describe('a fleet that is polite and fair', () => {
     for (const d of created) await waitForJob(api.api, d.discoveryJobId, 60_000)
     await drainJobs(api.api, 60_000)
     const crawls = await Promise.all(created.map(async d => (await api.api.post(`/api/domains/${d.id}/crawl`)).body.data))
-    for (const c of crawls) assert.equal(c.queued, 9)
+    // Each domain's nine pages are crawled again. Under load (CI, twice) a domain's request has
+    // found eight of its pages with a crawl still waiting after the drain, and queued one: the
+    // requests each host received below are what shows every page read twice.
+    t.diagnostic(crawls.map(c => c.message).join('; '))
+    for (const c of crawls) assert.ok(c.queued >= 1, c.message)
     await drainJobs(api.api, 60_000)
     const seen = await assertPolite(since, t)
-    for (const h of shared) assert.ok(seen.find(m => m.host === h)!.requests >= 18, `${h} was crawled twice`)
+    assert.equal(seen.length, shared.length)
+    const hits = (await hosts.hits()).filter(x => x.start >= since && x.status === 200)
+    for (const h of shared) {
+      for (const path of ['/', ...Array.from({ length: 8 }, (_, i) => `/p/${i}`)]) {
+        const reads = hits.filter(x => x.host === h && x.path === path).length
+        assert.ok(reads >= 2, `${h}${path} was read ${reads} times, not twice`)
+      }
+    }
   })
 
   it('a 429 with Retry-After slows its host for every worker', async () => {
