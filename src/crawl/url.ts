@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url'
+import { domainToASCII, domainToUnicode } from 'node:url'
 import { parse as parseDomain } from 'tldts'
 
 // Query parameters that identify a visit, not a page.
@@ -42,6 +42,18 @@ export function belongsToDomain (host: string, domain: string): boolean {
 const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/
 
 /**
+ * Whether an xn-- label of `hostname` is no encoded name: it does not decode, or its Unicode
+ * does not encode back to it. Node.js 20's domainToASCII refuses such a label; Node.js 24's keeps it.
+ */
+function badPunycode (hostname: string): boolean {
+  return hostname.split('.').some(label => {
+    if (!label.startsWith('xn--')) return false
+    const unicode = domainToUnicode(label)
+    return unicode === '' || unicode === label || domainToASCII(unicode) !== label
+  })
+}
+
+/**
  * Checks a domain as a client typed it. Returns the stored form or an error message.
  * We reject rather than strip schemes and paths, so a client learns what we watch.
  * An internationalised name is stored in its ASCII form (bücher.de → xn--bcher-kva.de),
@@ -62,7 +74,7 @@ export function parseDomainInput (
   if (typed.endsWith('.')) return { error: 'domain must not end with a dot' }
   // '' when the name is not valid IDNA (an xn-- label that decodes to nothing, say).
   const hostname = domainToASCII(typed)
-  if (!HOSTNAME.test(hostname)) return { error: `"${raw.trim()}" is not a valid hostname` }
+  if (!HOSTNAME.test(hostname) || badPunycode(hostname)) return { error: `"${raw.trim()}" is not a valid hostname` }
   if (mappedHosts.has(hostname)) return { hostname }
   const info = parseDomain(hostname)
   if (info.isIp) return { error: 'domain must be a hostname, not an IP address' }
