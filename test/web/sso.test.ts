@@ -237,6 +237,8 @@ describe('single sign-on', () => {
     const member = await new FormClient(t.url).signIn('pat@corp.test', PASSWORD)
     assert.equal(member.status, 403)
     assert.match(member.text, /signs its people in through its identity provider/)
+    // The way it points to is one click away: the single sign-on form has the address already.
+    assert.match(member.text, /id="sso-email" name="email" type="email" value="pat@corp.test"/)
     assert.equal((await new FormClient(t.url).signIn('olive@corp.test', PASSWORD)).status, 303, 'the owner\'s way back in')
     const pro = await createOrg(t.service.store.db, 'Pro & Co', 'pro')
     const proPlan = await t.api.withKey(pro.apiKey).request('PUT', '/api/sso', {

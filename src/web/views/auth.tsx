@@ -44,7 +44,7 @@ export function SignIn (p: { csrf: string, email?: string, error?: string, notic
         <Csrf token={p.csrf} />
         {p.next ? <input type='hidden' name='next' value={p.next} /> : null}
         <label for='sso-email'>Work e-mail</label>
-        <input id='sso-email' name='email' type='email' autocomplete='username' required size={30} />
+        <input id='sso-email' name='email' type='email' value={p.email} autocomplete='username' required size={30} />
         <p><button type='submit' class='quiet'>Continue with single sign-on</button></p>
       </form>
     </AuthPage>
