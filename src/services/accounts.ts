@@ -3,6 +3,7 @@ import { hash, verify } from '@node-rs/argon2'
 import { AppError, validation } from '../vocabulary/errors.js'
 import { roleAllows, type Role } from '../vocabulary/core.js'
 import type { Actor } from '../vocabulary/audit.js'
+import { SIGNED_ON } from '../vocabulary/sso.js'
 import {
   anyUserExists,
   deleteExpiredSessions,
@@ -27,6 +28,7 @@ import {
   useToken,
   type User
 } from '../store/accounts.js'
+import { ssoOfDomain } from '../store/sso.js'
 import { deleteStaleAttempts } from '../store/auth-limits.js'
 import { deleteSpentShareLinks } from '../store/share-links.js'
 import { inTransaction, type Db, type Tx } from '../store/db.js'
@@ -103,7 +105,8 @@ export async function startSession (
       orgId,
       userAgent: meta.userAgent?.slice(0, 300) ?? null,
       ip: meta.ip ?? null,
-      expiresAt: new Date(now.getTime() + rules.maxMs)
+      expiresAt: new Date(now.getTime() + rules.maxMs),
+      singleSignOn: meta.via === SIGNED_ON
     })
     await recordAudit(tx, {
       action: 'session.signed_in',
@@ -190,6 +193,17 @@ function checkAccount (a: NewAccount): { email: string, name: string | null } {
 }
 
 /**
+ * Whether `email` signs in to `orgId` through its identity provider only: the organisation
+ * requires single sign-on, its provider vouches for the address's domain, and the role is
+ * not owner (owners keep a password, the way back in). Guests of other domains keep theirs.
+ */
+export async function signsOnOnly (db: Db, email: string, orgId: string, role: Role): Promise<boolean> {
+  if (role === 'owner') return false
+  const sso = await ssoOfDomain(db, email.slice(email.lastIndexOf('@') + 1))
+  return sso?.orgId === orgId && sso.required
+}
+
+/**
  * Uses a setup or invitation link: a new person with the password, or (invitation) a
  * person who already has an account, who must give its password. Either way they become a
  * member with the link's role. The link works once.
@@ -207,6 +221,11 @@ export async function acceptLink (
   const peeked = await peekLink(db, purpose, secret, now)
   if (!peeked) throw gone()
   if (peeked.email && peeked.email !== email) throw validation('email', 'This invitation is for another e-mail address')
+  if (peeked.org_id && peeked.role && await signsOnOnly(db, email, peeked.org_id, peeked.role)) {
+    // Its first sign-in through the provider takes the invitation (services/sso.ts): no password is set.
+    throw new AppError('FORBIDDEN', 'This organisation signs its people in through its identity provider: ' +
+      'continue with single sign-on to join')
+  }
   const existing = await findUserByEmail(db, email)
   if (existing && !(await checkPassword(db, email, account.password))) {
     throw new AppError('UNAUTHORIZED', 'This e-mail has an account: enter its password to join')

@@ -5,15 +5,17 @@ import { pointsToPublicAddress } from '../crawl/address.js'
 import { AppError, validation } from '../vocabulary/errors.js'
 import { PLANS, type Org } from '../vocabulary/plans.js'
 import { roleAllows, type Role } from '../vocabulary/core.js'
-import type { SsoSettings, SsoSettingsInput } from '../vocabulary/sso.js'
-import { findUserByEmail, insertUser, memberRole, membershipsOf } from '../store/accounts.js'
+import { SIGNED_ON, type SsoSettings, type SsoSettingsInput } from '../vocabulary/sso.js'
+import {
+  deleteSessionsNotSignedOn, findUserByEmail, insertUser, memberRole, membershipsOf, takeInvitation
+} from '../store/accounts.js'
 import { inTransaction, type Db } from '../store/db.js'
 import {
-  deleteSso, domainsHeldElsewhere, findSso, insertSsoAttempt, putSso, ssoOfDomain, ssoRequiredIn, takeSsoAttempt,
+  deleteSso, domainsHeldElsewhere, findSso, insertSsoAttempt, putSso, ssoOfDomain, takeSsoAttempt,
   type SsoRow
 } from '../store/sso.js'
 import { audited, recordEvent } from './audit.js'
-import { join, normalizeEmail } from './accounts.js'
+import { join, normalizeEmail, signsOnOnly } from './accounts.js'
 
 // Single sign-on with OpenID Connect (authorization code with PKCE, openid-client): an
 // owner names the organisation's identity provider and the e-mail domains it vouches for;
@@ -59,12 +61,27 @@ async function providerOf (deps: SsoDeps, s: Pick<SsoRow, 'issuer' | 'clientId' 
   try {
     const config = await oidc.discovery(issuer, s.clientId, s.clientSecret, undefined, {
       timeout: 10,
+      [oidc.customFetch]: providerFetch(deps.allowInsecure),
       ...(deps.allowInsecure ? { execute: [oidc.allowInsecureRequests] } : {})
     })
     discovered.set(cacheKey, config)
     return config
   } catch (err) {
     throw validation('issuer', `The identity provider at ${issuer.origin} could not be read: ${reasonOf(err)}`)
+  }
+}
+
+/**
+ * The fetch the client library talks to a provider with: each request (discovery, token,
+ * user info, keys) must go to a public address, as the issuer must, unless insecure
+ * issuers are allowed. A discovery document cannot point the service at its own network.
+ */
+export function providerFetch (allowInsecure: boolean): oidc.CustomFetch {
+  return async (url, options) => {
+    if (!(await pointsToPublicAddress(new URL(url), { hostMap: new Map(), allowPrivateNetworks: allowInsecure }))) {
+      throw new Error(`${new URL(url).origin} is not a public address`)
+    }
+    return await fetch(url, options as RequestInit)
   }
 }
 
@@ -126,6 +143,8 @@ export async function configureSso (
       throw new AppError('CONFLICT', `${held.join(', ')} already signs in through another organisation's provider`)
     }
     await putSso(tx, row)
+    // Sessions their passwords started end with it: from now on the provider says who is still one of them.
+    if (row.required) await deleteSessionsNotSignedOn(tx, org.id, domains)
   })
   return view(row, deps.baseUrl)
 }
@@ -216,21 +235,27 @@ export async function finishSsoSignIn (deps: SsoDeps, callback: URL, now = new D
   const name = typeof claims.name === 'string' ? claims.name.slice(0, 200) : null
   return await inTransaction(deps.db, async tx => {
     const user = await findUserByEmail(tx, email) ?? await insertUser(tx, { email, name, passwordHash: null })
-    const role = await memberRole(tx, sso.orgId, user.id)
-    if (!role) await join(tx, user, sso.orgId, sso.defaultRole, 'single sign-on')
+    if (!await memberRole(tx, sso.orgId, user.id)) {
+      // An invitation pending for the address gives its role; otherwise the owner's default.
+      const invited = await takeInvitation(tx, sso.orgId, email, now)
+      const by = invited ? `invitation, through ${SIGNED_ON}` : SIGNED_ON
+      await join(tx, user, sso.orgId, invited ?? sso.defaultRole, by)
+    }
     return { user, orgId: sso.orgId, next: attempt.next }
   })
 }
 
 /**
  * Why a password may not sign this person in, recorded as a failed sign-in: a member (not
- * an owner) of an organisation that requires single sign-on signs in through its provider.
- * Undefined: it may.
+ * an owner) of an organisation that requires single sign-on, of a domain its provider
+ * vouches for, signs in through it. Undefined: it may.
  */
 export async function passwordRefusal (db: Db, user: { id: string, email: string }): Promise<string | undefined> {
   const memberships = await membershipsOf(db, user.id)
-  const required = new Set(await ssoRequiredIn(db, memberships.map(m => m.org.id)))
-  const bound = memberships.find(m => required.has(m.org.id) && m.role !== 'owner')
+  let bound: (typeof memberships)[number] | undefined
+  for (const m of memberships) {
+    if (await signsOnOnly(db, user.email, m.org.id, m.role)) { bound = m; break }
+  }
   if (!bound) return undefined
   await recordEvent(db, {
     action: 'session.sign_in_failed',
@@ -251,6 +276,6 @@ export async function recordSsoRefusal (db: Db, refusal: SsoRefused): Promise<vo
     orgId: refusal.orgId,
     actor: { kind: 'anonymous', label: 'anonymous' },
     objectLabel: refusal.email,
-    details: { via: 'single sign-on', reason: refusal.message }
+    details: { via: SIGNED_ON, reason: refusal.message }
   })
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Org } from '../vocabulary/plans.js'
 import type { Role } from '../vocabulary/core.js'
 import type { Db } from './db.js'
@@ -113,6 +114,7 @@ export interface NewSession {
   userAgent: string | null
   ip: string | null
   expiresAt: Date
+  singleSignOn: boolean
 }
 
 export async function insertSession (db: Db, s: NewSession): Promise<string> {
@@ -124,7 +126,8 @@ export async function insertSession (db: Db, s: NewSession): Promise<string> {
       org_id: s.orgId,
       user_agent: s.userAgent,
       ip: s.ip,
-      expires_at: s.expiresAt
+      expires_at: s.expiresAt,
+      single_sign_on: s.singleSignOn
     })
     .returning('id')
     .executeTakeFirstOrThrow()
@@ -170,6 +173,30 @@ export async function deleteSessions (db: Db, userId: string, which: { id?: stri
     .$if(which.id !== undefined, q => q.where('id', '=', which.id!))
     .$if(which.keep !== undefined, q => q.where('id', '<>', which.keep!))
     .execute()
+}
+
+/**
+ * Ends the sessions of `orgId`'s members other than owners whose address is of one of
+ * `domains`, except those their identity provider started: single sign-on became required.
+ */
+export async function deleteSessionsNotSignedOn (db: Db, orgId: string, domains: readonly string[]): Promise<number> {
+  if (domains.length === 0) return 0
+  const r = await db.deleteFrom('sessions')
+    .where('single_sign_on', '=', false)
+    .where('user_id', 'in', db.selectFrom('memberships as m').innerJoin('users as u', 'u.id', 'm.user_id')
+      .select('m.user_id').where('m.org_id', '=', orgId).where('m.role', '<>', 'owner')
+      .where(sql<string>`split_part(u.email, '@', 2)`, 'in', domains))
+    .executeTakeFirst()
+  return Number(r.numDeletedRows)
+}
+
+/** A pending invitation of `email` to `orgId`, used now: its role, or undefined when none is pending. */
+export async function takeInvitation (db: Db, orgId: string, email: string, now: Date): Promise<Role | undefined> {
+  const row = await db.updateTable('account_tokens').set({ used_at: now })
+    .where('purpose', '=', 'invite').where('org_id', '=', orgId).where('email', '=', email)
+    .where('used_at', 'is', null).where('expires_at', '>', now)
+    .returning('role').executeTakeFirst()
+  return row?.role ?? undefined
 }
 
 /** Sessions past their lifetime or idle too long: they open nothing any more. */

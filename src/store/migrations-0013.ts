@@ -488,7 +488,9 @@ export const LATER_MIGRATIONS: Record<string, string[]> = {
       next text,
       expires_at timestamptz NOT NULL
     )`
-  ]
+  ],
+  // A session says whether the provider started it: requiring single sign-on ends the others of its members.
+  '0029_session_single_sign_on': ['ALTER TABLE sessions ADD COLUMN single_sign_on boolean NOT NULL DEFAULT false']
 }
 
 /** A statement-level trigger for each kind of write, its rows seen as `written`. */

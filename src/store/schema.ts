@@ -108,6 +108,7 @@ export interface SessionsTable {
   created_at: CreatedAt
   last_seen_at: ColumnType<Date, Date | undefined, Date>
   expires_at: Timestamp
+  single_sign_on: ColumnType<boolean, boolean | undefined, never>
 }
 
 export type TokenPurpose = 'setup' | 'reset' | 'invite'

@@ -66,14 +66,6 @@ export async function domainsHeldElsewhere (db: Db, orgId: string, domains: read
   return rows.map(r => r.domain)
 }
 
-/** The organisations (of `orgIds`) that require single sign-on. */
-export async function ssoRequiredIn (db: Db, orgIds: readonly string[]): Promise<string[]> {
-  if (orgIds.length === 0) return []
-  const rows = await db.selectFrom('sso_settings').select('org_id')
-    .where('org_id', 'in', orgIds).where('required', '=', true).execute()
-  return rows.map(r => r.org_id)
-}
-
 export interface SsoAttempt { orgId: string, codeVerifier: string, nonce: string, next: string | null }
 
 export async function insertSsoAttempt (

@@ -3,6 +3,9 @@ import { literals } from './schema.js'
 
 // Single sign-on's words: what an owner sets (services/sso.ts), and what is shown of it.
 
+/** How a session the identity provider started is named (the sign-in's `via`, in the audit log). */
+export const SIGNED_ON = 'single sign-on'
+
 /** The roles a first sign-in may give: an owner is made by an owner, never by a provider. */
 export const SSO_ROLES = ['viewer', 'editor', 'admin'] as const
 
@@ -28,8 +31,9 @@ export const SsoSettingsInputSchema = Type.Object({
   }),
   defaultRole: literals(SSO_ROLES, { description: 'the role of a person whose first sign-in joins the organisation' }),
   required: Type.Boolean({
-    description: 'true: members sign in only through the provider (passwords refused); owners keep their password, ' +
-      'a way back in when the provider fails'
+    description: 'true: members of the vouched domains sign in only through the provider (their passwords refused, ' +
+      'the sessions their passwords opened ended, invitations to them taken by their first sign-in); owners keep ' +
+      'their password, a way back in when the provider fails, and guests of other domains keep theirs'
   })
 }, { additionalProperties: false })
 export type SsoSettingsInput = Static<typeof SsoSettingsInputSchema>

@@ -1,6 +1,7 @@
 // Single sign-on with a real OpenID Connect provider (oidc-provider) on 127.0.0.1: an owner
 // sets it; a person of a vouched domain signs in through it and joins with the default
-// role; with SSO required a member's password is refused and an owner's is not; a person
+// role; with SSO required a member's password is refused and an owner's and a guest's are not,
+// the sessions passwords opened end, and an invitation joins through the provider; a person
 // removed at the provider, an unverified e-mail, a replayed or forged state and a wrong
 // issuer start no session; every step is in the audit log.
 import assert from 'node:assert/strict'
@@ -8,7 +9,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import Provider from 'oidc-provider'
+import { invite } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
+import { providerFetch } from '../../src/services/sso.js'
 import { freePort, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 import { FormClient } from '../helpers/web-client.js'
@@ -103,9 +106,8 @@ describe('single sign-on', () => {
   let callback = ''
 
   /** A person's way in: the sign-in page's SSO form, the provider, and back; the answer at the callback, unfollowed. */
-  const toCallback = async (email: string) => {
-    const person = new FormClient(t.url)
-    const started = await person.submit('/app/sign-in', '/app/sso/start', { email })
+  const toCallback = async (email: string, from = '/app/sign-in', person = new FormClient(t.url)) => {
+    const started = await person.submit(from, '/app/sso/start', { email })
     assert.equal(started.status, 303, started.text.slice(0, 300))
     const jar = new Map<string, Map<string, string>>()
     const { url } = await follow(started.location!, jar, callback)
@@ -245,5 +247,64 @@ describe('single sign-on', () => {
       body: { issuer: idp.issuer, clientId: 'sitewatch', domains: ['corp.test'], defaultRole: 'editor', required: false }
     })
     assert.equal(proPlan.status, 403)
+  })
+
+  it('required: sessions a password started end, a guest of another domain keeps a password, an invitation joins through the provider', async () => {
+    const db = t.service.store.db
+    const orgId = (await db.selectFrom('orgs').select('id').where('plan', '=', 'enterprise').executeTakeFirstOrThrow()).id
+    const settings = { issuer: idp.issuer, clientId: 'sitewatch', domains: ['corp.test'], defaultRole: 'editor' }
+    assert.equal((await t.api.request('PUT', '/api/sso', { body: { ...settings, required: false } })).status, 200)
+    // Before it is required: Pat signs in once with the password and once through the provider; Gus, of
+    // another domain, joins by invitation with a password.
+    const byPassword = new FormClient(t.url)
+    assert.equal((await byPassword.signIn('pat@corp.test', PASSWORD)).status, 303)
+    accounts.set('pat-1', { email: 'pat@corp.test', name: 'Pat', verified: true })
+    atKeyboard = 'pat-1'
+    const byProvider = await toCallback('pat@corp.test')
+    assert.equal((await atCallback(byProvider.person, byProvider.url)).status, 303)
+    const gus = await invite(db, { role: 'owner' }, orgId, 'gus@guest.test', 'viewer')
+    const guest = new FormClient(t.url)
+    const gusJoined = await guest.submit(`/app/invite/${gus.secret}`, `/app/invite/${gus.secret}`,
+      { email: 'gus@guest.test', password: PASSWORD })
+    assert.equal(gusJoined.status, 303, gusJoined.text.slice(0, 300))
+
+    assert.equal((await t.api.request('PUT', '/api/sso', { body: { ...settings, required: true } })).status, 200)
+    assert.equal((await byPassword.request('GET', '/app/domains')).status, 303, 'the session the password started ended')
+    assert.equal((await byProvider.person.request('GET', '/app/domains')).status, 200, 'the provider\'s session stays')
+    assert.equal((await guest.request('GET', '/app/domains')).status, 200, 'a guest of another domain is not bound')
+    assert.equal((await owner.request('GET', '/app/domains')).status, 200, 'nor is an owner')
+    assert.equal((await new FormClient(t.url).signIn('gus@guest.test', PASSWORD)).status, 303)
+
+    // An invitation to an address of the provider's domain sets no password: the first sign-in takes it.
+    accounts.set('ivy-1', { email: 'ivy@corp.test', name: 'Ivy', verified: true })
+    const ivy = await invite(db, { role: 'owner' }, orgId, 'ivy@corp.test', 'admin')
+    const invitation = `/app/invite/${ivy.secret}`
+    const invitee = new FormClient(t.url)
+    const shown = await invitee.request('GET', invitation)
+    assert.equal(shown.status, 200)
+    assert.match(shown.text, /Continue with single sign-on/)
+    assert.doesNotMatch(shown.text, /type="password"/)
+    const withPassword = await invitee.submit(invitation, invitation, { email: 'ivy@corp.test', password: PASSWORD })
+    assert.equal(withPassword.status, 403)
+    assert.equal(await db.selectFrom('users').select('id').where('email', '=', 'ivy@corp.test').executeTakeFirst(),
+      undefined, 'no account was made with a password')
+    atKeyboard = 'ivy-1'
+    const joining = await toCallback('ivy@corp.test', invitation, invitee)
+    assert.equal((await atCallback(joining.person, joining.url)).status, 303)
+    assert.match((await invitee.request('GET', '/app/domains')).text, /Ivy \(admin\)/)
+    assert.equal((await new FormClient(t.url).request('GET', invitation)).status, 404, 'the invitation is used')
+    const joined = (await audit('member.joined')).find(e => e.actor.label === 'ivy@corp.test')
+    assert.deepEqual(joined.details, { role: 'admin', by: 'invitation, through single sign-on' })
+  })
+
+  it('the client library talks to public addresses only, unless insecure issuers are allowed', async () => {
+    const strict = providerFetch(false)
+    for (const url of ['https://10.1.2.3/token', `${idp.issuer}/.well-known/openid-configuration`, 'https://localhost/jwks']) {
+      await assert.rejects(strict(url, { body: undefined, headers: {}, method: 'GET', redirect: 'manual' } as any),
+        /is not a public address/)
+    }
+    const lax = await providerFetch(true)(`${idp.issuer}/.well-known/openid-configuration`,
+      { body: undefined, headers: {}, method: 'GET', redirect: 'manual' } as any)
+    assert.equal(lax.status, 200)
   })
 })

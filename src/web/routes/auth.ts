@@ -6,6 +6,7 @@ import {
   endSession,
   normalizeEmail,
   peekLink,
+  signsOnOnly,
   resetPassword,
   startSession,
   type SessionRules
@@ -14,9 +15,12 @@ import { afterSignIn, beforeSignIn, countResetRequest } from '../../services/att
 import { audited } from '../../services/audit.js'
 import { QUEUE, type AccountMailJobData } from '../../queue/queues.js'
 import { cookieNames, cookieOptions, csrfToken, field, page, type WebDeps } from '../context.js'
-import { CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, SsoRefusedPage, Unsubscribe } from '../views/auth.js'
+import {
+  CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, SsoInvitation, SsoRefusedPage, Unsubscribe
+} from '../views/auth.js'
 import { finishSsoSignIn, passwordRefusal, recordSsoRefusal, SsoRefused, startSsoSignIn } from '../../services/sso.js'
 import { appBaseUrl } from '../../config.js'
+import { SIGNED_ON } from '../../vocabulary/sso.js'
 import { unsubscribe, unsubscribeTarget } from '../../services/mail-alerts.js'
 import { html } from '../views/layout.js'
 
@@ -100,7 +104,7 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
   app.get('/sso/callback', PUBLIC, async (req, reply) => {
     try {
       const { user, orgId, next } = await finishSsoSignIn(sso, new URL(req.url, appBaseUrl(config)))
-      return await signedIn(req, reply, user, orgId, next ?? '/app/domains', 'single sign-on')
+      return await signedIn(req, reply, user, orgId, next ?? '/app/domains', SIGNED_ON)
     } catch (err) {
       if (!(err instanceof SsoRefused)) throw err
       await recordSsoRefusal(db, err)
@@ -121,10 +125,21 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
       ? 'Choose the e-mail and password of the organisation\'s owner.'
       : `You are invited to join as ${role ?? 'a member'}. ` +
         'Create your account, or enter the password of the one you have.'
+    /** An invitation whose address signs in only through the organisation's provider: its page, with no password. */
+    const throughProvider = async (
+      req: FastifyRequest, reply: FastifyReply, link: NonNullable<Awaited<ReturnType<typeof peekLink>>>, error?: string
+    ) => {
+      const { email, org_id: orgId, role } = link
+      if (!email || !orgId || !role || !await signsOnOnly(db, email, orgId, role)) return
+      const shown = SsoInvitation({ csrf: csrfToken(req, reply), email, role, error })
+      return await page(reply, html(shown), error ? 403 : 200)
+    }
     app.get(`/${purpose}/:token`, PUBLIC, async (req, reply) => {
       const { token } = req.params as { token: string }
       const link = await peekLink(db, purpose, token)
       if (!link) return await page(reply, html(LinkGone()), 404)
+      const sso = await throughProvider(req, reply, link)
+      if (sso) return sso
       return await page(reply, html(CreateAccount({
         csrf: csrfToken(req, reply),
         action: `/app/${purpose}/${token}`,
@@ -138,6 +153,9 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
       const { token } = req.params as { token: string }
       const link = await peekLink(db, purpose, token)
       if (!link) return await page(reply, html(LinkGone()), 404)
+      const sso = await throughProvider(req, reply, link, 'No password is set for this organisation: join through ' +
+        'single sign-on.')
+      if (sso) return sso
       // The password of an account that exists is checked as a sign-in is.
       await beforeSignIn(db, who(req))
       try {

@@ -89,6 +89,23 @@ export function CreateAccount (p: {
   )
 }
 
+/** An invitation whose address signs in only through the organisation's provider: no password, the provider's way in. */
+export function SsoInvitation (p: { csrf: string, email: string, role: string, error?: string }) {
+  return (
+    <AuthPage title='Join an organisation' error={p.error}>
+      <p>
+        You are invited to join as {p.role}. The organisation signs its people in through its identity provider:
+        continue with single sign-on as <strong>{p.email}</strong>, and your first sign-in joins you.
+      </p>
+      <form method='post' action='/app/sso/start'>
+        <Csrf token={p.csrf} />
+        <input type='hidden' name='email' value={p.email} />
+        <p><button type='submit'>Continue with single sign-on</button></p>
+      </form>
+    </AuthPage>
+  )
+}
+
 export function LinkGone () {
   return (
     <AuthPage title='This link no longer works'>

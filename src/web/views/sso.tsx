@@ -52,7 +52,8 @@ export function SsoPage (p: {
             <p>
               <label>
                 <input type='checkbox' name='required' value='1' checked={f.required ?? s?.required ?? false} /> Require it:
-                members sign in only through the provider (owners keep their password, a way back in)
+                members of these domains sign in only through the provider, and the sessions their passwords opened
+                end (owners keep their password, a way back in; guests of other domains keep theirs)
               </label>
             </p>
             <p><button type='submit'>{s ? 'Save' : 'Turn on single sign-on'}</button></p>
