@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder'
 import { createGunzip } from 'node:zlib'
 import { Parser } from 'htmlparser2'
+import { TurnPassed } from './errors.js'
 import type { Fetcher, InTurn } from './fetch.js'
 
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
@@ -144,8 +145,10 @@ export async function readSitemap (
     if (stopped) return { ok: false, stopped }
     parser.end(text.end())
     return { ok: res.status >= 200 && res.status < 300 }
-  } catch {
+  } catch (err) {
     gunzip?.destroy()
+    // Not sent: its turn came too late (a busy machine). The caller's turn loop takes the next.
+    if (err instanceof TurnPassed) throw err
     return stopped ? { ok: false, stopped } : { ok: false }
   } finally {
     budget.signal?.removeEventListener('abort', onAbort)

@@ -109,11 +109,11 @@ describe('a fleet that is polite and fair', () => {
     for (const d of created) await waitForJob(api.api, d.discoveryJobId, 60_000)
     await drainJobs(api.api, 60_000)
     const crawls = await Promise.all(created.map(async d => (await api.api.post(`/api/domains/${d.id}/crawl`)).body.data))
-    // Each domain's nine pages are crawled again. Under load (CI, twice) a domain's request has
-    // found eight of its pages with a crawl still waiting after the drain, and queued one: the
-    // requests each host received below are what shows every page read twice.
+    // Each domain's nine pages were found, and are crawled again. (Under load a discovery
+    // found only the home page: its sitemap's turn passed, and the reader took that for an
+    // unreadable sitemap rather than waiting for the next turn.)
     t.diagnostic(crawls.map(c => c.message).join('; '))
-    for (const c of crawls) assert.ok(c.queued >= 1, c.message)
+    for (const c of crawls) assert.equal(c.queued, 9, c.message)
     await drainJobs(api.api, 60_000)
     const seen = await assertPolite(since, t)
     assert.equal(seen.length, shared.length)

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js'
 import { Crawler } from '../../src/crawl/crawler.js'
 import { TurnPassed } from '../../src/crawl/errors.js'
 import { HostLimiter } from '../../src/crawl/polite.js'
+import { readSitemap } from '../../src/crawl/sitemap.js'
 import { TestSite } from '../helpers/site.js'
 
 // One process's turns at a host (the embedded database's crawler): the fleet's rules, in memory.
@@ -45,6 +46,10 @@ describe('a turn kept on the wire', () => {
     site = await new TestSite().start()
     site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\n', headers: { 'content-type': 'text/plain' } })
     site.page('/a', '<h1>A</h1>')
+    site.set('/sitemap.xml', {
+      body: '<urlset><url><loc>https://wire.test/a</loc></url><url><loc>https://wire.test/b</loc></url></urlset>',
+      headers: { 'content-type': 'application/xml' }
+    })
     crawler = new Crawler(loadConfig({ CRAWL_HOST_MAP: `wire.test=${site.origin}`, CRAWL_PER_HOST_DELAY_MS: '300' }))
     await crawler.robots.isAllowed('https://wire.test/a')
   })
@@ -75,5 +80,21 @@ describe('a turn kept on the wire', () => {
     await assert.rejects(crawler.fetcher.fetch('https://wire.test/a', { atWrite: () => false }),
       (err: unknown) => err instanceof TurnPassed)
     assert.equal(site.hitsOf('/a'), 2)
+  })
+
+  it('a sitemap whose turn passed is read in the next turn, not given up as unreadable', async () => {
+    const listed: string[] = []
+    let tries = 0
+    const read = await crawler.polite('https://wire.test/sitemap.xml', 'wait', async inTurn => {
+      // The first try is on a machine too busy to write it in its turn (found under load: a
+      // discovery then saw no sitemap, and only the home page).
+      const late = tries++ === 0
+      return await readSitemap(crawler.fetcher, 'https://wire.test/sitemap.xml', loc => { listed.push(loc); return true },
+        () => {}, { inflatedLeft: 1e6 }, late ? { atWrite: () => false } : inTurn)
+    })
+    assert.deepEqual(read, { ok: true })
+    assert.equal(tries, 2)
+    assert.deepEqual(listed, ['https://wire.test/a', 'https://wire.test/b'])
+    assert.equal(site.hitsOf('/sitemap.xml'), 1)
   })
 })
