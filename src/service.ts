@@ -42,6 +42,8 @@ export interface ServiceOptions {
   onBootstrapKey?: (key: string) => void
   /** Told the first owner's one-time link (default: printed to standard output). */
   onSetupLink?: (link: string) => void
+  /** An in-memory database starts from this dump of a migrated one (tests; see StoreOptions.seedFile). */
+  databaseSeed?: string
 }
 
 /**
@@ -57,6 +59,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    ...(opts.databaseSeed ? { seedFile: opts.databaseSeed } : {}),
     onConnectionLost: err => {
       log.warn({ err: err.message }, 'idle database connection lost')
     }

@@ -80,6 +80,8 @@ export interface StoreOptions {
    * network dropped it). The query it was running fails; the pool opens a new one when next asked.
    */
   onConnectionLost?: (err: Error) => void
+  /** With `dataDir` memory://: a migrated database's dump to start from (see PGliteThreadOptions.seedFile). */
+  seedFile?: string
 }
 
 export async function openStore (opts: StoreOptions): Promise<Store> {
@@ -132,7 +134,10 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
     if (!existsSync(join(opts.dataDir, 'PG_VERSION'))) await initDataDir(opts.dataDir)
   }
   const pglite = await PGliteThread.open({
-    dataDir: inMemory ? undefined : opts.dataDir, postgresqlconf: PGLITE_CONF, channels: [DATA_CHANNEL]
+    dataDir: inMemory ? undefined : opts.dataDir,
+    ...(inMemory && opts.seedFile ? { seedFile: opts.seedFile } : {}),
+    postgresqlconf: PGLITE_CONF,
+    channels: [DATA_CHANNEL]
   })
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
   embedded.add(db)
@@ -159,6 +164,17 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
     close: async () => {
       await db.destroy()
     }
+  }
+}
+
+/** Writes a dump of a new, migrated embedded database to `file`: what StoreOptions.seedFile starts from. */
+export async function dumpMigrated (file: string): Promise<void> {
+  const pglite = await PGliteThread.open({ postgresqlconf: PGLITE_CONF, channels: [] })
+  try {
+    await migrate(new Kysely<Database>({ dialect: new PGliteDialect(pglite) }))
+    await pglite.dumpTo(file)
+  } finally {
+    await pglite.close()
   }
 }
 

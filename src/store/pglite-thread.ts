@@ -20,6 +20,7 @@ export type Request = { id: number, urgent?: boolean } & (
   | { op: 'exec', sql: string, tx?: number }
   | { op: 'begin' }
   | { op: 'end', tx: number, commit: boolean }
+  | { op: 'dump', file: string }
   | { op: 'close' })
 
 export type Reply = { id: number, ok: true, value?: unknown } | { id: number, ok: false, error: ThreadError }
@@ -29,6 +30,11 @@ export interface Notification { channel: string, payload: string }
 
 export interface PGliteThreadOptions {
   dataDir?: string
+  /**
+   * In memory only: a dump of a data directory (see dumpTo) the database starts from, in
+   * place of a new one (tests start a migrated database without initdb or migrations).
+   */
+  seedFile?: string
   postgresqlconf: string[]
   /** The channels whose notifications are passed to `onNotification`. */
   channels: string[]
@@ -119,6 +125,11 @@ export class PGliteThread {
 
   async end (tx: number, commit: boolean): Promise<void> {
     await this.call({ op: 'end', tx, commit })
+  }
+
+  /** Writes the data directory, as a tar file, to `file` (what seedFile starts from). */
+  async dumpTo (file: string): Promise<void> {
+    await this.call({ op: 'dump', file })
   }
 
   async close (): Promise<void> {

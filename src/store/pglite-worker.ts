@@ -1,3 +1,4 @@
+import { readFile, rename, writeFile } from 'node:fs/promises'
 import v8 from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, type Transaction } from '@electric-sql/pglite'
@@ -14,7 +15,10 @@ const options = workerData as PGliteThreadOptions
 // tier alone serves. The flag is the process's, so it reaches undici's small HTTP
 // parser too. CPU-heavy queries (full-text search over many rows) run up to 1.5× slower.
 v8.setFlagsFromString('--liftoff-only')
-const db = await PGlite.create(options.dataDir, { postgresqlconf: options.postgresqlconf })
+const db = await PGlite.create(options.seedFile ? 'memory://' : options.dataDir, {
+  postgresqlconf: options.postgresqlconf,
+  ...(options.seedFile ? { loadDataDir: new Blob([await readFile(options.seedFile)]) } : {})
+})
 const port = parentPort!
 // PGlite tells its listeners of a notification before the statement (or the commit) that
 // sent it returns, so the main thread hears of a write before it hears that it committed.
@@ -97,6 +101,13 @@ async function handle (req: Request): Promise<unknown> {
       open.delete(req.tx)
       t.finish(req.commit)
       await t.done
+      return undefined
+    }
+    case 'dump': {
+      // Written aside and renamed: a reader never sees half a file.
+      const aside = `${req.file}.${process.pid}.${Date.now()}`
+      await writeFile(aside, Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer()))
+      await rename(aside, req.file)
       return undefined
     }
     case 'close': {

@@ -1,24 +1,80 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import pg from 'pg'
 import { loadConfig } from '../../src/config.js'
 import { startService, type Service } from '../../src/service.js'
+import { dumpMigrated, openStore } from '../../src/store/db.js'
 import { ApiClient } from './client.js'
 
 // Tests run on PGlite in memory by default; with TEST_DATABASE_URL (CI) each service
 // gets a fresh database on that PostgreSQL server, and with TEST_REDIS_URL the rate
-// limits go through Redis.
+// limits go through Redis. Either way a service starts from a migrated copy made once
+// for the schema (initdb and the migrations took most of a test service's start).
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
 export const onRedis = Boolean(process.env.TEST_REDIS_URL)
+
+/** The schema's fingerprint: the migrations, the store's settings and PGlite's version. */
+const schemaKey = (() => {
+  const root = new URL('../../', import.meta.url)
+  const hash = createHash('sha256')
+  for (const file of ['src/store/migrations.ts', 'src/store/migrations-0001.ts', 'src/store/migrations-0013.ts',
+    'src/store/db.ts', 'node_modules/@electric-sql/pglite/package.json']) {
+    hash.update(readFileSync(new URL(file, root)))
+  }
+  return hash.digest('hex').slice(0, 16)
+})()
+
+let seed: Promise<string> | undefined
+/** A dump of a migrated embedded database, made by the first test process that needs it. */
+async function pgliteSeed (): Promise<string> {
+  return await (seed ??= (async () => {
+    const file = join(tmpdir(), `sitewatch-test-seed-${schemaKey}.tar`)
+    if (!existsSync(file)) await dumpMigrated(file)
+    return file
+  })())
+}
+
+let template: Promise<string> | undefined
+/**
+ * A migrated database on the PostgreSQL server that new ones copy (CREATE DATABASE …
+ * TEMPLATE), made by the first test process that needs it: built under a name of its own
+ * and renamed, so another process sees it whole or not at all.
+ */
+async function postgresTemplate (admin: pg.Client): Promise<string> {
+  return await (template ??= (async () => {
+    const name = `sw_template_${schemaKey}`
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
+    if (found.rowCount! > 0) return name
+    const building = `sw_building_${randomBytes(6).toString('hex')}`
+    await admin.query(`CREATE DATABASE ${building}`)
+    const url = new URL(process.env.TEST_DATABASE_URL!)
+    url.pathname = `/${building}`
+    await (await openStore({ databaseUrl: url.toString(), dataDir: '' })).close()
+    try {
+      await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`)
+    } catch (err) {
+      // Another process built it first (duplicate_database).
+      if ((err as { code?: string }).code !== '42P04') throw err
+      await admin.query(`DROP DATABASE ${building} WITH (FORCE)`)
+    }
+    return name
+  })())
+}
 
 export async function createDatabase (): Promise<{ url: string, drop: () => Promise<void> }> {
   const admin = process.env.TEST_DATABASE_URL!
   const name = `sw_test_${randomBytes(6).toString('hex')}`
   const client = new pg.Client({ connectionString: admin })
   await client.connect()
-  await client.query(`CREATE DATABASE ${name}`)
-  await client.end()
+  try {
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${await postgresTemplate(client)}`)
+  } finally {
+    await client.end()
+  }
   const url = new URL(admin)
   url.pathname = `/${name}`
   return {
@@ -75,6 +131,7 @@ export async function startTestService (
   let setupLink = ''
   const service = await startService(config, {
     logger: false,
+    ...(config.databaseUrl || config.dataDir !== 'memory://' ? {} : { databaseSeed: await pgliteSeed() }),
     onBootstrapKey: k => {
       key = k
     },
