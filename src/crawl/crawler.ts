@@ -114,7 +114,10 @@ export class Crawler {
     const timed = (screenshot: boolean) => {
       this.events.emit('rendered', { seconds: (performance.now() - started) / 1000, screenshot })
     }
-    const rendered = await this.polite(url, pace, async () => await this.renderer.render(url, req))
+    // The page's document takes the host's turn when the browser asks for it (render.ts), not
+    // before the browser is ready: written late, it could come too close to the next turn.
+    const rendered = await this.renderer.render(url, req, async (to, request, signal) =>
+      await this.polite(to, pace, request, signal))
       .catch(err => {
         if (!(err instanceof HostBusy)) timed(false) // a turn given up rendered nothing
         throw err

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
 import { OUTLINE_TAGS } from '../detection/detect.js'
 import { FetchError } from './errors.js'
-import type { Fetcher } from './fetch.js'
+import type { Fetcher, InTurn } from './fetch.js'
 import { RenderSlots } from './render-slots.js'
 import type { PictureBoxes } from '../vocabulary/outline.js'
 
@@ -23,6 +23,9 @@ export interface RendererOptions {
   availableMb?: () => number
 }
 
+/** Sends one request to a host in its turn (Crawler.polite); `signal` ends the wait when the render does. */
+export type PoliteRequest = <T>(url: string, request: (inTurn: InTurn) => Promise<T>, signal: AbortSignal) => Promise<T>
+
 /** Kept back from a render's time for its screenshot (at most a quarter of that time). */
 const SCREENSHOT_RESERVE_MS = 3000
 
@@ -38,6 +41,8 @@ export interface RenderRequest {
 
 /** What a render knows of its page as it goes: requests in flight, the last activity, its document's answer. */
 interface RenderState {
+  /** Aborted when the render ends: requests still waiting for a turn give it up. */
+  ended: AbortController
   inflight: number
   lastActivity: number
   status: number
@@ -144,14 +149,21 @@ export class BrowserRenderer {
     this.slots = new RenderSlots(opts.concurrency, opts.availableMb)
   }
 
-  async render (url: string, req: RenderRequest): Promise<Rendered> {
+  /**
+   * Renders `url`. With `polite`, each of the page's documents (its navigation, and a
+   * reload after a challenge) takes its host's turn when it is written, as a crawl's
+   * request does. Its scripts, styles and calls are one visit's, loaded as a browser loads
+   * them: spaced by the host's delay, a page of 40 would outlast the render's deadline and
+   * be read half-loaded.
+   */
+  async render (url: string, req: RenderRequest, polite?: PoliteRequest): Promise<Rendered> {
     await this.acquire()
     try {
       for (let tries = 1; ; tries++) {
         const { browser } = await this.browser()
         this.pagesSinceLaunch++
         try {
-          return await this.renderIn(browser, url, req)
+          return await this.renderIn(browser, url, req, polite)
         } catch (err) {
           // A browser that went away under the check (crashed, killed, short of memory) is
           // no fault of the page's: once, the check runs again in a new browser, within
@@ -225,7 +237,9 @@ export class BrowserRenderer {
     await server.kill().catch(() => {})
   }
 
-  private async renderIn (browser: Browser, url: string, req: RenderRequest): Promise<Rendered> {
+  private async renderIn (
+    browser: Browser, url: string, req: RenderRequest, polite?: PoliteRequest
+  ): Promise<Rendered> {
     const deadline = Date.now() + this.opts.timeoutMs
     const context = await browser.newContext({
       acceptDownloads: false,
@@ -235,7 +249,13 @@ export class BrowserRenderer {
       javaScriptEnabled: true
     })
     const state = {
-      inflight: 0, lastActivity: Date.now(), requests: 0, status: 0, challenge: false, error: undefined as unknown
+      ended: new AbortController(),
+      inflight: 0,
+      lastActivity: Date.now(),
+      requests: 0,
+      status: 0,
+      challenge: false,
+      error: undefined as unknown
     }
     let page: Page | undefined
     let settled = false
@@ -245,7 +265,8 @@ export class BrowserRenderer {
       })
       await context.route('**/*', async route => {
         // Nothing may escape a route handler: Playwright would leave it an unhandled rejection.
-        await this.answer(route, req, state, page).catch(async () => await route.abort('failed').catch(() => {}))
+        await this.answer(route, req, state, page, polite)
+          .catch(async () => await route.abort('failed').catch(() => {}))
       })
       page = await context.newPage()
       context.on('page', popup => {
@@ -267,6 +288,7 @@ export class BrowserRenderer {
       settled = true
       return result
     } finally {
+      state.ended.abort()
       // Closing the page ends its renderer process, even one stuck in a busy loop; when
       // even that does not answer, the whole browser is restarted.
       const closing = (async () => {
@@ -333,7 +355,8 @@ export class BrowserRenderer {
     route: Route,
     req: RenderRequest,
     state: RenderState & { requests: number },
-    page: Page | undefined
+    page: Page | undefined,
+    polite: PoliteRequest | undefined
   ): Promise<void> {
     const request = route.request()
     const type = request.resourceType()
@@ -352,13 +375,16 @@ export class BrowserRenderer {
     state.lastActivity = Date.now()
     try {
       const headers = await request.allHeaders()
-      const res = await this.opts.fetcher.fetch(request.url(), {
+      const url = request.url()
+      const send = async (inTurn: InTurn) => await this.opts.fetcher.fetch(url, {
         cookie: headers.cookie,
         accept: headers.accept,
         method,
         body: request.postData() ?? undefined,
-        bodyType: headers['content-type']
+        bodyType: headers['content-type'],
+        ...inTurn
       })
+      const res = polite && isDocument ? await polite(url, send, state.ended.signal) : await send({})
       if (isDocument) [state.status, state.challenge] = [res.status, res.challenge]
       await route.fulfill({
         status: res.status,
