@@ -5,7 +5,7 @@ import { parseDomainInput, pastedHost, pastedPage } from '../crawl/url.js'
 import { crawlJobOf } from '../queue/queues.js'
 import { inTransaction, isUniqueViolation } from '../store/db.js'
 import {
-  deleteDomain, domainView, findDomain, findDomainByHost, insertDomain, updateDomain, type DomainRow
+  deleteDomain, domainView, findDomain, findDomainByHost, findDomainDetails, insertDomain, updateDomain, type DomainRow
 } from '../store/domains.js'
 import { monitoredPages } from '../store/pages.js'
 import type { ServiceContext } from './context.js'
@@ -17,6 +17,13 @@ export async function requireDomain (ctx: ServiceContext, orgId: string, id: str
   const domain = await findDomain(ctx.db, orgId, id)
   if (!domain) throw notFound('Domain')
   return domain
+}
+
+/** The domain with its pages and newest changes (findDomainDetails), if the organisation has it; 404 otherwise. */
+export async function requireDomainDetails (ctx: ServiceContext, orgId: string, id: string) {
+  const details = await findDomainDetails(ctx.db, orgId, id)
+  if (!details) throw notFound('Domain')
+  return details
 }
 
 /**

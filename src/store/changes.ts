@@ -81,6 +81,10 @@ export const CHANGE_COLUMNS = [
   'alert_rule_id'
 ] as const
 
+/** The columns of CHANGE_COLUMNS that hold times (for rowsFromJson). */
+export const CHANGE_DATES = ['acknowledged_at', 'alerted_at', 'created_at', 'pinned_at'] as const satisfies
+  ReadonlyArray<typeof CHANGE_COLUMNS[number]>
+
 /** The organisation's changes that pass the filters, as a query to select from. */
 function changesMatching (db: Db, orgId: string, f: ChangeFilters) {
   return db

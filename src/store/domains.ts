@@ -3,9 +3,10 @@ import { type ExpressionBuilder, sql, type Selectable } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Org } from '../vocabulary/plans.js'
 import type { RenderMode } from '../vocabulary/core.js'
-import { CHANGE_COLUMNS, changeView } from './changes.js'
+import { CHANGE_COLUMNS, CHANGE_DATES, changeView, type ChangeRow } from './changes.js'
 import type { Db } from './db.js'
-import { intelligencePageIds, pageView } from './pages.js'
+import { domainPagesJson, pageViewsFromJson } from './pages.js'
+import { jsonRows, rowsFromJson } from './json-rows.js'
 import type { Database, DomainsTable } from './schema.js'
 
 // Domains. Rows leave as the contract's camelCase shapes (…View); the API's response
@@ -164,27 +165,34 @@ export async function getDomainListItem (db: Db, orgId: string, id: string) {
 
 export const RECENT_CHANGES = 20
 
-export async function getDomainDetails (db: Db, domain: DomainRow) {
-  const [times, pages, changes, intelligence] = await Promise.all([
-    db.selectFrom('domains as d').leftJoinLateral(crawlTimes, join => join.onTrue()).select(['t.last', 't.next'])
-      .where('d.id', '=', domain.id).executeTakeFirst(),
-    db.selectFrom('pages').selectAll().where('domain_id', '=', domain.id).orderBy('created_at').orderBy('id').execute(),
-    db
-      .selectFrom('changes')
-      .select([...CHANGE_COLUMNS])
-      .where('domain_id', '=', domain.id)
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .limit(RECENT_CHANGES)
-      .execute(),
-    intelligencePageIds(db, [domain.id])
-  ])
+/**
+ * The organisation's domain `id` with its crawl times, its pages and its newest changes, in
+ * one statement (while a crawl writes, each statement of a read waits its turn on the
+ * embedded database); undefined when it has no such domain.
+ */
+export async function findDomainDetails (db: Db, orgId: string, id: string) {
+  const row = await db
+    .selectFrom('domains as d')
+    .leftJoinLateral(crawlTimes, join => join.onTrue())
+    .selectAll('d')
+    .select(['t.last', 't.next'])
+    .select([
+      domainPagesJson(db, { id, org_id: orgId }).as('pages'),
+      jsonRows(
+        db.selectFrom('changes').select([...CHANGE_COLUMNS]).where('domain_id', '=', id)
+          .orderBy('created_at', 'desc').orderBy('id').limit(RECENT_CHANGES)
+      ).as('changes')
+    ])
+    .where('d.id', '=', id)
+    .where('d.org_id', '=', orgId)
+    .executeTakeFirst()
+  if (!row) return undefined
   return {
-    ...domainView(domain),
-    lastCrawledAt: times?.last ?? null,
-    nextCrawlAt: times?.next ?? null,
-    pages: pages.map(p => pageView(p, intelligence)),
-    recentChanges: changes.map(changeView)
+    ...domainView(row),
+    lastCrawledAt: row.last,
+    nextCrawlAt: row.next,
+    pages: pageViewsFromJson(row.pages),
+    recentChanges: rowsFromJson<ChangeRow>(row.changes, CHANGE_DATES).map(changeView)
   }
 }
 

@@ -8,6 +8,7 @@ import {
 import type { Db, Tx } from './db.js'
 import { countPages } from './billing.js'
 import type { PagesTable } from './schema.js'
+import { jsonRows, rowsFromJson } from './json-rows.js'
 
 // Pages: what is watched, added within the plan's cap, and shown; a crawl's side of the
 // pages table (its check, its failures, when it is due) is in page-checks.ts.
@@ -45,21 +46,8 @@ export const isIntelligencePage = sql<boolean>`(pages.monitoring_enabled AND coa
     AND ${intelligenceOrder('q')} < ${intelligenceOrder('pages')}
 ) < ${intelligenceLimit(sql.ref('pages.org_id'))}, true))`
 
-/** The intelligence pages among the pages of `domainIds` (see INTELLIGENCE_TYPE_ORDER). */
-export async function intelligencePageIds (db: Db | Tx, domainIds: readonly string[]): Promise<Set<string>> {
-  if (domainIds.length === 0) return new Set()
-  const { rows } = await sql<{ id: string }>`
-    SELECT r.id FROM (
-      SELECT pages.id, pages.org_id,
-        row_number() OVER (PARTITION BY pages.domain_id ORDER BY ${intelligenceOrder('pages')}) AS rank
-      FROM pages WHERE pages.domain_id = ANY(${domainIds}::uuid[]) AND pages.monitoring_enabled
-    ) r
-    WHERE coalesce(r.rank <= ${intelligenceLimit(sql.ref('r.org_id'))}, true)`.execute(db)
-  return new Set(rows.map(r => r.id))
-}
-
-/** A page as the API shows it; `intelligence`: the ids of its domain's intelligence pages. */
-export function pageView (p: PageRow, intelligence: ReadonlySet<string>) {
+/** A page as the API shows it; `intelligence`: whether it is one of its domain's intelligence pages. */
+export function pageView (p: PageRow, intelligence: boolean) {
   return {
     id: p.id,
     domainId: p.domain_id,
@@ -71,7 +59,7 @@ export function pageView (p: PageRow, intelligence: ReadonlySet<string>) {
     status: p.status,
     monitoringEnabled: p.monitoring_enabled,
     priority: p.priority,
-    intelligence: intelligence.has(p.id),
+    intelligence,
     lastCheckAt: p.last_check_at,
     lastChangeAt: p.last_change_at,
     errorCount: p.error_count,
@@ -96,30 +84,50 @@ export function pageView (p: PageRow, intelligence: ReadonlySet<string>) {
   }
 }
 
-/** One page as the API shows it (pageView), its domain's intelligence pages looked up. */
+/** One page as the API shows it (pageView), whether it is an intelligence page looked up. */
 export async function onePageView (db: Db, p: PageRow) {
-  return pageView(p, await intelligencePageIds(db, [p.domain_id]))
+  const row = await db.selectFrom('pages').select(isIntelligencePage.as('intelligence')).where('id', '=', p.id)
+    .executeTakeFirst()
+  return pageView(p, row?.intelligence ?? false)
 }
 
-export async function listPages (db: Db, domainId: string, page: number, pageSize: number) {
-  const [rows, count, intelligence] = await Promise.all([
-    db
-      .selectFrom('pages')
-      .selectAll()
-      .where('domain_id', '=', domainId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(pageSize)
-      .offset((page - 1) * pageSize)
-      .execute(),
-    db
-      .selectFrom('pages')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('domain_id', '=', domainId)
-      .executeTakeFirstOrThrow(),
-    intelligencePageIds(db, [domainId])
-  ])
-  return { total: count.n, items: rows.map(p => pageView(p, intelligence)) }
+const PAGE_DATES = [
+  'last_check_at', 'last_change_at', 'next_crawl_at', 'render_checked_at', 'failure_alerted_at', 'failing_since',
+  'created_at'
+] as const satisfies ReadonlyArray<keyof PageRow>
+
+/**
+ * A domain's pages in order (`range`: some of them), each with whether it is an intelligence
+ * page, as one JSON value (see json-rows.ts); pageViewsFromJson reads it.
+ */
+export function domainPagesJson (
+  db: Db, domain: { id: string, org_id: string }, range?: { limit: number, offset: number }
+) {
+  let q = db
+    .selectFrom(eb => eb.selectFrom('pages').selectAll('pages').select(sql<boolean>`pages.monitoring_enabled AND
+      coalesce(row_number() OVER (PARTITION BY pages.monitoring_enabled ORDER BY ${intelligenceOrder('pages')})
+        <= ${intelligenceLimit(sql.val(domain.org_id))}, true)`.as('intelligence'))
+      .where('pages.domain_id', '=', domain.id)
+      .as('ranked'))
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('id')
+  if (range) q = q.limit(range.limit).offset(range.offset)
+  return jsonRows(q)
+}
+
+export function pageViewsFromJson (text: string) {
+  return rowsFromJson<PageRow & { intelligence: boolean }>(text, PAGE_DATES).map(p => pageView(p, p.intelligence))
+}
+
+export async function listPages (db: Db, domain: { id: string, org_id: string }, page: number, pageSize: number) {
+  const row = await db
+    .selectNoFrom(eb => [
+      domainPagesJson(db, domain, { limit: pageSize, offset: (page - 1) * pageSize }).as('pages'),
+      eb.selectFrom('pages').select(sql<number>`count(*)::int`.as('n')).where('domain_id', '=', domain.id).as('n')
+    ])
+    .executeTakeFirstOrThrow()
+  return { total: row.n ?? 0, items: pageViewsFromJson(row.pages) }
 }
 
 /**

@@ -59,6 +59,20 @@ describe('intelligence pages', () => {
     assert.equal(one.intelligence, true)
     const detail = (await t.api.get(`/api/domains/${domainId}`)).body.data
     assert.equal(detail.pages.filter((p: any) => p.intelligence).length, 25)
+    // A domain's details, its list of pages and each page alone read a page three ways; all show it alike,
+    // to the times (the first two carry the rows as JSON, whose times are text).
+    // (The details show some of a page's fields.)
+    const listed = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=100`)).body.data as any[]
+    const shown = Object.keys(detail.pages[0])
+    assert.deepEqual(detail.pages, listed.map(p => Object.fromEntries(shown.map(k => [k, p[k]]))))
+    const home = listed.find(p => new URL(p.url).pathname === '/')
+    assert.match(home.lastCheckAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    assert.match(home.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    assert.ok(listed.some(p => p.failure !== null), 'a page that failed, with its failure')
+    for (const p of listed) {
+      const { latestSnapshot, ...alone } = (await t.api.get(`/api/domains/${domainId}/pages/${p.id}`)).body.data
+      assert.deepEqual(alone, p)
+    }
   })
 
   it('priority 1 comes first; a page no longer monitored gives its place up', async () => {

@@ -10,9 +10,9 @@ import {
   createDomain,
   rediscover,
   removeDomain,
-  requireDomain
+  requireDomainDetails
 } from '../../services/domains.js'
-import { getDomainDetails, getDomainListItem, listDomains } from '../../store/domains.js'
+import { getDomainListItem, listDomains } from '../../store/domains.js'
 import type { ApiDeps } from '../deps.js'
 import { CreatedDomain, DomainDetails, DomainListItem, IdParams, RenderModeSchema } from '../schemas.js'
 import { paginationFields, responses } from '../responses.js'
@@ -86,8 +86,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
       }
     },
     async req => {
-      const domain = await requireDomain(ctx, req.principal!.org.id, req.params.id)
-      return { data: asPlanAllows(await getDomainDetails(db, domain), req.principal!.org) }
+      const org = req.principal!.org
+      return { data: asPlanAllows(await requireDomainDetails(ctx, org.id, req.params.id), org) }
     }
   )
 

@@ -78,7 +78,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     async req => {
       const domain = await requireDomain(ctx, req.principal!.org.id, req.params.id)
       const { page, pageSize } = req.query
-      const { items, total } = await listPages(db, domain.id, page, pageSize)
+      const { items, total } = await listPages(db, domain, page, pageSize)
       return { data: items, meta: { total, page, pageSize } }
     }
   )

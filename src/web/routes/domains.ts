@@ -4,14 +4,14 @@ import { AppError } from '../../vocabulary/errors.js'
 import { asPlanAllows, describeUsage } from '../../vocabulary/plans.js'
 import { normalTags } from '../../vocabulary/core.js'
 import {
-  addDomains, changeDomain, crawlNow, createDomain, pastedLines, rediscover, removeDomain, requireDomain
+  addDomains, changeDomain, crawlNow, createDomain, pastedLines, rediscover, removeDomain, requireDomainDetails
 } from '../../services/domains.js'
 import { exportName, pagesCsv } from '../../services/exports.js'
 import { addPagesByHand } from '../../services/pages.js'
 import { requestResearch } from '../../services/research.js'
 import { currentPeriod } from '../../store/billing.js'
 import { openChangesByDomain } from '../../store/changes.js'
-import { getDomainDetails, listDomainSummaries } from '../../store/domains.js'
+import { listDomainSummaries } from '../../store/domains.js'
 import { listBriefs } from '../../store/research.js'
 import { field, flashAndReturn, page, requireRole, viewerOf, type WebDeps } from '../context.js'
 import { DomainList, DomainPage, type LineResult } from '../views/domains.js'
@@ -81,10 +81,9 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
 
   const showDomain = async (req: FastifyRequest, reply: FastifyReply, results?: LineResult[]) => {
     const org = req.person!.org
-    const domain = await requireDomain(ctx, org.id, id(req.params))
-    const details = asPlanAllows(await getDomainDetails(db, domain), org)
+    const details = asPlanAllows(await requireDomainDetails(ctx, org.id, id(req.params)), org)
     const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
-    const briefs = await listBriefs(db, org.id, domain.id, 1, 5)
+    const briefs = await listBriefs(db, org.id, details.id, 1, 5)
     return await page(reply, html(DomainPage({
       viewer: viewerOf(req, reply),
       domain: details,
@@ -144,10 +143,9 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
 
   app.get('/domains/:id/pages.csv', async (req, reply) => {
     const org = req.person!.org
-    const domain = await requireDomain(ctx, org.id, id(req.params))
-    const details = await getDomainDetails(db, domain)
+    const details = await requireDomainDetails(ctx, org.id, id(req.params))
     return await reply.type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${exportName(`${domain.hostname}-pages`)}"`)
+      .header('content-disposition', `attachment; filename="${exportName(`${details.domain}-pages`)}"`)
       .send(pagesCsv(details.pages))
   })
 
