@@ -9,7 +9,6 @@ const NOSCRIPT_ASKS = /<noscript[^>]*>[^<]{0,400}?(enable|activate|turn on|requi
 const EMPTY_ROOT = /<(div|main|section)\b[^>]*\bid=["']?(root|app|__next|__nuxt|svelte|application|main-app)["']?[^>]*>\s*<\/\1>/i
 const SCRIPT = /<script\b[^>]*>([\s\S]*?)<\/script>/gi
 const EXTERNAL_SCRIPT = /<script\b[^>]*\bsrc=/gi
-const TAGS = /<[^>]+>/g
 
 /** Why a page needs the browser, or undefined when a plain fetch shows it. */
 export function needsBrowser (status: number, html: string): string | undefined {
@@ -20,31 +19,54 @@ export function needsBrowser (status: number, html: string): string | undefined 
   if (status >= 400) return undefined
   if (EMPTY_ROOT.test(head)) return 'an empty application root'
   if (NOSCRIPT_ASKS.test(head)) return 'a noscript asking for JavaScript'
-  const { visible, scriptBytes, scripts } = measure(head)
-  if (visible < MIN_VISIBLE && (scriptBytes > 20_000 || scripts >= 3)) {
-    return `little visible text (${visible} characters) and a large script payload`
-  }
-  return undefined
+  const visible = visibleChars(head, MIN_VISIBLE)
+  if (visible >= MIN_VISIBLE) return undefined
+  const { scriptBytes, scripts } = scriptPayload(head)
+  return scriptBytes > 20_000 || scripts >= 3
+    ? `little visible text (${visible} characters) and a large script payload`
+    : undefined
 }
 
 /** Below this many characters of visible text, a page may be only a shell for its scripts. */
 const MIN_VISIBLE = 200
 
-/** How many characters of text a page shows without its scripts, and how much script it carries. */
-function measure (head: string): { visible: number, scriptBytes: number, scripts: number } {
+// A page's text one token at a time: a script or a style (shows nothing), a tag or an entity (a space between
+// words), or text. Asked of every page fetched plainly, on the thread that serves the API: the count stops once
+// it has enough, where a page's whole text, with its scripts and tags replaced out, made several copies of it.
+const TOKEN = /<script\b[^>]*>[\s\S]*?<\/script>|<style\b[\s\S]*?<\/style>|<[^>]+>|&[a-z#0-9]+;|[^<&]+|[<&]/gi
+
+/**
+ * How many characters of text a page shows without its scripts and styles, its spaces collapsed and trimmed;
+ * counted until there are `enough`.
+ */
+function visibleChars (head: string, enough: number): number {
+  let visible = 0
+  let gap = false
+  const tokens = new RegExp(TOKEN)
+  for (let m = tokens.exec(head); m !== null && visible < enough; m = tokens.exec(head)) {
+    let text = m[0]
+    if (text.length > 1 && (text[0] === '<' || text[0] === '&')) {
+      if (!/^<(script|style)\b/i.test(text)) gap = true
+      continue
+    }
+    text = text.replace(/\s+/g, ' ')
+    if (text[0] === ' ') {
+      gap = true
+      text = text.slice(1)
+    }
+    if (text === '') continue
+    if (gap && visible > 0) visible++
+    gap = text.endsWith(' ')
+    visible += gap ? text.length - 1 : text.length
+  }
+  return visible
+}
+
+/** How much inline script a page carries, and how many scripts (its external ones, and its inline ones as one). */
+function scriptPayload (head: string): { scriptBytes: number, scripts: number } {
   let scriptBytes = 0
-  const withoutScripts = head.replace(SCRIPT, (_m, body: string) => {
-    scriptBytes += body.length
-    return ''
-  })
-  const scripts = (head.match(EXTERNAL_SCRIPT)?.length ?? 0) + (scriptBytes > 0 ? 1 : 0)
-  const visible = withoutScripts
-    .replace(/<style\b[\s\S]*?<\/style>/gi, '')
-    .replace(TAGS, ' ')
-    .replace(/&[a-z#0-9]+;/gi, ' ')
-    .replace(/\s+/g, ' ')
-    .trim().length
-  return { visible, scriptBytes, scripts }
+  for (const m of head.matchAll(SCRIPT)) scriptBytes += m[1].length
+  return { scriptBytes, scripts: (head.match(EXTERNAL_SCRIPT)?.length ?? 0) + (scriptBytes > 0 ? 1 : 0) }
 }
 
 /**
@@ -54,7 +76,7 @@ function measure (head: string): { visible: number, scriptBytes: number, scripts
  */
 export function readableWithoutBrowser (status: number, html: string): boolean {
   if (status >= 400 || isBotWall(status, html) || stillChallenged(html)) return false
-  return measure(html.slice(0, 200_000)).visible >= MIN_VISIBLE
+  return visibleChars(html.slice(0, 200_000), MIN_VISIBLE) >= MIN_VISIBLE
 }
 
 /**
@@ -79,7 +101,7 @@ const CHALLENGE_PAGE_TEXT = 600
  */
 export function stillChallenged (html: string): boolean {
   const head = html.slice(0, 200_000)
-  return CHALLENGE.test(head) && measure(head).visible < CHALLENGE_PAGE_TEXT
+  return CHALLENGE.test(head) && visibleChars(head, CHALLENGE_PAGE_TEXT) < CHALLENGE_PAGE_TEXT
 }
 
 /** Challenge pages are small; a larger page is read as a page (and never decoded here for this). */

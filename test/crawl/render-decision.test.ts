@@ -27,6 +27,18 @@ describe('whether a page needs the browser (auto)', () => {
     assert.match(needsBrowser(200, doc(`<p>Loading…</p>${bundle}`))!, /little visible text/)
   })
 
+  it('counts the text a page shows: words apart once, scripts, styles and tags not at all', () => {
+    const bundle = `<script>${'var a=1;'.repeat(5000)}</script>`
+    // 199 characters shown: 40 words of four letters, one space apart (an entity, a tag and spaces are one).
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${String(i).padStart(3, '0')}`)
+    const shown = words(40).map((w, i) => i % 3 === 0 ? `${w}&nbsp;` : i % 3 === 1 ? `<b>${w}</b>` : `${w} \n `).join('')
+    const page = (extra: string) =>
+      `<html><head><style>p { color: red }</style></head><body><p>${shown}${extra}</p>${bundle}</body></html>`
+    assert.match(needsBrowser(200, page(''))!, /little visible text \(199 characters\)/)
+    assert.match(needsBrowser(200, page('<script>var hidden = "text";</script>'))!, /\(199 characters\)/)
+    assert.equal(needsBrowser(200, page('x')), undefined, 'one more character shown: 200')
+  })
+
   it("a bot wall's challenge does; an ordinary error page does not", () => {
     const challenge = doc('<p>Checking your browser before accessing example.com. Just a moment...</p>')
     assert.equal(isBotWall(503, challenge), true)
