@@ -2,6 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import { UUID, type JobName, type JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import { after, pageOf, type Cursor } from '../store/lists.js'
+import { jsonRows, rowsFromJson } from '../store/json-rows.js'
 import type { JobsTable } from '../store/schema-jobs.js'
 import { urlHost } from './crawl-order.js'
 
@@ -149,28 +150,17 @@ export async function failedJobs (db: Db, ids: readonly string[]) {
   return rows.map(r => ({ id: r.id, reason: r.failed_reason ?? 'failed' }))
 }
 
-/** The organisation's jobs by state: the counters, and of the waiting ones those still to start (delayed). */
-export async function jobStats (db: Db, orgId: string): Promise<Record<JobState | 'total', number>> {
-  const { rows } = await sql<{ state: string, n: number }>`
+/**
+ * The organisation's jobs by state (the counters, and of the waiting ones those still to
+ * start: delayed), and its unfinished crawls by host (waiting and due, delayed for the host's
+ * turn or a retry, active) with how long its oldest due job has waited: one statement.
+ */
+export async function jobStats (db: Db, orgId: string) {
+  const counts = sql`
     SELECT state, sum(n)::int AS n FROM job_counts WHERE org_id = ${orgId} GROUP BY state
     UNION ALL
     SELECT 'delayed', count(*)::int FROM jobs WHERE org_id = ${orgId} AND state = 'waiting' AND start_after > now()`
-    .execute(db)
-  const stats = { waiting: 0, active: 0, completed: 0, failed: 0, delayed: 0, total: 0 }
-  for (const r of rows) {
-    if (r.state in stats) stats[r.state as JobState] += r.n
-    if (r.state !== 'delayed') stats.total += r.n
-  }
-  stats.waiting -= stats.delayed
-  return stats
-}
-
-/**
- * The organisation's unfinished crawls by host: waiting (due), delayed (queued for the
- * host's turn or a retry), active; and how long its oldest due job has waited.
- */
-export async function jobBacklog (db: Db, orgId: string) {
-  const { rows } = await sql<{ host: string, waiting: number, delayed: number, active: number, oldest: number | null }>`
+  const byHost = sql`
     SELECT ${sql.raw(urlHost('url'))} AS host,
       count(*) FILTER (WHERE state = 'waiting' AND start_after <= now())::int AS waiting,
       count(*) FILTER (WHERE state = 'waiting' AND start_after > now())::int AS delayed,
@@ -179,10 +169,21 @@ export async function jobBacklog (db: Db, orgId: string) {
         FILTER (WHERE state = 'waiting' AND start_after <= now())::float8 AS oldest
     FROM jobs
     WHERE org_id = ${orgId} AND state IN ('waiting', 'active') AND name = 'crawl.page'
-    GROUP BY 1 ORDER BY count(*) DESC LIMIT 20`.execute(db)
+    GROUP BY 1 ORDER BY count(*) DESC LIMIT 20`
+  const row = await db.selectNoFrom([jsonRows(counts).as('counts'), jsonRows(byHost).as('hosts')])
+    .executeTakeFirstOrThrow()
+  const stats = { waiting: 0, active: 0, completed: 0, failed: 0, delayed: 0, total: 0 }
+  for (const r of rowsFromJson<{ state: string, n: number }>(row.counts, [])) {
+    if (r.state in stats) stats[r.state as JobState] += r.n
+    if (r.state !== 'delayed') stats.total += r.n
+  }
+  stats.waiting -= stats.delayed
+  const hosts = rowsFromJson<{ host: string, waiting: number, delayed: number, active: number, oldest: number | null }>(
+    row.hosts, [])
   return {
-    oldestWaitingSeconds: Math.max(0, ...rows.map(r => r.oldest ?? 0)),
-    hosts: rows.map(r => ({ host: r.host, waiting: r.waiting, delayed: r.delayed, active: r.active }))
+    ...stats,
+    oldestWaitingSeconds: Math.max(0, ...hosts.map(r => r.oldest ?? 0)),
+    hosts: hosts.map(r => ({ host: r.host, waiting: r.waiting, delayed: r.delayed, active: r.active }))
   }
 }
 

@@ -151,7 +151,7 @@ export async function changePage (
   domainId: string,
   pageId: string,
   settings: PageSettings
-): Promise<PageRow> {
+) {
   const page = await requirePage(ctx, orgId, domainId, pageId)
   await checkNoiseRules(ctx, orgId, settings.noiseRules)
   return await audited(ctx.db, {

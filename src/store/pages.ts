@@ -39,10 +39,12 @@ export const intelligenceOrder = (alias: string) => sql`(${sql.ref(`${alias}.pri
 /**
  * Whether the page `pages` (the row in scope) is one of its domain's intelligence pages:
  * monitored, and fewer than the plan's number of its domain's monitored pages come first.
+ * (In an update's RETURNING, `pages` is the row as written while `q` sees it as it was:
+ * hence the page's own id is left out.)
  */
 export const isIntelligencePage = sql<boolean>`(pages.monitoring_enabled AND coalesce((
   SELECT count(*) FROM pages q
-  WHERE q.domain_id = pages.domain_id AND q.monitoring_enabled
+  WHERE q.domain_id = pages.domain_id AND q.id <> pages.id AND q.monitoring_enabled
     AND ${intelligenceOrder('q')} < ${intelligenceOrder('pages')}
 ) < ${intelligenceLimit(sql.ref('pages.org_id'))}, true))`
 
@@ -284,7 +286,8 @@ export interface PageSettings {
 }
 
 /** A client's settings; a type set by hand is certain, and new noise rules make the next crawl a new baseline. */
-export async function updatePage (db: Db, id: string, s: PageSettings): Promise<PageRow> {
+/** Changes a page's settings; the page as written, with whether it is now an intelligence page. */
+export async function updatePage (db: Db, id: string, s: PageSettings) {
   return await db
     .updateTable('pages')
     .set({
@@ -301,6 +304,7 @@ export async function updatePage (db: Db, id: string, s: PageSettings): Promise<
     })
     .where('id', '=', id)
     .returningAll()
+    .returning(isIntelligencePage.as('intelligence'))
     .executeTakeFirstOrThrow()
 }
 

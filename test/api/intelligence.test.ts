@@ -121,4 +121,25 @@ describe('intelligence pages', () => {
     assert.equal(read.get(changelog.id), false, 'a changelog, but not an intelligence page')
     assert.equal(read.get(ids.get('/feature/1')!), false, 'an intelligence page of a type with no reader')
   })
+
+  it('a PATCH that moves a page back to the last place answers that it still is one', async () => {
+    // Left monitored: /misc/3 (priority 1) and /feature/1 to /feature/24, 25 pages in all.
+    const pages = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=100`)).body.data as any[]
+    const kept = new Set(['/misc/3', ...Array.from({ length: 24 }, (_, i) => `/feature/${i + 1}`)])
+    for (const p of pages.filter(p => p.monitoringEnabled && !kept.has(new URL(p.url).pathname))) {
+      const off = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${p.id}`, {
+        body: { monitoringEnabled: false }
+      })
+      assert.equal(off.status, 200)
+    }
+    // From second to 25th: the 24 others still come first, fewer than the plan's 25.
+    const moved = await t.api.request('PATCH', `/api/domains/${domainId}/pages/${ids.get('/feature/1')}`, {
+      body: { priority: 6 }
+    })
+    assert.equal(moved.body.data.intelligence, true)
+    assert.ok((await intelligent()).has('/feature/1'))
+    const { latestSnapshot, ...alone } = (await t.api.get(`/api/domains/${domainId}/pages/${ids.get('/feature/1')}`))
+      .body.data
+    assert.deepEqual(moved.body.data, alone)
+  })
 })

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { notFound } from '../../vocabulary/errors.js'
-import { getJob, jobBacklog, jobStats, listJobs } from '../../queue/job-records.js'
+import { getJob, jobStats, listJobs } from '../../queue/job-records.js'
 import type { ApiDeps } from '../deps.js'
 import { Job, JobListItem, JobStateSchema, JobTypeSchema, QueueStats } from '../schemas.js'
 import { CursorParam, historyMeta, PageNumber, readCursor, responses } from '../responses.js'
@@ -66,9 +66,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
       }
     },
     async req => {
-      const orgId = req.principal!.org.id
-      const [stats, backlog] = await Promise.all([jobStats(db, orgId), jobBacklog(db, orgId)])
-      return { data: { ...stats, ...backlog } }
+      return { data: await jobStats(db, req.principal!.org.id) }
     }
   )
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { requireDomain } from '../../services/domains.js'
 import { compareVersions } from '../../services/page-history.js'
 import { addPageByHand, changePage, crawlPageNow, removePage, requirePage } from '../../services/pages.js'
-import { listPages, onePageView } from '../../store/pages.js'
+import { listPages, onePageView, pageView } from '../../store/pages.js'
 import { getSnapshot, getSnapshotWithText, listSnapshots } from '../../store/changes.js'
 import { screenshotOf } from '../../store/screenshots.js'
 import { notFound } from '../../vocabulary/errors.js'
@@ -311,7 +311,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
     },
     async req => {
       const page = await changePage(ctx, req.principal!.org.id, req.params.id, req.params.pageId, req.body)
-      return { data: await onePageView(db, page) }
+      return { data: pageView(page, page.intelligence) }
     }
   )
 
