@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.js'
 import { startService, type Service } from '../src/service.js'
 import { createOrg } from '../src/services/orgs.js'
 import { probeReads } from './reads-during.js'
+import { START } from './service-process.js'
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000)
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -388,19 +389,14 @@ async function freshDatabase (): Promise<{ url: string, drop: () => Promise<void
   }
 }
 
-// The service runs with the V8 flags of `npm start` (its heap sizes), as it does in use.
-const START_FLAGS = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).scripts.start as string
-)
-  .split(/\s+/)
-  .filter(arg => arg.startsWith('--'))
-
 /** Each scenario runs in a fresh process, so its memory figure is its own. */
 async function inChild (args: string[], env: Record<string, string> = {}): Promise<void> {
+  const asStarted = ['--scenario', '--api', '--web'].includes(args[0])
   const child = fork(fileURLToPath(import.meta.url), args, {
     stdio: 'inherit',
-    env: { ...process.env, ...env },
-    execArgv: ['--scenario', '--api', '--web'].includes(args[0]) ? START_FLAGS : []
+    // The service runs as `npm start` runs it (its heap sizes, its allocator's arenas), as it does in use.
+    env: { ...process.env, ...(asStarted ? START.env : {}), ...env },
+    execArgv: asStarted ? START.flags : []
   })
   const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
   if (code !== 0) throw new Error(`scenario ${args.join(' ')} exited with ${code}`)
@@ -431,7 +427,7 @@ if (mode === '--analysis') {
   )
 } else {
   await analysisBenchmark()
-  console.log(`\n(the service runs as npm start runs it: node ${START_FLAGS.join(' ')})`)
+  console.log(`\n(the service runs as npm start runs it: ${Object.entries(START.env).map(([k, v]) => `${k}=${v} `).join('')}node ${START.flags.join(' ')})`)
   await inChild(['--scenario', 'pglite'])
   await inChild(['--api', 'pglite'])
   await inChild(['--web', 'pglite'])

@@ -6,6 +6,7 @@
 // The reference in the same run: a bare playwright-core + Chromium rendering the same
 // pages at the same concurrency (a fresh context per page, read once the network is idle
 // as Playwright defines it, no picture), the way a script that reads rendered pages would.
+// While the recrawl runs, the reads of reads-during.ts are timed (BENCH_RENDER_READS=0: not asked).
 // BENCH_RENDER_PAGES (default 200) sets the site's size; BROWSER_CONCURRENCY (default 2).
 // BENCH_RENDER_NOISE=1: the recrawl is a noisy one, as on the real web: every page's noise
 // moves (its "updated … ago", its build id, the order of its rotating testimonials) and a
@@ -19,10 +20,12 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { WATCHED_BY_FIRST_DISCOVERY } from '../src/services/pages.js'
 import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
+import { probeReads } from './reads-during.js'
 
 const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200)
 const CONCURRENCY = Number(process.env.BROWSER_CONCURRENCY ?? 2)
 const NOISY = Boolean(process.env.BENCH_RENDER_NOISE)
+const READS = process.env.BENCH_RENDER_READS !== '0'
 const fmt = (n: number, d = 1) => n.toFixed(d)
 const mb = (bytes: number) => `${fmt(bytes / 1048576, 0)} MB`
 const percentile = (xs: number[], p: number) =>
@@ -213,10 +216,13 @@ const baselineSeconds = (performance.now() - t0) / 1000
 
 for (let n = 0; n < PAGES; n += 10) versions.set(n, 1)
 if (NOISY) noise = 1
+const probedPage = (await call('GET', `/api/domains/${domain.id}/pages?pageSize=1`)).data[0].id as string
 t0 = performance.now()
 const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
+const probe = READS ? probeReads(base, key, domain.id, probedPage) : undefined
 await settled()
 const seconds = (performance.now() - t0) / 1000
+const probed = await probe?.stop() ?? 'not asked'
 clearInterval(sampler)
 const jobs: Array<{ state: string, processedAt: string, finishedAt: string }> =
   await Promise.all((crawl.jobIds as string[]).map(async id => (await call('GET', `/api/jobs/${id}`)).data))
@@ -246,3 +252,4 @@ console.log(`  the service's process, PSS   ${mb(peakService).padStart(8)}   (go
 console.log(`    of which WebAssembly memory  ${mb(peakWasm).padStart(8)}   (PGlite's heap, at its peak)`)
 console.log(`  its browsers, PSS together   ${mb(peakBrowsers).padStart(8)}   (goal < 600 MB)`)
 console.log(`  browser processes left       ${String(left).padStart(8)}   (goal 0)`)
+console.log(`  reads during the recrawl (goal: p95 ≤ 100 ms): ${probed}`)

@@ -2,11 +2,27 @@
 // what the end-to-end benchmarks share.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
+
+/**
+ * How `npm start` runs the service: the environment its script sets before `node` (`NAME=value`, or
+ * `NAME=${NAME:-value}`, which the caller's own NAME overrides) and its node flags.
+ */
+export const START = (() => {
+  const words = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'))
+    .scripts.start as string).split(/\s+/)
+  const env: Record<string, string> = {}
+  for (const word of words) {
+    const set = /^([A-Z_]+)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(word)
+    if (set) env[set[1]] = process.env[set[1]] ?? set[2] ?? set[3]
+  }
+  return { env, flags: words.filter(word => word.startsWith('--')) }
+})()
 
 /** A port free on 127.0.0.1 a moment ago. */
 export async function freePort (): Promise<number> {
@@ -21,8 +37,8 @@ export async function freePort (): Promise<number> {
 /** Starts one service process (src/main.js, built) with `env`; its stderr is the bench's. */
 export function startService (env: NodeJS.ProcessEnv): ChildProcess {
   const main = fileURLToPath(new URL('../src/main.js', import.meta.url))
-  return spawn(process.execPath, ['--max-semi-space-size=2', '--max-old-space-size=512', main], {
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+  return spawn(process.execPath, [...START.flags, main], {
+    env: { ...process.env, ...START.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit']
   })
 }
