@@ -1,8 +1,7 @@
 import { explainFailure } from '../vocabulary/failures.js'
 import { type ExpressionBuilder, sql, type Selectable } from 'kysely'
-import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Org } from '../vocabulary/plans.js'
-import type { RenderMode } from '../vocabulary/core.js'
+import type { PageStatus, PageType, RenderMode } from '../vocabulary/core.js'
 import { CHANGE_COLUMNS, CHANGE_DATES, changeView, type ChangeRow } from './changes.js'
 import type { Db } from './db.js'
 import { domainPagesJson, pageViewsFromJson } from './pages.js'
@@ -78,7 +77,7 @@ export async function listDomains (
       't.last',
       't.next',
       sql<number>`(count(*) OVER ())::int`.as('total'),
-      jsonArrayFrom(
+      jsonRows(
         eb.selectFrom('pages as p')
           .select(['p.id', 'p.url', 'p.page_type as pageType', 'p.status'])
           .whereRef('p.domain_id', '=', 'd.id')
@@ -99,7 +98,12 @@ export async function listDomains (
   const total = rows[0]?.total ?? (page === 1 ? 0 : await countDomains(db, orgId, only.tag))
   return {
     total,
-    items: rows.map(d => ({ ...domainView(d), lastCrawledAt: d.last, nextCrawlAt: d.next, pages: d.pages }))
+    items: rows.map(d => ({
+      ...domainView(d),
+      lastCrawledAt: d.last,
+      nextCrawlAt: d.next,
+      pages: rowsFromJson<{ id: string, url: string, pageType: PageType, status: PageStatus }>(d.pages, [])
+    }))
   }
 }
 
