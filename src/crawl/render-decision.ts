@@ -33,7 +33,7 @@ const MIN_VISIBLE = 200
 // A page's text one token at a time: a script or a style (shows nothing), a tag or an entity (a space between
 // words), or text. Asked of every page fetched plainly, on the thread that serves the API: the count stops once
 // it has enough, where a page's whole text, with its scripts and tags replaced out, made several copies of it.
-const TOKEN = /<script\b[^>]*>[\s\S]*?<\/script>|<style\b[\s\S]*?<\/style>|<[^>]+>|&[a-z#0-9]+;|[^<&]+|[<&]/gi
+const TOKEN = /(<script\b[^>]*>[\s\S]*?<\/script>|<style\b[\s\S]*?<\/style>)|(<[^>]+>|&[a-z#0-9]+;)|[^<&]+|[<&]/gi
 
 /**
  * How many characters of text a page shows without its scripts and styles, its spaces collapsed and trimmed;
@@ -44,12 +44,12 @@ function visibleChars (head: string, enough: number): number {
   let gap = false
   const tokens = new RegExp(TOKEN)
   for (let m = tokens.exec(head); m !== null && visible < enough; m = tokens.exec(head)) {
-    let text = m[0]
-    if (text.length > 1 && (text[0] === '<' || text[0] === '&')) {
-      if (!/^<(script|style)\b/i.test(text)) gap = true
+    if (m[1] !== undefined) continue
+    if (m[2] !== undefined) {
+      gap = true
       continue
     }
-    text = text.replace(/\s+/g, ' ')
+    let text = m[0].replace(/\s+/g, ' ')
     if (text[0] === ' ') {
       gap = true
       text = text.slice(1)

@@ -285,8 +285,10 @@ export interface PageSettings {
   visualThreshold?: number | null
 }
 
-/** A client's settings; a type set by hand is certain, and new noise rules make the next crawl a new baseline. */
-/** Changes a page's settings; the page as written, with whether it is now an intelligence page. */
+/**
+ * Changes a page's settings (a type set by hand is certain, and new noise rules make the next crawl a new
+ * baseline); returns the page as written, with whether it is now an intelligence page.
+ */
 export async function updatePage (db: Db, id: string, s: PageSettings) {
   return await db
     .updateTable('pages')
