@@ -8,9 +8,6 @@ import type { CrawlJobData } from './queues.js'
 // The order crawls are taken in: fair between organisations and their hosts when
 // queued (a turn and a rank each), and only of free hosts when taken (FETCH_CRAWLS).
 
-/** The host (and port) of the URL in `column`, as SQL: as a host's pace is kept in host_pace. */
-export const urlHost = (column: string) => `substring(${column} from '^[a-z]+://([^/?#]+)')`
-
 /** How many of a crawl lane's waiting jobs, in fetch order, are looked at for one whose host is free. */
 const CRAWL_LOOKAHEAD = 256
 
@@ -28,14 +25,20 @@ const CRAWL_LOOKAHEAD = 256
  * `$6` (see lane.ts).
  */
 export const FETCH_CRAWLS = `
-  WITH due AS (
-    SELECT j.id, j.priority, j.created_at, u.host
-    FROM jobs j CROSS JOIN LATERAL (SELECT ${urlHost('j.url')} AS host) u
+  WITH leased AS MATERIALIZED (
+    SELECT l.host, count(*)::int AS n FROM host_leases l WHERE l.expires_at > now() GROUP BY l.host
+  ), busy AS MATERIALIZED (
+    -- The hosts not free now, found once: a host held or with all its places taken fills no place of the lookahead.
+    SELECT p.host FROM host_pace p
+    WHERE greatest(p.next_start, p.backoff_until, p.claimed_until) > clock_timestamp() + interval '50 milliseconds'
+    UNION
+    SELECT host FROM leased WHERE n >= $3::int
+  ), due AS (
+    SELECT j.id, j.priority, j.created_at, j.host
+    FROM jobs j
     WHERE j.lane = $1 AND j.state = 'waiting' AND j.start_after < now()
-      -- Only crawls of hosts free now: a host held or with all its places taken fills no place of the lookahead.
-      AND NOT EXISTS (SELECT 1 FROM host_pace p WHERE p.host = u.host
-        AND greatest(p.next_start, p.backoff_until, p.claimed_until) > clock_timestamp() + interval '50 milliseconds')
-      AND (SELECT count(*) FROM host_leases l WHERE l.host = u.host AND l.expires_at > now()) < $3::int
+      -- A filter on the walk of the fetch-order index (a hashed NOT IN): an anti-join would sort every waiting crawl.
+      AND j.host NOT IN (SELECT host FROM busy)
     ORDER BY j.lane, j.priority DESC, j.created_at, j.id
     LIMIT ${CRAWL_LOOKAHEAD}
     FOR UPDATE OF j SKIP LOCKED
@@ -46,15 +49,14 @@ export const FETCH_CRAWLS = `
     WHERE p.host IN (SELECT host FROM due)
       AND greatest(p.next_start, p.backoff_until, p.claimed_until) <= clock_timestamp() + interval '50 milliseconds'
     FOR UPDATE SKIP LOCKED
-  ), hosts AS (
+  ), hosts AS MATERIALIZED (
     SELECT h.host, least(
-      CASE WHEN greatest($4::int, h.delay_ms) > 0 THEN 1 ELSE $3::int END,
-      $3::int - (SELECT count(*) FROM host_leases l WHERE l.host = h.host AND l.expires_at > now())) AS places
+      CASE WHEN greatest($4::int, h.delay_ms) > 0 THEN 1 ELSE $3::int END, $3::int - coalesce(l.n, 0)) AS places
     FROM (
       SELECT host, delay_ms FROM paced
       UNION ALL
       SELECT DISTINCT d.host, NULL::int FROM due d WHERE NOT EXISTS (SELECT 1 FROM host_pace p WHERE p.host = d.host)
-    ) h
+    ) h LEFT JOIN leased l ON l.host = h.host
   ), ranked AS (
     SELECT d.id, d.priority, d.created_at, d.host, h.places,
       row_number() OVER (PARTITION BY d.host ORDER BY d.priority DESC, d.created_at, d.id) AS nth
@@ -77,7 +79,7 @@ export const FETCH_CRAWLS = `
  */
 export const CRAWLS_DUE_IN = `
   WITH next AS (
-    SELECT j.start_after, ${urlHost('j.url')} AS host FROM jobs j
+    SELECT j.start_after, j.host FROM jobs j
     WHERE j.lane = $1 AND j.state = 'waiting'
     ORDER BY j.lane, j.priority DESC, j.created_at, j.id LIMIT ${CRAWL_LOOKAHEAD}
   ), held AS (
@@ -125,7 +127,7 @@ export async function crawlTurns (
 export async function crawlRanks (tx: Tx, crawls: readonly CrawlJobData[]): Promise<Map<string, number>> {
   const orgs = [...new Set(crawls.map(c => c.orgId))]
   const { rows } = await sql<{ org_id: string, host: string, waiting: number }>`
-    SELECT org_id, ${sql.raw(urlHost('url'))} AS host, count(*)::int AS waiting
+    SELECT org_id, host, count(*)::int AS waiting
     FROM jobs WHERE org_id = ANY(${orgs}::uuid[]) AND state = 'waiting' AND name = 'crawl.page'
     GROUP BY 1, 2`.execute(tx)
   const key = (org: string, host: string) => `${org} ${host}`

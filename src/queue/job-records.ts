@@ -4,7 +4,6 @@ import type { Db } from '../store/db.js'
 import { after, pageOf, type Cursor } from '../store/lists.js'
 import { jsonRows, rowsFromJson } from '../store/json-rows.js'
 import type { JobsTable } from '../store/schema-jobs.js'
-import { urlHost } from './crawl-order.js'
 
 // The jobs a client sees (GET /api/jobs): a tenant's crawls, discoveries and briefs, each
 // its row of the one queue (see queue.ts) with its tenant, page and progress. A list costs
@@ -161,7 +160,7 @@ export async function jobStats (db: Db, orgId: string) {
     UNION ALL
     SELECT 'delayed', count(*)::int FROM jobs WHERE org_id = ${orgId} AND state = 'waiting' AND start_after > now()`
   const byHost = sql`
-    SELECT ${sql.raw(urlHost('url'))} AS host,
+    SELECT host,
       count(*) FILTER (WHERE state = 'waiting' AND start_after <= now())::int AS waiting,
       count(*) FILTER (WHERE state = 'waiting' AND start_after > now())::int AS delayed,
       count(*) FILTER (WHERE state = 'active')::int AS active,

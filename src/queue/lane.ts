@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import type { Db } from '../store/db.js'
-import { CRAWLS_DUE_IN, FETCH_CRAWLS, urlHost } from './crawl-order.js'
+import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
 import type { Job, JobLane } from './puller.js'
 import { CRAWL_QUEUES, type CrawlLaneName, type QueuePolicy } from './queues.js'
 
@@ -193,11 +193,10 @@ export class Lane<T> implements JobLane<T> {
     const r = await sql`UPDATE jobs j SET state = 'waiting', start_after = ${until}, attempts_made = attempts_made - 1,
       processed_at = NULL, owner = NULL, progress = 0 WHERE ${held(job, this.owner)}`.execute(this.db)
     const put = Number(r.numAffectedRows ?? 0) > 0
-    const url = (job.data as { url?: unknown } | null)?.url
-    if (put && this.pace && typeof url === 'string' && until.getTime() - Date.now() > HOST_HELD_MS) {
+    if (put && this.pace && until.getTime() - Date.now() > HOST_HELD_MS) {
       await sql`UPDATE jobs SET start_after = ${until}
         WHERE lane = ${this.name} AND state = 'waiting' AND start_after < ${until}
-          AND ${sql.raw(urlHost('url'))} = substring(${url}::text from '^[a-z]+://([^/?#]+)')`.execute(this.db)
+          AND host = (SELECT host FROM jobs WHERE id = ${job.id})`.execute(this.db)
     }
     return put
   }

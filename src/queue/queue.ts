@@ -21,7 +21,7 @@ import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
 import { JobPuller, type Job, type JobHandler, type QueueEvents } from './puller.js'
 import { ChannelListener } from '../store/listener.js'
-import { crawlRanks, crawlTurns, freshCrawls, urlHost } from './crawl-order.js'
+import { crawlRanks, crawlTurns, freshCrawls } from './crawl-order.js'
 import {
   CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, queuePolicies, type CrawlJobData, type CrawlLaneName, type DiscoverJobData,
   type QueueName, type QueuePolicy, type ResearchJobData
@@ -417,7 +417,7 @@ export class JobQueue {
   /** Across tenants, for /metrics: unfinished crawls by host, the 20 hosts with most. */
   async hostBacklog () {
     const { rows } = await sql<{ host: string, jobs: number }>`
-      SELECT ${sql.raw(urlHost('url'))} AS host, count(*)::int AS jobs
+      SELECT host, count(*)::int AS jobs
       FROM jobs WHERE state IN ('waiting', 'active') AND name = ${QUEUE.crawl}
       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
     return rows

@@ -18,6 +18,8 @@ export interface JobsTable {
   lane: string
   data: unknown
   url: string | null
+  /** The host (and port) of `url`, as host_pace keys it: kept by the database (migration 0030). */
+  host: ColumnType<string | null, never, never>
   progress: Generated<number>
   created_at: CreatedAt
   /** The queue's state in the contract's words; "delayed" is a waiting job whose start_after is still to come. */

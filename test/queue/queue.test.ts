@@ -69,6 +69,9 @@ describe('fetching jobs from a long queue', () => {
     }, 10_000, 'the fetch to walk jobs_due')
     // Only the lookahead's 256 rows are sorted later, by host.
     assert.doesNotMatch(lookahead(plan), /Sort/, plan)
+    // A waiting crawl's host is read from its row, and the busy hosts are found once: neither
+    // the URL's regular expression nor a count of the requests in flight runs per crawl walked.
+    assert.doesNotMatch(lookahead(plan), /host_leases|substring/, plan)
 
     // No delay between requests here: one host takes as many as it has places (4).
     const jobs = await t.service.queue.takeCrawls(QUEUE.crawl, 32)
