@@ -9,13 +9,13 @@ import { pngSize } from '../detection/detect.js'
 import type { CrawlJobData } from '../queue/queues.js'
 import { recordSnapshot, snapshotText, snapshotTextAndPage } from '../store/changes.js'
 import type { Db } from '../store/db.js'
-import { domainAnswered } from '../store/domains.js'
+import { domainAnswered, domainAnsweredStatement } from '../store/domains.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import {
-  clearFailureAlert, loadCrawlTargets, recordChange, recordReadingNote, recordRenderDecision,
+  clearFailureAlert, lastChangeStatement, loadCrawlTargets, recordReadingNote, recordRenderDecision,
   type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
-import { hasPicture, pictureAsOf, saveScreenshot, type Screenshot } from '../store/screenshots.js'
+import { hasPicture, pictureAsOf, screenshotStatement, type Screenshot } from '../store/screenshots.js'
 import { severityRules } from '../store/learned.js'
 import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
@@ -330,36 +330,36 @@ async function recordStage (
 ): Promise<CrawlResult> {
   const { text, rawGzip, detected, shot, document } = compared
   const at = check.checkedAt
-  const recorded = await deps.db.transaction().execute(async tx => {
-    // What people taught of this page's changes sets their severity (rules are read only when there are changes).
-    const rules = previous && detected.length > 0 ? await severityRules(tx, page.id) : []
-    const changes = detected.map(c => {
-      const { severity, ruleId } = learnedSeverity(c, rules)
-      return ruleId ? { ...c, severity, learned: { from: c.severity, ruleId } } : c
-    })
-    const r = await recordSnapshot(
-      tx,
-      {
-        pageId: page.id,
-        orgId: page.org_id,
-        hash: reading.hash,
-        text,
-        rawGzip,
-        httpStatus: fetched.status,
-        contentType: fetched.contentType || null,
-        ...(document && reading.snapshot?.documentGzip
-          ? { document: { url: document.url, gzip: reading.snapshot.documentGzip, contentType: document.contentType } }
-          : {}),
-        at
-      },
-      page.previous_id,
-      previous && { snapshotId: previous.id, domainId: page.domain_id, changes }
-    )
-    if (shot) await saveScreenshot(tx, r.snapshotId, page.org_id, shot)
-    if (r.changes.length > 0) await recordChange(tx, page.id, at)
-    if (page.domain_status === 'error' || page.domain_discovery_failed) await domainAnswered(tx, page.domain_id)
-    return r
+  // What people taught of this page's changes sets their severity (rules are read only when there are changes).
+  const rules = previous && detected.length > 0 ? await severityRules(deps.db, page.id) : []
+  const changes = detected.map(c => {
+    const { severity, ruleId } = learnedSeverity(c, rules)
+    return ruleId ? { ...c, severity, learned: { from: c.severity, ruleId } } : c
   })
+  const domainInError = page.domain_status === 'error' || page.domain_discovery_failed
+  const recorded = await recordSnapshot(
+    deps.db,
+    {
+      pageId: page.id,
+      orgId: page.org_id,
+      hash: reading.hash,
+      text,
+      rawGzip,
+      httpStatus: fetched.status,
+      contentType: fetched.contentType || null,
+      ...(document && reading.snapshot?.documentGzip
+        ? { document: { url: document.url, gzip: reading.snapshot.documentGzip, contentType: document.contentType } }
+        : {}),
+      at
+    },
+    page.previous_id,
+    previous && { snapshotId: previous.id, domainId: page.domain_id, changes },
+    snapshotId => [
+      ...(shot ? [screenshotStatement(deps.db, snapshotId, page.org_id, shot)] : []),
+      ...(previous && changes.length > 0 ? [lastChangeStatement(deps.db, page.id, at)] : []),
+      ...(domainInError ? [domainAnsweredStatement(deps.db, page.domain_id)] : [])
+    ]
+  )
   for (const c of recorded.changes) {
     deps.events.emit('change.detected', {
       changeId: c.id,

@@ -1,6 +1,7 @@
-import { sql, type Expression, type Selectable, type SqlBool } from 'kysely'
+import { randomUUID } from 'node:crypto'
+import { sql, type CompiledQuery, type Expression, type Selectable, type SqlBool } from 'kysely'
 import type { ChangeType, DiffData, PageType, Severity } from '../vocabulary/core.js'
-import type { Db, Tx } from './db.js'
+import { inOneTransaction, type Db, type Tx } from './db.js'
 import { after, cappedTotal, createdUs, pageOf, type Cursor } from './lists.js'
 import type { ChangesTable } from './schema.js'
 
@@ -244,63 +245,78 @@ export class SnapshotSuperseded extends Error {
 }
 
 /**
- * Records a page's new snapshot and the changes found against the previous one, if the
- * page's latest snapshot is still `latestId` (what the crawl read; null: none): the
- * page's row lock orders two attempts, and the later one's throws SnapshotSuperseded,
- * so that an edit is recorded once whatever the retries. Returns the snapshot's id and
- * the changes' rows.
+ * Records a page's new snapshot and the changes found against the previous one, with the
+ * statements `alongside` it (given the new snapshot's id), in one transaction sent at once
+ * (see inOneTransaction), if the page's latest snapshot is still `latestId` (what the crawl
+ * read; null: none): the page's row lock orders two attempts, and the later one's throws
+ * SnapshotSuperseded and writes nothing, so that an edit is recorded once whatever the
+ * retries. Returns the snapshot's id and the changes' rows.
  */
 export async function recordSnapshot (
-  tx: Tx,
+  db: Db,
   s: NewSnapshot,
   latestId: string | null,
-  against?: { snapshotId: string, domainId: string, changes: NewChange[] }
+  against?: { snapshotId: string, domainId: string, changes: NewChange[] },
+  alongside: (snapshotId: string) => CompiledQuery[] = () => []
 ) {
-  await tx.selectFrom('pages').select('id').where('id', '=', s.pageId).forUpdate().execute()
-  const latest = await tx.selectFrom('snapshots').select('id').where('page_id', '=', s.pageId)
-    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
-  if ((latest?.id ?? null) !== latestId) throw new SnapshotSuperseded()
-  const snapshot = await tx
-    .insertInto('snapshots')
-    .values({
-      page_id: s.pageId,
-      org_id: s.orgId,
-      content_hash: s.hash,
-      content: s.text,
-      raw_html_gzip: Buffer.from(s.rawGzip.buffer, s.rawGzip.byteOffset, s.rawGzip.byteLength),
-      http_status: s.httpStatus,
-      content_type: s.contentType,
-      document_url: s.document?.url ?? null,
-      document_gzip: s.document ? asBuffer(s.document.gzip) : null,
-      document_type: s.document?.contentType ?? null,
-      created_at: s.at
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  if (!against || against.changes.length === 0) return { snapshotId: snapshot.id, changes: [] }
-  const changes = await tx
-    .insertInto('changes')
-    .values(
-      against.changes.map(c => ({
+  const snapshotId = randomUUID()
+  const changes = against?.changes ?? []
+  const statements = [
+    sql`SELECT page_still_at(${s.pageId}, ${latestId}) AS still`.compile(db),
+    db.insertInto('snapshots')
+      .values({
+        id: snapshotId,
         page_id: s.pageId,
-        domain_id: against.domainId,
         org_id: s.orgId,
-        change_type: c.changeType,
-        severity: c.severity,
-        confidence: c.confidence.toFixed(2),
-        summary: c.summary,
-        diff_data: JSON.stringify(c.diffData),
-        snapshot_before_id: against.snapshotId,
-        snapshot_after_id: snapshot.id,
-        created_at: s.at,
-        learned_severity_from: c.learned?.from ?? null,
-        learned_rule_id: c.learned?.ruleId ?? null
-      }))
-    )
-    .returning(['id', 'change_type', 'severity', 'summary'])
-    .execute()
-  return { snapshotId: snapshot.id, changes }
+        content_hash: s.hash,
+        content: s.text,
+        raw_html_gzip: asBuffer(s.rawGzip),
+        http_status: s.httpStatus,
+        content_type: s.contentType,
+        document_url: s.document?.url ?? null,
+        document_gzip: s.document ? asBuffer(s.document.gzip) : null,
+        document_type: s.document?.contentType ?? null,
+        created_at: s.at
+      })
+      .compile(),
+    ...(against && changes.length > 0
+      ? [db.insertInto('changes')
+          .values(changes.map(c => ({
+            page_id: s.pageId,
+            domain_id: against.domainId,
+            org_id: s.orgId,
+            change_type: c.changeType,
+            severity: c.severity,
+            confidence: c.confidence.toFixed(2),
+            summary: c.summary,
+            diff_data: JSON.stringify(c.diffData),
+            snapshot_before_id: against.snapshotId,
+            snapshot_after_id: snapshotId,
+            created_at: s.at,
+            learned_severity_from: c.learned?.from ?? null,
+            learned_rule_id: c.learned?.ruleId ?? null
+          })))
+          .returning(['id', 'change_type', 'severity', 'summary'])
+          .compile()]
+      : []),
+    ...alongside(snapshotId)
+  ]
+  try {
+    const results = await inOneTransaction(db, statements)
+    return {
+      snapshotId,
+      changes: changes.length > 0
+        ? results[2].rows as Array<Pick<ChangeRow, 'id' | 'change_type' | 'severity' | 'summary'>>
+        : []
+    }
+  } catch (err) {
+    if ((err as { code?: unknown }).code === SUPERSEDED) throw new SnapshotSuperseded()
+    throw err
+  }
 }
+
+/** The SQLSTATE of page_still_at's exception (migration 0031). */
+const SUPERSEDED = 'SWSUP'
 
 /**
  * Up to `limit` changes not yet alerted, oldest first, with their page, domain and

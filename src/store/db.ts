@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely'
+import { Kysely, PostgresDialect, sql, type CompiledQuery, type QueryResult, type Transaction } from 'kysely'
 import pg from 'pg'
 import { PGliteDialect } from './pglite-dialect.js'
 import { PGliteThread } from './pglite-thread.js'
@@ -25,13 +25,36 @@ export async function inTransaction<T> (db: Db, work: (tx: Tx) => Promise<T>): P
 }
 
 /**
- * The embedded databases: PGlite runs PostgreSQL in single-user mode, where timeouts
- * (statement_timeout) are not enforced.
+ * The embedded databases, by their thread: PGlite runs PostgreSQL in single-user mode, where
+ * timeouts (statement_timeout) are not enforced.
  */
-const embedded = new WeakSet<Db>()
+const embedded = new WeakMap<Db, PGliteThread>()
 
 /** Whether `db` enforces statement_timeout (a PostgreSQL server does; PGlite does not). */
 export const enforcesTimeouts = (db: Db): boolean => !embedded.has(db)
+
+/**
+ * Runs `statements` in one transaction, each after the previous one; none may need another's
+ * answer. On the embedded database they go as one request: a transaction opened statement by
+ * statement holds its one session while this thread, busy with crawls, comes back to send
+ * the next, and every read of the API waits meanwhile. Inside `db`'s own transaction, they
+ * join it.
+ */
+export async function inOneTransaction (db: Db, statements: CompiledQuery[]): Promise<Array<QueryResult<any>>> {
+  const thread = embedded.get(db)
+  if (thread) {
+    const results = await thread.batch(statements.map(s => ({ sql: s.sql, params: [...s.parameters] })))
+    return results.map(r => ({
+      rows: r.rows,
+      ...(r.affectedRows !== undefined ? { numAffectedRows: BigInt(r.affectedRows) } : {})
+    }))
+  }
+  return await inTransaction(db, async tx => {
+    const results = []
+    for (const s of statements) results.push(await tx.executeQuery(s))
+    return results
+  })
+}
 
 export interface Store {
   db: Db
@@ -140,7 +163,7 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
     channels: [DATA_CHANNEL]
   })
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) })
-  embedded.add(db)
+  embedded.set(db, pglite)
   await migrate(db)
   return {
     db,

@@ -1,5 +1,5 @@
 import { explainFailure } from '../vocabulary/failures.js'
-import { type ExpressionBuilder, sql, type Selectable } from 'kysely'
+import { type CompiledQuery, type ExpressionBuilder, sql, type Selectable } from 'kysely'
 import type { Org } from '../vocabulary/plans.js'
 import type { PageStatus, PageType, RenderMode } from '../vocabulary/core.js'
 import { CHANGE_COLUMNS, CHANGE_DATES, changeView, type ChangeRow } from './changes.js'
@@ -282,8 +282,13 @@ export async function findDomainWithOrg (
  * again, and a discovery that failed is history (its pages are watched), so that the app
  * stops offering it as the domain's problem. The one way a domain's failure ends.
  */
-export async function domainAnswered (tx: Db, domainId: string, now = new Date()): Promise<void> {
-  await tx.updateTable('domains')
+export async function domainAnswered (db: Db, domainId: string, now = new Date()): Promise<void> {
+  await db.executeQuery(domainAnsweredStatement(db, domainId, now))
+}
+
+/** domainAnswered's UPDATE, for the statements recorded with a snapshot (see recordSnapshot). */
+export function domainAnsweredStatement (db: Db, domainId: string, now = new Date()): CompiledQuery {
+  return db.updateTable('domains')
     .set({
       status: sql<DomainRow['status']>`CASE WHEN status = 'error' THEN 'active' ELSE status END`,
       discovery_error: null,
@@ -293,7 +298,7 @@ export async function domainAnswered (tx: Db, domainId: string, now = new Date()
     })
     .where('id', '=', domainId)
     .where(eb => eb.or([eb('status', '=', 'error'), eb('discovery_failed_at', 'is not', null)]))
-    .execute()
+    .compile()
 }
 
 /** A domain whose discovery ended (its pages are known, or it gave up) is active. */

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import type { ChangeType, IgnoredFact } from '../vocabulary/core.js'
 import type { LearnedKind, SeverityRule, Verdict } from '../vocabulary/learned.js'
-import type { Db, Tx } from './db.js'
+import type { Db } from './db.js'
 import type { LearnedRulesTable } from './schema.js'
 
 // Rules learned from people's verdicts on changes (vocabulary/learned.ts), and the
@@ -86,8 +86,8 @@ export async function deleteLearnedRule (db: Db, id: string): Promise<void> {
 }
 
 /** The page's severity rules, newest first: what a new change's severity goes through (learnedSeverity). */
-export async function severityRules (tx: Tx, pageId: string): Promise<SeverityRule[]> {
-  const rows = await tx.selectFrom('learned_rules').select(['id', 'kind', 'change_type'])
+export async function severityRules (db: Db, pageId: string): Promise<SeverityRule[]> {
+  const rows = await db.selectFrom('learned_rules').select(['id', 'kind', 'change_type'])
     .where('page_id', '=', pageId).where('kind', '!=', 'mute')
     .orderBy('created_at', 'desc').orderBy('id', 'desc').execute()
   return rows.map(r => ({ id: r.id, kind: r.kind, changeType: r.change_type }))

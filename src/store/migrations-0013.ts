@@ -496,6 +496,20 @@ export const LATER_MIGRATIONS: Record<string, string[]> = {
   // it (185 ms of the embedded database for 500 waiting crawls and 40 requests in flight).
   '0030_jobs_host': [
     "ALTER TABLE jobs ADD COLUMN host text GENERATED ALWAYS AS (substring(url from '^[a-z]+://([^/?#]+)')) STORED"
+  ],
+  // A page's new snapshot is written after this check, in the same transaction, with no
+  // answer to wait for in between (see store/changes.ts recordSnapshot). The page's row is
+  // locked first; the check, a statement of its own, then sees a snapshot committed while it waited.
+  '0031_page_still_at': [
+    `CREATE FUNCTION page_still_at (p_page uuid, p_latest uuid) RETURNS boolean LANGUAGE plpgsql AS $f$
+    BEGIN
+      PERFORM 1 FROM pages WHERE id = p_page FOR UPDATE;
+      IF (SELECT id FROM snapshots WHERE page_id = p_page ORDER BY created_at DESC, id DESC LIMIT 1)
+        IS DISTINCT FROM p_latest THEN
+        RAISE EXCEPTION 'the page was recorded meanwhile' USING ERRCODE = 'SWSUP';
+      END IF;
+      RETURN true;
+    END $f$`
   ]
 }
 

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely'
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely'
 import { STRUCTURED_PAGE_TYPES, type PageType, type RenderedWith } from '../vocabulary/core.js'
 import type { Db, Tx } from './db.js'
 import { isIntelligencePage } from './pages.js'
@@ -141,8 +141,8 @@ export async function clearFailureAlert (db: Db, pageId: string): Promise<boolea
 }
 
 /** When a page last changed, written with the snapshot that shows it (its check goes with its job's completion). */
-export async function recordChange (db: Db, pageId: string, at: Date): Promise<void> {
-  await db.updateTable('pages').set({ last_change_at: at }).where('id', '=', pageId).execute()
+export function lastChangeStatement (db: Db, pageId: string, at: Date): CompiledQuery {
+  return db.updateTable('pages').set({ last_change_at: at }).where('id', '=', pageId).compile()
 }
 
 /**

@@ -14,10 +14,14 @@ export interface ThreadResult<R = any> {
 /** What crosses from the worker when a query fails: the message and PostgreSQL's fields (code, detail, …). */
 export type ThreadError = { message: string } & Record<string, string | number | undefined>
 
+/** A statement and its parameters. */
+export interface Statement { sql: string, params: unknown[] }
+
 /** `urgent`: asked while serving a request (see urgency.ts); the worker runs it before the pipeline's. */
 export type Request = { id: number, urgent?: boolean } & (
   | { op: 'query', sql: string, params: unknown[], tx?: number }
   | { op: 'exec', sql: string, tx?: number }
+  | { op: 'batch', statements: Statement[] }
   | { op: 'begin' }
   | { op: 'end', tx: number, commit: boolean }
   | { op: 'dump', file: string }
@@ -116,6 +120,15 @@ export class PGliteThread {
   /** Several statements in one text, without parameters; one result per statement. */
   async exec (sql: string, tx?: number): Promise<ThreadResult[]> {
     return await this.call({ op: 'exec', sql, tx })
+  }
+
+  /**
+   * Runs `statements` in one transaction, each after the previous one, in one request: the
+   * transaction holds the database only as long as its statements run, not while the
+   * caller's thread is busy between two of them. One failing rolls back all.
+   */
+  async batch (statements: Statement[]): Promise<ThreadResult[]> {
+    return await this.call({ op: 'batch', statements })
   }
 
   /** Opens a transaction; until it ends, only queries that name it run. */

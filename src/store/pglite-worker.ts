@@ -93,6 +93,15 @@ async function handle (req: Request): Promise<unknown> {
       const results = await target(req.tx).exec(req.sql)
       return results.map(r => ({ rows: r.rows, affectedRows: r.affectedRows }))
     }
+    case 'batch':
+      return await db.transaction(async tx => {
+        const results = []
+        for (const s of req.statements) {
+          const r = await tx.query(s.sql, s.params)
+          results.push({ rows: r.rows, affectedRows: r.affectedRows })
+        }
+        return results
+      })
     case 'begin':
       return await begin(req.id)
     case 'end': {

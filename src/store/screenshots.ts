@@ -1,6 +1,7 @@
 import type { PictureBoxes } from '../vocabulary/outline.js'
 import type { StoredBytes } from '../vocabulary/research.js'
-import type { Db, Tx } from './db.js'
+import type { CompiledQuery } from 'kysely'
+import type { Db } from './db.js'
 
 // Screenshots of pages, one per snapshot that has one, in the database: every process of
 // a deployment reads them, and they go with their snapshot. These four functions are the
@@ -14,8 +15,9 @@ export interface Screenshot {
   boxes?: PictureBoxes
 }
 
-export async function saveScreenshot (tx: Tx, snapshotId: string, orgId: string, shot: Screenshot): Promise<void> {
-  await tx
+/** The INSERT of a snapshot's picture, for the statements recorded with it (see recordSnapshot). */
+export function screenshotStatement (db: Db, snapshotId: string, orgId: string, shot: Screenshot): CompiledQuery {
+  return db
     .insertInto('screenshots')
     .values({
       snapshot_id: snapshotId,
@@ -25,7 +27,7 @@ export async function saveScreenshot (tx: Tx, snapshotId: string, orgId: string,
       height: shot.height,
       boxes: shot.boxes ? JSON.stringify(shot.boxes) : null
     })
-    .execute()
+    .compile()
 }
 
 /** bytea comes back from PGlite as a Uint8Array and from pg as a Buffer: a Buffer either way. */

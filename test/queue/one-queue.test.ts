@@ -159,7 +159,7 @@ describe('the one queue: the sweep, give-up whatever ended a job, and the cron',
       contentType: 'text/html',
       at: new Date()
     })
-    const first = await db.transaction().execute(async tx => await recordSnapshot(tx, snapshot('v1'), null))
+    const first = await recordSnapshot(db, snapshot('v1'), null)
     // Both attempts read v1; the retry records v2 and its change first.
     const change = {
       changeType: 'content_change' as const,
@@ -169,9 +169,9 @@ describe('the one queue: the sweep, give-up whatever ended a job, and the cron',
       diffData: { before: 'v1', after: 'v2', stats: { additions: 1, deletions: 1, changes: 1 }, hunks: [] }
     }
     const against = { snapshotId: first.snapshotId, domainId: domain.id, changes: [change] }
-    await db.transaction().execute(async tx => await recordSnapshot(tx, snapshot('v2'), first.snapshotId, against))
+    await recordSnapshot(db, snapshot('v2'), first.snapshotId, against)
     await assert.rejects(
-      db.transaction().execute(async tx => await recordSnapshot(tx, snapshot('v2'), first.snapshotId, against)),
+      recordSnapshot(db, snapshot('v2'), first.snapshotId, against),
       SnapshotSuperseded
     )
     const counts = await sql<{ snapshots: number, changes: number }>`

@@ -58,6 +58,20 @@ describe('PGlite on its own thread', () => {
     await assert.rejects(db.query('SELECT 1', [], 999), /transaction 999 is not open/)
   })
 
+  it('a batch is one transaction: each statement sees the ones before it, one failing leaves nothing', async () => {
+    const results = await db.batch([
+      { sql: 'INSERT INTO t (id) VALUES ($1)', params: [10] },
+      { sql: 'UPDATE t SET data = $1 WHERE id = $2 RETURNING id', params: [JSON.stringify({ b: 1 }), 10] }
+    ])
+    assert.deepEqual(results.map(r => r.affectedRows), [1, 1])
+    assert.deepEqual(results[1].rows, [{ id: 10 }])
+    await assert.rejects(db.batch([
+      { sql: 'INSERT INTO t (id) VALUES ($1)', params: [11] },
+      { sql: 'INSERT INTO t (id) VALUES ($1)', params: [10] }
+    ]), (err: Error & Record<string, unknown>) => err.code === '23505')
+    assert.deepEqual((await db.query('SELECT id FROM t WHERE id >= 10 ORDER BY id')).rows, [{ id: 10 }])
+  })
+
   it("what serves a request runs before the pipeline's statements asked earlier, once the open transaction ends", async () => {
     const tx = await db.begin()
     const order: string[] = []
