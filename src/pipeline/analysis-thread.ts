@@ -1,3 +1,6 @@
+import { readlinkSync } from 'node:fs'
+import { setPriority } from 'node:os'
+import { isMainThread } from 'node:worker_threads'
 import { constants, gunzipSync, gzipSync } from 'node:zlib'
 import { createHash } from 'node:crypto'
 import {
@@ -17,6 +20,22 @@ import type { PictureBoxes } from '../vocabulary/outline.js'
 export type { RulesProblem }
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.
+
+/**
+ * How much less of the CPU these threads ask for than the process's others (a nice value):
+ * reading and comparing pages yields to the threads that serve people, the main thread
+ * (the API and the app) and the embedded database's (their statements). A crawl fills the
+ * cores, and a read of the API waited for those threads' turn behind it.
+ */
+export const ANALYSIS_NICE = 10
+if (!isMainThread) {
+  try {
+    // Linux keeps a nice value per thread, and /proc/thread-self names this one.
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), ANALYSIS_NICE)
+  } catch {
+    // No per-thread priority here: the threads run as the process does.
+  }
+}
 
 /** What every task carries: the flag it sets when a thread starts it (its deadline runs from then). */
 interface Started { started?: Int32Array }

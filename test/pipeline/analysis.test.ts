@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
+import { readdirSync, readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import { compareContent, readPage } from '../../src/detection/detect.js'
 import { AnalysisTimeout, PageAnalysis } from '../../src/pipeline/analysis.js'
+import { ANALYSIS_NICE } from '../../src/pipeline/analysis-thread.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 
 // The pool runs the same pure functions as detect.ts on worker threads: what comes back
@@ -23,6 +25,15 @@ describe('page analysis on worker threads', () => {
     assert.equal(reading.hash, expected.hash)
     assert.equal(reading.snapshot?.text, expected.text)
     assert.equal(gunzipSync(reading.snapshot.rawGzip).toString(), html)
+  })
+
+  it('reads on threads that yield the CPU to the main thread (a lower priority)', { skip: process.platform !== 'linux' }, async () => {
+    await analysis.read({ raw, contentType: 'text/html' })
+    // A thread's nice value is the 19th field of its stat, the 17th after its name's parenthesis.
+    const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+    const threads = readdirSync('/proc/self/task').map(tid => niceOf(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')))
+    assert.equal(niceOf(readFileSync('/proc/self/stat', 'utf8')), 0)
+    assert.ok(threads.includes(ANALYSIS_NICE), `nice values: ${threads.join(', ')}`)
   })
 
   it('sends no text back when the hash has not moved', async () => {
