@@ -104,7 +104,7 @@ describe('a worker frozen while it records a page', { skip: !onPostgres && 'need
       const waiting = async (n: number) => {
         const { rows } = await observer.query<{ query: string }>(
           `SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()
-            AND query ~* '^(insert into "changes"|select "id" from "pages")'`)
+            AND query ~* '^(insert into "changes"|select page_still_at)'`)
         return rows.length === n ? rows : undefined
       }
       const [blocked] = await eventually(async () => await waiting(1), 30_000, 'the frozen worker to reach the recording')
