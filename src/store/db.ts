@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Kysely, PostgresDialect, sql, type CompiledQuery, type QueryResult, type Transaction } from 'kysely'
 import pg from 'pg'
-import { PGliteDialect } from './pglite-dialect.js'
+import { asQueryResult, PGliteDialect } from './pglite-dialect.js'
 import { PGliteThread } from './pglite-thread.js'
 import { DATA_CHANNEL, type DataVersions } from './data-versions.js'
 import { ChannelListener } from './listener.js'
@@ -44,10 +44,7 @@ export async function inOneTransaction (db: Db, statements: CompiledQuery[]): Pr
   const thread = embedded.get(db)
   if (thread) {
     const results = await thread.batch(statements.map(s => ({ sql: s.sql, params: [...s.parameters] })))
-    return results.map(r => ({
-      rows: r.rows,
-      ...(r.affectedRows !== undefined ? { numAffectedRows: BigInt(r.affectedRows) } : {})
-    }))
+    return results.map(asQueryResult)
   }
   return await inTransaction(db, async tx => {
     const results = []

@@ -9,12 +9,20 @@ import {
   type Kysely,
   type QueryResult
 } from 'kysely'
-import type { PGliteThread } from './pglite-thread.js'
+import type { PGliteThread, ThreadResult } from './pglite-thread.js'
 
 // PGlite is one session. Its own transaction() holds a mutex that every other
 // query()/exec() waits on, so a Kysely transaction must run inside it: a raw BEGIN
 // on the shared session (as generic dialects do) would let the job queue's polling
 // queries run inside our transaction.
+
+/** What the database's thread answered, as Kysely's result. */
+export function asQueryResult<R> (result: ThreadResult<R>): QueryResult<R> {
+  return {
+    rows: result.rows,
+    ...(result.affectedRows !== undefined ? { numAffectedRows: BigInt(result.affectedRows) } : {})
+  }
+}
 
 class PGliteConnection implements DatabaseConnection {
   /** Set while a transaction is open; queries then go to it. */
@@ -23,11 +31,7 @@ class PGliteConnection implements DatabaseConnection {
   constructor (private readonly pg: PGliteThread) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pg.query<R>(query.sql, [...query.parameters], this.tx)
-    return {
-      rows: result.rows,
-      ...(result.affectedRows !== undefined ? { numAffectedRows: BigInt(result.affectedRows) } : {})
-    }
+    return asQueryResult(await this.pg.query<R>(query.sql, [...query.parameters], this.tx))
   }
 
   async * streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {

@@ -1,8 +1,8 @@
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import v8 from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
-import { PGlite, type Transaction } from '@electric-sql/pglite'
-import type { Notification, PGliteThreadOptions, Reply, Request, ThreadError } from './pglite-thread.js'
+import { PGlite, type Results, type Transaction } from '@electric-sql/pglite'
+import type { Notification, PGliteThreadOptions, Reply, Request, ThreadError, ThreadResult } from './pglite-thread.js'
 
 // The worker's end of pglite-thread.ts: owns the PGlite instance and runs what the
 // main thread asks, in the order asked; PGlite's own mutex keeps a transaction's
@@ -83,23 +83,22 @@ async function begin (id: number): Promise<number> {
   })
 }
 
+/** What crosses back of a statement's result: its rows and how many it changed. */
+const threadResult = (r: Results): ThreadResult => ({ rows: r.rows, affectedRows: r.affectedRows })
+
 async function handle (req: Request): Promise<unknown> {
   switch (req.op) {
     case 'query': {
-      const r = await target(req.tx).query(req.sql, req.params)
-      return { rows: r.rows, affectedRows: r.affectedRows }
+      return threadResult(await target(req.tx).query(req.sql, req.params))
     }
     case 'exec': {
       const results = await target(req.tx).exec(req.sql)
-      return results.map(r => ({ rows: r.rows, affectedRows: r.affectedRows }))
+      return results.map(threadResult)
     }
     case 'batch':
       return await db.transaction(async tx => {
         const results = []
-        for (const s of req.statements) {
-          const r = await tx.query(s.sql, s.params)
-          results.push({ rows: r.rows, affectedRows: r.affectedRows })
-        }
+        for (const s of req.statements) results.push(threadResult(await tx.query(s.sql, s.params)))
         return results
       })
     case 'begin':

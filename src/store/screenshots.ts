@@ -4,8 +4,9 @@ import type { CompiledQuery } from 'kysely'
 import type { Db } from './db.js'
 
 // Screenshots of pages, one per snapshot that has one, in the database: every process of
-// a deployment reads them, and they go with their snapshot. These four functions are the
-// interface; a store for large objects elsewhere would implement the same.
+// a deployment reads them, and they go with their snapshot: a picture is written in its
+// snapshot's transaction (screenshotStatement). These functions are the interface; a store
+// for large objects elsewhere would implement the same.
 
 export interface Screenshot {
   image: Buffer
