@@ -44,7 +44,7 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain)?$/i
  */
 export type Pace = 'defer' | 'wait'
 
-/** How many late turns a request gives up before it takes one late anyway. */
+/** How many late turns a request gives up before it takes one late anyway; how often one turn is rechecked. */
 const MAX_LATE_TURNS = 5
 
 /** How long a `wait` request waits for its host before its attempt fails (and is retried later). */
@@ -227,7 +227,7 @@ export class Crawler {
   /**
    * Runs one request to `url`'s host in its turn (see HostPacer and Pace); `signal` ends its
    * wait. `request` passes `inTurn` on to the fetcher, which writes the request only while
-   * the turn holds (TurnPassed: another turn is taken).
+   * the turn holds (TurnPassed: the turn is rechecked, see HostTurn.recheck).
    */
   async polite<T>(
     url: string, pace: Pace, request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal
@@ -240,36 +240,47 @@ export class Crawler {
       const turn = await this.pacer.turn(host, this.robots.crawlDelayMs(url))
       let busyUntil = 'busyUntil' in turn ? turn.busyUntil : undefined
       if (!('busyUntil' in turn)) {
-        const waitMs = turn.startAt - Date.now()
-        if (waitMs > 0) {
-          try {
-            await sleep(waitMs, undefined, { signal })
-          } catch (err) {
-            await turn.end().catch(() => {})
-            throw err
-          }
-          // The host may have asked every worker to wait (Retry-After) while this one slept.
-          busyUntil = await turn.heldUntil()
-        }
-        if (!busyUntil) {
-          // Too late (a slow answer from the database, a busy event loop, a connection slow
-          // to open): written now, the request could come too close to the next turn, which
-          // another worker may take on time. This turn is given up for the next one; after
-          // a few, the request goes late rather than never.
-          const onTime = () => Date.now() - turn.startAt <= turn.lateMs || lateTurns >= MAX_LATE_TURNS
-          if (onTime()) {
+        try {
+          let startAt: number | undefined = turn.startAt
+          let waited = false
+          for (let rechecks = 0; startAt !== undefined; rechecks++) {
+            const waitMs = startAt - Date.now()
+            if (waitMs > 0) {
+              await sleep(waitMs, undefined, { signal })
+              // A turn moved ahead was rechecked just now: no other round trip before its request.
+              waited = rechecks === 0
+            }
+            // The host may have asked every worker to wait (Retry-After) while this one slept.
+            // Too late (a slow answer from the database, a busy event loop, a connection slow to
+            // open): written now, the request could come too close to the next turn, which another
+            // worker may take on time; the turn is moved to now, or given up if the next was given.
+            if (waited || Date.now() - startAt > turn.lateMs) {
+              // A machine too slow to write in any slack gives the turn up, as a turn another followed.
+              if (rechecks >= MAX_LATE_TURNS) break
+              waited = false
+              const rechecked = await turn.recheck(startAt)
+              if (rechecked && 'busyUntil' in rechecked) busyUntil = rechecked.busyUntil
+              startAt = rechecked && 'startAt' in rechecked ? rechecked.startAt : undefined
+              if (startAt === undefined) break
+            }
+            const at = startAt
+            // After a few late tries, the request goes late rather than never.
+            const onTime = () => Date.now() - at <= turn.lateMs || lateTurns >= MAX_LATE_TURNS
+            if (!onTime()) continue
             try {
               return await request({ atWrite: onTime })
             } catch (err) {
               if (!(err instanceof TurnPassed)) throw err
-            } finally {
-              await turn.end().catch(() => {})
             }
-          } else await turn.end().catch(() => {})
+          }
+        } finally {
+          await turn.end().catch(() => {})
+        }
+        // The turn passed: another was given after it.
+        if (!busyUntil) {
           lateTurns++
           continue
         }
-        await turn.end().catch(() => {})
       }
       // Here the host is busy: it gave no turn, or asked to be left alone until then.
       const until = busyUntil!

@@ -6,8 +6,14 @@ export interface HostTurn {
   startAt: number
   lateMs: number
   end: () => Promise<void>
-  /** When the host asked to be left alone (Retry-After) since the turn was given: until then. */
-  heldUntil: () => Promise<Date | undefined>
+  /**
+   * Asked when the turn's time (`startAt`, as last rechecked) has come after a wait, or
+   * when its request would go late: the host held meanwhile (Retry-After) gives when it
+   * ends; a turn on time keeps its time; a late one is moved to now while no later turn
+   * was given (a busy machine delays requests rather than giving turns up, each of which
+   * cost the host a whole delay); a late one another turn followed is passed (undefined).
+   */
+  recheck: (startAt: number) => Promise<{ startAt: number } | { busyUntil: Date } | undefined>
 }
 
 /**
@@ -36,8 +42,8 @@ const MAX_WAIT_MS = 60_000
 /**
  * How late a request may start after its turn and still keep the delay to the next one:
  * a twentieth of the delay (5 ms at least), added to it between turns. A later start (a
- * busy event loop) gives its turn up for the next (see Crawler.polite). The fleet's
- * turns keep the same rule (services/host-pacer.ts).
+ * busy event loop) moves its turn, or gives it up for the next (see HostTurn.recheck and
+ * Crawler.polite). The fleet's turns keep the same rule (services/host-pacer.ts).
  */
 export const turnSlackMs = (delayMs: number) => delayMs > 0 ? Math.max(5, Math.round(delayMs / 20)) : 0
 
@@ -88,7 +94,14 @@ export class HostLimiter implements HostPacer {
         if (s.active === 0 && s.nextStart < Date.now() && s.backoffUntil < Date.now()) this.hosts.delete(host)
       }
     }
-    const heldUntil = async () => s.backoffUntil > Date.now() ? new Date(s.backoffUntil) : undefined
-    return { startAt: start, lateMs: slackMs > 0 ? slackMs : Infinity, end, heldUntil }
+    const recheck = async (startAt: number) => {
+      const now = Date.now()
+      if (s.backoffUntil > now) return { busyUntil: new Date(s.backoffUntil) }
+      if (delayMs <= 0 || now - startAt <= slackMs) return { startAt }
+      if (s.nextStart !== startAt + delayMs + slackMs) return undefined
+      s.nextStart = now + delayMs + slackMs
+      return { startAt: now }
+    }
+    return { startAt: start, lateMs: slackMs > 0 ? slackMs : Infinity, end, recheck }
   }
 }

@@ -2,7 +2,7 @@ import type { Config } from '../config.js'
 import { turnSlackMs, type HostPacer } from '../crawl/polite.js'
 import type { RobotsFiles } from '../crawl/robots.js'
 import type { Db } from '../store/db.js'
-import { endTurn, holdHost, hostHeldUntil, takeTurn, type PaceRules } from '../store/host-pace.js'
+import { endTurn, holdHost, recheckTurn, takeTurn, type PaceRules } from '../store/host-pace.js'
 import { readRobotsFile, writeRobotsFile } from '../store/robots-files.js'
 
 /**
@@ -23,9 +23,20 @@ placeFreed: () => void = () => {}): HostPacer {
     maxWaitMs: Math.max(1000, 4 * config.crawlPerHostDelayMs),
     slackMs: turnSlackMs(config.crawlPerHostDelayMs)
   }
+  // How long the database's answers about turns take lately: a recheck counts it as the time
+  // its own answer takes to reach the worker (see recheckTurn), up to a quarter of the delay.
+  let answerMs = rules.slackMs
+  const timed = async <T>(ask: () => Promise<T>): Promise<T> => {
+    const started = performance.now()
+    try {
+      return await ask()
+    } finally {
+      answerMs = 0.8 * answerMs + 0.2 * (performance.now() - started)
+    }
+  }
   return {
     turn: async (host, crawlDelayMs) => {
-      const turn = await takeTurn(db, host, rules, crawlDelayMs)
+      const turn = await timed(async () => await takeTurn(db, host, rules, crawlDelayMs))
       if ('busyUntil' in turn) return turn
       // The database's clock decides turns; workers' clocks are taken to agree with it (NTP).
       return {
@@ -34,7 +45,8 @@ placeFreed: () => void = () => {}): HostPacer {
         end: async () => {
           if (await endTurn(db, turn.lease) >= rules.concurrency) placeFreed()
         },
-        heldUntil: async () => await hostHeldUntil(db, host)
+        recheck: async startAt => await timed(async () =>
+          await recheckTurn(db, host, startAt, rules, crawlDelayMs, Math.min(rules.delayMs / 4, answerMs)))
       }
     },
     backoff: async (host, ms) => { await holdHost(db, host, ms) }

@@ -26,7 +26,7 @@ export interface PaceRules {
   maxWaitMs: number
   /**
    * Added to the delay after each turn: how late a request may start and still keep the
-   * delay to the next one. A later start gives its turn up (see HostTurn).
+   * delay to the next one. A later start moves its turn, or gives it up (see HostTurn.recheck).
    */
   slackMs: number
 }
@@ -48,6 +48,22 @@ export async function takeTurn (db: Db, host: string, rules: PaceRules, crawlDel
   return { startAt: Number(row.start_ms), lease: row.lease }
 }
 
+/**
+ * A turn's time, asked when it has come (see recheck_host_turn, migration 0032): the same
+ * while on time once the answer has reached the worker (`leadMs` from now); when late and
+ * no later turn was given, moved to now and the lead; none when a later one was (the turn
+ * is passed); the end of a Retry-After that came meanwhile.
+ */
+export async function recheckTurn (
+  db: Db, host: string, startAt: number, rules: PaceRules, crawlDelayMs = 0, leadMs = 0
+): Promise<{ startAt: number } | { busyUntil: Date } | undefined> {
+  const { rows: [row] } = await sql<{ start_ms: number | null, busy_until_ms: number | null }>`
+    SELECT start_ms, busy_until_ms FROM recheck_host_turn(${host}, ${startAt}::float8, ${crawlDelayMs},
+      ${rules.delayMs}, ${rules.slackMs}, ${leadMs}::float8)`.execute(db)
+  if (row.busy_until_ms !== null) return { busyUntil: new Date(Number(row.busy_until_ms)) }
+  return row.start_ms === null ? undefined : { startAt: Number(row.start_ms) }
+}
+
 /** The request of this lease has ended: its place is free. Returns how many the host had in flight with it. */
 export async function endTurn (db: Db, lease: string): Promise<number> {
   // The count reads the table as the statement began: the lease ended is among them.
@@ -64,13 +80,6 @@ export async function holdHost (db: Db, host: string, ms: number): Promise<void>
     INSERT INTO host_pace AS p (host, backoff_until)
     VALUES (${host}, clock_timestamp() + ${ms} * interval '1 millisecond')
     ON CONFLICT (host) DO UPDATE SET backoff_until = greatest(p.backoff_until, EXCLUDED.backoff_until)`.execute(db)
-}
-
-/** The end of the host's Retry-After, while it lasts. */
-export async function hostHeldUntil (db: Db, host: string): Promise<Date | undefined> {
-  const { rows } = await sql<{ until: Date }>`
-    SELECT backoff_until AS until FROM host_pace WHERE host = ${host} AND backoff_until > clock_timestamp()`.execute(db)
-  return rows[0] ? new Date(rows[0].until) : undefined
 }
 
 /**

@@ -510,6 +510,42 @@ export const LATER_MIGRATIONS: Record<string, string[]> = {
       END IF;
       RETURN true;
     END $f$`
+  ],
+  // A turn whose request could not be written in its slack (a busy machine, a slow answer
+  // from the database), counting `p_lead_ms` for this answer to reach the worker, is moved
+  // while no later turn was given (the host's next_start is still the one it set): to now
+  // and the lead, and the next turn with it, where giving the turn up cost the host a whole
+  // delay. A host held meanwhile (Retry-After) says until when.
+  '0032_recheck_host_turn': [
+    `CREATE FUNCTION recheck_host_turn (
+      p_host text, p_start_ms float8, p_crawl_delay_ms integer, p_delay_ms integer, p_slack_ms float8,
+      p_lead_ms float8
+    ) RETURNS TABLE (start_ms float8, busy_until_ms float8) LANGUAGE plpgsql AS $f$
+    DECLARE
+      pace record;
+      delay float8 := greatest(p_delay_ms, p_crawl_delay_ms);
+      now_ms float8;
+    BEGIN
+      SELECT p.next_start, p.backoff_until INTO pace FROM host_pace p WHERE p.host = p_host FOR UPDATE;
+      now_ms := extract(epoch FROM clock_timestamp()) * 1000;
+      IF pace.backoff_until > clock_timestamp() THEN
+        RETURN QUERY SELECT NULL::float8, (extract(epoch FROM pace.backoff_until) * 1000)::float8;
+        RETURN;
+      END IF;
+      IF delay <= 0 OR now_ms + p_lead_ms - p_start_ms <= p_slack_ms THEN
+        RETURN QUERY SELECT p_start_ms, NULL::float8;
+        RETURN;
+      END IF;
+      IF pace.next_start IS DISTINCT FROM to_timestamp((p_start_ms + delay + p_slack_ms) / 1000) THEN
+        RETURN QUERY SELECT NULL::float8, NULL::float8;
+        RETURN;
+      END IF;
+      now_ms := now_ms + p_lead_ms;
+      UPDATE host_pace SET next_start = to_timestamp((now_ms + delay + p_slack_ms) / 1000),
+        planned = greatest(planned, to_timestamp((now_ms + delay + p_slack_ms) / 1000))
+      WHERE host = p_host;
+      RETURN QUERY SELECT now_ms, NULL::float8;
+    END $f$`
   ]
 }
 

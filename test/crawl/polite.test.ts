@@ -23,6 +23,25 @@ describe("one process's turns at a host", () => {
     assert.equal(next.startAt - crawlDelayed.startAt, 1050, "the host's Crawl-delay, when longer than ours")
   })
 
+  it('moves a late turn to now while no later one was given, and passes it once one was', async () => {
+    const limiter = new HostLimiter(4, 200)
+    const a = await limiter.turn('late.test', 0)
+    const b = await limiter.turn('late.test', 0)
+    assert.ok('startAt' in a && 'startAt' in b)
+    assert.deepEqual(await b.recheck(b.startAt), { startAt: b.startAt }, 'a turn still to come keeps its time')
+    await new Promise(resolve => setTimeout(resolve, a.startAt + 30 - Date.now()))
+    assert.equal(await a.recheck(a.startAt), undefined, 'late, and another turn was given after it')
+    await new Promise(resolve => setTimeout(resolve, b.startAt + 30 - Date.now()))
+    const moved = await b.recheck(b.startAt)
+    assert.ok(moved && 'startAt' in moved && moved.startAt >= b.startAt + 30)
+    const c = await limiter.turn('late.test', 0)
+    assert.ok('startAt' in c)
+    assert.equal(c.startAt - moved.startAt, 210, 'the next turn keeps the delay after the moved one')
+    await limiter.backoff('late.test', 5000)
+    const held = await c.recheck(c.startAt)
+    assert.ok(held && 'busyUntil' in held)
+  })
+
   it('without a delay, keeps only the number of requests in flight', async () => {
     const limiter = new HostLimiter(2, 0)
     const [a, b] = [await limiter.turn('c.test', 0), await limiter.turn('c.test', 0)]
@@ -39,9 +58,19 @@ describe("one process's turns at a host", () => {
 
 // The turn is kept when the request is written on its socket, not when it is handed to undici:
 // what happens in between (a connection to open, a busy event loop) cannot bring two requests closer.
+/** The process's turns, counting those it gives. */
+class CountedTurns extends HostLimiter {
+  given = 0
+  override async turn (host: string, crawlDelayMs: number) {
+    this.given++
+    return await super.turn(host, crawlDelayMs)
+  }
+}
+
 describe('a turn kept on the wire', () => {
   let site: TestSite
   let crawler: Crawler
+  const turns = new CountedTurns(4, 300)
   before(async () => {
     site = await new TestSite().start()
     site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\n', headers: { 'content-type': 'text/plain' } })
@@ -50,7 +79,8 @@ describe('a turn kept on the wire', () => {
       body: '<urlset><url><loc>https://wire.test/a</loc></url><url><loc>https://wire.test/b</loc></url></urlset>',
       headers: { 'content-type': 'application/xml' }
     })
-    crawler = new Crawler(loadConfig({ CRAWL_HOST_MAP: `wire.test=${site.origin}`, CRAWL_PER_HOST_DELAY_MS: '300' }))
+    crawler = new Crawler(loadConfig({ CRAWL_HOST_MAP: `wire.test=${site.origin}`, CRAWL_PER_HOST_DELAY_MS: '300' }),
+      turns)
     await crawler.robots.isAllowed('https://wire.test/a')
   })
   after(async () => {
@@ -58,19 +88,23 @@ describe('a turn kept on the wire', () => {
     await site.close()
   })
 
-  it('a request whose turn passed before it could be written is not written: it waits for the next turn', async () => {
+  it('a request whose turn passed before it could be written is not written: its turn moves to when it can be', async () => {
     const handed: number[] = []
+    const given = turns.given
     const answer = await crawler.polite('https://wire.test/a', 'wait', async inTurn => {
       handed.push(Date.now())
       const request = crawler.fetcher.fetch('https://wire.test/a', inTurn)
       // The event loop busy past the turn's slack (15 ms) before undici can open the connection and write.
-      const until = Date.now() + 100
+      const until = Date.now() + (handed.length === 1 ? 100 : 0)
       while (Date.now() < until) { /* busy */ }
       return await request
     })
     assert.equal(answer.status, 200)
     assert.ok(handed.length >= 2, 'the first request was handed to undici in its turn, and refused when written')
     assert.equal(site.hitsOf('/a'), 1, 'only the request written in its turn reached the host')
+    // No later turn was given meanwhile: the late one moved to when it could be written, where
+    // giving it up for a new one made the host wait a whole delay more.
+    assert.equal(turns.given - given, 1)
   })
 
   it('a request on time is written; one its turn refuses never reaches the host', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { endTurn, holdHost, planTurns, takeTurn, type PaceRules } from '../../src/store/host-pace.js'
+import { endTurn, holdHost, planTurns, recheckTurn, takeTurn, type PaceRules } from '../../src/store/host-pace.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 
 // The fleet's turns at a host, on the real database: what each worker is told.
@@ -31,6 +31,29 @@ describe('turns at a host, shared by every worker', () => {
     // Other hosts do not wait for this one.
     const other = await takeTurn(db, 'b.test', rules)
     assert.ok('startAt' in other && other.startAt <= Date.now() + 5)
+  })
+
+  it('a late turn is moved to now while no later turn was given, and passed once one was', async () => {
+    const db = t.service.store.db
+    const first = await takeTurn(db, 'late.test', rules)
+    const second = await takeTurn(db, 'late.test', rules)
+    assert.ok('startAt' in first && 'startAt' in second)
+    // A turn still to come keeps its time.
+    assert.deepEqual(await recheckTurn(db, 'late.test', second.startAt, rules), { startAt: second.startAt })
+    // The first turn is late past its slack, and the second was given after it: it is passed.
+    await sleep(first.startAt + rules.slackMs + 20 - Date.now())
+    assert.equal(await recheckTurn(db, 'late.test', first.startAt, rules), undefined)
+    // The second, late too, is the last given: it moves to now, and the next turn keeps the delay after it.
+    await sleep(second.startAt + rules.slackMs + 20 - Date.now())
+    const moved = await recheckTurn(db, 'late.test', second.startAt, rules)
+    assert.ok(moved && 'startAt' in moved && moved.startAt >= second.startAt + rules.slackMs + 20)
+    const third = await takeTurn(db, 'late.test', { ...rules, concurrency: 3 })
+    assert.ok('startAt' in third)
+    assert.ok(third.startAt - moved.startAt >= 104.9, `${third.startAt - moved.startAt} ms apart`)
+    // A Retry-After that came meanwhile says until when.
+    await holdHost(db, 'late.test', 3000)
+    const held = await recheckTurn(db, 'late.test', third.startAt, rules)
+    assert.ok(held && 'busyUntil' in held && held.busyUntil.getTime() >= Date.now() + 2500)
   })
 
   it('gives no more places than the limit to workers asking at once', async () => {
