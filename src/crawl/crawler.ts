@@ -44,7 +44,7 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain)?$/i
  */
 export type Pace = 'defer' | 'wait'
 
-/** How many late turns a request gives up before it takes one late anyway; how often one turn is rechecked. */
+/** How many late turns a request gives up before it takes one late anyway; how many tries one turn is given. */
 const MAX_LATE_TURNS = 5
 
 /** How long a `wait` request waits for its host before its attempt fails (and is retried later). */
@@ -243,12 +243,13 @@ export class Crawler {
         try {
           let startAt: number | undefined = turn.startAt
           let waited = false
-          for (let rechecks = 0; startAt !== undefined; rechecks++) {
+          // The turn is tried again when it went late or its request was refused on its socket: a few times.
+          for (let tries = 0; startAt !== undefined; tries++) {
             const waitMs = startAt - Date.now()
             if (waitMs > 0) {
               await sleep(waitMs, undefined, { signal })
               // A turn moved ahead was rechecked just now: no other round trip before its request.
-              waited = rechecks === 0
+              waited = tries === 0
             }
             // The host may have asked every worker to wait (Retry-After) while this one slept.
             // Too late (a slow answer from the database, a busy event loop, a connection slow to
@@ -256,7 +257,7 @@ export class Crawler {
             // worker may take on time; the turn is moved to now, or given up if the next was given.
             if (waited || Date.now() - startAt > turn.lateMs) {
               // A machine too slow to write in any slack gives the turn up, as a turn another followed.
-              if (rechecks >= MAX_LATE_TURNS) break
+              if (tries >= MAX_LATE_TURNS) break
               waited = false
               const rechecked = await turn.recheck(startAt)
               if (rechecked && 'busyUntil' in rechecked) busyUntil = rechecked.busyUntil
