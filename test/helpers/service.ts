@@ -153,6 +153,11 @@ export async function startTestService (
   }
 }
 
+/** Resolves once the clock reads `ms` (epoch ms): a timer may fire a millisecond early. */
+export async function clockAt (ms: number): Promise<void> {
+  while (Date.now() < ms) await new Promise(resolve => setTimeout(resolve, ms - Date.now() + 1))
+}
+
 /** Polls until `check` returns a value other than undefined or false, or fails after `ms`. */
 export async function eventually<T> (check: () => Promise<T | undefined>, ms = 20_000, what = 'condition'): Promise<T> {
   const until = Date.now() + ms

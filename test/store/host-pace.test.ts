@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { endTurn, holdHost, planTurns, recheckTurn, takeTurn, type PaceRules } from '../../src/store/host-pace.js'
-import { startTestService, type TestService } from '../helpers/service.js'
+import { clockAt, startTestService, type TestService } from '../helpers/service.js'
 
 // The fleet's turns at a host, on the real database: what each worker is told.
 
@@ -41,10 +41,10 @@ describe('turns at a host, shared by every worker', () => {
     // A turn still to come keeps its time.
     assert.deepEqual(await recheckTurn(db, 'late.test', second.startAt, rules), { startAt: second.startAt })
     // The first turn is late past its slack, and the second was given after it: it is passed.
-    await sleep(first.startAt + rules.slackMs + 20 - Date.now())
+    await clockAt(first.startAt + rules.slackMs + 20)
     assert.equal(await recheckTurn(db, 'late.test', first.startAt, rules), undefined)
     // The second, late too, is the last given: it moves to now, and the next turn keeps the delay after it.
-    await sleep(second.startAt + rules.slackMs + 20 - Date.now())
+    await clockAt(second.startAt + rules.slackMs + 20)
     const moved = await recheckTurn(db, 'late.test', second.startAt, rules)
     assert.ok(moved && 'startAt' in moved && moved.startAt >= second.startAt + rules.slackMs + 20)
     const third = await takeTurn(db, 'late.test', { ...rules, concurrency: 3 })
