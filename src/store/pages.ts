@@ -49,7 +49,17 @@ export const isIntelligencePage = sql<boolean>`(pages.monitoring_enabled AND coa
 ) < ${intelligenceLimit(sql.ref('pages.org_id'))}, true))`
 
 /** A page as the API shows it; `intelligence`: whether it is one of its domain's intelligence pages. */
-export function pageView (p: PageRow, intelligence: boolean) {
+/** The columns pageView reads: a domain's pages are read as these alone (see domainPagesJson). */
+const PAGE_VIEW_COLUMNS = [
+  'id', 'domain_id', 'url', 'url_hash', 'page_type', 'page_type_confidence', 'page_type_source', 'status',
+  'monitoring_enabled', 'priority', 'last_check_at', 'last_change_at', 'error_count', 'last_error', 'failing_since',
+  'failure_code', 'consecutive_failures', 'metadata', 'noise_rules', 'render', 'rendered_with', 'render_reason',
+  'reading_note', 'screenshots', 'visual_threshold', 'created_at'
+] as const satisfies ReadonlyArray<keyof PageRow>
+
+type PageViewRow = Pick<PageRow, typeof PAGE_VIEW_COLUMNS[number]>
+
+export function pageView (p: PageViewRow, intelligence: boolean) {
   return {
     id: p.id,
     domainId: p.domain_id,
@@ -93,10 +103,8 @@ export async function onePageView (db: Db, p: PageRow) {
   return pageView(p, row?.intelligence ?? false)
 }
 
-const PAGE_DATES = [
-  'last_check_at', 'last_change_at', 'next_crawl_at', 'render_checked_at', 'failure_alerted_at', 'failing_since',
-  'created_at'
-] as const satisfies ReadonlyArray<keyof PageRow>
+const PAGE_DATES = ['last_check_at', 'last_change_at', 'failing_since', 'created_at'] as const satisfies
+  ReadonlyArray<typeof PAGE_VIEW_COLUMNS[number]>
 
 /**
  * A domain's pages in order (`range`: some of them), each with whether it is an intelligence
@@ -106,7 +114,7 @@ export function domainPagesJson (
   db: Db, domain: { id: string, org_id: string }, range?: { limit: number, offset: number }
 ) {
   let q = db
-    .selectFrom(eb => eb.selectFrom('pages').selectAll('pages').select(sql<boolean>`pages.monitoring_enabled AND
+    .selectFrom(eb => eb.selectFrom('pages').select(PAGE_VIEW_COLUMNS).select(sql<boolean>`pages.monitoring_enabled AND
       coalesce(row_number() OVER (PARTITION BY pages.monitoring_enabled ORDER BY ${intelligenceOrder('pages')})
         <= ${intelligenceLimit(sql.val(domain.org_id))}, true)`.as('intelligence'))
       .where('pages.domain_id', '=', domain.id)
@@ -119,7 +127,7 @@ export function domainPagesJson (
 }
 
 export function pageViewsFromJson (text: string) {
-  return rowsFromJson<PageRow & { intelligence: boolean }>(text, PAGE_DATES).map(p => pageView(p, p.intelligence))
+  return rowsFromJson<PageViewRow & { intelligence: boolean }>(text, PAGE_DATES).map(p => pageView(p, p.intelligence))
 }
 
 export async function listPages (db: Db, domain: { id: string, org_id: string }, page: number, pageSize: number) {
