@@ -6,7 +6,7 @@ import {
 import type { JobFailed, PageRecovered } from '../pipeline/events.js'
 import type { JobQueue } from '../queue/queue.js'
 import { queueDeliveries } from '../services/webhooks.js'
-import { changeView, markAlerted, takeUnalerted } from '../store/changes.js'
+import { changeView, markAlerted, unalertedChanges } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { domainHostname } from '../store/domains.js'
 import { pageFailure } from '../store/page-checks.js'
@@ -14,6 +14,7 @@ import { alertRulesOf, recordAlertActions } from '../store/alert-rules.js'
 import { decide, factsOf, pageEventMatches, ruleMatches, type RuleAction } from '../vocabulary/alert-rules.js'
 import { markPageEventsAlerted, pageEventView, takeUnalertedPageEvents } from '../store/page-events.js'
 import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webhooks.js'
+import { mailRecipients } from '../store/mail-alerts.js'
 import { queueChangeMails } from './mail-outbox.js'
 
 // Alerting reads the pipeline's records, never the other way round: changes not yet
@@ -45,60 +46,79 @@ export function endpointWants (
 export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: string[]): Promise<number> {
   let handled = 0
   for (;;) {
-    const n = await queue.transaction(db, async tx => {
-      const taken = await takeUnalerted(tx, DISPATCH_BATCH, changeIds)
-      if (taken.length === 0) return 0
-      const orgIds = [...new Set(taken.map(r => r.org_id))]
-      const endpoints = await endpointsFor(tx, orgIds, 'change.detected')
-      // The organisation's alert rules decide first: a change muted or kept for the digest is not sent now.
-      const decided = await decideByRules(tx, taken)
+    // Read before the transaction, which only writes: on the embedded database a
+    // transaction holds its one session, and the API's reads waited for it while the busy
+    // main thread came back between its statements (up to 97 ms in a noisy recrawl).
+    const unalerted = await unalertedChanges(db, DISPATCH_BATCH, changeIds)
+    if (unalerted.length === 0) return handled
+    const orgIds = [...new Set(unalerted.map(r => r.org_id))]
+    const endpoints = await endpointsFor(db, orgIds, 'change.detected')
+    // The organisation's alert rules decide first: a change muted or kept for the digest is not sent now.
+    const decided = await decideByRules(db, unalerted)
+    const recipients = await mailRecipients(db, orgIds)
+    const alerted = await queue.transaction(db, async tx => {
+      // A change another dispatch marked since it was read is that one's to alert.
+      const marked = await markAlerted(tx, unalerted.map(r => r.id))
+      const taken = unalerted.filter(r => marked.has(r.id))
       const rows = taken.filter(r => (decided.get(r.id)?.action ?? 'alert') === 'alert')
-      const deliveries: NewDelivery[] = []
-      // The changes one check of a page found (one new snapshot) go as one alert that lists them.
-      const checks = new Map<string, typeof rows>()
-      for (const r of rows) {
-        const found = checks.get(r.snapshot_after_id)
-        if (found) found.push(r)
-        else checks.set(r.snapshot_after_id, [r])
-      }
-      for (const found of checks.values()) {
-        const r = found[0]
-        if (PLANS[r.plan].alerts === 'digest') continue
-        for (const e of endpoints) {
-          if (e.org_id !== r.org_id) continue
-          const wanted = found.filter(c => endpointWants(e, c))
-          if (wanted.length === 0) continue
-          const lead = wanted.reduce((a, b) => SEVERITY_RANK[b.severity] > SEVERITY_RANK[a.severity] ? b : a)
-          deliveries.push({
-            endpoint_id: e.id,
-            org_id: r.org_id,
-            event_type: 'change.detected',
-            event_id: lead.id,
-            payload: {
-              change: changeView(lead),
-              changes: [lead, ...wanted.filter(c => c !== lead)].map(changeView),
-              page: { id: r.page_id, url: r.page_url, pageType: r.page_type },
-              domain: { id: r.domain_id, domain: r.hostname, displayName: r.display_name }
-            }
-          })
-        }
-      }
-      await queueDeliveries(tx, queue, deliveries)
-      await queueChangeMails(tx, queue, rows)
-      await recordAlertActions(tx, [...decided].map(([id, d]) => ({ id, ...d })))
-      await markAlerted(tx, taken.map(r => r.id))
+      await queueDeliveries(tx, queue, deliveriesOf(rows, endpoints))
+      await queueChangeMails(tx, queue, rows, recipients)
+      await recordAlertActions(tx, taken.flatMap(r => {
+        const d = decided.get(r.id)
+        return d ? [{ id: r.id, ...d }] : []
+      }))
       return taken.length
     })
-    handled += n
-    if (n < DISPATCH_BATCH || changeIds) return handled
+    handled += alerted
+    // None taken: another dispatch has them (and the sweep comes again); reading them again would spin.
+    if (unalerted.length < DISPATCH_BATCH || changeIds || alerted === 0) return handled
   }
 }
 
+type Unalerted = Awaited<ReturnType<typeof unalertedChanges>>
+
+/**
+ * The changes one check of a page found (one new snapshot) go as one alert that lists
+ * them, to each endpoint that wants some.
+ */
+function deliveriesOf (rows: Unalerted, endpoints: EndpointRow[]): NewDelivery[] {
+  const deliveries: NewDelivery[] = []
+  const checks = new Map<string, Unalerted>()
+  for (const r of rows) {
+    const found = checks.get(r.snapshot_after_id)
+    if (found) found.push(r)
+    else checks.set(r.snapshot_after_id, [r])
+  }
+  for (const found of checks.values()) {
+    const r = found[0]
+    if (PLANS[r.plan].alerts === 'digest') continue
+    for (const e of endpoints) {
+      if (e.org_id !== r.org_id) continue
+      const wanted = found.filter(c => endpointWants(e, c))
+      if (wanted.length === 0) continue
+      const lead = wanted.reduce((a, b) => SEVERITY_RANK[b.severity] > SEVERITY_RANK[a.severity] ? b : a)
+      deliveries.push({
+        endpoint_id: e.id,
+        org_id: r.org_id,
+        event_type: 'change.detected',
+        event_id: lead.id,
+        payload: {
+          change: changeView(lead),
+          changes: [lead, ...wanted.filter(c => c !== lead)].map(changeView),
+          page: { id: r.page_id, url: r.page_url, pageType: r.page_type },
+          domain: { id: r.domain_id, domain: r.hostname, displayName: r.display_name }
+        }
+      })
+    }
+  }
+  return deliveries
+}
+
 /** What the alert rules of each change's organisation make of it (rules are custom alerts: plans that have them). */
-async function decideByRules (tx: Db, rows: Awaited<ReturnType<typeof takeUnalerted>>) {
+async function decideByRules (db: Db, rows: Unalerted) {
   const decided = new Map<string, { action: RuleAction, ruleId: string }>()
   const withRules = [...new Set(rows.filter(r => PLANS[r.plan].features.customAlertRules).map(r => r.org_id))]
-  const rules = await alertRulesOf(tx, withRules)
+  const rules = await alertRulesOf(db, withRules)
   for (const r of rows) {
     const own = rules.get(r.org_id)
     if (!own) continue

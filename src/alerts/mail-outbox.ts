@@ -95,10 +95,14 @@ const wants = (r: Recipient, c: Facts) =>
     domainTags: c.domain_tags
   })
 
-/** The realtime messages for changes being alerted: one per member per check of a page, led by its worst change. */
-export async function queueChangeMails (tx: Tx, queue: JobQueue, changes: AlertedChange[]): Promise<void> {
+/**
+ * The realtime messages for changes being alerted: one per member per check of a page, led
+ * by its worst change; `recipients`: the members of the changes' organisations (mailRecipients).
+ */
+export async function queueChangeMails (
+  tx: Tx, queue: JobQueue, changes: AlertedChange[], recipients: readonly Recipient[]
+): Promise<void> {
   if (changes.length === 0) return
-  const recipients = await mailRecipients(tx, [...new Set(changes.map(c => c.org_id))])
   const checks = new Map<string, AlertedChange[]>()
   for (const c of changes) checks.set(c.snapshot_after_id, [...(checks.get(c.snapshot_after_id) ?? []), c])
   const emails: NewEmail[] = []

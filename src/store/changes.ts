@@ -322,8 +322,12 @@ const SUPERSEDED = 'SWSUP'
  * Up to `limit` changes not yet alerted, oldest first, with their page, domain and
  * plan, locked (skipping those another dispatcher holds): all of them, or the given ones.
  */
-export async function takeUnalerted (tx: Tx, limit: number, ids?: string[]) {
-  let q = tx
+/**
+ * Changes not alerted yet (all, or of `ids`), oldest first, with their page, domain and
+ * plan: read, not taken (see markAlerted).
+ */
+export async function unalertedChanges (db: Db, limit: number, ids?: string[]) {
+  let q = db
     .selectFrom('changes as c')
     .innerJoin('pages as p', 'p.id', 'c.page_id')
     .innerJoin('domains as d', 'd.id', 'c.domain_id')
@@ -336,12 +340,21 @@ export async function takeUnalerted (tx: Tx, limit: number, ids?: string[]) {
     .orderBy('c.created_at')
     .limit(limit)
   if (ids) q = q.where('c.id', 'in', ids.length > 0 ? ids : ['00000000-0000-0000-0000-000000000000'])
-  return await q.forUpdate('c').skipLocked().execute()
+  return await q.execute()
 }
 
-export async function markAlerted (tx: Db, ids: string[], at = new Date()): Promise<void> {
-  if (ids.length === 0) return
-  await tx.updateTable('changes').set({ alerted_at: at }).where('id', 'in', ids).execute()
+/**
+ * Marks the changes `ids` alerted, of those still not alerted and not being marked by
+ * another transaction (locked in one order, skipped when locked: two dispatches never
+ * wait for each other); returns the ids it marked, the ones this transaction alerts.
+ */
+export async function markAlerted (tx: Tx, ids: string[], at = new Date()): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const rows = await tx.updateTable('changes').set({ alerted_at: at })
+    .where('id', 'in', eb => eb.selectFrom('changes').select('id')
+      .where('id', 'in', ids).where('alerted_at', 'is', null).orderBy('id').forUpdate().skipLocked())
+    .returning('id').execute()
+  return new Set(rows.map(r => r.id))
 }
 
 /** An organisation's changes in (from, to], newest first, with their page and domain. */

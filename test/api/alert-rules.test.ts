@@ -152,6 +152,15 @@ describe('alert rules', () => {
     assert.deepEqual(digests.map(m => m.subject), ['12 changes today on Sitewatch — Rules'])
   })
 
+  it('two dispatches at once alert each change once: a change the other marked since it was read is left to it', async () => {
+    const db = t.service.store.db
+    await sql`UPDATE changes SET alerted_at = NULL WHERE org_id = ${orgId}::uuid`.execute(db)
+    const handled = await Promise.all([dispatchChanges(db, t.service.queue), dispatchChanges(db, t.service.queue)])
+    assert.equal(handled[0] + handled[1], 57, `each change handled by one dispatch (${handled.join(' + ')})`)
+    assert.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM changes
+      WHERE org_id = ${orgId}::uuid AND alerted_at IS NULL`.execute(db)).rows[0].n, 0)
+  })
+
   it('a disabled rule decides nothing; the first enabled rule that matches does', () => {
     const facts = factsOf({
       domainId: 'd',
