@@ -15,7 +15,7 @@ import { decide, factsOf, pageEventMatches, ruleMatches, type RuleAction } from 
 import { markPageEventsAlerted, pageEventView, takeUnalertedPageEvents } from '../store/page-events.js'
 import { endpointsFor, type EndpointRow, type NewDelivery } from '../store/webhooks.js'
 import { mailRecipients } from '../store/mail-alerts.js'
-import { queueChangeMails } from './mail-outbox.js'
+import { changeMails, queueMails } from './mail-outbox.js'
 
 // Alerting reads the pipeline's records, never the other way round: changes not yet
 // alerted (alerted_at null) are the outbox. Each is matched against the organisation's
@@ -56,19 +56,26 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
     // The organisation's alert rules decide first: a change muted or kept for the digest is not sent now.
     const decided = await decideByRules(db, unalerted)
     const recipients = await mailRecipients(db, orgIds)
-    const alerted = await queue.transaction(db, async tx => {
-      // A change another dispatch marked since it was read is that one's to alert.
-      const marked = await markAlerted(tx, unalerted.map(r => r.id))
-      const taken = unalerted.filter(r => marked.has(r.id))
-      const rows = taken.filter(r => (decided.get(r.id)?.action ?? 'alert') === 'alert')
-      await queueDeliveries(tx, queue, deliveriesOf(rows, endpoints))
-      await queueChangeMails(tx, queue, rows, recipients)
-      await recordAlertActions(tx, taken.flatMap(r => {
-        const d = decided.get(r.id)
-        return d ? [{ id: r.id, ...d }] : []
-      }))
-      return taken.length
-    })
+    const alerting = (rows: Unalerted) => rows.filter(r => (decided.get(r.id)?.action ?? 'alert') === 'alert')
+    const ids = unalerted.map(r => r.id)
+    // Nothing to write beside the flag (no endpoint or member wants them now, no rule
+    // decided): one statement, no transaction.
+    const quiet = decided.size === 0 && deliveriesOf(alerting(unalerted), endpoints).length === 0 &&
+      changeMails(alerting(unalerted), recipients).length === 0
+    const alerted = quiet
+      ? (await markAlerted(db, ids)).size
+      : await queue.transaction(db, async tx => {
+        // A change another dispatch marked since it was read is that one's to alert.
+        const marked = await markAlerted(tx, ids)
+        const taken = unalerted.filter(r => marked.has(r.id))
+        await queueDeliveries(tx, queue, deliveriesOf(alerting(taken), endpoints))
+        await queueMails(tx, queue, changeMails(alerting(taken), recipients))
+        await recordAlertActions(tx, taken.flatMap(r => {
+          const d = decided.get(r.id)
+          return d ? [{ id: r.id, ...d }] : []
+        }))
+        return taken.length
+      })
     handled += alerted
     // None taken: another dispatch has them (and the sweep comes again); reading them again would spin.
     if (unalerted.length < DISPATCH_BATCH || changeIds || alerted === 0) return handled

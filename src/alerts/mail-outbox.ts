@@ -99,10 +99,7 @@ const wants = (r: Recipient, c: Facts) =>
  * The realtime messages for changes being alerted: one per member per check of a page, led
  * by its worst change; `recipients`: the members of the changes' organisations (mailRecipients).
  */
-export async function queueChangeMails (
-  tx: Tx, queue: JobQueue, changes: AlertedChange[], recipients: readonly Recipient[]
-): Promise<void> {
-  if (changes.length === 0) return
+export function changeMails (changes: AlertedChange[], recipients: readonly Recipient[]): NewEmail[] {
   const checks = new Map<string, AlertedChange[]>()
   for (const c of changes) checks.set(c.snapshot_after_id, [...(checks.get(c.snapshot_after_id) ?? []), c])
   const emails: NewEmail[] = []
@@ -140,6 +137,11 @@ export async function queueChangeMails (
       })
     }
   }
+  return emails
+}
+
+/** Writes messages to the outbox and queues their sending, in the caller's transaction. */
+export async function queueMails (tx: Tx, queue: JobQueue, emails: NewEmail[]): Promise<void> {
   const ids = await insertEmails(tx, emails)
   await queue.enqueue(tx, QUEUE.mail, ids.map(emailId => ({ emailId })))
 }

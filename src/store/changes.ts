@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql, type CompiledQuery, type Expression, type Selectable, type SqlBool } from 'kysely'
 import type { ChangeType, DiffData, PageType, Severity } from '../vocabulary/core.js'
-import { inOneTransaction, type Db, type Tx } from './db.js'
+import { inOneTransaction, type Db } from './db.js'
 import { after, cappedTotal, createdUs, pageOf, type Cursor } from './lists.js'
 import type { ChangesTable } from './schema.js'
 
@@ -348,9 +348,9 @@ export async function unalertedChanges (db: Db, limit: number, ids?: string[]) {
  * another transaction (locked in one order, skipped when locked: two dispatches never
  * wait for each other); returns the ids it marked, the ones this transaction alerts.
  */
-export async function markAlerted (tx: Tx, ids: string[], at = new Date()): Promise<Set<string>> {
+export async function markAlerted (db: Db, ids: string[], at = new Date()): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
-  const rows = await tx.updateTable('changes').set({ alerted_at: at })
+  const rows = await db.updateTable('changes').set({ alerted_at: at })
     .where('id', 'in', eb => eb.selectFrom('changes').select('id')
       .where('id', 'in', ids).where('alerted_at', 'is', null).orderBy('id').forUpdate().skipLocked())
     .returning('id').execute()
