@@ -319,12 +319,8 @@ export async function recordSnapshot (
 const SUPERSEDED = 'SWSUP'
 
 /**
- * Up to `limit` changes not yet alerted, oldest first, with their page, domain and
- * plan, locked (skipping those another dispatcher holds): all of them, or the given ones.
- */
-/**
- * Changes not alerted yet (all, or of `ids`), oldest first, with their page, domain and
- * plan: read, not taken (see markAlerted).
+ * Up to `limit` changes not alerted yet (all, or of `ids`), oldest first, with their page,
+ * domain and plan: read, not taken (see markAlerted).
  */
 export async function unalertedChanges (db: Db, limit: number, ids?: string[]) {
   let q = db

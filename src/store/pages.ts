@@ -48,7 +48,6 @@ export const isIntelligencePage = sql<boolean>`(pages.monitoring_enabled AND coa
     AND ${intelligenceOrder('q')} < ${intelligenceOrder('pages')}
 ) < ${intelligenceLimit(sql.ref('pages.org_id'))}, true))`
 
-/** A page as the API shows it; `intelligence`: whether it is one of its domain's intelligence pages. */
 /** The columns pageView reads: a domain's pages are read as these alone (see domainPagesJson). */
 const PAGE_VIEW_COLUMNS = [
   'id', 'domain_id', 'url', 'url_hash', 'page_type', 'page_type_confidence', 'page_type_source', 'status',
@@ -59,6 +58,7 @@ const PAGE_VIEW_COLUMNS = [
 
 type PageViewRow = Pick<PageRow, typeof PAGE_VIEW_COLUMNS[number]>
 
+/** A page as the API shows it; `intelligence`: whether it is one of its domain's intelligence pages. */
 export function pageView (p: PageViewRow, intelligence: boolean) {
   return {
     id: p.id,
