@@ -60,8 +60,9 @@ export async function dispatchChanges (db: Db, queue: JobQueue, changeIds?: stri
     const ids = unalerted.map(r => r.id)
     // Nothing to write beside the flag (no endpoint or member wants them now, no rule
     // decided): one statement, no transaction.
-    const quiet = decided.size === 0 && deliveriesOf(alerting(unalerted), endpoints).length === 0 &&
-      changeMails(alerting(unalerted), recipients).length === 0
+    const alertingAll = alerting(unalerted)
+    const quiet = decided.size === 0 && deliveriesOf(alertingAll, endpoints).length === 0 &&
+      changeMails(alertingAll, recipients).length === 0
     const alerted = quiet
       ? (await markAlerted(db, ids)).size
       : await queue.transaction(db, async tx => {

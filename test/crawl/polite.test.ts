@@ -57,8 +57,6 @@ describe("one process's turns at a host", () => {
   })
 })
 
-// The turn is kept when the request is written on its socket, not when it is handed to undici:
-// what happens in between (a connection to open, a busy event loop) cannot bring two requests closer.
 /** The process's turns, counting those it gives. */
 class CountedTurns extends HostLimiter {
   given = 0
@@ -67,6 +65,9 @@ class CountedTurns extends HostLimiter {
     return await super.turn(host, crawlDelayMs)
   }
 }
+
+// The turn is kept when the request is written on its socket, not when it is handed to undici:
+// what happens in between (a connection to open, a busy event loop) cannot bring two requests closer.
 
 describe('a turn kept on the wire', () => {
   let site: TestSite
