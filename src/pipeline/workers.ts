@@ -59,13 +59,17 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
   // Plain crawls and rendered ones on queues of their own: a plain-fetch slot never waits
   // for a browser, and a renderer (ROLE=renderer) takes only the crawls that need one.
   const crawls = (name: typeof QUEUE.crawl | typeof QUEUE.render, concurrency: number, most = concurrency) => {
-    const completions = new BatchedCompletions<PageCheck>(deps.db, queue.workerId, recordChecksStatement)
+    // Crawls still running: their completions are coming, and a batch may wait for them.
+    let running = 0
+    const completions = new BatchedCompletions<PageCheck>(deps.db, queue.workerId, recordChecksStatement,
+      { othersComing: () => running > 0 })
     const crawlDeps = { ...deps, targets, analysis, mayRender: name === QUEUE.render }
     queue.pull<CrawlJobData, CrawlResult>(name, concurrency, {
       run: async job => {
         const checked = (outcome: PageChecked['outcome']) => {
           deps.events.emit('page.checked', { pageId: job.data.pageId, outcome })
         }
+        running++
         try {
           const result = await crawlPage(crawlDeps, job.data)
           checked(result.outcome)
@@ -74,6 +78,8 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
           const notFailed = err instanceof HostBusy || err instanceof NeedsBrowser || err instanceof SnapshotSuperseded
           if (!notFailed) checked('failed')
           throw err
+        } finally {
+          running--
         }
       },
       isPermanent,

@@ -24,23 +24,38 @@ export type BatchStatement<W> = (writes: W[], completed: RawBuilder<unknown>) =>
  * runs one statement at a time); here those of all jobs of a queue that have finished
  * go out as one statement, with the rows the job's handler asks to write beside it
  * (`statement`), and each job's promise settles when that statement has committed.
- * Nothing waits for a batch to fill: a write goes at the next turn of the event loop,
- * together with whatever else arrived meanwhile or while the previous batch was being written.
+ * While other crawls of the worker are still running, a batch waits for theirs up to
+ * `gatherMs` (at once when the last one comes): written as they came, on a busy embedded
+ * database, batches held one or two crawls, each a statement of its own. With no other
+ * crawl running, a completion goes at the next turn of the event loop.
  * Each completion is fenced on its worker and attempt (see lane.ts): one whose attempt was
  * handed back completes nothing and writes nothing, and its promise says so (false).
  */
 export class BatchedCompletions<W> {
   private waiting: Array<Finished<W>> = []
-  private writing: Promise<void> | undefined
+  private writing = false
   private scheduled = false
+  private timer: NodeJS.Timeout | undefined
+  private readonly maxBatch: number
+  private readonly gatherMs: number
+  private readonly othersComing: () => boolean
 
   constructor (
     private readonly db: Db,
     /** The worker whose attempts these are (see workers.ts). */
     private readonly owner: string,
     private readonly statement: BatchStatement<W>,
-    private readonly maxBatch = 256
-  ) {}
+    opts: {
+      maxBatch?: number
+      gatherMs?: number
+      /** Whether other jobs of the worker are running, whose completions a batch may wait for. */
+      othersComing?: () => boolean
+    } = {}
+  ) {
+    this.maxBatch = opts.maxBatch ?? 256
+    this.gatherMs = opts.gatherMs ?? 25
+    this.othersComing = opts.othersComing ?? (() => false)
+  }
 
   /**
    * Completes a crawl with its output, together with its handler's `write` if any;
@@ -54,50 +69,57 @@ export class BatchedCompletions<W> {
   }
 
   private schedule (): void {
-    if (this.scheduled || this.writing) return
-    this.scheduled = true
-    setImmediate(() => {
+    if (this.writing) return
+    const gather = this.waiting.length < this.maxBatch && this.othersComing()
+    const go = () => {
       this.scheduled = false
-      void this.writeAll()
-    })
+      this.timer = undefined
+      void this.writeNext()
+    }
+    if (!this.scheduled) {
+      this.scheduled = true
+      if (gather) this.timer = setTimeout(go, this.gatherMs)
+      else setImmediate(go)
+    } else if (this.timer && !gather) {
+      // Nothing more to wait for: the batch goes now.
+      clearTimeout(this.timer)
+      this.timer = undefined
+      setImmediate(go)
+    }
   }
 
-  private async writeAll (): Promise<void> {
-    while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.maxBatch)
-      try {
-        const completed = await this.write(batch)
-        for (const w of batch) w.resolve(completed.has(w.job.id))
-      } catch (err) {
-        for (const w of batch) w.reject(err)
-      } finally {
-        this.writing = undefined
-      }
+  private async writeNext (): Promise<void> {
+    const batch = this.waiting.splice(0, this.maxBatch)
+    if (batch.length === 0) return
+    this.writing = true
+    try {
+      const completed = await this.write(batch)
+      for (const w of batch) w.resolve(completed.has(w.job.id))
+    } catch (err) {
+      for (const w of batch) w.reject(err)
+    } finally {
+      this.writing = false
     }
+    // Those that came while it was written gather from now.
+    if (this.waiting.length > 0) this.schedule()
   }
 
   private async write (batch: Array<Finished<W>>): Promise<Set<string>> {
-    let done!: () => void
-    this.writing = new Promise<void>(resolve => { done = resolve })
-    try {
-      const writes = batch.flatMap(({ write: w }) => (w !== undefined ? [w] : []))
-      const jobRows = JSON.stringify(
-        batch.map(c => ({ job_id: c.job.id, attempt: c.job.retryCount + 1, output: c.output })))
-      // One statement, so one round trip and atomic without a transaction.
-      const { rows } = await sql<{ completed: string[] | null }>`
-        WITH completed AS (
-          UPDATE jobs j SET state = 'completed', finished_at = now(), return_value = d.output, failed_reason = NULL,
-            owner = NULL
-          FROM jsonb_to_recordset(${jobRows}::jsonb) AS d (job_id uuid, attempt int, output jsonb)
-          WHERE j.id = ANY(${batch.map(c => c.job.id)}::uuid[]) AND j.id = d.job_id AND j.attempts_made = d.attempt
-            AND j.owner = ${this.owner} AND j.state = 'active'
-          RETURNING j.id, j.page_id
-        ), written AS (${writes.length > 0 ? this.statement(writes, sql`completed`) : sql`SELECT 1 WHERE false`})
-        SELECT (SELECT count(*) FROM written) AS written, (SELECT array_agg(id::text) FROM completed) AS completed`
-        .execute(this.db)
-      return new Set(rows[0]?.completed ?? [])
-    } finally {
-      done()
-    }
+    const writes = batch.flatMap(({ write: w }) => (w !== undefined ? [w] : []))
+    const jobRows = JSON.stringify(
+      batch.map(c => ({ job_id: c.job.id, attempt: c.job.retryCount + 1, output: c.output })))
+    // One statement, so one round trip and atomic without a transaction.
+    const { rows } = await sql<{ completed: string[] | null }>`
+      WITH completed AS (
+        UPDATE jobs j SET state = 'completed', finished_at = now(), return_value = d.output, failed_reason = NULL,
+          owner = NULL
+        FROM jsonb_to_recordset(${jobRows}::jsonb) AS d (job_id uuid, attempt int, output jsonb)
+        WHERE j.id = ANY(${batch.map(c => c.job.id)}::uuid[]) AND j.id = d.job_id AND j.attempts_made = d.attempt
+          AND j.owner = ${this.owner} AND j.state = 'active'
+        RETURNING j.id, j.page_id
+      ), written AS (${writes.length > 0 ? this.statement(writes, sql`completed`) : sql`SELECT 1 WHERE false`})
+      SELECT (SELECT count(*) FROM written) AS written, (SELECT array_agg(id::text) FROM completed) AS completed`
+      .execute(this.db)
+    return new Set(rows[0]?.completed ?? [])
   }
 }

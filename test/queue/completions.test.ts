@@ -52,7 +52,8 @@ describe('crawl results written in batches', () => {
 
   it("completes each job with its own output and records each page's check", async () => {
     const jobs = await activeCrawlJobs(20)
-    const writes = new BatchedCompletions(t.service.store.db, t.service.queue.workerId, recordChecksStatement, 8)
+    const writes = new BatchedCompletions(t.service.store.db, t.service.queue.workerId, recordChecksStatement,
+      { maxBatch: 8 })
     const checkedAt = new Date('2026-03-01T10:00:00Z')
     await Promise.all(
       jobs.map((job, i) =>
@@ -102,6 +103,35 @@ describe('crawl results written in batches', () => {
         )
       } else assert.deepEqual([page.etag, page.last_check_at, page.consecutive_failures], [null, null, 2])
     })
+  })
+
+  // A gather far longer than the test's timeout: a batch that waited for it fails the test.
+  const LONG_GATHER_MS = 600_000
+
+  it('waits for the completions of crawls still running, and goes as the last one comes: one statement',
+    { timeout: 30_000 }, async () => {
+      const jobs = await activeCrawlJobs(5)
+      let running = jobs.length
+      const writes = new BatchedCompletions(t.service.store.db, t.service.queue.workerId, recordChecksStatement,
+        { gatherMs: LONG_GATHER_MS, othersComing: () => running > 0 })
+      const written: Array<Promise<boolean>> = []
+      for (const [i, job] of jobs.entries()) {
+        running--
+        written.push(writes.complete(job, { n: i }))
+        // A turn of the event loop between two crawls' ends: a batch not gathered would go in it.
+        await new Promise(resolve => setImmediate(resolve))
+      }
+      assert.deepEqual(await Promise.all(written), jobs.map(() => true))
+      const { rows } = await sql<{ n: number }>`SELECT count(DISTINCT finished_at)::int AS n FROM jobs
+        WHERE id = ANY(${jobs.map(j => j.id)}::uuid[])`.execute(t.service.store.db)
+      assert.equal(rows[0].n, 1, 'completed by one statement (one transaction time)')
+    })
+
+  it('with no other crawl running, a completion is written at once', { timeout: 30_000 }, async () => {
+    const [job] = await activeCrawlJobs(1)
+    const writes = new BatchedCompletions(t.service.store.db, t.service.queue.workerId, recordChecksStatement,
+      { gatherMs: LONG_GATHER_MS, othersComing: () => false })
+    assert.equal(await writes.complete(job!, { alone: true }), true)
   })
 
   it('a batch that cannot be written fails every crawl in it and completes none', async () => {
