@@ -1,5 +1,7 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db } from '../store/db.js'
+import type { DueWatch } from './due-watch.js'
 import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
 import type { Job, JobLane } from './puller.js'
 import { CRAWL_QUEUES, type CrawlLaneName, type QueuePolicy } from './queues.js'
@@ -116,10 +118,14 @@ export class Lane<T> implements JobLane<T> {
     private readonly retry: (lane: RawBuilder<unknown>) => RawBuilder<unknown>,
     /** A crawl lane's host pace: its jobs are taken only when their host is free. */
     private readonly pace?: { crawlPerHostConcurrency: number, crawlPerHostDelayMs: number },
-    /** Told once a job moved to another lane has committed there (its workers look at once). */
-    private readonly moved: (to: string) => void = () => {},
-    /** Told of each fetch and how many jobs it took (the metrics count how often workers look). */
-    private readonly looked: (found: number) => void = () => {}
+    private readonly hooks: {
+      /** Told once a job moved to another lane has committed there (its workers look at once). */
+      moved?: (to: string) => void
+      /** Told of each fetch and how many jobs it took (the metrics count how often workers look). */
+      looked?: (found: number) => void
+      /** When the worker's idle queues next have a job due (without: an idle lane looks again at each poll). */
+      dueWatch?: DueWatch
+    } = {}
   ) {}
 
   /**
@@ -142,7 +148,7 @@ export class Lane<T> implements JobLane<T> {
           this.pace.crawlPerHostDelayMs, Math.min(this.pace.crawlPerHostDelayMs, 250), this.owner])
         : CompiledQuery.raw(FETCH_JOBS, [this.name, batchSize, this.owner])
       const { rows } = await this.db.executeQuery<TakenRow>(query)
-      this.looked(rows.length)
+      this.hooks.looked?.(rows.length)
       return rows.map(r => jobOf<T>(r))
     } catch (err) {
       this.answerLost = true
@@ -150,19 +156,23 @@ export class Lane<T> implements JobLane<T> {
     }
   }
 
-  async untilDue (): Promise<number | null> {
-    if (this.pace) {
-      const { rows } = await this.db.executeQuery<{ ms: number | null }>(
-        CompiledQuery.raw(CRAWLS_DUE_IN, [this.name, this.pace.crawlPerHostConcurrency]))
-      const ms = rows[0]?.ms ?? null
-      // Due, yet not taken: another worker's fetch claimed its host a moment ago. Its
-      // turn is taken within a few answers' time; looking again sooner would only load the database.
-      return ms !== null && ms <= 0 ? 100 : ms
+  /**
+   * A crawl lane asks when its next crawl's host is free, and sleeps until then; the others
+   * wait on the worker's watch of its idle queues (see due-watch.ts).
+   */
+  async untilDue (maxMs: number, signal: AbortSignal): Promise<void> {
+    if (!this.pace) {
+      if (this.hooks.dueWatch) await this.hooks.dueWatch.untilDue(this.name, signal)
+      else await sleep(maxMs, undefined, { signal }).catch(() => {})
+      return
     }
-    const { rows } = await sql<{ ms: number | null }>`
-      SELECT (extract(epoch FROM min(start_after) - now()) * 1000)::float8 AS ms
-      FROM jobs WHERE lane = ${this.name} AND state = 'waiting'`.execute(this.db)
-    return rows[0]?.ms ?? null
+    const { rows } = await this.db.executeQuery<{ ms: number | null }>(
+      CompiledQuery.raw(CRAWLS_DUE_IN, [this.name, this.pace.crawlPerHostConcurrency]))
+    const ms = rows[0]?.ms ?? null
+    // Due, yet not taken: another worker's fetch claimed its host a moment ago. Its
+    // turn is taken within a few answers' time; looking again sooner would only load the database.
+    const napMs = ms === null ? maxMs : ms <= 0 ? 100 : Math.max(20, ms)
+    await sleep(Math.min(maxMs, napMs), undefined, { signal }).catch(() => {})
   }
 
   async complete (job: Job<T>, output: object): Promise<boolean> {
@@ -207,7 +217,7 @@ export class Lane<T> implements JobLane<T> {
       attempts_made = attempts_made - 1, processed_at = NULL, owner = NULL, progress = 0 WHERE ${held(job, this.owner)}`
       .execute(this.db)
     const moved = Number(r.numAffectedRows ?? 0) > 0
-    if (moved) this.moved(lane)
+    if (moved) this.hooks.moved?.(lane)
     return moved
   }
 

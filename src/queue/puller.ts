@@ -26,8 +26,8 @@ const OUTAGE_PATIENCE_MS = 120_000
 export interface JobLane<T> {
   /** Marks up to `batchSize` waiting jobs active and returns them; `running`: the jobs this worker runs. */
   fetch: (batchSize: number, running?: ReadonlySet<string>) => Promise<Array<Job<T>>>
-  /** Milliseconds until a waiting job may be taken (null: none waiting, or not known). */
-  untilDue: () => Promise<number | null>
+  /** Waits until a waiting job may be taken, `maxMs` at most (`signal`: the queue was woken, or stops). */
+  untilDue: (maxMs: number, signal: AbortSignal) => Promise<void>
   complete: (job: Job<T>, output: object) => Promise<boolean>
   /** Whether this worker still holds the job's attempt. */
   holds: (job: Job<T>) => Promise<boolean>
@@ -312,10 +312,15 @@ export class JobPuller<T, O extends object = object> {
       // As many as it asked for: more may be waiting.
       if (jobs.length >= free) this.allTaken = true
       if (jobs.length === 0) {
-        if (this.woken) continue
+        // Stopped during the fetch: no wait for a due job (the watch waits for as long as it takes).
+        if (this.woken || this.stopping) continue
         this.idle = new AbortController()
-        const napMs = Math.min(this.pollMs, await this.untilNextDue())
-        await sleep(napMs, undefined, { signal: this.idle.signal }).catch(() => {})
+        try {
+          await this.lane.untilDue(this.pollMs, this.idle.signal)
+        } catch (err) {
+          this.onError(err)
+          await sleep(this.pollMs, undefined, { signal: this.idle.signal }).catch(() => {})
+        }
         this.idle = undefined
         continue
       }
@@ -331,20 +336,6 @@ export class JobPuller<T, O extends object = object> {
         this.inflight.set(job.id, done)
         this.running.set(job.id, job)
       }
-    }
-  }
-
-  /**
-   * How long until the next waiting job of the queue may start: crawls are queued for
-   * their host's turn, and the worker wakes for it rather than at its next poll.
-   */
-  private async untilNextDue (): Promise<number> {
-    try {
-      const ms = await this.lane.untilDue()
-      return ms === null ? this.pollMs : Math.max(20, ms)
-    } catch (err) {
-      this.onError(err)
-      return this.pollMs
     }
   }
 

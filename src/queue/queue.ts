@@ -16,6 +16,7 @@ import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import { pagesReadInBrowser } from '../store/page-checks.js'
 import type { JobsTable } from '../store/schema-jobs.js'
 import { CRON_LOOK_MS, CronSlots, slotKey } from './cron.js'
+import { DueWatch } from './due-watch.js'
 import { discoveriesWaiting, insertJobRecords, pendingDiscovery } from './job-records.js'
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
@@ -64,6 +65,7 @@ export class JobQueue {
   private stopped = false
   /** This process as a worker: the owner of every attempt it takes (none in a process that runs no jobs). */
   private readonly worker: Worker | undefined
+  private readonly dueWatch: DueWatch
 
   private constructor (
     private readonly db: Db,
@@ -76,6 +78,9 @@ export class JobQueue {
     this.policies = queuePolicies(config)
     this.retry = retryDelay(this.policies)
     this.worker = runsWorkers ? new Worker(db, config.jobMaintenanceSeconds * 1000) : undefined
+    this.dueWatch = new DueWatch(db, config.jobPollingSeconds * 1000, (err: unknown) => {
+      this.log.warn({ err: (err as Error).message }, 'could not look for due jobs; looking again at the next poll')
+    })
   }
 
   /**
@@ -91,8 +96,11 @@ export class JobQueue {
   /** Lane `name` as this worker takes it: a crawl moved to another lane wakes that lane's workers everywhere. */
   private lane<T> (name: string): Lane<T> {
     const pace = CRAWL_QUEUES.includes(name) ? this.config : undefined
-    return new Lane<T>(this.db, name, this.workerId, this.retry, pace, to => { this.tell([to]) },
-      found => this.events.emit('jobs.fetched', { queue: name, found }))
+    return new Lane<T>(this.db, name, this.workerId, this.retry, pace, {
+      moved: to => { this.tell([to]) },
+      looked: found => this.events.emit('jobs.fetched', { queue: name, found }),
+      dueWatch: this.dueWatch
+    })
   }
 
   /** Wakes the workers of queues `names`: this process's at once, others' by a NOTIFY. */
@@ -437,6 +445,7 @@ export class JobQueue {
   async stopPulling (graceMs: number): Promise<void> {
     this.committed.removeAllListeners()
     await Promise.all(this.pullers.map(p => p.stop(graceMs)))
+    this.dueWatch.close()
   }
 
   async stop (): Promise<void> {
