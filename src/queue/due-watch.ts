@@ -9,6 +9,9 @@ import type { Db } from '../store/db.js'
  * statements each per poll, beside the crawls. A queue with new jobs committed is woken
  * without waiting for the watch (see JobQueue.tell).
  */
+/** The soonest an idle queue looks again for a job the watch found due. */
+const DUE_AGAIN_MS = 20
+
 export class DueWatch {
   /** The queues idle now, and what each one's waiters do when a job of it may be due. */
   private readonly idle = new Map<string, Set<() => void>>()
@@ -74,9 +77,10 @@ export class DueWatch {
         SELECT lane, (extract(epoch FROM min(start_after) - now()) * 1000)::float8 AS ms
         FROM jobs WHERE state = 'waiting' AND lane = ANY(${lanes}::text[]) GROUP BY lane`.execute(this.db)
       for (const { lane, ms } of rows) {
-        // Due before the next poll: released at its time, not at the poll's.
-        if (ms <= 0) this.release(lane)
-        else if (ms < this.pollMs) setTimeout(() => { this.release(lane) }, ms).unref()
+        // Due before the next poll: released at its time, not at the poll's. Due already, yet
+        // not taken by the queue's last fetch: another worker's fetch has it, and commits within
+        // a few answers' time; looking again at once would only load the database.
+        if (ms < this.pollMs) setTimeout(() => { this.release(lane) }, Math.max(DUE_AGAIN_MS, ms)).unref()
       }
     } catch (err) {
       // The queues stay idle until the next poll: the database may be back by then.
