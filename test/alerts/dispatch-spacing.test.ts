@@ -38,7 +38,7 @@ describe('alerts: the dispatch of a crawl that finds many changes', () => {
     await site.close()
   })
 
-  it('gathers them: dispatch jobs at least a second apart, every change handed over once', async () => {
+  it('gathers them: dispatch jobs at least a second apart, no change handed over twice', async () => {
     const db = t.service.store.db
     const since = (await sql<{ at: Date }>`SELECT now() AS at`.execute(db)).rows[0].at
     for (let i = 0; i < PAGES; i++) site.page(`/plan/${i}`, layout(`Plan ${i}`, plans(100 + i)))
@@ -54,8 +54,11 @@ describe('alerts: the dispatch of a crawl that finds many changes', () => {
     await eventually(async () => (await undispatched()) === 0 ? true : undefined, 20_000, 'every change dispatched')
     const jobs = (await sql<{ ids: string[] }>`SELECT data->'changeIds' AS ids FROM jobs
       WHERE lane = ${QUEUE.dispatch} AND data ? 'changeIds' AND created_at >= ${since}`.execute(db)).rows
+    // A change is in one job at most; the outbox's sweep (each minute, or a page event's dispatch) may have sent
+    // some before their job came, which is why the test counts jobs, not the changes in them.
     const handed = jobs.flatMap(j => j.ids)
-    assert.deepEqual([...handed].sort(), changes.map(c => c.id).sort(), 'each change in one dispatch job')
+    assert.equal(new Set(handed).size, handed.length, 'no change handed over twice')
+    assert.ok(handed.every(id => changes.some(c => c.id === id)), 'only the crawl\'s changes')
     // Jobs queued at least `apartMs` apart: the first at once, then one per second of the
     // changes' span at most, and one for those found after the last (a busy machine only
     // spreads the changes further, and allows more). At 50 ms a job per change or two was queued.
