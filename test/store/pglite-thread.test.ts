@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { PGliteThread } from '../../src/store/pglite-thread.js'
 import { serveRequest } from '../../src/store/urgency.js'
@@ -25,6 +26,24 @@ describe('PGlite on its own thread', () => {
     ])
     assert.equal(r.affectedRows, 1)
     assert.deepEqual(r.rows[0], { id: 1, at, data: { a: [1] }, bin: new Uint8Array([7, 8]) })
+  })
+
+  it('bytes cross exactly both ways: every byte value, a view into a larger buffer, a picture-sized value', async () => {
+    const every = Buffer.from(Array.from({ length: 256 }, (_, i) => i))
+    const backing = Buffer.concat([Buffer.from('before'), every, Buffer.from('after')])
+    const view = backing.subarray(6, 6 + 256)
+    const large = randomBytes(300_000)
+    for (const [id, bytes] of [[10, view], [11, large], [12, Buffer.alloc(0)]] as const) {
+      const r = await db.query<{ bin: Uint8Array, md5: string, len: number }>(
+        'INSERT INTO t (id, bin) VALUES ($1, $2) RETURNING bin, md5(bin) AS md5, length(bin) AS len', [id, bytes])
+      const { bin, md5, len } = r.rows[0]
+      assert.equal(len, bytes.byteLength)
+      assert.equal(md5, createHash('md5').update(bytes).digest('hex'))
+      assert.ok(Buffer.from(bin).equals(bytes))
+      // Only the value's own bytes cross to this thread, not a pool it was cut from.
+      assert.equal(bin.buffer.byteLength, bin.byteLength)
+    }
+    await db.query('DELETE FROM t WHERE id >= 10')
   })
 
   it("fails with PostgreSQL's code and fields, and the stack of the caller", async function callerOfTheFailingQuery () {
