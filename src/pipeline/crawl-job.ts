@@ -162,7 +162,8 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
   let readInBrowser: ReadInBrowser | undefined
   const pictured = async () => await hasPicture(deps.db, page.id)
   const picture = pictureWanted(page, previous !== undefined, pictured, async html => {
-    const reading = readPage(crawl, Buffer.from(html, 'utf8'), RENDERED_TYPE, null, undefined)
+    const rendered = { raw: Buffer.from(html, 'utf8'), contentType: RENDERED_TYPE }
+    const reading = readPage(crawl, rendered.raw, rendered.contentType, null, undefined)
     // Not every reading begun here is used (the page moved on, a document came with it).
     reading.catch(() => {})
     const seen: ReadInBrowser = { html, reading }
@@ -170,7 +171,7 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
     const read = await reading
     if (!read.snapshot) return false
     // Noise that moved is no change, and takes no picture; a comparison that cannot be made now takes one.
-    const compared = compareEarly(crawl, read.snapshot)
+    const compared = compareEarly(crawl, read.snapshot, rendered)
     if (!compared) return true
     compared.catch(() => {})
     seen.compared = compared
@@ -392,8 +393,8 @@ async function recordStage (
  */
 async function compareWithPrevious (
   { deps, page, structured }: Crawl, previousId: string, pageType: PageType,
-  { text, language, priceLines }: NonNullable<PageReading['snapshot']>, fetched: FetchedPage,
-  document: PageDocument | undefined
+  { text, language, priceLines }: NonNullable<PageReading['snapshot']>,
+  fetched: Pick<FetchedPage, 'raw' | 'contentType'>, document: PageDocument | undefined
 ): Promise<Comparison> {
   // Only what the comparison reads crosses to its thread (not the gzipped page).
   const current = { text, language, priceLines }
@@ -431,14 +432,14 @@ async function readerSaid ({ deps, page, structured }: Crawl, reading: PageReadi
 
 /**
  * The comparison made while a rendered page is still open, to know whether to take its
- * picture: that of a page read as plain text, of its own type. Undefined where it
- * cannot be made alone (no previous snapshot, a structured reader that reads the page's
- * HTML, a type still to be read from the page).
+ * picture: the one the compare stage makes, with the page as rendered. Undefined where it
+ * cannot be made yet (no previous snapshot, a reader that compares a document fetched
+ * after the page, a type still to be read from the page): then the picture is taken.
  */
-function compareEarly (crawl: Crawl, snapshot: NonNullable<PageReading['snapshot']>) {
-  const { deps, page, previous, structured } = crawl
-  if (!previous || structured || page.page_type_source === 'address') return undefined
-  const { text, language, priceLines } = snapshot
-  return (async () => await deps.analysis.compare(
-    await snapshotText(deps.db, previous.id), { text, language, priceLines }, page.page_type, page.noise_rules))()
+function compareEarly (
+  crawl: Crawl, snapshot: NonNullable<PageReading['snapshot']>, rendered: Pick<FetchedPage, 'raw' | 'contentType'>
+) {
+  const { page, previous, reader } = crawl
+  if (!previous || reader || page.page_type_source === 'address') return undefined
+  return compareWithPrevious(crawl, previous.id, page.page_type, snapshot, rendered, undefined)
 }

@@ -12,6 +12,7 @@ import { insertDomain } from '../../src/store/domains.js'
 import { explainFailure } from '../../src/vocabulary/failures.js'
 import { insertOrg } from '../../src/store/orgs.js'
 import { addPages, updatePage } from '../../src/store/pages.js'
+import { loadCrawlTargets } from '../../src/store/page-checks.js'
 import { changeScreenshots } from '../../src/store/screenshots.js'
 import type { PageType } from '../../src/vocabulary/core.js'
 
@@ -214,6 +215,43 @@ describe('a page check, stage by stage', () => {
     assert.ok(shots?.before && shots.after, 'both pictures of the change')
     assert.equal(shots.before.image.equals(picture(20)), true)
     assert.equal(shots.after.image.equals(picture(120)), true)
+  })
+
+  it('a rendered pricing page, read by its structured reader, takes its picture when a price moves, not its noise', async () => {
+    const page = await newPage('/pricing-rendered', 'pricing')
+    await updatePage(store.db, page.id, { screenshots: true })
+    const [target] = await loadCrawlTargets(store.db, [page.id])
+    assert.equal(target.read_structured, true, 'read by the pricing reader')
+    // Its testimonials rotate on every visit: the text moves, and nothing in it changed.
+    const quotes = [
+      '<h3>Ada, CTO</h3><p>We moved our whole build to it in a week and never looked back.</p>',
+      '<h3>Grace, engineer</h3><p>The support team answered every question within the hour.</p>',
+      '<h3>Linus, founder</h3><p>Pricing that stays predictable as the team grows.</p>'
+    ]
+    const plans = (pro: string, visit: number) => html('<h1>Pricing</h1>' +
+      '<div class="plan"><h2>Starter</h2><p class="price">$9/month</p><ul><li>3 projects</li></ul></div>' +
+      `<div class="plan"><h2>Pro</h2><p class="price">${pro}/month</p><ul><li>Unlimited projects</li></ul></div>` +
+      `<section><h2>What teams say</h2>${[...quotes.slice(visit % 3), ...quotes.slice(0, visit % 3)].join('')}</section>` +
+      `<footer><p>Prices updated ${visit + 2} minutes ago</p></footer>`)
+    const asks = () => asked.filter(a => a.startsWith('render https://acme.test/pricing-rendered'))
+    script.current = { page: () => ({ html: plans('$49', 0), screenshot: picture(20) }) }
+    assert.equal((await check(page.id)).outcome, 'baseline')
+    assert.equal(asks().at(-1), 'render https://acme.test/pricing-rendered with its picture')
+
+    script.current = { page: () => ({ html: plans('$49', 1), screenshot: picture(20) }) }
+    const noise = await check(page.id)
+    assert.deepEqual([noise.changed, noise.changesDetected], [true, 0], 'a new version, no change')
+    assert.equal(asks().at(-1), 'render https://acme.test/pricing-rendered', 'no picture when only the noise moved')
+
+    script.current = { page: () => ({ html: plans('$59', 2), screenshot: picture(120) }) }
+    const moved = await check(page.id)
+    assert.equal(moved.changesDetected, 1)
+    assert.equal(asks().at(-1), 'render https://acme.test/pricing-rendered with its picture')
+    const change = detected.find(e => e.pageId === page.id)!
+    assert.equal(change.changeType, 'price_change')
+    const shots = await changeScreenshots(store.db, change.changeId)
+    assert.equal(shots?.after?.image.equals(picture(120)), true, 'the change keeps its picture')
+    assert.equal(asks().length, 3)
   })
 
   it('an API description that is none fails the page with its reason; the page records no snapshot', async () => {
