@@ -1,6 +1,9 @@
 import { sql } from 'kysely'
 import type { Db } from '../store/db.js'
 
+/** The soonest an idle queue looks again for a job the watch found due. */
+const DUE_AGAIN_MS = 20
+
 /**
  * When the idle queues of a worker next have a job due, asked for all of them in one
  * statement: once as a queue falls idle (with any others that do in the same turn), then
@@ -9,9 +12,6 @@ import type { Db } from '../store/db.js'
  * statements each per poll, beside the crawls. A queue with new jobs committed is woken
  * without waiting for the watch (see JobQueue.tell).
  */
-/** The soonest an idle queue looks again for a job the watch found due. */
-const DUE_AGAIN_MS = 20
-
 export class DueWatch {
   /** The queues idle now, and what each one's waiters do when a job of it may be due. */
   private readonly idle = new Map<string, Set<() => void>>()
