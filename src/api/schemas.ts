@@ -233,7 +233,9 @@ export const Page = Type.Object(
         'not read or compare at its last check, in words: the page was then compared as text; null when it read it'
     })),
     screenshots: Type.Boolean({
-      description: 'a screenshot is kept with each snapshot (rendered pages always keep one)'
+      description: 'the page is rendered for its screenshots: its first is kept, then one with each change (a ' +
+        'change\'s before is the last one kept); a version whose text moved only in its noise, or whose picture ' +
+        'moved under its visualThreshold, keeps none (rendered pages always keep them so)'
     }),
     visualThreshold: Nullable(Type.Number({
       description: 'percentage of the page that must change in the pictures alone'

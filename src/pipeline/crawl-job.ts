@@ -283,20 +283,17 @@ async function readStage (
  * The new version against the last snapshot: its text's changes, and its picture's when
  * both were taken. Nothing (undefined) when there is nothing to record: the same text, and
  * no change in the picture that the page asks to hear of (visualThreshold), nor a first
- * picture to keep.
+ * picture to keep. A picture is looked at and kept only beside a change, as the page's
+ * first, or for a page that asks to hear of its picture: one taken in doubt (its text
+ * could not be compared while the page was open) is dropped when the text's only moves
+ * were noise.
  */
 async function compareStage (
   crawl: Crawl, fetched: FetchedPage, reading: PageReading, document: PageDocument | undefined,
   early: Promise<Comparison> | undefined
 ): Promise<Compared | undefined> {
   const { deps, page, previous } = crawl
-  const shot = fetched.screenshot
-    ? { image: fetched.screenshot, ...pngSize(fetched.screenshot), ...(fetched.boxes ? { boxes: fetched.boxes } : {}) }
-    : undefined
-  const previousShot = shot && previous ? await pictureAsOf(deps.db, page.id, previous.id) : undefined
-  const visual = shot && previousShot
-    ? await deps.analysis.compareScreenshots(previousShot.image, shot.image)
-    : undefined
+  let detected: DetectedChange[] = []
   if (reading.snapshot) {
     const pageType = page.page_type_source === 'address'
       ? await typeFromRead(deps.db, page, reading.title, reading.snapshot)
@@ -305,28 +302,31 @@ async function compareStage (
       ? { changes: [] }
       : await (early ?? compareWithPrevious(crawl, previous.id, pageType, reading.snapshot, fetched, document))
     await readerSaid(crawl, reading, comparison)
-    const detected = comparison.changes
-    return {
-      text: reading.snapshot.text,
-      rawGzip: reading.snapshot.rawGzip,
-      detected: visual ? detected.map(c => ({ ...c, diffData: { ...c.diffData, visual } })) : detected,
-      shot,
-      document
-    }
+    detected = comparison.changes
   }
-  // The text is the same. A page that asks for it (visualThreshold) still reports a change
-  // seen in the picture; the first screenshot of a page is kept with a snapshot of its own.
   const threshold = page.visual_threshold === null ? undefined : Number(page.visual_threshold)
-  const visualOnly = visual !== undefined && threshold !== undefined && visual.changedPercent >= threshold
-  const firstPicture = shot !== undefined && previousShot === undefined
-  if (!previous || (!visualOnly && !firstPicture)) return undefined
-  return {
-    text: await snapshotText(deps.db, previous.id),
-    rawGzip: gzipSync(fetched.raw),
-    detected: visualOnly ? [visualChange(visual, crawl.page.page_type)] : [],
-    shot,
-    document
+  const taken = fetched.screenshot
+    ? { image: fetched.screenshot, ...pngSize(fetched.screenshot), ...(fetched.boxes ? { boxes: fetched.boxes } : {}) }
+    : undefined
+  const looked = taken !== undefined && previous !== undefined && (detected.length > 0 || threshold !== undefined)
+  const previousShot = looked ? await pictureAsOf(deps.db, page.id, previous.id) : undefined
+  const visual = looked && previousShot
+    ? await deps.analysis.compareScreenshots(previousShot.image, taken.image)
+    : undefined
+  const firstPicture = taken !== undefined &&
+    (!previous || (looked ? previousShot === undefined : !(await hasPicture(deps.db, page.id))))
+  // A page that asks for it (visualThreshold) reports a change seen in the picture alone.
+  if (visual && detected.length === 0 && threshold !== undefined && visual.changedPercent >= threshold) {
+    detected = [visualChange(visual, page.page_type)]
+  } else if (visual) {
+    detected = detected.map(c => ({ ...c, diffData: { ...c.diffData, visual } }))
   }
+  const shot = detected.length > 0 || firstPicture ? taken : undefined
+  if (reading.snapshot) {
+    return { text: reading.snapshot.text, rawGzip: reading.snapshot.rawGzip, detected, shot, document }
+  }
+  if (!previous || !shot) return undefined
+  return { text: await snapshotText(deps.db, previous.id), rawGzip: gzipSync(fetched.raw), detected, shot, document }
 }
 
 /** The new snapshot and its changes, in one transaction; each change announced once committed. */

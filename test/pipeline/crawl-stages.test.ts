@@ -254,6 +254,80 @@ describe('a page check, stage by stage', () => {
     assert.equal(asks().length, 3)
   })
 
+  it('a rendered API page, compared with its description, takes its picture in doubt and keeps it only beside a change', async () => {
+    const page = await newPage('/developers-rendered', 'api_docs')
+    await updatePage(store.db, page.id, { screenshots: true })
+    const [target] = await loadCrawlTargets(store.db, [page.id])
+    assert.equal(target.read_structured, true, 'read by the API reader, with its description')
+    // Its featured guides rotate on every visit; its description is fetched after the page closed.
+    const guides = [
+      '<h3>Quick start</h3><p>Make your first request with a test key in five minutes.</p>',
+      '<h3>Webhooks</h3><p>Hear of every order as it ships, signed with your secret.</p>',
+      '<h3>Pagination</h3><p>Walk long lists with cursors that stay stable as orders arrive.</p>'
+    ]
+    const developers = (visit: number) => html('<h1>Developers</h1>' +
+      '<p><a href="/openapi.yaml">The OpenAPI description</a></p>' +
+      `<section><h2>Featured guides</h2>${[...guides.slice(visit % 3), ...guides.slice(0, visit % 3)].join('')}</section>`)
+    const description = (operation: string) => ({
+      body: ['openapi: 3.1.0', 'info:', '  title: Acme API', '  version: "1"', 'paths:', '  /orders:', '    get:',
+        '      operationId: listOrders', '      summary: List orders', '      responses:', "        '200':",
+        '          description: The orders', operation].join('\n'),
+      contentType: 'application/yaml'
+    })
+    const cancel = ['    delete:', '      operationId: cancelOrder', '      summary: Cancel an order', '      responses:',
+      "        '204':", '          description: Cancelled'].join('\n')
+    const pictures = async () => Number((await store.db.selectFrom('screenshots')
+      .innerJoin('snapshots', 'snapshots.id', 'screenshots.snapshot_id')
+      .select(eb => eb.fn.countAll<string>().as('n')).where('snapshots.page_id', '=', page.id)
+      .executeTakeFirstOrThrow()).n)
+    const asks = () => asked.filter(a => a.startsWith('render https://acme.test/developers-rendered'))
+    const visit = (n: number, operation: string, shot: Buffer) => {
+      script.current = {
+        page: () => ({ html: developers(n), screenshot: shot }),
+        documents: { 'https://acme.test/openapi.yaml': description(operation) }
+      }
+    }
+    visit(0, '', picture(20))
+    assert.equal((await check(page.id)).outcome, 'baseline')
+    assert.equal(await pictures(), 1, 'the first picture is kept')
+
+    // The description cannot be compared while the page is open: the picture is taken, then dropped with the noise.
+    for (const n of [1, 2]) {
+      visit(n, '', picture(20 + n))
+      const noise = await check(page.id)
+      assert.deepEqual([noise.changed, noise.changesDetected], [true, 0], 'a new version, no change')
+      assert.equal(asks().at(-1), 'render https://acme.test/developers-rendered with its picture', 'taken in doubt')
+    }
+    assert.equal(await pictures(), 1, 'no picture kept for noise')
+
+    visit(3, cancel, picture(120))
+    const added = await check(page.id)
+    assert.ok(added.changesDetected > 0, 'the new operation is a change')
+    assert.equal(await pictures(), 2)
+    const change = detected.find(e => e.pageId === page.id)!
+    const shots = await changeScreenshots(store.db, change.changeId)
+    assert.equal(shots?.before?.image.equals(picture(20)), true, 'before: the last picture kept')
+    assert.equal(shots?.after?.image.equals(picture(120)), true, 'after: the change\'s own')
+  })
+
+  it('a page that asks to hear of its picture hears of it when only noise moved in its words', async () => {
+    const page = await newPage('/banner')
+    await updatePage(store.db, page.id, { screenshots: true, visualThreshold: 5 })
+    // Its two notices swap places on every visit: the text moves, and nothing in it changed.
+    const notices = ['<p>Free shipping on every order this week.</p>', '<p>Our support desk answers around the clock.</p>']
+    const text = (visit: number) => html(`<h1>Our look</h1><section>${visit % 2 ? notices.join('') : [...notices].reverse().join('')}</section>`)
+    script.current = { page: () => ({ html: text(1), screenshot: picture(20) }) }
+    assert.equal((await check(page.id)).outcome, 'baseline')
+    script.current = { page: () => ({ html: text(2), screenshot: picture(22) }) }
+    const under = await check(page.id)
+    assert.deepEqual([under.changed, under.changesDetected], [true, 0], 'a new version, its picture moved under its threshold')
+    script.current = { page: () => ({ html: text(3), screenshot: picture(120) }) }
+    const looked = await check(page.id)
+    assert.equal(looked.changesDetected, 1)
+    const change = detected.find(e => e.pageId === page.id)
+    assert.match(change?.summary ?? '', /^The page looks different: \d+% of it changed/)
+  })
+
   it('an API description that is none fails the page with its reason; the page records no snapshot', async () => {
     const page = await newPage('/developers', 'api_docs')
     const developers = html('<h1>Developers</h1><p><a href="/openapi.yaml">The OpenAPI description</a></p>')

@@ -64,8 +64,9 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
         tags: ['changes'],
         summary: "A change's screenshots: before, after, or both side by side with the changed regions marked",
         description:
-          'Pages rendered in the browser, or with screenshots on, keep a screenshot with each snapshot (PNG, the ' +
-          'full page up to 8,000 px tall). 404 when either side of the change has none.',
+          'Pages rendered in the browser, or with screenshots on, keep their first screenshot and one with each ' +
+          'change (PNG, the full page up to 8,000 px tall); a change\'s before is the last one kept. 404 when either ' +
+          'side of the change has none.',
         params: Type.Object({ id: Uuid, which: WhichSchema }),
         response: png('the image (PNG)')
       }

@@ -296,7 +296,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
               })
             ),
             screenshots: Type.Optional(Type.Boolean({
-              description: 'keep a screenshot with each snapshot (the page is then rendered in the browser); taken ' +
+              description: 'keep screenshots of the page: its first, then one with each change (the page is then ' +
+                'rendered in the browser); taken ' +
                 'only while the page is one of its domain\'s intelligence pages'
             })),
             visualThreshold: Type.Optional(Type.Union([Type.Number({ minimum: 0.01, maximum: 100 }), Type.Null()], {
