@@ -31,10 +31,19 @@ const intelligenceLimit = (orgId: RawBuilder<unknown>) => sql<number | null>`(SE
   sql.join(Object.values(PLANS).map(plan => sql`WHEN ${plan.name} THEN ${plan.intelligencePages}::int`), sql` `)
 } END FROM orgs o WHERE o.id = ${orgId})`
 
-/** A page's place in its domain's intelligence order (SQL row value; lower comes first). */
-export const intelligenceOrder = (alias: string) => sql`(${sql.ref(`${alias}.priority`)},
-  array_position(${INTELLIGENCE_TYPE_ORDER}::text[], ${sql.ref(`${alias}.page_type`)}),
-  ${sql.ref(`${alias}.created_at`)}, ${sql.ref(`${alias}.id`)})`
+/**
+ * A page's place in its domain's intelligence order (lower comes first), as the keys of an
+ * ORDER BY: sorting on a row value compares records, several times slower.
+ */
+export const intelligenceKeys = (alias: string) => sql.join([
+  sql.ref(`${alias}.priority`),
+  sql`array_position(${INTELLIGENCE_TYPE_ORDER}::text[], ${sql.ref(`${alias}.page_type`)})`,
+  sql.ref(`${alias}.created_at`),
+  sql.ref(`${alias}.id`)
+])
+
+/** The same place as one SQL row value, to compare two pages'. */
+const intelligenceOrder = (alias: string) => sql`(${intelligenceKeys(alias)})`
 
 /**
  * Whether the page `pages` (the row in scope) is one of its domain's intelligence pages:
@@ -115,7 +124,7 @@ export function domainPagesJson (
 ) {
   let q = db
     .selectFrom(eb => eb.selectFrom('pages').select(PAGE_VIEW_COLUMNS).select(sql<boolean>`pages.monitoring_enabled AND
-      coalesce(row_number() OVER (PARTITION BY pages.monitoring_enabled ORDER BY ${intelligenceOrder('pages')})
+      coalesce(row_number() OVER (PARTITION BY pages.monitoring_enabled ORDER BY ${intelligenceKeys('pages')})
         <= ${intelligenceLimit(sql.val(domain.org_id))}, true)`.as('intelligence'))
       .where('pages.domain_id', '=', domain.id)
       .as('ranked'))

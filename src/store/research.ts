@@ -5,7 +5,7 @@ import {
 } from '../vocabulary/research.js'
 import { LEGAL_PAGE_TYPES, STRUCTURED_PAGE_TYPES, type Severity } from '../vocabulary/core.js'
 import type { Db, Tx } from './db.js'
-import { intelligenceOrder } from './pages.js'
+import { intelligenceKeys } from './pages.js'
 import type { ResearchBriefsTable } from './schema.js'
 
 // Research briefs (one per research credit spent) and what a brief is read from: a
@@ -139,7 +139,7 @@ export async function researchInputs (
     limits,
     daysAgo,
     inWindow: sql`c.domain_id = ${domain.id} AND c.created_at >= ${since} AND c.created_at <= ${now}`,
-    ranked: sql`SELECT pages.id, pages.page_type, row_number() OVER (ORDER BY ${intelligenceOrder('pages')}) AS rank
+    ranked: sql`SELECT pages.id, pages.page_type, row_number() OVER (ORDER BY ${intelligenceKeys('pages')}) AS rank
       FROM pages WHERE pages.domain_id = ${domain.id} AND pages.monitoring_enabled`
   }
   return {
@@ -290,7 +290,7 @@ async function legalPages ({ db, domainId, now, inWindow }: Scope): Promise<Rese
     LEFT JOIN LATERAL (SELECT id, created_at FROM snapshots WHERE page_id = p.id
       ORDER BY created_at DESC LIMIT 1) s ON true
     WHERE p.domain_id = ${domainId} AND p.page_type = ANY(${LEGAL_PAGE_TYPES}::text[])
-    ORDER BY ${intelligenceOrder('p')} LIMIT 50`.execute(db)
+    ORDER BY ${intelligenceKeys('p')} LIMIT 50`.execute(db)
   return rows.map(r => ({
     pageId: r.page_id,
     changes: r.changes,
