@@ -48,14 +48,20 @@ const intelligenceOrder = (alias: string) => sql`(${intelligenceKeys(alias)})`
 /**
  * Whether the page `pages` (the row in scope) is one of its domain's intelligence pages:
  * monitored, and fewer than the plan's number of its domain's monitored pages come first.
+ * The pages before it are counted only up to that number, and not at all on a plan without
+ * one: a crawl asks this of each page it checks, and a domain may have thousands.
  * (In an update's RETURNING, `pages` is the row as written while `q` sees it as it was:
  * hence the page's own id is left out.)
  */
-export const isIntelligencePage = sql<boolean>`(pages.monitoring_enabled AND coalesce((
-  SELECT count(*) FROM pages q
-  WHERE q.domain_id = pages.domain_id AND q.id <> pages.id AND q.monitoring_enabled
-    AND ${intelligenceOrder('q')} < ${intelligenceOrder('pages')}
-) < ${intelligenceLimit(sql.ref('pages.org_id'))}, true))`
+export const isIntelligencePage = sql<boolean>`(pages.monitoring_enabled AND CASE
+  WHEN ${intelligenceLimit(sql.ref('pages.org_id'))} IS NULL THEN true
+  ELSE (SELECT count(*) FROM (
+    SELECT FROM pages q
+    WHERE q.domain_id = pages.domain_id AND q.id <> pages.id AND q.monitoring_enabled
+      AND ${intelligenceOrder('q')} < ${intelligenceOrder('pages')}
+    LIMIT ${intelligenceLimit(sql.ref('pages.org_id'))}
+  ) earlier) < ${intelligenceLimit(sql.ref('pages.org_id'))}
+END)`
 
 /** The columns pageView reads: a domain's pages are read as these alone (see domainPagesJson). */
 const PAGE_VIEW_COLUMNS = [

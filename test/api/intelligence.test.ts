@@ -44,8 +44,20 @@ describe('intelligence pages', () => {
   it('/api/usage gives the plan\'s figure per domain; null when unlimited', async () => {
     assert.equal((await t.api.get('/api/usage')).body.data.limits.intelligencePagesPerDomain, 25)
     const big = await createOrg(t.service.store.db, 'Unlimited', 'enterprise')
-    const usage = (await new ApiClient(t.url, big.apiKey).get('/api/usage')).body.data
+    const bigApi = new ApiClient(t.url, big.apiKey)
+    const usage = (await bigApi.get('/api/usage')).body.data
     assert.equal(usage.limits.intelligencePagesPerDomain, null)
+    // Unlimited: every monitored page is one, read alone (counted against no limit) as in the list.
+    const domain = (await bigApi.post('/api/domains', { domain: 'intel.test' })).body.data
+    for (let i = 0; i < 30; i++) {
+      assert.equal((await bigApi.post(`/api/domains/${domain.id}/pages`, { url: `https://intel.test/f/${i}`, pageType: 'features' })).status, 201)
+    }
+    const listed = (await bigApi.get(`/api/domains/${domain.id}/pages?pageSize=100`)).body.data as any[]
+    assert.ok(listed.length >= 30)
+    for (const p of listed) {
+      assert.equal(p.intelligence, true)
+      assert.equal((await bigApi.get(`/api/domains/${domain.id}/pages/${p.id}`)).body.data.intelligence, true)
+    }
   })
 
   it('ranks typed pages before the rest, then discovery order; every page says whether it is one', async () => {
