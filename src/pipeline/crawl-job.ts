@@ -224,11 +224,14 @@ async function checkedNow ({ deps, page }: Crawl, fetched: FetchedPage): Promise
   }
 }
 
+/** Whether the page's domain is in error (its discovery failed, or its pages did): a check that answers clears it. */
+const domainInError = (page: CrawlTarget) => page.domain_status === 'error' || page.domain_discovery_failed
+
 /** A check that recorded nothing new. */
 async function unchanged (
   { deps, page, previous }: Crawl, check: PageCheck, outcome: 'not_modified' | 'unchanged'
 ): Promise<CrawlResult> {
-  if (page.domain_status === 'error' || page.domain_discovery_failed) await domainAnswered(deps.db, page.domain_id)
+  if (domainInError(page)) await domainAnswered(deps.db, page.domain_id)
   return {
     outcome,
     changed: false,
@@ -341,7 +344,6 @@ async function recordStage (
     const { severity, ruleId } = learnedSeverity(c, rules)
     return ruleId ? { ...c, severity, learned: { from: c.severity, ruleId } } : c
   })
-  const domainInError = page.domain_status === 'error' || page.domain_discovery_failed
   const recorded = await recordSnapshot(
     deps.db,
     {
@@ -362,7 +364,7 @@ async function recordStage (
     snapshotId => [
       ...(shot ? [screenshotStatement(deps.db, snapshotId, page.org_id, shot)] : []),
       ...(previous && changes.length > 0 ? [lastChangeStatement(deps.db, page.id, at)] : []),
-      ...(domainInError ? [domainAnsweredStatement(deps.db, page.domain_id)] : [])
+      ...(domainInError(page) ? [domainAnsweredStatement(deps.db, page.domain_id)] : [])
     ]
   )
   for (const c of recorded.changes) {
