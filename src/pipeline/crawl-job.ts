@@ -85,6 +85,8 @@ interface Crawl {
   structured: PageType | undefined
   /** What its reader reads beside the page (its API description, its feed), if anything. */
   reader: ReaderDocument | undefined
+  /** Whether any snapshot of the page has its picture: asked once, by the render or by the comparison. */
+  pictured: () => Promise<boolean>
 }
 
 /** What the fetch stage got: the page, the document it is read with, and its reading begun in the browser. */
@@ -122,6 +124,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   const skipped = !page ? 'page no longer exists' : !page.monitoring_enabled ? 'monitoring disabled' : undefined
   if (!page || skipped) return { outcome: 'skipped', changed: false, changesDetected: 0, snapshotId: null, skipped }
   const structured = page.read_structured ? page.page_type : undefined
+  let pictured: Promise<boolean> | undefined
   const crawl: Crawl = {
     // The page's organisation's share of the analysis threads.
     deps: { ...deps, analysis: deps.analysis.for(page.org_id) },
@@ -129,7 +132,8 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     // After the noise rules change, the next snapshot is a new baseline: the old one was read under other rules.
     previous: page.previous_id && !page.rebaseline ? { id: page.previous_id, hash: page.previous_hash } : undefined,
     structured,
-    reader: readerOf(structured)?.document
+    reader: readerOf(structured)?.document,
+    pictured: async () => await (pictured ??= hasPicture(deps.db, page.id))
   }
   const fetched = await fetchStage(crawl)
   try {
@@ -160,8 +164,7 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
   const { deps, page, previous, structured, reader } = crawl
   // A rendered page is read while it is still open, to know whether its picture is wanted.
   let readInBrowser: ReadInBrowser | undefined
-  const pictured = async () => await hasPicture(deps.db, page.id)
-  const picture = pictureWanted(page, previous !== undefined, pictured, async html => {
+  const picture = pictureWanted(page, previous !== undefined, crawl.pictured, async html => {
     const rendered = { raw: Buffer.from(html, 'utf8'), contentType: RENDERED_TYPE }
     const reading = readPage(crawl, rendered.raw, rendered.contentType, null, undefined)
     // Not every reading begun here is used (the page moved on, a document came with it).
@@ -317,7 +320,7 @@ async function compareStage (
     ? await deps.analysis.compareScreenshots(previousShot.image, taken.image)
     : undefined
   const firstPicture = taken !== undefined &&
-    (!previous || (looked ? previousShot === undefined : !(await hasPicture(deps.db, page.id))))
+    (!previous || (looked ? previousShot === undefined : !(await crawl.pictured())))
   // A page that asks for it (visualThreshold) reports a change seen in the picture alone.
   if (visual && detected.length === 0 && threshold !== undefined && visual.changedPercent >= threshold) {
     detected = [visualChange(visual, page.page_type)]

@@ -23,6 +23,9 @@ import type { PageType } from '../../src/vocabulary/core.js'
 const html = (body: string) =>
   `<!doctype html><html lang="en"><head><title>Acme</title></head><body><main>${body}</main></body></html>`
 
+/** The items in an order that rotates by `by` on every visit, as testimonials and carousels do. */
+const rotated = (items: string[], by: number) => [...items.slice(by % items.length), ...items.slice(0, by % items.length)].join('')
+
 /** A white PNG with a dark box `boxWidth` pixels wide at its top left. */
 function picture (boxWidth: number): Buffer {
   const png = new PNG({ width: 200, height: 200 })
@@ -115,6 +118,11 @@ describe('a page check, stage by stage', () => {
     return row
   }
   const check = async (pageId: string) => await crawlPage(deps, { orgId, domainId, pageId, url: '' })
+  /** The pictures kept of a page, one per snapshot that has one. */
+  const picturesOf = async (pageId: string) => Number((await store.db.selectFrom('screenshots')
+    .innerJoin('snapshots', 'snapshots.id', 'screenshots.snapshot_id')
+    .select(eb => eb.fn.countAll<string>().as('n')).where('snapshots.page_id', '=', pageId)
+    .executeTakeFirstOrThrow()).n)
 
   it('the first check is the baseline; a 304 after it is not modified, and asks with the validator it was given', async () => {
     const page = await newPage('/about')
@@ -184,11 +192,8 @@ describe('a page check, stage by stage', () => {
       '<h2>Linus</h2><p>Linus looks after the kernel team and its releases.</p>'
     ]
     const team = (first: number, edit = (s: string) => s) =>
-      html(`<h1>Team</h1>${edit([...people.slice(first), ...people.slice(0, first)].join(''))}`)
-    const pictures = async () => Number((await store.db.selectFrom('screenshots')
-      .innerJoin('snapshots', 'snapshots.id', 'screenshots.snapshot_id')
-      .select(eb => eb.fn.countAll<string>().as('n')).where('snapshots.page_id', '=', page.id)
-      .executeTakeFirstOrThrow()).n)
+      html(`<h1>Team</h1>${edit(rotated(people, first))}`)
+    const pictures = async () => await picturesOf(page.id)
     script.current = { page: () => ({ html: team(0), screenshot: picture(20) }) }
     assert.equal((await check(page.id)).outcome, 'baseline')
     assert.equal(await pictures(), 1, 'the first picture is the "before" of the first change')
@@ -231,7 +236,7 @@ describe('a page check, stage by stage', () => {
     const plans = (pro: string, visit: number) => html('<h1>Pricing</h1>' +
       '<div class="plan"><h2>Starter</h2><p class="price">$9/month</p><ul><li>3 projects</li></ul></div>' +
       `<div class="plan"><h2>Pro</h2><p class="price">${pro}/month</p><ul><li>Unlimited projects</li></ul></div>` +
-      `<section><h2>What teams say</h2>${[...quotes.slice(visit % 3), ...quotes.slice(0, visit % 3)].join('')}</section>` +
+      `<section><h2>What teams say</h2>${rotated(quotes, visit)}</section>` +
       `<footer><p>Prices updated ${visit + 2} minutes ago</p></footer>`)
     const asks = () => asked.filter(a => a.startsWith('render https://acme.test/pricing-rendered'))
     script.current = { page: () => ({ html: plans('$49', 0), screenshot: picture(20) }) }
@@ -267,7 +272,7 @@ describe('a page check, stage by stage', () => {
     ]
     const developers = (visit: number) => html('<h1>Developers</h1>' +
       '<p><a href="/openapi.yaml">The OpenAPI description</a></p>' +
-      `<section><h2>Featured guides</h2>${[...guides.slice(visit % 3), ...guides.slice(0, visit % 3)].join('')}</section>`)
+      `<section><h2>Featured guides</h2>${rotated(guides, visit)}</section>`)
     const description = (operation: string) => ({
       body: ['openapi: 3.1.0', 'info:', '  title: Acme API', '  version: "1"', 'paths:', '  /orders:', '    get:',
         '      operationId: listOrders', '      summary: List orders', '      responses:', "        '200':",
@@ -276,10 +281,7 @@ describe('a page check, stage by stage', () => {
     })
     const cancel = ['    delete:', '      operationId: cancelOrder', '      summary: Cancel an order', '      responses:',
       "        '204':", '          description: Cancelled'].join('\n')
-    const pictures = async () => Number((await store.db.selectFrom('screenshots')
-      .innerJoin('snapshots', 'snapshots.id', 'screenshots.snapshot_id')
-      .select(eb => eb.fn.countAll<string>().as('n')).where('snapshots.page_id', '=', page.id)
-      .executeTakeFirstOrThrow()).n)
+    const pictures = async () => await picturesOf(page.id)
     const asks = () => asked.filter(a => a.startsWith('render https://acme.test/developers-rendered'))
     const visit = (n: number, operation: string, shot: Buffer) => {
       script.current = {
