@@ -101,7 +101,9 @@ describe("a job's record and the jobs endpoints", () => {
 
   it('pages by cursor and by number alike, with exact totals, and refuses a cursor it did not give', async () => {
     // Jobs queued together share their time, to the microsecond: the cursor keeps all of it.
-    await sql`UPDATE jobs SET created_at = '2026-11-26 01:00:00.123456+00'`.execute(t.service.store.db)
+    // (A time of today's: the next test's ages are counted from now.)
+    await sql`UPDATE jobs SET created_at = date_trunc('second', now()) + interval '0.123456 second'`
+      .execute(t.service.store.db)
     const byNumber: string[] = []
     for (let page = 1; page <= 3; page++) {
       const r = await t.api.get(`/api/jobs?limit=5&page=${page}`)
