@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
 import { OUTLINE_TAGS } from '../detection/detect.js'
@@ -5,6 +8,7 @@ import { FetchError } from './errors.js'
 import type { Fetcher, InTurn } from './fetch.js'
 import { RenderSlots } from './render-slots.js'
 import type { PictureBoxes } from '../vocabulary/outline.js'
+import { CRAWL_WORK_NICE } from '../vocabulary/core.js'
 
 export interface RendererOptions {
   /** Every request the browser makes is answered through this fetcher (SSRF guard, host map, limits). */
@@ -216,7 +220,9 @@ export class BrowserRenderer {
     const { chromium } = await import('playwright-core')
     const executablePath = this.opts.executablePath ??
       await (await import('@sparticuz/chromium')).default.executablePath()
-    const server = await chromium.launchServer({ executablePath, args: [...ARGS, ...CONTAINED], headless: true })
+    const server = await chromium.launchServer({
+      executablePath: this.yielding(executablePath), args: [...ARGS, ...CONTAINED], headless: true
+    })
     const browser = await chromium.connect(server.wsEndpoint())
     browser.on('disconnected', () => {
       void this.restart()
@@ -407,6 +413,38 @@ export class BrowserRenderer {
   async close (): Promise<void> {
     this.closed = true
     await this.restart()
+    if (this.launcher) rmSync(this.launcher.dir, { recursive: true, force: true })
+  }
+
+  private launcher: { dir: string, path: string } | undefined
+
+  /**
+   * The browser's command, as it runs at CRAWL_WORK_NICE (Linux): rendering is the crawl's
+   * work. Run as root, Chromium raises its own "display critical" threads to nice -8, above
+   * every thread of the service (the API's, the embedded database's), which then wait for the
+   * browser's turn at the cores. Where util-linux's setpriv can, the browser starts
+   * without the right to raise a priority (CAP_SYS_NICE, out of its bounding set), so its
+   * threads stay where it started; elsewhere (not root) it could not raise them anyway. The
+   * command is a script in a directory of this process's own, removed at close; without
+   * `nice` it starts the browser as it is.
+   */
+  private yielding (executablePath: string): string {
+    if (process.platform !== 'linux') return executablePath
+    if (!this.launcher) {
+      const dir = mkdtempSync(join(tmpdir(), 'sitewatch-browser-'))
+      this.launcher = { dir, path: join(dir, 'chromium') }
+    }
+    const browser = `'${executablePath.replaceAll("'", "'\\''")}'`
+    const nice = `nice -n ${CRAWL_WORK_NICE} ${browser} "$@"`
+    const unraised = 'setpriv --bounding-set -sys_nice --'
+    writeFileSync(this.launcher.path, [
+      '#!/bin/sh',
+      `command -v nice >/dev/null || exec ${browser} "$@"`,
+      `if ${unraised} true 2>/dev/null; then exec ${unraised} ${nice}; fi`,
+      `exec ${nice}`,
+      ''
+    ].join('\n'), { mode: 0o700 })
+    return this.launcher.path
   }
 }
 

@@ -9,7 +9,7 @@ import {
 import { compareScreenshots, type VisualDiff } from '../detection/detect.js'
 import { decodeHtml } from '../crawl/charset.js'
 import type { Language } from '../detection/words/lexicon.js'
-import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
+import { CRAWL_WORK_NICE, type DetectedChange, type NoiseRules, type PageType } from '../vocabulary/core.js'
 import type { ResearchInputs, StoredBytes } from '../vocabulary/research.js'
 import { buildBrief } from '../research/brief.js'
 import { readDocument, type ReadDocumentOptions } from '../detection/detect.js'
@@ -21,17 +21,11 @@ export type { RulesProblem }
 
 // The tasks of PageAnalysis (analysis.ts), run on its worker threads.
 
-/**
- * How much less of the CPU these threads ask for than the process's others (a nice value):
- * reading and comparing pages yields to the threads that serve people, the main thread
- * (the API and the app) and the embedded database's (their statements). A crawl fills the
- * cores, and a read of the API waited for those threads' turn behind it.
- */
-export const ANALYSIS_NICE = 10
+// These threads run at CRAWL_WORK_NICE: a read of the API waited behind them while a crawl filled the cores.
 if (!isMainThread) {
   try {
     // Linux keeps a nice value per thread, and /proc/thread-self names this one.
-    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), ANALYSIS_NICE)
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), CRAWL_WORK_NICE)
   } catch {
     // No per-thread priority here: the threads run as the process does.
   }

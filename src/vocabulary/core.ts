@@ -14,6 +14,13 @@ export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time'
 /** A UUID's text, as an id of ours is written: anything else names nothing, and never reaches the database. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/**
+ * How much less of the CPU the crawl's own work asks for (a nice value, on Linux): the threads
+ * that read pages and the browser that renders them yield to those that serve people (the
+ * API, the app, the embedded database's statements). A crawl fills the cores.
+ */
+export const CRAWL_WORK_NICE = 10
+
 export const PAGE_TYPES = ['pricing', 'features', 'terms', 'security', 'api_docs', 'changelog', 'other'] as const
 export const PageTypeSchema = literals(PAGE_TYPES, {
   description: 'pricing, features, terms, security, api_docs, changelog or other'

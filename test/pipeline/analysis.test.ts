@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import { compareContent, readPage } from '../../src/detection/detect.js'
 import { AnalysisTimeout, PageAnalysis } from '../../src/pipeline/analysis.js'
-import { ANALYSIS_NICE } from '../../src/pipeline/analysis-thread.js'
+import { CRAWL_WORK_NICE } from '../../src/vocabulary/core.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 
 // The pool runs the same pure functions as detect.ts on worker threads: what comes back
@@ -33,7 +33,7 @@ describe('page analysis on worker threads', () => {
     const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
     const threads = readdirSync('/proc/self/task').map(tid => niceOf(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')))
     assert.equal(niceOf(readFileSync('/proc/self/stat', 'utf8')), 0)
-    assert.ok(threads.includes(ANALYSIS_NICE), `nice values: ${threads.join(', ')}`)
+    assert.ok(threads.includes(CRAWL_WORK_NICE), `nice values: ${threads.join(', ')}`)
   })
 
   it('sends no text back when the hash has not moved', async () => {
