@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { createFetcher } from '../../src/crawl/fetch.js'
-import { BrowserRenderer } from '../../src/crawl/render.js'
+import type { BrowserRenderer } from '../../src/crawl/render.js'
 import { CRAWL_WORK_NICE } from '../../src/vocabulary/core.js'
+import { siteRenderer } from '../helpers/renderer.js'
 import { TestSite } from '../helpers/site.js'
 
 // Rendering is the crawl's work: it yields the CPU to the threads that serve people. Run as
@@ -44,10 +44,7 @@ describe('the browser at the crawl\'s priority', { skip: process.platform !== 'l
     await site.start()
     site.page('/app', '<!doctype html><html lang="en"><head><title>App</title></head><body><main id="root"></main>' +
       "<script>document.getElementById('root').textContent = 'Plans from $20'</script></body></html>")
-    const fetcher = createFetcher({
-      hostMap: new Map([['app.test', new URL(site.origin)]]), allowPrivateNetworks: false, timeoutMs: 10_000, maxBytes: 5_000_000
-    })
-    renderer = new BrowserRenderer({ fetcher, concurrency: 1, timeoutMs: 20_000, quietMs: 100, restartAfter: 100 })
+    renderer = siteRenderer(site, 'app.test')
   })
   after(async () => {
     await renderer?.close()

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { TurnPassed } from '../../src/crawl/errors.js'
-import { createFetcher, type InTurn } from '../../src/crawl/fetch.js'
-import { BrowserRenderer } from '../../src/crawl/render.js'
+import type { InTurn } from '../../src/crawl/fetch.js'
+import type { BrowserRenderer } from '../../src/crawl/render.js'
+import { siteRenderer } from '../helpers/renderer.js'
 import { TestSite } from '../helpers/site.js'
 
 // A rendered page's document takes its host's turn when the browser asks for it, kept on the
@@ -22,10 +23,7 @@ describe("a rendered page's turn", () => {
       headers: { 'content-type': 'text/javascript' }
     })
     site.set('/api/plans', { body: JSON.stringify({ plan: 'Team: $20' }), headers: { 'content-type': 'application/json' } })
-    const fetcher = createFetcher({
-      hostMap: new Map([['app.test', new URL(site.origin)]]), allowPrivateNetworks: false, timeoutMs: 10_000, maxBytes: 5_000_000
-    })
-    renderer = new BrowserRenderer({ fetcher, concurrency: 1, timeoutMs: 20_000, quietMs: 100, restartAfter: 100 })
+    renderer = siteRenderer(site, 'app.test')
   })
   after(async () => {
     await renderer?.close()
