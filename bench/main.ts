@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { sql } from 'kysely'
 import { request } from 'undici'
@@ -207,6 +207,8 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       const cpuBefore = process.cpuUsage()
       const serverBefore = databaseUrl ? postgresCpuSeconds() : 0
       const loopBefore = performance.eventLoopUtilization()
+      const turns = monitorEventLoopDelay({ resolution: 5 })
+      turns.enable()
       const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
       const queuedIn = (performance.now() - started) / 1000
       const probe = probeReads(service.url!, apiKey, domain.id, probedPage)
@@ -218,6 +220,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       const cpu = process.cpuUsage(cpuBefore)
       const serverCpu = databaseUrl ? postgresCpuSeconds() - serverBefore : 0
       const loop = performance.eventLoopUtilization(loopBefore)
+      turns.disable()
       const ended = (
         await sql<{
           at: Date
@@ -243,7 +246,9 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       )
       console.log(
         `  ${fmt(queuedIn, 2)} s to queue the crawls; CPU: ${fmt((cpu.user + cpu.system) / 1e6 / waited, 2)} cores ` +
-        `busy, the service's main thread ${fmt(loop.utilization * 100, 0)}% busy`
+        `busy, the service's main thread ${fmt(loop.utilization * 100, 0)}% busy, its event loop late by ` +
+        `${fmt(turns.percentile(50) / 1e6, 0)} ms at p50, ${fmt(turns.percentile(95) / 1e6, 0)} at p95, ` +
+        `${fmt(turns.max / 1e6, 0)} at most`
       )
       console.log(
         `  CPU per page check: the service ${fmt((cpu.user + cpu.system) / 1e3 / crawl.queued, 1)} ms` +
