@@ -1,4 +1,6 @@
-import type { Browser, Page } from 'playwright-core'
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { Browser, Locator, Page, PageScreenshotOptions } from 'playwright-core'
 
 /** A person signed in to the app at `base`, in a page of its own context at this width and colour scheme. */
 export async function signedIn (
@@ -12,4 +14,23 @@ export async function signedIn (
   await page.click('button[type=submit]')
   await page.waitForURL(/\/app\/domains/)
   return page
+}
+
+/** Where pictures go when asked for (`npm run screenshots`); none: the suite takes none. */
+const SHOTS = process.env.SHOTS
+
+/**
+ * A picture of `target`, named `name`, taken only when SHOTS names a directory: in every run
+ * they cost the suite time twice (one pass per database) and rewrote the docs' pictures in
+ * the working tree. `docs`: one of the docs' pictures, written to docs/ itself.
+ */
+export async function shot (
+  target: Page | Locator, name: string, options: Pick<PageScreenshotOptions, 'fullPage' | 'clip'> & { docs?: boolean } = {}
+): Promise<void> {
+  if (!SHOTS) return
+  const { docs, ...taken } = options
+  const path = docs ? join('docs', `${name}.png`) : join(SHOTS, `${name}.png`)
+  mkdirSync(dirname(path), { recursive: true })
+  if ('goto' in target) await target.screenshot({ path, ...taken })
+  else await target.screenshot({ path })
 }

@@ -17,6 +17,13 @@ import { ApiClient } from './client.js'
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
 export const onRedis = Boolean(process.env.TEST_REDIS_URL)
 
+/**
+ * For a test of what no database changes (every page's width, colours and accessibility in
+ * a browser): it runs in the embedded database's pass only. CI runs the suite once on each
+ * database, and these sweeps of every page were its longest tests in both.
+ */
+export const sameOnEveryDatabase = { skip: onPostgres && 'the same on every database: run on the embedded one' }
+
 /** The schema's fingerprint: the migrations, the store's settings and PGlite's version. */
 const schemaKey = (() => {
   const root = new URL('../../', import.meta.url)

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { mkdirSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { AxeBuilder } from '@axe-core/playwright'
@@ -12,16 +11,16 @@ import { createShareLink } from '../../src/services/share.js'
 import { findOrg, setShareLinks } from '../../src/store/orgs.js'
 import { serviceSecret } from '../../src/store/secrets.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
-import { eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
+import { eventually, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { wordsCut } from '../helpers/layout-checks.js'
 import { TestSite } from '../helpers/site.js'
+import { shot } from '../helpers/browser.js'
 import { startSmtp } from '../helpers/smtp.js'
 
 // The web app in the project's own Chromium against a real server, a local site and a
 // real SMTP server: the first owner, a domain added and its change acknowledged, a viewer
 // invited by e-mail, a starter organisation, and the app's security and accessibility.
 
-const SHOTS = 'test-results/screens'
 const PASSWORD = 'correct horse battery'
 
 describe('the web app, in a browser', () => {
@@ -57,7 +56,6 @@ describe('the web app, in a browser', () => {
     // One process per page (not the single process @sparticuz/chromium suggests for Lambda): contexts come and go.
     const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
     browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
-    mkdirSync(SHOTS, { recursive: true })
   })
   after(async () => {
     await browser?.close()
@@ -132,7 +130,7 @@ describe('the web app, in a browser', () => {
       return /Status: active/.test(await page.textContent('main') ?? '') && /pricing/.test(await page.textContent('main') ?? '') ? true : undefined
     }, 30_000, 'discovery to finish')
     await accessible(page)
-    await page.screenshot({ path: `${SHOTS}/domain.png`, fullPage: true })
+    await shot(page, 'domain', { fullPage: true })
     // The first crawl is the baseline; the price moves; a crawl now finds it.
     await eventually(async () => (await t.service.store.db.selectFrom('snapshots').select('id').execute()).length >= 2 ? true : undefined,
       30_000, 'the first snapshots')
@@ -147,7 +145,7 @@ describe('the web app, in a browser', () => {
     }, 30_000, 'the change in the inbox')
     await accessible(page)
     await page.goto(`${t.url}/app/domains`)
-    await page.screenshot({ path: 'docs/domains.png', fullPage: true })
+    await shot(page, 'domains', { docs: true, fullPage: true })
     await page.goBack()
     await link.click()
     changeUrl = page.url()
@@ -170,7 +168,7 @@ describe('the web app, in a browser', () => {
     const { page } = owner
     await page.getByRole('button', { name: 'Acknowledge' }).click()
     assert.match(await page.textContent('main') ?? '', /Acknowledged by owner@example\.test/)
-    await page.screenshot({ path: 'docs/change.png', fullPage: true })
+    await shot(page, 'change', { docs: true, fullPage: true })
     const id = changeUrl.split('/').pop()
     const viaApi = (await t.api.get(`/api/changes/${id}`)).body.data
     assert.equal(viaApi.acknowledgedBy, 'owner@example.test')
@@ -280,7 +278,7 @@ describe('the web app, in a browser', () => {
       return /delivered/.test(await r.textContent() ?? '') ? r : undefined
     }, 15_000, 'the delivery in the log')
     assert.match(await row.textContent() ?? '', /200/)
-    await page.screenshot({ path: `${SHOTS}/alerts.png`, fullPage: true })
+    await shot(page, 'alerts', { fullPage: true })
     await page.getByRole('button', { name: 'Switch off' }).click()
     assert.match(await page.textContent('main') ?? '', /switched off/)
     const viaApi = (await t.api.get('/api/webhooks')).body.data
@@ -327,12 +325,12 @@ describe('the web app, in a browser', () => {
     assert.match(await pricing.textContent() ?? '', /\$49\/month/)
     assert.ok(await pricing.locator('ol.sources li').count() >= 1, 'the pricing section lists its sources')
     await accessible(page)
-    await page.screenshot({ path: 'docs/research.png', fullPage: true })
+    await shot(page, 'research', { docs: true, fullPage: true })
     const markdown = await (await page.context().request.get(`${t.url}${briefPath}/markdown`)).text()
     assert.match(markdown, /^# Research brief: Acme/)
     // Printed: the report alone, black on white, the sources' addresses written out.
     await page.emulateMedia({ media: 'print', colorScheme: 'dark' })
-    await page.screenshot({ path: `${SHOTS}/research-print.png`, fullPage: true })
+    await shot(page, 'research-print', { fullPage: true })
     assert.equal(await page.locator('header.top').isVisible(), false)
     assert.equal(await page.getByRole('button', { name: 'Print or save as PDF' }).isVisible(), false)
     assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(255, 255, 255)')
@@ -379,7 +377,7 @@ describe('the web app, in a browser', () => {
     await small.context.close()
   })
 
-  it('every page fits 375 px and reads in the dark scheme, without an accessibility violation', async () => {
+  it('every page fits 375 px and reads in the dark scheme, without an accessibility violation', sameOnEveryDatabase, async () => {
     const domainId = (await t.api.get('/api/domains')).body.data[0].id
     const alertId = (await t.api.get('/api/webhooks')).body.data[0].id
     const domainOrg = (await t.api.get(`/api/domains/${domainId}`)).body.data.orgId
@@ -425,7 +423,7 @@ describe('the web app, in a browser', () => {
         const [r, g, b] = background.match(/\d+/g)!.map(Number)
         assert.equal(r + g + b < 200, scheme === 'dark', `${path}: the ${scheme} scheme's background is ${background}`)
         await accessible(page)
-        await page.screenshot({ path: `${SHOTS}/${name}-${scheme}-${viewport.width}.png`, fullPage: true })
+        await shot(page, `${name}-${scheme}-${viewport.width}`, { fullPage: true })
       }
       // Times are shown in the reader's zone and language.
       await page.goto(`${t.url}${pages.change}`)
@@ -455,7 +453,7 @@ describe('the web app, in a browser', () => {
     await first.page.getByRole('button', { name: 'Change plan' }).click()
     assert.match(await first.page.textContent('main') ?? '', /Plan changed/)
     assert.equal((await findOrg(db, org.id))?.plan, 'pro')
-    await first.page.screenshot({ path: `${SHOTS}/usage.png`, fullPage: true })
+    await shot(first.page, 'usage', { fullPage: true })
     await first.page.goto(`${t.url}/app/members`)
     await first.page.getByLabel('New owner').selectOption({ label: 'second@example.test' })
     await first.page.getByRole('button', { name: 'Transfer ownership' }).click()

@@ -5,8 +5,9 @@ import chromium from '@sparticuz/chromium'
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
-import { drainJobs, eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
+import { drainJobs, eventually, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { wordsCut } from '../helpers/layout-checks.js'
+import { shot } from '../helpers/browser.js'
 import { TestSite } from '../helpers/site.js'
 
 // A new user's first hour in the app, where it used to stop: a pasted address taken as its
@@ -252,7 +253,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     await eventually(async () => (await t.api.get('/api/jobs?limit=5')).status === 200 || undefined)
   })
 
-  it('at 375 px, in the dark, no page scrolls sideways and axe finds nothing serious; at 1280 px no word breaks', async () => {
+  it('at 375 px, in the dark, no page scrolls sideways and axe finds nothing serious; at 1280 px no word breaks', sameOnEveryDatabase, async () => {
     const small = await signedIn({ width: 375, height: 812 }, 'dark')
     // Every view a person reaches, with the longest address of the domain in the page's heading.
     const pages = (await t.api.get(`/api/domains/${acmeId}/pages`)).body.data as any[]
@@ -265,7 +266,7 @@ describe('no dead ends in the first hour, in a browser', () => {
       await small.page.goto(`${t.url}${path}`)
       assert.ok(await fits(small.page), `${path} scrolls sideways at 375 px`)
       await accessible(small.page)
-      await small.page.screenshot({ path: `test-results/screens/375${path.replace(/\//g, '-')}.png`, fullPage: true })
+      await shot(small.page, `375${path.replace(/\//g, '-')}`, { fullPage: true })
       await owner.page.goto(`${t.url}${path}`)
       assert.ok(await fits(owner.page), `${path} scrolls sideways at 1280 px`)
       // A severity, a host or a path in a table is never cut mid-word ("medi-um", "/pricin-g") where the table has
@@ -273,10 +274,12 @@ describe('no dead ends in the first hour, in a browser', () => {
       const cut = await wordsCut(owner.page)
       assert.deepEqual(cut, [], `${path}: words cut at 1280 px`)
     }
-    await small.page.goto(`${t.url}/app/domains/${acmeId}`)
-    await small.page.screenshot({ path: 'docs/failing-375.png', fullPage: false })
-    await owner.page.goto(`${t.url}/app/domains/${acmeId}`)
-    await owner.page.screenshot({ path: 'docs/failing.png', fullPage: false })
+    if (process.env.SHOTS) {
+      await small.page.goto(`${t.url}/app/domains/${acmeId}`)
+      await shot(small.page, 'failing-375', { docs: true })
+      await owner.page.goto(`${t.url}/app/domains/${acmeId}`)
+      await shot(owner.page, 'failing', { docs: true })
+    }
     await small.context.close()
   })
 })

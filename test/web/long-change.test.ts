@@ -6,6 +6,7 @@ import { chromium as playwright, type Browser, type Page } from 'playwright-core
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
+import { shot } from '../helpers/browser.js'
 import { TestSite } from '../helpers/site.js'
 
 // A long document's change as a person reads it in the app: a terms page of 45 numbered
@@ -158,8 +159,8 @@ describe('a long change, the page it happened on, in a browser', () => {
       assert.ok(await fits(page), 'no horizontal scroll')
       await accessible(page)
       await page.evaluate(() => window.scrollTo(0, 0))
-      if (viewport.width === 1280) await page.screenshot({ path: 'docs/long-change.png', fullPage: false })
-      else await page.screenshot({ path: '/tmp/long-change-375.png', fullPage: false })
+      if (viewport.width === 1280) await shot(page, 'long-change', { docs: true })
+      else await shot(page, 'long-change-375')
       await context.close()
     }
   })
@@ -209,7 +210,7 @@ describe('a long change, the page it happened on, in a browser', () => {
       assert.ok(await page.locator('.chart table tbody tr').count() >= 3)
       await accessible(page)
       assert.ok(await fits(page))
-      if (viewport.width === 1280) await page.screenshot({ path: 'docs/page.png', fullPage: true })
+      if (viewport.width === 1280) await shot(page, 'page', { docs: true, fullPage: true })
       await context.close()
     }
     // A type a person sets is kept.

@@ -5,6 +5,7 @@ import chromium from '@sparticuz/chromium'
 import { sql } from 'kysely'
 import { chromium as playwright, type Browser, type Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
+import { shot } from '../helpers/browser.js'
 import { drainJobs, startTestService, type TestService } from '../helpers/service.js'
 
 // Organising what matters, in the app: a domain's tags written on its page, shown in the
@@ -205,7 +206,7 @@ describe('tags and feedback in the app, in a browser', () => {
     await accessible()
     await page.setViewportSize({ width: 1280, height: 900 })
     await page.emulateMedia({ colorScheme: 'light' })
-    await form.screenshot({ path: 'docs/alert-rules.png' })
+    await shot(form, 'alert-rules', { docs: true })
     await page.setViewportSize({ width: 375, height: 800 })
     await page.emulateMedia({ colorScheme: 'dark' })
     await form.getByRole('button', { name: 'Save rule' }).click()

@@ -5,9 +5,9 @@ import chromium from '@sparticuz/chromium'
 import { chromium as playwright, type Browser, type Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout } from '../helpers/fixtures.js'
-import { drainJobs, freePort, startTestService, type TestService } from '../helpers/service.js'
+import { drainJobs, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
-import { signedIn as signedInAs } from '../helpers/browser.js'
+import { shot, signedIn as signedInAs } from '../helpers/browser.js'
 
 // Point and watch in the app (#55): from a page's view, a person narrows a noisy page to
 // one part in three clicks (tick it, preview, save) and sees before saving what will be
@@ -123,8 +123,8 @@ describe('point and watch in the app', () => {
     await page.evaluate(() => window.scrollTo(0, 0)) // boxes in the page's coordinates
     const shown = await page.locator('#outline').boundingBox()
     const tried = await preview.boundingBox()
-    await page.screenshot({
-      path: 'docs/outline.png',
+    await shot(page, 'outline', {
+      docs: true,
       fullPage: true,
       clip: { x: 0, y: shown!.y - 8, width: 1280, height: tried!.y + tried!.height - shown!.y + 16 }
     })
@@ -164,7 +164,7 @@ describe('point and watch in the app', () => {
     assert.equal(dashboard.selector, 'section:has(> :heading("Dashboard"))')
   })
 
-  it('is usable at 375 px and 1280 px, light and dark: nothing wider than the screen, nothing axe finds', async () => {
+  it('is usable at 375 px and 1280 px, light and dark: nothing wider than the screen, nothing axe finds', sameOnEveryDatabase, async () => {
     for (const [width, scheme] of [[375, 'dark'], [1280, 'dark'], [375, 'light'], [1280, 'light']] as const) {
       const page = await signedIn(width, scheme)
       const view = `${t.url}/app/domains/${domainId}/pages/${pageIds['/pricing']}`
@@ -172,7 +172,7 @@ describe('point and watch in the app', () => {
       assert.match(await page.locator('#preview').innerText(), /With these rules/)
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth)
       assert.ok(overflow <= width, `${width} px ${scheme}: the view is ${overflow} px wide`)
-      if (process.env.SHOTS) await page.screenshot({ path: `${process.env.SHOTS}/outline-${width}-${scheme}.png`, fullPage: true })
+      await shot(page, `outline-${width}-${scheme}`, { fullPage: true })
       const axe = await new AxeBuilder({ page }).analyze()
       assert.deepEqual(axe.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target).join(', ')}`), [])
       await page.context().close()
