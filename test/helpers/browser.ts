@@ -19,6 +19,9 @@ export async function signedIn (
 /** Where pictures go when asked for (`npm run screenshots`); none: the suite takes none. */
 const SHOTS = process.env.SHOTS
 
+/** Whether pictures are taken (see shot): a test need not reach a view only to picture it. */
+export const takingShots = Boolean(SHOTS)
+
 /**
  * A picture of `target`, named `name`, taken only when SHOTS names a directory: in every run
  * they cost the suite time twice (one pass per database) and rewrote the docs' pictures in

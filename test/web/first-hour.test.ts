@@ -7,7 +7,7 @@ import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { wordsCut } from '../helpers/layout-checks.js'
-import { shot } from '../helpers/browser.js'
+import { shot, takingShots } from '../helpers/browser.js'
 import { TestSite } from '../helpers/site.js'
 
 // A new user's first hour in the app, where it used to stop: a pasted address taken as its
@@ -274,7 +274,7 @@ describe('no dead ends in the first hour, in a browser', () => {
       const cut = await wordsCut(owner.page)
       assert.deepEqual(cut, [], `${path}: words cut at 1280 px`)
     }
-    if (process.env.SHOTS) {
+    if (takingShots) {
       await small.page.goto(`${t.url}/app/domains/${acmeId}`)
       await shot(small.page, 'failing-375', { docs: true })
       await owner.page.goto(`${t.url}/app/domains/${acmeId}`)
