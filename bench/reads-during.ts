@@ -30,7 +30,8 @@ export function probeReads (base: string, apiKey: string, domainId: string, page
   said.catch(() => {})
   return {
     async stop () {
-      child.send('stop')
+      // A probe that failed has exited: `said` says so.
+      if (child.connected) child.send('stop')
       return await said
     }
   }
