@@ -1,6 +1,6 @@
 import type { Actor, AuditNote } from '../vocabulary/audit.js'
 import { inTransaction, type Db, type Tx } from '../store/db.js'
-import { insertAuditEvent } from '../store/audit-events.js'
+import { auditEventValues, insertAuditEvent, type AuditEventValues } from '../store/audit-events.js'
 import { requestScope } from '../store/urgency.js'
 
 // The audit log's one way in: a use case that changes an organisation (or reveals it)
@@ -45,9 +45,19 @@ export function changesNothing (): void {
 
 /** Records `note` in `tx`, as the request being served's: nothing when no request is served. */
 export async function recordAudit (tx: Tx, note: AuditNote): Promise<void> {
+  const event = auditEventOf(note)
+  if (event) await insertAuditEvent(tx, event)
+}
+
+/**
+ * The audit event that records `note` as the request being served's, for a write that
+ * records it in its own statement (store/audit-events.ts's insertAuditEventPerRow); null
+ * when no request is served.
+ */
+export function auditEventOf (note: AuditNote): AuditEventValues | null {
   const scope = requestScope()
-  if (!scope) return
+  if (!scope) return null
   const actor = note.actor ?? scope.actor ?? { kind: 'anonymous' as const, label: 'anonymous' }
-  await insertAuditEvent(tx, note.orgId !== undefined ? note.orgId : scope.orgId ?? null, actor, scope, note)
   scope.audited++
+  return auditEventValues(note.orgId !== undefined ? note.orgId : scope.orgId ?? null, actor, scope, note)
 }

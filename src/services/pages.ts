@@ -15,14 +15,14 @@ import {
   pagesAdded,
   reservedPages,
   unwatchedCandidates,
-  updatePage,
+  updateOwnedPage,
   type PageRow,
   type PageSettings
 } from '../store/pages.js'
 import type { RuleContext, ServiceContext } from './context.js'
 import { type AddedLine, earlierLine, lineRefused, MAX_LINES_AT_ONCE, requireDomain } from './domains.js'
 import { takeQuota } from './quota.js'
-import { audited, changesNothing, recordAudit } from './audit.js'
+import { auditEventOf, audited, changesNothing, recordAudit } from './audit.js'
 
 /** The most pages one discovery watches by itself: a domain's first, and each later one (see AutomaticWatch). */
 export const WATCHED_BY_FIRST_DISCOVERY = 500
@@ -144,7 +144,11 @@ export async function requirePage (
   return page
 }
 
-/** Sets a page's monitoring, type, priority or noise rules; rules that cannot work, or cost too much, are a 400. */
+/**
+ * Sets a page's monitoring, type, priority or noise rules; rules that cannot work, or cost too
+ * much, are a 400. The write and its audit event are one statement (store/pages.ts's
+ * updateOwnedPage): a crawl that keeps the database busy makes it wait once, not five times.
+ */
 export async function changePage (
   ctx: RuleContext,
   orgId: string,
@@ -152,15 +156,14 @@ export async function changePage (
   pageId: string,
   settings: PageSettings
 ) {
-  const page = await requirePage(ctx, orgId, domainId, pageId)
   await checkNoiseRules(ctx, orgId, settings.noiseRules)
-  return await audited(ctx.db, {
+  const page = await updateOwnedPage(ctx.db, { orgId, domainId, pageId }, settings, auditEventOf({
     action: 'page.updated',
-    objectId: page.id,
-    objectLabel: page.url,
+    objectId: pageId,
     details: { ...settings }
-  },
-  async tx => await updatePage(tx, pageId, settings))
+  }))
+  if (!page) throw notFound('Page')
+  return page
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Actor, AuditEvent, AuditNote } from '../vocabulary/audit.js'
 import { objectTypeOf } from '../vocabulary/audit.js'
 import type { Db, Tx } from './db.js'
@@ -13,10 +13,13 @@ export type AuditEventRow = Selectable<AuditEventsTable>
 /** Where a request came from and which trace it is, beside its actor. */
 export interface RequestOrigin { ip: string | null, traceId: string | null }
 
-export async function insertAuditEvent (
-  tx: Tx, orgId: string | null, actor: Actor, origin: RequestOrigin, note: AuditNote
-): Promise<void> {
-  await tx.insertInto('audit_events').values({
+export type AuditEventValues = Insertable<AuditEventsTable>
+
+/** The row that records `note`, made by `actor` from `origin`, in `orgId`'s log. */
+export function auditEventValues (
+  orgId: string | null, actor: Actor, origin: RequestOrigin, note: AuditNote
+): AuditEventValues {
+  return {
     org_id: orgId,
     actor_kind: actor.kind,
     actor_user_id: actor.userId ?? null,
@@ -29,7 +32,26 @@ export async function insertAuditEvent (
     object_label: note.objectLabel == null ? null : storable(note.objectLabel.slice(0, 2048)),
     details: JSON.stringify(note.details ?? {}, (_key, v: unknown) => typeof v === 'string' ? storable(v) : v),
     trace_id: origin.traceId
-  }).execute()
+  }
+}
+
+export async function insertAuditEvent (tx: Tx, event: AuditEventValues): Promise<void> {
+  await tx.insertInto('audit_events').values(event).execute()
+}
+
+/**
+ * An INSERT, for a statement's WITH, of `event` once for each row its `rows` query returned
+ * (none when the write matched nothing), labelled with that row's `labelColumn`: a write and
+ * its audit event made in one statement, with no transaction held open between them.
+ */
+export function insertAuditEventPerRow (event: AuditEventValues, rows: string, labelColumn: string) {
+  return sql<never>`(INSERT INTO audit_events
+    (org_id, actor_kind, actor_user_id, actor_key_id, actor_label, ip, action, object_type, object_id, object_label,
+      details, trace_id)
+    SELECT ${event.org_id}::uuid, ${event.actor_kind}, ${event.actor_user_id}::uuid, ${event.actor_key_id}::uuid,
+      ${event.actor_label}, ${event.ip}::text, ${event.action}, ${event.object_type}, ${event.object_id}::text,
+      left(${sql.ref(`${rows}.${labelColumn}`)}, 2048), ${event.details}::jsonb, ${event.trace_id}::text
+    FROM ${sql.table(rows)})`
 }
 
 /** Text PostgreSQL keeps: a lone surrogate (which jsonb refuses) made U+FFFD, and no NUL. */

@@ -7,6 +7,7 @@ import {
 } from '../vocabulary/core.js'
 import type { Db, Tx } from './db.js'
 import { countPages } from './billing.js'
+import { insertAuditEventPerRow, type AuditEventValues } from './audit-events.js'
 import type { PagesTable } from './schema.js'
 import { jsonRows, rowsFromJson } from './json-rows.js'
 
@@ -315,25 +316,46 @@ export interface PageSettings {
  * Changes a page's settings (a type set by hand is certain, and new noise rules make the next crawl a new
  * baseline); returns the page as written, with whether it is now an intelligence page.
  */
-export async function updatePage (db: Db, id: string, s: PageSettings) {
-  return await db
+/** The columns that `s` sets. */
+function pageSettingsSet (s: PageSettings) {
+  return {
+    ...(s.monitoringEnabled !== undefined ? { monitoring_enabled: s.monitoringEnabled } : {}),
+    ...(s.pageType !== undefined
+      ? { page_type: s.pageType, page_type_confidence: '1.00', page_type_source: 'person' as const }
+      : {}),
+    ...(s.priority !== undefined ? { priority: s.priority } : {}),
+    ...(s.noiseRules !== undefined ? { noise_rules: JSON.stringify(s.noiseRules), rebaseline: true } : {}),
+    // A new mode is decided afresh at the next crawl.
+    ...(s.render !== undefined ? { render: s.render, render_checked_at: null } : {}),
+    ...(s.screenshots !== undefined ? { screenshots: s.screenshots } : {}),
+    ...(s.visualThreshold !== undefined ? { visual_threshold: s.visualThreshold } : {})
+  }
+}
+
+export async function updatePage (db: Db, id: string, s: PageSettings): Promise<void> {
+  await db.updateTable('pages').set(pageSettingsSet(s)).where('id', '=', id).execute()
+}
+
+/**
+ * Sets the settings of an organisation's page, found by its domain and id, and records
+ * `audit` (labelled with the page's address) in the same statement: one round trip, with
+ * no transaction held open between the write and its record. The page as written, with
+ * whether it is an intelligence page; undefined when there is no such page.
+ */
+export async function updateOwnedPage (
+  db: Db, owner: { orgId: string, domainId: string, pageId: string }, s: PageSettings, audit: AuditEventValues | null
+) {
+  const withUpdate = db.with('updated', q => q
     .updateTable('pages')
-    .set({
-      ...(s.monitoringEnabled !== undefined ? { monitoring_enabled: s.monitoringEnabled } : {}),
-      ...(s.pageType !== undefined
-        ? { page_type: s.pageType, page_type_confidence: '1.00', page_type_source: 'person' as const }
-        : {}),
-      ...(s.priority !== undefined ? { priority: s.priority } : {}),
-      ...(s.noiseRules !== undefined ? { noise_rules: JSON.stringify(s.noiseRules), rebaseline: true } : {}),
-      // A new mode is decided afresh at the next crawl.
-      ...(s.render !== undefined ? { render: s.render, render_checked_at: null } : {}),
-      ...(s.screenshots !== undefined ? { screenshots: s.screenshots } : {}),
-      ...(s.visualThreshold !== undefined ? { visual_threshold: s.visualThreshold } : {})
-    })
-    .where('id', '=', id)
+    .set(pageSettingsSet(s))
+    .where('id', '=', owner.pageId)
+    .where('domain_id', '=', owner.domainId)
+    .where('org_id', '=', owner.orgId)
     .returningAll()
-    .returning(isIntelligencePage.as('intelligence'))
-    .executeTakeFirstOrThrow()
+    .returning(isIntelligencePage.as('intelligence')))
+  if (!audit) return await withUpdate.selectFrom('updated').selectAll().executeTakeFirst()
+  return await withUpdate.with('audit', () => insertAuditEventPerRow(audit, 'updated', 'url'))
+    .selectFrom('updated').selectAll().executeTakeFirst()
 }
 
 export async function deletePage (db: Db, id: string): Promise<void> {

@@ -147,6 +147,11 @@ describe('the audit log', () => {
       { url: 'https://acme.test/walk' }))).body.data
     await drainJobs(t.api)
     await walk('PATCH /api/domains/:id/pages/:pageId', api('PATCH', `/api/domains/${domain.id}/pages/${statusPage.id}`, { priority: 4 }))
+    // The page's write and its event are one statement: the event still names the page by its address.
+    const patched = (await sql<{ object_id: string, object_label: string, details: unknown, actor_kind: string }>`
+      SELECT object_id, object_label, details, actor_kind FROM audit_events WHERE trace_id = ${`walk-${n}`}`
+      .execute(t.service.store.db)).rows
+    assert.deepEqual(patched, [{ object_id: statusPage.id, object_label: statusPage.url, details: { priority: 4 }, actor_kind: 'api_key' }])
     await walk('POST /api/domains/:id/pages/:pageId/outline/preview', api('POST',
       `/api/domains/${domain.id}/pages/${statusPage.id}/outline/preview`, { noiseRules: { ignoreSelectors: ['footer'] } }),
     { writes: 'none' })
@@ -294,6 +299,11 @@ describe('the audit log', () => {
       { headers: { 'x-trace-id': trace } })
     assert.equal(res.status, 404)
     assert.equal((await eventsOf(trace)).length, 0)
+    const unknownPage = await t.api.request('PATCH',
+      '/api/domains/00000000-0000-4000-8000-000000000000/pages/00000000-0000-4000-8000-000000000001',
+      { body: { priority: 2 }, headers: { 'x-trace-id': 'refused-2' } })
+    assert.equal(unknownPage.status, 404)
+    assert.equal((await eventsOf('refused-2')).length, 0)
     // A form that changed nothing (no change ticked) writes none, and that is no defect.
     const before = await unaudited()
     const none = await form(owner, '/app/changes', '/app/changes/acknowledge')('nothing-1')
