@@ -7,6 +7,7 @@
 // pages at the same concurrency (a fresh context per page, read once the network is idle
 // as Playwright defines it, no picture), the way a script that reads rendered pages would.
 // While the recrawl runs, the reads of reads-during.ts are timed (BENCH_RENDER_READS=0: not asked).
+// BENCH_RENDER_BARE=0 skips the reference (while one change is measured again and again).
 // BENCH_RENDER_PAGES (default 200) sets the site's size; BROWSER_CONCURRENCY (default 2).
 // BENCH_RENDER_NOISE=1: the recrawl is a noisy one, as on the real web: every page's noise
 // moves (its "updated … ago", its build id, the order of its rotating testimonials) and a
@@ -20,12 +21,14 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { WATCHED_BY_FIRST_DISCOVERY } from '../src/services/pages.js'
 import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
+import { request } from 'undici'
 import { probeReads } from './reads-during.js'
 
 const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200)
 const CONCURRENCY = Number(process.env.BROWSER_CONCURRENCY ?? 2)
 const NOISY = Boolean(process.env.BENCH_RENDER_NOISE)
 const READS = process.env.BENCH_RENDER_READS !== '0'
+const BARE = process.env.BENCH_RENDER_BARE !== '0'
 const fmt = (n: number, d = 1) => n.toFixed(d)
 const mb = (bytes: number) => `${fmt(bytes / 1048576, 0)} MB`
 const percentile = (xs: number[], p: number) =>
@@ -136,6 +139,7 @@ const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
 
 // The reference: a bare browser renders every page once, CONCURRENCY at a time.
 const bareRate = await (async () => {
+  if (!BARE) return NaN
   const { chromium } = await import('playwright-core')
   const executablePath = process.env.CHROMIUM_PATH ?? await (await import('@sparticuz/chromium')).default.executablePath()
   const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--no-zygote', '--disable-gpu'] })
@@ -179,10 +183,21 @@ let peakService = 0
 let peakBrowsers = 0
 let peakWasm = 0
 let samples = 0
+let phase = 'discovery and baselines'
+/** Each phase's peak PSS, and the main thread's V8 heap (its /metrics) last read before that peak. */
+const peaks = new Map<string, { pss: number, heap: number }>()
+let mainHeap = 0
 const sampler = setInterval(() => {
-  peakService = Math.max(peakService, pss(service.pid!))
+  const now = pss(service.pid!)
+  peakService = Math.max(peakService, now)
+  if (now > (peaks.get(phase)?.pss ?? 0)) peaks.set(phase, { pss: now, heap: mainHeap })
   peakBrowsers = Math.max(peakBrowsers, browsers().bytes)
   if (samples++ % 5 === 0) peakWasm = Math.max(peakWasm, wasmPss(service.pid!))
+  if (samples % 10 === 0) {
+    void request(`${base}/metrics`)
+      .then(async r => await r.body.text())
+      .then(text => { mainHeap = Number(/^sitewatch_nodejs_heap_size_total_bytes (\d+)/m.exec(text)?.[1] ?? 0) }, () => {})
+  }
 }, 200)
 key = (await call('POST', '/admin/orgs', { name: 'render bench', plan: 'enterprise' })).data.apiKey
 const settled = async () => {
@@ -218,6 +233,7 @@ for (let n = 0; n < PAGES; n += 10) versions.set(n, 1)
 if (NOISY) noise = 1
 const probedPage = (await call('GET', `/api/domains/${domain.id}/pages?pageSize=1`)).data[0].id as string
 t0 = performance.now()
+phase = 'recrawl'
 const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
 const probe = READS ? probeReads(base, key, domain.id, probedPage) : undefined
 await settled()
@@ -248,11 +264,14 @@ console.log(`Rendered checks end to end: ${PAGES} script-built pages, ${CONCURRE
 console.log(`  discovery + baselines        ${fmt(baselineSeconds).padStart(8)} s   (${rendered} pages read in the browser)`)
 console.log(`  recrawl, a tenth changed${NOISY ? ', every page\'s noise moved' : ''}`)
 console.log(`                               ${fmt(rate, 2).padStart(8)} checks/s   (goal ≥ 3, and ≥ 0.5 × the bare browser)`)
-console.log(`  bare browser, same pages     ${fmt(bareRate, 2).padStart(8)} renders/s   ratio ${fmt(rate / bareRate, 2)}`)
+if (BARE) console.log(`  bare browser, same pages     ${fmt(bareRate, 2).padStart(8)} renders/s   ratio ${fmt(rate / bareRate, 2)}`)
 console.log(`  job active p50 / p95         ${fmt(percentile(active, 0.5), 2).padStart(8)} / ${fmt(percentile(active, 0.95), 2)} s`)
 console.log(`  pages with a change          ${String(changed).padStart(8)}   (expected ${changedWatched}: the watched pages that changed, / with page 0); failed jobs ${jobs.filter(j => j.state === 'failed').length}`)
 console.log(`  the service's process, PSS   ${mb(peakService).padStart(8)}   (goal ≤ 400 MB)`)
 console.log(`    of which WebAssembly memory  ${mb(peakWasm).padStart(8)}   (PGlite's heap, at its peak)`)
+for (const [name, peak] of peaks) {
+  console.log(`    peak in ${name}: ${mb(peak.pss)}, the main thread's V8 heap then ${mb(peak.heap)}`)
+}
 console.log(`  its browsers, PSS together   ${mb(peakBrowsers).padStart(8)}   (goal < 600 MB)`)
 console.log(`  browser processes left       ${String(left).padStart(8)}   (goal 0)`)
 console.log(`  reads during the recrawl (goal: p95 ≤ 100 ms): ${probed}`)

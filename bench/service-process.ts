@@ -34,10 +34,14 @@ export async function freePort (): Promise<number> {
   })
 }
 
-/** Starts one service process (src/main.js, built) with `env`; its stderr is the bench's. */
+/**
+ * Starts one service process (src/main.js, built) with `env`; its stderr is the bench's.
+ * BENCH_SERVICE_FLAGS adds node flags of its own (`--cpu-prof --cpu-prof-dir=…` profiles it).
+ */
 export function startService (env: NodeJS.ProcessEnv): ChildProcess {
   const main = fileURLToPath(new URL('../src/main.js', import.meta.url))
-  return spawn(process.execPath, [...START.flags, main], {
+  const extra = process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? []
+  return spawn(process.execPath, [...START.flags, ...extra, main], {
     env: { ...process.env, ...START.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit']
   })
