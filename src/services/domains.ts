@@ -7,7 +7,7 @@ import { inTransaction, isUniqueViolation } from '../store/db.js'
 import {
   deleteDomain, domainView, findDomain, findDomainByHost, findDomainDetails, insertDomain, updateDomain, type DomainRow
 } from '../store/domains.js'
-import { monitoredPages } from '../store/pages.js'
+import { monitoredPages, type PagesRead } from '../store/pages.js'
 import type { ServiceContext } from './context.js'
 import { takeQuota } from './quota.js'
 import { audited, changesNothing, recordAudit } from './audit.js'
@@ -20,8 +20,10 @@ export async function requireDomain (ctx: ServiceContext, orgId: string, id: str
 }
 
 /** The domain with its pages and newest changes (findDomainDetails), if the organisation has it; 404 otherwise. */
-export async function requireDomainDetails (ctx: ServiceContext, orgId: string, id: string) {
-  const details = await findDomainDetails(ctx.db, orgId, id)
+export async function requireDomainDetails<PageView> (
+  ctx: ServiceContext, orgId: string, id: string, pages: PagesRead<PageView>
+) {
+  const details = await findDomainDetails(ctx.db, orgId, id, pages)
   if (!details) throw notFound('Domain')
   return details
 }

@@ -4,7 +4,7 @@ import type { Org } from '../vocabulary/plans.js'
 import type { PageStatus, PageType, RenderMode } from '../vocabulary/core.js'
 import { CHANGE_COLUMNS, CHANGE_DATES, changeView, type ChangeRow } from './changes.js'
 import type { Db } from './db.js'
-import { domainPagesJson, pageViewsFromJson } from './pages.js'
+import { domainPagesJson, type PagesRead } from './pages.js'
 import { jsonRows, rowsFromJson } from './json-rows.js'
 import type { Database, DomainsTable } from './schema.js'
 
@@ -170,18 +170,18 @@ export async function getDomainListItem (db: Db, orgId: string, id: string) {
 export const RECENT_CHANGES = 20
 
 /**
- * The organisation's domain `id` with its crawl times, its pages and its newest changes, in
- * one statement (while a crawl writes, each statement of a read waits its turn on the
- * embedded database); undefined when it has no such domain.
+ * The organisation's domain `id` with its crawl times, its pages (as `pages` reads them) and
+ * its newest changes, in one statement (while a crawl writes, each statement of a read waits
+ * its turn on the embedded database); undefined when it has no such domain.
  */
-export async function findDomainDetails (db: Db, orgId: string, id: string) {
+export async function findDomainDetails<PageView> (db: Db, orgId: string, id: string, pages: PagesRead<PageView>) {
   const row = await db
     .selectFrom('domains as d')
     .leftJoinLateral(crawlTimes, join => join.onTrue())
     .selectAll('d')
     .select(['t.last', 't.next'])
     .select([
-      domainPagesJson(db, { id, org_id: orgId }).as('pages'),
+      domainPagesJson(db, { id, org_id: orgId }, pages).as('pages'),
       jsonRows(
         db.selectFrom('changes').select([...CHANGE_COLUMNS]).where('domain_id', '=', id)
           .orderBy('created_at', 'desc').orderBy('id').limit(RECENT_CHANGES)
@@ -195,7 +195,7 @@ export async function findDomainDetails (db: Db, orgId: string, id: string) {
     ...domainView(row),
     lastCrawledAt: row.last,
     nextCrawlAt: row.next,
-    pages: pageViewsFromJson(row.pages),
+    pages: pages.views(row.pages),
     recentChanges: rowsFromJson<ChangeRow>(row.changes, CHANGE_DATES).map(changeView)
   }
 }

@@ -13,6 +13,7 @@ import {
   requireDomainDetails
 } from '../../services/domains.js'
 import { getDomainListItem, listDomains } from '../../store/domains.js'
+import { PAGE_SUMMARIES } from '../../store/pages.js'
 import type { ApiDeps } from '../deps.js'
 import { CreatedDomain, DomainDetails, DomainListItem, IdParams, RenderModeSchema } from '../schemas.js'
 import { paginationFields, responses } from '../responses.js'
@@ -87,7 +88,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
     },
     async req => {
       const org = req.principal!.org
-      return { data: asPlanAllows(await requireDomainDetails(ctx, org.id, req.params.id), org) }
+      return { data: asPlanAllows(await requireDomainDetails(ctx, org.id, req.params.id, PAGE_SUMMARIES), org) }
     }
   )
 

@@ -13,6 +13,7 @@ import { currentPeriod } from '../../store/billing.js'
 import { openChangesByDomain } from '../../store/changes.js'
 import { listDomainSummaries } from '../../store/domains.js'
 import { listBriefs } from '../../store/research.js'
+import { PAGE_VIEWS } from '../../store/pages.js'
 import { field, flashAndReturn, page, requireRole, viewerOf, type WebDeps } from '../context.js'
 import { DomainList, DomainPage, type LineResult } from '../views/domains.js'
 import { html } from '../views/layout.js'
@@ -81,7 +82,7 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
 
   const showDomain = async (req: FastifyRequest, reply: FastifyReply, results?: LineResult[]) => {
     const org = req.person!.org
-    const details = asPlanAllows(await requireDomainDetails(ctx, org.id, id(req.params)), org)
+    const details = asPlanAllows(await requireDomainDetails(ctx, org.id, id(req.params), PAGE_VIEWS), org)
     const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
     const briefs = await listBriefs(db, org.id, details.id, 1, 5)
     return await page(reply, html(DomainPage({
@@ -143,7 +144,7 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
 
   app.get('/domains/:id/pages.csv', async (req, reply) => {
     const org = req.person!.org
-    const details = await requireDomainDetails(ctx, org.id, id(req.params))
+    const details = await requireDomainDetails(ctx, org.id, id(req.params), PAGE_VIEWS)
     return await reply.type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="${exportName(`${details.domain}-pages`)}"`)
       .send(pagesCsv(details.pages))
