@@ -145,7 +145,8 @@ export interface PagesRead<View> {
 /** Every page whole (pageView): the API's page lists and the app's domain page. */
 export const PAGE_VIEWS: PagesRead<ReturnType<typeof pageView>> = {
   columns: PAGE_VIEW_COLUMNS,
-  views: json => rowsFromJson<PageViewRow & { intelligence: boolean }>(json, PAGE_DATES).map(p => pageView(p, p.intelligence))
+  views: json => rowsFromJson<PageViewRow & { intelligence: boolean }>(json, PAGE_DATES)
+    .map(p => pageView(p, p.intelligence))
 }
 
 /**
