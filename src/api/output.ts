@@ -18,6 +18,8 @@ const compiled = new Map<string, Serialize>()
 const digest = (value: unknown): string => createHash('sha256').update(JSON.stringify(value) ?? '').digest('base64url')
 
 type Schema = Record<string, unknown>
+/** Keywords whose values are values, not schemas (a property of that name is only left as written). */
+const VALUES = new Set(['examples', 'enum', 'default', 'const'])
 const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null
 
 /**
@@ -33,10 +35,7 @@ export function nullsAsTypes (schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(nullsAsTypes)
   if (!isSchema(schema)) return schema
   const out: Schema = {}
-  for (const [key, value] of Object.entries(schema)) {
-    // Examples, enums and defaults are values, not schemas.
-    out[key] = key === 'examples' || key === 'enum' || key === 'default' || key === 'const' ? value : nullsAsTypes(value)
-  }
+  for (const [key, value] of Object.entries(schema)) out[key] = VALUES.has(key) ? value : nullsAsTypes(value)
   const branches = out.anyOf
   if (!Array.isArray(branches) || branches.length !== 2) return out
   const nulls = branches.filter(b => isSchema(b) && b.type === 'null' && Object.keys(b).length === 1)
