@@ -7,9 +7,12 @@ import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
 
+/** Each read's times, in ms, by its name. */
+export type ReadTimes = Record<string, number[]>
+
 export interface ReadProbe {
-  /** Stops the probe and says each read's p50, p95 and most, in ms. */
-  stop(): Promise<string>
+  /** Stops the probe and gives each read's times. */
+  stop(): Promise<ReadTimes>
 }
 
 interface Target { base: string, apiKey: string, domainId: string, pageId: string }
@@ -23,8 +26,8 @@ export function probeReads (base: string, apiKey: string, domainId: string, page
   const child = fork(fileURLToPath(import.meta.url), [JSON.stringify({ base, apiKey, domainId, pageId })], {
     execArgv: [], stdio: 'inherit'
   })
-  const said = new Promise<string>((resolve, reject) => {
-    child.once('message', message => { resolve(String(message)) })
+  const said = new Promise<ReadTimes>((resolve, reject) => {
+    child.once('message', message => { resolve(message as ReadTimes) })
     child.once('exit', code => { reject(new Error(`the read probe exited with ${code} before it said its times`)) })
   })
   said.catch(() => {})
@@ -37,7 +40,21 @@ export function probeReads (base: string, apiKey: string, domainId: string, page
   }
 }
 
-async function probe ({ base, apiKey, domainId, pageId }: Target, stopped: { now: boolean }): Promise<string> {
+/** Each read's p50, p95 and most, in ms, and how many were asked. */
+export function describeReads (times: ReadTimes): string {
+  return Object.entries(times).map(([name, ms]) =>
+    `${name} p50 ${percentile(ms, 0.5).toFixed(0)} ms, p95 ${percentile(ms, 0.95).toFixed(0)} ms, ` +
+    `most ${Math.max(...ms).toFixed(0)} ms (${ms.length} asked)`).join('; ')
+}
+
+/** `runs`' times, read by read. */
+export function pooledReads (runs: ReadTimes[]): ReadTimes {
+  const pooled: ReadTimes = {}
+  for (const run of runs) for (const [name, ms] of Object.entries(run)) (pooled[name] ??= []).push(...ms)
+  return pooled
+}
+
+async function probe ({ base, apiKey, domainId, pageId }: Target, stopped: { now: boolean }): Promise<ReadTimes> {
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
   let priority = 5
   const reads: Array<[string, () => Promise<number>]> = [
@@ -65,9 +82,7 @@ async function probe ({ base, apiKey, domainId, pageId }: Target, stopped: { now
     }
     await new Promise(resolve => setTimeout(resolve, 100))
   }
-  return [...times].map(([name, ms]) =>
-    `${name} p50 ${percentile(ms, 0.5).toFixed(0)} ms, p95 ${percentile(ms, 0.95).toFixed(0)} ms, ` +
-    `most ${Math.max(...ms).toFixed(0)} ms (${ms.length} asked)`).join('; ')
+  return Object.fromEntries(times)
 }
 
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { WATCHED_BY_FIRST_DISCOVERY } from '../src/services/pages.js'
 import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
 import { request } from 'undici'
-import { probeReads } from './reads-during.js'
+import { describeReads, probeReads } from './reads-during.js'
 
 const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 200)
 const CONCURRENCY = Number(process.env.BROWSER_CONCURRENCY ?? 2)
@@ -238,7 +238,7 @@ const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
 const probe = READS ? probeReads(base, key, domain.id, probedPage) : undefined
 await settled()
 const seconds = (performance.now() - t0) / 1000
-const probed = await probe?.stop() ?? 'not asked'
+const probed = probe ? describeReads(await probe.stop()) : 'not asked'
 clearInterval(sampler)
 const jobs: Array<{ state: string, processedAt: string, finishedAt: string }> =
   await Promise.all((crawl.jobIds as string[]).map(async id => (await call('GET', `/api/jobs/${id}`)).data))
