@@ -259,6 +259,11 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       readsDuringCrawls.push(probed)
     }
 
+    // The same reads with no crawl running: the floor of the reads' times during one.
+    const quiet = probeReads(service.url!, apiKey, domain.id, probedPage)
+    await new Promise(resolve => setTimeout(resolve, 3000))
+    console.log(`reads with no crawl running: ${describeReads(await quiet.stop())}`)
+
     // The issue's scenario: a tenth of the pages change (half for real, half only in
     // their noise); the rest are untouched and answer conditional requests with 304.
     const real = range(0, 20)
