@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config.js'
 import { startService, type Service } from '../src/service.js'
 import { createOrg } from '../src/services/orgs.js'
 import { describeReads, pooledReads, probeReads, type ReadTimes } from './reads-during.js'
-import { START } from './service-process.js'
+import { freePort, START, startService as startServiceProcess, stopServices, untilReady } from './service-process.js'
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000)
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -130,6 +130,9 @@ async function startSite (): Promise<{
   }
 }
 
+/** The API's rate limits, lifted for the bench's own calls and reads. */
+const RATES = { RATE_LIMIT_STANDARD_PER_MINUTE: '100000', RATE_LIMIT_HEAVY_PER_HOUR: '100000' }
+
 async function scenario (label: string, databaseUrl: string | undefined): Promise<void> {
   const site = await startSite()
   const dataDir = mkdtempSync(join(tmpdir(), 'sitewatch-bench-'))
@@ -146,12 +149,12 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     WORKER_CONCURRENCY: process.env.BENCH_CONCURRENCY ?? '64',
     JOB_POLLING_SECONDS: '0.5',
     DISCOVERY_MAX_FETCHES: '20',
-    RATE_LIMIT_STANDARD_PER_MINUTE: '100000',
-    RATE_LIMIT_HEAVY_PER_HOUR: '100000',
+    ...RATES,
     ...(process.env.ANALYSIS_THREADS ? { ANALYSIS_THREADS: process.env.ANALYSIS_THREADS } : {})
   })
   const service = await startService(config, { logger: false, onBootstrapKey: () => {} })
   console.log(`(service started: RSS ${fmt(process.memoryUsage().rss / 1024 / 1024, 0)} MB)`)
+  const processes: ChildProcess[] = []
   try {
     const { apiKey } = await createOrg(service.store.db, `bench-${Date.now()}`, 'enterprise')
     // undici's request, which the service has loaded anyway: Node's own fetch would add
@@ -192,6 +195,20 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
 
     const probedPage = (await sql<{ id: string }>`SELECT id FROM pages ORDER BY url DESC LIMIT 1`
       .execute(service.store.db)).rows[0].id
+    // BENCH_API_PROCESS=1, on PostgreSQL: the reads are asked of an API process of its own
+    // (ROLE=api), as operations.md deploys the service, not of the one that crawls.
+    const apiProcess = databaseUrl && process.env.BENCH_API_PROCESS === '1'
+      ? await (async () => {
+        const port = await freePort()
+        const child = startServiceProcess({ ROLE: 'api', DATABASE_URL: databaseUrl, PORT: String(port), ...RATES })
+        processes.push(child)
+        const url = `http://127.0.0.1:${port}`
+        await untilReady(url)
+        console.log(`(the reads are asked of an API process of their own, ${url})`)
+        return { url }
+      })()
+      : undefined
+    const readsUrl = apiProcess?.url ?? service.url!
     const range = (from: number, step: number) =>
       Array.from({ length: Math.ceil((PAGES - from) / step) }, (_, k) => from + k * step).filter(i => i < PAGES)
     const changedBy = async () =>
@@ -212,7 +229,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       turns.enable()
       const crawl = (await call('POST', `/api/domains/${domain.id}/crawl`)).data
       const queuedIn = (performance.now() - started) / 1000
-      const probe = probeReads(service.url!, apiKey, domain.id, probedPage)
+      const probe = probeReads(readsUrl, apiKey, domain.id, probedPage)
       // Polled slowly, so that the benchmark's own queries barely load the database; the
       // crawl ends when its last job completed, as the queue recorded it.
       await waitFor(service, label, async () => (await pendingJobs(service)) === 0, 500)
@@ -260,7 +277,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
     }
 
     // The same reads with no crawl running: the floor of the reads' times during one.
-    const quiet = probeReads(service.url!, apiKey, domain.id, probedPage)
+    const quiet = probeReads(readsUrl, apiKey, domain.id, probedPage)
     await new Promise(resolve => setTimeout(resolve, 3000))
     console.log(`reads with no crawl running: ${describeReads(await quiet.stop())}`)
 
@@ -305,6 +322,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       `expression: ${fmt(bare.full)} pages/s; conditional requests answered 304: ${fmt(bare.notModified)} pages/s`
     )
   } finally {
+    await stopServices(processes)
     await service.stop()
     site.close()
     rmSync(dataDir, { recursive: true, force: true })
