@@ -197,7 +197,7 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
       .execute(service.store.db)).rows[0].id
     // BENCH_API_PROCESS=1, on PostgreSQL: the reads are asked of an API process of its own
     // (ROLE=api), as operations.md deploys the service, not of the one that crawls.
-    const apiProcess = databaseUrl && process.env.BENCH_API_PROCESS === '1'
+    const readsUrl = databaseUrl && process.env.BENCH_API_PROCESS === '1'
       ? await (async () => {
         const port = await freePort()
         const child = startServiceProcess({ ROLE: 'api', DATABASE_URL: databaseUrl, PORT: String(port), ...RATES })
@@ -205,10 +205,9 @@ async function scenario (label: string, databaseUrl: string | undefined): Promis
         const url = `http://127.0.0.1:${port}`
         await untilReady(url)
         console.log(`(the reads are asked of an API process of their own, ${url})`)
-        return { url }
+        return url
       })()
-      : undefined
-    const readsUrl = apiProcess?.url ?? service.url!
+      : service.url!
     const range = (from: number, step: number) =>
       Array.from({ length: Math.ceil((PAGES - from) / step) }, (_, k) => from + k * step).filter(i => i < PAGES)
     const changedBy = async () =>
