@@ -37,6 +37,10 @@ export interface Config {
   alertAllowPrivateNetworks: boolean
   /** Identity providers may be http:// and on private addresses (development and tests only). */
   ssoAllowInsecureIssuers: boolean
+  /** DNS servers (`ip` or `ip:port`) that domain proofs are asked of; empty: the system's resolver. */
+  ssoDnsServers: string[]
+  /** The key secrets are sealed with at rest (services/sealed.ts); unset: a key file in DATA_DIR. */
+  secretsKey: string | undefined
   rateLimitStandardPerMinute: number
   rateLimitHeavyPerHour: number
   jobRetryDelaySeconds: number
@@ -108,6 +112,14 @@ export function parseHostMap (raw: string | undefined): Map<string, URL> {
   return map
 }
 
+function secretsKey (env: NodeJS.ProcessEnv): string | undefined {
+  const key = env.SECRETS_KEY || undefined
+  if (key !== undefined && key.length < 32) {
+    throw new Error('SECRETS_KEY must be at least 32 characters (say, `openssl rand -hex 32`)')
+  }
+  return key
+}
+
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const role = (env.ROLE ?? 'all') as Role
   if (!['all', 'api', 'worker', 'renderer'].includes(role)) {
@@ -138,6 +150,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     alertHostMap: parseHostMap(env.ALERT_HOST_MAP),
     alertAllowPrivateNetworks: env.ALERT_ALLOW_PRIVATE_NETWORKS === 'true',
     ssoAllowInsecureIssuers: env.SSO_ALLOW_INSECURE_ISSUERS === 'true',
+    ssoDnsServers: (env.SSO_DNS_SERVERS ?? '').split(',').map(s => s.trim()).filter(Boolean),
+    secretsKey: secretsKey(env),
     rateLimitStandardPerMinute: int(env, 'RATE_LIMIT_STANDARD_PER_MINUTE', 100, 1),
     rateLimitHeavyPerHour: int(env, 'RATE_LIMIT_HEAVY_PER_HOUR', 10, 1),
     jobRetryDelaySeconds: int(env, 'JOB_RETRY_DELAY_SECONDS', 30, 1),

@@ -23,6 +23,7 @@ import { webApp } from './web/app.js'
 import { openStore, type Store } from './store/db.js'
 import { DataVersions } from './store/data-versions.js'
 import { serviceSecret } from './store/secrets.js'
+import { sealLegacySecrets, ssoDeps } from './services/sso.js'
 
 export interface Service {
   config: Config
@@ -113,6 +114,8 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const mailer = new Mailer(config, log)
 
   const linkSecret = await serviceSecret(store.db, 'image-links')
+  // Client secrets saved before secrets were sealed are sealed now (services/sealed.ts).
+  await sealLegacySecrets(ssoDeps(store.db, config))
   // The threads that read pages and check tenants' rules, shared fairly by the organisations
   // (see PageAnalysis): the pipeline's checks and the API's rule checks alike.
   const analysis = new PageAnalysis(config.analysisThreads, config.analysisDeadlineMs)

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../vocabulary/errors.js'
 import { PLANS } from '../vocabulary/plans.js'
+import { roleAllows } from '../vocabulary/core.js'
 import type { Principals } from '../services/principals.js'
 import type { Principal } from '../store/orgs.js'
 import type { DataVersions } from '../store/data-versions.js'
@@ -89,8 +90,14 @@ function refusalOf (req: FastifyRequest): AppError | undefined {
     return new AppError('FORBIDDEN', `The ${req.principal.org.plan} plan does not include API access`)
   }
   // A key of scope read may look, not touch; a write key may do what an admin may.
-  if (req.principal.scope === 'read' && req.method !== 'GET' && req.method !== 'HEAD') {
+  const writes = req.method !== 'GET' && req.method !== 'HEAD'
+  if (req.principal.scope === 'read' && writes) {
     return new AppError('FORBIDDEN', 'This API key is read-only (scope read): it may only call GET endpoints')
+  }
+  // A key acts with its maker's role now: a maker made a viewer (or gone) takes the key's writes with them.
+  if (writes && !roleAllows(req.principal.role, 'editor')) {
+    return new AppError('FORBIDDEN', `This API key's maker is now a ${req.principal.role} of the organisation: ` +
+      'the key may only call GET endpoints')
   }
   return undefined
 }

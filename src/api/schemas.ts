@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import { UsageSchema } from '../vocabulary/plans.js'
 import { BriefSchema, BriefSummarySchema } from '../vocabulary/research.js'
 import { AuditEventSchema } from '../vocabulary/audit.js'
-import { SsoSettingsSchema } from '../vocabulary/sso.js'
+import { SsoDomainStateSchema, SsoSettingsSchema } from '../vocabulary/sso.js'
 import {
   ChangeTypeSchema,
   DiffDataSchema,
@@ -365,6 +365,7 @@ export const ListMeta = Type.Object(
 
 export const SHARED_SCHEMAS = [
   AuditEventSchema,
+  SsoDomainStateSchema,
   SsoSettingsSchema,
   DiffData,
   BriefSummarySchema,

@@ -1,3 +1,4 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
@@ -64,4 +65,33 @@ export async function pointsToPublicAddress (
       () => []
     )
   return !addresses.some(a => !isPublicAddress(a))
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
+
+/**
+ * DNS resolution that refuses non-public answers, for a socket's `lookup`: the socket
+ * connects to the very address checked here, so a second, different DNS answer (a
+ * rebinding) cannot slip past, and a name that does not resolve connects nowhere.
+ */
+export function publicOnlyLookup (
+  hostname: string, options: { all?: boolean, family?: number }, callback: LookupCallback
+): void {
+  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+    if (err) {
+      callback(err, [])
+      return
+    }
+    const refused = addresses.find(a => !isPublicAddress(a.address))
+    if (refused || addresses.length === 0) {
+      const e = new Error(
+        `${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`
+      ) as NodeJS.ErrnoException
+      e.code = 'EBLOCKEDADDRESS'
+      callback(e, [])
+      return
+    }
+    if (options.all) callback(null, addresses)
+    else callback(null, addresses[0].address, addresses[0].family)
+  })
 }

@@ -1,10 +1,9 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { createServer } from 'node:http'
 import { isIP, type AddressInfo } from 'node:net'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import type { Readable } from 'node:stream'
 import { Agent, DecoratorHandler, request, type Dispatcher } from 'undici'
-import { isPublicAddress } from './address.js'
+import { isPublicAddress, publicOnlyLookup } from './address.js'
 import { FetchError, TurnPassed } from './errors.js'
 
 export const USER_AGENT = 'SitewatchBot/1.0 (+https://sitewatch.dev/bot; website change monitoring)'
@@ -80,32 +79,6 @@ export interface FetchResult {
   challenge: boolean
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
-
-/**
- * DNS resolution that refuses non-public answers. The socket connects to the very
- * address checked here, so a second, different DNS answer cannot slip past.
- */
-function guardedLookup (hostname: string, options: { all?: boolean, family?: number }, callback: LookupCallback): void {
-  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
-    if (err) {
-      callback(err, [])
-      return
-    }
-    const refused = addresses.find(a => !isPublicAddress(a.address))
-    if (refused || addresses.length === 0) {
-      const e = new Error(
-        `${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`
-      ) as NodeJS.ErrnoException
-      e.code = 'EBLOCKEDADDRESS'
-      callback(e, [])
-      return
-    }
-    if (options.all) callback(null, addresses)
-    else callback(null, addresses[0].address, addresses[0].family)
-  })
-}
-
 export interface PostResult {
   status: number
   body: string
@@ -128,7 +101,7 @@ export interface Fetcher {
 
 export function createFetcher (opts: FetcherOptions): Fetcher {
   const timeouts = { headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs, keepAliveTimeout: 4000 }
-  const guarded = new Agent({ ...timeouts, connect: { timeout: opts.timeoutMs, lookup: guardedLookup as any } })
+  const guarded = new Agent({ ...timeouts, connect: { timeout: opts.timeoutMs, lookup: publicOnlyLookup as any } })
   // Mapped hosts (CRAWL_HOST_MAP) and, when allowed, private networks skip the address check.
   const open = new Agent({ ...timeouts, connect: { timeout: opts.timeoutMs } })
   const maxRedirects = opts.maxRedirects ?? 5

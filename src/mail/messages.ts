@@ -11,6 +11,16 @@ export function invitationMail (p: { to: string, inviter: string, orgName: strin
   }
 }
 
+export function ssoLinkMail (p: { to: string, link: string }): Mail {
+  return {
+    to: p.to,
+    subject: 'Link your Sitewatch account to your identity provider',
+    text: 'Your organisation\'s identity provider signed you in as this address, which already has a Sitewatch ' +
+      `account. To link the two and sign in (the link works once, for 30 minutes):\n\n${p.link}\n\n` +
+      'If it was not you, ignore this e-mail: nothing is linked without it.\n'
+  }
+}
+
 export function resetMail (p: { to: string, link: string }): Mail {
   return {
     to: p.to,

@@ -15,6 +15,7 @@ import { SnapshotSuperseded } from '../store/changes.js'
 import { deleteExpired } from '../store/retention.js'
 import { forgetOldRobotsFiles } from '../store/robots-files.js'
 import { sweepExpiredAccess } from '../services/accounts.js'
+import { recheckProvenDomains } from '../services/sso-domains.js'
 import { AnalysisTimeout, type PageAnalysis } from './analysis.js'
 import { crawlLost } from './crawl-failure.js'
 import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
@@ -135,7 +136,8 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
     const now = new Date()
     const r = {
       ...await deleteExpired(deps.db, now),
-      ...await sweepExpiredAccess(deps.db, now, config.sessionIdleMinutes * 60_000)
+      ...await sweepExpiredAccess(deps.db, now, config.sessionIdleMinutes * 60_000),
+      ssoDomainsLost: (await recheckProvenDomains({ db: deps.db, dnsServers: config.ssoDnsServers }, now)).lost
     }
     await forgetOldJobRecords(deps.db)
     await forgetOldRobotsFiles(deps.db, now)

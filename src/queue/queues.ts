@@ -88,10 +88,10 @@ export interface ResearchJobData {
   briefId: string
 }
 /** An account e-mail a request asks for (see alerts/account-mail.ts): the reset link is made by the job. */
-export interface AccountMailJobData {
-  kind: 'reset'
-  email: string
-}
+export type AccountMailJobData =
+  | { kind: 'reset', email: string }
+  /** A link that proves an account, to link a provider identity to it (services/sso.ts): made by the job. */
+  | { kind: 'sso-link', email: string, linkTokenHash: string }
 export interface CrawlJobData {
   orgId: string
   domainId: string

@@ -93,7 +93,14 @@ export async function startSession (
   db: Db,
   rules: SessionRules,
   userId: string,
-  meta: { userAgent?: string, ip?: string, orgId?: string, actor?: Actor, via?: string },
+  meta: {
+    userAgent?: string
+    ip?: string
+    orgId?: string
+    actor?: Actor
+    via?: string
+    sso?: { orgId: string, subject: string, sid: string | null }
+  },
   now = new Date()
 ): Promise<{ token: string, id: string }> {
   const token = newSecret()
@@ -106,14 +113,14 @@ export async function startSession (
       userAgent: meta.userAgent?.slice(0, 300) ?? null,
       ip: meta.ip ?? null,
       expiresAt: new Date(now.getTime() + rules.maxMs),
-      singleSignOn: meta.via === SIGNED_ON
+      ...(meta.sso ? { sso: meta.sso } : {})
     })
     await recordAudit(tx, {
       action: 'session.signed_in',
       orgId,
       objectId: id,
       ...(meta.actor ? { actor: meta.actor } : {}),
-      ...(meta.via ? { details: { via: meta.via } } : {})
+      ...(meta.sso ? { details: { via: SIGNED_ON } } : meta.via ? { details: { via: meta.via } } : {})
     })
     return id
   })

@@ -61,3 +61,9 @@ export function auditEventOf (note: AuditNote): AuditEventValues | null {
   scope.audited++
   return auditEventValues(note.orgId !== undefined ? note.orgId : scope.orgId ?? null, actor, scope, note)
 }
+
+/** Records `note` for work the service does on its own (a scheduled re-check), with no request to name its actor. */
+export async function recordUnattended (tx: Tx, orgId: string, note: AuditNote): Promise<void> {
+  await insertAuditEvent(tx, auditEventValues(orgId, { kind: 'operator', label: 'Sitewatch (scheduled check)' },
+    { ip: null, traceId: null }, note))
+}

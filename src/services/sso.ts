@@ -1,91 +1,70 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import * as oidc from 'openid-client'
-import { LRUCache } from 'lru-cache'
-import { pointsToPublicAddress } from '../crawl/address.js'
+import { appBaseUrl, type Config } from '../config.js'
 import { AppError, validation } from '../vocabulary/errors.js'
 import { PLANS, type Org } from '../vocabulary/plans.js'
 import { roleAllows, type Role } from '../vocabulary/core.js'
 import { SIGNED_ON, type SsoSettings, type SsoSettingsInput } from '../vocabulary/sso.js'
 import {
-  deleteSessionsNotSignedOn, findUserByEmail, insertUser, memberRole, membershipsOf, takeInvitation
+  deleteSessionsNotSignedOn, deleteSsoSessions, findUser, findUserByEmail, insertUser, memberRole, membershipsOf,
+  takeInvitation, type User
 } from '../store/accounts.js'
-import { inTransaction, type Db } from '../store/db.js'
+import { inTransaction, type Db, type Tx } from '../store/db.js'
 import {
-  deleteSso, domainsHeldElsewhere, findSso, insertSsoAttempt, putSso, ssoOfDomain, takeSsoAttempt,
+  deleteSso, domainsProvenElsewhere, findIdentity, findSso, insertIdentity, insertSsoAttempt, insertSsoLink,
+  peekSsoLink, putSso, setClientSecret, setSsoLinkMail, ssoOfDomain, ssoOfIssuer, takeSsoAttempt, takeSsoLink,
   type SsoRow
 } from '../store/sso.js'
-import { audited, recordEvent } from './audit.js'
-import { join, normalizeEmail, signsOnOnly } from './accounts.js'
+import { audited, recordAudit, recordEvent } from './audit.js'
+import { checkPassword, join, normalizeEmail, signsOnOnly } from './accounts.js'
+import { sealer, type Sealer } from './sealed.js'
+import { domainState, newProofToken, type DomainProofDeps } from './sso-domains.js'
+import {
+  explainProviderError, logoutTokenIssuer, providerOf, verifyLogoutToken, type ProviderDeps, type ProviderSettings
+} from './sso-provider.js'
 
-// Single sign-on with OpenID Connect (authorization code with PKCE, openid-client): an
-// owner names the organisation's identity provider and the e-mail domains it vouches for;
-// a person of those domains signs in through it, and their first sign-in joins the
-// organisation with the role the owner chose. With SSO required, the members' passwords
-// are refused; owners keep theirs, the way back in when the provider fails.
+// Single sign-on with OpenID Connect (authorization code with PKCE, openid-client), as the
+// specs and RFC 9700 want it. An owner names the organisation's identity provider and the
+// e-mail domains it vouches for; a domain counts once the organisation proved it owns it
+// (sso-domains.ts). A sign-in is bound to the browser that started it (its state, nonce and
+// verifier are found by the state and a cookie of that browser); the ID token's signature is
+// checked against the provider's keys. A provider identity is (issuer, subject): a new
+// person gets an account linked to it; an existing account is linked only once its person
+// proved it (its password, or a link mailed to it), never on the `email` claim alone. A
+// session the provider opened reaches its organisation only, and ends when the provider is
+// removed or says so (back-channel logout). With SSO required, the members' passwords are
+// refused; owners keep theirs, the way back in when the provider fails.
 
-export interface SsoDeps {
+export interface SsoDeps extends ProviderDeps, DomainProofDeps {
   db: Db
   /** The app's address, which the redirect URI is made of. */
   baseUrl: string
-  /** http:// issuers on private addresses (development and tests). */
-  allowInsecure: boolean
+  sealer: Sealer
 }
 
-/** How long a person has between leaving for the provider and coming back. */
+export function ssoDeps (db: Db, config: Pick<Config, 'ssoAllowInsecureIssuers' | 'ssoDnsServers' | 'secretsKey' |
+'dataDir' | 'publicBaseUrl' | 'port'>): SsoDeps {
+  return {
+    db,
+    baseUrl: appBaseUrl(config),
+    allowInsecure: config.ssoAllowInsecureIssuers,
+    dnsServers: config.ssoDnsServers,
+    sealer: sealer(config)
+  }
+}
+
+/** How long a person has between leaving for the provider and coming back, or to prove an account. */
 const ATTEMPT_MS = 10 * 60_000
-const CALLBACK = '/app/sso/callback'
+const LINK_MS = 30 * 60_000
 
-export const redirectUri = (baseUrl: string) => `${baseUrl}${CALLBACK}`
-const hashState = (state: string) => createHash('sha256').update(state).digest('base64url')
+export const redirectUri = (baseUrl: string) => `${baseUrl}/app/sso/callback`
+export const backchannelLogoutUri = (baseUrl: string) => `${baseUrl}/app/sso/backchannel-logout`
+const digest = (s: string) => createHash('sha256').update(s).digest('base64url')
+/** A secret for a browser's binding cookie or a link. */
+export const newBinding = () => randomBytes(32).toString('base64url')
 
-/** Providers' configurations (discovery reads the network): kept a while per organisation and settings. */
-const discovered = new LRUCache<string, oidc.Configuration>({ max: 1000, ttl: 10 * 60_000 })
-
-/** The provider's configuration, read from its discovery document; a 400 that says why when it cannot be. */
-async function providerOf (deps: SsoDeps, s: Pick<SsoRow, 'issuer' | 'clientId' | 'clientSecret'>) {
-  const cacheKey = `${s.issuer}\n${s.clientId}\n${hashState(s.clientSecret)}`
-  const known = discovered.get(cacheKey)
-  if (known) return known
-  let issuer: URL
-  try {
-    issuer = new URL(s.issuer)
-  } catch {
-    throw validation('issuer', 'issuer must be an absolute URL')
-  }
-  if (issuer.protocol !== 'https:' && !(deps.allowInsecure && issuer.protocol === 'http:')) {
-    throw validation('issuer', 'issuer must be an https:// address')
-  }
-  if (!(await pointsToPublicAddress(issuer, { hostMap: new Map(), allowPrivateNetworks: deps.allowInsecure }))) {
-    throw validation('issuer', 'issuer must point to a public address')
-  }
-  try {
-    const config = await oidc.discovery(issuer, s.clientId, s.clientSecret, undefined, {
-      timeout: 10,
-      [oidc.customFetch]: providerFetch(deps.allowInsecure),
-      ...(deps.allowInsecure ? { execute: [oidc.allowInsecureRequests] } : {})
-    })
-    discovered.set(cacheKey, config)
-    return config
-  } catch (err) {
-    throw validation('issuer', `The identity provider at ${issuer.origin} could not be read: ${reasonOf(err)}`)
-  }
-}
-
-/**
- * The fetch the client library talks to a provider with: each request (discovery, token,
- * user info, keys) must go to a public address, as the issuer must, unless insecure
- * issuers are allowed. A discovery document cannot point the service at its own network.
- */
-export function providerFetch (allowInsecure: boolean): oidc.CustomFetch {
-  return async (url, options) => {
-    if (!(await pointsToPublicAddress(new URL(url), { hostMap: new Map(), allowPrivateNetworks: allowInsecure }))) {
-      throw new Error(`${new URL(url).origin} is not a public address`)
-    }
-    return await fetch(url, options as RequestInit)
-  }
-}
-
-const reasonOf = (err: unknown) => ((err as Error).message ?? String(err)).slice(0, 300)
+const providerSettings = (deps: SsoDeps, s: SsoRow): ProviderSettings =>
+  ({ issuer: s.issuer, clientId: s.clientId, clientSecret: deps.sealer.open(s.clientSecret) })
 
 function assertSsoPlan (org: Org): void {
   if (!PLANS[org.plan].features.singleSignOn) {
@@ -96,10 +75,13 @@ function assertSsoPlan (org: Org): void {
 const view = (s: SsoRow, baseUrl: string): SsoSettings => ({
   issuer: s.issuer,
   clientId: s.clientId,
-  domains: s.domains,
+  domains: s.domains.map(d => d.domain),
+  domainProofs: s.domains.map(domainState),
+  clientAuth: s.clientAuth,
   defaultRole: s.defaultRole as SsoSettings['defaultRole'],
   required: s.required,
-  redirectUri: redirectUri(baseUrl)
+  redirectUri: redirectUri(baseUrl),
+  backchannelLogoutUri: backchannelLogoutUri(baseUrl)
 })
 
 /** The organisation's single sign-on, or null when it has none. */
@@ -111,7 +93,8 @@ export async function ssoSettings (deps: SsoDeps, org: Org): Promise<SsoSettings
 /**
  * Sets the organisation's provider (an owner, on the enterprise plan). Its discovery
  * document is read first, so that settings that cannot work are a 400 now rather than a
- * failed sign-in later; a domain another organisation's provider vouches for is a 409.
+ * failed sign-in later; a domain another organisation proved is a 409. The client secret
+ * is sealed. A new provider (issuer or client) ends the sessions the old one opened.
  */
 export async function configureSso (
   deps: SsoDeps, actor: { role: Role }, org: Org, input: SsoSettingsInput
@@ -119,64 +102,102 @@ export async function configureSso (
   if (!roleAllows(actor.role, 'owner')) throw new AppError('FORBIDDEN', 'Only an owner sets single sign-on')
   assertSsoPlan(org)
   const saved = await findSso(deps.db, org.id)
-  const clientSecret = input.clientSecret ?? saved?.clientSecret
+  const clientSecret = input.clientSecret ?? (saved && deps.sealer.open(saved.clientSecret))
   if (!clientSecret) throw validation('clientSecret', 'clientSecret is required the first time')
   const domains = [...new Set(input.domains.map(d => d.trim().toLowerCase()))]
-  const row: SsoRow = {
-    orgId: org.id,
-    issuer: input.issuer.replace(/\/$/, ''),
-    clientId: input.clientId,
-    clientSecret,
-    defaultRole: input.defaultRole,
-    required: input.required,
-    domains
-  }
-  await providerOf(deps, row)
+  // The issuer as the provider writes it: Discovery compares it exactly (a trailing slash included).
+  const issuer = input.issuer.trim()
+  const provider = await providerOf(deps, { issuer, clientId: input.clientId, clientSecret })
+  const replaced = saved !== undefined && (saved.issuer !== issuer || saved.clientId !== input.clientId)
   await audited(deps.db, {
     action: 'sso.changed',
     objectId: org.id,
-    objectLabel: row.issuer,
-    details: { clientId: row.clientId, domains, defaultRole: row.defaultRole, required: row.required }
-  }, async tx => {
-    const held = await domainsHeldElsewhere(tx, org.id, domains)
-    if (held.length > 0) {
-      throw new AppError('CONFLICT', `${held.join(', ')} already signs in through another organisation's provider`)
+    objectLabel: issuer,
+    details: {
+      clientId: input.clientId,
+      domains,
+      defaultRole: input.defaultRole,
+      required: input.required,
+      clientAuth: provider.clientAuth
     }
-    await putSso(tx, row)
+  }, async tx => {
+    const held = await domainsProvenElsewhere(tx, org.id, domains)
+    if (held.length > 0) {
+      throw new AppError('CONFLICT', `${held.join(', ')} is proven by another organisation: it signs in through ` +
+        'that one\'s provider')
+    }
+    await putSso(tx, {
+      orgId: org.id,
+      issuer,
+      clientId: input.clientId,
+      clientSecret: deps.sealer.seal(clientSecret),
+      clientAuth: provider.clientAuth,
+      defaultRole: input.defaultRole,
+      required: input.required,
+      domains
+    }, newProofToken)
+    if (replaced) await endProviderSessions(tx, org.id, 'the identity provider was replaced')
     // Sessions their passwords started end with it: from now on the provider says who is still one of them.
-    if (row.required) await deleteSessionsNotSignedOn(tx, org.id, domains)
+    const proven = (await findSso(tx, org.id))!.domains.filter(d => d.verifiedAt).map(d => d.domain)
+    if (input.required) await deleteSessionsNotSignedOn(tx, org.id, proven)
   })
-  return view(row, deps.baseUrl)
+  return view((await findSso(deps.db, org.id))!, deps.baseUrl)
 }
 
-/** Turns single sign-on off: passwords work again, and people who had none reset one. */
+/** Ends every session `orgId`'s provider opened, and logs it when there were any. */
+async function endProviderSessions (tx: Tx, orgId: string, reason: string): Promise<void> {
+  const ended = await deleteSsoSessions(tx, orgId)
+  if (ended.length > 0) {
+    await recordAudit(tx, {
+      action: 'sso.sessions_ended', objectId: orgId, details: { sessions: ended.length, reason }
+    })
+  }
+}
+
+/** Turns single sign-on off: passwords work again, people who had none reset one, and its sessions end. */
 export async function removeSso (deps: SsoDeps, actor: { role: Role }, org: Org): Promise<void> {
   if (!roleAllows(actor.role, 'owner')) throw new AppError('FORBIDDEN', 'Only an owner sets single sign-on')
   await audited(deps.db, { action: 'sso.changed', objectId: org.id, details: { removed: true } }, async tx => {
     if (!await deleteSso(tx, org.id)) throw new AppError('NOT_FOUND', 'This organisation has no single sign-on')
+    await endProviderSessions(tx, org.id, 'single sign-on was turned off')
   })
 }
 
+/** Seals the client secrets saved before secrets were sealed (once, when the service starts). */
+export async function sealLegacySecrets (deps: SsoDeps): Promise<number> {
+  let sealed = 0
+  for (const s of await ssoOfIssuer(deps.db, null)) {
+    if (deps.sealer.isSealed(s.clientSecret)) continue
+    await setClientSecret(deps.db, s.orgId, deps.sealer.seal(s.clientSecret))
+    sealed++
+  }
+  return sealed
+}
+
 /**
- * Where a person of `email`'s domain goes to sign in: their organisation's provider, with
- * a state (kept by its hash, used once), a nonce and a PKCE challenge. 404 when no
- * organisation's provider vouches for the domain.
+ * Where a person of `email`'s domain goes to sign in: the provider of the organisation that
+ * proved the domain, with a state, a nonce and a PKCE challenge kept for the browser whose
+ * binding cookie is `binding`. 404 when no organisation proved the domain.
  */
-export async function startSsoSignIn (deps: SsoDeps, rawEmail: string, next: string | null): Promise<URL> {
+export async function startSsoSignIn (
+  deps: SsoDeps, rawEmail: string, next: string | null, binding: string
+): Promise<URL> {
   const email = normalizeEmail(rawEmail)
   if (!email) throw validation('email', 'Enter your work e-mail address')
-  const sso = await ssoOfDomain(deps.db, email.split('@')[1])
+  const domain = email.split('@')[1]
+  const sso = await ssoOfDomain(deps.db, domain)
   if (!sso) {
-    throw new AppError('NOT_FOUND', `No organisation signs in ${email.split('@')[1]} through single sign-on: ` +
+    throw new AppError('NOT_FOUND', `No organisation signs in ${domain} through single sign-on: ` +
       'sign in with your password')
   }
-  const provider = await providerOf(deps, sso)
+  const { config } = await providerOf(deps, providerSettings(deps, sso))
   const state = oidc.randomState()
   const nonce = oidc.randomNonce()
   const codeVerifier = oidc.randomPKCECodeVerifier()
-  await insertSsoAttempt(deps.db, hashState(state), { orgId: sso.orgId, codeVerifier, nonce, next },
-    new Date(Date.now() + ATTEMPT_MS))
-  return oidc.buildAuthorizationUrl(provider, {
+  await insertSsoAttempt(deps.db, digest(state), {
+    orgId: sso.orgId, browserHash: digest(binding), codeVerifier, nonce, next
+  }, new Date(Date.now() + ATTEMPT_MS))
+  return oidc.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri(deps.baseUrl),
     scope: 'openid email profile',
     state,
@@ -187,33 +208,51 @@ export async function startSsoSignIn (deps: SsoDeps, rawEmail: string, next: str
   })
 }
 
-/** A sign-in the provider answered that cannot be taken: why, said to the person and in the log. */
+/** A sign-in the provider answered that cannot be taken: which check failed, said to the person and in the log. */
 export class SsoRefused extends AppError {
   constructor (message: string, readonly orgId: string | null, readonly email: string | null) {
     super('UNAUTHORIZED', message)
   }
 }
 
+/** Whom a session single sign-on opens is for: the organisation and the provider's subject and session. */
+export interface SsoSessionOf { orgId: string, subject: string, sid: string | null }
+
+/** What the callback leads to: a session, or an existing account that must be proven before it is linked. */
+export type SsoOutcome =
+  | { kind: 'signed-in', user: User, orgId: string, next: string | null, sso: SsoSessionOf }
+  | { kind: 'prove-account', token: string, email: string, hasPassword: boolean }
+
 /**
- * Takes the provider's answer (`callback`: the address it sent the person back to): the
- * state must be one this service gave and not yet used, the code is exchanged with the
- * PKCE verifier, the ID token checked (issuer, audience, nonce, signature), and the
- * e-mail must be verified and of a domain the organisation's provider vouches for. The
- * person, made or found, is a member then (a first sign-in joins with the default role).
+ * Takes the provider's answer (`callback`: the address it sent the browser back to, whose
+ * binding cookie is `binding`): the state must be one this service gave that browser and
+ * not yet used; the code is exchanged with the PKCE verifier and the client authentication
+ * the provider advertises; the ID token's signature, issuer, audience, nonce and times are
+ * checked; the e-mail must be verified and of a domain the organisation proved.
  */
-export async function finishSsoSignIn (deps: SsoDeps, callback: URL, now = new Date()) {
+export async function finishSsoSignIn (
+  deps: SsoDeps, callback: URL, binding: string | undefined, now = new Date()
+): Promise<SsoOutcome> {
   const state = callback.searchParams.get('state') ?? ''
+  if (!binding) {
+    throw new SsoRefused('This sign-in was not started in this browser (or it blocks cookies): start it again ' +
+      'from the sign-in page.', null, null)
+  }
   const attempt = state.length > 0 && state.length <= 200
-    ? await takeSsoAttempt(deps.db, hashState(state), now)
+    ? await takeSsoAttempt(deps.db, digest(state), digest(binding), now)
     : undefined
-  if (!attempt) throw new SsoRefused('This sign-in link has expired or was used: sign in again.', null, null)
+  if (!attempt) {
+    throw new SsoRefused('This sign-in link has expired, was used, or was started in another browser: sign in ' +
+      'again.', null, null)
+  }
   const refused = (why: string, email: string | null = null) => new SsoRefused(why, attempt.orgId, email)
   const sso = await findSso(deps.db, attempt.orgId)
   if (!sso) throw refused('Single sign-on was turned off for this organisation: sign in with your password.')
-  const provider = await providerOf(deps, sso)
+  const settings = providerSettings(deps, sso)
+  const { config } = await providerOf(deps, settings)
   let claims: Record<string, unknown>
   try {
-    const tokens = await oidc.authorizationCodeGrant(provider, callback, {
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
       pkceCodeVerifier: attempt.codeVerifier,
       expectedNonce: attempt.nonce,
       expectedState: state,
@@ -221,34 +260,169 @@ export async function finishSsoSignIn (deps: SsoDeps, callback: URL, now = new D
     })
     claims = { ...tokens.claims() }
     if (typeof claims.email !== 'string') {
-      claims = { ...claims, ...await oidc.fetchUserInfo(provider, tokens.access_token, String(claims.sub)) }
+      claims = { ...claims, ...await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub)) }
     }
   } catch (err) {
-    throw refused(`The identity provider did not sign you in: ${reasonOf(err)}`)
+    throw refused(`The identity provider's answer was refused: ${explainProviderError(err, settings)}.`)
   }
+  const subject = String(claims.sub)
+  const sid = typeof claims.sid === 'string' ? claims.sid : null
   const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : undefined
   if (!email) throw refused('The identity provider gave no e-mail address.')
   if (claims.email_verified !== true) throw refused(`The identity provider has not verified ${email}.`, email)
-  if (!sso.domains.includes(email.split('@')[1])) {
-    throw refused(`${email} is not of a domain this organisation's provider vouches for.`, email)
+  const domain = email.split('@')[1]
+  if (!sso.domains.some(d => d.domain === domain && d.verifiedAt)) {
+    throw refused(`${email} is not of a domain this organisation proved it owns: its provider cannot sign it ` +
+      'in.', email)
   }
   const name = typeof claims.name === 'string' ? claims.name.slice(0, 200) : null
+  const who = { orgId: sso.orgId, subject, sid }
   return await inTransaction(deps.db, async tx => {
-    const user = await findUserByEmail(tx, email) ?? await insertUser(tx, { email, name, passwordHash: null })
-    if (!await memberRole(tx, sso.orgId, user.id)) {
-      // An invitation pending for the address gives its role; otherwise the owner's default.
-      const invited = await takeInvitation(tx, sso.orgId, email, now)
-      const by = invited ? `invitation, through ${SIGNED_ON}` : SIGNED_ON
-      await join(tx, user, sso.orgId, invited ?? sso.defaultRole, by)
+    const linked = await findIdentity(tx, sso.orgId, sso.issuer, subject)
+    let user = linked && await findUser(tx, linked.user_id)
+    if (!user) {
+      const existing = await findUserByEmail(tx, email)
+      if (existing) {
+        // The provider vouches for an address, not for the account: its person proves it first.
+        const token = newBinding()
+        await insertSsoLink(tx, digest(token), {
+          browserHash: digest(binding),
+          orgId: sso.orgId,
+          userId: existing.id,
+          issuer: sso.issuer,
+          subject,
+          sid,
+          next: attempt.next
+        }, new Date(now.getTime() + LINK_MS))
+        return { kind: 'prove-account' as const, token, email, hasPassword: existing.password_hash !== null }
+      }
+      user = await insertUser(tx, { email, name, passwordHash: null })
+      await linkIdentity(tx, sso, user, subject, 'a new account')
     }
-    return { user, orgId: sso.orgId, next: attempt.next }
+    await joinThroughProvider(tx, sso, user, now)
+    return { kind: 'signed-in' as const, user, orgId: sso.orgId, next: attempt.next, sso: who }
   })
+}
+
+async function linkIdentity (tx: Tx, sso: SsoRow, user: User, subject: string, proof: string): Promise<void> {
+  await insertIdentity(tx, { orgId: sso.orgId, issuer: sso.issuer, subject, userId: user.id })
+  await recordAudit(tx, {
+    action: 'sso.identity_linked',
+    orgId: sso.orgId,
+    actor: { kind: 'user', userId: user.id, label: user.email },
+    objectId: user.id,
+    objectLabel: user.email,
+    details: { issuer: sso.issuer, subject, proof }
+  })
+}
+
+/** Makes the person the provider signed in a member (a first sign-in: the invitation's role, or the default). */
+async function joinThroughProvider (tx: Tx, sso: SsoRow, user: User, now: Date): Promise<void> {
+  if (await memberRole(tx, sso.orgId, user.id)) return
+  const invited = await takeInvitation(tx, sso.orgId, user.email, now)
+  const by = invited ? `invitation, through ${SIGNED_ON}` : SIGNED_ON
+  await join(tx, user, sso.orgId, invited ?? sso.defaultRole, by)
+}
+
+/** The account a link waiting for its proof is for; undefined when it expired or is another browser's. */
+export async function pendingLink (deps: SsoDeps, token: string, binding: string | undefined) {
+  const link = await peekSsoLink(deps.db, { tokenHash: digest(token) }, new Date())
+  if (!link || !binding || link.browserHash !== digest(binding)) return undefined
+  const user = await findUser(deps.db, link.userId)
+  return user && { email: user.email, hasPassword: user.password_hash !== null, tokenHash: link.tokenHash }
+}
+
+/**
+ * Links the provider identity of a waiting link to its account, proven by the account's
+ * password (in the browser that signed in at the provider) or by the secret mailed to its
+ * address (`mailed`), and opens the session.
+ */
+export async function proveAccount (
+  deps: SsoDeps,
+  proof: { token: string, binding: string | undefined, password: string } | { mailed: string },
+  now = new Date()
+): Promise<Extract<SsoOutcome, { kind: 'signed-in' }>> {
+  const link = 'mailed' in proof
+    ? await peekSsoLink(deps.db, { mailHash: digest(proof.mailed) }, now)
+    : await peekSsoLink(deps.db, { tokenHash: digest(proof.token) }, now)
+  const gone = new SsoRefused('This link has expired or was used: sign in through single sign-on again.', null, null)
+  if (!link) throw gone
+  const user = await findUser(deps.db, link.userId)
+  if (!user) throw gone
+  if (!('mailed' in proof)) {
+    if (!proof.binding || digest(proof.binding) !== link.browserHash) throw gone
+    if (!await checkPassword(deps.db, user.email, proof.password)) {
+      throw new SsoRefused(`That is not the password of ${user.email}.`, link.orgId, user.email)
+    }
+  }
+  const sso = await findSso(deps.db, link.orgId)
+  if (!sso || sso.issuer !== link.issuer) throw gone
+  return await inTransaction(deps.db, async tx => {
+    if (!await takeSsoLink(tx, link.tokenHash)) throw gone
+    await linkIdentity(tx, sso, user, link.subject, 'mailed' in proof ? 'a link mailed to the address' : 'its password')
+    await joinThroughProvider(tx, sso, user, now)
+    return {
+      kind: 'signed-in' as const,
+      user,
+      orgId: sso.orgId,
+      next: link.next,
+      sso: { orgId: sso.orgId, subject: link.subject, sid: link.sid }
+    }
+  })
+}
+
+/** Makes the secret a link mailed to the account's address carries (the account-mail job sends it). */
+export async function mailedLinkSecret (
+  db: Db, tokenHash: string
+): Promise<{ email: string, secret: string } | undefined> {
+  const link = await peekSsoLink(db, { tokenHash }, new Date())
+  const user = link && await findUser(db, link.userId)
+  if (!link || !user) return undefined
+  const secret = newBinding()
+  await setSsoLinkMail(db, tokenHash, digest(secret))
+  return { email: user.email, secret }
+}
+
+/** The account's address a mailed link is for, to show before it is used; undefined when it is gone. */
+export async function mailedLinkEmail (db: Db, secret: string): Promise<string | undefined> {
+  const link = await peekSsoLink(db, { mailHash: digest(secret) }, new Date())
+  return link && (await findUser(db, link.userId))?.email
+}
+
+/**
+ * A back-channel logout (OpenID Connect Back-Channel Logout 1.0): the token, checked against
+ * the keys of the provider it names and the client it is for, ends the sessions that
+ * provider opened for its subject or its session. Returns how many ended; a token that does
+ * not check out is a 400 that says why.
+ */
+export async function backchannelLogout (deps: SsoDeps, token: string): Promise<number> {
+  const issuer = logoutTokenIssuer(token)
+  if (!issuer) throw validation('logout_token', 'logout_token is not a JWT that names its issuer')
+  const candidates = await ssoOfIssuer(deps.db, issuer)
+  let lastProblem = `no organisation signs in through ${issuer}`
+  for (const sso of candidates) {
+    let whom: { sub?: string, sid?: string }
+    try {
+      whom = await verifyLogoutToken(deps, providerSettings(deps, sso), token)
+    } catch (err) {
+      lastProblem = (err as Error).message
+      continue
+    }
+    return await audited(deps.db, {
+      action: 'session.ended_by_provider',
+      orgId: sso.orgId,
+      actor: { kind: 'anonymous', label: `identity provider ${issuer}` },
+      objectLabel: whom.sub ?? whom.sid ?? null,
+      details: { ...whom }
+    }, async tx => (await deleteSsoSessions(tx, sso.orgId, { subject: whom.sub, sid: whom.sid })).length)
+  }
+  throw validation('logout_token', `logout_token refused: ${lastProblem}`)
 }
 
 /**
  * Why a password may not sign this person in, recorded as a failed sign-in: a member (not
- * an owner) of an organisation that requires single sign-on, of a domain its provider
- * vouches for, signs in through it. Undefined: it may.
+ * an owner) of an organisation that requires single sign-on, of a domain it proved, signs
+ * in through it. Undefined: it may.
  */
 export async function passwordRefusal (db: Db, user: { id: string, email: string }): Promise<string | undefined> {
   const memberships = await membershipsOf(db, user.id)

@@ -114,7 +114,8 @@ export interface NewSession {
   userAgent: string | null
   ip: string | null
   expiresAt: Date
-  singleSignOn: boolean
+  /** The organisation whose identity provider opened it, and for whom there (its subject and session id). */
+  sso?: { orgId: string, subject: string, sid: string | null }
 }
 
 export async function insertSession (db: Db, s: NewSession): Promise<string> {
@@ -127,7 +128,10 @@ export async function insertSession (db: Db, s: NewSession): Promise<string> {
       user_agent: s.userAgent,
       ip: s.ip,
       expires_at: s.expiresAt,
-      single_sign_on: s.singleSignOn
+      single_sign_on: s.sso !== undefined,
+      sso_org_id: s.sso?.orgId ?? null,
+      sso_subject: s.sso?.subject ?? null,
+      sso_sid: s.sso?.sid ?? null
     })
     .returning('id')
     .executeTakeFirstOrThrow()
@@ -139,7 +143,7 @@ export async function findLiveSession (db: Db, tokenHash: string, idleSince: Dat
   return await db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.org_id', 's.last_seen_at', 'u.email', 'u.name'])
+    .select(['s.id', 's.user_id', 's.org_id', 's.sso_org_id', 's.last_seen_at', 'u.email', 'u.name'])
     .where('s.token_hash', '=', tokenHash)
     .where('s.expires_at', '>', now)
     .where('s.last_seen_at', '>', idleSince)
@@ -188,6 +192,21 @@ export async function deleteSessionsNotSignedOn (db: Db, orgId: string, domains:
       .where(sql<string>`split_part(u.email, '@', 2)`, 'in', domains))
     .executeTakeFirst()
   return Number(r.numDeletedRows)
+}
+
+/**
+ * Ends the sessions `orgId`'s identity provider opened: all of them (the provider removed or
+ * replaced), or those of one subject or one of the provider's sessions (its back-channel
+ * logout). Returns the sessions ended, with their people.
+ */
+export async function deleteSsoSessions (
+  db: Db, orgId: string, which: { subject?: string, sid?: string } = {}
+): Promise<Array<{ id: string, user_id: string }>> {
+  return await db.deleteFrom('sessions').where('sso_org_id', '=', orgId)
+    .$if(which.subject !== undefined, q => q.where('sso_subject', '=', which.subject!))
+    .$if(which.sid !== undefined, q => q.where('sso_sid', '=', which.sid!))
+    .returning(['id', 'user_id'])
+    .execute()
 }
 
 /** A pending invitation of `email` to `orgId`, used now: its role, or undefined when none is pending. */

@@ -1,10 +1,11 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import { FIRST_MIGRATIONS } from './migrations-0001.js'
 import { LATER_MIGRATIONS } from './migrations-0013.js'
+import { MIGRATIONS_0033 } from './migrations-0033.js'
 
 // One list of migrations for PGlite and PostgreSQL. Each is a list of single
 // statements because PGlite's parameterised protocol takes one statement at a time.
-const migrations: Record<string, string[]> = { ...FIRST_MIGRATIONS, ...LATER_MIGRATIONS }
+const migrations: Record<string, string[]> = { ...FIRST_MIGRATIONS, ...LATER_MIGRATIONS, ...MIGRATIONS_0033 }
 
 class StaticProvider implements MigrationProvider {
   async getMigrations (): Promise<Record<string, Migration>> {

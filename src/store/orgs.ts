@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Org } from '../vocabulary/plans.js'
-import type { KeyScope, PlanName } from '../vocabulary/core.js'
+import type { KeyScope, PlanName, Role } from '../vocabulary/core.js'
 import type { Db } from './db.js'
 
 // Organisations and their API keys.
@@ -146,6 +146,11 @@ export interface Principal {
   keyLabel: string
   /** The person who made the key (null: the operator made it). */
   createdBy: string | null
+  /**
+   * The role the key acts with: its maker's now (a key the operator made, an owner's; a key
+   * whose maker left the organisation, a viewer's).
+   */
+  role: Role
 }
 
 /** The organisation of the key whose SHA-256 (hashApiKey) is `keyHash`, if it is not revoked. */
@@ -153,7 +158,10 @@ export async function findPrincipal (db: Db, keyHash: string): Promise<Principal
   const row = await db
     .selectFrom('api_keys')
     .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
+    .leftJoin('memberships as maker', join => join
+      .onRef('maker.org_id', '=', 'api_keys.org_id').onRef('maker.user_id', '=', 'api_keys.created_by'))
     .select([
+      'maker.role as maker_role',
       'api_keys.id as key_id',
       'api_keys.scope',
       'api_keys.name as key_name',
@@ -169,8 +177,11 @@ export async function findPrincipal (db: Db, keyHash: string): Promise<Principal
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst()
   if (!row) return undefined
-  const { key_id: keyId, scope, key_name: keyName, key_prefix: keyPrefix, created_by: createdBy, ...org } = row
-  return { org, keyId, scope, keyLabel: keyName ? `${keyName} (${keyPrefix}…)` : `${keyPrefix}…`, createdBy }
+  const {
+    key_id: keyId, scope, key_name: keyName, key_prefix: keyPrefix, created_by: createdBy, maker_role: makerRole, ...org
+  } = row
+  const role: Role = createdBy === null ? 'owner' : makerRole ?? 'viewer'
+  return { org, keyId, scope, keyLabel: keyName ? `${keyName} (${keyPrefix}…)` : `${keyPrefix}…`, createdBy, role }
 }
 
 /** The organisations whose alerts come as a daily digest, with when their last one went. */

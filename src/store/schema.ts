@@ -109,6 +109,10 @@ export interface SessionsTable {
   last_seen_at: ColumnType<Date, Date | undefined, Date>
   expires_at: Timestamp
   single_sign_on: ColumnType<boolean, boolean | undefined, never>
+  /** The organisation whose provider opened it: the only one it reaches. */
+  sso_org_id: ColumnType<string | null, string | null | undefined, never>
+  sso_subject: ColumnType<string | null, string | null | undefined, never>
+  sso_sid: ColumnType<string | null, string | null | undefined, never>
 }
 
 export type TokenPurpose = 'setup' | 'reset' | 'invite'
@@ -410,6 +414,7 @@ export interface SsoSettingsTable {
   issuer: string
   client_id: string
   client_secret: string
+  client_auth: Generated<string>
   default_role: Role
   required: Generated<boolean>
   updated_at: Generated<Date>
@@ -418,9 +423,30 @@ export interface SsoSettingsTable {
 export interface Database {
   audit_events: AuditEventsTable
   sso_settings: SsoSettingsTable
-  sso_domains: { domain: string, org_id: string }
+  sso_domains: {
+    domain: string
+    org_id: string
+    token: string
+    verified_at: Date | null
+    checked_at: Date | null
+    check_error: string | null
+  }
+  sso_identities: { org_id: string, issuer: string, subject: string, user_id: string, created_at: CreatedAt }
+  sso_links: {
+    token_hash: string
+    browser_hash: string
+    mail_hash: string | null
+    org_id: string
+    user_id: string
+    issuer: string
+    subject: string
+    sid: string | null
+    next: string | null
+    expires_at: Date
+  }
   sso_attempts: {
     state_hash: string
+    browser_hash: string
     org_id: string
     code_verifier: string
     nonce: string

@@ -28,6 +28,11 @@ export const AUDIT_ACTIONS = [
   ['plan.changed', 'org', 'changed the plan'],
   ['share_links.changed', 'org', 'turned share links on or off'],
   ['sso.changed', 'org', 'changed single sign-on'],
+  ['sso.domain_checked', 'org', 'looked for a domain\'s proof'],
+  ['sso.domain_verified', 'org', 'proved a single sign-on domain'],
+  ['sso.domain_lost', 'org', 'lost a single sign-on domain\'s proof'],
+  ['sso.identity_linked', 'member', 'linked a provider identity to an account'],
+  ['sso.sessions_ended', 'org', 'ended the sessions of a removed identity provider'],
   ['data.exported', 'org', 'exported as CSV'],
   ['domain.created', 'domain', 'added a domain'],
   ['domain.updated', 'domain', 'changed a domain'],
@@ -70,7 +75,8 @@ export const AUDIT_ACTIONS = [
   ['session.sign_in_failed', 'session', 'failed to sign in'],
   ['session.signed_out', 'session', 'signed out'],
   ['session.others_ended', 'session', 'signed out other sessions'],
-  ['session.org_switched', 'session', 'switched organisation']
+  ['session.org_switched', 'session', 'switched organisation'],
+  ['session.ended_by_provider', 'session', 'was signed out by the identity provider']
 ] as const
 
 export type AuditAction = typeof AUDIT_ACTIONS[number][0]

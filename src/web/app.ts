@@ -105,7 +105,9 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
     const token = req.cookies[cookies.session]
     const session = token ? await findSession(db, rules, token) : undefined
     if (session) {
-      const memberships = await membershipsOf(db, session.user_id)
+      // A session the provider of one organisation opened reaches that organisation only.
+      const memberships = (await membershipsOf(db, session.user_id))
+        .filter(m => session.sso_org_id === null || m.org.id === session.sso_org_id)
       const current = memberships.find(m => m.org.id === session.org_id) ?? memberships[0]
       if (current) {
         if (current.org.id !== session.org_id) await setSessionOrg(db, session.id, current.org.id)
@@ -116,7 +118,8 @@ export async function webApp (app: FastifyInstance, deps: WebDeps) {
           sessionId: session.id,
           org: current.org,
           role: current.role,
-          orgs: memberships.map(m => ({ id: m.org.id, name: m.org.name }))
+          orgs: memberships.map(m => ({ id: m.org.id, name: m.org.name })),
+          signedOnTo: session.sso_org_id
         }
         actingAs({ kind: 'user', userId: session.user_id, label: session.email }, current.org.id)
       }

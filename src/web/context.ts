@@ -39,6 +39,8 @@ export interface Person {
   org: Org
   role: Role
   orgs: Array<{ id: string, name: string }>
+  /** The organisation whose identity provider opened the session, which is the only one it reaches. */
+  signedOnTo: string | null
 }
 
 declare module 'fastify' {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { AUDIT_ACTION_NAMES, AuditEventSchema } from '../../vocabulary/audit.js'
 import { AppError } from '../../vocabulary/errors.js'
-import { literals } from '../../vocabulary/core.js'
+import { literals, roleAllows } from '../../vocabulary/core.js'
 import { listAuditEvents } from '../../store/audit-events.js'
 import type { ApiDeps } from '../deps.js'
 import { DateTime, Uuid } from '../schemas.js'
@@ -23,7 +23,8 @@ export const auditRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db 
         'days, enterprise for good) and go with the organisation. Account events (sign-ins, passwords) are ' +
         'in the log of the organisation the person signed in to; a failed sign-in of a member\'s address is in ' +
         'each of their organisations\'. Needs a key of scope `write` (the log shows members\' addresses and ' +
-        'IP addresses, an admin\'s to see): a `read` key gets 403. Filters: `userId` (what one person did), ' +
+        'IP addresses, an admin\'s to see): a `read` key, and a key whose maker is no longer an admin, get 403. ' +
+        'Filters: `userId` (what one person did), ' +
         '`action` (several, repeated or comma-separated), `since` (inclusive) and `until` (exclusive). Pages ' +
         'by `cursor` (`meta.nextCursor`) or by `page`.',
       querystring: Type.Object({
@@ -40,6 +41,9 @@ export const auditRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db 
     const principal = req.principal!
     if (principal.scope !== 'write') {
       throw new AppError('FORBIDDEN', 'The audit log needs a key of scope write (an admin\'s): this key is read-only')
+    }
+    if (!roleAllows(principal.role, 'admin')) {
+      throw new AppError('FORBIDDEN', `The audit log is an admin's to see: this key's maker is now a ${principal.role}`)
     }
     const { page, pageSize, since, until } = req.query
     const { items, counted, next } = await listAuditEvents(db, principal.org.id, {

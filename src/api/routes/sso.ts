@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { appBaseUrl } from '../../config.js'
-import { SsoSettingsInputSchema, SsoSettingsSchema } from '../../vocabulary/sso.js'
-import type { Role } from '../../vocabulary/core.js'
-import { configureSso, removeSso, ssoSettings, type SsoDeps } from '../../services/sso.js'
-import { memberRole } from '../../store/accounts.js'
-import type { Principal } from '../../store/orgs.js'
+import { EMAIL_DOMAIN, SsoDomainStateSchema, SsoSettingsInputSchema, SsoSettingsSchema } from '../../vocabulary/sso.js'
+import { configureSso, removeSso, ssoDeps, ssoSettings } from '../../services/sso.js'
+import { checkDomainProof } from '../../services/sso-domains.js'
 import type { ApiDeps } from '../deps.js'
 import { Nullable } from '../schemas.js'
 import { responses } from '../responses.js'
@@ -16,10 +13,7 @@ const OWNERS =
   'Changing it is an owner\'s: a key acts with the role its maker has now (a key the operator made, as an owner). '
 
 export const ssoRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, config }) => {
-  const sso: SsoDeps = { db, baseUrl: appBaseUrl(config), allowInsecure: config.ssoAllowInsecureIssuers }
-  /** The role a key acts with: its maker's, now. */
-  const roleOf = async (p: Principal): Promise<Role> =>
-    p.createdBy ? (await memberRole(db, p.org.id, p.createdBy)) ?? 'viewer' : 'owner'
+  const sso = ssoDeps(db, config)
 
   app.get('/sso', {
     schema: {
@@ -35,16 +29,36 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, c
       operationId: 'putSso',
       tags: ['sso'],
       summary: 'Sets single sign-on with OpenID Connect (enterprise plan)',
-      description: 'People whose e-mail is of `domains` sign in through the provider (authorization code with ' +
-        'PKCE); the first sign-in of a verified address joins the organisation with `defaultRole`. With ' +
-        '`required`, members\' passwords are refused (owners keep theirs). The issuer\'s discovery document is ' +
-        'read before saving: settings it cannot serve are a 400 that says why. A domain another organisation ' +
-        `signs in is a 409. ${OWNERS}The client secret is never returned.`,
+      description: 'People whose e-mail is of a proven domain of `domains` sign in through the provider ' +
+        '(authorization code with PKCE, the ID token\'s signature checked against the provider\'s keys, the client ' +
+        'authentication the provider advertises). A domain is proven by a DNS TXT record (`domainProofs` says which ' +
+        'and where; `POST /api/sso/domains/{domain}/check` looks); a domain another organisation proved is a 409. ' +
+        'A person\'s first sign-in makes their account and joins with `defaultRole`; an address that already has an ' +
+        'account is linked to its provider identity (issuer, subject) only once its person proves the account. A ' +
+        'session the provider opens reaches this organisation only. With `required`, members\' passwords are ' +
+        'refused (owners keep theirs). The issuer\'s discovery document is read before saving, and the issuer must ' +
+        'be written as the provider writes it: settings it cannot serve are a 400 that says why. A new issuer or ' +
+        `client ends the sessions the old one opened. ${OWNERS}The client secret is sealed at rest and never returned.`,
       body: SsoSettingsInputSchema,
       response: responses(200, Type.Ref(SsoSettingsSchema), [409])
     }
   }, async req => ({
-    data: await configureSso(sso, { role: await roleOf(req.principal!) }, req.principal!.org, req.body)
+    data: await configureSso(sso, req.principal!, req.principal!.org, req.body)
+  }))
+
+  app.post('/sso/domains/:domain/check', {
+    schema: {
+      operationId: 'checkSsoDomain',
+      tags: ['sso'],
+      summary: 'Looks for the DNS TXT record that proves a claimed domain',
+      description: 'Looks up `txtName` now. Found with `txtValue`, the domain is proven and its people sign in ' +
+        'through the provider; proven domains are looked at again each day, and a record gone takes the proof away. ' +
+        `404: the domain is not claimed here; 409: another organisation proved it first. ${OWNERS}`,
+      params: Type.Object({ domain: Type.String({ pattern: EMAIL_DOMAIN, maxLength: 253 }) }),
+      response: responses(200, Type.Ref(SsoDomainStateSchema), [404, 409])
+    }
+  }, async req => ({
+    data: await checkDomainProof(sso, req.principal!, req.principal!.org, req.params.domain)
   }))
 
   app.delete('/sso', {
@@ -52,11 +66,12 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, c
       operationId: 'deleteSso',
       tags: ['sso'],
       summary: 'Turns single sign-on off',
-      description: `Passwords work again; people who never had one reset one. ${OWNERS}`,
+      description: 'Passwords work again; people who never had one reset one; the sessions the provider opened ' +
+        `end. ${OWNERS}`,
       response: responses(200, Type.Object({ removed: Type.Boolean() }), [404])
     }
   }, async req => {
-    await removeSso(sso, { role: await roleOf(req.principal!) }, req.principal!.org)
+    await removeSso(sso, req.principal!, req.principal!.org)
     return { data: { removed: true } }
   })
 }

@@ -16,9 +16,13 @@ import { audited } from '../../services/audit.js'
 import { QUEUE, type AccountMailJobData } from '../../queue/queues.js'
 import { cookieNames, cookieOptions, csrfToken, field, page, type WebDeps } from '../context.js'
 import {
-  CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, SsoInvitation, SsoRefusedPage, Unsubscribe
+  CreateAccount, LinkGone, ResetForm, ResetRequest, SignIn, SsoInvitation, SsoLeaving, SsoLinkMailed, SsoProveAccount,
+  SsoRefusedPage, Unsubscribe
 } from '../views/auth.js'
-import { finishSsoSignIn, passwordRefusal, recordSsoRefusal, SsoRefused, startSsoSignIn } from '../../services/sso.js'
+import {
+  backchannelLogout, finishSsoSignIn, mailedLinkEmail, newBinding, passwordRefusal, pendingLink, proveAccount,
+  recordSsoRefusal, SsoRefused, ssoDeps, startSsoSignIn, type SsoOutcome, type SsoSessionOf
+} from '../../services/sso.js'
 import { appBaseUrl } from '../../config.js'
 import { SIGNED_ON } from '../../vocabulary/sso.js'
 import { unsubscribe, unsubscribeTarget } from '../../services/mail-alerts.js'
@@ -41,7 +45,7 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
 
   const signedIn = async (
     req: FastifyRequest, reply: FastifyReply, user: { id: string, email: string }, orgId?: string, to = '/app/domains',
-    via?: string
+    via?: string, sso?: SsoSessionOf
   ) => {
     // A new session at every sign-in: a cookie planted before it is worth nothing after.
     const old = req.cookies[cookies.session]
@@ -51,7 +55,8 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
       ip: req.ip,
       orgId,
       actor: { kind: 'user', userId: user.id, label: user.email },
-      ...(via ? { via } : {})
+      ...(via ? { via } : {}),
+      ...(sso ? { sso } : {})
     })
     reply.setCookie(cookies.session, token, { ...cookieOptions(config), maxAge: rules.maxMs / 1000 })
     // The forms' secret starts again with the session: no token made before it works after it.
@@ -90,25 +95,105 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
     return await signedIn(req, reply, user, undefined, safeNext(field(req.body, 'next')))
   })
 
-  // Single sign-on: off to the organisation's provider, and back (services/sso.ts).
-  const sso = { db, baseUrl: appBaseUrl(config), allowInsecure: config.ssoAllowInsecureIssuers }
+  // Single sign-on: off to the organisation's provider, and back (services/sso.ts). The
+  // browser that starts a sign-in gets a short-lived cookie its callback must bring back.
+  const sso = ssoDeps(db, config)
+  const bindingCookie = `${cookies.session}_sso`
+  const bindingOptions = { ...cookieOptions(config), path: '/app/sso', maxAge: 15 * 60 }
+  const refusedPage = async (reply: FastifyReply, err: unknown) => {
+    if (!(err instanceof SsoRefused)) throw err
+    await recordSsoRefusal(db, err)
+    return await page(reply, html(SsoRefusedPage({ message: err.message })), 401)
+  }
+  const ssoSignedIn = async (
+    req: FastifyRequest, reply: FastifyReply, done: Extract<SsoOutcome, { kind: 'signed-in' }>
+  ) => {
+    reply.clearCookie(bindingCookie, bindingOptions)
+    return await signedIn(req, reply, done.user, done.orgId, done.next ?? '/app/domains', SIGNED_ON, done.sso)
+  }
   app.post('/sso/start', { ...PUBLIC, config: { ...PUBLIC.config, changesNothing: true } }, async (req, reply) => {
+    const binding = req.cookies[bindingCookie] ?? newBinding()
     try {
-      const to = await startSsoSignIn(sso, field(req.body, 'email'), safeNext(field(req.body, 'next')))
-      return await reply.redirect(to.href, 303)
+      const to = await startSsoSignIn(sso, field(req.body, 'email'), safeNext(field(req.body, 'next')), binding)
+      reply.setCookie(bindingCookie, binding, bindingOptions)
+      return await page(reply, html(SsoLeaving({ to: to.href })))
     } catch (err) {
       if (!(err instanceof AppError) || err.statusCode >= 500) throw err
       return await page(reply, html(SignIn({ csrf: csrfToken(req, reply), error: err.message })), err.statusCode)
     }
   })
   app.get('/sso/callback', PUBLIC, async (req, reply) => {
+    let outcome: SsoOutcome
     try {
-      const { user, orgId, next } = await finishSsoSignIn(sso, new URL(req.url, appBaseUrl(config)))
-      return await signedIn(req, reply, user, orgId, next ?? '/app/domains', SIGNED_ON)
+      outcome = await finishSsoSignIn(sso, new URL(req.url, appBaseUrl(config)), req.cookies[bindingCookie])
     } catch (err) {
-      if (!(err instanceof SsoRefused)) throw err
+      return await refusedPage(reply, err)
+    }
+    if (outcome.kind === 'signed-in') return await ssoSignedIn(req, reply, outcome)
+    return await page(reply, html(SsoProveAccount({ csrf: csrfToken(req, reply), ...outcome })))
+  })
+  // The account's password proves it, in the browser that came back from the provider.
+  app.post('/sso/link', PUBLIC, async (req, reply) => {
+    const token = field(req.body, 'token')
+    const pending = await pendingLink(sso, token, req.cookies[bindingCookie])
+    if (!pending) return await page(reply, html(LinkGone()), 404)
+    const attempt = { email: pending.email, ip: req.ip }
+    await beforeSignIn(db, attempt)
+    try {
+      const done = await proveAccount(sso, {
+        token, binding: req.cookies[bindingCookie], password: field(req.body, 'password')
+      })
+      await afterSignIn(db, attempt, true)
+      return await ssoSignedIn(req, reply, done)
+    } catch (err) {
+      if (!(err instanceof SsoRefused) || err.orgId === null) return await refusedPage(reply, err)
+      await afterSignIn(db, attempt, false)
       await recordSsoRefusal(db, err)
-      return await page(reply, html(SsoRefusedPage({ message: err.message })), 401)
+      return await page(reply, html(SsoProveAccount({
+        csrf: csrfToken(req, reply), token, email: pending.email, hasPassword: pending.hasPassword, error: err.message
+      })), 401)
+    }
+  })
+  // Or a link mailed to the address (made and sent by a job, as a password reset's).
+  app.post('/sso/link/mail', PUBLIC, async (req, reply) => {
+    const token = field(req.body, 'token')
+    const pending = await pendingLink(sso, token, req.cookies[bindingCookie])
+    if (!pending) return await page(reply, html(LinkGone()), 404)
+    const job: AccountMailJobData = { kind: 'sso-link', email: pending.email, linkTokenHash: pending.tokenHash }
+    await queue.send(QUEUE.accountMail, job)
+    return await page(reply, html(SsoProveAccount({
+      csrf: csrfToken(req, reply),
+      token,
+      email: pending.email,
+      hasPassword: pending.hasPassword,
+      notice: `A link is on its way to ${pending.email}. It works for 30 minutes.`
+    })))
+  })
+  app.get('/sso/link/:secret', PUBLIC, async (req, reply) => {
+    const { secret } = req.params as { secret: string }
+    const email = await mailedLinkEmail(db, secret)
+    if (!email) return await page(reply, html(LinkGone()), 404)
+    const action = `/app/sso/link/${secret}`
+    return await page(reply, html(SsoLinkMailed({ csrf: csrfToken(req, reply), action, email })))
+  })
+  app.post('/sso/link/:secret', PUBLIC, async (req, reply) => {
+    const { secret } = req.params as { secret: string }
+    try {
+      return await ssoSignedIn(req, reply, await proveAccount(sso, { mailed: secret }))
+    } catch (err) {
+      return await refusedPage(reply, err)
+    }
+  })
+  // OpenID Connect Back-Channel Logout: the provider says a person or a session of its is signed out.
+  app.post('/sso/backchannel-logout', { config: { public: true, fromOutside: true } }, async (req, reply) => {
+    reply.header('cache-control', 'no-store')
+    try {
+      const ended = await backchannelLogout(sso, field(req.body, 'logout_token'))
+      return await reply.code(200).type('application/json').send(JSON.stringify({ ended }))
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode >= 500) throw err
+      return await reply.code(400).type('application/json')
+        .send(JSON.stringify({ error: 'invalid_request', error_description: err.message }))
     }
   })
 

@@ -247,7 +247,14 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
 
   app.post('/org', async (req, reply) => {
     const orgId = field(req.body, 'orgId')
-    if (!req.person!.orgs.some(o => o.id === orgId)) throw notFound('Organisation')
+    if (!req.person!.orgs.some(o => o.id === orgId)) {
+      // A session single sign-on opened lists its organisation only: another one asks for its own sign-in.
+      if (req.person!.signedOnTo) {
+        throw new AppError('FORBIDDEN', 'This session was opened by your organisation\'s identity provider and ' +
+          'reaches that organisation only: sign out, and sign in to the other one its own way.')
+      }
+      throw notFound('Organisation')
+    }
     // Said in the log of the organisation the person goes to.
     await audited(db, {
       action: 'session.org_switched',

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { appBaseUrl } from '../../config.js'
 import { AppError } from '../../vocabulary/errors.js'
 import { PLANS } from '../../vocabulary/plans.js'
-import { SSO_ROLES } from '../../vocabulary/sso.js'
-import { configureSso, redirectUri, removeSso, ssoSettings, type SsoDeps } from '../../services/sso.js'
+import { EMAIL_DOMAIN, SSO_ROLES } from '../../vocabulary/sso.js'
+import { backchannelLogoutUri, configureSso, redirectUri, removeSso, ssoDeps, ssoSettings } from '../../services/sso.js'
+import { checkDomainProof } from '../../services/sso-domains.js'
 import { field, page, requireRole, viewerOf, type WebDeps } from '../context.js'
 import { html } from '../views/layout.js'
 import { SsoPage } from '../views/sso.js'
@@ -11,8 +11,8 @@ import { SsoPage } from '../views/sso.js'
 // An owner's single sign-on settings (services/sso.ts).
 
 export async function ssoRoutes (app: FastifyInstance, deps: WebDeps) {
-  const config = deps.settings
-  const sso: SsoDeps = { db: deps.db, baseUrl: appBaseUrl(config), allowInsecure: config.ssoAllowInsecureIssuers }
+  const sso = ssoDeps(deps.db, deps.settings)
+  const domainPattern = new RegExp(EMAIL_DOMAIN)
 
   const show = async (
     req: FastifyRequest, reply: FastifyReply, extra: Partial<Parameters<typeof SsoPage>[0]> = {}, status = 200
@@ -23,8 +23,15 @@ export async function ssoRoutes (app: FastifyInstance, deps: WebDeps) {
       viewer: viewerOf(req, reply),
       settings: await ssoSettings(sso, person.org),
       redirectUri: redirectUri(sso.baseUrl),
+      backchannelLogoutUri: backchannelLogoutUri(sso.baseUrl),
       allowed: PLANS[person.org.plan].features.singleSignOn,
-      notice: done === 'saved' ? 'Single sign-on is saved.' : done === 'off' ? 'Single sign-on is off.' : undefined,
+      notice: {
+        saved: 'Single sign-on is saved. A domain signs its people in once it is proven: publish its TXT record, ' +
+          'then check it below.',
+        off: 'Single sign-on is off.',
+        proven: 'The domain is proven: its people sign in through your provider.',
+        unproven: 'The domain is not proven yet: its record was not found (see below).'
+      }[done ?? ''],
       ...extra
     })), status)
   }
@@ -45,7 +52,7 @@ export async function ssoRoutes (app: FastifyInstance, deps: WebDeps) {
       const role = SSO_ROLES.find(r => r === form.defaultRole)
       if (!role) throw new AppError('VALIDATION_ERROR', 'Choose the role of a first sign-in')
       const domains = form.domains.split(/[\s,;]+/).map(d => d.trim().toLowerCase()).filter(Boolean)
-      if (domains.length === 0 || domains.length > 20 || domains.some(d => !/^([a-z0-9-]+\.)+[a-z]{2,63}$/.test(d))) {
+      if (domains.length === 0 || domains.length > 20 || domains.some(d => d.length > 253 || !domainPattern.test(d))) {
         throw new AppError('VALIDATION_ERROR', 'Give one to twenty e-mail domains, such as example.com')
       }
       await configureSso(sso, person, person.org, {
@@ -61,6 +68,17 @@ export async function ssoRoutes (app: FastifyInstance, deps: WebDeps) {
       return await show(req, reply, { error: err.message, form }, err.statusCode)
     }
     return await reply.redirect('/app/sso?done=saved', 303)
+  })
+
+  app.post('/sso/domains/check', async (req, reply) => {
+    const person = requireRole(req, 'owner')
+    try {
+      const state = await checkDomainProof(sso, person, person.org, field(req.body, 'domain'))
+      return await reply.redirect(`/app/sso?done=${state.verified ? 'proven' : 'unproven'}`, 303)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode >= 500) throw err
+      return await show(req, reply, { error: err.message }, err.statusCode)
+    }
   })
 
   app.post('/sso/delete', async (req, reply) => {

@@ -25,6 +25,8 @@ h1 { font-size: 1.5rem; margin: .5rem 0 1rem } h2 { font-size: 1.15rem; margin: 
 h1, h2, h3 { overflow-wrap: anywhere }
 /* So may a link that shows an address ("https://docs.example.com/reference/pricing/plans" has no space to wrap at). */
 main p a, main li a { overflow-wrap: anywhere }
+/* An address or a host named in a sentence (an e-mail, a provider, a DNS name): it breaks where it must. */
+.breakable, code { overflow-wrap: anywhere }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem }
 .card > :first-child { margin-top: 0 }
 .card > :last-child { margin-bottom: 0 }

@@ -3,9 +3,9 @@ import { Csrf, Document } from './layout.js'
 
 // The pages before signing in: sign-in, the first owner's account, an invitation, a reset.
 
-function AuthPage (props: { title: string, error?: string, notice?: string, children: ComponentChildren }) {
+function AuthPage (props: { title: string, error?: string, notice?: string, goTo?: string, children: ComponentChildren }) {
   return (
-    <Document title={props.title}>
+    <Document title={props.title} goTo={props.goTo}>
       <main id='main' class='auth'>
         <p><strong>Sitewatch</strong></p>
         <h1>{props.title}</h1>
@@ -56,6 +56,66 @@ export function SsoRefusedPage (p: { message: string }) {
   return (
     <AuthPage title='Single sign-on did not sign you in' error={p.message}>
       <p><a href='/app/sign-in'>Back to sign-in</a></p>
+    </AuthPage>
+  )
+}
+
+/**
+ * The step from the sign-in form to the provider: a page of this site that goes on at once.
+ * A browser applies the form's `form-action 'self'` to every redirect that answers the
+ * form, so the form's answer cannot send it to the provider; this page's own navigation can.
+ */
+export function SsoLeaving (p: { to: string }) {
+  const provider = new URL(p.to).origin
+  return (
+    <AuthPage title='Signing you in' goTo={p.to}>
+      <p>Taking you to your organisation's identity provider, <strong class='breakable'>{provider}</strong>…</p>
+      <p><a href={p.to}>Continue to {provider}</a></p>
+    </AuthPage>
+  )
+}
+
+/**
+ * An identity the provider vouched for, whose address already has an account here: its
+ * person proves the account once (its password, or a link mailed to it) before the two are linked.
+ */
+export function SsoProveAccount (p: { csrf: string, token: string, email: string, hasPassword: boolean, error?: string, notice?: string }) {
+  return (
+    <AuthPage title='Link your account' error={p.error} notice={p.notice}>
+      <p>
+        Your identity provider signed you in as <strong class='breakable'>{p.email}</strong>, and Sitewatch already has
+        an account for that address. Prove once that it is yours, and your provider signs you in to it from then on.
+      </p>
+      {p.hasPassword
+        ? (
+          <form method='post' action='/app/sso/link'>
+            <Csrf token={p.csrf} />
+            <input type='hidden' name='token' value={p.token} />
+            <input type='hidden' name='email' value={p.email} autocomplete='username' />
+            <Field id='password' label={`Password of ${p.email}`} type='password' autocomplete='current-password' />
+            <p><button type='submit'>Link and sign in</button></p>
+          </form>
+          )
+        : null}
+      <form method='post' action='/app/sso/link/mail'>
+        <Csrf token={p.csrf} />
+        <input type='hidden' name='token' value={p.token} />
+        <p><button type='submit' class={p.hasPassword ? 'quiet' : undefined}>E-mail me a link instead</button></p>
+      </form>
+      <p class='small'><a href='/app/sign-in'>Back to sign-in</a></p>
+    </AuthPage>
+  )
+}
+
+/** A mailed link that links a provider identity to its account: one press uses it (a mail scanner's visit does not). */
+export function SsoLinkMailed (p: { csrf: string, action: string, email: string }) {
+  return (
+    <AuthPage title='Link your account'>
+      <p>Link <strong class='breakable'>{p.email}</strong> to your organisation's identity provider, and sign in.</p>
+      <form method='post' action={p.action}>
+        <Csrf token={p.csrf} />
+        <p><button type='submit'>Link and sign in</button></p>
+      </form>
     </AuthPage>
   )
 }

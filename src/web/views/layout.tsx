@@ -35,13 +35,14 @@ export function html (node: ComponentChildren): string {
   return '<!doctype html>' + renderToString(<>{node}</>)
 }
 
-export function Document (props: { title: string, refresh?: number, children: ComponentChildren }) {
+export function Document (props: { title: string, refresh?: number, goTo?: string, children: ComponentChildren }) {
   return (
     <html lang='en'>
       <head>
         <meta charset='utf-8' />
         <meta name='viewport' content='width=device-width, initial-scale=1' />
         {props.refresh ? <meta http-equiv='refresh' content={String(props.refresh)} /> : null}
+        {props.goTo ? <meta http-equiv='refresh' content={`0;url=${props.goTo}`} /> : null}
         <title>{`${props.title} · Sitewatch`}</title>
         <link rel='stylesheet' href='/app/static/app.css' />
         <script src='/app/static/app.js' defer />

@@ -8,6 +8,7 @@ export function SsoPage (p: {
   viewer: Viewer
   settings: SsoSettings | null
   redirectUri: string
+  backchannelLogoutUri: string
   allowed: boolean
   notice?: string
   error?: string
@@ -27,12 +28,17 @@ export function SsoPage (p: {
         : (
           <form method='post' action='/app/sso' class='card'>
             <Csrf token={p.viewer.csrf} />
-            <p class='small'>At your provider, register a web client with this redirect URI: <code>{p.redirectUri}</code></p>
+            <p class='small'>
+              At your provider, register a web client with this redirect URI: <code>{p.redirectUri}</code>; and, if it
+              offers back-channel logout, this logout URI: <code>{p.backchannelLogoutUri}</code> (a person signed out or
+              removed there is signed out here).
+            </p>
             <label for='sso-issuer'>Issuer</label>
             <input
               id='sso-issuer' name='issuer' type='url' required size={40} placeholder='https://login.example.com'
-              value={f.issuer ?? s?.issuer}
+              value={f.issuer ?? s?.issuer} aria-describedby='sso-issuer-hint'
             />
+            <p class='small muted' id='sso-issuer-hint'>Exactly as your provider writes it, a trailing slash included.</p>
             <label for='sso-client'>Client ID</label>
             <input id='sso-client' name='clientId' required size={40} value={f.clientId ?? s?.clientId} />
             <label for='sso-secret'>Client secret</label>
@@ -59,15 +65,55 @@ export function SsoPage (p: {
             <p><button type='submit'>{s ? 'Save' : 'Turn on single sign-on'}</button></p>
           </form>
           )}
+      {s && p.allowed ? <DomainProofs settings={s} csrf={p.viewer.csrf} /> : null}
       {s
         ? (
           <form method='post' action='/app/sso/delete' class='card'>
             <Csrf token={p.viewer.csrf} />
-            <p>Turning it off lets members sign in with a password again; those who never had one reset one.</p>
+            <p>
+              Turning it off lets members sign in with a password again; those who never had one reset one. The
+              sessions the provider opened end.
+            </p>
             <button type='submit' class='danger'>Turn off single sign-on</button>
           </form>
           )
         : null}
     </Page>
+  )
+}
+
+/** Each claimed domain: the DNS record that proves it, whether it is proven, and a look now. */
+function DomainProofs (p: { settings: SsoSettings, csrf: string }) {
+  return (
+    <section class='card' aria-labelledby='sso-proofs'>
+      <h2 id='sso-proofs'>Prove your domains</h2>
+      <p>
+        A domain signs its people in once you prove {p.settings.domainProofs.length === 1 ? 'it is' : 'they are'} yours:
+        publish this TXT record in its DNS, then check. Proven domains are looked at again each day.
+        {p.settings.clientAuth ? <> Sitewatch authenticates at your provider with <code>{p.settings.clientAuth}</code>.</> : null}
+      </p>
+      <ul class='results'>
+        {p.settings.domainProofs.map(d => (
+          <li key={d.domain}>
+            <strong class='breakable'>{d.domain}</strong>: {d.verified
+              ? 'proven'
+              : <span class='warn'>not proven yet: it signs nobody in</span>}
+            {d.verified
+              ? null
+              : (
+                <>
+                  <br />Name <code>{d.txtName}</code>, value <code>{d.txtValue}</code>
+                  {d.problem ? <><br /><span class='small muted'>Last look: {d.problem}</span></> : null}
+                </>
+                )}
+            <form method='post' action='/app/sso/domains/check' class='inline'>
+              <Csrf token={p.csrf} />
+              <input type='hidden' name='domain' value={d.domain} />
+              <button type='submit' class='quiet' aria-label={`Check ${d.domain} now`}>Check now</button>
+            </form>
+          </li>
+        ))}
+      </ul>
+    </section>
   )
 }
