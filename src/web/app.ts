@@ -22,7 +22,9 @@ import { actingAs } from '../services/audit.js'
 // The web app under /app: server-rendered pages on the same services as the API, for
 // people signed in with a session cookie. Forms post and redirect; the core flows need
 // no script. Every form carries a CSRF token; a strict Content-Security-Policy forbids
-// inline script and framing.
+// inline script and framing. Forms post to this site only (`form-action 'self'`, which
+// Chromium applies to every redirect that answers a form too): the single sign-on form is
+// answered by a page of this site that goes on to the provider (views/auth.tsx SsoLeaving).
 
 const CSP = [
   "default-src 'self'",

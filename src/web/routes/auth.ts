@@ -155,7 +155,7 @@ export async function authRoutes (app: FastifyInstance, deps: WebDeps & { rules:
     }
   })
   // Or a link mailed to the address (made and sent by a job, as a password reset's).
-  app.post('/sso/link/mail', PUBLIC, async (req, reply) => {
+  app.post('/sso/link/mail', { ...PUBLIC, config: { ...PUBLIC.config, changesNothing: true } }, async (req, reply) => {
     const token = field(req.body, 'token')
     const pending = await pendingLink(sso, token, req.cookies[bindingCookie])
     if (!pending) return await page(reply, html(LinkGone()), 404)
