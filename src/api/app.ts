@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { randomUUID } from 'node:crypto'
 import zlib from 'node:zlib'
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import compress from '@fastify/compress'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { ApiDeps } from './deps.js'
@@ -111,6 +111,34 @@ export async function buildApp (
   return app
 }
 
+/** How much of a body answered before it arrived (a 413, a 401) is read and dropped, and how long, before closing. */
+export const LINGER_BYTES = 16 * 1024 * 1024
+export const LINGER_MS = 15_000
+
+/**
+ * An answer sent before its request's body arrived (too large, refused by its key) reaches
+ * a client that writes the whole body before it reads: the rest of the body is read and
+ * dropped, as production servers linger, so that the client's writes are not reset and it
+ * reads the answer. Closing at once (Fastify's Connection: close) reset it mid-write. Past
+ * LINGER_BYTES or LINGER_MS the socket is closed; a body that ends keeps the connection.
+ */
+function lingerForBody (raw: IncomingMessage, reply: FastifyReply): void {
+  reply.removeHeader('connection')
+  const socket = raw.socket
+  const readBefore = socket.bytesRead
+  const until = Date.now() + LINGER_MS
+  raw.resume()
+  const watch = setInterval(() => {
+    if (raw.complete || socket.destroyed) {
+      clearInterval(watch)
+    } else if (socket.bytesRead - readBefore > LINGER_BYTES || Date.now() > until) {
+      clearInterval(watch)
+      socket.destroy()
+    }
+  }, 50)
+  watch.unref()
+}
+
 /** A group of routes under `prefix`, whose unknown paths are answered in the envelope. */
 async function underPrefix (
   app: FastifyInstance, prefix: string, notFound: NotFound, routes: (scope: FastifyInstance) => Promise<void>
@@ -153,6 +181,10 @@ async function protocol (app: FastifyInstance, deps: ApiDeps, notFound: NotFound
       deps.metrics.unauditedWrite(req.method, route)
       req.log.error({ route }, 'a state-changing request succeeded and wrote no audit event')
     }
+  })
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (!req.raw.complete) lingerForBody(req.raw, reply)
+    return payload
   })
   addInputChecks(app)
   app.setErrorHandler(errorHandler)

@@ -28,6 +28,8 @@ import { TestSite } from '../helpers/site.js'
 import { FormClient } from '../helpers/web-client.js'
 
 const PASSWORD = 'correct horse battery staple'
+/** A secret long enough to sign a client assertion with HS256 (client_secret_jwt). */
+const LONG_SECRET = 'provider-secret-long-enough-for-hs256-0123456789'
 
 /** The people oidc-provider knows, by subject; `verified` false: an address it has not verified. */
 const accounts = new Map<string, { email: string, name: string, verified: boolean }>()
@@ -35,19 +37,22 @@ const accounts = new Map<string, { email: string, name: string, verified: boolea
 let atKeyboard = ''
 
 /** oidc-provider on 127.0.0.1, whose login signs in `atKeyboard` and consents for them, as a person would. */
-async function startProvider (redirectUri: string): Promise<{ issuer: string, server: Server }> {
+async function startProvider (
+  redirectUri: string, clientAuth: 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' = 'client_secret_basic'
+): Promise<{ issuer: string, server: Server }> {
   const server = createServer()
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const provider = new Provider(issuer, {
     clients: [{
       client_id: 'sitewatch',
-      client_secret: 'provider-secret',
+      client_secret: clientAuth === 'client_secret_basic' ? 'provider-secret' : LONG_SECRET,
       redirect_uris: [redirectUri],
       response_types: ['code'],
       grant_types: ['authorization_code'],
-      token_endpoint_auth_method: 'client_secret_basic'
+      token_endpoint_auth_method: clientAuth
     }],
+    clientAuthMethods: [clientAuth],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     findAccount: async (_ctx: unknown, sub: string) => {
       const a = accounts.get(sub)
@@ -460,6 +465,37 @@ describe('single sign-on', () => {
     assert.equal((await last.person.request('GET', '/app/domains')).status, 303)
     const [off] = await audit('sso.sessions_ended', other)
     assert.equal(off.details.reason, 'single sign-on was turned off')
+  })
+
+  it('a provider that advertises client_secret_post or client_secret_jwt only is authenticated its way', async () => {
+    for (const [clientAuth, domain] of [['client_secret_post', 'post.test'], ['client_secret_jwt', 'jwt.test']] as const) {
+      const provider = await startProvider(callback, clientAuth)
+      try {
+        const org = await createOrg(t.service.store.db, `Org of ${domain}`, 'enterprise')
+        const api = t.api.withKey(org.apiKey)
+        const put = await api.request('PUT', '/api/sso', {
+          body: {
+            issuer: provider.issuer,
+            clientId: 'sitewatch',
+            clientSecret: LONG_SECRET,
+            domains: [domain],
+            defaultRole: 'viewer',
+            required: false
+          }
+        })
+        assert.equal(put.status, 200, JSON.stringify(put.body))
+        assert.equal(put.body.data.clientAuth, clientAuth)
+        assert.equal((await prove(domain, api)).body.data.verified, true)
+        accounts.set(`sam-${domain}`, { email: `sam@${domain}`, name: 'Sam', verified: true })
+        atKeyboard = `sam-${domain}`
+        const { person, url } = await toCallback(`sam@${domain}`)
+        const landed = await atCallback(person, url)
+        assert.equal(landed.status, 303, `${clientAuth}: ${landed.text.slice(0, 400)}`)
+        assert.match((await person.request('GET', '/app/domains')).text, new RegExp(`Org of ${domain}`))
+      } finally {
+        await new Promise(resolve => provider.server.close(resolve))
+      }
+    }
   })
 
   it('an unverified e-mail, and a person removed at the provider, start no session', async () => {
