@@ -7,7 +7,8 @@
 //    8-page domains: how long until each small tenant's pages are all read (p95), beside
 //    the polite ideal (its requests one host delay apart).
 // Workers run WORKER_CONCURRENCY=4 here, so that one worker's slots, not the hosts,
-// bound the first figure at W = 1.
+// bound the first figure at W = 1 (FLEET_DEFAULTS=1: its default). Every process sizes its
+// database connections itself (store/db.ts poolPlan), at its default.
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { hostManners, startHosts } from '../test/helpers/fleet-hosts.js'
@@ -54,9 +55,8 @@ async function fleetRun (workers: number, databaseUrl: string) {
     CRAWL_HOST_MAP: [...wide, big, ...small].map(h => `${h}=${hosts.origin}`).join(','),
     CRAWL_PER_HOST_DELAY_MS: String(DELAY_MS),
     CRAWL_PER_HOST_CONCURRENCY: String(PER_HOST),
-    WORKER_CONCURRENCY: '4',
-    // Five processes of the default 30 + 10 could ask for more than PostgreSQL's default 100.
-    DATABASE_POOL_SIZE: '12',
+    // FLEET_DEFAULTS=1: every worker and pool setting at its default (the fleet on a stock server).
+    ...(process.env.FLEET_DEFAULTS === '1' ? {} : { WORKER_CONCURRENCY: '4' }),
     BROWSER_CONCURRENCY: '0',
     RATE_LIMIT_STANDARD_PER_MINUTE: '100000',
     RATE_LIMIT_HEAVY_PER_HOUR: '100000'

@@ -8,8 +8,8 @@ export interface Config {
   host: string
   dataDir: string
   databaseUrl: string | undefined
-  /** Connections of this process's PostgreSQL pool (the queue's own pool gets a third as many more). */
-  databasePoolSize: number
+  /** This process's PostgreSQL connections (store/db.ts poolPlan); unset: sized by its role. */
+  databasePoolSize: number | undefined
   redisUrl: string | undefined
   /** Prefix of the rate-limit keys in Redis, so deployments can share one Redis. */
   redisKeyPrefix: string
@@ -84,6 +84,10 @@ function int (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): 
   return n
 }
 
+/** A setting counted in whole units (milliseconds, bytes, slots): a timer or a pool takes no fraction. */
+const whole = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number =>
+  Math.max(min, Math.round(int(env, name, fallback, min)))
+
 /** How often the scheduler looks for pages due: every minute, or every n seconds for a divisor of 60 (tests, demos). */
 function tickSeconds (env: NodeJS.ProcessEnv): number {
   const n = int(env, 'SCHEDULER_TICK_SECONDS', 60, 1)
@@ -125,24 +129,24 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   if (!['all', 'api', 'worker', 'renderer'].includes(role)) {
     throw new Error(`ROLE must be all, api, worker or renderer, got "${role}"`)
   }
-  const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 16, 1)
-  const discoveryConcurrency = int(env, 'DISCOVERY_CONCURRENCY', 16, 1)
+  const workerConcurrency = whole(env, 'WORKER_CONCURRENCY', 16, 1)
+  const discoveryConcurrency = whole(env, 'DISCOVERY_CONCURRENCY', 16, 1)
   return {
-    port: int(env, 'PORT', 3000),
+    port: whole(env, 'PORT', 3000),
     host: env.HOST ?? '0.0.0.0',
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
-    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 30, 2),
+    databasePoolSize: env.DATABASE_POOL_SIZE ? whole(env, 'DATABASE_POOL_SIZE', 12, 3) : undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'sitewatch-rl-',
     adminToken: env.ADMIN_TOKEN || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0) : undefined,
-    browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, role === 'renderer' ? 1 : 0),
+    browserConcurrency: whole(env, 'BROWSER_CONCURRENCY', 2, role === 'renderer' ? 1 : 0),
     chromiumPath: env.CHROMIUM_PATH || undefined,
-    renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 20_000, 1000),
-    renderQuietMs: int(env, 'RENDER_QUIET_MS', 300, 0),
-    browserRestartAfter: int(env, 'BROWSER_RESTART_AFTER', 100, 1),
+    renderTimeoutMs: whole(env, 'RENDER_TIMEOUT_MS', 20_000, 1000),
+    renderQuietMs: whole(env, 'RENDER_QUIET_MS', 300, 0),
+    browserRestartAfter: whole(env, 'BROWSER_RESTART_AFTER', 100, 1),
     role,
     logLevel: env.LOG_LEVEL ?? 'info',
     crawlHostMap: parseHostMap(env.CRAWL_HOST_MAP),
@@ -152,33 +156,33 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     ssoAllowInsecureIssuers: env.SSO_ALLOW_INSECURE_ISSUERS === 'true',
     ssoDnsServers: (env.SSO_DNS_SERVERS ?? '').split(',').map(s => s.trim()).filter(Boolean),
     secretsKey: secretsKey(env),
-    rateLimitStandardPerMinute: int(env, 'RATE_LIMIT_STANDARD_PER_MINUTE', 100, 1),
-    rateLimitHeavyPerHour: int(env, 'RATE_LIMIT_HEAVY_PER_HOUR', 10, 1),
+    rateLimitStandardPerMinute: whole(env, 'RATE_LIMIT_STANDARD_PER_MINUTE', 100, 1),
+    rateLimitHeavyPerHour: whole(env, 'RATE_LIMIT_HEAVY_PER_HOUR', 10, 1),
     jobRetryDelaySeconds: int(env, 'JOB_RETRY_DELAY_SECONDS', 30, 1),
     jobExpireSeconds: int(env, 'JOB_EXPIRE_SECONDS', 300, 1),
     jobPollingSeconds: int(env, 'JOB_POLLING_SECONDS', 2, 0.5),
     jobMaintenanceSeconds: int(env, 'JOB_MAINTENANCE_SECONDS', 10, 1),
     workerConcurrency,
     // Crawls mostly wait: a worker takes more while its slots are all busy and it has room (queue/slots.ts).
-    workerMaxConcurrency: Math.max(int(env, 'WORKER_MAX_CONCURRENCY', 64, 1), workerConcurrency),
+    workerMaxConcurrency: Math.max(whole(env, 'WORKER_MAX_CONCURRENCY', 64, 1), workerConcurrency),
     discoveryConcurrency,
-    discoveryMaxConcurrency: Math.max(int(env, 'DISCOVERY_MAX_CONCURRENCY', 64, 1), discoveryConcurrency),
+    discoveryMaxConcurrency: Math.max(whole(env, 'DISCOVERY_MAX_CONCURRENCY', 64, 1), discoveryConcurrency),
     // A thread per core beside the event loop's, up to four: each costs 30–40 MB, and on
     // two cores a second one only sped up crawls of pages that all changed.
     analysisThreads: Math.floor(int(env, 'ANALYSIS_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1)),
-    analysisDeadlineMs: int(env, 'ANALYSIS_DEADLINE_MS', 60_000, 10),
+    analysisDeadlineMs: whole(env, 'ANALYSIS_DEADLINE_MS', 60_000, 10),
     schedulerTickSeconds: tickSeconds(env),
-    crawlTimeoutMs: int(env, 'CRAWL_TIMEOUT_MS', 15000, 100),
-    crawlMaxBytes: int(env, 'CRAWL_MAX_BYTES', 5 * 1024 * 1024, 1024),
-    crawlPerHostConcurrency: int(env, 'CRAWL_PER_HOST_CONCURRENCY', 4, 1),
-    crawlPerHostDelayMs: int(env, 'CRAWL_PER_HOST_DELAY_MS', 250, 0),
-    discoveryMaxFetches: int(env, 'DISCOVERY_MAX_FETCHES', 60, 1),
+    crawlTimeoutMs: whole(env, 'CRAWL_TIMEOUT_MS', 15000, 100),
+    crawlMaxBytes: whole(env, 'CRAWL_MAX_BYTES', 5 * 1024 * 1024, 1024),
+    crawlPerHostConcurrency: whole(env, 'CRAWL_PER_HOST_CONCURRENCY', 4, 1),
+    crawlPerHostDelayMs: whole(env, 'CRAWL_PER_HOST_DELAY_MS', 250, 0),
+    discoveryMaxFetches: whole(env, 'DISCOVERY_MAX_FETCHES', 60, 1),
     discoveryDeadlineSeconds: int(env, 'DISCOVERY_DEADLINE_SECONDS', 180, 1),
     publicBaseUrl: env.PUBLIC_BASE_URL || undefined,
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'Sitewatch <sitewatch@localhost>',
-    sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 12 * 60, 1),
-    sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 30, 1),
+    sessionIdleMinutes: whole(env, 'SESSION_IDLE_MINUTES', 12 * 60, 1),
+    sessionMaxDays: whole(env, 'SESSION_MAX_DAYS', 30, 1),
     trustProxy: env.TRUST_PROXY === 'true'
   }
 }
@@ -188,7 +192,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
  * attempt's lease (JOB_EXPIRE_SECONDS), which leaves it time to record what it found.
  */
 export function discoveryDeadlineMs (config: Pick<Config, 'discoveryDeadlineSeconds' | 'jobExpireSeconds'>): number {
-  return Math.min(config.discoveryDeadlineSeconds, config.jobExpireSeconds * 2 / 3) * 1000
+  // Whole milliseconds: a timer takes no fraction (JOB_EXPIRE_SECONDS=20 gave 13,333.3 ms).
+  return Math.floor(Math.min(config.discoveryDeadlineSeconds, config.jobExpireSeconds * 2 / 3) * 1000)
 }
 
 /** Where people reach this deployment, without a trailing slash: for links in e-mails and on the console. */

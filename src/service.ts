@@ -20,7 +20,7 @@ import { Principals } from './services/principals.js'
 import type { PageReadings } from './services/context.js'
 import { listOrgs } from './store/orgs.js'
 import { webApp } from './web/app.js'
-import { openStore, type Store } from './store/db.js'
+import { openStore, poolPlan, type Store } from './store/db.js'
 import { DataVersions } from './store/data-versions.js'
 import { serviceSecret } from './store/secrets.js'
 import { sealLegacySecrets, ssoDeps } from './services/sso.js'
@@ -59,7 +59,13 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
+    pools: poolPlan(config.role, config.databasePoolSize),
+    onPoolsFitted: fit => {
+      if (fit.cut) {
+        log.warn(fit, `PostgreSQL had ${fit.free} of its ${fit.maxConnections} connections free: this process ` +
+          `opens at most ${fit.store + fit.serving} (and 2 that listen), half of them, not more`)
+      } else log.info(fit, 'database connections planned')
+    },
     ...(opts.databaseSeed ? { seedFile: opts.databaseSeed } : {}),
     onConnectionLost: err => {
       log.warn({ err: err.message }, 'idle database connection lost')

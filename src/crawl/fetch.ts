@@ -174,7 +174,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
     } catch {
       throw new FetchError('BAD_URL', `not a URL: ${url}`)
     }
-    const timeout = AbortSignal.timeout(opts.timeoutMs * 2)
+    const timeout = AbortSignal.timeout(Math.ceil(opts.timeoutMs * 2))
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout
     for (let hop = 0; ; hop++) {
       if (target.protocol !== 'http:' && target.protocol !== 'https:') {
@@ -269,7 +269,7 @@ export function createFetcher (opts: FetcherOptions): Fetcher {
       const res = await once(
         target,
         { method: 'POST', body, extraHeaders: { 'content-type': 'application/json', accept: '*/*', ...headers } },
-        AbortSignal.timeout(opts.timeoutMs)
+        AbortSignal.timeout(Math.ceil(opts.timeoutMs))
       )
       let text = ''
       try {

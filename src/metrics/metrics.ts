@@ -133,6 +133,15 @@ export class Metrics {
     })
 
     const queue = sources.queue
+    // A gauge read from the database says when it could not be read, rather than an empty queue
+    // (sitewatch_gauge_readable, registered after them: a scrape starts each collect in that order).
+    const readable = new Map<string, Promise<number>>()
+    /** The rows of a gauge, read now; whether they could be is kept for sitewatch_gauge_readable. */
+    const read = async <T>(gauge: string, ask: () => Promise<T[]>): Promise<T[]> => {
+      const asked = ask().then(rows => ({ rows, ok: 1 }), () => ({ rows: [] as T[], ok: 0 }))
+      readable.set(gauge, asked.then(r => r.ok))
+      return (await asked).rows
+    }
     // eslint-disable-next-line no-new -- registered in the registry, read when scraped
     new Gauge({
       name: 'sitewatch_queue_jobs',
@@ -141,7 +150,8 @@ export class Metrics {
       registers,
       async collect () {
         this.reset()
-        for (const d of await queue.depth().catch(() => [])) this.labels(d.queue, d.state).set(d.jobs)
+        const rows = await read('queue_jobs', async () => await queue.depth())
+        for (const d of rows) this.labels(d.queue, d.state).set(d.jobs)
       }
     })
     // eslint-disable-next-line no-new -- as above
@@ -152,7 +162,8 @@ export class Metrics {
       registers,
       async collect () {
         this.reset()
-        for (const h of await queue.hostBacklog().catch(() => [])) this.labels(h.host).set(h.jobs)
+        const rows = await read('host_backlog_jobs', async () => await queue.hostBacklog())
+        for (const h of rows) this.labels(h.host).set(h.jobs)
       }
     })
     // eslint-disable-next-line no-new -- as above
@@ -163,7 +174,20 @@ export class Metrics {
       registers,
       async collect () {
         this.reset()
-        for (const t of await queue.tenantWaits().catch(() => [])) this.labels(t.org).set(t.seconds)
+        const rows = await read('tenant_oldest_waiting', async () => await queue.tenantWaits())
+        for (const t of rows) this.labels(t.org).set(t.seconds)
+      }
+    })
+    // eslint-disable-next-line no-new -- as above
+    new Gauge({
+      name: 'sitewatch_gauge_readable',
+      help: 'Whether each gauge read from the database could be read at this scrape (0: its values are missing, ' +
+        'not zero)',
+      labelNames: ['gauge'],
+      registers,
+      async collect () {
+        // A scrape collects every metric at once: the reads above were asked first, in this scrape.
+        for (const [gauge, ok] of readable) this.labels(gauge).set(await ok)
       }
     })
     const { analysisLoad } = sources

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
-import { isDatabaseUnavailable } from '../store/db.js'
+import { isDatabaseUnavailable, isServerOutOfResources } from '../store/db.js'
 import { LoadGauge, nextSlots, SLOT_RULES } from './slots.js'
 
 /** A job as its worker sees it. */
@@ -14,6 +14,27 @@ export interface Job<T> {
   /** Attempts after the first that it may have. */
   retryLimit: number
 }
+
+/**
+ * Says a thing at most once every 30 s for the whole process, counting the times it was not
+ * said: an outage is told once, not once per job that waits for it.
+ */
+class OncePerWhile {
+  private saidAt = -Infinity
+  private unsaid = 0
+  say (tell: () => void): void {
+    if (performance.now() - this.saidAt < 30_000) {
+      this.unsaid++
+      return
+    }
+    this.saidAt = performance.now()
+    tell()
+    this.unsaid = 0
+  }
+
+  since (): number { return this.unsaid + 1 }
+}
+const outageSaid = new OncePerWhile()
 
 /** How long a running job waits for a database that went away before its attempt fails. */
 const OUTAGE_PATIENCE_MS = 120_000
@@ -167,7 +188,7 @@ export class JobPuller<T, O extends object = object> {
 
   private onError (err: unknown): void {
     if (isDatabaseUnavailable(err)) {
-      this.log.warn({ queue: this.name, err: (err as Error).message }, 'database unavailable')
+      outageSaid.say(() => { this.log.warn({ queue: this.name, err: (err as Error).message }, 'database unavailable') })
     } else this.log.error({ err, queue: this.name }, 'job queue error')
   }
 
@@ -254,6 +275,8 @@ export class JobPuller<T, O extends object = object> {
    */
   private async databaseIsAway (err: unknown): Promise<boolean> {
     if (!isDatabaseUnavailable(err)) return false
+    // A server out of connections may answer the ping on one just freed: its refusal is reason enough.
+    if (isServerOutOfResources(err)) return true
     try {
       await this.lane.ping()
       return false
@@ -275,7 +298,10 @@ export class JobPuller<T, O extends object = object> {
         return await step()
       } catch (err) {
         if (this.abandoned || Date.now() + waitMs > giveUpAt || !(await this.databaseIsAway(err))) throw err
-        this.log.warn({ queue: this.name, err: (err as Error).message }, 'database unavailable; the job waits for it')
+        outageSaid.say(() => {
+          this.log.warn({ queue: this.name, err: (err as Error).message, jobsWaiting: outageSaid.since() },
+            'database unavailable; jobs wait for it without spending an attempt')
+        })
         await sleep(waitMs, undefined, { signal: this.abandon.signal }).catch(() => {})
       }
     }

@@ -84,8 +84,30 @@ export interface PoolUse {
   waiting: number
 }
 
-/** The connections of the pool that serves requests (API, web app): a fifth of the store's, at least 2. */
-const servingPoolSize = (storePoolSize: number) => Math.max(2, Math.ceil(storePoolSize / 5))
+/**
+ * A process's PostgreSQL connections, split by what it runs: the pipeline's (store) and
+ * the requests' (serving: the API and the app, so that a read during a crawl waits for no
+ * crawl's connection). `total` (DATABASE_POOL_SIZE) or, unset, 12 (14 for a process that
+ * does both): with the two connections that listen, one API and four workers keep to 70 of
+ * a stock server's 100 (a pool of 12 also crawled faster than one of 30: docs/operations.md).
+ */
+export function poolPlan (role: 'all' | 'api' | 'worker' | 'renderer', total?: number): PoolPlan {
+  const n = Math.max(3, total ?? (role === 'all' ? 14 : 12))
+  const serving = role === 'api' ? n - 2 : role === 'all' ? Math.ceil(n / 4) : 2
+  return { store: n - serving, serving }
+}
+export interface PoolPlan { store: number, serving: number }
+
+/** What a process planned against what the server had free when it started. */
+export interface PoolFit extends PoolPlan {
+  maxConnections: number
+  free: number
+  /** The plan was cut to fit half of what was free. */
+  cut: boolean
+}
+
+/** The connections that listen (for new jobs, for writes) beside the pools. */
+const LISTENERS = 2
 
 // pg returns int8 and numeric as strings; we only use int8 for counts, which fit a number.
 pg.types.setTypeParser(20, (v: string) => Number(v))
@@ -93,8 +115,10 @@ pg.types.setTypeParser(20, (v: string) => Number(v))
 export interface StoreOptions {
   databaseUrl?: string
   dataDir: string
-  /** PostgreSQL: the pool's size (the pipeline's; requests have a fifth as many beside it, see servingPoolSize). */
-  poolSize?: number
+  /** PostgreSQL: this process's connections (see poolPlan). */
+  pools?: PoolPlan
+  /** Told what the pools were fitted to, once they were (PostgreSQL). */
+  onPoolsFitted?: (fit: PoolFit) => void
   /**
    * Told of a PostgreSQL connection that failed (the server restarted, failed over, or the
    * network dropped it). The query it was running fails; the pool opens a new one when next asked.
@@ -107,11 +131,11 @@ export interface StoreOptions {
 export async function openStore (opts: StoreOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const onError = opts.onConnectionLost ?? (() => {})
-    const size = opts.poolSize ?? 30
-    const pool = newPool(opts.databaseUrl, size, onError)
+    const plan = opts.pools ?? poolPlan('all')
+    const pool = newPool(opts.databaseUrl, plan.store, onError)
     // What serves a request takes a connection of its own pool, so that an API read or a
     // form's write during a crawl waits for no crawl's connection (urgency.ts).
-    const serving = newPool(opts.databaseUrl, servingPoolSize(size), onError)
+    const serving = newPool(opts.databaseUrl, plan.serving, onError)
     const db = new Kysely<Database>({
       dialect: new PostgresDialect({
         pool: {
@@ -121,6 +145,12 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
       })
     })
     await migrate(db)
+    const fit = await fitToServer(db, plan)
+    if (fit) {
+      pool.options.max = fit.store
+      serving.options.max = fit.serving
+      opts.onPoolsFitted?.(fit)
+    }
     return {
       db,
       kind: 'postgres',
@@ -240,6 +270,37 @@ export async function ping (db: Db): Promise<void> {
 }
 
 /**
+ * The plan, cut when it is more than half of the connections the server has free now
+ * (max_connections less the reserved ones and those open), so that the processes that
+ * start after this one find room too. Undefined when the server does not say (a pooler
+ * that does not pass current_setting through).
+ */
+async function fitToServer (db: Kysely<Database>, plan: PoolPlan): Promise<PoolFit | undefined> {
+  let row: { max: number, reserved: number, open: number }
+  try {
+    row = (await sql<{ max: number, reserved: number, open: number }>`
+      SELECT current_setting('max_connections')::int AS max,
+        current_setting('superuser_reserved_connections')::int +
+          coalesce(nullif(current_setting('reserved_connections', true), ''), '0')::int AS reserved,
+        (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int AS open`.execute(db)).rows[0]
+  } catch {
+    return undefined
+  }
+  const free = row.max - row.reserved - row.open
+  const share = Math.floor(free / 2) - LISTENERS
+  const planned = plan.store + plan.serving
+  if (planned <= share) return { ...plan, maxConnections: row.max, free, cut: false }
+  const scale = Math.max(0, share) / planned
+  return {
+    store: Math.max(2, Math.floor(plan.store * scale)),
+    serving: Math.max(1, Math.floor(plan.serving * scale)),
+    maxConnections: row.max,
+    free,
+    cut: true
+  }
+}
+
+/**
  * A pool whose every connection has an error listener. pg's pool listens for errors only
  * on idle connections; one that is lost while checked out (in a transaction, or running a
  * query) emits 'error' with nobody listening, and Node ends the process.
@@ -261,11 +322,20 @@ const UNREACHABLE = new Set([
 ])
 const LOST_CONNECTION = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|not queryable/i
 
+/**
+ * Whether the server refused for want of resources (PostgreSQL's class 53: too many
+ * connections, out of memory, disk full): the infrastructure's fault, not the work's.
+ */
+export function isServerOutOfResources (err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined
+  return typeof code === 'string' && code.startsWith('53')
+}
+
 /** Whether `err` means the database cannot be reached now (try again later), not that the request was wrong. */
 export function isDatabaseUnavailable (err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false
   const { code, message } = err as { code?: unknown, message?: unknown }
   const connectionCode = typeof code === 'string' &&
-    (UNREACHABLE.has(code) || code.startsWith('08') || code.startsWith('57P'))
+    (UNREACHABLE.has(code) || code.startsWith('08') || code.startsWith('57P') || code.startsWith('53'))
   return connectionCode || (typeof message === 'string' && LOST_CONNECTION.test(message))
 }

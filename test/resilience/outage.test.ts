@@ -78,8 +78,15 @@ describe('a PostgreSQL outage under load', { skip: !onPostgres && 'needs Postgre
       await sleep(300)
     }
     assert.ok(answered503 >= 1)
-    assert.match(await (await fetch(`${t.url}/metrics`)).text(), /^sitewatch_database_up 0$/m)
+    const metrics = await (await fetch(`${t.url}/metrics`)).text()
+    assert.match(metrics, /^sitewatch_database_up 0$/m)
+    // The queue's gauges say they could not be read, rather than that the queue is empty.
+    assert.match(metrics, /^sitewatch_gauge_readable\{gauge="queue_jobs"\} 0$/m)
     proxy.restore()
+    await eventually(async () => /^sitewatch_gauge_readable\{gauge="queue_jobs"\} 1$/m
+      .test(await (await fetch(`${t.url}/metrics`)).text())
+      ? true
+      : undefined, 20_000, 'the gauges read again')
 
     await eventually(async () => ((await fetch(`${t.url}/readyz`)).ok ? true : undefined), 10_000, 'ready again')
     await drainJobs(t.api, 90_000)
