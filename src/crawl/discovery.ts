@@ -110,7 +110,9 @@ export async function discoverPages (
   const { signal } = limits
   // Fetches end at the deadline as well as at the signal; a fetch the deadline cut is a page not read.
   const deadline = limits.deadline ?? Infinity
-  const untilDeadline = Number.isFinite(deadline) ? AbortSignal.timeout(Math.max(0, Math.floor(deadline - Date.now()))) : undefined
+  const untilDeadline = Number.isFinite(deadline)
+    ? AbortSignal.timeout(Math.max(0, Math.floor(deadline - Date.now())))
+    : undefined
   const fetchSignal = signal && untilDeadline ? AbortSignal.any([signal, untilDeadline]) : (signal ?? untilDeadline)
   /** Throws if the discovery was ended; says whether its time is up (then it reads nothing more). */
   const timeIsUp = (): boolean => {
