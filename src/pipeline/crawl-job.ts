@@ -141,7 +141,9 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     if (fetched.page.notModified && crawl.previous) return await unchanged(crawl, check, 'not_modified')
     const { reading, document, early } = await readStage(crawl, fetched)
     // A page read as nothing is no version of it (a shell its script builds, a wall): it fails, saying what to do.
-    if (reading.snapshot && reading.snapshot.text.trim() === '') {
+    // A page watched through its document (an API reference's description, a changelog's feed) is its document:
+    // its own text may be empty (a Redoc or Swagger UI shell), and it is read and compared all the same.
+    if (!document && reading.snapshot && reading.snapshot.text.trim() === '') {
       throw new FetchError('EMPTY_PAGE', `${page.url} shows no text to read (HTTP ${fetched.page.status})`)
     }
     const compared = await compareStage(crawl, fetched.page, reading, document, early)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { parse } from 'yaml'
+import { parse, stringify } from 'yaml'
 import { createShareLink } from '../../src/services/share.js'
 import { setShareLinks } from '../../src/store/orgs.js'
 import { drainJobs, eventually, startTestService, type TestService } from '../helpers/service.js'
@@ -40,6 +40,13 @@ describe('pages read with their documents', () => {
       '<link rel="alternate" type="application/rss+xml" href="/changelog.xml"></head><body><h1>Changelog</h1>' +
       '<div id="app">Loading releases…</div><p>Follow our releases by RSS.</p></body></html>')
     site.set('/changelog.xml', feed(releases))
+    // A Redoc shell: no text of its own but a line for browsers without script; its description is in its script.
+    site.page('/docs/shell', '<!doctype html><html><head><title>Relay API reference</title></head><body>' +
+      '<noscript>This page needs JavaScript.</noscript><div id="redoc-container"></div>' +
+      '<script src="/assets/redoc.standalone.js"></script>' +
+      '<script>Redoc.init("/specs/shell.yml", { hideDownloadButton: true }, document.getElementById("redoc-container"))' +
+      '</script></body></html>')
+    site.set('/specs/shell.yml', { body: file('api/petstore.yaml'), headers: { 'content-type': 'application/yaml' } })
     site.page('/docs/huge', '<html><body><h1>Huge API</h1><p>Our whole API, in one document.</p>' +
       '<redoc spec-url="/specs/huge.json"></redoc></body></html>')
     site.set('/specs/huge.json', json(`{"openapi":"3.0.0","info":{"title":"x","version":"1"},"paths":{},"x":"${'a'.repeat(50 * 1024 * 1024)}"}`))
@@ -50,7 +57,8 @@ describe('pages read with their documents', () => {
     t = await startTestService({ CRAWL_HOST_MAP: `relay.test=${site.origin}` })
     domainId = (await t.api.post('/api/domains', { domain: 'relay.test' })).body.data.id
     await drainJobs(t.api)
-    for (const [path, pageType] of [['/docs/api', 'api_docs'], ['/changelog', 'changelog'], ['/docs/huge', 'api_docs'], ['/docs/bomb', 'api_docs']]) {
+    for (const [path, pageType] of [['/docs/api', 'api_docs'], ['/changelog', 'changelog'], ['/docs/huge', 'api_docs'],
+      ['/docs/bomb', 'api_docs'], ['/docs/shell', 'api_docs']]) {
       const res = await t.api.post(`/api/domains/${domainId}/pages`, { url: `https://relay.test${path}`, pageType })
       // Discovery may have found it already (its conventional address): then it is typed by hand.
       if (res.status === 409) {
@@ -118,6 +126,24 @@ describe('pages read with their documents', () => {
     assert.match(html, /Breaking \(2\)<\/h3><ul><li><code>DELETE \/pets\/\{petId\}<\/code> removed<\/li>/)
     assert.match(html, /<code>POST \/pets<\/code> required request field <code>tag<\/code> now required/)
     assert.doesNotMatch(html, /<h2>What changed<\/h2>/, 'no empty text diff')
+  })
+
+  it('an API reference whose page is a Redoc shell is watched through its description, never failed as empty', async () => {
+    const shell = await pageOf('/docs/shell')
+    assert.equal(shell.lastError, null, 'no "shows no text to read"')
+    const row = await t.service.store.db.selectFrom('snapshots').select('document_url')
+      .where('page_id', '=', shell.id).executeTakeFirstOrThrow()
+    assert.equal(row.document_url, 'https://relay.test/specs/shell.yml')
+    await drainJobs(t.api)
+    const next = parse(file('api/petstore.yaml'))
+    next.paths['/pets/{petId}/photos'] = { post: { operationId: 'addPhoto', summary: 'Adds a photo', responses: { 201: { description: 'added' } } } }
+    delete next.paths['/pets/{petId}'].delete
+    site.set('/specs/shell.yml', { body: stringify(next), headers: { 'content-type': 'application/yaml' } })
+    await t.api.post(`/api/domains/${domainId}/crawl`)
+    const [c] = await eventually(async () => { const c = await changesOf('/docs/shell'); return c.length ? c : undefined }, 30_000, 'the API change')
+    assert.deepEqual([c.changeType, c.severity], ['feature_removed', 'critical'])
+    assert.deepEqual(c.diffData.api.breaking, [{ method: 'DELETE', path: '/pets/{petId}', change: 'removed' }])
+    assert.equal((await pageOf('/docs/shell')).lastError, null)
   })
 
   it('a new release in the feed is a change with its entry', async () => {
