@@ -52,12 +52,13 @@ export interface DiscoveryLimits {
 }
 
 /** Why a discovery stopped short of reading everything it could: it kept what it had found by then. */
-export type DiscoveryStop = 'addresses' | 'sitemap bytes' | 'sitemaps' | 'deadline'
+export type DiscoveryStop = 'addresses' | 'sitemap bytes' | 'sitemap depth' | 'sitemaps' | 'deadline'
 
 /** What each stop says to a person, after "Discovery stopped early: ". */
 export const DISCOVERY_STOPS: Record<DiscoveryStop, string> = {
   addresses: `the site lists more than ${MAX_ADDRESSES.toLocaleString('en')} addresses; the first were read`,
   'sitemap bytes': 'its sitemaps are larger than Sitewatch reads (50 MB each, 200 MB in all); the first part was read',
+  'sitemap depth': 'a sitemap nests its elements deeper than a sitemap does; it was read to that point',
   sitemaps: `it has more than ${MAX_SITEMAPS} sitemaps; the first ${MAX_SITEMAPS} were read`,
   deadline: 'the site answered too slowly to be read whole in the time a discovery has'
 }
@@ -214,7 +215,10 @@ export async function discoverPages (
   const visited = new Set<string>()
   const budget = { inflatedLeft: MAX_SITEMAPS_INFLATED_BYTES, signal: fetchSignal }
   const sitemapStops: Record<SitemapStop, DiscoveryStop | undefined> = {
-    'enough addresses': 'addresses', 'inflated bytes': 'sitemap bytes', aborted: undefined
+    'enough addresses': 'addresses',
+    'inflated bytes': 'sitemap bytes',
+    'nested too deep': 'sitemap depth',
+    aborted: undefined
   }
   while (queue.length > 0 && visited.size < MAX_SITEMAPS && !stops.has('addresses') && !stops.has('sitemap bytes')) {
     if (timeIsUp()) break
