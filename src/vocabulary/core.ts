@@ -150,7 +150,8 @@ export const NoiseRulesSchema = Type.Object(
         maxItems: 20,
         description: 'CSS selectors whose elements are left out; besides CSS, `:heading("words")` (a heading with ' +
           'these words, case, spacing and a leading section number aside) and `:section("words")` (that heading and ' +
-          'what follows it up to the next heading of its level). The page\'s outline writes them for its blocks'
+          'what follows it up to the next heading of its level; `:section(#id)` names the heading by its id). The ' +
+          'page\'s outline writes them for its blocks'
       })
     ),
     includeSelectors: Type.Optional(

@@ -85,6 +85,21 @@ describe('a page\'s outline', () => {
     assert.equal(headingKey('Civil law'), 'civil law', 'a word of roman letters is no number')
   })
 
+  it('names a section whose heading\'s words come twice by its heading\'s id, and the whole section is watched', () => {
+    // A plan's name is a card's heading above and a section's below (a real hosting provider's pricing page).
+    const html = page(`<main><h1>Pricing</h1>
+<div class="grid"><div class="card"><h3>Cloud VPS</h3><p>from 4.50 €</p></div><div class="card"><h3>Plan Types</h3><p>3 terms</p></div></div>
+<h2 id="cloud-vps">Cloud VPS</h2><p>VPS 10: 4.50 € a month</p><table><tr><td>VPS 20</td><td>7 € a month</td></tr></table>
+<h2 id="plan-types">Plan Types</h2><p>Monthly</p><div><p>Yearly, with two months free</p></div>
+<h2 id="faq">FAQ</h2><p>Can I cancel?</p></main>`)
+    const sections = outlineOf(html).blocks.filter(b => b.kind === 'section' && b.depth > 0)
+    assert.deepEqual(sections.map(b => b.selector), [':section(#cloud-vps)', ':section(#plan-types)', ':section("FAQ")'])
+    // Ticked, each watches its heading and what follows it: the preview's lines.
+    assert.deepEqual(watched(html, ':section(#plan-types)'), ['## Plan Types', 'Monthly', 'Yearly, with two months free'])
+    assert.deepEqual(watched(html, ':section(#cloud-vps)'), ['## Cloud VPS', 'VPS 10: 4.50 € a month', '| VPS 20 | 7 € a month |'])
+    assert.deepEqual(checkNoiseRules({ includeSelectors: [':section(#plan-types)'] }), [])
+  })
+
   it('marks where each block moved, looking only inside blocks that did', () => {
     const v = (counter: number, pro: string) => cards('x1', [['Free', '$0'], ['Pro', pro]]).replace('<p>For every team.</p>', `<p>${counter} teams online</p>`)
     const versions = [v(3, '$20'), v(9, '$20'), v(4, '$20'), v(4, '$25')]

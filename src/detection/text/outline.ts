@@ -210,14 +210,25 @@ class Selectors {
     }
   }
 
-  /** A heading's section written as a run of siblings, by its heading's words. */
+  /**
+   * A heading's section written as a run of siblings: by its heading's words, else by its
+   * heading's id, else as the list of its members' own selectors. Never by its heading
+   * alone, which would watch the heading and not the section.
+   */
   ofRun (words: string, members: readonly Element[]): string | undefined {
-    const selector = `:section(${quoted(words)})`
     const parent = members[0].parent
-    const run = parent && words && this.once(`h:${headingKey(blockText(members[0]))}`)
-      ? [...sectionsOf(parent, headingKey(words))]
-      : []
-    return run.length === members.length && run.every((m, i) => m === members[i]) ? selector : this.of(members[0])
+    if (!parent) return undefined
+    const isRun = (key: string) => {
+      const run = [...sectionsOf(parent, key)]
+      return run.length === members.length && run.every((m, i) => m === members[i])
+    }
+    if (words && this.once(`h:${headingKey(blockText(members[0]))}`) && isRun(headingKey(words))) {
+      return `:section(${quoted(words)})`
+    }
+    const id = members[0].attribs.id
+    if (id && lasting(id) && /^[\w-]+$/.test(id) && this.once(`#${id}`) && isRun(`#${id}`)) return `:section(#${id})`
+    const each = members.map(m => this.of(m))
+    return each.every(s => s !== undefined) ? each.join(', ') : undefined
   }
 
   of (el: Element): string | undefined {

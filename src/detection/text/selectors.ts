@@ -55,20 +55,31 @@ function argument (value: string | null | undefined): string {
 const isHeading = (node: AnyNode, wanted: string): boolean =>
   levelOf(node) > 0 && keyOf(node as Element) === wanted
 
+/**
+ * What a `:section()` names its heading by: its words (`:section("Data we collect")`), or
+ * its id (`:section(#plan-types)`), for a heading whose words are not the page's only ones.
+ */
+export const sectionKey = (arg: string): string => /^#[\w-]+$/.test(arg) ? arg : headingKey(arg)
+
 const sections = new WeakMap<AnyNode, Map<string, Set<AnyNode>>>()
-/** The children of `parent` in the sections its headings with these words start: each heading and what follows it. */
+/**
+ * The children of `parent` in the sections its headings named by `wanted` (sectionKey)
+ * start: each heading and what follows it, up to a heading of its level or above.
+ */
 export function sectionsOf (parent: AnyNode, wanted: string): Set<AnyNode> {
   let byKey = sections.get(parent)
   if (!byKey) sections.set(parent, byKey = new Map())
   let members = byKey.get(wanted)
   if (members) return members
   members = new Set()
+  const id = wanted.startsWith('#') ? wanted.slice(1) : undefined
+  const starts = (heading: Element) => id !== undefined ? heading.attribs.id === id : keyOf(heading) === wanted
   // The level of the section being collected (0: none): it runs up to a heading of its level or above.
   let open = 0
   for (const child of 'children' in parent ? parent.children : []) {
     const level = levelOf(child)
     if (level > 0 && open > 0 && level <= open) open = 0
-    if (level > 0 && open === 0 && keyOf(child as Element) === wanted) open = level
+    if (level > 0 && open === 0 && starts(child as Element)) open = level
     if (open > 0 && child.type === 'tag') members.add(child)
   }
   byKey.set(wanted, members)
@@ -80,7 +91,7 @@ export const SELECT_OPTIONS: Options<AnyNode, Element> = {
     heading: (el, value) => isHeading(el, headingKey(argument(value))),
     section: (el, value) => {
       const parent = el.parent
-      return parent ? sectionsOf(parent, headingKey(argument(value))).has(el) : false
+      return parent ? sectionsOf(parent, sectionKey(argument(value))).has(el) : false
     }
   }
 }
