@@ -2,7 +2,14 @@ import { appBaseUrl, loadConfig } from './config.js'
 import { startService } from './service.js'
 
 const config = loadConfig()
-const service = await startService(config)
+const service = await startService(config).catch((err: NodeJS.ErrnoException) => {
+  // The one failure a first start meets most: said in a sentence, with what to do, not as a stack trace.
+  if (err.code !== 'EADDRINUSE') throw err
+  process.stderr.write(`\nPort ${config.port} is in use by another program: stop it, or start Sitewatch on another ` +
+    `port (PORT=${config.port + 1} npm start). The API key and the setup link printed above are kept until used ` +
+    `(${config.dataDir}/first-api-key.txt; the link is printed again at the next start).\n\n`)
+  process.exit(1)
+})
 if (service.url) {
   // The address people open (PUBLIC_BASE_URL, else localhost), as the setup link gives it.
   const base = config.port === 0 ? service.url : appBaseUrl(config)

@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fleetPacer, fleetRobotsFiles } from './services/host-pacer.js'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
@@ -46,6 +48,27 @@ export interface ServiceOptions {
   /** An in-memory database starts from this dump of a migrated one (tests; see StoreOptions.seedFile). */
   databaseSeed?: string
 }
+
+/**
+ * The first API key, kept where only the owner of the data directory reads it (mode 0600),
+ * so that a first start that failed after printing it (a port in use) loses nothing.
+ * Nothing is written for a database in memory or elsewhere (DATABASE_URL: no data directory).
+ */
+function keepFirstKey (dataDir: string, key: string): void {
+  if (dataDir === 'memory://') return
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(join(dataDir, FIRST_KEY_FILE), `${key}\n`, { mode: 0o600 })
+  } catch { /* printed already: the file is a second copy */ }
+}
+
+/** Each start says where the first key is while its file is there (its owner deletes it once kept). */
+function remindFirstKey (dataDir: string): void {
+  if (dataDir === 'memory://' || !existsSync(join(dataDir, FIRST_KEY_FILE))) return
+  process.stdout.write(`\nThe default organisation's first API key is in ${join(dataDir, FIRST_KEY_FILE)} ` +
+    '(readable by you only): keep it elsewhere, then delete the file.\n\n')
+}
+const FIRST_KEY_FILE = 'first-api-key.txt'
 
 /**
  * The composition root: wires the parts for one process. The store (migrated), the
@@ -101,8 +124,11 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
       opts.onBootstrapKey ??
       ((key: string) => {
         process.stdout.write(`\nCreated organisation "default" (trial). Its API key, shown once:\n\n  ${key}\n\n`)
+        keepFirstKey(config.dataDir, key)
       })
     )(bootstrap.apiKey)
+  } else if (!opts.onBootstrapKey) {
+    remindFirstKey(config.dataDir)
   }
   // While nobody has an account, every start prints a one-time link that makes its holder the owner.
   const setup = await firstOwnerLink(store.db, bootstrap?.org.id ?? (await listOrgs(store.db))[0]?.id)

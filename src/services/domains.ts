@@ -165,11 +165,13 @@ export interface AddedLine {
 export const MAX_LINES_AT_ONCE = 100
 
 /**
- * The lines of a pasted list: one per line, or separated by commas or spaces; blanks
- * dropped. A repeat is kept, to be said so on its line (see earlierLine).
+ * The lines of a pasted list: one per line (or separated by commas or semicolons, as a
+ * spreadsheet's row is); blanks dropped. A line with spaces in it is one line, said invalid
+ * on its own ("not a domain" is no three entries). A repeat is kept, to be said so on its
+ * line (see earlierLine).
  */
 export function pastedLines (text: string): string[] {
-  return text.split(/[\s,;]+/).map(l => l.trim()).filter(Boolean)
+  return text.split(/[\r\n,;]+/).map(l => l.trim()).filter(Boolean)
 }
 
 /** A line that names what an earlier line of the same list named (`what`: the host or address). */

@@ -95,14 +95,16 @@ describe('no dead ends in the first hour, in a browser', () => {
     assert.match(await page.title(), /^acme\.test · Sitewatch$/)
     await page.goto(`${t.url}/app/domains`)
     await page.getByText('Add several at once').click()
-    await page.getByLabel(/Several at once/).fill('beta.test\nacme.test\nnot_a_domain!\nhttps://dead.test/\nBeta.test')
+    await page.getByLabel(/Several at once/).fill('beta.test\nacme.test\nnot_a_domain!\nnot a domain\nhttps://dead.test/\nBeta.test')
     await page.getByRole('button', { name: 'Add these domains' }).click()
     const results = page.locator('.results li')
-    assert.deepEqual((await results.locator('strong').allTextContents()), ['added', 'duplicate', 'invalid', 'added', 'duplicate'])
-    assert.match(await main(page), /Domains pasted: 2 of 5 added/)
+    // A line with spaces is one line, invalid, not three entries.
+    assert.deepEqual((await results.locator('strong').allTextContents()), ['added', 'duplicate', 'invalid', 'invalid', 'added', 'duplicate'])
+    assert.match(await main(page), /Domains pasted: 2 of 6 added/)
     assert.match(await results.nth(1).innerText(), /acme\.test already exists/)
+    assert.match(await results.nth(3).innerText(), /not a domain/)
     // A line pasted twice is said so on its line, not dropped.
-    assert.match(await results.nth(4).innerText(), /Beta\.test[\s\S]*beta\.test is on an earlier line of this list/)
+    assert.match(await results.nth(5).innerText(), /Beta\.test[\s\S]*beta\.test is on an earlier line of this list/)
     await accessible(page)
     await drainJobs(t.api, 60_000)
     // The page of the address pasted is watched beside what discovery found, typed and checked.
