@@ -15,6 +15,7 @@ import { orgOfFeedToken } from '../../store/mail-alerts.js'
 import type { ApiDeps } from '../deps.js'
 import { literals, PageTypeSchema } from '../schemas.js'
 import { responses } from '../responses.js'
+import { isCurrent } from '../validators.js'
 
 const ENTRIES = 50
 const MULTI = ['severity', 'changeType', 'pageType'] as const
@@ -25,7 +26,8 @@ const esc = (s: string) => s.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
 
 /** RFC 9110's order: If-None-Match decides when sent; If-Modified-Since only without it. */
 function unchanged (v: { ifNoneMatch?: string, ifModifiedSince?: string }, etag: string, modified: string): boolean {
-  if (v.ifNoneMatch !== undefined) return v.ifNoneMatch.split(',').some(t => t.trim() === etag || t.trim() === '*')
+  // The API's one comparison (RFC 9110's weak one): behind a proxy that weakens ETags, a feed still answers 304.
+  if (v.ifNoneMatch !== undefined) return isCurrent(v.ifNoneMatch, etag)
   if (v.ifModifiedSince === undefined) return false
   const since = Date.parse(v.ifModifiedSince)
   return !Number.isNaN(since) && Date.parse(modified) <= since
