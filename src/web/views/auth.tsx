@@ -92,7 +92,7 @@ export function SsoProveAccount (p: { csrf: string, token: string, email: string
             <Csrf token={p.csrf} />
             <input type='hidden' name='token' value={p.token} />
             <input type='hidden' name='email' value={p.email} autocomplete='username' />
-            <Field id='password' label={`Password of ${p.email}`} type='password' autocomplete='current-password' />
+            <Field id='password' label='Its password' type='password' autocomplete='current-password' />
             <p><button type='submit'>Link and sign in</button></p>
           </form>
           )

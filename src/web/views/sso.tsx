@@ -106,7 +106,7 @@ function DomainProofs (p: { settings: SsoSettings, csrf: string }) {
                   {d.problem ? <><br /><span class='small muted'>Last look: {d.problem}</span></> : null}
                 </>
                 )}
-            <form method='post' action='/app/sso/domains/check' class='inline'>
+            <form method='post' action='/app/sso/domains/check'>
               <Csrf token={p.csrf} />
               <input type='hidden' name='domain' value={d.domain} />
               <button type='submit' class='quiet' aria-label={`Check ${d.domain} now`}>Check now</button>
