@@ -9,7 +9,12 @@ export const STYLESHEET = `
   --line: #393b40; --accent: #7fb0ff; --accent-text: #0b1a33; --low: #7ed787; --medium: #e7c94b; --high: #ffab70;
   --critical: #ff8a80; --del: #5c2320; --ins: #1e4a2b; } }
 * { box-sizing: border-box }
-body { margin: 0; background: var(--bg); color: var(--text); line-height: 1.5 }
+/* The web's names (a 51-character host, a 100-character e-mail, a CamelCase path, a webhook's URL) break
+   where they must on a phone, and nowhere else: anywhere lets a table or a flex row shrink to the screen. */
+body { margin: 0; background: var(--bg); color: var(--text); line-height: 1.5; overflow-wrap: anywhere }
+header.top > *, header.top .who > * { min-width: 0 }
+input, select, textarea, button { max-width: 100% }
+button { overflow-wrap: anywhere }
 a { color: var(--accent) }
 .skip { position: absolute; left: -999px }
 .skip:focus { left: 1rem; top: 1rem; background: var(--card); padding: .5rem }
@@ -88,7 +93,9 @@ td { overflow-wrap: break-word }
   table.stack tr { border: 1px solid var(--line); border-radius: 8px; margin-bottom: .5rem; padding: .25rem .5rem }
   table.stack td { border: 0; padding: .2rem 0 }
   table.stack td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem }
-  table.stack td[data-label] { display: inline-block; width: auto; margin-right: 1rem }
+  table.stack td[data-label] { display: inline-block; width: auto; max-width: 100%; margin-right: 1rem }
+  /* A cell that holds a form (a page's settings) takes the card's width: its fields are sized to it. */
+  table.stack td[data-label]:has(form) { display: block; width: 100% }
   table.inbox td.select { float: right; width: auto }
   table.inbox td.summary a { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical;
     overflow: hidden }

@@ -203,7 +203,7 @@ function PlansView (p: { pricing: NonNullable<DiffData['pricing']> }) {
     <>
       <h2>Plans</h2>
       <ul class='moves'>{changes.map((x, i) => <li key={i}>{x.summary}</li>)}</ul>
-      <div class='scroll'>
+      <div class='scroll' tabIndex={0} role='region' aria-label='Prices before and after'>
         <table>
           <caption class='small'>Prices before and after</caption>
           <thead><tr><th scope='col'>Plan</th><th scope='col'>Before</th><th scope='col'>After</th></tr></thead>
