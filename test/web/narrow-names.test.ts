@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import chromium from '@sparticuz/chromium'
 import { chromium as playwright, type Browser } from 'playwright-core'
 import { addUser, invite } from '../../src/services/accounts.js'
-import { signedIn } from '../helpers/browser.js'
+import { shot, signedIn } from '../helpers/browser.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
@@ -76,6 +76,7 @@ describe('every view at 375 px with the web\'s long names', () => {
           : [...document.querySelectorAll('body *')]
               .filter(e => e.getBoundingClientRect().left + e.scrollWidth > window.innerWidth + 1 && !e.closest('.scroll'))
               .map(e => `<${e.tagName.toLowerCase()}>: ${(e.textContent ?? '').trim().slice(0, 50)}`).slice(-3))
+        await shot(page, `narrow-${scheme}${patternOf(path.split('?')[0]).replace(/[/:]+/g, '-')}`, { fullPage: true })
         if (wider.length > 0) tooWide.push(`${scheme} ${path} (${await page.evaluate(() => document.documentElement.scrollWidth)} px): ${wider.join('; ')}`)
         const links = await page.locator('a[href^="/app/"]').evaluateAll(all => all.map(a => a.getAttribute('href')!))
         for (const href of links) {

@@ -85,7 +85,7 @@ textarea, input[readonly] { width: 100% }
 button:disabled { opacity: .5; cursor: not-allowed }
 /* A cell breaks between words, an address after its slashes and dots (see Address); a word breaks only when it is
    wider than its column can be. */
-td { overflow-wrap: break-word }
+td, th { overflow-wrap: break-word }
 /* Narrow screens: a table's rows become cards, each cell with its column's name. */
 @media (max-width: 640px) {
   table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100% }
