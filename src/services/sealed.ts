@@ -4,7 +4,8 @@ import { join } from 'node:path'
 
 // Secrets a tenant gives the service to use later (an identity provider's client secret),
 // sealed at rest with AES-256-GCM under a key the operator keeps apart from the database:
-// SECRETS_KEY, or, when it is unset, a key file made once in DATA_DIR (docs/security.md).
+// SECRETS_KEY, or, when it is unset, a key file made once in DATA_DIR (docs/security.md; a
+// database in memory gets a key that lives as long as it does).
 // A sealed value names its key by a short hash, so a value sealed under another key is
 // told as such rather than read as garbage.
 
@@ -21,6 +22,8 @@ export class SealError extends Error {}
 
 function keyOf (source: { secretsKey: string | undefined, dataDir: string }): Buffer {
   if (source.secretsKey) return createHash('sha256').update(source.secretsKey).digest()
+  // A database in memory keeps nothing past the process: neither does its key.
+  if (source.dataDir === 'memory://') return randomBytes(32)
   const file = join(source.dataDir, 'secrets.key')
   try {
     return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex')

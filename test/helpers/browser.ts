@@ -1,6 +1,13 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { Browser, Locator, Page, PageScreenshotOptions } from 'playwright-core'
+import chromium from '@sparticuz/chromium'
+import { chromium as playwright, type Browser, type Locator, type Page, type PageScreenshotOptions } from 'playwright-core'
+
+/** The project's Chromium, one process per page (not the single process @sparticuz/chromium suggests for Lambda). */
+export async function launchBrowser (): Promise<Browser> {
+  const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
+  return await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+}
 
 /** A person signed in to the app at `base`, in a page of its own context at this width and colour scheme. */
 export async function signedIn (

@@ -5,10 +5,9 @@
 // view that scrolls sideways with what sticks out.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import chromium from '@sparticuz/chromium'
-import { chromium as playwright, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { addUser, invite } from '../../src/services/accounts.js'
-import { shot, signedIn } from '../helpers/browser.js'
+import { launchBrowser, shot, signedIn } from '../helpers/browser.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
@@ -49,8 +48,7 @@ describe('every view at 375 px with the web\'s long names', () => {
     site.page('/pricing', layout('Pricing', pricingMain('$59')))
     await t.api.post(`/api/domains/${created.id}/crawl`)
     await drainJobs(t.api)
-    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()

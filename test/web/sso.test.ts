@@ -13,14 +13,14 @@ import { generateKeyPairSync, sign as signWith } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import chromium from '@sparticuz/chromium'
 import { OAuth2Server } from 'oauth2-mock-server'
 import Provider from 'oidc-provider'
-import { chromium as playwright, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { addUser, invite } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { providerFetch } from '../../src/services/sso-provider.js'
 import { recheckProvenDomains } from '../../src/services/sso-domains.js'
+import { launchBrowser } from '../helpers/browser.js'
 import { startDns } from '../helpers/dns.js'
 import { freePort, startTestService, type TestService } from '../helpers/service.js'
 import { startSmtp } from '../helpers/smtp.js'
@@ -195,8 +195,7 @@ describe('single sign-on', () => {
     accounts.set('olive-1', { email: 'olive@corp.test', name: 'Olive', verified: true })
     const made = await createOrg(t.service.store.db, 'Mock Co', 'enterprise')
     mockOrg = { id: made.org.id, apiKey: made.apiKey }
-    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()
