@@ -20,10 +20,12 @@ export interface Sealer {
 
 export class SealError extends Error {}
 
+let memoryKey: Buffer | undefined
+
 function keyOf (source: { secretsKey: string | undefined, dataDir: string }): Buffer {
   if (source.secretsKey) return createHash('sha256').update(source.secretsKey).digest()
-  // A database in memory keeps nothing past the process: neither does its key.
-  if (source.dataDir === 'memory://') return randomBytes(32)
+  // A database in memory keeps nothing past the process: neither does its key (one for the whole process).
+  if (source.dataDir === 'memory://') return (memoryKey ??= randomBytes(32))
   const file = join(source.dataDir, 'secrets.key')
   try {
     return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex')
