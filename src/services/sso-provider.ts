@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
 import * as oidc from 'openid-client'
-import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose'
+import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify, type FetchImplementation } from 'jose'
 import { LRUCache } from 'lru-cache'
 import { Agent, fetch as undiciFetch } from 'undici'
 import { isLocalName, isPublicAddress, publicOnlyLookup } from '../crawl/address.js'
@@ -191,8 +191,8 @@ export function explainProviderError (err: unknown, s: ProviderSettings): string
 }
 
 const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout'
-/** Provider keys for logout tokens: kept a while per key set address, read again on a key it does not know. */
-const keySets = new LRUCache<string, JSONWebKeySet>({ max: 200, ttl: 10 * 60_000 })
+/** Provider keys for logout tokens, per key set address (jose's resolver, which caches and refreshes them). */
+const keySets = new LRUCache<string, ReturnType<typeof createRemoteJWKSet>>({ max: 200, ttl: 60 * 60_000 })
 
 /** The issuer a logout token says it comes from, unchecked: which provider's keys to check it with. */
 export function logoutTokenIssuer (token: string): string | undefined {
@@ -214,31 +214,19 @@ export async function verifyLogoutToken (
   const { config } = await providerOf(deps, s)
   const meta = config.serverMetadata()
   const jwksUri = meta.jwks_uri!
-  const readKeys = async (fresh: boolean) => {
-    const known = fresh ? undefined : keySets.get(jwksUri)
-    if (known) return known
-    const res = await providerFetch(deps.allowInsecure)(jwksUri, {
-      method: 'GET', headers: { accept: 'application/json' }, redirect: 'manual', body: undefined
-    } as any)
-    if (res.status !== 200) throw new Error(`${jwksUri} answered HTTP ${res.status}`)
-    const keys = await res.json() as JSONWebKeySet
-    keySets.set(jwksUri, keys)
-    return keys
-  }
-  const check = async (keys: JSONWebKeySet) => await jwtVerify(token, createLocalJWKSet(keys), {
+  // jose keeps the provider's keys, and reads them again for a key id it does not know (with a cooldown).
+  const keys = keySets.get(jwksUri) ?? createRemoteJWKSet(new URL(jwksUri), {
+    timeoutDuration: TIMEOUT_S * 1000,
+    [customFetch]: providerFetch(deps.allowInsecure) as unknown as FetchImplementation
+  })
+  keySets.set(jwksUri, keys)
+  const { payload } = await jwtVerify(token, keys, {
     issuer: meta.issuer,
     audience: s.clientId,
     algorithms: meta.id_token_signing_alg_values_supported?.filter(a => !a.startsWith('HS') && a !== 'none') ??
       ['RS256'],
     maxTokenAge: '10 minutes'
   })
-  let payload
-  try {
-    payload = (await check(await readKeys(false))).payload
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw err
-    payload = (await check(await readKeys(true))).payload
-  }
   const events = payload.events as Record<string, unknown> | undefined
   if (!events || typeof events[BACKCHANNEL_EVENT] !== 'object') throw new Error('the token is no logout token')
   if ('nonce' in payload) throw new Error('a logout token carries no nonce')

@@ -12,7 +12,8 @@ import {
 import { inTransaction, type Db, type Tx } from '../store/db.js'
 import {
   deleteSso, domainsProvenElsewhere, findIdentity, findSso, insertIdentity, insertSsoAttempt, insertSsoLink,
-  peekSsoLink, putSso, setClientSecret, setSsoLinkMail, ssoOfDomain, ssoOfIssuer, takeSsoAttempt, takeSsoLink,
+  peekSsoLink, putSso, setClientSecret, setSsoLinkMail, ssoOfDomain, ssoOfIssuer, storedClientSecrets, takeSsoAttempt,
+  takeSsoLink,
   type SsoRow
 } from '../store/sso.js'
 import { audited, recordAudit, recordEvent } from './audit.js'
@@ -166,7 +167,7 @@ export async function removeSso (deps: SsoDeps, actor: { role: Role }, org: Org)
 /** Seals the client secrets saved before secrets were sealed (once, when the service starts). */
 export async function sealLegacySecrets (deps: SsoDeps): Promise<number> {
   let sealed = 0
-  for (const s of await ssoOfIssuer(deps.db, null)) {
+  for (const s of await storedClientSecrets(deps.db)) {
     if (deps.sealer.isSealed(s.clientSecret)) continue
     await setClientSecret(deps.db, s.orgId, deps.sealer.seal(s.clientSecret))
     sealed++

@@ -53,10 +53,9 @@ export async function ssoOfDomain (db: Db, domain: string): Promise<SsoRow | und
   return row && await findSso(db, row.org_id)
 }
 
-/** Every organisation whose provider is `issuer` (a back-channel logout names its issuer and client); null: all. */
-export async function ssoOfIssuer (db: Db, issuer: string | null): Promise<SsoRow[]> {
-  const rows = await db.selectFrom('sso_settings').select('org_id')
-    .$if(issuer !== null, q => q.where('issuer', '=', issuer!)).execute()
+/** Every organisation whose provider is `issuer` (a back-channel logout names its issuer and client). */
+export async function ssoOfIssuer (db: Db, issuer: string): Promise<SsoRow[]> {
+  const rows = await db.selectFrom('sso_settings').select('org_id').where('issuer', '=', issuer).execute()
   return (await Promise.all(rows.map(async r => await findSso(db, r.org_id)))).filter(s => s !== undefined)
 }
 
@@ -91,6 +90,12 @@ export async function deleteSso (db: Db, orgId: string): Promise<boolean> {
   const r = await db.deleteFrom('sso_settings').where('org_id', '=', orgId).executeTakeFirst()
   await db.deleteFrom('sso_identities').where('org_id', '=', orgId).execute()
   return Number(r.numDeletedRows) > 0
+}
+
+/** Every organisation's client secret as stored (to seal those saved before secrets were sealed). */
+export async function storedClientSecrets (db: Db): Promise<Array<{ orgId: string, clientSecret: string }>> {
+  const rows = await db.selectFrom('sso_settings').select(['org_id', 'client_secret']).execute()
+  return rows.map(r => ({ orgId: r.org_id, clientSecret: r.client_secret }))
 }
 
 /** Seals a secret saved before secrets were sealed. */
