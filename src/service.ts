@@ -70,6 +70,9 @@ function remindFirstKey (dataDir: string): void {
 }
 const FIRST_KEY_FILE = 'first-api-key.txt'
 
+/** How long a webhook's receiver has to answer (CRAWL_TIMEOUT_MS when that is shorter). */
+const ALERT_TIMEOUT_MS = 10_000
+
 /**
  * The composition root: wires the parts for one process. The store (migrated), the
  * queue, the pipeline's events with their subscribers (logs, alerts); the API when the
@@ -172,7 +175,8 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const alertFetcher = createFetcher({
     hostMap: config.alertHostMap,
     allowPrivateNetworks: config.alertAllowPrivateNetworks,
-    timeoutMs: config.crawlTimeoutMs,
+    // A receiver answers at once and works later (as GitHub's and Stripe's webhooks ask): one that does not holds a slot.
+    timeoutMs: Math.min(config.crawlTimeoutMs, ALERT_TIMEOUT_MS),
     maxBytes: 1024 * 1024
   })
   if (runsWorkers && config.role !== 'renderer') {

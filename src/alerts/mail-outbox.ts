@@ -140,10 +140,14 @@ export function changeMails (changes: AlertedChange[], recipients: readonly Reci
   return emails
 }
 
+/** Queues the sending of messages written to the outbox, fair between organisations (each its own key). */
+async function queueSending (tx: Tx, queue: JobQueue, emails: Array<{ id: string, org_id: string }>): Promise<void> {
+  await queue.enqueueFair(tx, QUEUE.mail, emails.map(e => ({ emailId: e.id, orgId: e.org_id, key: e.org_id })))
+}
+
 /** Writes messages to the outbox and queues their sending, in the caller's transaction. */
 export async function queueMails (tx: Tx, queue: JobQueue, emails: NewEmail[]): Promise<void> {
-  const ids = await insertEmails(tx, emails)
-  await queue.enqueue(tx, QUEUE.mail, ids.map(emailId => ({ emailId })))
+  await queueSending(tx, queue, await insertEmails(tx, emails))
 }
 
 /** New and removed pages a digest lists at most. */
@@ -227,7 +231,7 @@ export async function runMailDigests (
             pages
           }
         }])
-        await queue.enqueue(tx, QUEUE.mail, ids.map(emailId => ({ emailId })))
+        await queueSending(tx, queue, ids)
         queued += ids.length
       }
       await setLastMailDigest(tx, r.user_id, r.org_id, pref, now)

@@ -4,6 +4,8 @@ import { MailRefused, type Mailer } from '../mail/mailer.js'
 import { type JobQueue } from '../queue/queue.js'
 import { QUEUE, type AccountMailJobData } from '../queue/queues.js'
 import type { Db } from '../store/db.js'
+import { markEmailFailed } from '../store/mail-alerts.js'
+import { markDeliveryFailed } from '../store/webhooks.js'
 import { sendAccountMail } from './account-mail.js'
 import { deliver } from './deliver.js'
 import { runDigest } from './webhook-digest.js'
@@ -29,8 +31,10 @@ export interface AlertDeps {
  */
 export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
   const { db, queue } = deps
+  // A delivery or a message whose last attempt ended without its worker (lost, past its lease) fails with that reason.
   queue.pull<{ deliveryId: string }, object>(QUEUE.deliver, 8, {
-    run: async job => await deliver(deps, job.data.deliveryId, job.retryCount >= job.retryLimit)
+    run: async job => await deliver(deps, job.data.deliveryId, job.retryCount >= job.retryLimit),
+    onGiveUp: async (job, reason) => { await markDeliveryFailed(db, job.data.deliveryId, reason) }
   })
   await queue.work<{ changeIds?: string[] } | null>(QUEUE.dispatch, 4, async jobs => {
     for (const job of jobs) {
@@ -42,7 +46,8 @@ export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
   })
   await queue.work(QUEUE.digest, 1, async () => ({ sent: await runDigest(db, queue) }))
   queue.pull<{ emailId: string }, object>(QUEUE.mail, 4, {
-    run: async job => await sendEmail(deps, job.data.emailId, job.retryCount >= job.retryLimit)
+    run: async job => await sendEmail(deps, job.data.emailId, job.retryCount >= job.retryLimit),
+    onGiveUp: async (job, reason) => { await markEmailFailed(db, job.data.emailId, reason) }
   })
   await queue.work(QUEUE.mailDigest, 1, async () => ({ queued: await runMailDigests(deps) }))
   queue.pull<AccountMailJobData, object>(QUEUE.accountMail, 2, {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db } from '../store/db.js'
 import type { DueWatch } from './due-watch.js'
 import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
+import { FETCH_FAIR, holdKeyBehind, type Fairness } from './fair-lanes.js'
 import type { Job, JobLane } from './puller.js'
 import { CRAWL_QUEUES, type CrawlLaneName, type QueuePolicy } from './queues.js'
 
@@ -125,7 +126,9 @@ export class Lane<T> implements JobLane<T> {
       looked?: (found: number) => void
       /** When the worker's idle queues next have a job due (without: an idle lane looks again at each poll). */
       dueWatch?: DueWatch
-    } = {}
+    } = {},
+    /** A lane shared by tenants (see fair-lanes.ts): its jobs taken within their key's and organisation's room. */
+    private readonly fair?: Fairness
   ) {}
 
   /**
@@ -146,7 +149,9 @@ export class Lane<T> implements JobLane<T> {
       const query = this.pace
         ? CompiledQuery.raw(FETCH_CRAWLS, [this.name, batchSize, this.pace.crawlPerHostConcurrency,
           this.pace.crawlPerHostDelayMs, Math.min(this.pace.crawlPerHostDelayMs, 250), this.owner])
-        : CompiledQuery.raw(FETCH_JOBS, [this.name, batchSize, this.owner])
+        : this.fair
+          ? CompiledQuery.raw(FETCH_FAIR, [this.name, batchSize, this.owner, this.fair.perKey, this.fair.perOrg])
+          : CompiledQuery.raw(FETCH_JOBS, [this.name, batchSize, this.owner])
       const { rows } = await this.db.executeQuery<TakenRow>(query)
       this.hooks.looked?.(rows.length)
       return rows.map(r => jobOf<T>(r))
@@ -190,7 +195,15 @@ export class Lane<T> implements JobLane<T> {
   async fail (
     job: Job<T>, message: string, permanent = false, gaveUp = false
   ): Promise<{ settled: boolean, failed: boolean }> {
-    const ended = await endAttempts(this.db, held(job, this.owner), message, this.retry, { permanent, gaveUp })
+    const end = async (db: Db) => await endAttempts(db, held(job, this.owner), message, this.retry, { permanent, gaveUp })
+    // A fair lane's key is held in the same transaction: no fetch sees its slot free before it is held.
+    const ended = this.fair
+      ? await this.db.transaction().execute(async tx => {
+        const ended = await end(tx)
+        if (ended.length > 0 && !ended[0]!.failed) await holdKeyBehind(tx, job.id)
+        return ended
+      })
+      : await end(this.db)
     return { settled: ended.length > 0, failed: ended[0]?.failed ?? false }
   }
 

@@ -17,6 +17,7 @@ import { pagesReadInBrowser } from '../store/page-checks.js'
 import type { JobsTable } from '../store/schema-jobs.js'
 import { CRON_LOOK_MS, CronSlots, slotKey } from './cron.js'
 import { DueWatch } from './due-watch.js'
+import { waitingByOrg, type FairJob } from './fair-lanes.js'
 import { discoveriesWaiting, insertJobRecords, pendingDiscovery } from './job-records.js'
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
@@ -100,7 +101,7 @@ export class JobQueue {
       moved: to => { this.tell([to]) },
       looked: found => this.events.emit('jobs.fetched', { queue: name, found }),
       dueWatch: this.dueWatch
-    })
+    }, this.policies[name as QueueName]?.fair)
   }
 
   /** Wakes the workers of queues `names`: this process's at once, others' by a NOTIFY. */
@@ -350,6 +351,22 @@ export class JobQueue {
     if (data.length === 0) return
     await insertJobRecords(tx, this.rowsOf(name, data))
     this.sentWithin(tx, name, data.length)
+  }
+
+  /**
+   * Queues one job of the fair lane `name` per item (see fair-lanes.ts), in the caller's
+   * transaction: each ranks after its organisation's waiting ones, the k-th ranking k.
+   */
+  async enqueueFair<T extends object>(tx: Tx, name: QueueName, items: Array<T & FairJob>): Promise<void> {
+    if (items.length === 0) return
+    const waiting = await waitingByOrg(tx, name, items.map(i => i.orgId))
+    const rows = items.map(item => {
+      const rank = waiting.get(item.orgId) ?? 0
+      waiting.set(item.orgId, rank + 1)
+      return { ...this.rowsOf(name, [item])[0]!, priority: -rank }
+    })
+    await insertJobRecords(tx, rows)
+    this.sentWithin(tx, name, items.length)
   }
 
   /** Sends a job on its own, outside any transaction (a hint whose loss something else makes good). */

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js'
+import type { Fairness } from './fair-lanes.js'
 
 // The queues, the jobs they carry, and how each is run, retried and expired: one table.
 // Every queue is a lane of the one `jobs` table (see queue.ts).
@@ -43,6 +44,8 @@ export interface QueuePolicy {
   backoff: boolean
   /** How long an attempt may run: its lease, after which the sweep takes it to be lost. */
   expireSeconds: number
+  /** A lane shared by tenants whose jobs wait on others' servers: its limits in flight (see fair-lanes.ts). */
+  fair?: Fairness
 }
 
 /**
@@ -68,9 +71,11 @@ export function queuePolicies (
     [QUEUE.tick]: once(600),
     [QUEUE.retention]: { ...once(3600), attempts: 3 },
     [QUEUE.dispatch]: { attempts: 4, ...retry, expireSeconds: 300 },
-    [QUEUE.deliver]: delivery,
+    // Eight delivery slots: two to one endpoint at most, four to one organisation.
+    [QUEUE.deliver]: { ...delivery, fair: { perKey: 2, perOrg: 4 } },
     [QUEUE.digest]: { ...once(600), attempts: 3 },
-    [QUEUE.mail]: delivery,
+    // Four sending slots, two to one organisation at most (its key is its own).
+    [QUEUE.mail]: { ...delivery, fair: { perKey: 2, perOrg: 2 } },
     [QUEUE.mailDigest]: { ...once(600), attempts: 3 },
     [QUEUE.accountMail]: delivery
   }

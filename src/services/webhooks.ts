@@ -171,13 +171,10 @@ export async function removeWebhook (ctx: ServiceContext, orgId: string, id: str
 
 /** Inserts deliveries (once per endpoint and event) and queues a delivery job for each new one; their ids. */
 export async function queueDeliveries (tx: Tx, queue: JobQueue, deliveries: NewDelivery[]): Promise<string[]> {
-  const ids = await insertDeliveries(tx, deliveries)
-  await queue.enqueue(
-    tx,
-    QUEUE.deliver,
-    ids.map(deliveryId => ({ deliveryId }))
-  )
-  return ids
+  const inserted = await insertDeliveries(tx, deliveries)
+  await queue.enqueueFair(tx, QUEUE.deliver,
+    inserted.map(d => ({ deliveryId: d.id, orgId: d.org_id, key: d.endpoint_id })))
+  return inserted.map(d => d.id)
 }
 
 /** Queues a webhook.test delivery to the destination, signed like any other. */

@@ -93,14 +93,13 @@ export interface NewEmail {
 }
 
 /** Inserts messages, once per member, kind and event (a repeat is skipped); the new ones' ids. */
-export async function insertEmails (tx: Db, emails: NewEmail[]): Promise<string[]> {
+export async function insertEmails (tx: Db, emails: NewEmail[]): Promise<Array<{ id: string, org_id: string }>> {
   if (emails.length === 0) return []
-  const rows = await tx.insertInto('email_deliveries')
+  return await tx.insertInto('email_deliveries')
     .values(emails.map(e => ({ ...e, id: randomUUID(), payload: JSON.stringify(e.payload) })))
     .onConflict(oc => oc.columns(['user_id', 'org_id', 'kind', 'event_id']).doNothing())
-    .returning('id')
+    .returning(['id', 'org_id'])
     .execute()
-  return rows.map(r => r.id)
 }
 
 /** A message to send, with its member's current settings (they may have turned alerts off since). */
@@ -113,6 +112,12 @@ export async function findEmailToSend (db: Db, id: string) {
     .select(['a.mode', 'a.paused_reason', 'o.plan'])
     .where('e.id', '=', id)
     .executeTakeFirst()
+}
+
+/** Fails a message still pending whose sending was given up (its last attempt lost with its worker). */
+export async function markEmailFailed (db: Db, id: string, error: string): Promise<void> {
+  await db.updateTable('email_deliveries').set({ status: 'failed', error })
+    .where('id', '=', id).where('status', '=', 'pending').execute()
 }
 
 /** Records one attempt: delivered, failed for good, or still pending (a retry follows). */

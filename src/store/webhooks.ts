@@ -157,15 +157,16 @@ export interface NewDelivery {
 }
 
 /** Inserts deliveries, once per endpoint and event (a repeat is skipped); the new ones' ids. */
-export async function insertDeliveries (tx: Db, deliveries: NewDelivery[]): Promise<string[]> {
+export async function insertDeliveries (
+  tx: Db, deliveries: NewDelivery[]
+): Promise<Array<{ id: string, endpoint_id: string, org_id: string }>> {
   if (deliveries.length === 0) return []
-  const rows = await tx
+  return await tx
     .insertInto('webhook_deliveries')
     .values(deliveries.map(d => ({ ...d, id: randomUUID(), payload: JSON.stringify(d.payload) })))
     .onConflict(oc => oc.columns(['endpoint_id', 'event_type', 'event_id']).doNothing())
-    .returning('id')
+    .returning(['id', 'endpoint_id', 'org_id'])
     .execute()
-  return rows.map(r => r.id)
 }
 
 export async function getDelivery (db: Db, id: string): Promise<DeliveryRow> {
@@ -209,8 +210,10 @@ export async function findDeliveryToSend (db: Db, id: string) {
     .executeTakeFirst()
 }
 
+/** Fails a delivery still pending (its endpoint disabled, its attempts given up); one delivered stays so. */
 export async function markDeliveryFailed (db: Db, id: string, error: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ status: 'failed', error }).where('id', '=', id).execute()
+  await db.updateTable('webhook_deliveries').set({ status: 'failed', error })
+    .where('id', '=', id).where('status', '=', 'pending').execute()
 }
 
 export interface DeliveryAttempt {
