@@ -175,7 +175,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   const alertFetcher = createFetcher({
     hostMap: config.alertHostMap,
     allowPrivateNetworks: config.alertAllowPrivateNetworks,
-    // A receiver answers at once and works later (as GitHub's and Stripe's webhooks ask): one that does not holds a slot.
+    // A receiver answers at once and works later (as GitHub's and Stripe's ask): one that does not holds a slot.
     timeoutMs: Math.min(config.crawlTimeoutMs, ALERT_TIMEOUT_MS),
     maxBytes: 1024 * 1024
   })

@@ -195,7 +195,8 @@ export class Lane<T> implements JobLane<T> {
   async fail (
     job: Job<T>, message: string, permanent = false, gaveUp = false
   ): Promise<{ settled: boolean, failed: boolean }> {
-    const end = async (db: Db) => await endAttempts(db, held(job, this.owner), message, this.retry, { permanent, gaveUp })
+    const end = async (db: Db) =>
+      await endAttempts(db, held(job, this.owner), message, this.retry, { permanent, gaveUp })
     // A fair lane's key is held in the same transaction: no fetch sees its slot free before it is held.
     const ended = this.fair
       ? await this.db.transaction().execute(async tx => {
