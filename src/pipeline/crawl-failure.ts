@@ -1,4 +1,7 @@
 import { FetchError } from '../crawl/errors.js'
+import { HostBusy } from '../crawl/polite.js'
+import { AttemptLost } from '../queue/puller.js'
+import { SnapshotSuperseded } from '../store/changes.js'
 import type { Db } from '../store/db.js'
 import { markFailedIfNoPageWorks } from '../store/domains.js'
 import { loadCrawlTargets, recordFailure } from '../store/page-checks.js'
@@ -7,6 +10,16 @@ import { ANALYSIS_TIMEOUT, CRAWL_FAILED, failureCode } from '../vocabulary/failu
 import { AnalysisTimeout } from './analysis.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
+import { NeedsBrowser } from './fetch-page.js'
+
+/**
+ * Whether what a crawl threw is no failure of its page: its host is not free yet, it
+ * needs a renderer, another attempt recorded the page meanwhile, or its worker was taken
+ * for lost (the retry runs elsewhere). Anything else is a failure, told on the page.
+ */
+export const noFailureOfThePage = (err: unknown): boolean =>
+  err instanceof HostBusy || err instanceof NeedsBrowser || err instanceof SnapshotSuperseded ||
+  err instanceof AttemptLost
 
 interface FailedPage { id: string, org_id: string, domain_id: string, check_frequency_hours: number }
 

@@ -2,7 +2,6 @@ import { gzipSync } from 'node:zlib'
 import DataLoader from 'dataloader'
 import type { Crawler, FetchedPage } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
-import { HostBusy } from '../crawl/polite.js'
 import { documentFormat } from '../detection/detect.js'
 import { readerOf, type ReaderDocument } from '../detection/detect.js'
 import { pngSize } from '../detection/detect.js'
@@ -19,8 +18,8 @@ import { hasPicture, pictureAsOf, screenshotStatement, type Screenshot } from '.
 import { severityRules } from '../store/learned.js'
 import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
-import { AnalysisTimeout, type Comparison, type PageAnalysis, type PageReading } from './analysis.js'
-import { recordCrawlFailure } from './crawl-failure.js'
+import { type Comparison, type PageAnalysis, type PageReading } from './analysis.js'
+import { noFailureOfThePage, recordCrawlFailure } from './crawl-failure.js'
 import { typeFromRead, visualChange } from './crawl-reading.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
@@ -119,7 +118,7 @@ interface Compared {
  * first crawl records the baseline and no change. Each change is announced on
  * `events` once it is committed.
  */
-export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<CrawlResult> {
+export async function crawlPage (deps: CrawlDeps, data: CrawlJobData, signal?: AbortSignal): Promise<CrawlResult> {
   const page = await deps.targets.load(data.pageId)
   const skipped = !page ? 'page no longer exists' : !page.monitoring_enabled ? 'monitoring disabled' : undefined
   if (!page || skipped) return { outcome: 'skipped', changed: false, changesDetected: 0, snapshotId: null, skipped }
@@ -137,9 +136,12 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
   }
   const fetched = await fetchStage(crawl)
   try {
+    // An attempt whose lease ended, or whose worker was taken for lost, stops between its stages.
+    signal?.throwIfAborted()
     const check = await checkedNow(crawl, fetched.page)
     if (fetched.page.notModified && crawl.previous) return await unchanged(crawl, check, 'not_modified')
     const { reading, document, early } = await readStage(crawl, fetched)
+    signal?.throwIfAborted()
     // A page read as nothing is no version of it (a shell its script builds, a wall): it fails, saying what to do.
     // A page watched through its document (an API reference's description, a changelog's feed) is its document:
     // its own text may be empty (a Redoc or Swagger UI shell), and it is read and compared all the same.
@@ -148,12 +150,11 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData): Promise<C
     }
     const compared = await compareStage(crawl, fetched.page, reading, document, early)
     if (!compared) return await unchanged(crawl, check, 'unchanged')
+    signal?.throwIfAborted()
     return await recordStage(crawl, fetched.page, reading, compared, check)
   } catch (err) {
-    // A page whose reading outlived its deadline, or whose document is none, fails alone and says why.
-    if (err instanceof AnalysisTimeout || err instanceof FetchError) {
-      await recordCrawlFailure(crawl.deps, crawl.page, err)
-    }
+    // Every failure is told on the page with its reason (a reading past its deadline, no document, a reader's bug).
+    if (!noFailureOfThePage(err)) await recordCrawlFailure(crawl.deps, crawl.page, err)
     throw err
   }
 }
@@ -202,7 +203,7 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
       if (page.rendered_with !== 'browser' || page.render_reason !== err.reason) {
         await recordRenderDecision(deps.db, page.id, { with: 'browser', reason: err.reason, at: new Date() })
       }
-    } else if (!(err instanceof HostBusy)) await recordCrawlFailure(crawl.deps, crawl.page, err)
+    } else if (!noFailureOfThePage(err)) await recordCrawlFailure(crawl.deps, crawl.page, err)
     throw err
   }
 }

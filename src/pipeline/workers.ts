@@ -17,7 +17,7 @@ import { forgetOldRobotsFiles } from '../store/robots-files.js'
 import { sweepExpiredAccess } from '../services/accounts.js'
 import { recheckProvenDomains } from '../services/sso-domains.js'
 import { AnalysisTimeout, type PageAnalysis } from './analysis.js'
-import { crawlLost } from './crawl-failure.js'
+import { crawlLost, noFailureOfThePage } from './crawl-failure.js'
 import { crawlPage, crawlTargetLoader, type CrawlResult } from './crawl-job.js'
 import { NeedsBrowser } from './fetch-page.js'
 import { discoveryGaveUp, runDiscovery } from './discovery-job.js'
@@ -66,18 +66,17 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
       { othersComing: () => running > 0 })
     const crawlDeps = { ...deps, targets, analysis, mayRender: name === QUEUE.render }
     queue.pull<CrawlJobData, CrawlResult>(name, concurrency, {
-      run: async job => {
+      run: async (job, signal) => {
         const checked = (outcome: PageChecked['outcome']) => {
           deps.events.emit('page.checked', { pageId: job.data.pageId, outcome })
         }
         running++
         try {
-          const result = await crawlPage(crawlDeps, job.data)
+          const result = await crawlPage(crawlDeps, job.data, signal)
           checked(result.outcome)
           return result
         } catch (err) {
-          const notFailed = err instanceof HostBusy || err instanceof NeedsBrowser || err instanceof SnapshotSuperseded
-          if (!notFailed) checked('failed')
+          if (!noFailureOfThePage(err)) checked('failed')
           throw err
         } finally {
           running--
@@ -107,9 +106,8 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
     run: async (job, signal) => await runDiscovery(discoveryDeps, job.id, job.data, signal),
     isPermanent,
     onGiveUp: async (job, reason, failure) => {
-      await discoveryGaveUp(discoveryDeps, job.data, reason, failure).catch(err => {
-        deps.log.error({ err, jobId: job.id }, 'after-failure step failed')
-      })
+      // Should it fail, the queue runs it again: job.failed is sent once it has run.
+      await discoveryGaveUp(discoveryDeps, job.data, reason, failure)
       gaveUp(job, reason)
     }
   }, config.discoveryMaxConcurrency)

@@ -207,17 +207,35 @@ export const UNSTARTED_JOB_DAYS = 14
 
 /**
  * Forgets jobs finished long ago (a tenant's after FINISHED_JOB_DAYS and a day's margin,
- * the service's own after a day: a cron slot a minute adds up), and those that waited
- * longer than UNSTARTED_JOB_DAYS: a crawl's record is its place in the queue, so one
- * still waiting within that time is kept, whatever its age.
+ * the service's own after a day: a cron slot a minute adds up). A job that waited longer
+ * than UNSTARTED_JOB_DAYS is not forgotten but failed, to be given up as any failure is
+ * (its page or domain told, its delivery marked): a crawl's record is its place in the
+ * queue, so one still waiting within that time is kept, whatever its age. A failed job is
+ * forgotten once given up (or after a month, when no process runs its queue any more).
  */
 export async function forgetOldJobRecords (db: Db, now = new Date()): Promise<void> {
   const day = 86_400_000
   const finishedBefore = new Date(now.getTime() - (FINISHED_JOB_DAYS + 1) * day)
   const queuedBefore = new Date(now.getTime() - UNSTARTED_JOB_DAYS * day)
-  await db.deleteFrom('jobs').where('created_at', '<', finishedBefore)
-    .where(eb => eb.or([eb('state', 'in', ['completed', 'failed']), eb('created_at', '<', queuedBefore)]))
+  const monthBefore = new Date(now.getTime() - 30 * day)
+  await db.updateTable('jobs')
+    .set({
+      state: 'failed',
+      finished_at: now,
+      failed_reason: `it waited more than ${UNSTARTED_JOB_DAYS} days without starting`,
+      gave_up_at: null
+    })
+    .where('state', '=', 'waiting').where('created_at', '<', queuedBefore)
     .execute()
-  await db.deleteFrom('jobs').where('org_id', 'is', null).where('state', 'in', ['completed', 'failed'])
-    .where('created_at', '<', new Date(now.getTime() - day)).execute()
+  const forgettable = (before: Date) => (eb: any) => eb.and([
+    eb('created_at', '<', before),
+    eb.or([
+      eb('state', '=', 'completed'),
+      eb.and([
+        eb('state', '=', 'failed'), eb.or([eb('gave_up_at', 'is not', null), eb('finished_at', '<', monthBefore)])
+      ])
+    ])
+  ])
+  await db.deleteFrom('jobs').where(forgettable(finishedBefore)).execute()
+  await db.deleteFrom('jobs').where('org_id', 'is', null).where(forgettable(new Date(now.getTime() - day))).execute()
 }

@@ -49,15 +49,21 @@ export class Worker {
     await this.db.insertInto('workers').values({ id: this.id, host: hostname(), pid: process.pid }).execute()
   }
 
-  /** Renews the heartbeat (its row again if a sweep elsewhere took it for lost). */
-  async beat (): Promise<void> {
+  /**
+   * Renews the heartbeat. Returns false when a sweep elsewhere took this worker for lost
+   * (its row was gone): its attempts were handed back, and the ones still running are
+   * stale. It is listed again, for the jobs it takes from now on.
+   */
+  async beat (): Promise<boolean> {
     try {
       const r = await sql`UPDATE workers SET heartbeat_at = now() WHERE id = ${this.id}`.execute(this.db)
-      if (Number(r.numAffectedRows ?? 0) === 0) {
+      const listed = Number(r.numAffectedRows ?? 0) > 0
+      if (!listed) {
         await this.db.insertInto('workers').values({ id: this.id, host: hostname(), pid: process.pid })
           .onConflict(oc => oc.column('id').doNothing()).execute()
       }
       this.healthySince ??= Date.now()
+      return listed
     } catch (err) {
       this.healthySince = undefined
       throw err

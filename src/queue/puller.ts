@@ -91,6 +91,13 @@ export class LeaseEnded extends Error {
   }
 }
 
+/** An attempt of a worker that was taken for lost: handed back meanwhile, it stops (see JobQueue.beat). */
+export class AttemptLost extends Error {
+  constructor () {
+    super('the worker was taken for lost and its attempt handed back: it was stopped')
+  }
+}
+
 /** What a queue tells of its work: each attempt settled, each fetch and how many jobs it took (metrics listen). */
 export interface QueueEvents {
   'job.settled': [JobSettled]
@@ -142,6 +149,8 @@ export interface JobHandler<T, O extends object> {
 export class JobPuller<T, O extends object = object> {
   private readonly inflight = new Map<string, Promise<void>>()
   private readonly running = new Map<string, Job<T>>()
+  /** Each running attempt's controller: its signal is the job's (JobHandler.run). */
+  private readonly attempts = new Map<string, AbortController>()
   private stopping = false
   private idle: AbortController | undefined
   /** Jobs were committed since the last fetch began: that fetch may have come too early to see them. */
@@ -167,8 +176,8 @@ export class JobPuller<T, O extends object = object> {
     private readonly onSettled: (settled: JobSettled) => void = () => {},
     /** How long an attempt may run before the sweep takes it to be lost (its expiry); none: no limit. */
     private readonly leaseMs?: number,
-    /** Gives up a job whose last attempt is failing (see JobQueue.giveUp): runs the handler's onGiveUp. */
-    private readonly giveUp: (job: Job<T>, reason: string, err: unknown) => Promise<void> = async () => {},
+    /** Gives up a job whose last attempt is failing (JobQueue.giveUp): the handler's onGiveUp; false if it failed. */
+    private readonly giveUp: (job: Job<T>, reason: string, err: unknown) => Promise<boolean> = async () => true,
     /** The most jobs it may grow to run at once while the process has room (none: `concurrency`, always). */
     private readonly maxConcurrency = concurrency
   ) {
@@ -204,6 +213,7 @@ export class JobPuller<T, O extends object = object> {
       this.onSettled({ queue: this.name, outcome, seconds: (performance.now() - started) / 1000, output })
     }
     const attempt = new AbortController()
+    this.attempts.set(job.id, attempt)
     const lease = this.leaseMs === undefined
       ? undefined
       : setTimeout(() => { attempt.abort(new LeaseEnded(Math.round(this.leaseMs! * LEASE_MARGIN / 1000))) },
@@ -243,14 +253,14 @@ export class JobPuller<T, O extends object = object> {
       // The last attempt is given up before it is failed: whoever sees the job failed sees
       // what giving up did (the domain's error, the page's). Should this process die in
       // between, the job is still running for nobody: the sweep fails it and gives it up.
+      // A give-up that failed is left to the sweep's pass, which runs it again until it runs.
       const last = permanent || job.retryCount >= job.retryLimit
+      let gaveUp = false
       if (last) {
         if (!await this.whileDatabaseAway(async () => await this.lane.holds(job))) return this.stale(job, settled)
-        await this.giveUp(job, message, err).catch(e => {
-          this.log.error({ err: e, jobId: job.id }, 'after-failure step failed')
-        })
+        gaveUp = await this.giveUp(job, message, err)
       }
-      const ended = await this.whileDatabaseAway(async () => await this.lane.fail(job, message, permanent, last))
+      const ended = await this.whileDatabaseAway(async () => await this.lane.fail(job, message, permanent, gaveUp))
       if (!ended.settled) return this.stale(job, settled)
       this.log.warn(
         { jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last: ended.failed },
@@ -358,11 +368,18 @@ export class JobPuller<T, O extends object = object> {
           .finally(() => {
             this.inflight.delete(job.id)
             this.running.delete(job.id)
+            this.attempts.delete(job.id)
           })
         this.inflight.set(job.id, done)
         this.running.set(job.id, job)
       }
     }
+  }
+
+  /** Stops every attempt it runs with `reason` (their signals fire); how many. */
+  stopAttempts (reason: Error): number {
+    for (const attempt of this.attempts.values()) attempt.abort(reason)
+    return this.attempts.size
   }
 
   /** Looks for jobs now if it is waiting for its next poll (new jobs were just committed). */

@@ -21,7 +21,7 @@ import { waitingByOrg, type FairJob } from './fair-lanes.js'
 import { discoveriesWaiting, insertJobRecords, pendingDiscovery } from './job-records.js'
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
-import { JobPuller, type Job, type JobHandler, type QueueEvents } from './puller.js'
+import { AttemptLost, JobPuller, type Job, type JobHandler, type QueueEvents } from './puller.js'
 import { ChannelListener } from '../store/listener.js'
 import { crawlRanks, crawlTurns, freshCrawls } from './crawl-order.js'
 import {
@@ -173,7 +173,9 @@ export class JobQueue {
     // Alone on the embedded database: the workers listed were left by processes that died.
     await queue.worker.start(store.kind === 'pglite')
     await queue.maintain()
-    queue.every(config.jobMaintenanceSeconds * 1000, async () => await queue.maintain())
+    // The heartbeat on a timer of its own: a long sweep or give-up pass never makes this worker look lost.
+    queue.every(config.jobMaintenanceSeconds * 1000, async () => await queue.beat())
+    queue.every(config.jobMaintenanceSeconds * 1000, async () => await queue.sweepAndGiveUp())
     queue.every(CRON_LOOK_MS, async () => await queue.sendCronSlots())
     if (shared !== undefined) {
       queue.listener = new ChannelListener(shared, JOBS_CHANNEL, {
@@ -210,9 +212,24 @@ export class JobQueue {
 
   /** The heartbeat and the sweep (see liveness.ts), then give-up for the jobs it failed for good. */
   private async maintain (): Promise<number> {
-    const worker = this.worker!
-    await worker.beat()
-    const swept = await worker.sweep(this.policies, this.retry)
+    await this.beat()
+    return await this.sweepAndGiveUp()
+  }
+
+  /**
+   * Renews the heartbeat. A worker that finds it was taken for lost (its database away, its
+   * process frozen longer than the sweep waits) stops the attempts it still runs: they were
+   * handed back, and their retries may be running elsewhere.
+   */
+  private async beat (): Promise<void> {
+    if (await this.worker!.beat()) return
+    let stopped = 0
+    for (const puller of this.pullers) stopped += puller.stopAttempts(new AttemptLost())
+    if (stopped > 0) this.log.warn({ stopped }, 'this worker was taken for lost: its running attempts were stopped')
+  }
+
+  private async sweepAndGiveUp (): Promise<number> {
+    const swept = await this.worker!.sweep(this.policies, this.retry)
     if (swept.lost > 0 || swept.expired > 0) this.log.warn(swept, 'attempts handed back by the sweep')
     await this.giveUpFailed()
     return swept.lost + swept.expired
@@ -246,17 +263,24 @@ export class JobQueue {
         RETURNING ${sql.raw(TAKEN)}, j.failed_reason`.execute(this.db)
       for (const r of rows) {
         const job = jobOf(r)
-        await this.runGiveUp(job, r.failed_reason ?? 'failed', undefined)
+        if (await this.runGiveUp(job, r.failed_reason ?? 'failed', undefined)) continue
+        // Not given up after all: the next maintenance turn tries again, until it runs.
+        await sql`UPDATE jobs SET gave_up_at = NULL WHERE id = ${job.id}`.execute(this.db)
       }
       if (rows.length < 32) return
     }
   }
 
-  private async runGiveUp (job: Job<unknown>, reason: string, err: unknown): Promise<void> {
+  /** Runs the handler's give-up for `job`; false when it failed (said in the log): it is to be run again. */
+  private async runGiveUp (job: Job<unknown>, reason: string, err: unknown): Promise<boolean> {
     const onGiveUp = this.handlers.get(job.name)?.onGiveUp
-    await onGiveUp?.(job, reason, err).catch((e: unknown) => {
-      this.log.error({ err: e, jobId: job.id, queue: job.name }, 'after-failure step failed')
-    })
+    try {
+      await onGiveUp?.(job, reason, err)
+      return true
+    } catch (e) {
+      this.log.error({ err: e, jobId: job.id, queue: job.name }, 'giving the job up failed; it is tried again')
+      return false
+    }
   }
 
   /** Sends the cron's slots that are due (see cron.ts): one job per slot, whichever process sends it first. */
@@ -393,7 +417,7 @@ export class JobQueue {
       this.log,
       settled => this.events.emit('job.settled', settled),
       this.policies[name].expireSeconds * 1000,
-      async (job, reason, err) => { await this.runGiveUp(job as Job<unknown>, reason, err) },
+      async (job, reason, err) => await this.runGiveUp(job as Job<unknown>, reason, err),
       maxConcurrency
     )
     puller.start()

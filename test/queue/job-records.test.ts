@@ -134,15 +134,24 @@ describe("a job's record and the jobs endpoints", () => {
     }
   })
 
-  it('forgets finished jobs after a week, and waiting ones (their place in the queue) only after two', async () => {
+  it('forgets finished jobs after a week; waiting ones (their place in the queue) fail after two, forgotten once given up', async () => {
     const day = 86_400_000
-    await forgetOldJobRecords(t.service.store.db, new Date(Date.now() + 10 * day))
+    const { db } = t.service.store
+    await forgetOldJobRecords(db, new Date(Date.now() + 10 * day))
     await countsAgree()
     const stats = (await t.api.get('/api/jobs/stats')).body.data
     assert.deepEqual([stats.completed, stats.total], [0, 12], 'the completed crawl is forgotten, the others kept')
-    await forgetOldJobRecords(t.service.store.db, new Date(Date.now() + 30 * day))
+    await forgetOldJobRecords(db, new Date(Date.now() + 30 * day))
     await countsAgree()
-    assert.equal((await t.api.get('/api/jobs/stats')).body.data.total, 0)
+    const after = (await t.api.get('/api/jobs/stats')).body.data
+    assert.deepEqual([after.failed, after.active, after.total], [11, 1, 12],
+      'the waiting ones failed (to be given up, as any failure), not forgotten; the running one left to its lease')
+    const failed = (await t.api.get('/api/jobs?status=failed&limit=100')).body.data
+    assert.ok(failed.every((j: any) => /waited more than 14 days/.test(j.failedReason)))
+    // Given up (the give-up pass of a process that runs the queue): then forgotten.
+    await sql`UPDATE jobs SET gave_up_at = now() WHERE state = 'failed'`.execute(db)
+    await forgetOldJobRecords(db, new Date(Date.now() + 40 * day))
+    assert.equal((await t.api.get('/api/jobs/stats')).body.data.total, 1)
   })
 })
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { CompiledQuery, sql } from 'kysely'
-import { JOBS_CHANNEL } from '../../src/queue/queue.js'
+import { pino } from 'pino'
+import { JobQueue, JOBS_CHANNEL } from '../../src/queue/queue.js'
 import { ANALYZE_AFTER_JOBS } from '../../src/queue/queue.js'
 import { FETCH_CRAWLS } from '../../src/queue/crawl-order.js'
 import { Lane, retryDelay } from '../../src/queue/lane.js'
@@ -10,7 +11,7 @@ import {
 } from '../../src/queue/queues.js'
 import { takeTurn } from '../../src/store/host-pace.js'
 import { setJobProgress } from '../../src/queue/job-records.js'
-import type { Job } from '../../src/queue/puller.js'
+import { AttemptLost, type Job } from '../../src/queue/puller.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { eventually, onPostgres, startTestService, type TestService } from '../helpers/service.js'
 
@@ -257,6 +258,47 @@ describe("a research brief's attempts", () => {
       }))
     assert.equal(failed.failedReason, 'the attempt ran for 2 s, the most its queue allows, and was stopped')
     assert.equal(stopped.length, 1)
+  })
+
+  it("a worker that finds itself taken for lost stops the attempts it runs: their retries are another's", async () => {
+    const { store } = t.service
+    const { db } = store
+    // A worker of its own, beating every second, on the same database.
+    const worker = await JobQueue.start(store, { ...t.service.config, jobMaintenanceSeconds: 1 },
+      { runsWorkers: true, log: pino({ level: 'silent' }) })
+    const org = await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()
+    const domain = await db.insertInto('domains').values({ org_id: org.id, hostname: 'lost.test', status: 'active' })
+      .returning('id').executeTakeFirstOrThrow()
+    const jobId = crypto.randomUUID()
+    await worker.transaction(db, tx =>
+      worker.enqueueResearch(tx, jobId, { orgId: org.id, domainId: domain.id, briefId: crypto.randomUUID() }))
+    let running = false
+    let stoppedBy: unknown
+    worker.pull<ResearchJobData, object>(QUEUE.research, 1, {
+      run: async (_job, signal) => await new Promise<object>((_resolve, reject) => {
+        running = true
+        signal.addEventListener('abort', () => { stoppedBy = signal.reason; reject(signal.reason) })
+      })
+    })
+    try {
+      await eventually(async () => running || undefined, 10_000, 'the attempt to run')
+      // Another worker's sweep took this one for lost (it was frozen, cut off): its attempt handed back, its row gone.
+      await sql`UPDATE jobs SET state = 'waiting', owner = NULL, start_after = now() + interval '1 hour'
+        WHERE id = ${jobId}`.execute(db)
+      await sql`DELETE FROM workers WHERE id = ${worker.workerId}`.execute(db)
+      const reason = await eventually(async () => stoppedBy, 10_000, 'the attempt stopped')
+      assert.ok(reason instanceof AttemptLost, String(reason))
+      const job = await eventually(async () => {
+        const j = await db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow()
+        return j
+      }, 5_000, 'the job')
+      assert.equal(job.state, 'waiting', "the stopped attempt's end changes nothing of the handed-back job")
+      await eventually(async () => (await db.selectFrom('workers').select('id').where('id', '=', worker.workerId)
+        .executeTakeFirst()) ?? undefined, 5_000, 'the worker listed again')
+    } finally {
+      await worker.stopPulling(0)
+      await worker.stop()
+    }
   })
 
   it('one that fails starts again from nothing: waiting for its retry, it shows no progress of the attempt', async () => {
