@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder'
 import { createGunzip } from 'node:zlib'
-import { Parser } from 'htmlparser2'
 import { TurnPassed } from './errors.js'
 import type { Fetcher, InTurn } from './fetch.js'
+import { boundedParser } from '../detection/text/dom.js'
 
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 /** What one sitemap may inflate to: the sitemaps protocol's own limit for an uncompressed file. */
@@ -65,7 +65,7 @@ export async function readSitemap (
   let loc = ''
   let lastmod = ''
   let entry: string | undefined
-  const parser = new Parser(
+  const parser = boundedParser(
     {
       onopentag (tag) {
         const name = tag.toLowerCase().replace(/^.*:/, '')

@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2'
+import { boundedParser } from '../detection/text/dom.js'
 import { IMPRINT, fold } from '../detection/words/lexicon.js'
 import type { BriefSections, Source } from '../vocabulary/research.js'
 import { PAGE_TYPES } from '../vocabulary/core.js'
@@ -12,7 +12,7 @@ function headNames (html: string): { 'og:site_name'?: string, 'application-name'
   const names: Record<string, string> = {}
   let inTitle = false
   let title = ''
-  const parser = new Parser({
+  const parser = boundedParser({
     onopentag (name, attrs) {
       if (name === 'title') inTitle = true
       if (name === 'meta') {

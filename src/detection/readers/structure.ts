@@ -14,14 +14,39 @@ import { BLOCK, CELL, SKIP, STRUCK, tagOf } from '../text/tags.js'
  */
 export const blockText = (node: AnyNode): string => textOf(node, SKIP)
 
+/** Whether `node` has text a person reads: blockText(node) !== '', each node's answer found once. */
+export function hasText (node: AnyNode): boolean {
+  const known = textFound.get(node)
+  if (known !== undefined) return known
+  const found = node.type === 'text'
+    ? /\S/.test(node.data)
+    : (node.type === 'tag' || node.type === 'script' || node.type === 'style') && (tagOf(node.name) & SKIP) === 0 &&
+      node.children.some(hasText)
+  textFound.set(node, found)
+  return found
+}
+// A chain of wrappers asks of every level: the answer of each node is kept for its tree's life.
+const textFound = new WeakMap<AnyNode, boolean>()
+
+/**
+ * The start of blockText(node): its first `chars` characters at least (when it has that
+ * many), read without walking the rest of a large block.
+ */
+export const blockTextStart = (node: AnyNode, chars: number): string => textOf(node, SKIP, chars)
+
 /** The text of `node` as a value reads it: without struck text (a price struck through is no longer the price). */
 export const currentText = (node: AnyNode): string => textOf(node, SKIP | STRUCK)
 
-function textOf (node: AnyNode, leave: number): string {
+function textOf (node: AnyNode, leave: number, chars = Infinity): string {
   const out: string[] = []
+  // Past `chars` characters that are not spaces, the text collapsed holds `chars` at least: the walk ends.
+  let read = 0
   const walk = (n: AnyNode) => {
-    if (n.type === 'text') out.push(n.data)
-    else if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
+    if (read > chars) return
+    if (n.type === 'text') {
+      out.push(n.data)
+      if (chars !== Infinity) read += n.data.replace(/\s+/g, '').length
+    } else if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
       const tag = tagOf(n.name)
       if (tag & leave) return
       const block = (tag & (BLOCK | CELL)) !== 0

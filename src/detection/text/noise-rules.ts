@@ -2,7 +2,8 @@ import { compile } from 'css-select'
 import { parse as parseSelector, type Selector } from 'css-what'
 import render from 'dom-serializer'
 import type { AnyNode } from 'domhandler'
-import { parseDocument, DomUtils } from 'htmlparser2'
+import { DomUtils } from 'htmlparser2'
+import { parseDom, removeNodes } from './dom.js'
 import { RE2JS } from 're2js'
 import { JSON_PATH_PATTERN, type NoiseRules } from '../../vocabulary/core.js'
 import { SELECT_OPTIONS, selectIn } from './selectors.js'
@@ -124,10 +125,8 @@ export const hasSelectors = (rules: NoiseRules | undefined): boolean =>
 
 /** The page with ignored elements removed and, when restricted, only the kept elements. */
 export function applySelectors (html: string, rules: NoiseRules): string {
-  const doc = parseDocument(html)
-  for (const selector of rules.ignoreSelectors ?? []) {
-    for (const el of selectIn(selector, doc)) DomUtils.removeElement(el)
-  }
+  const doc = parseDom(html)
+  for (const selector of rules.ignoreSelectors ?? []) removeNodes(selectIn(selector, doc))
   const selectors = included(rules)
   if (selectors.length === 0) return render(doc)
   const kept: AnyNode[] = []

@@ -1,9 +1,9 @@
 import type { AnyNode, Document, Element } from 'domhandler'
-import { parseDocument } from 'htmlparser2'
+import { parseDom } from './dom.js'
 import type { OutlineKind } from '../../vocabulary/outline.js'
-import { blockText } from '../readers/structure.js'
+import { blockText, blockTextStart, hasText } from '../readers/structure.js'
 import { withoutPermalink, isSkipped } from './extract.js'
-import { headingKey, SELECT_OPTIONS, sectionsOf, selectIn } from './selectors.js'
+import { headingKey, placeOf, SELECT_OPTIONS, sectionsOf, selectIn } from './selectors.js'
 import { is } from 'css-select'
 import { BLOCK, CELL, HEADING, ROW, tagOf } from './tags.js'
 
@@ -53,7 +53,7 @@ const lineCount = (el: Element) => {
     const blocks = elementsOf(e).filter(c => isBlock(c) && !isSkipped(tagOf(c.name), c.attribs))
     // A table's row is one line, its cells side by side.
     if (blocks.length === 0 || (tagOf(e.name) & ROW) !== 0) {
-      if (blockText(e)) n++
+      if (hasText(e)) n++
       return
     }
     for (const c of blocks) walk(c)
@@ -67,7 +67,7 @@ const excerpt = (text: string) => text.length > MAX_TEXT ? `${text.slice(0, MAX_
 const lasting = (name: string) => /^[A-Za-z][\w-]{0,40}$/.test(name) && !/\d/.test(name) && !/^(css|sc|jsx|svelte)-/.test(name)
 
 export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: boolean } {
-  const doc = parseDocument(html)
+  const doc = parseDom(html)
   const body = selectIn('body', doc)[0] ?? doc
   const blocks: OutlineEntry[] = []
   let truncated = false
@@ -89,7 +89,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
     isBlock(c) &&
     !isSkipped(tagOf(c.name), c.attribs) &&
     !(c.name === 'header' && el === body) &&
-    blockText(c) !== '')
+    hasText(c))
   // A wrapper of one block is no block of its own (an app's root, a layout's column, a card's head).
   const unwrapped = (el: Element): Element => {
     for (let inner = contentOf(el); inner.length === 1 && !LEAVES.has(el.name) && levelOf(el) === 0;
@@ -119,7 +119,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
       const whole = i === 0 && end === children.length && depth > 0
       if (!whole) {
         const lines = members.reduce((n, m) => n + lineCount(m), 0)
-        const all = excerpt([text, ...members.slice(1).map(blockText)].join(' '))
+        const all = excerpt([text, ...members.slice(1).map(m => blockTextStart(m, MAX_TEXT))].join(' '))
         const selector = selectors.ofRun(headingWords(el), members)
         if (!push({ kind: 'section', depth, text: all, lines }, selector)) return false
       }
@@ -135,7 +135,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
 
   const emit = (block: Element, depth: number, cards: ReadonlySet<Element>): boolean => {
     const el = unwrapped(block)
-    const text = excerpt(blockText(el))
+    const text = excerpt(blockTextStart(el, MAX_TEXT))
     const leaf = LEAVES.get(el.name)
     const inner = leaf ? [] : contentOf(el)
     if (levelOf(el) > 0) return push({ kind: 'heading', depth, text, lines: 1 }, selectors.of(el))
@@ -160,7 +160,9 @@ function cardsAmong (children: readonly Element[]): Set<Element> {
   const byTag = new Map<string, Element[]>()
   for (const c of children) {
     if (!CARD_TAGS.has(c.name) || !firstHeading(c)) continue
-    byTag.set(c.name, [...(byTag.get(c.name) ?? []), c])
+    const group = byTag.get(c.name)
+    if (group) group.push(c)
+    else byTag.set(c.name, [c])
   }
   return new Set([...byTag.values()].filter(group => group.length >= 2).flat())
 }
@@ -274,8 +276,9 @@ class Selectors {
   private positional (el: Element): string | undefined {
     const parent = el.parent
     if (!parent || parent.type !== 'tag') return undefined
-    const kin = elementsOf(parent).filter(c => c.name === el.name)
-    const step = kin.length === 1 ? el.name : `${el.name}:nth-of-type(${kin.indexOf(el) + 1})`
+    const place = placeOf(el)
+    if (!place) return undefined
+    const step = place.ofType + place.ofTypeLast === 0 ? el.name : `${el.name}:nth-of-type(${place.ofType + 1})`
     // Under a parent named alone, the k-th child of its tag is one element.
     const above = parent.name === 'body' || parent.name === 'html' ? parent.name : this.of(parent)
     if (!above) return undefined
@@ -302,7 +305,7 @@ export function movesOf (blocks: ReadonlyArray<Pick<OutlineEntry, 'selector' | '
 number[][] {
   const moves: number[][] = blocks.map(() => [])
   const read = (html: string) => {
-    const doc = parseDocument(html)
+    const doc = parseDom(html)
     const texts = new Map<number, string>()
     return (b: number) => {
       let text = texts.get(b)
@@ -353,7 +356,7 @@ function pathOf (el: Element): string | undefined {
 export function boxesOf (
   blocks: ReadonlyArray<Pick<OutlineEntry, 'selector'>>, html: string, boxes: Readonly<Record<string, Box>>
 ): Array<{ x: number, y: number, width: number, height: number } | null> {
-  const doc = parseDocument(html)
+  const doc = parseDom(html)
   return blocks.map(b => {
     let found: Element[]
     try {

@@ -1,5 +1,6 @@
 import { selectAll, type Options } from 'css-select'
-import type { AnyNode, Element } from 'domhandler'
+import { isTag, type AnyNode, type Element } from 'domhandler'
+import nthCheck from 'nth-check'
 import { blockText } from '../readers/structure.js'
 import { withoutPermalink } from './extract.js'
 import { HEADING, tagOf } from './tags.js'
@@ -86,8 +87,54 @@ export function sectionsOf (parent: AnyNode, wanted: string): Set<AnyNode> {
   return members
 }
 
+/** An element's place among its parent's elements: from the first and the last, of all and of its tag (0-based). */
+export interface Place { nth: number, nthLast: number, ofType: number, ofTypeLast: number }
+
+/**
+ * The places of a parent's elements, counted once per list of children: css-select's
+ * :nth-child walks back over the siblings for each element, and a list of 20,000 cards
+ * cost its square. A list rebuilt (removeNodes in dom.ts) is a new key.
+ */
+const places = new WeakMap<AnyNode[], Map<AnyNode, Place>>()
+
+export function placeOf (el: Element): Place | undefined {
+  const siblings = el.parent?.children
+  if (!siblings) return undefined
+  let known = places.get(siblings)
+  if (!known) {
+    known = new Map()
+    const elements = siblings.filter(isTag)
+    const ofType = new Map<string, number>()
+    const typeTotal = new Map<string, number>()
+    for (const e of elements) typeTotal.set(e.name, (typeTotal.get(e.name) ?? 0) + 1)
+    elements.forEach((e, i) => {
+      const t = ofType.get(e.name) ?? 0
+      ofType.set(e.name, t + 1)
+      known!.set(e, { nth: i, nthLast: elements.length - 1 - i, ofType: t, ofTypeLast: typeTotal.get(e.name)! - 1 - t })
+    })
+    places.set(siblings, known)
+  }
+  return known.get(el)
+}
+
+/** css-select's four :nth-… pseudo-classes, each answered from the places counted once (placeOf). */
+function nthPseudo (which: keyof Place) {
+  const formulas = new Map<string, (n: number) => boolean>()
+  return (el: Element, value?: string | null): boolean => {
+    const formula = value ?? ''
+    let check = formulas.get(formula)
+    if (!check) formulas.set(formula, check = nthCheck(formula))
+    const place = placeOf(el)
+    return place !== undefined && check(place[which])
+  }
+}
+
 export const SELECT_OPTIONS: Options<AnyNode, Element> = {
   pseudos: {
+    'nth-child': nthPseudo('nth'),
+    'nth-last-child': nthPseudo('nthLast'),
+    'nth-of-type': nthPseudo('ofType'),
+    'nth-last-of-type': nthPseudo('ofTypeLast'),
     heading: (el, value) => isHeading(el, headingKey(argument(value))),
     section: (el, value) => {
       const parent = el.parent

@@ -1,4 +1,4 @@
-import { parseDocument } from 'htmlparser2'
+import { parseDom } from '../../text/dom.js'
 import { parse as parseYaml } from 'yaml'
 import type { ApiChange, ApiDiff, Fact } from '../../../vocabulary/core.js'
 import { judge } from '../../../vocabulary/facts.js'
@@ -22,7 +22,7 @@ export function specLinks (html: string, pageUrl: string): string[] {
       if ((url.protocol === 'http:' || url.protocol === 'https:') && !found.includes(url.href)) found.push(url.href)
     } catch { /* not an address */ }
   }
-  const doc = parseDocument(html)
+  const doc = parseDom(html)
   const walk = (nodes: typeof doc.children) => {
     for (const n of nodes) {
       if (n.type !== 'tag' && n.type !== 'script') continue

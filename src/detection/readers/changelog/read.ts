@@ -1,5 +1,6 @@
 import type { AnyNode, Element } from 'domhandler'
-import { DomUtils, parseDocument, parseFeed } from 'htmlparser2'
+import { DomUtils } from 'htmlparser2'
+import { parseDom, parseFeedBounded, removeNodes } from '../../text/dom.js'
 import type { ChangelogEntry, Fact } from '../../../vocabulary/core.js'
 import { judge } from '../../../vocabulary/facts.js'
 import { dateIn } from '../../words/dates.js'
@@ -55,8 +56,8 @@ type EntryPlaces = Required<Omit<ChangelogReading, 'entries'>>
 const elementsOf = (root: AnyNode[]): Element[] => DomUtils.findAll(() => true, root)
 
 export function readChangelog (html: string): ChangelogReading {
-  const doc = parseDocument(html, WITH_PLACES)
-  for (const el of DomUtils.findAll(e => isSkippedTag(e.name), doc.children)) DomUtils.removeElement(el)
+  const doc = parseDom(html, WITH_PLACES)
+  removeNodes(DomUtils.findAll(e => isSkippedTag(e.name), doc.children))
   const reading: EntryPlaces = { lines: new Map(), spans: new Spans() }
   const entries = headedEntries(doc.children, reading)
   return { entries: entries.length > 0 ? entries : cardEntries(doc.children, reading), ...reading }
@@ -65,7 +66,7 @@ export function readChangelog (html: string): ChangelogReading {
 /** The RSS or Atom feeds a page links to (`<link rel="alternate">`). */
 export function feedLinks (html: string, pageUrl: string): string[] {
   const links = DomUtils.findAll(e => e.name === 'link' && /\balternate\b/i.test(e.attribs.rel ?? '') &&
-    /(?:rss|atom)\+xml/i.test(e.attribs.type ?? ''), parseDocument(html).children)
+    /(?:rss|atom)\+xml/i.test(e.attribs.type ?? ''), parseDom(html).children)
   const out: string[] = []
   for (const l of links) {
     try {
@@ -78,12 +79,12 @@ export function feedLinks (html: string, pageUrl: string): string[] {
 
 /** A changelog's feed as entries: each item's title (its version and date), its date, its content's items. */
 export function readFeed (xml: string): ChangelogReading {
-  const feed = parseFeed(xml)
+  const feed = parseFeedBounded(xml)
   if (!feed) throw new Error('not an RSS or Atom feed')
   const lines: ChangelogReading['lines'] = new Map()
   const entries = feed.items.slice(0, 500).map(item => {
     const n = named(item.title ?? '')
-    const body = parseDocument(item.description ?? '')
+    const body = parseDom(item.description ?? '')
     const listed = DomUtils.findAll(e => e.name === 'li', body.children).map(blockText).filter(Boolean)
     const items = listed.length > 0
       ? listed
@@ -119,14 +120,23 @@ function ownBlocks (reading: EntryPlaces, blocks: Element[], entry: string): voi
   }
 }
 
-/** The largest element around `heading` that holds none of the other `releases`, if one holds more than the heading. */
-function boxOf (heading: Element, releases: readonly Element[]): Element | undefined {
-  let box: Element | undefined
-  for (let el = heading.parent; el && el.type === 'tag'; el = el.parent) {
-    if (releases.some(r => r !== heading && contains(el!, r))) break
-    box = el as Element
+/**
+ * The largest element around each release heading that holds no other release, if one
+ * holds more than its heading: found from how many releases each element holds, counted
+ * once up from each (a changelog of thousands of releases is read in linear time).
+ */
+function boxesOf (releases: readonly Element[]): (heading: Element) => Element | undefined {
+  const held = new Map<AnyNode, number>()
+  for (const r of releases) {
+    for (let el = r.parent; el && el.type === 'tag'; el = el.parent) held.set(el, (held.get(el) ?? 0) + 1)
   }
-  return box
+  return heading => {
+    let box: Element | undefined
+    for (let el = heading.parent; el && el.type === 'tag' && (held.get(el) ?? 0) <= 1; el = el.parent) {
+      box = el as Element
+    }
+    return box
+  }
 }
 
 /** Entries under headings that name a version or a date, at the level most of them share. */
@@ -139,23 +149,31 @@ function headedEntries (root: AnyNode[], reading: EntryPlaces): ChangelogEntry[]
   const counts = new Map<number, number>()
   for (const r of releases) counts.set(r.level, (counts.get(r.level) ?? 0) + 1)
   const level = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0]
-  const order = new Map(all.map((el, i) => [el, i]))
   const entries: ChangelogEntry[] = []
   const atLevel = releases.filter(x => x.level === level)
+  const boxOf = boxesOf(atLevel.map(x => x.el))
+  const headingAt = new Map(headings.map((h, i) => [h, i]))
   for (const r of atLevel) {
     // A release's own box (GitHub's <section> per release): the largest element around its
     // heading that holds no other release. A heading of its level inside it is its notes'
     // ("## What's Changed"), not the next entry.
-    const box = boxOf(r.el, atLevel.map(x => x.el))
+    const box = boxOf(r.el)
     const inBox = (h: { el: Element, level: number }) => h.level === level && box !== undefined && contains(box, h.el)
-    const end = headings.find(h => h.order > r.order && h.level <= level && !inBox(h))?.order ?? Infinity
-    const within = all.filter(el => order.get(el)! > r.order && order.get(el)! < end)
+    let end = all.length
+    for (let i = headingAt.get(r)! + 1; i < headings.length; i++) {
+      const h = headings[i]!
+      if (h.level <= level && !inBox(h)) {
+        end = h.order
+        break
+      }
+    }
+    const within = all.slice(r.order + 1, end)
     const n = release(blockText(r.el))!
     const items: string[] = []
     let section: string | undefined
     let title = n.rest
     const lists = within.some(el => el.name === 'li')
-    const hasItems = (li: Element) => within.some(x => x !== li && x.name === 'li' && contains(li, x))
+    const hasItems = (li: Element) => DomUtils.findOne(x => x.name === 'li', li.children) !== null
     for (const el of within) {
       const h = HEADING.exec(el.name)
       const text = blockText(el)

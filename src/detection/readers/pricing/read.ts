@@ -1,6 +1,7 @@
 import { selectAll } from 'css-select'
 import type { AnyNode, Element } from 'domhandler'
-import { DomUtils, parseDocument } from 'htmlparser2'
+import { DomUtils } from 'htmlparser2'
+import { parseDom, removeNodes } from '../../text/dom.js'
 import type { PlanPrice, PricingPlan, PricingTable } from '../../../vocabulary/core.js'
 import { fold } from '../../words/lexicon.js'
 import { findMoney } from '../../words/money.js'
@@ -82,7 +83,7 @@ export interface PricingReading {
 }
 
 export function readPricing (html: string): PricingReading {
-  const doc = parseDocument(html, WITH_PLACES)
+  const doc = parseDom(html, WITH_PLACES)
   const table: PricingTable = { plans: [], sources: [] }
   const lines = new Set<string>()
   const planLines = new Map<string, Set<string>>()
@@ -107,9 +108,7 @@ export function readPricing (html: string): PricingReading {
   add(jsonLdPlans(doc.children).map(plan => ({ plan })), 'json-ld')
   add(microdataPlans(doc.children).map(plan => ({ plan })), 'microdata')
   // Out of the way of headings and prices; icons stay for the tables' check marks.
-  for (const el of DomUtils.findAll(e => isSkippedTag(e.name) && e.name !== 'svg', doc.children)) {
-    DomUtils.removeElement(el)
-  }
+  removeNodes(DomUtils.findAll(e => isSkippedTag(e.name) && e.name !== 'svg', doc.children))
   const struck = DomUtils.findAll(e => (tagOf(e.name) & STRUCK) !== 0, doc.children).map(blockText).filter(Boolean)
   add(cardPlans(doc.children), 'cards')
   const known = new Set(table.plans.map(p => planKey(p.name)))
@@ -133,13 +132,19 @@ export function readPricing (html: string): PricingReading {
   return { table, lines, planLines, spans, struck }
 }
 
+const plansByKey = new WeakMap<PricingPlan[], Map<string, PricingPlan>>()
+
 /** Adds a plan, or merges it into the plan of its name; returns the plan's key (empty: not a plan). */
 function mergePlan (plans: PricingPlan[], plan: PricingPlan): string {
   const key = planKey(plan.name)
   if (!key) return ''
-  const same = plans.find(p => planKey(p.name) === key)
+  // The plans by key, kept beside the list: a page of thousands of rows would fold every name again for each.
+  let byKey = plansByKey.get(plans)
+  if (!byKey) plansByKey.set(plans, byKey = new Map(plans.map(p => [planKey(p.name), p])))
+  const same = byKey.get(key)
   if (!same) {
     plans.push(plan)
+    byKey.set(key, plan)
     return key
   }
   for (const p of plan.prices) {
@@ -270,6 +275,9 @@ const inside = (el: Element, names: ReadonlySet<string>) => {
 const LIST_OR_TABLE = new Set(['li', 'table'])
 /** Beyond this, the text around money is a sentence, not a price. */
 const MAX_PRICE_TEXT = 60
+
+/** The most headings or prices a page's cards are read as plans with (see cardPlans). */
+const MAX_CARD_HEADINGS = 1000
 /** The markup of a price or a plan, on the element or just around it. */
 const PRICE_MARKUP = /price|amount|cost|plan|tier|tarif|preis|prix|precio|prezzo|prijs|preco|preço/i
 function marked (el: Element): boolean {
@@ -333,6 +341,9 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
     if (currentText(el).length > MAX_PRICE_TEXT && !marked(el)) continue
     prices.push({ el, order: order.get(el)! })
   }
+  // A page of thousands of priced headings is a catalogue, not plans: left to the plain comparison, which reads it
+  // in linear time (pairing each price with its heading costs their product).
+  if (headings.length > MAX_CARD_HEADINGS || prices.length > MAX_CARD_HEADINGS) return []
   // Each price belongs to the nearest heading before it that is not inside it.
   const byHeading = new Map<Heading, Element[]>()
   for (const p of prices) {
