@@ -47,6 +47,12 @@ export interface RenderRequest {
 interface RenderState {
   /** Aborted when the render ends: requests still waiting for a turn give it up. */
   ended: AbortController
+  /** The page's host: a script that sends the page to another is not followed. */
+  host: string
+  /** The main frame's documents asked for so far (the first is the page's own). */
+  documents: number
+  /** Where a script tried to send the page, refused (an error page, another host). */
+  strayed: string | undefined
   inflight: number
   lastActivity: number
   status: number
@@ -147,6 +153,11 @@ export class BrowserRenderer {
   private running = 0
   private readonly waiting: Array<() => void> = []
   private closed = false
+  /**
+   * A page's renderer did not close (a busy loop): the browser is restarted once the renders
+   * in flight have ended, not under them; no render starts in it meanwhile.
+   */
+  private restartWanted = false
   private readonly slots: RenderSlots
 
   constructor (private readonly opts: RendererOptions) {
@@ -183,7 +194,7 @@ export class BrowserRenderer {
   }
 
   private async acquire (): Promise<void> {
-    if (this.waiting.length === 0 && this.running < this.slots.allowed()) {
+    if (!this.restartWanted && this.waiting.length === 0 && this.running < this.slots.allowed()) {
       this.running++
       return
     }
@@ -192,8 +203,12 @@ export class BrowserRenderer {
 
   private release (): void {
     this.running--
+    if (this.restartWanted && this.running === 0) {
+      this.restartWanted = false
+      void this.restart()
+    }
     // Fewer at once on a machine short of memory, more again once it has room (render-slots.ts).
-    while (this.waiting.length > 0 && this.running < this.slots.allowed()) {
+    while (!this.restartWanted && this.waiting.length > 0 && this.running < this.slots.allowed()) {
       this.running++
       this.waiting.shift()!()
     }
@@ -256,6 +271,9 @@ export class BrowserRenderer {
     })
     const state = {
       ended: new AbortController(),
+      host: new URL(url).host,
+      documents: 0,
+      strayed: undefined as string | undefined,
       inflight: 0,
       lastActivity: Date.now(),
       requests: 0,
@@ -301,7 +319,7 @@ export class BrowserRenderer {
         await page?.close({ runBeforeUnload: false })
         await context.close()
       })().then(() => true, () => true)
-      if (!(await Promise.race([closing, sleep(settled ? 10_000 : 2000).then(() => false)]))) await this.restart()
+      if (!(await Promise.race([closing, sleep(settled ? 10_000 : 2000).then(() => false)]))) this.restartWanted = true
     }
   }
 
@@ -319,8 +337,10 @@ export class BrowserRenderer {
       await page.goto(url, { waitUntil: 'load', timeout: left() })
     } catch (err) {
       if (state.error) throw state.error
-      // A page that never finishes loading is read as far as it got.
-      if (!/Timeout/i.test((err as Error).message)) throw new FetchError('RENDER_FAILED', (err as Error).message)
+      // A page that never finishes loading is read as far as it got; one whose script was not followed, as it was.
+      if (!/Timeout/i.test((err as Error).message) && !state.strayed) {
+        throw new FetchError('RENDER_FAILED', (err as Error).message)
+      }
     }
     if (state.error) throw state.error
     while (Date.now() < settleBy - 200) {
@@ -379,6 +399,7 @@ export class BrowserRenderer {
     }
     state.inflight++
     state.lastActivity = Date.now()
+    const first = isDocument && state.documents++ === 0
     try {
       const headers = await request.allHeaders()
       const url = request.url()
@@ -391,6 +412,14 @@ export class BrowserRenderer {
         ...inTurn
       })
       const res = polite && isDocument ? await polite(url, send, state.ended.signal) : await send({})
+      // A script that sends the page astray (to an error page, to another host) is not followed: the page stays
+      // the document it was, and is read as such. (A reload to the same host after a challenge is followed.)
+      const astray = isDocument && !first && (res.status >= 400 || new URL(res.url).host !== state.host)
+      if (astray) {
+        state.strayed = `its script went to ${res.url} (HTTP ${res.status})`
+        await route.abort('aborted').catch(() => {})
+        return
+      }
       if (isDocument) [state.status, state.challenge] = [res.status, res.challenge]
       await route.fulfill({
         status: res.status,
@@ -401,9 +430,13 @@ export class BrowserRenderer {
         body: res.body
       })
     } catch (err) {
-      if (isDocument) state.error = err
-      await route.abort(err instanceof FetchError && err.code === 'BLOCKED_ADDRESS' ? 'addressunreachable' : 'failed')
-        .catch(() => {})
+      // The page's own document that cannot be fetched fails the render; a script's later one is not followed.
+      if (first) state.error = err
+      // A later document aborted, not failed: Chromium would show its own error page in its place.
+      const reason = isDocument && !first
+        ? 'aborted'
+        : err instanceof FetchError && err.code === 'BLOCKED_ADDRESS' ? 'addressunreachable' : 'failed'
+      await route.abort(reason).catch(() => {})
     } finally {
       state.inflight--
       state.lastActivity = Date.now()

@@ -70,6 +70,7 @@ describe('pages seen as a browser sees them', () => {
   let proPrice = 49
   let rowsProPrice = 49
   let boxColour = '#06c'
+  let navigatesHits = 0
 
   const deliveries: any[] = []
   let hooks: TestSite
@@ -95,6 +96,10 @@ describe('pages seen as a browser sees them', () => {
     // Text to read, beside an application root whose script sends the browser to a page that does not exist.
     site.page('/app-navigates', html(`<h1>Release notes</h1><p>${'Version 3 adds audit logs and faster exports. '.repeat(8)}</p>` +
       '<div id="app"></div>', "<script>setTimeout(() => { location.href = '/gone-away' }, 50)</script>"))
+    // The same, its script sending the browser to another host.
+    site.page('/app-leaves', html(`<h1>Accessibility statement</h1><p>${'We aim for WCAG 2.2 AA on every page. '.repeat(8)}</p>` +
+      '<div id="app"></div>',
+    "<script>setTimeout(() => { location.href = 'https://bait.test/elsewhere' }, 50)</script>"))
     site.set('/status', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' })
       res.end(html(`<h1>Status</h1><p>${'All systems normal. '.repeat(15)}</p>` +
@@ -156,8 +161,12 @@ const feed = document.getElementById('feed')
 setInterval(() => { const d = document.createElement('div'); d.style.height = '400px'; d.textContent = 'More'; feed.appendChild(d) }, 10)
 </script>`))
     // Its script sends the browser to a page that does not exist; a plain client reads it well.
-    site.page('/navigates', html(`<h1>Changelog</h1><p>${'Version 2 ships faster checks. '.repeat(12)}</p>`,
-      "<script>setTimeout(() => { location.href = '/gone-away' }, 50)</script>"))
+    // A page the browser is refused (its second request answers 500), read plainly before and after.
+    site.set('/navigates', (_req, res) => {
+      const refused = ++navigatesHits === 2
+      res.writeHead(refused ? 500 : 200, { 'content-type': 'text/html' })
+      res.end(refused ? 'Internal error' : html(`<h1>Changelog</h1><p>${'Version 2 ships faster checks. '.repeat(12)}</p>`))
+    })
     site.page('/busy', html('<div id="root"></div>', '<script>for (;;) {}</script>'))
     site.page('/carousel', html('<div id="root"></div>', `<script>
 document.getElementById('root').innerHTML = '<h1>Home</h1><div class="slides"><p class="on">Fast</p><p>Safe</p><p>Cheap</p></div>' +
@@ -304,14 +313,18 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     await retire(page.id)
   })
 
-  it('a page the browser is sent away from (auto) falls back to its plain text, and says so', async () => {
-    const page = await addAndCrawl('/app-navigates')
-    assert.equal(page.lastError, null)
-    assert.equal(page.status, 'active')
-    assert.equal(page.renderedWith, 'http')
-    assert.match(page.renderReason, /^the browser failed \(HTTP 404 from .*\/gone-away \(rendered\)\); read without it$/)
-    assert.match(await snapshotText(page.id), /Version 3 adds audit logs/)
-    await retire(page.id)
+  it('a page whose script sends it astray (to a missing page, to another host) is read as it was: the error page is never a version', async () => {
+    for (const path of ['/app-navigates', '/app-leaves']) {
+      const page = await addAndCrawl(path)
+      assert.equal(page.lastError, null)
+      assert.equal(page.status, 'active')
+      assert.equal(page.renderedWith, 'browser', path)
+      const texts = await t.service.store.db.selectFrom('snapshots').select('content').where('page_id', '=', page.id)
+        .execute()
+      assert.ok(texts.every(r => /Version 3 adds audit logs|We aim for WCAG/.test(r.content)), path)
+      assert.ok(texts.every(r => !/stolen|Not Found|gone-away/i.test(r.content)), path)
+      await retire(page.id)
+    }
   })
 
   it('a change seen only in the picture is reported where the page asks for it (visualThreshold), with its region', async () => {
@@ -388,9 +401,9 @@ let i = 0; setInterval(() => { const s = document.querySelectorAll('.slides p');
     assert.equal(checked.lastError, null)
     assert.equal(checked.status, 'active')
     assert.equal(checked.renderedWith, 'http')
-    assert.match(checked.renderReason, /^the browser failed \(HTTP 404 from .*\/gone-away \(rendered\)\); read without it$/)
+    assert.match(checked.renderReason, /^the browser failed \(HTTP 500 from .*\/navigates \(rendered\)\); read without it$/)
     assert.match(await snapshotText(page.id), /Version 2 ships faster checks/)
-    assert.ok(site.hitsOf('/gone-away') >= 1, 'the browser did go there')
+    assert.equal(navigatesHits, 3, 'plainly, in the browser, then plainly again')
     await retire(page.id)
   })
 
