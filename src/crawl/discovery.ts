@@ -131,9 +131,15 @@ export async function discoverPages (
   }
 
   const consider = (raw: string, linkText?: string): Candidate | undefined => {
-    const url = normalizeUrl(raw)
+    let url = normalizeUrl(raw)
     if (!url) return undefined
-    const u = new URL(url)
+    let u = new URL(url)
+    // A site that answers over HTTPS is watched over HTTPS, whatever its links and sitemaps write.
+    if (u.protocol === 'http:' && secure.has(u.host)) {
+      u.protocol = 'https:'
+      url = normalizeUrl(u.href) ?? url
+      u = new URL(url)
+    }
     if (!belongsToDomain(u.hostname, hostname) || NOT_A_PAGE.test(u.pathname)) return undefined
     const doc = documentKey(url)
     if (!seen.has(doc)) {
@@ -167,7 +173,9 @@ export async function discoverPages (
     return c
   }
 
-  // 1. The home page: it decides the scheme (https, else http) and gives the first links.
+  // The hosts whose home page was read over HTTPS (asked for so, or redirected there).
+  const secure = new Set<string>()
+  // 1. The home page: it decides the scheme (https, else http, else where http sends it) and gives the first links.
   let origin = `https://${hostname}`
   let homeError: FetchError | undefined
   const failed = (err: FetchError) => {
@@ -179,6 +187,14 @@ export async function discoverPages (
     origin = `http://${hostname}`
     home = await fetchHtml(crawler, `${origin}/`, fetchSignal, failed)
     fetches++
+  }
+  if (home) {
+    // An http:// home that redirects to https:// (on the domain) makes the site's scheme https.
+    const landed = new URL(home.url)
+    if (landed.protocol === 'https:' && belongsToDomain(landed.hostname, hostname)) {
+      secure.add(landed.host)
+      if (landed.hostname === hostname) origin = `https://${landed.host}`
+    }
   }
   const homepage = normalizeUrl(`${origin}/`)!
   if (home) {
