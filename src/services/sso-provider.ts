@@ -44,13 +44,33 @@ export function providerFetch (allowInsecure: boolean): oidc.CustomFetch {
     const target = new URL(url)
     const host = target.hostname.replace(/^\[|\]$/g, '')
     if (!allowInsecure && (isLocalName(host) || (isIP(host) !== 0 && !isPublicAddress(host)))) {
-      throw new Error(`${target.origin} is not a public address`)
+      throw new ProviderUnreachable(target, new Error(`${target.origin} is not a public address`))
     }
-    return await undiciFetch(url, {
-      ...(options as object),
-      ...(allowInsecure ? {} : { dispatcher: publicAgent })
-    }) as unknown as Response
+    try {
+      return await undiciFetch(url, {
+        ...(options as object),
+        ...(allowInsecure ? {} : { dispatcher: publicAgent })
+      }) as unknown as Response
+    } catch (err) {
+      throw new ProviderUnreachable(target, err)
+    }
   }
+}
+
+/** A request to the provider that got no answer: which address it was (its discovery, token or keys endpoint). */
+class ProviderUnreachable extends Error {
+  readonly address: string
+  constructor (target: URL, cause: unknown) {
+    super(`${target.origin}${target.pathname} could not be reached`, { cause })
+    this.address = `${target.origin}${target.pathname}`
+  }
+}
+
+/** The ProviderUnreachable in an error's chain of causes, if any. */
+function unreachableIn (err: unknown): ProviderUnreachable | undefined {
+  let e: any = err
+  for (let depth = 0; depth < 6 && e; depth++, e = e.cause) if (e instanceof ProviderUnreachable) return e
+  return undefined
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest('base64url')
@@ -174,10 +194,15 @@ const EXPLAINERS: Explainer[] = [
   r => /unexpected response content-type|RESPONSE_IS_NOT_JSON/.test(r.message + (r.code ?? ''))
     ? 'the provider answered something that is not JSON'
     : undefined,
-  (r, err) => /fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EBLOCKEDADDRESS|not a public address|timed out/i
-    .test(`${err?.message} ${r.message} ${r.code}`)
-    ? `it could not be reached (${r.code && r.code !== 'OAUTH_TIMEOUT' ? `${r.code}: ` : ''}${r.message})`
-    : undefined
+  (r, err) => {
+    const unreachable = unreachableIn(err)
+    const why = `${r.code && r.code !== 'OAUTH_TIMEOUT' ? `${r.code}: ` : ''}${r.message}`
+    if (unreachable) return `${unreachable.address} could not be reached (${why})`
+    return /fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EBLOCKEDADDRESS|not a public address|timed out/i
+      .test(`${err?.message} ${r.message} ${r.code}`)
+      ? `it could not be reached (${why})`
+      : undefined
+  }
 ]
 
 /** Why a provider's answer (or its absence) was refused, in one sentence an admin can act on. */

@@ -18,7 +18,7 @@ import Provider from 'oidc-provider'
 import type { Browser } from 'playwright-core'
 import { addUser, invite } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
-import { providerFetch } from '../../src/services/sso-provider.js'
+import { providerFetch, providerOf } from '../../src/services/sso-provider.js'
 import { recheckProvenDomains } from '../../src/services/sso-domains.js'
 import { launchBrowser } from '../helpers/browser.js'
 import { startDns } from '../helpers/dns.js'
@@ -575,10 +575,21 @@ describe('single sign-on', () => {
   it('the client library reaches public addresses only, checked at the connection; a name that does not resolve reaches nothing', async () => {
     const strict = providerFetch(false)
     const get = { body: undefined, headers: {}, method: 'GET', redirect: 'manual' } as any
-    for (const url of ['https://10.1.2.3/token', `${idp.issuer}/.well-known/openid-configuration`, 'https://localhost/jwks']) {
-      await assert.rejects(strict(url, get), /is not a public address/)
+    // Every refusal names the address it tried to reach; its cause says why.
+    const refused = (url: string, why: RegExp) => (e: any) => {
+      assert.equal(e.message, `${new URL(url).origin}${new URL(url).pathname} could not be reached`)
+      assert.match(`${e.cause?.message} ${e.cause?.cause?.message ?? ''} ${e.cause?.cause?.code ?? ''}`, why)
+      return true
     }
-    await assert.rejects(strict('https://no-such-provider.invalid/jwks', get), /fetch failed|ENOTFOUND/)
+    for (const url of ['https://10.1.2.3/token', `${idp.issuer}/.well-known/openid-configuration`, 'https://localhost/jwks']) {
+      await assert.rejects(strict(url, get), refused(url, /is not a public address/))
+    }
+    const nowhere = 'https://no-such-provider.invalid/jwks'
+    await assert.rejects(strict(nowhere, get), refused(nowhere, /fetch failed|ENOTFOUND/))
+    // An admin is told which address got no answer, and why (not "fetch failed").
+    const closed = await freePort()
+    await assert.rejects(providerOf({ allowInsecure: true }, { issuer: `http://127.0.0.1:${closed}/idp`, clientId: 'c', clientSecret: 's' }),
+      (e: any) => e.message.includes(`http://127.0.0.1:${closed}/idp/.well-known/openid-configuration could not be reached (ECONNREFUSED`))
     const lax = await providerFetch(true)(`${idp.issuer}/.well-known/openid-configuration`, get)
     assert.equal(lax.status, 200)
   })
