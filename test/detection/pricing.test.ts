@@ -170,6 +170,13 @@ describe('pricing changes, plan by plan', () => {
     assert.equal(c.summary, 'Nimbus Plus: 29 €/month → 35 €/month (+21%)')
   })
 
+  it('a price whose term is now written out ("$19" → "$19/month") did not move: no move is said', () => {
+    const html = fixture('cards')
+    const bare = edit(html, ['<span class="amount">19</span><span class="per">/month</span>', '<span class="amount">19</span>'])
+    const said = pricingChanges(bare, html)
+    assert.ok(said.every(c => !/\$19 → \$19/.test(c.summary)), said.map(c => c.summary).join(' | '))
+  })
+
   it('a price now per another period: the move, with no percentage between periods', () => {
     const html = fixture('table')
     const [c] = pricingChanges(html, edit(html, ['<td>$24</td>', '<td>$300/year</td>']))

@@ -250,6 +250,8 @@ function priceFact (b: Priced | undefined, a: Priced | undefined): Fact | undefi
   const sides = { ...(b ? { before: b.m.raw } : {}), ...(a ? { after: a.m.raw } : {}) }
   if (b && a) {
     if (priceKey(b.m) === priceKey(a.m)) return undefined
+    // The same amount with its term written on one side only ("$20" → "$20/month") did not move.
+    if (b.m.currency === a.m.currency && b.m.amount === a.m.amount && (!b.m.period || !a.m.period)) return undefined
     if (b.m.currency !== a.m.currency || b.m.period !== a.m.period) return { kind: 'price_changed', ...sides }
     const percent = percentOf(b.m.amount, a.m.amount)
     const kind = a.m.amount > b.m.amount ? 'price_up' : 'price_down'

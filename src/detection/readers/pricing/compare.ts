@@ -63,7 +63,8 @@ export function comparePricing (before: PricingTable, after: PricingTable): Pric
 function priceMoves (b: PricingPlan, a: PricingPlan): PricingChange[] {
   const out: PricingChange[] = []
   const move = (x: PlanPrice, y: PlanPrice, percent: number | undefined): PricingChange | undefined => {
-    if (x.amount === y.amount && x.period === y.period) return undefined
+    // The same amount with a term written on one side only ("$20" → "$20/month") did not move.
+    if (x.amount === y.amount && (x.period === y.period || x.period === '' || y.period === '')) return undefined
     const up = percent === undefined ? y.amount > x.amount : percent > 0
     const change: PricingChange = {
       kind: up ? 'price_up' : 'price_down',
