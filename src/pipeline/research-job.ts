@@ -21,7 +21,9 @@ export interface ResearchResult {
  * Builds a research brief: what the store holds of the domain, read on an analysis
  * thread (the readers parse pages and API descriptions), saved with the brief.
  */
-export async function runResearch (deps: ResearchDeps, jobId: string, data: ResearchJobData): Promise<ResearchResult> {
+export async function runResearch (
+  deps: ResearchDeps, jobId: string, data: ResearchJobData, signal?: AbortSignal
+): Promise<ResearchResult> {
   const { briefId } = data
   const brief = await findBrief(deps.db, data.orgId, briefId)
   const loaded = await findDomainWithOrg(deps.db, data.domainId)
@@ -30,8 +32,11 @@ export async function runResearch (deps: ResearchDeps, jobId: string, data: Rese
   if (!await markBriefBuilding(deps.db, briefId)) return { briefId, skipped: `the brief is already ${brief.status}` }
   const now = new Date()
   const inputs = await researchInputs(deps.db, loaded.domain, PLANS[loaded.org.plan].retentionDays, now)
+  // An attempt whose lease ended (or whose worker was taken for lost) stops before its next step.
+  signal?.throwIfAborted()
   await setJobProgress(deps.db, jobId, 50)
   const built = await deps.analysis.for(data.orgId).brief(inputs)
+  signal?.throwIfAborted()
   await saveBrief(deps.db, briefId, built, new Date())
   return { briefId }
 }

@@ -114,7 +114,7 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
 
   // Research briefs, one at a time per process: each reads a whole domain's history.
   queue.pull<ResearchJobData, ResearchResult>(QUEUE.research, 1, {
-    run: async job => await runResearch({ db: deps.db, analysis }, job.id, job.data),
+    run: async (job, signal) => await runResearch({ db: deps.db, analysis }, job.id, job.data, signal),
     onGiveUp: async (job, reason) => {
       await giveBackCredit(deps.db, job.data.briefId, reason)
       gaveUp(job, reason)
