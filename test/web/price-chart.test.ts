@@ -41,4 +41,19 @@ describe('prices over time, as charts', () => {
     const ticks = [...monthly.matchAll(/<text[^>]*class="tick"[^>]*>([^<]*)<\/text>/g)].map(m => m[1])
     assert.deepEqual(ticks.filter(t => /^\d{4}-/.test(t)), ['2026-09-01', '2026-10-01', '2026-10-31', '2026-11-30'])
   })
+
+  it('never writes one time twice on its axis, and marks each tick for the reader\'s time zone', () => {
+    const seconds = html(PriceCharts({
+      series: [{
+        name: 'Pro',
+        unit: '$/month',
+        points: [{ at: new Date(Date.UTC(2026, 11, 5, 9, 25, 36, 100)), amount: 20, text: '$20/month' },
+          { at: new Date(Date.UTC(2026, 11, 5, 9, 25, 36, 900)), amount: 25, text: '$25/month' }]
+      }]
+    }))
+    const ticks = [...seconds.matchAll(/<text[^>]*class="tick"[^>]*data-at="([^"]+)" data-show="(\w+)"[^>]*>([^<]*)<\/text>/g)]
+    assert.deepEqual(ticks.map(m => [m[2], m[3]]), [['second', '09:25:36 UTC']], 'the same second, written once')
+    const [monthly] = drawn.split('<figure').slice(1)
+    assert.ok([...monthly.matchAll(/data-show="date"/g)].length === 4)
+  })
 })

@@ -185,5 +185,14 @@ for (const t of document.querySelectorAll('time[datetime]')) {
   const d = new Date(t.getAttribute('datetime'))
   if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 }
+const shown = {
+  date: { dateStyle: 'medium' },
+  minute: { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' },
+  second: { hour: '2-digit', minute: '2-digit', second: '2-digit' }
+}
+for (const t of document.querySelectorAll('text[data-at]')) {
+  const d = new Date(t.getAttribute('data-at'))
+  if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, shown[t.getAttribute('data-show')] ?? shown.date)
+}
 for (const b of document.querySelectorAll('button[data-print]')) b.addEventListener('click', () => window.print())
 `

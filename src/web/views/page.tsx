@@ -32,18 +32,24 @@ const TYPE_SOURCES: Record<string, string> = {
 /** Series are told apart by classes s0…s7 (colours in the style sheet: inline styles are refused by the CSP). */
 const SERIES_CLASSES = 8
 
-/** Where the time axis is marked: four dates, or times (UTC) when the prices span less than two days, or an hour. */
-function timeTicks (t0: number, t1: number): Array<{ at: number, text: string }> {
-  if (t1 === t0) return [{ at: t0, text: new Date(t0).toISOString().slice(0, 10) }]
+/**
+ * Where the time axis is marked: up to four dates, or dates with times when the prices span
+ * less than two days, or times to the second within an hour; never one text twice. Written
+ * in UTC, then in the reader's time zone by the page's script (`show`: which parts; see
+ * web/static/assets.ts), as every other time of the app.
+ */
+function timeTicks (t0: number, t1: number): Array<{ at: number, text: string, show: 'date' | 'minute' | 'second' }> {
   const span = t1 - t0
-  return [0, 1, 2, 3].map(i => {
-    const at = t0 + span * i / 3
+  const show: 'date' | 'minute' | 'second' =
+    span === 0 || span >= 2 * 86_400_000 ? 'date' : span < 3_600_000 ? 'second' : 'minute'
+  const ticks = (t1 === t0 ? [t0] : [0, 1, 2, 3].map(i => t0 + span * i / 3)).map(at => {
     const iso = new Date(at).toISOString()
-    const text = span < 3_600_000
-      ? iso.slice(11, 19)
-      : span < 2 * 86_400_000 ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(0, 10)
-    return { at, text }
+    const text = show === 'second'
+      ? `${iso.slice(11, 19)} UTC`
+      : show === 'minute' ? `${iso.slice(5, 10)} ${iso.slice(11, 16)} UTC` : iso.slice(0, 10)
+    return { at, text, show }
   })
+  return ticks.filter((t, i) => ticks.findIndex(o => o.text === t.text) === i)
 }
 
 /**
@@ -76,7 +82,13 @@ function PriceChart (p: { unit: string, series: PriceSeries[] }) {
         <line x1={pad} y1={pad} x2={pad} y2={h - pad} class='axis' />
         <text x={pad - 6} y={y(a1) + 4} class='tick' text-anchor='end'>{a1}</text>
         <text x={pad - 6} y={y(a0) + 4} class='tick' text-anchor='end'>{a0}</text>
-        {ticks.map((tick, i) => <text key={i} x={x(tick.at)} y={h - pad + 18} class='tick' text-anchor={anchor(i)}>{tick.text}</text>)}
+        {ticks.map((tick, i) => (
+          <text
+            key={i} x={x(tick.at)} y={h - pad + 18} class='tick' text-anchor={anchor(i)}
+            data-at={new Date(tick.at).toISOString()} data-show={tick.show}
+          >{tick.text}
+          </text>
+        ))}
         {p.series.map((s, i) => {
           // A step line: a price holds until it moves.
           const pts = s.points.flatMap((pt, j) => j === 0
