@@ -65,7 +65,13 @@ export function offersFor (change: ChangeView): Offer[] {
           description: `Mute "${learned.shown}" on this page, whatever stands where "…" is`
         }]
       : []),
-    { kind: 'lower', changeType: change.changeType, description: `Lower later ${type} on this page to low` }
+    // A price's move is quieted by its plan (a fact above), never as a type: lowering every later price change of
+    // the page would hide the next real rise.
+    ...(change.changeType === 'price_change'
+      ? []
+      : [{
+          kind: 'lower' as const, changeType: change.changeType, description: `Lower later ${type} on this page to low`
+        }])
   ]
 }
 
@@ -126,6 +132,10 @@ export async function learnFrom (
   const offer = fact
     ? offers.find(o => o.fact?.kind === fact.kind && o.fact.subject === fact.subject)
     : offers.find(o => o.fact === undefined)
+  if (!offer && kind === 'lower') {
+    throw new AppError('VALIDATION_ERROR', 'A price change is not lowered as a type: it would hide the next real ' +
+      'rise on the page. Mute the plan\'s price moves (one of its offers\' facts) instead.', { field: 'kind' })
+  }
   if (!offer) {
     throw new AppError('VALIDATION_ERROR', fact
       ? 'This change offers no such fact to mute: take one of its offers\' facts as given.'

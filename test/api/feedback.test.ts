@@ -139,8 +139,11 @@ describe('feedback that learns', () => {
     assert.equal(price.changeType, 'price_change')
     const res = await t.api.post(`/api/changes/${price.id}/feedback`, { verdict: 'not_important' })
     const offers = res.body.data.offers as any[]
-    assert.deepEqual(offers.map(o => o.kind), ['mute', 'lower'])
+    assert.deepEqual(offers.map(o => o.kind), ['mute'], 'its plan\'s moves, never every later price of the page')
     assert.deepEqual(offers[0].fact, { kind: 'price', subject: 'Pro' })
+    const lowered = await t.api.post(`/api/changes/${price.id}/learned-rules`, { kind: 'lower' })
+    assert.equal(lowered.status, 400)
+    assert.match(lowered.body.error, /would hide the next real rise/)
     assert.equal(offers[0].description, 'Mute price moves of "Pro" on this page')
     const refused = await t.api.post(`/api/changes/${price.id}/learned-rules`, { kind: 'mute' })
     assert.equal(refused.status, 400)

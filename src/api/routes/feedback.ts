@@ -56,8 +56,9 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { 
       summary: 'Take one of the offers of a change marked not important',
       description: "mute with `fact` (one of the offers' facts, as given) adds it to its page's ignoreFacts; mute " +
         "without adds the change's pattern to its ignorePatterns; both from the next crawl on. lower records " +
-        'later changes of its type on its page as low. Taking an offer the page has already learned answers ' +
-        'that rule.',
+        'later changes of its type on its page as low (not offered for a price change, a 400: it would hide the ' +
+        "next real rise; mute the plan's price moves instead). Taking an offer the page has already learned " +
+        'answers that rule.',
       params: IdParams,
       body: Type.Object({
         kind: literals(['mute', 'lower'] as const),
