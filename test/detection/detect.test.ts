@@ -217,7 +217,7 @@ describe('change classification on realistic pages', () => {
     assert.notEqual(corp.changeType, 'price_change')
   })
 
-  it('several edits in one crawl are one change, led by its weightiest price move, the others counted', () => {
+  it('several edits in one crawl are one change, led by its weightiest price move, the other price moves named, the rest counted', () => {
     const before = layout(
       'P',
       pricingMain('$49', '$99') +
@@ -235,7 +235,7 @@ describe('change classification on realistic pages', () => {
     const [c] = found
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')
-    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month (+20%); and 1 more price up, 2 more passages')
+    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month (+20%); Business +20%; and 2 more passages')
     assert.deepEqual(c.diffData.facts!.map(f => [f.kind, f.subject]),
       [['price_up', 'Pro'], ['price_up', 'Business'], ['text_edit', undefined], ['text_edit', undefined]])
     assert.equal(c.diffData.hunks.length, 4, 'every changed line is in its diff')

@@ -65,7 +65,7 @@ for (const mode of ['table', 'text'] as const) {
       assert.equal(more.length, 0)
       assert.equal(c.changeType, 'price_change')
       assert.match(c.summary, /Pro: \$20 ?(per |\/)user\/month → \$20\/month/)
-      assert.match(c.summary, /\$0\.10 ?(per |\/)GB → \$0\.05 ?(per |\/)GB \(-50%\)|1 more price down/)
+      assert.match(c.summary, /\$0\.10 ?(per |\/)GB → \$0\.05 ?(per |\/)GB \(-50%\)|Egress -50%/)
       const kinds = c.diffData.facts!.map(f => f.kind)
       assert.ok(kinds.includes('price_changed') && kinds.includes('price_down'), kinds.join())
       assert.deepEqual(saysNothingHappened(c), [])

@@ -210,7 +210,7 @@ describe('a reader claims the lines that stand in its elements, not the lines th
     const after = pricing('$59', '$59')
     const changes = both('pricing', before, after).read
     // Still one change, led by the plan's move; the answer's price is the Questions section's, counted after it.
-    assert.deepEqual(changes.map(c => c.summary), ['Pro: $49/user/month → $59/user/month (+20%); and 1 more price up'])
+    assert.deepEqual(changes.map(c => c.summary), ['Pro: $49/user/month → $59/user/month (+20%); Questions +20%'])
     assert.deepEqual(changes[0].diffData.facts?.map(f => f.subject), ['Pro', 'Questions'])
     assert.deepEqual(shared('pricing', before, after), [
       ['price_change', ['- $49', '+ $59']],

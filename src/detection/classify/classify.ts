@@ -359,11 +359,15 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
   }
   const counts = new Map<FactKind, number>()
   const facts = [...(lead.diffData.facts ?? [])]
+  // Other prices that moved are named ("Egress -50%, Volume Storage -40%"), a few of them, before anything is counted.
+  const moves: string[] = []
   for (const c of others) {
     for (const f of c.diffData.facts ?? [{ kind: 'text_edit' as const }]) {
       if (!fresh(f)) continue
       if (c.diffData.facts) facts.push(f)
-      if (f.kind !== 'trivial_edit') counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1)
+      const move = moves.length < NAMED_MOVES ? moveSaid(f) : undefined
+      if (move) moves.push(move)
+      else if (f.kind !== 'trivial_edit') counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1)
     }
   }
   const more = [...counts].map(([kind, n]) => `${n} more ${FACT_WORDS[kind][n === 1 ? 0 : 1]}`)
@@ -372,7 +376,11 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
   const merged = mergedDiff(all)
   return [{
     ...lead,
-    summary: more.length > 0 ? `${lead.summary.replace(/[\s.;,]+$/, '')}; and ${more.join(', ')}` : lead.summary,
+    summary: [
+      lead.summary.replace(/[\s.;,]+$/, ''),
+      ...(moves.length > 0 ? [moves.join(', ')] : []),
+      ...(more.length > 0 ? [`and ${more.join(', ')}`] : [])
+    ].join('; '),
     diffData: {
       ...merged,
       ...Object.fromEntries((['pricing', 'changelog', 'api', 'visual', 'edits'] as const)
@@ -383,6 +391,16 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
 }
 
 /** A move's identity (its kind, subject and values), or undefined for a fact that is no move. */
+/** How many other price moves a change names after its lead before it counts them. */
+const NAMED_MOVES = 3
+
+/** A named plan's price move in a few words ("Egress -50%", "Pro: $20/user/month → $20/month"); else undefined. */
+function moveSaid (f: Fact): string | undefined {
+  if (!f.subject || !(f.kind === 'price_up' || f.kind === 'price_down' || f.kind === 'price_changed')) return undefined
+  if (f.percent !== undefined) return `${f.subject} ${f.percent > 0 ? '+' : ''}${f.percent}%`
+  return f.before && f.after ? `${f.subject}: ${f.before} → ${f.after}` : undefined
+}
+
 const moveKey = (f: Fact) => f.before === undefined && f.after === undefined
   ? undefined
   : `${f.kind}\n${f.subject ?? ''}\n${f.before ?? ''}\n${f.after ?? ''}`
