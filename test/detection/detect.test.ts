@@ -242,6 +242,18 @@ describe('change classification on realistic pages', () => {
   })
 })
 
+describe('a plan overhaul read as text', () => {
+  it('a yearly price is never paired with a monthly one: each is a price of its own, gone or new', () => {
+    const page = (body: string) => layout('Plans', `<h1>Pricing</h1><h2>Plan types</h2>${body}`)
+    const before = page('<p>Basic: $19 per month</p><p>Annual: $120 per year</p>')
+    const after = page('<p>Basic: $5 per month</p><p>Annual: $25 per month</p>')
+    const [c] = changes(before, after, 'pricing').changes
+    assert.doesNotMatch(c.summary, /\$120 per year → \$25 per month|\$120\/year → \$25\/month/, c.summary)
+    const facts = c.diffData.facts!.map(f => [f.kind, f.before, f.after])
+    assert.ok(facts.every(([, b, a]) => !(/year/.test(b ?? '') && /month/.test(a ?? ''))), JSON.stringify(facts))
+  })
+})
+
 describe('noise gives no change at all', () => {
   it('the content hash is the SHA-256 of the lines joined by newlines, as stored hashes were made', () => {
     const sha = (s: string) => createHash('sha256').update(s).digest('hex')

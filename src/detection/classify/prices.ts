@@ -278,6 +278,9 @@ function pairPrices (
     return i < 0 ? undefined : left.splice(i, 1)[0]
   }
   const sameKind = (x: Priced, a: Priced) => x.m.currency === a.m.currency && x.m.period === a.m.period
+  // A yearly price and a monthly one are two prices, never one that moved (unless one says no term at all).
+  const sameTerm = (x: Priced, a: Priced) =>
+    !x.m.period || !a.m.period || x.m.period.split('/').at(-1) === a.m.period.split('/').at(-1)
   const rest: Priced[] = []
   for (const a of after) {
     const same = take(x => priceKey(x.m) === priceKey(a.m) && (x.label === a.label || !x.label || !a.label))
@@ -287,7 +290,7 @@ function pairPrices (
     const b = a.label
       ? take(x => x.label === a.label && a.column >= 0 && x.column === a.column) ??
         take(x => x.label === a.label && sameKind(x, a)) ??
-        take(x => x.label === a.label && (a.column < 0 || x.column < 0))
+        take(x => x.label === a.label && (a.column < 0 || x.column < 0) && sameTerm(x, a))
       : take(x => !x.label && sameKind(x, a))
     out.push([b, a])
   }
