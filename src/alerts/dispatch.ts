@@ -113,7 +113,7 @@ function deliveriesOf (rows: Unalerted, endpoints: EndpointRow[]): NewDelivery[]
         payload: {
           change: changeView(lead),
           changes: [lead, ...wanted.filter(c => c !== lead)].map(changeView),
-          page: { id: r.page_id, url: r.page_url, pageType: r.page_type },
+          page: { id: r.page_id, url: r.page_url, name: r.page_name, pageType: r.page_type },
           domain: { id: r.domain_id, domain: r.hostname, displayName: r.display_name }
         }
       })

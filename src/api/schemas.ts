@@ -148,6 +148,7 @@ export const DomainDetails = Type.Object(
         id: Uuid,
         domainId: Uuid,
         url: Type.String(),
+        name: Nullable(Type.String({ description: 'the name people gave the page; null: none (see Page)' })),
         pageType: PageTypeSchema,
         status: Type.String(),
         monitoringEnabled: Type.Boolean(),
@@ -162,10 +163,23 @@ export const DomainDetails = Type.Object(
   { $id: 'DomainDetails', title: 'DomainDetails' }
 )
 
+/** A name people give a page: shown in its place wherever the page is (the app, alerts), its address beside it. */
+export const PageNameSchema = Type.String({
+  minLength: 1,
+  maxLength: 120,
+  pattern: '\\S',
+  description: 'a name people give the page ("Cloud VPS prices"), trimmed; 1 to 120 characters',
+  examples: ['Cloud VPS prices']
+})
+
 const pageBase = {
   id: Uuid,
   domainId: Uuid,
   url: Type.String(),
+  name: Nullable(Type.String({
+    description: 'the name people gave the page (PATCH it), shown in its place in the app and in alerts; null: ' +
+      'it goes by its address'
+  })),
   urlHash: Type.String({ description: 'SHA-256 of the normalised URL, hex' }),
   pageType: PageTypeSchema,
   pageTypeSource: PageTypeSourceSchema,

@@ -16,6 +16,7 @@ import {
   reservedPages,
   unwatchedCandidates,
   updateOwnedPage,
+  updatePage,
   type PageRow,
   type PageSettings
 } from '../store/pages.js'
@@ -98,7 +99,8 @@ export async function addPageByHand (
   org: Org,
   domainId: string,
   rawUrl: string,
-  pageType: PageType | undefined
+  pageType: PageType | undefined,
+  name?: string
 ): Promise<PageRow> {
   const domain = await requireDomain(ctx, org.id, domainId)
   const url = normalizeUrl(rawUrl)
@@ -122,9 +124,16 @@ export async function addPageByHand (
         if (await pageExists(tx, domain.id, url)) throw duplicate()
         throw pageCapReached(org, await pagesAdded(tx, domain.id))
       }
+      const named = name?.trim()
+      if (named) await updatePage(tx, row.id, { name: named })
       await ctx.queue.enqueueCrawls(tx, [crawlJobOf(row)])
-      await recordAudit(tx, { action: 'page.added', objectId: row.id, objectLabel: row.url, details: { pageType } })
-      return row
+      await recordAudit(tx, {
+        action: 'page.added',
+        objectId: row.id,
+        objectLabel: row.url,
+        details: { pageType, ...(named ? { name: named } : {}) }
+      })
+      return named ? { ...row, name: named } : row
     })
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate()
@@ -157,6 +166,7 @@ export async function changePage (
   settings: PageSettings
 ) {
   await checkNoiseRules(ctx, orgId, settings.noiseRules)
+  if (typeof settings.name === 'string') settings = { ...settings, name: settings.name.trim() || null }
   const page = await updateOwnedPage(ctx.db, { orgId, domainId, pageId }, settings, auditEventOf({
     action: 'page.updated',
     objectId: pageId,

@@ -49,5 +49,9 @@ export const MIGRATIONS_0033: Record<string, string[]> = {
     // A session the provider opened before this reached every organisation of its person: it ends.
     'DELETE FROM sessions WHERE single_sign_on',
     'CREATE INDEX sessions_sso ON sessions (sso_org_id) WHERE sso_org_id IS NOT NULL'
+  ],
+  // A name people give a watched page ("Cloud VPS prices"), shown wherever the page is; none: its address.
+  '0034_page_names': [
+    'ALTER TABLE pages ADD COLUMN name text CHECK (name IS NULL OR char_length(name) BETWEEN 1 AND 120)'
   ]
 }

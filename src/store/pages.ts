@@ -66,7 +66,7 @@ END)`
 
 /** The columns pageView reads: a domain's pages are read as these alone (see domainPagesJson). */
 const PAGE_VIEW_COLUMNS = [
-  'id', 'domain_id', 'url', 'url_hash', 'page_type', 'page_type_confidence', 'page_type_source', 'status',
+  'id', 'domain_id', 'url', 'name', 'url_hash', 'page_type', 'page_type_confidence', 'page_type_source', 'status',
   'monitoring_enabled', 'priority', 'last_check_at', 'last_change_at', 'error_count', 'last_error', 'failing_since',
   'failure_code', 'consecutive_failures', 'metadata', 'noise_rules', 'render', 'rendered_with', 'render_reason',
   'reading_note', 'screenshots', 'visual_threshold', 'created_at'
@@ -76,7 +76,8 @@ type PageViewRow = Pick<PageRow, typeof PAGE_VIEW_COLUMNS[number]>
 
 /** The columns of a page in its domain's details (the API's DomainDetails): pageSummary reads them. */
 const PAGE_SUMMARY_COLUMNS = [
-  'id', 'domain_id', 'url', 'page_type', 'status', 'monitoring_enabled', 'priority', 'last_check_at', 'last_change_at'
+  'id', 'domain_id', 'url', 'name', 'page_type', 'status', 'monitoring_enabled', 'priority', 'last_check_at',
+  'last_change_at'
 ] as const satisfies ReadonlyArray<typeof PAGE_VIEW_COLUMNS[number]>
 
 type PageSummaryRow = Pick<PageRow, typeof PAGE_SUMMARY_COLUMNS[number]>
@@ -87,6 +88,7 @@ export function pageSummary (p: PageSummaryRow, intelligence: boolean) {
     id: p.id,
     domainId: p.domain_id,
     url: p.url,
+    name: p.name,
     pageType: p.page_type,
     status: p.status,
     monitoringEnabled: p.monitoring_enabled,
@@ -342,6 +344,8 @@ export async function findPage (db: Db, orgId: string, domainId: string, pageId:
 }
 
 export interface PageSettings {
+  /** null: none (the page goes by its address). */
+  name?: string | null
   monitoringEnabled?: boolean
   pageType?: PageType
   priority?: number
@@ -359,6 +363,7 @@ export interface PageSettings {
 /** The columns that `s` sets. */
 function pageSettingsSet (s: PageSettings) {
   return {
+    ...(s.name !== undefined ? { name: s.name } : {}),
     ...(s.monitoringEnabled !== undefined ? { monitoring_enabled: s.monitoringEnabled } : {}),
     ...(s.pageType !== undefined
       ? { page_type: s.pageType, page_type_confidence: '1.00', page_type_source: 'person' as const }

@@ -173,6 +173,8 @@ export interface PagesTable {
   domain_id: string
   org_id: string
   url: string
+  /** The name people gave it (migration 0034); null: it goes by its address. */
+  name: ColumnType<string | null, string | null | undefined, string | null>
   url_hash: string
   page_type: Generated<PageType>
   page_type_confidence: Decimal

@@ -232,7 +232,7 @@ describe('the API contract, endpoint by endpoint', () => {
     assert.ok(Array.isArray(d.recentChanges))
     assert.match(d.lastCrawledAt, ISO)
     assert.match(d.nextCrawlAt, ISO)
-    // The contract's fields, with priority and intelligence added (documented in /openapi.json).
+    // The contract's fields, with priority, intelligence and name added (documented in /openapi.json).
     assert.deepEqual(Object.keys(d.pages[0]).sort(), [
       'domainId',
       'id',
@@ -240,6 +240,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'lastChangeAt',
       'lastCheckAt',
       'monitoringEnabled',
+      'name',
       'pageType',
       'priority',
       'status',
@@ -275,6 +276,7 @@ describe('the API contract, endpoint by endpoint', () => {
       'lastError',
       'metadata',
       'monitoringEnabled',
+      'name',
       'pageType',
       'pageTypeSource',
       'priority',

@@ -11,7 +11,8 @@ import { PageOutlineSchema, RulesPreviewSchema } from '../../vocabulary/outline.
 import { pageOutline, previewRules } from '../../services/page-outline.js'
 import type { ApiDeps } from '../deps.js'
 import {
-  CreatedPage, DateTime, DiffData, IdParams, Nullable, NoiseRules, Page, PageTypeSchema, RenderModeSchema, Uuid
+  CreatedPage, DateTime, DiffData, IdParams, Nullable, NoiseRules, Page, PageNameSchema, PageTypeSchema,
+  RenderModeSchema, Uuid
 } from '../schemas.js'
 import { HistoryPagination, historyMeta, Pagination, readCursor, responses } from '../responses.js'
 
@@ -247,7 +248,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
           url: Type.String({
             minLength: 1, maxLength: 2048, description: 'full http(s) URL', examples: ['https://example.com/pricing']
           }),
-          pageType: Type.Optional(PageTypeSchema)
+          pageType: Type.Optional(PageTypeSchema),
+          name: Type.Optional(PageNameSchema)
         }, { additionalProperties: false }),
         response: responses(201, Type.Ref(CreatedPage), [402, 404, 409], { description: 'created; first crawl queued' })
       }
@@ -258,7 +260,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
         req.principal!.org,
         req.params.id,
         req.body.url,
-        req.body.pageType
+        req.body.pageType,
+        req.body.name
       )
       return await reply.code(201).send({ data: await onePageView(db, page) })
     }
@@ -270,7 +273,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
       schema: {
         operationId: 'updatePage',
         tags: ['pages'],
-        summary: 'Update a page: monitoring, type, priority, noise rules and rendering',
+        summary: 'Update a page: its name, monitoring, type, priority, noise rules and rendering',
         description:
           'Pages with monitoring disabled are skipped by the scheduler and by the crawl endpoint. New noise rules ' +
           'take ' +
@@ -278,6 +281,9 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
         params: PageParams,
         body: Type.Object(
           {
+            name: Type.Optional(Type.Union([PageNameSchema, Type.Null()], {
+              description: 'a name for the page, shown in its place wherever it is; null: none (its address)'
+            })),
             monitoringEnabled: Type.Optional(Type.Boolean()),
             pageType: Type.Optional(PageTypeSchema),
             priority: Type.Optional(

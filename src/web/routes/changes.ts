@@ -127,6 +127,7 @@ export async function changeRoutes (app: FastifyInstance, deps: WebDeps) {
     return {
       change,
       pageUrl: pageRow?.url ?? '',
+      pageName: pageRow?.name ?? null,
       domain: domain.hostname,
       acknowledger: change.acknowledgedByKind === 'person' ? change.acknowledgedBy : null,
       links

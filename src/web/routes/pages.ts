@@ -115,7 +115,13 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
   app.post('/domains/:id/pages/:pageId', onPage(async req => {
     const render = field(req.body, 'render')
     const priority = Number(field(req.body, 'priority'))
+    const name = (field(req.body, 'name') ?? '').trim()
+    // As the API's PageNameSchema: refused, not cut, past 120 characters.
+    if (name.length > 120) {
+      throw new AppError('VALIDATION_ERROR', 'A page\'s name is 120 characters at most', { field: 'name' })
+    }
     await changePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'), {
+      name: name || null,
       monitoringEnabled: field(req.body, 'monitoringEnabled') === 'on',
       ...(Number.isInteger(priority) && priority >= 1 && priority <= 10 ? { priority } : {}),
       render: ['auto', 'always', 'never'].includes(render) ? render as RenderMode : null,

@@ -290,10 +290,10 @@ function ChangeBody (p: {
   )
 }
 
-const Found = (p: { change: ChangeItem, pageUrl: string, domain: string }) => (
+const Found = (p: { change: ChangeItem, pageUrl: string, pageName?: string | null, domain: string }) => (
   <>
     <p><Sev s={p.change.severity} /> <strong>{p.change.changeType.replace('_', ' ')}</strong>, confidence {p.change.confidence}</p>
-    <p>On <a href={p.pageUrl} rel='noreferrer noopener' target='_blank'>{p.pageUrl}</a> ({p.domain}), found <Time at={p.change.createdAt} /></p>
+    <p>On {p.pageName ? <><strong>{p.pageName}</strong>, </> : null}<a href={p.pageUrl} rel='noreferrer noopener' target='_blank'>{p.pageUrl}</a> ({p.domain}), found <Time at={p.change.createdAt} /></p>
   </>
 )
 
@@ -302,6 +302,8 @@ export function ChangePage (p: {
   viewer: Viewer
   change: ChangeItem
   pageUrl: string
+  /** The name people gave the page, if any. */
+  pageName?: string | null
   domain: string
   acknowledger: string | null
   /** The change's passages (this page of them) and the text between them. */
@@ -322,7 +324,7 @@ export function ChangePage (p: {
   return (
     <Page viewer={p.viewer} title={c.summary} section='/app/changes' notice={p.notice}>
       <div class='card'>
-        <Found change={c} pageUrl={p.pageUrl} domain={p.domain} />
+        <Found change={c} pageUrl={p.pageUrl} pageName={p.pageName} domain={p.domain} />
         <p class='small'><a href={`/app/domains/${c.domainId}/pages/${c.pageId}#timeline`}>The page's history</a>: every version Sitewatch kept, and its other changes</p>
         {c.acknowledgedAt
           ? (

@@ -179,6 +179,7 @@ export interface DomainPageData {
   pages: Array<{
     id: string
     url: string
+    name: string | null
     pageType: string
     status: string
     monitoringEnabled: boolean
@@ -212,10 +213,13 @@ export function FailureNote (p: { failure: PageFailure, href?: string }) {
   )
 }
 
+/** A page as people call it: the name they gave it, else its address's path. */
+export const pageLabel = (pg: { url: string, name: string | null }): string => pg.name ?? new URL(pg.url).pathname
+
 const RENDERS = ['auto', 'always', 'never'] as const
 const PRIORITIES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 
-type PageSettingsData = Pick<DomainPageData['pages'][number], 'id' | 'url' | 'monitoringEnabled' | 'priority' | 'render' | 'noiseRules'>
+type PageSettingsData = Pick<DomainPageData['pages'][number], 'id' | 'url' | 'name' | 'monitoringEnabled' | 'priority' | 'render' | 'noiseRules'>
 
 /** A page's settings: monitoring, priority, render mode, noise rules; `back`: where saving returns to. */
 export function PageSettingsForm (p: { domainId: string, domainRender: string, page: PageSettingsData, csrf: string, back?: 'page' }) {
@@ -224,6 +228,8 @@ export function PageSettingsForm (p: { domainId: string, domainRender: string, p
     <form method='post' action={`/app/domains/${p.domainId}/pages/${pg.id}`}>
       <Csrf token={p.csrf} />
       {p.back ? <input type='hidden' name='back' value={p.back} /> : null}
+      <label class='small' for={`name-${pg.id}`}>Name (shown instead of its address; empty: its address)</label>
+      <input id={`name-${pg.id}`} name='name' maxLength={120} value={pg.name ?? ''} placeholder={new URL(pg.url).pathname} />
       <label class='small'>
         <input type='checkbox' name='monitoringEnabled' value='on' checked={pg.monitoringEnabled} /> Monitored
       </label>
@@ -300,7 +306,7 @@ export function DomainPage (p: {
             <ul>
               {failing.map(pg => (
                 <li key={pg.id}>
-                  <a href={`/app/domains/${d.id}/pages/${pg.id}`}>{new URL(pg.url).pathname}</a>
+                  <a href={`/app/domains/${d.id}/pages/${pg.id}`}>{pageLabel(pg)}</a>
                   <FailureNote failure={pg.failure!} />
                 </li>
               ))}
@@ -362,7 +368,10 @@ export function DomainPage (p: {
             <tbody>
               {d.pages.map(pg => (
                 <tr key={pg.id}>
-                  <td data-label='Page'><a href={`/app/domains/${d.id}/pages/${pg.id}`}><Address text={new URL(pg.url).pathname} /></a></td>
+                  <td data-label='Page'>
+                    <a href={`/app/domains/${d.id}/pages/${pg.id}`}>{pg.name ? pg.name : <Address text={new URL(pg.url).pathname} />}</a>
+                    {pg.name ? <div class='small muted'><Address text={new URL(pg.url).pathname} /></div> : null}
+                  </td>
                   <td data-label='Type'>{pg.pageType}{pg.intelligence ? <div class='small'>intelligence page</div> : null}</td>
                   <td data-label='Status'>
                     {pg.failure?.kind === 'blocked' ? `${pg.status}, blocked` : pg.status}
@@ -375,7 +384,7 @@ export function DomainPage (p: {
                     ? (
                       <td data-label='Settings'>
                         <details>
-                          <summary>Settings of {new URL(pg.url).pathname}</summary>
+                          <summary>Settings of {pageLabel(pg)}</summary>
                           <PageSettingsForm domainId={d.id} domainRender={d.render} page={pg} csrf={csrf} />
                         </details>
                       </td>

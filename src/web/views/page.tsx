@@ -196,7 +196,7 @@ export function PageView (p: {
   const base = `/app/domains/${p.domain.id}/pages/${pg.id}`
   const path = new URL(pg.url).pathname
   return (
-    <Page viewer={p.viewer} title={`${p.domain.domain}${path}`} section='/app/domains' error={p.error} notice={p.notice}>
+    <Page viewer={p.viewer} title={pg.name ? `${pg.name} — ${p.domain.domain}` : `${p.domain.domain}${path}`} section='/app/domains' error={p.error} notice={p.notice}>
       <p class='small'><a href={`/app/domains/${p.domain.id}`}>← {p.domain.domain}</a></p>
       <div class='card'>
         <p><a href={pg.url} rel='noreferrer noopener' target='_blank'>{pg.url}</a> <span class='small muted'>(opens the watched site)</span></p>
