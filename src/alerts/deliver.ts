@@ -51,8 +51,8 @@ export function slackMessage (
           text: {
             type: 'mrkdwn',
             text: `*${payload.domain.displayName ?? payload.domain.domain}* · ` +
-              `<${payload.page.url}|${payload.page.name ?? payload.page.url}>\n${c.summary}${details(c.diffData)}${more}`
-                .slice(0, 2900)
+              `<${payload.page.url}|${payload.page.name ?? payload.page.url}>\n` +
+              `${c.summary}${details(c.diffData)}${more}`.slice(0, 2900)
           }
         },
         {

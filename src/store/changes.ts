@@ -330,7 +330,8 @@ export async function unalertedChanges (db: Db, limit: number, ids?: string[]) {
     .innerJoin('orgs as o', 'o.id', 'c.org_id')
     .select(CHANGE_COLUMNS.map(col => `c.${col}` as const))
     .select([
-      'p.url as page_url', 'p.name as page_name', 'p.page_type as page_type', 'd.hostname', 'd.display_name', 'd.tags as domain_tags', 'o.plan'
+      'p.url as page_url', 'p.name as page_name', 'p.page_type as page_type', 'd.hostname', 'd.display_name',
+      'd.tags as domain_tags', 'o.plan'
     ])
     .where('c.alerted_at', 'is', null)
     .orderBy('c.created_at')
