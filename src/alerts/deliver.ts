@@ -50,9 +50,9 @@ export function slackMessage (
           type: 'section',
           text: {
             type: 'mrkdwn',
-            text: `*${payload.domain.displayName ?? payload.domain.domain}* · ` +
+            text: (`*${payload.domain.displayName ?? payload.domain.domain}* · ` +
               `<${payload.page.url}|${payload.page.name ?? payload.page.url}>\n` +
-              `${c.summary}${details(c.diffData)}${more}`.slice(0, 2900)
+              `${c.summary}${details(c.diffData)}${more}`).slice(0, 2900)
           }
         },
         {
