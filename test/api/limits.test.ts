@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { takeQuota } from '../../src/services/quota.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { issueKey } from '../../src/store/orgs.js'
+import { addUser } from '../../src/services/accounts.js'
+import { FormClient } from '../helpers/web-client.js'
 import { CONTRACT_RATE_LIMITS, onPostgres, onRedis, startTestService, type TestService } from '../helpers/service.js'
 
 const HOSTS =
@@ -136,6 +138,25 @@ describe('rate limits', () => {
     const reset = Number(limited.headers.get('x-ratelimit-reset'))
     assert.ok(Math.abs(reset - (Date.now() / 1000 + retryAfter)) <= 2)
     assert.equal((await api.get('/api/domains')).status, 200, 'the standard bucket is untouched')
+  })
+
+  it("the app's heavy buttons say what is left of the hour, and are off, saying when it comes back, once it is spent", async () => {
+    const { org, apiKey } = await createOrg(t.service.store.db, 'Buttons', 'enterprise')
+    const api = t.api.withKey(apiKey)
+    await addUser(t.service.store.db, org.id, { email: 'presser@example.test', password: 'a long enough password 42' }, 'owner')
+    const person = new FormClient(t.url)
+    await person.signIn('presser@example.test', 'a long enough password 42')
+    const domain = (await api.post('/api/domains', { domain: 'site2.test' })).body.data
+    await api.post(`/api/domains/${domain.id}/pages`, { url: 'https://site2.test/pricing' })
+    const shown = async () => (await person.request('GET', `/app/domains/${domain.id}`)).text
+    const crawlButton = (html: string) => /<button type="submit"( disabled(?:="")?)? aria-describedby="rechecks">Crawl now/.exec(html)
+    const before = await shown()
+    assert.match(before, /10 of the organisation's 10 discoveries, crawls, checks and briefs of this hour left/)
+    assert.equal(crawlButton(before)?.[1], undefined, 'on while some are left')
+    for (let i = 0; i < 10; i++) await api.post(`/api/domains/${domain.id}/discover`)
+    const after = await shown()
+    assert.match(crawlButton(after)?.[1] ?? '', /disabled/, 'off once the hour is spent (an enterprise plan has rechecks to spare)')
+    assert.match(after, /has used its 10 discoveries, crawls, checks and briefs of the hour \(in the app and through the API together\); they come back at \d\d:\d\d UTC/)
   })
 
   it('a call its caller may not make (a read-only key writing) spends nothing of its tier; one without a valid key counts per address', async () => {

@@ -2,12 +2,38 @@ import { notFound } from '../../vocabulary/errors.js'
 import { type MeteredResource, type Org, PLANS, quotaSentence, USAGE_COLUMN } from '../../vocabulary/plans.js'
 import { currentPeriod } from '../../store/billing.js'
 import type { Db } from '../../store/db.js'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../vocabulary/errors.js'
 import { flashAndReturn, type Person, requireRole, UUID } from '../context.js'
 
 // What the app's routes for domains, pages and changes share: ids from paths, the page of
 // a long list, the notices that follow a form, and why a button is off.
+
+/**
+ * The organisation's heavy actions of the hour (discoveries, crawls, checks and briefs, in
+ * the app and through the API together), read without spending one: what is left, and,
+ * when none is, why a heavy button is off and when it comes back.
+ */
+export async function heavyActions (
+  app: FastifyInstance, req: FastifyRequest
+): Promise<{ left: string, out?: string }> {
+  req.rateKey = `org:${req.person!.org.id}`
+  const limit = await app.tierLimits.heavy(req, { increment: false })
+  // Not counted at all (an allow-listed caller): nothing to tell.
+  if (!('remaining' in limit)) return { left: '' }
+  const left = Math.max(0, limit.remaining)
+  if (left > 0) {
+    return {
+      left: `${left} of the organisation's ${limit.max} discoveries, crawls, checks and briefs of this hour left.`
+    }
+  }
+  const back = new Date(Date.now() + Math.max(1000, limit.ttl)).toISOString().slice(11, 16)
+  return {
+    left: '',
+    out: `Your organisation has used its ${limit.max} discoveries, crawls, checks and briefs of the hour (in the app ` +
+      `and through the API together); they come back at ${back} UTC.`
+  }
+}
 
 /** The id in a path (`name`), or 404: anything not a UUID names nothing. */
 export const id = (params: unknown, name = 'id') => {

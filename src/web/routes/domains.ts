@@ -17,7 +17,7 @@ import { PAGE_VIEWS } from '../../store/pages.js'
 import { field, flashAndReturn, page, requireRole, viewerOf, type WebDeps } from '../context.js'
 import { DomainList, DomainPage, type LineResult } from '../views/domains.js'
 import { html } from '../views/layout.js'
-import { formAction, id, notice, outOf } from './common.js'
+import { formAction, heavyActions, id, notice, outOf } from './common.js'
 
 // The domains: the list, adding one or several, a domain's page, and what can be done
 // to it (crawl now, discover again, research, add pages, export its pages, delete).
@@ -85,15 +85,18 @@ export async function domainRoutes (app: FastifyInstance, deps: WebDeps) {
     const details = asPlanAllows(await requireDomainDetails(ctx, org.id, id(req.params), PAGE_VIEWS), org)
     const usage = describeUsage(org, await currentPeriod(db, org, new Date()))
     const briefs = await listBriefs(db, org.id, details.id, 1, 5)
+    // A heavy button that cannot work is off, saying what ran out and when it comes back.
+    const heavy = await heavyActions(app, req)
     return await page(reply, html(DomainPage({
       viewer: viewerOf(req, reply),
       domain: details,
       rechecksLeft: usage.limits.manualRechecks.remaining,
-      outOfRechecks: await outOf(db, org, 'manualRechecks', 'manual rechecks'),
+      outOfRechecks: await outOf(db, org, 'manualRechecks', 'manual rechecks') ?? heavy.out,
+      hourLeft: heavy.left,
       research: {
         creditsLeft: usage.limits.researchCredits.remaining,
         briefs: briefs.items,
-        outOfCredits: await outOf(db, org, 'researchCredits', 'research credits')
+        outOfCredits: await outOf(db, org, 'researchCredits', 'research credits') ?? heavy.out
       },
       ...(results ? { results } : {}),
       notice: notice(req.query)

@@ -14,7 +14,7 @@ import { screenshotOf } from '../../store/screenshots.js'
 import { field, page, UUID, viewerOf, type WebDeps } from '../context.js'
 import { html } from '../views/layout.js'
 import { PageView } from '../views/page.js'
-import { formAction, id, lines, notice, outOf, pageOf } from './common.js'
+import { formAction, heavyActions, id, lines, notice, outOf, pageOf } from './common.js'
 
 // A watched page of its own: its state and failure, timeline, versions, two versions
 // compared, prices over time; its type, settings, a check now, and deleting it.
@@ -72,7 +72,11 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
             }
           }
         : {}),
-      outOfRechecks: await outOf(db, org, 'manualRechecks', 'manual rechecks'),
+      ...await (async () => {
+        const heavy = await heavyActions(app, req)
+        const outOfRechecks = await outOf(db, org, 'manualRechecks', 'manual rechecks') ?? heavy.out
+        return { outOfRechecks, hourLeft: heavy.left }
+      })(),
       ...(outline ? { outline } : {}),
       ...(picked ? { picked } : {}),
       ...(error ? { error } : {}),

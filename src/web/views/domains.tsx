@@ -261,8 +261,10 @@ export function DomainPage (p: {
   viewer: Viewer
   domain: DomainPageData
   rechecksLeft: number | null
-  /** Why Crawl now is off: the rechecks' quota sentence, when none is left. */
+  /** Why Crawl now is off: the rechecks' quota sentence, or the hour's heavy actions used, when none is left. */
   outOfRechecks?: string
+  /** What is left of the organisation's heavy actions of the hour, in a sentence. */
+  hourLeft?: string
   research: { creditsLeft: number | null, briefs: BriefSummary[], outOfCredits?: string }
   results?: LineResult[]
   error?: string
@@ -345,7 +347,7 @@ export function DomainPage (p: {
               <Csrf token={csrf} />
               <button type='submit' disabled={p.outOfRechecks !== undefined} aria-describedby='rechecks'>Crawl now</button>
               <span id='rechecks' class={p.outOfRechecks ? 'small warn' : 'small muted'}>
-                {p.outOfRechecks ?? (p.rechecksLeft === null ? 'Manual rechecks are unlimited on your plan.' : `One manual recheck; ${p.rechecksLeft} left in this period.`)}
+                {p.outOfRechecks ?? `${p.rechecksLeft === null ? 'Manual rechecks are unlimited on your plan.' : `One manual recheck; ${p.rechecksLeft} left in this period.`} ${p.hourLeft ?? ''}`.trim()}
               </span>
             </form>
             )

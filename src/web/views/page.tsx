@@ -182,8 +182,10 @@ export function PageView (p: {
   prices: PriceSeries[]
   version?: { id: string, at: Date, lines: string[] }
   compared?: { from: Date, to: Date, fromId: string, toId: string, view: ChangeView, href: (page: number) => string }
-  /** Why Check now is off: the rechecks' quota sentence, when none is left. */
+  /** Why Check now is off: the rechecks' quota sentence, or the hour's heavy actions used, when none is left. */
   outOfRechecks?: string
+  /** What is left of the organisation's heavy actions of the hour, in a sentence. */
+  hourLeft?: string
   /** Its blocks to point at (for those who may change its settings). */
   outline?: PageOutline
   /** The blocks ticked, the rules they make (in the settings' boxes, unsaved) and what they would compare. */
@@ -223,7 +225,7 @@ export function PageView (p: {
                 {pg.failure ? 'Check again' : 'Check now'}
               </button>
               <span id='check-help' class={p.outOfRechecks ? 'small warn' : 'small muted'}>
-                {p.outOfRechecks ?? (pg.monitoringEnabled ? 'Takes one manual recheck.' : 'Monitoring is off: turn it on in the settings to check it.')}
+                {p.outOfRechecks ?? (pg.monitoringEnabled ? `Takes one manual recheck. ${p.hourLeft ?? ''}`.trim() : 'Monitoring is off: turn it on in the settings to check it.')}
               </span>
             </form>
             )
