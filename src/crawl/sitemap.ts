@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder'
 import { createGunzip } from 'node:zlib'
 import { TurnPassed } from './errors.js'
 import type { Fetcher, InTurn } from './fetch.js'
-import { boundedParser } from '../detection/text/dom.js'
+import { boundedParser } from '../detection/detect.js'
 
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 /** What one sitemap may inflate to: the sitemaps protocol's own limit for an uncompressed file. */

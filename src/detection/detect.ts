@@ -1,5 +1,6 @@
 import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
 import { allMuted, factMuter } from '../vocabulary/facts.js'
+import { isHeading } from '../vocabulary/lines.js'
 import { classifyChanges, oneChange } from './classify/classify.js'
 import { buildDiff } from './text/diff.js'
 import { extractPage, withoutPermalink } from './text/extract.js'
@@ -25,6 +26,7 @@ export { lineKey, pairUp } from './readers/structure.js'
 export { readerOf, type ReaderDocument } from './readers/table.js'
 export { compareScreenshots, diffImage, pngSize, type VisualDiff } from './readers/visual.js'
 export { buildDiff } from './text/diff.js'
+export { boundedParser } from './text/dom.js'
 export { type EditKind, trivialPhrase } from './text/edit-kinds.js'
 export { extractPage } from './text/extract.js'
 export { checkNoiseRules, type RulesProblem } from './text/noise-rules.js'
@@ -182,8 +184,8 @@ function textDiff (beforeLines: string[], lines: string[], rules?: NoiseRules) {
   )
 }
 
-const earlier = (line: string) => line.startsWith('#') ? withoutPermalink(line) : line
-const isBoilerplate = (line: string) => !line.startsWith('#') && isBoilerplateLink(plain(line))
+const earlier = (line: string) => isHeading(line) ? withoutPermalink(line) : line
+const isBoilerplate = (line: string) => !isHeading(line) && isBoilerplateLink(plain(line))
 
 /** What a page's rules would compare: the lines read from one version, and each earlier change tried again. */
 export interface RulesTried {

@@ -4,6 +4,7 @@ import type { Db } from '../store/db.js'
 import { typeFromContent, type CrawlTarget } from '../store/page-checks.js'
 import type { DetectedChange, Fact, PageType } from '../vocabulary/core.js'
 import { judge } from '../vocabulary/facts.js'
+import { headingText, isHeading } from '../vocabulary/lines.js'
 import type { PageReading } from './analysis.js'
 
 // What a check makes of a page beside the comparison of its text: the type its words
@@ -17,7 +18,7 @@ export async function typeFromRead (
   const typed = classifyPageType({
     url: page.url,
     title,
-    headings: lines.filter(l => l.startsWith('#')).map(l => l.replace(/^#+ /, '')),
+    headings: lines.filter(isHeading).map(headingText),
     text: read.text,
     language: read.language
   })

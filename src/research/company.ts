@@ -1,4 +1,4 @@
-import { boundedParser } from '../detection/text/dom.js'
+import { boundedParser } from '../detection/detect.js'
 import { IMPRINT, fold } from '../detection/words/lexicon.js'
 import type { BriefSections, Source } from '../vocabulary/research.js'
 import { PAGE_TYPES } from '../vocabulary/core.js'

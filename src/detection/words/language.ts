@@ -1,5 +1,6 @@
 import { francAll } from 'franc-min'
 import { LANGUAGES, type Language } from './lexicon.js'
+import { isHeading } from '../../vocabulary/lines.js'
 
 const BY_ISO3: Record<string, Language> = {
   eng: 'en', fra: 'fr', deu: 'de', spa: 'es', ita: 'it', nld: 'nl', por: 'pt'
@@ -43,7 +44,7 @@ export function pageLanguage (page: {
 function runningText (lines: readonly string[]): string {
   let out = ''
   for (const line of lines) {
-    if (line.startsWith('#') || line.split(' ').length < 6) continue
+    if (isHeading(line) || line.split(' ').length < 6) continue
     out += `${line} `
     if (out.length >= 2048) break
   }
