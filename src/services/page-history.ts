@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib'
 import { buildDiff } from '../detection/detect.js'
 import { notFound } from '../vocabulary/errors.js'
 import type { PricingTable } from '../vocabulary/core.js'
@@ -53,11 +54,41 @@ export async function pageTimeline (db: Db, orgId: string, pageId: string, page:
   return { entries, total: snapshots.total, page, pageSize: TIMELINE, changes: changes.items }
 }
 
-/** One version of the page: its text as stored. */
+/** The most lines of a version's document shown or compared (its reader reads it whole). */
+const MAX_DOCUMENT_LINES = 20_000
+
+/**
+ * A version's document (an API description, a feed) as lines to read and compare: JSON
+ * indented, one member per line (its keys sorted, as the reader compares it: a key that
+ * moved is no change), anything else as written.
+ */
+function documentLines (gzip: Uint8Array): string[] {
+  const text = gunzipSync(gzip).toString('utf8')
+  let shown = text
+  if (/^\s*[{[]/.test(text)) {
+    try {
+      shown = JSON.stringify(JSON.parse(text), (_key, value: unknown) => value && typeof value === 'object' &&
+        !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : value, 2)
+    } catch { /* shown as written */ }
+  }
+  return shown.split(/\r?\n/).slice(0, MAX_DOCUMENT_LINES)
+}
+
+/** One version of the page: its text as stored, and the document it was read with (its lines), if any. */
 export async function pageVersion (db: Db, pageId: string, snapshotId: string) {
   const s = await getSnapshotWithText(db, pageId, snapshotId)
   if (!s) throw notFound('Version')
-  return { id: s.id, at: new Date(s.created_at), lines: s.content === '' ? [] : s.content.split('\n') }
+  const document = s.document_gzip && s.document_url
+    ? { url: s.document_url, lines: documentLines(s.document_gzip) }
+    : undefined
+  return {
+    id: s.id,
+    at: new Date(s.created_at),
+    lines: s.content === '' ? [] : s.content.split('\n'),
+    ...(document ? { document } : {})
+  }
 }
 
 /**
@@ -70,14 +101,35 @@ export async function compareVersions (db: Db, pageId: string, fromId: string, t
   return { from, to, diff }
 }
 
-/** Two versions of the page compared, as a change's passages are shown. */
+/**
+ * Two versions of the page compared, as a change's passages are shown; and, for a page read
+ * with a document (an API reference's description, a changelog's feed), its documents
+ * compared the same way: the change may have come from there.
+ */
 export async function versionsCompared (db: Db, pageId: string, fromId: string, toId: string, page: number): Promise<{
   from: Date
   to: Date
   view: ChangeView
+  document?: { url: string, view: ChangeView }
 }> {
   const { from, to, diff } = await compareVersions(db, pageId, fromId, toId)
-  return { from: from.at, to: to.at, view: passagesView(diff.hunks, to.lines, page) }
+  const documents = from.document ?? to.document
+    ? {
+        url: (to.document ?? from.document)!.url,
+        before: from.document?.lines ?? [],
+        after: to.document?.lines ?? []
+      }
+    : undefined
+  const documentDiff = documents && buildDiff(
+    { lines: documents.before, comparable: documents.before }, { lines: documents.after, comparable: documents.after })
+  return {
+    from: from.at,
+    to: to.at,
+    view: passagesView(diff.hunks, to.lines, page),
+    ...(documents && documentDiff
+      ? { document: { url: documents.url, view: passagesView(documentDiff.hunks, documents.after, 1) } }
+      : {})
+  }
 }
 
 export interface PriceSeries {

@@ -410,7 +410,7 @@ export async function getSnapshot (db: Db, pageId: string, id: string | 'latest'
 
 /** The same, with its full text. */
 export async function getSnapshotWithText (db: Db, pageId: string, id: string | 'latest') {
-  return await oneSnapshot(db, pageId, id).select('s.content').executeTakeFirst()
+  return await oneSnapshot(db, pageId, id).select(['s.content', 's.document_url', 's.document_gzip']).executeTakeFirst()
 }
 
 /** A page's snapshots as the API lists them: no text, its length, and the screenshot's size. */

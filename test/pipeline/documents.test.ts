@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { parse, stringify } from 'yaml'
+import { pageVersion, versionsCompared } from '../../src/services/page-history.js'
 import { createShareLink } from '../../src/services/share.js'
 import { setShareLinks } from '../../src/store/orgs.js'
 import { drainJobs, eventually, startTestService, type TestService } from '../helpers/service.js'
@@ -144,6 +145,20 @@ describe('pages read with their documents', () => {
     assert.deepEqual([c.changeType, c.severity], ['feature_removed', 'critical'])
     assert.deepEqual(c.diffData.api.breaking, [{ method: 'DELETE', path: '/pets/{petId}', change: 'removed' }])
     assert.equal((await pageOf('/docs/shell')).lastError, null)
+  })
+
+  it("the versions around an API change can be read and compared through their description, not only the shell's line", async () => {
+    const shell = await pageOf('/docs/shell')
+    const [c] = await changesOf('/docs/shell')
+    const { db } = t.service.store
+    const compared = await versionsCompared(db, shell.id, c.snapshotBeforeId, c.snapshotAfterId, 1)
+    assert.equal(compared.view.total, 0, "the shell's own text did not move")
+    assert.equal(compared.document?.url, 'https://relay.test/specs/shell.yml')
+    assert.ok(compared.document!.view.total > 0, 'its description did')
+    const said = JSON.stringify(compared.document!.view.passages)
+    assert.match(said, /addPhoto/)
+    const version = await pageVersion(db, shell.id, c.snapshotAfterId)
+    assert.ok(version.document?.lines.some(l => /addPhoto/.test(l)), 'a version is shown with its description')
   })
 
   it('a new release in the feed is a change with its entry', async () => {

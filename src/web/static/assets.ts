@@ -125,6 +125,7 @@ td, th { overflow-wrap: break-word }
 .s4 { color: var(--critical) } .s5 { color: var(--muted) } .s6 { color: #7b61ff } .s7 { color: #00897b }
 .timeline { padding-left: 1.25rem } .timeline li { margin: .3rem 0 }
 .version { overflow-wrap: anywhere }
+pre.document { max-height: 40rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85rem }
 .outline { list-style: none; padding: 0; margin: 0 }
 .outline li { padding: .4rem 0; border-top: 1px solid var(--line); overflow-wrap: anywhere }
 .outline .depth-1 { padding-left: 1rem } .outline .depth-2 { padding-left: 2rem }

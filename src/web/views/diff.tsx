@@ -52,10 +52,10 @@ function Gap (p: { lines: ViewLine[], before: number }) {
   )
 }
 
-function Passage (p: { passage: ViewPassage }) {
+function Passage (p: { passage: ViewPassage, prefix?: string }) {
   const x = p.passage
   return (
-    <section id={`edit-${x.n}`} class={`card passage passage-${x.kind}`} aria-label={`Edit ${x.n}: ${x.headline}`} tabIndex={-1}>
+    <section id={`${p.prefix ?? 'edit'}-${x.n}`} class={`card passage passage-${x.kind}`} aria-label={`Edit ${x.n}: ${x.headline}`} tabIndex={-1}>
       <p class='small muted'>
         Edit {x.n}{x.kind !== 'substantive' ? ` · ${KIND_NAMES[x.kind] ?? x.kind}` : ''}{x.section ? ` · section ${x.section}` : ''}
         {x.under && !x.section ? ` · under “${x.under}”` : ''}
@@ -65,15 +65,19 @@ function Passage (p: { passage: ViewPassage }) {
   )
 }
 
-/** The list of edits and every passage of the change, paged when it is very large. */
-export function WholeChange (p: { view: ChangeView, href: (page: number) => string }) {
+/**
+ * The list of edits and every passage of the change, paged when it is very large. `prefix`
+ * names its passages' anchors (two on one page: a version's text and its document's).
+ */
+export function WholeChange (p: { view: ChangeView, href: (page: number) => string, prefix?: string, title?: string }) {
   const v = p.view
+  const prefix = p.prefix ?? 'edit'
   const onPage = new Set(v.passages.map(x => x.n))
-  const link = (n: number) => onPage.has(n) ? `#edit-${n}` : `${p.href(Math.ceil(n / v.pageSize))}#edit-${n}`
+  const link = (n: number) => onPage.has(n) ? `#${prefix}-${n}` : `${p.href(Math.ceil(n / v.pageSize))}#${prefix}-${n}`
   return (
     <>
-      <h2>What changed</h2>
-      <nav class='card edits' aria-label='The edits of this change'>
+      <h2>{p.title ?? 'What changed'}</h2>
+      <nav class='card edits' aria-label={p.title ? `The edits: ${p.title}` : 'The edits of this change'}>
         <p class='small'>{v.total} passage{v.total === 1 ? '' : 's'} changed{v.all.length > 0 ? '; what they change:' : '.'}</p>
         {v.all.length > 0
           ? <ol>{v.all.map(e => <li key={e.n}><a href={link(e.n)}>{e.headline}</a></li>)}</ol>
@@ -88,7 +92,7 @@ export function WholeChange (p: { view: ChangeView, href: (page: number) => stri
       {v.passages.map(x => (
         <div key={x.n}>
           <Gap lines={x.gap} before={x.n} />
-          <Passage passage={x} />
+          <Passage passage={x} prefix={prefix} />
         </div>
       ))}
       <Gap lines={v.tail} before={0} />

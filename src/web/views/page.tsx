@@ -180,8 +180,17 @@ export function PageView (p: {
   page: PageData
   timeline: { entries: TimelineEntry[], total: number, page: number, pageSize: number }
   prices: PriceSeries[]
-  version?: { id: string, at: Date, lines: string[] }
-  compared?: { from: Date, to: Date, fromId: string, toId: string, view: ChangeView, href: (page: number) => string }
+  version?: { id: string, at: Date, lines: string[], document?: { url: string, lines: string[] } }
+  compared?: {
+    from: Date
+    to: Date
+    fromId: string
+    toId: string
+    view: ChangeView
+    /** The document the page is read with (an API description, a feed), compared the same way. */
+    document?: { url: string, view: ChangeView }
+    href: (page: number) => string
+  }
   /** Why Check now is off: the rechecks' quota sentence, or the hour's heavy actions used, when none is left. */
   outOfRechecks?: string
   /** What is left of the organisation's heavy actions of the hour, in a sentence. */
@@ -251,7 +260,14 @@ export function PageView (p: {
         ? (
           <section id='compared' aria-label='Two versions compared'>
             <h2>The version of <time datetime={p.compared.from.toISOString()}>{p.compared.from.toISOString().slice(0, 16).replace('T', ' ')}</time> against <time datetime={p.compared.to.toISOString()}>{p.compared.to.toISOString().slice(0, 16).replace('T', ' ')}</time></h2>
-            {p.compared.view.total === 0 ? <p class='card'>The two versions read the same.</p> : <WholeChange view={p.compared.view} href={p.compared.href} />}
+            {p.compared.view.total === 0
+              ? <p class='card'>{p.compared.document ? 'The page\'s own text reads the same in both.' : 'The two versions read the same.'}</p>
+              : <WholeChange view={p.compared.view} href={p.compared.href} title={p.compared.document ? 'What changed in its text' : undefined} />}
+            {p.compared.document
+              ? p.compared.document.view.total === 0
+                ? <p class='card'>Its document, <Address text={p.compared.document.url} />, reads the same in both.</p>
+                : <WholeChange view={p.compared.document.view} href={p.compared.href} prefix='document-edit' title={`What changed in ${p.compared.document.url}`} />
+              : null}
           </section>
           )
         : null}
@@ -259,7 +275,17 @@ export function PageView (p: {
         ? (
           <section id='version' aria-label='A version of the page'>
             <h2>The page as read <Time at={p.version.at} /></h2>
-            <VersionText lines={p.version.lines} />
+            {p.version.lines.length > 0
+              ? <VersionText lines={p.version.lines} />
+              : <p class='card'>This version has no text of its own{p.version.document ? ': the page is read through its document, below.' : '.'}</p>}
+            {p.version.document
+              ? (
+                <details class='card'>
+                  <summary>The document it was read with: <Address text={p.version.document.url} /> ({p.version.document.lines.length} lines)</summary>
+                  <pre class='document' tabIndex={0}>{p.version.document.lines.join('\n')}</pre>
+                </details>
+                )
+              : null}
           </section>
           )
         : null}
