@@ -186,18 +186,34 @@ const MAX_DOCUMENTS_TRIED = 3
  * description); otherwise (a feed), or at a conventional address that holds none, the
  * page is read alone.
  */
+/** Whether a fetched document is a script (by its type, else its address). */
+const isScript = (d: { url: string, contentType: string }) =>
+  /javascript|ecmascript/i.test(d.contentType) || /\.m?js$/i.test(new URL(d.url).pathname)
+
 export async function documentOf (
   crawler: Crawler, analysis: PageAnalysis, fetched: { url: string, raw: Buffer, contentType: string },
   pageType: PageType, reader: ReaderDocument
 ): Promise<PageDocument | undefined> {
   const { raw, contentType, url: pageUrl } = fetched
   const named = await analysis.links({ raw, contentType, url: pageUrl, pageType })
-  for (const url of named.slice(0, MAX_DOCUMENTS_TRIED)) {
+  const fetchNamed = async (url: string) => {
     try {
       return await crawler.fetchDocument(url, 'wait')
     } catch (err) {
-      if (!reader.failsThePage || !(err instanceof FetchError)) continue
+      if (!reader.failsThePage || !(err instanceof FetchError)) return undefined
       throw new FetchError(err.code, `${reader.name} ${url}: ${err.message}`, err.status)
+    }
+  }
+  for (const url of named.slice(0, MAX_DOCUMENTS_TRIED)) {
+    const found = await fetchNamed(url)
+    if (!found || !reader.follow || !isScript(found)) {
+      if (found) return found
+      continue
+    }
+    // A script that configures the page's viewer: the document is the one it names.
+    for (const inner of reader.follow(found.raw.toString('utf8'), pageUrl).slice(0, MAX_DOCUMENTS_TRIED)) {
+      const document = await fetchNamed(inner)
+      if (document) return document
     }
   }
   if (named.length > 0 || !reader.conventional) return undefined

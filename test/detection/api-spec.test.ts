@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { parse, stringify } from 'yaml'
-import { apiChange, compareSpecs, parseSpec, specLinks } from '../../src/detection/readers/api/spec.js'
+import { apiChange, compareSpecs, parseSpec, specLinks, specsNamedIn } from '../../src/detection/readers/api/spec.js'
 import { compareContent, readPage } from '../../src/detection/detect.js'
 
 // API pages (Swagger UI, Redoc, a bare link to YAML) and their descriptions: the Petstore,
@@ -31,6 +31,16 @@ describe('API descriptions found on their pages', () => {
     assert.deepEqual(specLinks(scalar, 'https://x.test/ref'), ['https://x.test/api/openapi.json'])
     const stoplight = '<elements-api apiDescriptionUrl="https://x.test/spec.yaml" router="hash"></elements-api>'
     assert.deepEqual(specLinks(stoplight, 'https://x.test/'), ['https://x.test/spec.yaml'])
+  })
+
+  it('Swagger UI as its dist ships: the page names its swagger-initializer.js, which names the description', () => {
+    const shell = '<div id="swagger-ui"></div><script src="./swagger-ui-bundle.js"></script>' +
+      '<script src="./swagger-initializer.js?v=5"></script>'
+    assert.deepEqual(specLinks(shell, 'https://x.test/docs/'), ['https://x.test/docs/swagger-initializer.js?v=5'])
+    assert.deepEqual(specLinks(`${shell}<a href="/openapi.yaml">Spec</a>`, 'https://x.test/docs/'), ['https://x.test/openapi.yaml'],
+      'a description the page names itself comes first, alone')
+    const init = 'window.onload = () => { window.ui = SwaggerUIBundle({ url: "specs/api.json", dom_id: "#swagger-ui" }) }'
+    assert.deepEqual(specsNamedIn(init, 'https://x.test/docs/'), ['https://x.test/docs/specs/api.json'])
   })
 })
 

@@ -48,6 +48,18 @@ describe('pages read with their documents', () => {
       '<script>Redoc.init("/specs/shell.yml", { hideDownloadButton: true }, document.getElementById("redoc-container"))' +
       '</script></body></html>')
     site.set('/specs/shell.yml', { body: file('api/petstore.yaml'), headers: { 'content-type': 'application/yaml' } })
+    // Swagger UI as its dist ships: the page loads its bundle and its swagger-initializer.js, which names the
+    // description.
+    site.page('/docs/swagger/', '<!doctype html><html><head><title>Swagger UI</title></head><body>' +
+      '<div id="swagger-ui"></div>' +
+      '<script src="./swagger-ui-bundle.js" charset="UTF-8"></script>' +
+      '<script src="./swagger-initializer.js" charset="UTF-8"></script></body></html>')
+    site.set('/docs/swagger/swagger-initializer.js', {
+      body: 'window.onload = function () {\n  window.ui = SwaggerUIBundle({\n    url: "/specs/initialized.json",\n' +
+        '    dom_id: "#swagger-ui", deepLinking: true\n  })\n}\n',
+      headers: { 'content-type': 'application/javascript' }
+    })
+    site.set('/specs/initialized.json', json(JSON.stringify(parse(file('api/petstore.yaml')))))
     site.page('/docs/huge', '<html><body><h1>Huge API</h1><p>Our whole API, in one document.</p>' +
       '<redoc spec-url="/specs/huge.json"></redoc></body></html>')
     site.set('/specs/huge.json', json(`{"openapi":"3.0.0","info":{"title":"x","version":"1"},"paths":{},"x":"${'a'.repeat(50 * 1024 * 1024)}"}`))
@@ -59,7 +71,7 @@ describe('pages read with their documents', () => {
     domainId = (await t.api.post('/api/domains', { domain: 'relay.test' })).body.data.id
     await drainJobs(t.api)
     for (const [path, pageType] of [['/docs/api', 'api_docs'], ['/changelog', 'changelog'], ['/docs/huge', 'api_docs'],
-      ['/docs/bomb', 'api_docs'], ['/docs/shell', 'api_docs']]) {
+      ['/docs/bomb', 'api_docs'], ['/docs/shell', 'api_docs'], ['/docs/swagger/', 'api_docs']]) {
       const res = await t.api.post(`/api/domains/${domainId}/pages`, { url: `https://relay.test${path}`, pageType })
       // Discovery may have found it already (its conventional address): then it is typed by hand.
       if (res.status === 409) {
@@ -145,6 +157,15 @@ describe('pages read with their documents', () => {
     assert.deepEqual([c.changeType, c.severity], ['feature_removed', 'critical'])
     assert.deepEqual(c.diffData.api.breaking, [{ method: 'DELETE', path: '/pets/{petId}', change: 'removed' }])
     assert.equal((await pageOf('/docs/shell')).lastError, null)
+  })
+
+  it('a Swagger UI whose description is named only in its swagger-initializer.js is read through that description', async () => {
+    const page = await pageOf('/docs/swagger/')
+    assert.equal(page.lastError, null, 'no "shows no text to read"')
+    const row = await t.service.store.db.selectFrom('snapshots').select('document_url')
+      .where('page_id', '=', page.id).executeTakeFirstOrThrow()
+    assert.equal(row.document_url, 'https://relay.test/specs/initialized.json')
+    assert.equal(site.hitsOf('/docs/swagger/swagger-ui-bundle.js'), 0, 'the viewer itself is never fetched')
   })
 
   it("the versions around an API change can be read and compared through their description, not only the shell's line", async () => {

@@ -1,6 +1,6 @@
 import type { Fact, PageType } from '../../vocabulary/core.js'
 import { STRUCTURED_PAGE_TYPES, type StructuredPageType } from '../../vocabulary/core.js'
-import { compareApiDocuments, CONVENTIONAL_SPEC_PATHS, parseSpec, specLinks } from './api/spec.js'
+import { compareApiDocuments, CONVENTIONAL_SPEC_PATHS, parseSpec, specLinks, specsNamedIn } from './api/spec.js'
 import { compareChangelogs, feedLinks, readChangelog, readFeed } from './changelog/read.js'
 import { readPricing } from './pricing/read.js'
 import { comparePricingReadings } from './pricing/compare.js'
@@ -32,6 +32,11 @@ export interface ReaderDocument {
   check: (text: string) => void
   /** Whether a named document that cannot be fetched or read fails the page's check (else the page is read alone). */
   failsThePage: boolean
+  /**
+   * When what `links` named is a script that configures the page's viewer (Swagger UI's
+   * swagger-initializer.js): the documents it names, as addresses of the page.
+   */
+  follow?: (script: string, pageUrl: string) => string[]
 }
 
 export interface StructuredReader {
@@ -74,7 +79,8 @@ export const READERS: Readonly<Record<StructuredPageType, StructuredReader>> = {
       links: specLinks,
       conventional: { paths: CONVENTIONAL_SPEC_PATHS, looksLike: /["']?(?:openapi|swagger)["']?\s*:/ },
       check: parseSpec,
-      failsThePage: true
+      failsThePage: true,
+      follow: specsNamedIn
     },
     readable: (_html, document) => document !== undefined,
     compare: ({ beforeDocument, afterDocument }) =>

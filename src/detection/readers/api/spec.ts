@@ -12,16 +12,22 @@ import type { StructuredChange, StructuredReading } from '../structure.js'
 // (api-smart-diff was measured first: it reads no Swagger 2, and a 10,000-operation
 // document took it 10.4 s and 172 MB; this reading takes well under a second.)
 
-/** A page's named description, in the order Swagger UI, Redoc, Scalar, Stoplight and plain links name it. */
+/**
+ * A page's named description, in the order Swagger UI, Redoc, Scalar, Stoplight and plain
+ * links name it; when it names none, the script that configures its viewer (Swagger UI's
+ * swagger-initializer.js), whose named description specsNamedIn reads.
+ */
 export function specLinks (html: string, pageUrl: string): string[] {
   const found: string[] = []
-  const add = (href: string | undefined) => {
+  const initializers: string[] = []
+  const addTo = (list: string[]) => (href: string | undefined) => {
     if (!href) return
     try {
       const url = new URL(href.trim(), pageUrl)
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && !found.includes(url.href)) found.push(url.href)
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !list.includes(url.href)) list.push(url.href)
     } catch { /* not an address */ }
   }
+  const add = addTo(found)
   const doc = parseDom(html)
   const walk = (nodes: typeof doc.children) => {
     for (const n of nodes) {
@@ -31,14 +37,32 @@ export function specLinks (html: string, pageUrl: string): string[] {
       if (n.name === 'script') {
         const code = n.children.map(c => (c.type === 'text' ? c.data : '')).join('')
         for (const m of code.matchAll(SCRIPT_URL)) add(m[1] ?? m[2])
+        if (a.src && INITIALIZER.test(a.src.split(/[?#]/)[0])) addTo(initializers)(a.src)
       }
       if ((n.name === 'a' || n.name === 'link') && a.href && SPEC_FILE.test(a.href.split(/[?#]/)[0])) add(a.href)
       walk(n.children)
     }
   }
   walk(doc.children)
+  return found.length > 0 ? found : initializers
+}
+
+/** The descriptions a viewer's configuring script names (`url: "/openapi.json"`), as addresses of the page. */
+export function specsNamedIn (script: string, pageUrl: string): string[] {
+  const found: string[] = []
+  for (const m of script.slice(0, MAX_SCRIPT).matchAll(SCRIPT_URL)) {
+    try {
+      const url = new URL((m[1] ?? m[2]).trim(), pageUrl)
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !found.includes(url.href)) found.push(url.href)
+    } catch { /* not an address */ }
+  }
   return found
 }
+
+/** The scripts that configure an API viewer, by their conventional names. */
+const INITIALIZER = /(?:^|\/)swagger-(?:initializer|config)\.js$/i
+/** How much of a configuring script is read. */
+const MAX_SCRIPT = 256 * 1024
 
 /** `url: "…/openapi.json"` (Swagger UI), `Redoc.init("…")`, `specUrl`, `spec-url`, in a page's script. */
 const SCRIPT_URL = /(?:\burl|specUrl|spec_url|apiDescriptionUrl)\s*[:=]\s*["'`]([^"'`]+)["'`]|Redoc\.init\(\s*["'`]([^"'`]+)["'`]/g
