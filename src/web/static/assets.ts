@@ -81,7 +81,7 @@ del { background: var(--del); text-decoration: line-through } ins { background: 
 .card.problem { border-left: 4px solid var(--critical) }
 .results { list-style: none; padding: 0 } .results li { margin: .3rem 0; overflow-wrap: anywhere }
 .result-added strong { color: var(--low) }
-textarea, input[readonly] { width: 100% }
+textarea, input[readonly], input.wide { width: 100% }
 button:disabled { opacity: .5; cursor: not-allowed }
 /* A cell breaks between words, an address after its slashes and dots (see Address); a word breaks only when it is
    wider than its column can be. */

@@ -229,7 +229,7 @@ export function PageSettingsForm (p: { domainId: string, domainRender: string, p
       <Csrf token={p.csrf} />
       {p.back ? <input type='hidden' name='back' value={p.back} /> : null}
       <label class='small' for={`name-${pg.id}`}>Name (shown instead of its address; empty: its address)</label>
-      <input id={`name-${pg.id}`} name='name' maxLength={120} value={pg.name ?? ''} placeholder={new URL(pg.url).pathname} />
+      <input id={`name-${pg.id}`} class='wide' name='name' maxLength={120} value={pg.name ?? ''} placeholder={new URL(pg.url).pathname} />
       <label class='small'>
         <input type='checkbox' name='monitoringEnabled' value='on' checked={pg.monitoringEnabled} /> Monitored
       </label>
