@@ -179,6 +179,10 @@ async function plainInstead (
 /** How many of the documents a page names are tried. */
 const MAX_DOCUMENTS_TRIED = 3
 
+/** Whether a fetched document is a script (by its type, else its address). */
+const isScript = (d: { url: string, contentType: string }) =>
+  /javascript|ecmascript/i.test(d.contentType) || /\.m?js$/i.test(new URL(d.url).pathname)
+
 /**
  * The document a page is read with, fetched under the page's rules: the first its page
  * names that answers; when the page names none, one where hosts put it by convention. A
@@ -186,10 +190,6 @@ const MAX_DOCUMENTS_TRIED = 3
  * description); otherwise (a feed), or at a conventional address that holds none, the
  * page is read alone.
  */
-/** Whether a fetched document is a script (by its type, else its address). */
-const isScript = (d: { url: string, contentType: string }) =>
-  /javascript|ecmascript/i.test(d.contentType) || /\.m?js$/i.test(new URL(d.url).pathname)
-
 export async function documentOf (
   crawler: Crawler, analysis: PageAnalysis, fetched: { url: string, raw: Buffer, contentType: string },
   pageType: PageType, reader: ReaderDocument

@@ -1,8 +1,9 @@
-import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import { UUID, type JobName, type JobState } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
 import { after, pageOf, type Cursor } from '../store/lists.js'
 import { jsonRows, rowsFromJson } from '../store/json-rows.js'
+import type { Database } from '../store/schema.js'
 import type { JobsTable } from '../store/schema-jobs.js'
 
 // The jobs a client sees (GET /api/jobs): a tenant's crawls, discoveries and briefs, each
@@ -227,7 +228,7 @@ export async function forgetOldJobRecords (db: Db, now = new Date()): Promise<vo
     })
     .where('state', '=', 'waiting').where('created_at', '<', queuedBefore)
     .execute()
-  const forgettable = (before: Date) => (eb: any) => eb.and([
+  const forgettable = (before: Date) => (eb: ExpressionBuilder<Database, 'jobs'>) => eb.and([
     eb('created_at', '<', before),
     eb.or([
       eb('state', '=', 'completed'),
