@@ -5,7 +5,7 @@ import { roleAllows } from '../vocabulary/core.js'
 import type { Principals } from '../services/principals.js'
 import type { Principal } from '../store/orgs.js'
 import type { DataVersions } from '../store/data-versions.js'
-import { conditionalGets } from './validators.js'
+import { conditionalGets, type KeptAnswers } from './validators.js'
 import { actingAs } from '../services/audit.js'
 
 declare module 'fastify' {
@@ -22,6 +22,7 @@ declare module 'fastify' {
 export interface GuardOptions {
   principals: Principals
   versions: DataVersions
+  answers: KeptAnswers
 }
 
 /**
@@ -37,9 +38,9 @@ export interface GuardOptions {
  */
 export async function guard (app: FastifyInstance, opts: GuardOptions) {
   app.decorateRequest('principal', null)
-  const conditional = conditionalGets(app, opts.versions)
+  const conditional = conditionalGets(app, opts.versions, opts.answers)
 
-  app.addHook('onRequest', async req => {
+  app.addHook('onRequest', async (req, reply) => {
     const header = req.headers.authorization
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
     if (match && match[1].length <= 200) req.principal = (await opts.principals.find(match[1])) ?? null
@@ -47,9 +48,6 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
       req.rateKey = `org:${req.principal.org.id}`
       actingAs({ kind: 'api_key', keyId: req.principal.keyId, label: req.principal.keyLabel }, req.principal.org.id)
     }
-  })
-
-  app.addHook('onRequest', async (req, reply) => {
     const refused = refusalOf(req)
     if (!refused && conditional.notModified(req)) {
       opts.principals.touch(req.principal!.keyId)
@@ -75,6 +73,15 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
     }
     if (refused) throw refused
     opts.principals.touch(req.principal!.keyId)
+    if (await conditional.sendKept(req, reply)) return reply
+  })
+
+  // A write this process committed moves its organisation's version before the answer leaves (DataVersions.wrote).
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.principal && req.method !== 'GET' && req.method !== 'HEAD' && reply.statusCode < 400) {
+      opts.versions.wrote(req.principal.org.id)
+    }
+    return payload
   })
 }
 

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import type { DataVersions } from '../store/data-versions.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The ETag this GET's answer gets: its organisation's data version, at the moment it was asked. */
     validator: string | undefined
+    /** Where this GET's answer is kept for the next caller who asks it under the same validator (KeptAnswers). */
+    answerKey: string | undefined
   }
   interface FastifyContextConfig {
     /**
@@ -53,13 +56,62 @@ const ETAG_HEADERS = {
   'Cache-Control': { type: 'string', description: '`private, no-cache`: keep the answer, and ask again with its ETag' }
 }
 
+/** How many bytes of answers one process keeps, and the largest it keeps (a larger one would push out many). */
+const KEPT_BYTES = 32 * 1024 * 1024
+const KEPT_LARGEST = 1024 * 1024
+
+/**
+ * The answers of current validators. A GET's answer is kept under its validator, the
+ * caller's organisation and access (a key's scope and its maker's role) and the Accept
+ * header (`/api/changes` answers CSV to `Accept: text/csv`); asked again under the same,
+ * it is sent as kept, not read and serialised again: by the validator's definition,
+ * nothing it shows has changed since. Least recently asked go first, within
+ * KEPT_BYTES. What a kept answer may miss is what a 304 may miss: on PostgreSQL, another
+ * process's write in the milliseconds before its notification is heard (this process's
+ * own writes move the version at once: DataVersions.wrote).
+ */
+export class KeptAnswers {
+  private readonly kept = new LRUCache<string, { body: string, type: string }>({
+    maxSize: KEPT_BYTES,
+    sizeCalculation: a => 2 * a.body.length + 200
+  })
+
+  /** Where the request's answer is kept (its validator tagged it), or undefined when it is not to be kept. */
+  keyOf (req: FastifyRequest): string | undefined {
+    if (req.method !== 'GET' || !req.validator || !req.principal) return undefined
+    const p = req.principal
+    return `${p.org.id} ${p.scope} ${p.role} ${req.validator} ${req.headers.accept ?? ''}`
+  }
+
+  /** Sends the request's kept answer, if there is one: true when sent. */
+  async sendKept (req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const key = req.answerKey
+    const answer = key === undefined ? undefined : this.kept.get(key)
+    if (!answer) return false
+    req.answerKey = undefined
+    await reply.code(200).type(answer.type).send(answer.body)
+    return true
+  }
+
+  /** An onSend hook, registered before compression: keeps a 200's body, as serialised, under its key. */
+  keep = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const type = reply.getHeader('content-type')
+    if (req.answerKey !== undefined && reply.statusCode === 200 && typeof payload === 'string' &&
+      payload.length <= KEPT_LARGEST && typeof type === 'string' && !reply.hasHeader('set-cookie')) {
+      this.kept.set(req.answerKey, { body: payload, type })
+    }
+    return payload
+  }
+}
+
 /**
  * Conditional GETs: every successful GET of the API carries an ETag, and one asked with
  * a current tag in If-None-Match is answered 304 before the rate limit counts it (guard.ts
  * calls `notModified` between knowing the caller and counting). Also documents both in /openapi.json.
  */
-export function conditionalGets (api: FastifyInstance, versions: DataVersions) {
+export function conditionalGets (api: FastifyInstance, versions: DataVersions, answers: KeptAnswers) {
   api.decorateRequest('validator', undefined)
+  api.decorateRequest('answerKey', undefined)
   api.addHook('onRoute', route => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     const answers = route.schema?.response as Record<string, { headers?: Record<string, unknown> }> | undefined
@@ -80,7 +132,10 @@ export function conditionalGets (api: FastifyInstance, versions: DataVersions) {
     /** Tags the request; true when its If-None-Match is current, and the answer is a 304. */
     notModified (req: FastifyRequest): boolean {
       req.validator = validatorOf(req, versions)
+      req.answerKey = answers.keyOf(req)
       return req.validator !== undefined && isCurrent(req.headers['if-none-match'], req.validator)
-    }
+    },
+    /** Sends the answer kept under the request's validator, if any (see KeptAnswers): true when sent. */
+    sendKept: async (req: FastifyRequest, reply: FastifyReply) => await answers.sendKept(req, reply)
   }
 }

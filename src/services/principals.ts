@@ -24,12 +24,13 @@ export class Principals {
     this.cache = new LRUCache<string, Principal | false>({
       max: 10_000,
       ttl: ttlMs,
-      fetchMethod: async keyHash => (await findPrincipal(db, keyHash)) ?? false
+      // Kept by the key itself (in memory only, as the request held it): a hit spends no hash.
+      fetchMethod: async apiKey => (await findPrincipal(db, hashApiKey(apiKey))) ?? false
     })
   }
 
   async find (apiKey: string): Promise<Principal | undefined> {
-    return (await this.cache.fetch(hashApiKey(apiKey))) || undefined
+    return (await this.cache.fetch(apiKey)) || undefined
   }
 
   /** Records that a key was used (its lastUsedAt), in the background: a failed write loses a time, no request. */
@@ -41,11 +42,11 @@ export class Principals {
 
   /** After a key is revoked here. */
   forgetKey (keyId: string): void {
-    for (const [hash, p] of this.cache.entries()) if (p && p.keyId === keyId) this.cache.delete(hash)
+    for (const [key, p] of this.cache.entries()) if (p && p.keyId === keyId) this.cache.delete(key)
   }
 
   /** After an organisation's plan or trial changed here. */
   forgetOrg (orgId: string): void {
-    for (const [hash, p] of this.cache.entries()) if (p && p.org.id === orgId) this.cache.delete(hash)
+    for (const [key, p] of this.cache.entries()) if (p && p.org.id === orgId) this.cache.delete(key)
   }
 }

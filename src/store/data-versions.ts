@@ -18,6 +18,7 @@ export class DataVersions {
   private readonly heardOf = new Map<string, string>()
   private epoch = newEpoch()
   private live = false
+  private writes = 0
 
   /** The organisation's version, or undefined while writes may go unheard. */
   of (orgId: string): string | undefined {
@@ -29,6 +30,15 @@ export class DataVersions {
   heard (payload: string): void {
     const at = payload.indexOf(':')
     if (at > 0) this.heardOf.set(payload.slice(0, at), `x${payload.slice(at + 1)}`)
+  }
+
+  /**
+   * This process committed a write to an organisation: its version moves now, not when
+   * the write's notification comes back (on PostgreSQL, milliseconds later), so that the
+   * caller's next read is never a 304 or a kept answer from before its own write.
+   */
+  wrote (orgId: string): void {
+    if (this.live) this.heardOf.set(orgId, `w${++this.writes}${this.epoch}`)
   }
 
   /** From now on, every write is heard. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
+import { issueKey } from '../../src/store/orgs.js'
 import {
   CONTRACT_RATE_LIMITS, drainJobs, eventually, onPostgres, startTestService, waitForJob, type TestService
 } from '../helpers/service.js'
@@ -15,7 +16,7 @@ const ADMIN = 'admin-secret-token'
 describe('conditional GETs', () => {
   let t: TestService
   before(async () => {
-    t = await startTestService({ ...CONTRACT_RATE_LIMITS, ADMIN_TOKEN: ADMIN, CRAWL_HOST_MAP: 'etag.test=http://127.0.0.1:9,elsewhere.test=http://127.0.0.1:9' })
+    t = await startTestService({ ...CONTRACT_RATE_LIMITS, ADMIN_TOKEN: ADMIN, CRAWL_HOST_MAP: 'etag.test=http://127.0.0.1:9,elsewhere.test=http://127.0.0.1:9,kept.test=http://127.0.0.1:9' })
   })
   after(async () => {
     await t.stop()
@@ -105,6 +106,34 @@ describe('conditional GETs', () => {
     assert.equal(await stillCurrent('/api/domains', tag), true)
     // A tag is the organisation's: the same address asked by another organisation is whole.
     assert.equal((await other.get('/api/domains', ifNoneMatch(tag))).status, 200)
+  })
+
+  it('an answer asked again is the same, and a write through the API shows in the very next answer', async () => {
+    const first = await t.api.get('/api/domains')
+    assert.deepEqual((await t.api.get('/api/domains')).body, first.body)
+    const added = await t.api.post('/api/domains', { domain: 'kept.test' })
+    assert.equal(added.status, 201)
+    const listed = await t.api.get('/api/domains')
+    assert.ok(listed.body.data.some((d: { domain: string }) => d.domain === 'kept.test'), 'the list shows the domain added')
+    const path = `/api/domains/${added.body.data.id}`
+    assert.equal((await t.api.get(path)).status, 200)
+    assert.equal((await t.api.get(path)).status, 200)
+    assert.equal((await t.api.request('PATCH', path, { body: { displayName: 'Kept and renamed' } })).status, 200)
+    assert.equal((await t.api.get(path)).body.data.displayName, 'Kept and renamed')
+  })
+
+  it("a kept answer is the caller's: a read-only key is refused what a write key was shown, and CSV is not JSON", async () => {
+    const orgId = (await t.api.get('/api/domains')).body.data[0].orgId
+    assert.equal((await t.api.get('/api/audit-events')).status, 200)
+    assert.equal((await t.api.get('/api/audit-events')).status, 200)
+    const reader = t.api.withKey((await issueKey(t.service.store.db, orgId, { scope: 'read' })).apiKey)
+    assert.equal((await reader.get('/api/audit-events')).status, 403)
+    const json = await fetch(`${t.url}/api/changes`, { headers: { authorization: `Bearer ${t.key}` } })
+    assert.match(json.headers.get('content-type')!, /json/)
+    await json.arrayBuffer()
+    const csv = await fetch(`${t.url}/api/changes`, { headers: { authorization: `Bearer ${t.key}`, accept: 'text/csv' } })
+    assert.match(csv.headers.get('content-type')!, /text\/csv/)
+    assert.match(await csv.text(), /^createdAt,/)
   })
 
   it('errors carry no ETag, and a tag never turns a refusal into a 304', async () => {
