@@ -53,6 +53,19 @@ function argument (value: string | null | undefined): string {
   return quoted ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v
 }
 
+/** The keys of the pseudo-classes' arguments as written, each read once (a page's rules name a few hundred at most). */
+const argumentKeys = new Map<string, string>()
+function keyOfArgument (value: string | null | undefined, keyOf: (arg: string) => string): string {
+  const id = `${keyOf === headingKey ? 'h' : 's'}${value ?? ''}`
+  let key = argumentKeys.get(id)
+  if (key === undefined) {
+    if (argumentKeys.size >= 10_000) argumentKeys.clear()
+    key = keyOf(argument(value))
+    argumentKeys.set(id, key)
+  }
+  return key
+}
+
 const isHeading = (node: AnyNode, wanted: string): boolean =>
   levelOf(node) > 0 && keyOf(node as Element) === wanted
 
@@ -135,10 +148,11 @@ export const SELECT_OPTIONS: Options<AnyNode, Element> = {
     'nth-last-child': nthPseudo('nthLast'),
     'nth-of-type': nthPseudo('ofType'),
     'nth-last-of-type': nthPseudo('ofTypeLast'),
-    heading: (el, value) => isHeading(el, headingKey(argument(value))),
+    // The argument's key is read once per selector, not once per element the selector visits.
+    heading: (el, value) => levelOf(el) > 0 && isHeading(el, keyOfArgument(value, headingKey)),
     section: (el, value) => {
       const parent = el.parent
-      return parent ? sectionsOf(parent, sectionKey(argument(value))).has(el) : false
+      return parent ? sectionsOf(parent, keyOfArgument(value, sectionKey)).has(el) : false
     }
   }
 }
