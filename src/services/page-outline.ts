@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { OUTLINE_DAYS, type PageOutline, type RulesPreview } from '../vocabulary/outline.js'
 import type { NoiseRules } from '../vocabulary/core.js'
 import { AppError } from '../vocabulary/errors.js'
@@ -27,6 +28,15 @@ const NO_OUTLINE: PageOutline = {
 
 const since = () => new Date(Date.now() - OUTLINE_DAYS * 86_400_000)
 
+type OutlineReading = Awaited<ReturnType<ReadingContext['readings']['outline']>>
+
+/**
+ * Outlines read lately, by the versions and the picture read: a reading changes only when a
+ * version is recorded, and a page's view asks for it each time it is shown (30 versions of
+ * a long page take a second or more to read).
+ */
+const readLately = new LRUCache<string, OutlineReading>({ max: 200 })
+
 export async function pageOutline (ctx: ReadingContext, orgId: string, domainId: string, pageId: string):
 Promise<PageOutline> {
   await requirePage(ctx, orgId, domainId, pageId)
@@ -35,11 +45,16 @@ Promise<PageOutline> {
   const latest = versions.at(-1)
   if (!latest) return NO_OUTLINE
   const picture = await pictureWithBoxes(ctx.db, pageId, latest.id)
+  const readingKey = `${pageId} ${versions.map(v => v.id).join(',')} ${picture?.snapshotId ?? ''}`
+  const kept = readLately.get(readingKey)
   const [reading, changes] = await Promise.all([
-    ctx.readings.outline(orgId, {
+    kept ?? ctx.readings.outline(orgId, {
       versions: versions.map(v => v.page),
       ...(picture ? { picture: { page: picture.page, boxes: picture.boxes } } : {})
-    }).catch(err => {
+    }).then(read => {
+      readLately.set(readingKey, read)
+      return read
+    }, err => {
       // Too large to outline in time: no blocks, and why (the rules still work, written by hand).
       if (err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE') return err
       throw err
