@@ -71,6 +71,20 @@ export async function waitingByOrg (tx: Tx, lane: string, orgIds: readonly strin
 }
 
 /**
+ * The keys among `keys` whose attempt failed and whose retry is not due yet, with when it
+ * is: a job queued for such a key waits as long (see holdKeyBehind), or a flood queued while
+ * its endpoint's first attempts time out would be tried again at once.
+ */
+export async function heldKeys (tx: Tx, lane: string, keys: readonly string[]): Promise<Map<string, Date>> {
+  const { rows } = await sql<{ key: string, until: Date }>`
+    SELECT data->>'key' AS key, max(start_after) AS until FROM jobs
+    WHERE lane = ${lane} AND state = 'waiting' AND attempts_made > 0 AND start_after > now()
+      AND data->>'key' = ANY(${[...new Set(keys)]}::text[])
+    GROUP BY 1`.execute(tx)
+  return new Map(rows.map(r => [r.key, new Date(r.until)]))
+}
+
+/**
  * After job `id` failed and waits for its retry, its key's other waiting jobs wait as
  * long: an endpoint that fails (a timeout, an error) is backed off as a whole.
  */

@@ -17,7 +17,7 @@ import { pagesReadInBrowser } from '../store/page-checks.js'
 import type { JobsTable } from '../store/schema-jobs.js'
 import { CRON_LOOK_MS, CronSlots, slotKey } from './cron.js'
 import { DueWatch } from './due-watch.js'
-import { waitingByOrg, type FairJob } from './fair-lanes.js'
+import { heldKeys, waitingByOrg, type FairJob } from './fair-lanes.js'
 import { discoveriesWaiting, insertJobRecords, pendingDiscovery } from './job-records.js'
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
@@ -379,15 +379,18 @@ export class JobQueue {
 
   /**
    * Queues one job of the fair lane `name` per item (see fair-lanes.ts), in the caller's
-   * transaction: each ranks after its organisation's waiting ones, the k-th ranking k.
+   * transaction: each ranks after its organisation's waiting ones, the k-th ranking k, and
+   * one for a key held behind a failed attempt waits for its retry.
    */
   async enqueueFair<T extends object>(tx: Tx, name: QueueName, items: Array<T & FairJob>): Promise<void> {
     if (items.length === 0) return
     const waiting = await waitingByOrg(tx, name, items.map(i => i.orgId))
+    const held = await heldKeys(tx, name, items.map(i => i.key))
     const rows = items.map(item => {
       const rank = waiting.get(item.orgId) ?? 0
       waiting.set(item.orgId, rank + 1)
-      return { ...this.rowsOf(name, [item])[0]!, priority: -rank }
+      const until = held.get(item.key)
+      return { ...this.rowsOf(name, [item])[0]!, priority: -rank, ...(until ? { start_after: until } : {}) }
     })
     await insertJobRecords(tx, rows)
     this.sentWithin(tx, name, items.length)
