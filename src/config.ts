@@ -58,6 +58,8 @@ export interface Config {
   analysisThreads: number
   /** How long one page's reading or comparison may take on an analysis thread before it is stopped. */
   analysisDeadlineMs: number
+  /** How long a page's view in the app waits for its outline before it is shown without it (the outline follows). */
+  outlineWaitMs: number
   schedulerTickSeconds: number
   crawlTimeoutMs: number
   crawlMaxBytes: number
@@ -171,6 +173,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     // two cores a second one only sped up crawls of pages that all changed.
     analysisThreads: Math.floor(int(env, 'ANALYSIS_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1)),
     analysisDeadlineMs: whole(env, 'ANALYSIS_DEADLINE_MS', 60_000, 10),
+    outlineWaitMs: whole(env, 'OUTLINE_WAIT_MS', 100, 0),
     schedulerTickSeconds: tickSeconds(env),
     crawlTimeoutMs: whole(env, 'CRAWL_TIMEOUT_MS', 15000, 100),
     crawlMaxBytes: whole(env, 'CRAWL_MAX_BYTES', 5 * 1024 * 1024, 1024),

@@ -35,7 +35,7 @@ type OutlineReading = Awaited<ReturnType<ReadingContext['readings']['outline']>>
  * version is recorded, and a page's view asks for it each time it is shown (30 versions of
  * a long page take a second or more to read).
  */
-const readLately = new LRUCache<string, OutlineReading>({ max: 200 })
+const readLately = new LRUCache<string, Promise<OutlineReading>>({ max: 200 })
 
 export async function pageOutline (ctx: ReadingContext, orgId: string, domainId: string, pageId: string):
 Promise<PageOutline> {
@@ -45,16 +45,20 @@ Promise<PageOutline> {
   const latest = versions.at(-1)
   if (!latest) return NO_OUTLINE
   const picture = await pictureWithBoxes(ctx.db, pageId, latest.id)
+  // One reading of these versions at a time: a view shown before its outline was read, and
+  // shown again, waits for the reading under way.
   const readingKey = `${pageId} ${versions.map(v => v.id).join(',')} ${picture?.snapshotId ?? ''}`
-  const kept = readLately.get(readingKey)
-  const [reading, changes] = await Promise.all([
-    kept ?? ctx.readings.outline(orgId, {
+  let read = readLately.get(readingKey)
+  if (!read) {
+    read = ctx.readings.outline(orgId, {
       versions: versions.map(v => v.page),
       ...(picture ? { picture: { page: picture.page, boxes: picture.boxes } } : {})
-    }).then(read => {
-      readLately.set(readingKey, read)
-      return read
-    }, err => {
+    })
+    readLately.set(readingKey, read)
+    read.catch(() => readLately.delete(readingKey))
+  }
+  const [reading, changes] = await Promise.all([
+    read.catch(err => {
       // Too large to outline in time: no blocks, and why (the rules still work, written by hand).
       if (err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE') return err
       throw err

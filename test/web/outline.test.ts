@@ -7,7 +7,7 @@ import { addUser } from '../../src/services/accounts.js'
 import { layout } from '../helpers/fixtures.js'
 import { drainJobs, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
-import { shot, signedIn as signedInAs } from '../helpers/browser.js'
+import { launchBrowser, shot, signedIn as signedInAs } from '../helpers/browser.js'
 
 // Point and watch in the app (#55): from a page's view, a person narrows a noisy page to
 // one part in three clicks (tick it, preview, save) and sees before saving what will be
@@ -52,7 +52,8 @@ describe('point and watch in the app', () => {
     site.page('/pricing', pricing('$20', 12))
     site.page('/status', shell)
     const port = await freePort()
-    t = await startTestService({ PORT: String(port), CRAWL_HOST_MAP: `acme.test=${site.origin}` })
+    // Each view waits for its outline here (the view before it is read is the next describe's).
+    t = await startTestService({ PORT: String(port), CRAWL_HOST_MAP: `acme.test=${site.origin}`, OUTLINE_WAIT_MS: '600000' })
     const db = t.service.store.db
     const org = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
     await db.updateTable('orgs').set({ plan: 'enterprise' }).where('id', '=', org).execute()
@@ -177,5 +178,66 @@ describe('point and watch in the app', () => {
       assert.deepEqual(axe.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target).join(', ')}`), [])
       await page.context().close()
     }
+  })
+})
+
+// A page's view does not wait for its outline past OUTLINE_WAIT_MS (here 0: never): it is
+// shown at once, and the outline follows, loaded by the page's own script under the app's
+// CSP, or by its link where scripts do not run.
+describe("a page's view before its outline is read", () => {
+  const site = new TestSite()
+  let t: TestService
+  let browser: Browser
+  let view = ''
+
+  before(async () => {
+    await site.start()
+    site.page('/', layout('Acme', '<h1>Acme</h1><p>We ship.</p>'))
+    site.page('/pricing', pricing('$20', 12))
+    t = await startTestService({ CRAWL_HOST_MAP: `acme.test=${site.origin}`, OUTLINE_WAIT_MS: '0' })
+    const db = t.service.store.db
+    const org = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
+    await addUser(db, org, { email: 'analyst@example.test', password: PASSWORD }, 'owner')
+    const domainId = (await t.api.post('/api/domains', { domain: 'acme.test' })).body.data.id
+    await drainJobs(t.api)
+    const listed = (await t.api.get(`/api/domains/${domainId}/pages?pageSize=500`)).body.data as any[]
+    const pageId = listed.find(p => p.url === 'https://acme.test/pricing')?.id ??
+      (await t.api.post(`/api/domains/${domainId}/pages`, { url: 'https://acme.test/pricing' })).body.data.id
+    await drainJobs(t.api)
+    view = `${t.url}/app/domains/${domainId}/pages/${pageId}`
+    browser = await launchBrowser()
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.stop()
+    await site.close()
+  })
+
+  it('shows the view at once, and its script loads the outline in its place, under the CSP', async () => {
+    const page = await signedInAs(browser, t.url, { email: 'analyst@example.test', password: PASSWORD }, 1280, 'light')
+    const problems: string[] = []
+    page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })
+    page.on('pageerror', e => problems.push(e.message))
+    const cookie = (await page.context().cookies()).map(c => `${c.name}=${c.value}`).join('; ')
+    // As the server sends it: the place of the outline, and where it comes from.
+    const sent = await (await fetch(view, { headers: { cookie } })).text()
+    assert.match(sent, /data-load-from="[^"]*outline=wait/)
+    assert.doesNotMatch(sent, /<ol class="outline"/)
+    // Asked to wait (the link a person without scripts follows): the outline itself.
+    const waited = await (await fetch(`${view}?outline=wait`, { headers: { cookie } })).text()
+    assert.match(waited, /<ol class="outline"/)
+    assert.doesNotMatch(waited, /data-load-from/)
+    await page.goto(view)
+    await page.locator('ol.outline > li', { hasText: /Pro/ }).first().waitFor()
+    assert.equal(await page.locator('[data-load-from]').count(), 0)
+    assert.equal(await page.locator('#outline-picker time').first().innerText().then(s => /T\d\d:/.test(s)), false,
+      'its times are shown in the reader\'s locale')
+    await page.getByLabel('Ignore: 12 teams are looking at this page right now').check()
+    await page.getByRole('button', { name: 'Preview what will be compared' }).click()
+    assert.match(await page.locator('#preview').innerText(), /With these rules/)
+    assert.deepEqual(problems, [])
+    const axe = await new AxeBuilder({ page }).analyze()
+    assert.deepEqual(axe.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target).join(', ')}`), [])
+    await page.context().close()
   })
 })

@@ -7,6 +7,7 @@ import { requireDomain } from '../../services/domains.js'
 import { changePage, crawlPageNow, removePage } from '../../services/pages.js'
 import { pageTimeline, pageVersion, priceHistory, versionsCompared } from '../../services/page-history.js'
 import { pageOutline, previewRules } from '../../services/page-outline.js'
+import type { PageOutline } from '../../vocabulary/outline.js'
 import { roleAllows, type NoiseRules } from '../../vocabulary/core.js'
 import { findPage, onePageView } from '../../store/pages.js'
 import { getSnapshot } from '../../store/changes.js'
@@ -39,8 +40,11 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
     ])
     const base = `/app/domains/${domainId}/pages/${pageId}`
     const mayEdit = roleAllows(req.person!.role, 'editor')
-    const outline = mayEdit ? await pageOutline(ctx, org.id, domainId, pageId) : undefined
     const picks = { watch: many(req.query, 'watch'), ignore: many(req.query, 'ignore') }
+    // Ticked blocks, or the outline asked for (its link, the page's script), wait for it; a view waits a moment.
+    const waits = picks.watch.length + picks.ignore.length > 0 || q.outline === 'wait'
+    const waitMs = waits ? Infinity : config.outlineWaitMs
+    const outline = mayEdit ? await outlineWithin(pageOutline(ctx, org.id, domainId, pageId), waitMs) : undefined
     let picked: PageViewProps['picked']
     let error: string | undefined
     if (mayEdit && (picks.watch.length > 0 || picks.ignore.length > 0)) {
@@ -77,7 +81,7 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
         const outOfRechecks = await outOf(db, org, 'manualRechecks', 'manual rechecks') ?? heavy.out
         return { outOfRechecks, hourLeft: heavy.left }
       })(),
-      ...(outline ? { outline } : {}),
+      ...(outline ? { outline, outlineFrom: withQuery(req.url, 'outline', 'wait') } : {}),
       ...(picked ? { picked } : {}),
       ...(error ? { error } : {}),
       notice: notice(req.query)
@@ -180,4 +184,29 @@ function ignoredFact (line: string): IgnoredFact {
       `(${FACT_SUBJECTS.join(', ')}), a colon and its name, e.g. "price: Pro"`, { field: 'ignoreFacts' })
   }
   return { kind: kind as FactSubject, subject }
+}
+
+/**
+ * The outline, or 'pending' when it is not read within `ms`: the reading goes on (and is
+ * kept, see services/page-outline.ts), so that the view is shown at once and the outline follows.
+ */
+async function outlineWithin (reading: Promise<PageOutline>, ms: number): Promise<PageOutline | 'pending'> {
+  if (ms === Infinity) return await reading
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'pending'>(resolve => { timer = setTimeout(() => resolve('pending'), ms) })
+  try {
+    const first = await Promise.race([reading, late])
+    // Its failure after the view was shown is the next view's to show.
+    if (first === 'pending') reading.catch(() => {})
+    return first
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** `url` (a path with its query) with `name` set to `value`. */
+function withQuery (url: string, name: string, value: string): string {
+  const u = new URL(url, 'http://app')
+  u.searchParams.set(name, value)
+  return `${u.pathname}${u.search}`
 }

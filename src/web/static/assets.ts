@@ -175,25 +175,44 @@ a.ref { text-decoration: none; font-size: .75rem }
 }
 `
 
-/** Shows each <time datetime> in the reader's locale and time zone (the server knows neither). */
+/**
+ * Shows each <time datetime> in the reader's locale and time zone (the server knows neither),
+ * and loads what a page showed before it was ready (see [data-load-from]).
+ */
 export const SCRIPT = `
 const zone = document.querySelector('select[data-guess=browser]')
 if (zone) {
   const here = Intl.DateTimeFormat().resolvedOptions().timeZone
   if ([...zone.options].some(o => o.value === here)) zone.value = here
 }
-for (const t of document.querySelectorAll('time[datetime]')) {
-  const d = new Date(t.getAttribute('datetime'))
-  if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-}
 const shown = {
   date: { dateStyle: 'medium' },
   minute: { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' },
   second: { hour: '2-digit', minute: '2-digit', second: '2-digit' }
 }
-for (const t of document.querySelectorAll('text[data-at]')) {
-  const d = new Date(t.getAttribute('data-at'))
-  if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, shown[t.getAttribute('data-show')] ?? shown.date)
+const localize = root => {
+  for (const t of root.querySelectorAll('time[datetime]')) {
+    const d = new Date(t.getAttribute('datetime'))
+    if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+  }
+  for (const t of root.querySelectorAll('text[data-at]')) {
+    const d = new Date(t.getAttribute('data-at'))
+    if (!isNaN(d)) t.textContent = d.toLocaleString(undefined, shown[t.getAttribute('data-show')] ?? shown.date)
+  }
 }
+localize(document)
 for (const b of document.querySelectorAll('button[data-print]')) b.addEventListener('click', () => window.print())
+// A part of the page that was not ready when it was shown (a page's outline): the same page, asked to wait for it.
+for (const slot of document.querySelectorAll('[data-load-from]')) {
+  fetch(slot.getAttribute('data-load-from'), { credentials: 'same-origin' })
+    .then(r => r.ok ? r.text() : Promise.reject(new Error(String(r.status))))
+    .then(text => {
+      const ready = new DOMParser().parseFromString(text, 'text/html').getElementById(slot.id)
+      if (!ready || ready.hasAttribute('data-load-from')) return
+      const part = document.importNode(ready, true)
+      localize(part)
+      slot.replaceWith(part)
+    })
+    .catch(() => {})
+}
 `

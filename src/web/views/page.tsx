@@ -195,8 +195,12 @@ export function PageView (p: {
   outOfRechecks?: string
   /** What is left of the organisation's heavy actions of the hour, in a sentence. */
   hourLeft?: string
-  /** Its blocks to point at (for those who may change its settings). */
-  outline?: PageOutline
+  /**
+   * Its blocks to point at (for those who may change its settings), or 'pending' while they
+   * are read: the view is shown at once and its script loads them from `outlineFrom`.
+   */
+  outline?: PageOutline | 'pending'
+  outlineFrom?: string
   /** The blocks ticked, the rules they make (in the settings' boxes, unsaved) and what they would compare. */
   picked?: { watch: string[], ignore: string[], rules: NoiseRules, preview?: RulesPreview }
   error?: string
@@ -299,7 +303,13 @@ export function PageView (p: {
               ? (
                 <>
                   <h2 id='outline'>What to watch</h2>
-                  <OutlinePicker base={base} outline={p.outline} picked={p.picked ?? { watch: [], ignore: [] }} />
+                  {p.outline === 'pending'
+                    ? (
+                      <div id='outline-picker' class='card' data-load-from={p.outlineFrom} aria-busy='true' aria-live='polite'>
+                        <p>Reading the page's blocks from its versions… <a href={`${p.outlineFrom ?? base}#outline`}>Show them once read</a></p>
+                      </div>
+                      )
+                    : <div id='outline-picker'><OutlinePicker base={base} outline={p.outline} picked={p.picked ?? { watch: [], ignore: [] }} /></div>}
                   {p.picked?.preview ? <RulesPreviewView preview={p.picked.preview} /> : null}
                 </>
                 )
