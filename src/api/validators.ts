@@ -57,8 +57,10 @@ const ETAG_HEADERS = {
 }
 
 /** How many bytes of answers one process keeps, and the largest it keeps (a larger one would push out many). */
-const KEPT_BYTES = 32 * 1024 * 1024
+const KEPT_BYTES = 16 * 1024 * 1024
 const KEPT_LARGEST = 1024 * 1024
+/** What an answer's headers say of its body, kept with it (a CSV export is an attachment). */
+const REPRESENTATION_HEADERS = ['content-type', 'content-disposition', 'content-language'] as const
 
 /**
  * The answers of current validators. A GET's answer is kept under its validator, the
@@ -71,7 +73,7 @@ const KEPT_LARGEST = 1024 * 1024
  * own writes move the version at once: DataVersions.wrote).
  */
 export class KeptAnswers {
-  private readonly kept = new LRUCache<string, { body: string, type: string }>({
+  private readonly kept = new LRUCache<string, { body: string, headers: Record<string, string> }>({
     maxSize: KEPT_BYTES,
     sizeCalculation: a => 2 * a.body.length + 200
   })
@@ -89,16 +91,21 @@ export class KeptAnswers {
     const answer = key === undefined ? undefined : this.kept.get(key)
     if (!answer) return false
     req.answerKey = undefined
-    await reply.code(200).type(answer.type).send(answer.body)
+    await reply.code(200).headers(answer.headers).send(answer.body)
     return true
   }
 
   /** An onSend hook, registered before compression: keeps a 200's body, as serialised, under its key. */
   keep = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const type = reply.getHeader('content-type')
     if (req.answerKey !== undefined && reply.statusCode === 200 && typeof payload === 'string' &&
-      payload.length <= KEPT_LARGEST && typeof type === 'string' && !reply.hasHeader('set-cookie')) {
-      this.kept.set(req.answerKey, { body: payload, type })
+      payload.length <= KEPT_LARGEST && typeof reply.getHeader('content-type') === 'string' &&
+      !reply.hasHeader('set-cookie')) {
+      const headers: Record<string, string> = {}
+      for (const name of REPRESENTATION_HEADERS) {
+        const value = reply.getHeader(name)
+        if (typeof value === 'string') headers[name] = value
+      }
+      this.kept.set(req.answerKey, { body: payload, headers })
     }
     return payload
   }
