@@ -73,7 +73,7 @@ export async function guard (app: FastifyInstance, opts: GuardOptions) {
     }
     if (refused) throw refused
     opts.principals.touch(req.principal!.keyId)
-    if (await conditional.sendKept(req, reply)) return reply
+    if (await opts.answers.sendKept(req, reply)) return reply
   })
 
   // A write this process committed moves its organisation's version before the answer leaves (DataVersions.wrote).

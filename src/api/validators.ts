@@ -141,8 +141,6 @@ export function conditionalGets (api: FastifyInstance, versions: DataVersions, a
       req.validator = validatorOf(req, versions)
       req.answerKey = answers.keyOf(req)
       return req.validator !== undefined && isCurrent(req.headers['if-none-match'], req.validator)
-    },
-    /** Sends the answer kept under the request's validator, if any (see KeptAnswers): true when sent. */
-    sendKept: async (req: FastifyRequest, reply: FastifyReply) => await answers.sendKept(req, reply)
+    }
   }
 }
