@@ -141,12 +141,17 @@ describe('pages read with their documents', () => {
     assert.doesNotMatch(html, /<h2>What changed<\/h2>/, 'no empty text diff')
   })
 
-  it('an API reference whose page is a Redoc shell is watched through its description, never failed as empty', async () => {
-    const shell = await pageOf('/docs/shell')
-    assert.equal(shell.lastError, null, 'no "shows no text to read"')
+  /** The page at `path` was read, with no error, through the description at `documentUrl`. */
+  const readThrough = async (path: string, documentUrl: string) => {
+    const page = await pageOf(path)
+    assert.equal(page.lastError, null, 'no "shows no text to read"')
     const row = await t.service.store.db.selectFrom('snapshots').select('document_url')
-      .where('page_id', '=', shell.id).executeTakeFirstOrThrow()
-    assert.equal(row.document_url, 'https://relay.test/specs/shell.yml')
+      .where('page_id', '=', page.id).executeTakeFirstOrThrow()
+    assert.equal(row.document_url, documentUrl)
+  }
+
+  it('an API reference whose page is a Redoc shell is watched through its description, never failed as empty', async () => {
+    await readThrough('/docs/shell', 'https://relay.test/specs/shell.yml')
     await drainJobs(t.api)
     const next = parse(file('api/petstore.yaml'))
     next.paths['/pets/{petId}/photos'] = { post: { operationId: 'addPhoto', summary: 'Adds a photo', responses: { 201: { description: 'added' } } } }
@@ -160,11 +165,7 @@ describe('pages read with their documents', () => {
   })
 
   it('a Swagger UI whose description is named only in its swagger-initializer.js is read through that description', async () => {
-    const page = await pageOf('/docs/swagger/')
-    assert.equal(page.lastError, null, 'no "shows no text to read"')
-    const row = await t.service.store.db.selectFrom('snapshots').select('document_url')
-      .where('page_id', '=', page.id).executeTakeFirstOrThrow()
-    assert.equal(row.document_url, 'https://relay.test/specs/initialized.json')
+    await readThrough('/docs/swagger/', 'https://relay.test/specs/initialized.json')
     assert.equal(site.hitsOf('/docs/swagger/swagger-ui-bundle.js'), 0, 'the viewer itself is never fetched')
   })
 
