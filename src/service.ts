@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fleetPacer, fleetRobotsFiles } from './services/host-pacer.js'
+import { paceRules } from './store/host-pace.js'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { attachAlerts } from './alerts/subscribers.js'
@@ -112,14 +113,11 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     log[e.error ? 'warn' : 'debug']({ event: 'reader.failed', ...e }, `reader ${e.reader}: ${e.note}`)
   })
   attachAlerts(events, store.db, queue, log)
-  // Several processes share a PostgreSQL, and keep each host's turns in it. The embedded
-  // database has one process: its crawler keeps them in memory, which saves two statements
-  // per request (a 1,000-page recrawl: 1.7 ms of CPU per check, a third of a 304's).
-  // Shared by the fleet on PostgreSQL; one process (the embedded database) keeps its own in memory.
+  // Every process keeps each host's turns in the database, the embedded one's too: one rule
+  // for the fleet and for one process (see crawl/polite.ts).
+  const pacer = fleetPacer(store.db, paceRules(config), () => { queue.crawlPlaceFreed() })
   const fleet = store.kind === 'postgres'
-  const pacer = fleet ? fleetPacer(store.db, config, () => { queue.crawlPlaceFreed() }) : undefined
-  const crawler = new Crawler(config, pacer,
-    fleet ? fleetRobotsFiles(store.db) : undefined)
+  const crawler = new Crawler(config, pacer, fleet ? fleetRobotsFiles(store.db) : undefined)
 
   const bootstrap = await bootstrapDefaultOrg(store.db)
   if (bootstrap) {

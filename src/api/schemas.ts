@@ -311,8 +311,8 @@ export const QueueStats = Type.Object(
     })),
     hosts: Type.Optional(Type.Array(Type.Object({
       host: Type.String(),
-      waiting: Type.Integer({ description: 'crawls that may start now' }),
-      delayed: Type.Integer({ description: "crawls queued for the host's turn, or a retry's backoff" }),
+      waiting: Type.Integer({ description: 'crawls due, each taken as soon as its host is free' }),
+      delayed: Type.Integer({ description: "crawls held by a retry's backoff or the host's Retry-After" }),
       active: Type.Integer()
     }), { description: 'Unfinished crawls by host, the 20 with most' }))
   },

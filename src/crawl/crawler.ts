@@ -1,11 +1,10 @@
 import { EventEmitter } from 'node:events'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import { FetchError, TurnPassed } from './errors.js'
 import { decodeHtml } from './charset.js'
 import { documentFormat } from '../detection/detect.js'
 import { createFetcher, type Fetcher, type FetchRequest, type InTurn } from './fetch.js'
-import { HostBusy, HostLimiter, type HostPacer } from './polite.js'
+import { HostBusy, inTurn, type HostPacer, type HostTurn, type Pace } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
 import { isBotWall, stillChallenged } from './render-decision.js'
 import { RobotsCache, type RobotsFiles } from './robots.js'
@@ -39,25 +38,12 @@ const DOCUMENT_ACCEPT = 'application/json, application/yaml, text/yaml, applicat
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain)?$/i
 
 /**
- * What a request does when its host's turn is far away: `defer` throws HostBusy (a crawl
- * job steps aside and comes back then), `wait` waits for it (a discovery, robots.txt).
- */
-export type Pace = 'defer' | 'wait'
-
-/** How many late turns a request gives up before it takes one late anyway; how many tries one turn is given. */
-const MAX_LATE_TURNS = 5
-
-/** How long a `wait` request waits for its host before its attempt fails (and is retried later). */
-const MAX_HOST_WAIT_MS = 60_000
-
-/**
  * Every request the service makes to a watched site goes through here: robots.txt
  * first, then the per-host limiter, then the SSRF-guarded fetcher.
  */
 export class Crawler {
   readonly fetcher: Fetcher
   readonly robots: RobotsCache
-  readonly pacer: HostPacer
   readonly renderer: BrowserRenderer
   /** Told of every page request once it has an answer or has failed. */
   readonly events = new EventEmitter<{ fetched: [FetchTiming], rendered: [{ seconds: number, screenshot: boolean }] }>()
@@ -77,8 +63,8 @@ export class Crawler {
       | 'renderQuietMs'
       | 'browserRestartAfter'
     >,
-    /** Per-host politeness: the fleet's (in the database) in the service, one process's otherwise. */
-    pacer?: HostPacer,
+    /** Per-host politeness: the fleet's, in the database (see polite.ts). */
+    readonly pacer: HostPacer,
     /** The fleet's robots.txt files (in the database), so that a host's is fetched once for every worker. */
     robotsFiles?: RobotsFiles
   ) {
@@ -88,7 +74,6 @@ export class Crawler {
       timeoutMs: config.crawlTimeoutMs,
       maxBytes: config.crawlMaxBytes
     })
-    this.pacer = pacer ?? new HostLimiter(config.crawlPerHostConcurrency, config.crawlPerHostDelayMs)
     const polite = async <T>(url: string, fetch: (inTurn: InTurn) => Promise<T>) =>
       await this.polite(url, 'wait', fetch)
     this.robots = new RobotsCache(this.fetcher, polite, robotsFiles)
@@ -104,9 +89,10 @@ export class Crawler {
 
   /**
    * Renders one page in the browser, as politely as fetchPage fetches one (robots.txt,
-   * the per-host limiter), and gives its DOM as a page's HTML, with a screenshot when asked.
+   * the host's turn), and gives its DOM as a page's HTML, with a screenshot when asked.
+   * `turn`: one taken already (a crawl's, with its job), for the page's document.
    */
-  async renderPage (url: string, req: RenderRequest, pace: Pace = 'wait'): Promise<FetchedPage> {
+  async renderPage (url: string, req: RenderRequest, pace: Pace = 'wait', turn?: HostTurn): Promise<FetchedPage> {
     if (!(await this.robots.isAllowed(url))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
@@ -116,8 +102,12 @@ export class Crawler {
     }
     // The page's document takes the host's turn when the browser asks for it (render.ts), not
     // before the browser is ready: written late, it could come too close to the next turn.
-    const rendered = await this.renderer.render(url, req, async (to, request, signal) =>
-      await this.polite(to, pace, request, signal))
+    let first = turn
+    const rendered = await this.renderer.render(url, req, async (to, request, signal) => {
+      const taken = first
+      first = undefined
+      return await this.polite(to, pace, request, signal, taken)
+    })
       .catch(err => {
         if (!(err instanceof HostBusy)) timed(false) // a turn given up rendered nothing
         throw err
@@ -152,9 +142,9 @@ export class Crawler {
 
   /**
    * Fetches one HTML page or document (see detection/readers/documents.ts) politely; HTTP errors and other
-   * bodies throw FetchError.
+   * bodies throw FetchError. `turn`: one taken already (a crawl's, with its job).
    */
-  async fetchPage (url: string, req: FetchRequest = {}, pace: Pace = 'wait'): Promise<FetchedPage> {
+  async fetchPage (url: string, req: FetchRequest = {}, pace: Pace = 'wait', turn?: HostTurn): Promise<FetchedPage> {
     if (!(await this.robots.isAllowed(url))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
@@ -165,7 +155,7 @@ export class Crawler {
         await this.pacer.backoff(new URL(url).host, answer.retryAfterMs)
       }
       return answer
-    }, req.signal)
+    }, req.signal, turn)
     if (res.notModified) {
       if (!req.etag && !req.lastModified) {
         throw new FetchError('HTTP_STATUS', `HTTP 304 Not Modified from ${res.url}, to a request that named no version`)
@@ -224,74 +214,11 @@ export class Crawler {
     return { url: res.url, raw: res.body, contentType: res.contentType }
   }
 
-  /**
-   * Runs one request to `url`'s host in its turn (see HostPacer and Pace); `signal` ends its
-   * wait. `request` passes `inTurn` on to the fetcher, which writes the request only while
-   * the turn holds (TurnPassed: the turn is rechecked, see HostTurn.recheck).
-   */
+  /** Runs one request to `url`'s host in its turn (see polite.ts inTurn). */
   async polite<T>(
-    url: string, pace: Pace, request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal
+    url: string, pace: Pace, request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal, turn?: HostTurn
   ): Promise<T> {
-    const host = new URL(url).host
-    const giveUpAt = Date.now() + MAX_HOST_WAIT_MS
-    let lateTurns = 0
-    for (;;) {
-      signal?.throwIfAborted()
-      const turn = await this.pacer.turn(host, this.robots.crawlDelayMs(url))
-      let busyUntil = 'busyUntil' in turn ? turn.busyUntil : undefined
-      if (!('busyUntil' in turn)) {
-        try {
-          let startAt: number | undefined = turn.startAt
-          let waited = false
-          // The turn is tried again when it went late or its request was refused on its socket: a few times.
-          for (let tries = 0; startAt !== undefined; tries++) {
-            const waitMs = startAt - Date.now()
-            if (waitMs > 0) {
-              await sleep(waitMs, undefined, { signal })
-              // A turn moved ahead was rechecked just now: no other round trip before its request.
-              waited = tries === 0
-            }
-            // The host may have asked every worker to wait (Retry-After) while this one slept.
-            // Too late (a slow answer from the database, a busy event loop, a connection slow to
-            // open): written now, the request could come too close to the next turn, which another
-            // worker may take on time; the turn is moved to now, or given up if the next was given.
-            if (waited || Date.now() - startAt > turn.lateMs) {
-              // A machine too slow to write in any slack gives the turn up, as a turn another followed.
-              if (tries >= MAX_LATE_TURNS) break
-              waited = false
-              const rechecked = await turn.recheck(startAt)
-              if (rechecked && 'busyUntil' in rechecked) busyUntil = rechecked.busyUntil
-              startAt = rechecked && 'startAt' in rechecked ? rechecked.startAt : undefined
-              if (startAt === undefined) break
-            }
-            const at = startAt
-            // After a few late tries, the request goes late rather than never.
-            const onTime = () => Date.now() - at <= turn.lateMs || lateTurns >= MAX_LATE_TURNS
-            if (!onTime()) continue
-            try {
-              return await request({ atWrite: onTime })
-            } catch (err) {
-              if (!(err instanceof TurnPassed)) throw err
-            }
-          }
-        } finally {
-          await turn.end().catch(() => {})
-        }
-        // The turn passed: another was given after it.
-        if (!busyUntil) {
-          lateTurns++
-          continue
-        }
-      }
-      // Here the host is busy: it gave no turn, or asked to be left alone until then.
-      const until = busyUntil!
-      if (pace === 'defer') throw new HostBusy(host, until)
-      if (until.getTime() > giveUpAt) {
-        const seconds = Math.ceil((until.getTime() - Date.now()) / 1000)
-        throw new FetchError('HTTP_STATUS', `${host} asked us to retry in ${seconds} s`)
-      }
-      await sleep(Math.max(50, until.getTime() - Date.now()), undefined, { signal })
-    }
+    return await inTurn(this.pacer, new URL(url).host, this.robots.crawlDelayMs(url), pace, request, signal, turn)
   }
 
   private async timed (url: string, req: FetchRequest) {

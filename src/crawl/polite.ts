@@ -1,31 +1,40 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { FetchError, TurnPassed } from './errors.js'
+import type { InTurn } from './fetch.js'
+
+// Per-host manners, one rule for every request the service makes to a watched site: at
+// most so many requests to a host in flight, at least a delay between their starts (the
+// longer of ours and the host's Crawl-delay), none before its Retry-After. The turns are
+// the database's, for the whole fleet (store/host-pace.ts): a crawl takes its turn with
+// its job (queue/crawl-order.ts), any other request here. A request is written in its
+// turn or not at all: one that would go late gives its turn up and takes the next one.
+
 /**
- * A turn to send one request to a host: at `startAt` (epoch ms), and not more than
- * `lateMs` after it, else the turn is given up; `end()` once the answer is in.
+ * A turn to send one request to a host: at `startAt` (epoch ms, the database's clock;
+ * the workers' clocks are taken to agree with it), and not more than `lateMs` after it.
+ * `end()` once the answer is in (again: nothing).
  */
 export interface HostTurn {
   startAt: number
   lateMs: number
   end: () => Promise<void>
-  /**
-   * Asked when the turn's time (`startAt`, as last rechecked) has come after a wait, or
-   * when its request would go late: the host held meanwhile (Retry-After) gives when it
-   * ends; a turn on time keeps its time; a late one is moved to now while no later turn
-   * was given (a busy machine delays requests rather than giving turns up, each of which
-   * cost the host a whole delay); a late one another turn followed is passed (undefined).
-   */
-  recheck: (startAt: number) => Promise<{ startAt: number } | { busyUntil: Date } | undefined>
 }
 
-/**
- * Per-host manners: at most so many requests to a host in flight, at least a delay
- * between their starts (the longer of ours and the host's Crawl-delay), none before its
- * Retry-After. A turn that is too far away is not given: the answer says when to come
- * back (busyUntil), so that a job can step aside instead of holding a worker.
- * The service keeps this in the database for the whole fleet (services/host-pacer.ts);
- * HostLimiter keeps it in one process.
- */
+/** A crawl's turn, taken with it from the queue (see queue/crawl-order.ts). */
+export interface TakenTurn {
+  startAt: number
+  lease: string
+}
+
 export interface HostPacer {
+  /**
+   * The next turn at `host`, or when to come back: a turn farther away than a request
+   * should wait for is not given, so that a crawl can step aside instead of holding a worker.
+   */
   turn: (host: string, crawlDelayMs: number) => Promise<HostTurn | { busyUntil: Date }>
+  /** A turn taken with a crawl from the queue, as one of this pacer's. */
+  taken: (turn: TakenTurn) => HostTurn
+  /** The host asked every worker to wait this long (Retry-After). */
   backoff: (host: string, ms: number) => Promise<void>
 }
 
@@ -36,72 +45,61 @@ export class HostBusy extends Error {
   }
 }
 
-/** How far ahead a Retry-After is waited for in one process; past it the caller comes back later. */
-const MAX_WAIT_MS = 60_000
+/**
+ * What a request does when its host's turn is far away: `defer` throws HostBusy (a crawl
+ * job steps aside and comes back then), `wait` waits for it (a discovery, robots.txt).
+ */
+export type Pace = 'defer' | 'wait'
 
 /**
- * How late a request may start after its turn and still keep the delay to the next one:
- * a twentieth of the delay (5 ms at least), added to it between turns. A later start (a
- * busy event loop) moves its turn, or gives it up for the next (see HostTurn.recheck and
- * Crawler.polite). The fleet's turns keep the same rule (services/host-pacer.ts).
+ * How many turns a request lets go late before it fails closed (HostBusy): a machine too
+ * busy to write a request in its turn sends none.
  */
-export const turnSlackMs = (delayMs: number) => delayMs > 0 ? Math.max(5, Math.round(delayMs / 20)) : 0
+const MAX_LATE_TURNS = 5
+
+/** How long a `wait` request waits for its host before its attempt fails (and is retried later). */
+const MAX_HOST_WAIT_MS = 60_000
 
 /**
- * HostPacer for one process (the embedded database's: no other process crawls): each
- * host's callers queue in memory, no statement per request.
+ * Runs one request to `host` in its turn: `first` when one was taken already (a crawl's,
+ * with its job), else the pacer's next. `request` passes `inTurn` on to the fetcher, which
+ * writes the request only while the turn holds (TurnPassed: the next turn is taken).
+ * `signal` ends the wait.
  */
-export class HostLimiter implements HostPacer {
-  private readonly hosts = new Map<
-    string,
-    { active: number, waiting: Array<() => void>, nextStart: number, backoffUntil: number }
-  >()
-
-  constructor (
-    private readonly concurrency: number,
-    private readonly delayMs: number
-  ) {}
-
-  private state (host: string) {
-    let s = this.hosts.get(host)
-    if (!s) {
-      s = { active: 0, waiting: [], nextStart: 0, backoffUntil: 0 }
-      this.hosts.set(host, s)
-    }
-    return s
-  }
-
-  async backoff (host: string, ms: number): Promise<void> {
-    const s = this.state(host)
-    s.backoffUntil = Math.max(s.backoffUntil, Date.now() + ms)
-  }
-
-  async turn (host: string, crawlDelayMs: number): Promise<HostTurn | { busyUntil: Date }> {
-    const s = this.state(host)
-    if (s.backoffUntil - Date.now() > MAX_WAIT_MS) return { busyUntil: new Date(s.backoffUntil) }
-    if (s.active >= this.concurrency) await new Promise<void>(resolve => s.waiting.push(resolve))
-    else s.active++
-    const now = Date.now()
-    const start = Math.max(now, s.nextStart, s.backoffUntil)
-    const delayMs = Math.max(this.delayMs, crawlDelayMs)
-    const slackMs = turnSlackMs(delayMs)
-    s.nextStart = start + delayMs + slackMs
-    const end = async () => {
-      const next = s.waiting.shift()
-      if (next) next()
-      else {
-        s.active--
-        if (s.active === 0 && s.nextStart < Date.now() && s.backoffUntil < Date.now()) this.hosts.delete(host)
+export async function inTurn<T> (
+  pacer: HostPacer, host: string, crawlDelayMs: number, pace: Pace,
+  request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal, first?: HostTurn
+): Promise<T> {
+  const giveUpAt = Date.now() + MAX_HOST_WAIT_MS
+  let next = first
+  for (let late = 0; ;) {
+    signal?.throwIfAborted()
+    const turn = next ?? await pacer.turn(host, crawlDelayMs)
+    next = undefined
+    if ('busyUntil' in turn) {
+      const until = turn.busyUntil
+      if (pace === 'defer') throw new HostBusy(host, until)
+      if (until.getTime() > giveUpAt) {
+        const seconds = Math.ceil((until.getTime() - Date.now()) / 1000)
+        throw new FetchError('HTTP_STATUS', `${host} asked us to retry in ${seconds} s`)
       }
+      await sleep(Math.max(50, until.getTime() - Date.now()), undefined, { signal })
+      continue
     }
-    const recheck = async (startAt: number) => {
-      const now = Date.now()
-      if (s.backoffUntil > now) return { busyUntil: new Date(s.backoffUntil) }
-      if (delayMs <= 0 || now - startAt <= slackMs) return { startAt }
-      if (s.nextStart !== startAt + delayMs + slackMs) return undefined
-      s.nextStart = now + delayMs + slackMs
-      return { startAt: now }
+    try {
+      const waitMs = turn.startAt - Date.now()
+      if (waitMs > 0) await sleep(waitMs, undefined, { signal })
+      const onTime = () => Date.now() - turn.startAt <= turn.lateMs
+      if (onTime()) {
+        try {
+          return await request({ atWrite: onTime })
+        } catch (err) {
+          if (!(err instanceof TurnPassed)) throw err
+        }
+      }
+    } finally {
+      await turn.end().catch(() => {})
     }
-    return { startAt: start, lateMs: slackMs > 0 ? slackMs : Infinity, end, recheck }
+    if (++late >= MAX_LATE_TURNS) throw new HostBusy(host, new Date())
   }
 }

@@ -76,7 +76,9 @@ export class RobotsCache {
       body = res.status >= 200 && res.status < 300 ? res.body.toString('utf8') : ''
       if (res.status >= 500) ttl = ERROR_TTL_MS
     } catch (err) {
-      if (err instanceof FetchError && err.code === 'BLOCKED_ADDRESS') throw err
+      // A robots.txt that could not be fetched allows everything for a while; one whose
+      // turn could not be taken (the database, a machine too busy) was not asked: nothing is fetched.
+      if (!(err instanceof FetchError) || err.code === 'BLOCKED_ADDRESS') throw err
       ttl = ERROR_TTL_MS
     }
     const expires = Date.now() + ttl

@@ -1,28 +1,39 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Tx } from '../store/db.js'
-import { planTurns } from '../store/host-pace.js'
 import { lockPages } from '../store/pages.js'
 import type { CrawlJobData } from './queues.js'
 
-// The order crawls are taken in: fair between organisations and their hosts when
-// queued (a turn and a rank each), and only of free hosts when taken (FETCH_CRAWLS).
+// The order crawls are taken in: fair between organisations and their hosts when queued
+// (a rank each), and only of free hosts when taken, each with its host's turn (FETCH_CRAWLS).
 
 /** How many of a crawl lane's waiting jobs, in fetch order, are looked at for one whose host is free. */
 const CRAWL_LOOKAHEAD = 256
 
 /**
+ * How long before its turn a crawl is taken: the time its worker needs to be ready to
+ * write the request (the page's row, robots.txt), so that the turn is neither late nor
+ * lost. A host's crawls are taken this much before its next start, not after it.
+ */
+export const TURN_LEAD_MS = 100
+
+/** The milliseconds `$n` as an interval. */
+const ms = (n: number) => `$${n}::int * interval '1 millisecond'`
+
+/**
  * A crawl lane's fetch (`$1`, see lane.ts): the next due crawls in the lane's order (rank,
- * then age) among those of hosts free to take a request now: their next start reached,
- * fewer than `$3` requests in flight, not claimed or being taken by another worker's
- * fetch. A busy host's crawls, however many and however ranked, are passed over in the
- * walk rather than taken into the lookahead, where they would hide free hosts' crawls.
- * One per host when the host has a delay between requests (`$4` ms, or its Crawl-delay);
- * each free host gives up to its free places in one statement. The hosts taken are
- * claimed for `$5` ms, until their crawl takes its turn. A crawl taken while its host is
- * busy would hold a worker's slot waiting for its turn; the crawls of one big domain,
- * ranked one after another, did so back to back. The crawls taken are held by worker
- * `$6` (see lane.ts).
+ * then age) among those of hosts free to take a request within `$5` ms (the lead): their
+ * next start reached, fewer than `$3` requests in flight, not being taken by another
+ * worker's fetch. A busy host's crawls, however many and however ranked, are passed over
+ * in the walk rather than taken into the lookahead, where they would hide free hosts'
+ * crawls. One per host when the host has a delay between requests (`$4` ms, or its
+ * Crawl-delay); each free host gives up to its free places in one statement.
+ *
+ * Each crawl takes its host's turn in the same statement: the host's next start moves on
+ * by the delay and its slack (`$7` ms), and a lease for `$8` ms holds its place (the job's
+ * id: see store/host-pace.ts). A crawl whose host's turn is not written is not taken: its
+ * request is never sent out of turn. The crawls taken are held by worker `$6` (see lane.ts)
+ * and carry their turn's start (turn_ms).
  */
 export const FETCH_CRAWLS = `
   WITH leased AS MATERIALIZED (
@@ -30,7 +41,7 @@ export const FETCH_CRAWLS = `
   ), busy AS MATERIALIZED (
     -- The hosts not free now, found once: a host held or with all its places taken fills no place of the lookahead.
     SELECT p.host FROM host_pace p
-    WHERE greatest(p.next_start, p.backoff_until, p.claimed_until) > clock_timestamp() + interval '50 milliseconds'
+    WHERE greatest(p.next_start, p.backoff_until) > clock_timestamp() + ${ms(5)}
     UNION
     SELECT host FROM leased WHERE n >= $3::int
   ), due AS (
@@ -44,10 +55,10 @@ export const FETCH_CRAWLS = `
     FOR UPDATE OF j SKIP LOCKED
   ), paced AS (
     -- Locked, so that two workers fetching at once cannot both take a crawl of one free host:
-    -- the second skips the row, or sees the first one's claim once it has committed.
+    -- the second skips the row, or sees the first one's turn once it has committed.
     SELECT p.host, p.delay_ms FROM host_pace p
     WHERE p.host IN (SELECT host FROM due)
-      AND greatest(p.next_start, p.backoff_until, p.claimed_until) <= clock_timestamp() + interval '50 milliseconds'
+      AND greatest(p.next_start, p.backoff_until) <= clock_timestamp() + ${ms(5)}
     FOR UPDATE SKIP LOCKED
   ), hosts AS MATERIALIZED (
     SELECT h.host, least(
@@ -63,19 +74,32 @@ export const FETCH_CRAWLS = `
     FROM due d JOIN hosts h ON h.host = d.host
   ), next AS (
     SELECT id, host FROM ranked WHERE nth <= places ORDER BY priority DESC, created_at, id LIMIT $2
-  ), claimed AS (
-    UPDATE host_pace SET claimed_until = clock_timestamp() + $5::int * interval '1 millisecond'
-    WHERE $5::int > 0 AND host IN (SELECT host FROM next)
+  ), turned AS (
+    -- A host first seen here is written with its turn; one another fetch wrote meanwhile is taken only if still free.
+    INSERT INTO host_pace AS p (host, next_start)
+    SELECT host, clock_timestamp() + ${ms(5)} + ($4::int + $7::int) * interval '1 millisecond'
+    FROM (SELECT DISTINCT host FROM next) n
+    ON CONFLICT (host) DO UPDATE
+      SET next_start = greatest(p.next_start, clock_timestamp() + ${ms(5)})
+        + (greatest($4::int, p.delay_ms) + $7::int) * interval '1 millisecond'
+      WHERE greatest(p.next_start, p.backoff_until) <= clock_timestamp() + ${ms(5)}
+    RETURNING p.host, p.next_start - (greatest($4::int, p.delay_ms) + $7::int) * interval '1 millisecond' AS start
+  ), leases AS (
+    INSERT INTO host_leases (id, host, expires_at)
+    SELECT n.id, n.host, t.start + ${ms(8)} FROM next n JOIN turned t ON t.host = n.host
+    ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, expires_at = EXCLUDED.expires_at
   )
   UPDATE jobs j SET state = 'active', processed_at = now(), attempts_made = j.attempts_made + 1, failed_reason = NULL,
     owner = $6
-  FROM next WHERE j.id = next.id
-  RETURNING j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts`
+  FROM next JOIN turned t ON t.host = next.host WHERE j.id = next.id
+  RETURNING j.id, j.name, j.lane, j.data, j.org_id, j.domain_id, j.page_id, j.url, j.attempts_made, j.max_attempts,
+    (extract(epoch FROM t.start) * 1000)::float8 AS turn_ms`
 
 /**
  * Milliseconds until one of the lane's next waiting crawls may be taken: its start reached
- * and its host's, and, for a host with all its `$2` places taken, the end of its first
- * lease (a request that ends sooner wakes the workers: see JobQueue.crawlPlaceFreed).
+ * and its host's, less the lead (`$3` ms), and, for a host with all its `$2` places taken,
+ * the end of its first lease (a request that ends sooner wakes the workers: see
+ * JobQueue.crawlPlaceFreed).
  */
 export const CRAWLS_DUE_IN = `
   WITH next AS (
@@ -87,33 +111,9 @@ export const CRAWLS_DUE_IN = `
     WHERE l.host IN (SELECT host FROM next) AND l.expires_at > now()
     GROUP BY l.host HAVING count(*) >= $2::int
   )
-  SELECT (extract(epoch FROM
-    min(greatest(n.start_after, p.next_start, p.backoff_until, p.claimed_until, h.until)) - now()) * 1000)::float8 AS ms
+  SELECT (extract(epoch FROM min(greatest(n.start_after,
+    greatest(p.next_start, p.backoff_until) - ${ms(3)}, h.until)) - now()) * 1000)::float8 AS ms
   FROM next n LEFT JOIN host_pace p ON p.host = n.host LEFT JOIN held h ON h.host = n.host`
-
-/**
- * Each crawl's promised turn at its host (see planTurns): a host's crawls are released
- * one delay apart, so none of them waits in a worker for its host, and the crawls of
- * other hosts go between them.
- */
-export async function crawlTurns (
-  tx: Tx, crawls: readonly CrawlJobData[], delayMs: number
-): Promise<Map<string, Date>> {
-  const byHost = new Map<string, CrawlJobData[]>()
-  for (const c of crawls) {
-    const host = new URL(c.url).host
-    const some = byHost.get(host)
-    if (some) some.push(c)
-    else byHost.set(host, [c])
-  }
-  const turns = new Map<string, Date>()
-  for (const host of [...byHost.keys()].sort()) {
-    const some = byHost.get(host) ?? []
-    const times = await planTurns(tx, host, some.length, delayMs)
-    some.forEach((c, i) => turns.set(c.pageId, times[i]))
-  }
-  return turns
-}
 
 /**
  * Fair shares between organisations, and between an organisation's hosts: a crawl's

@@ -1,8 +1,9 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db } from '../store/db.js'
+import type { PaceRules } from '../store/host-pace.js'
 import type { DueWatch } from './due-watch.js'
-import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
+import { CRAWLS_DUE_IN, FETCH_CRAWLS, TURN_LEAD_MS } from './crawl-order.js'
 import { FETCH_FAIR, holdKeyBehind, type Fairness } from './fair-lanes.js'
 import type { Job, JobLane } from './puller.js'
 import { CRAWL_QUEUES, type CrawlLaneName, type QueuePolicy } from './queues.js'
@@ -25,6 +26,8 @@ export interface TakenRow {
   url: string | null
   attempts_made: number
   max_attempts: number
+  /** A crawl's turn at its host, taken with it (see crawl-order.ts). */
+  turn_ms?: number | null
 }
 
 /** A taken row as its worker sees it. */
@@ -33,7 +36,13 @@ export const jobOf = <T>(r: TakenRow): Job<T> => ({
   name: r.lane,
   // A crawl's data are its record's columns; another job's, what it was sent with.
   data: (r.page_id !== null && CRAWL_QUEUES.includes(r.lane)
-    ? { orgId: r.org_id, domainId: r.domain_id, pageId: r.page_id, url: r.url }
+    ? {
+        orgId: r.org_id,
+        domainId: r.domain_id,
+        pageId: r.page_id,
+        url: r.url,
+        ...(typeof r.turn_ms === 'number' ? { turn: { startAt: r.turn_ms, lease: r.id } } : {})
+      }
     : r.data) as T,
   retryCount: r.attempts_made - 1,
   retryLimit: r.max_attempts - 1
@@ -117,8 +126,8 @@ export class Lane<T> implements JobLane<T> {
     /** The worker that takes and settles this lane's jobs (see workers.ts). */
     private readonly owner: string,
     private readonly retry: (lane: RawBuilder<unknown>) => RawBuilder<unknown>,
-    /** A crawl lane's host pace: its jobs are taken only when their host is free. */
-    private readonly pace?: { crawlPerHostConcurrency: number, crawlPerHostDelayMs: number },
+    /** A crawl lane's host pace: its jobs are taken only when their host is free, with its turn. */
+    private readonly pace?: PaceRules,
     private readonly hooks: {
       /** Told once a job moved to another lane has committed there (its workers look at once). */
       moved?: (to: string) => void
@@ -130,6 +139,11 @@ export class Lane<T> implements JobLane<T> {
     /** A lane shared by tenants (see fair-lanes.ts): its jobs taken within their key's and organisation's room. */
     private readonly fair?: Fairness
   ) {}
+
+  /** How long before its host's turn a crawl is taken: none when the host has no delay (see crawl-order.ts). */
+  private get lead (): number {
+    return this.pace && this.pace.delayMs > 0 ? TURN_LEAD_MS : 0
+  }
 
   /**
    * Takes up to `batchSize` due jobs. After a fetch whose answer was lost (a restart, a
@@ -147,8 +161,8 @@ export class Lane<T> implements JobLane<T> {
     }
     try {
       const query = this.pace
-        ? CompiledQuery.raw(FETCH_CRAWLS, [this.name, batchSize, this.pace.crawlPerHostConcurrency,
-          this.pace.crawlPerHostDelayMs, Math.min(this.pace.crawlPerHostDelayMs, 250), this.owner])
+        ? CompiledQuery.raw(FETCH_CRAWLS, [this.name, batchSize, this.pace.concurrency, this.pace.delayMs,
+          this.lead, this.owner, this.pace.slackMs, this.pace.leaseMs])
         : this.fair
           ? CompiledQuery.raw(FETCH_FAIR, [this.name, batchSize, this.owner, this.fair.perKey, this.fair.perOrg])
           : CompiledQuery.raw(FETCH_JOBS, [this.name, batchSize, this.owner])
@@ -172,10 +186,10 @@ export class Lane<T> implements JobLane<T> {
       return
     }
     const { rows } = await this.db.executeQuery<{ ms: number | null }>(
-      CompiledQuery.raw(CRAWLS_DUE_IN, [this.name, this.pace.crawlPerHostConcurrency]))
+      CompiledQuery.raw(CRAWLS_DUE_IN, [this.name, this.pace.concurrency, this.lead]))
     const ms = rows[0]?.ms ?? null
-    // Due, yet not taken: another worker's fetch claimed its host a moment ago. Its
-    // turn is taken within a few answers' time; looking again sooner would only load the database.
+    // Due, yet not taken: another worker's fetch took its host's turn a moment ago, or
+    // holds its row; looking again sooner would only load the database.
     const napMs = ms === null ? maxMs : ms <= 0 ? 100 : Math.max(20, ms)
     await sleep(Math.min(maxMs, napMs), undefined, { signal }).catch(() => {})
   }

@@ -23,7 +23,8 @@ import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
 import { AttemptLost, JobPuller, type Job, type JobHandler, type QueueEvents } from './puller.js'
 import { ChannelListener } from '../store/listener.js'
-import { crawlRanks, crawlTurns, freshCrawls } from './crawl-order.js'
+import { crawlRanks, freshCrawls } from './crawl-order.js'
+import { paceRules } from '../store/host-pace.js'
 import {
   CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, queuePolicies, type CrawlJobData, type CrawlLaneName, type DiscoverJobData,
   type QueueName, type QueuePolicy, type ResearchJobData
@@ -36,6 +37,7 @@ export const JOBS_CHANNEL = 'sitewatch_jobs'
 export const ANALYZE_AFTER_JOBS = 1000
 
 type QueueConfig = Pick<Config, 'jobPollingSeconds' | 'crawlPerHostDelayMs' | 'crawlPerHostConcurrency' |
+  'crawlTimeoutMs' | 'renderTimeoutMs' |
   'jobRetryDelaySeconds' | 'jobExpireSeconds' | 'jobMaintenanceSeconds'>
 
 /** A job row to insert: its queue, data and policy's attempts; a tenant's columns when it is a tenant's record. */
@@ -96,7 +98,7 @@ export class JobQueue {
 
   /** Lane `name` as this worker takes it: a crawl moved to another lane wakes that lane's workers everywhere. */
   private lane<T> (name: string): Lane<T> {
-    const pace = CRAWL_QUEUES.includes(name) ? this.config : undefined
+    const pace = CRAWL_QUEUES.includes(name) ? paceRules(this.config) : undefined
     return new Lane<T>(this.db, name, this.workerId, this.retry, pace, {
       moved: to => { this.tell([to]) },
       looked: found => this.events.emit('jobs.fetched', { queue: name, found }),
@@ -342,7 +344,6 @@ export class JobQueue {
       fresh.push(...await freshCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued))
     }
     if (fresh.length === 0) return queued
-    const turns = await crawlTurns(tx, fresh, this.config.crawlPerHostDelayMs)
     const ranks = await crawlRanks(tx, fresh)
     let rendered = 0
     for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
@@ -360,7 +361,6 @@ export class JobQueue {
           name: QUEUE.crawl,
           lane: inBrowser.has(p.pageId) ? QUEUE.render : QUEUE.crawl,
           priority: -(ranks.get(p.pageId) ?? 0),
-          start_after: turns.get(p.pageId),
           max_attempts: MAX_ATTEMPTS
         }))
       )

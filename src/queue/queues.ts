@@ -102,6 +102,8 @@ export interface CrawlJobData {
   domainId: string
   pageId: string
   url: string
+  /** Its host's turn, taken with it from the queue (see crawl-order.ts): the start and the lease (the job's id). */
+  turn?: { startAt: number, lease: string }
 }
 
 /** A page row's crawl job. */

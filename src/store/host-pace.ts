@@ -1,21 +1,19 @@
 import { sql } from 'kysely'
-import type { Db, Tx } from './db.js'
+import type { Db } from './db.js'
 
 // Per-host politeness kept in the database, so that every process of a deployment keeps
 // the same promise to a watched site: at most `concurrency` requests in flight and at
-// least the host's delay between two starts, counted across the fleet. The host's row
-// is the lock: a turn is taken in one short transaction that holds it. Times are the
-// database's clock_timestamp(), read once the lock is held (now() would be the time the
-// transaction began, before any wait for the lock).
+// least the host's delay between two starts, counted across the fleet. One row per host:
 //
 // - next_start: the earliest time the next request may start (a turn moves it on by the delay);
-// - planned: the cursor of turns promised to queued jobs (their start_after), so that a
-//   big crawl is released at the host's pace instead of all at once;
 // - backoff_until: a 429's or 503's Retry-After, for every worker;
-// - delay_ms: the host's robots.txt Crawl-delay, when longer than ours.
-
-/** A time in epoch milliseconds as SQL, to the microsecond (a Date would round it to the millisecond). */
-const at = (ms: number) => sql`to_timestamp(${ms / 1000}::float8)`
+// - delay_ms: the host's robots.txt Crawl-delay, when longer than ours;
+//
+// and a lease per request in flight, which expires if its worker dies. A crawl takes its
+// host's turn in the statement that takes it from the queue (queue/crawl-order.ts); any
+// other request (robots.txt, a discovery, a sitemap, a document, a crawl whose turn went
+// late) takes one here. Times are the database's clock_timestamp(), read once the host's
+// row is locked (now() would be the time the transaction began, before any wait for the lock).
 
 export interface PaceRules {
   concurrency: number
@@ -24,11 +22,32 @@ export interface PaceRules {
   leaseMs: number
   /** A turn farther away than this is not waited for: the caller is told when to come back. */
   maxWaitMs: number
-  /**
-   * Added to the delay after each turn: how late a request may start and still keep the
-   * delay to the next one. A later start moves its turn, or gives it up (see HostTurn.recheck).
-   */
+  /** Added to the delay after each turn: how late a request may start and still keep the delay to the next one. */
   slackMs: number
+}
+
+/**
+ * How late a request may start after its turn and still keep the delay to the next one:
+ * a twentieth of the delay (5 ms at least), added to it between turns.
+ */
+export const turnSlackMs = (delayMs: number) => delayMs > 0 ? Math.max(5, Math.round(delayMs / 20)) : 0
+
+/** The rules of every host's turns, from the service's settings (see config.ts). */
+export function paceRules (settings: {
+  crawlPerHostConcurrency: number
+  crawlPerHostDelayMs: number
+  crawlTimeoutMs: number
+  renderTimeoutMs: number
+}): PaceRules {
+  return {
+    concurrency: settings.crawlPerHostConcurrency,
+    delayMs: settings.crawlPerHostDelayMs,
+    // A request ends within its timeout; a lease outlives it only when its worker died.
+    leaseMs: Math.max(settings.crawlTimeoutMs, settings.renderTimeoutMs) + 10_000,
+    // Sleeping through a few of the host's delays is cheaper than stepping aside and coming back.
+    maxWaitMs: Math.max(1000, 4 * settings.crawlPerHostDelayMs),
+    slackMs: turnSlackMs(settings.crawlPerHostDelayMs)
+  }
 }
 
 export type Turn = { startAt: number, lease: string } | { busyUntil: Date }
@@ -36,9 +55,8 @@ export type Turn = { startAt: number, lease: string } | { busyUntil: Date }
 /**
  * Takes the next turn of `host`, or says when to come back: when the host has
  * `concurrency` requests in flight, or its next free start is more than maxWaitMs away.
- * Coming back is itself a promised turn (the planned cursor moves on), so that callers
- * turned away return one by one, not all at once. One round trip: the database's
- * take_host_turn (migration 0017), which holds the host's row while it decides.
+ * One round trip: the database's take_host_turn (migration 0035), which holds the host's
+ * row while it decides.
  */
 export async function takeTurn (db: Db, host: string, rules: PaceRules, crawlDelayMs = 0): Promise<Turn> {
   const { rows: [row] } = await sql<{ start_ms: number | null, lease: string | null, busy_until_ms: number | null }>`
@@ -46,22 +64,6 @@ export async function takeTurn (db: Db, host: string, rules: PaceRules, crawlDel
       ${rules.concurrency}, ${rules.maxWaitMs}, ${rules.leaseMs}, ${rules.slackMs})`.execute(db)
   if (row.lease === null || row.start_ms === null) return { busyUntil: new Date(Number(row.busy_until_ms)) }
   return { startAt: Number(row.start_ms), lease: row.lease }
-}
-
-/**
- * A turn's time, asked when it has come (see recheck_host_turn, migration 0032): the same
- * while on time once the answer has reached the worker (`leadMs` from now); when late and
- * no later turn was given, moved to now and the lead; none when a later one was (the turn
- * is passed); the end of a Retry-After that came meanwhile.
- */
-export async function recheckTurn (
-  db: Db, host: string, startAt: number, rules: PaceRules, crawlDelayMs = 0, leadMs = 0
-): Promise<{ startAt: number } | { busyUntil: Date } | undefined> {
-  const { rows: [row] } = await sql<{ start_ms: number | null, busy_until_ms: number | null }>`
-    SELECT start_ms, busy_until_ms FROM recheck_host_turn(${host}, ${startAt}::float8, ${crawlDelayMs},
-      ${rules.delayMs}, ${rules.slackMs}, ${leadMs}::float8)`.execute(db)
-  if (row.busy_until_ms !== null) return { busyUntil: new Date(Number(row.busy_until_ms)) }
-  return row.start_ms === null ? undefined : { startAt: Number(row.start_ms) }
 }
 
 /** The request of this lease has ended: its place is free. Returns how many the host had in flight with it. */
@@ -80,24 +82,4 @@ export async function holdHost (db: Db, host: string, ms: number): Promise<void>
     INSERT INTO host_pace AS p (host, backoff_until)
     VALUES (${host}, clock_timestamp() + ${ms} * interval '1 millisecond')
     ON CONFLICT (host) DO UPDATE SET backoff_until = greatest(p.backoff_until, EXCLUDED.backoff_until)`.execute(db)
-}
-
-/**
- * Promises `count` turns of `host` to jobs being queued: the times they may start, one
- * delay apart after the turns already promised. A promise is a hint for the queue (the
- * job's start_after), not a turn: the job still takes one when it runs.
- */
-export async function planTurns (tx: Tx, host: string, count: number, delayMs: number): Promise<Date[]> {
-  const { rows: [row] } = await sql<{ base_ms: string, delay_ms: number }>`
-    WITH cur AS (
-      INSERT INTO host_pace AS p (host) VALUES (${host})
-      ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
-      RETURNING p.next_start, p.planned, p.backoff_until, p.delay_ms
-    )
-    SELECT (extract(epoch FROM greatest(planned, next_start, backoff_until, now())) * 1000)::float8 AS base_ms,
-      delay_ms FROM cur`.execute(tx)
-  const delay = Math.max(delayMs, row.delay_ms)
-  const base = Number(row.base_ms)
-  await sql`UPDATE host_pace SET planned = ${at(base + count * delay)} WHERE host = ${host}`.execute(tx)
-  return Array.from({ length: count }, (_, i) => new Date(base + i * delay))
 }

@@ -53,5 +53,46 @@ export const MIGRATIONS_0033: Record<string, string[]> = {
   // A name people give a watched page ("Cloud VPS prices"), shown wherever the page is; none: its address.
   '0034_page_names': [
     'ALTER TABLE pages ADD COLUMN name text CHECK (name IS NULL OR char_length(name) BETWEEN 1 AND 120)'
+  ],
+  // One pace per host (store/host-pace.ts, queue/crawl-order.ts): a crawl takes its host's
+  // turn in the statement that takes it from the queue, any other request through
+  // take_host_turn; a turn that goes late is given up, not moved. No turns are promised to
+  // queued crawls, nor claimed apart from the turn.
+  '0035_one_pace_per_host': [
+    'DROP FUNCTION recheck_host_turn',
+    'DROP FUNCTION take_host_turn',
+    `CREATE FUNCTION take_host_turn (
+      p_host text, p_crawl_delay_ms integer, p_delay_ms integer, p_concurrency integer,
+      p_max_wait_ms float8, p_lease_ms float8, p_slack_ms float8
+    ) RETURNS TABLE (start_ms float8, lease uuid, busy_until_ms float8) LANGUAGE plpgsql AS $f$
+    DECLARE
+      pace record;
+      delay float8 := greatest(p_delay_ms, p_crawl_delay_ms);
+      now_ms float8;
+      start float8;
+      in_flight integer;
+      lease_id uuid;
+    BEGIN
+      INSERT INTO host_pace AS p (host, delay_ms) VALUES (p_host, p_crawl_delay_ms)
+      ON CONFLICT (host) DO UPDATE SET delay_ms = p_crawl_delay_ms
+      RETURNING p.next_start, p.backoff_until INTO pace;
+      DELETE FROM host_leases WHERE host = p_host AND expires_at <= now();
+      SELECT count(*) INTO in_flight FROM host_leases WHERE host = p_host AND expires_at > now();
+      now_ms := extract(epoch FROM clock_timestamp()) * 1000;
+      start := greatest(extract(epoch FROM greatest(pace.next_start, pace.backoff_until)) * 1000, now_ms);
+      IF in_flight >= p_concurrency THEN
+        RETURN QUERY SELECT NULL::float8, NULL::uuid, greatest(start, now_ms + delay);
+        RETURN;
+      END IF;
+      IF start - now_ms > p_max_wait_ms THEN
+        RETURN QUERY SELECT NULL::float8, NULL::uuid, start;
+        RETURN;
+      END IF;
+      UPDATE host_pace SET next_start = to_timestamp((start + delay + p_slack_ms) / 1000) WHERE host = p_host;
+      INSERT INTO host_leases (host, expires_at) VALUES (p_host, to_timestamp((start + p_lease_ms) / 1000))
+      RETURNING id INTO lease_id;
+      RETURN QUERY SELECT start, lease_id, NULL::float8;
+    END $f$`,
+    'ALTER TABLE host_pace DROP COLUMN planned, DROP COLUMN claimed_until'
   ]
 }

@@ -485,10 +485,8 @@ export interface Database {
   host_pace: {
     host: string
     next_start: Timestamp
-    planned: Timestamp
     backoff_until: Timestamp
     delay_ms: number
-    claimed_until: Timestamp
   }
   host_leases: { id: Generated<string>, host: string, expires_at: Timestamp }
 }

@@ -19,14 +19,12 @@ import {
 const DELAY_MS = 200
 const CONCURRENCY = 2
 const ANSWER_MS = 60
-// How close to the delay two starts may be seen (see the README's "Politeness and fairness").
-// A turn is checked before its request is handed to the HTTP client, and what keeps the
-// sender's thread busy in between (its other jobs' work; on the embedded database the
-// database's statements and this test too) brings the request closer to the next one. The
-// closest starts seen, mostly a worker's /robots.txt and the page after it: 160 ms on PGlite,
-// 176 on PostgreSQL (178 when these workers ran in this process and the first request of each
-// ran undici's cold paths after its check, which a worker now runs when it starts).
-const SEEN_GAP = DELAY_MS * (onPostgres ? 0.8 : 0.75)
+// How close to the delay two starts may be seen: a request is written within its turn's slack
+// or not at all, and each turn is a delay and its slack after the last (crawl/polite.ts), so
+// two starts are a delay apart as written; the loopback's delivery to the site's thread may
+// move either by a few milliseconds on a busy machine. (Before turns were written with the
+// crawls that take them, 160 ms was seen on PGlite and 176 on PostgreSQL; now 200 on both.)
+const SEEN_GAP = DELAY_MS * 0.9
 
 type Hosts = Awaited<ReturnType<typeof startHosts>>
 
@@ -159,10 +157,10 @@ describe('a fleet that is polite and fair', () => {
     const since = now()
     const bigCrawl = (await bigApi.post(`/api/domains/${bigDomain.id}/crawl`)).body.data
     assert.equal(bigCrawl.queued, 81)
-    // The backlog shows where the work waits: for the big host's turns, not for a worker.
+    // The backlog shows where the work waits: behind the big host's turns, one at a time.
     const stats = (await bigApi.get('/api/jobs/stats')).body.data
     const bigHost = stats.hosts.find((h: any) => h.host === big)
-    assert.ok(bigHost.delayed > 50, JSON.stringify(stats))
+    assert.ok(bigHost.waiting > 50 && bigHost.active <= CONCURRENCY, JSON.stringify(stats))
     assert.equal(typeof stats.oldestWaitingSeconds, 'number')
     const metrics = await (await fetch(`${api.url}/metrics`)).text()
     assert.match(metrics, /^sitewatch_host_backlog_jobs\{host="big\.test"\} \d+$/m)

@@ -1,69 +1,27 @@
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { loadConfig } from '../../src/config.js'
 import { Crawler } from '../../src/crawl/crawler.js'
 import { TurnPassed } from '../../src/crawl/errors.js'
-import { HostLimiter } from '../../src/crawl/polite.js'
+import type { HostPacer } from '../../src/crawl/polite.js'
 import { readSitemap } from '../../src/crawl/sitemap.js'
-import { clockAt } from '../helpers/service.js'
+import { fleetPacer } from '../../src/services/host-pacer.js'
+import { paceRules } from '../../src/store/host-pace.js'
+import { startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
-// One process's turns at a host (the embedded database's crawler): the fleet's rules, in memory.
-describe("one process's turns at a host", () => {
-  it('spaces turns by the delay and its slack, and a start later than the slack gives its turn up', async () => {
-    const limiter = new HostLimiter(2, 200)
-    const a = await limiter.turn('a.test', 0)
-    const b = await limiter.turn('a.test', 0)
-    assert.ok('startAt' in a && 'startAt' in b)
-    assert.equal(b.startAt - a.startAt, 210, 'the delay and a twentieth of it')
-    // A request that starts more than 10 ms after its turn could come too close to the next one.
-    assert.equal(a.lateMs, 10)
-    const crawlDelayed = await limiter.turn('b.test', 1000)
-    const next = await limiter.turn('b.test', 1000)
-    assert.ok('startAt' in crawlDelayed && 'startAt' in next)
-    assert.equal(next.startAt - crawlDelayed.startAt, 1050, "the host's Crawl-delay, when longer than ours")
-  })
-
-  it('moves a late turn to now while no later one was given, and passes it once one was', async () => {
-    const limiter = new HostLimiter(4, 200)
-    const a = await limiter.turn('late.test', 0)
-    const b = await limiter.turn('late.test', 0)
-    assert.ok('startAt' in a && 'startAt' in b)
-    assert.deepEqual(await b.recheck(b.startAt), { startAt: b.startAt }, 'a turn still to come keeps its time')
-    await clockAt(a.startAt + 30)
-    assert.equal(await a.recheck(a.startAt), undefined, 'late, and another turn was given after it')
-    await clockAt(b.startAt + 30)
-    const moved = await b.recheck(b.startAt)
-    assert.ok(moved && 'startAt' in moved && moved.startAt >= b.startAt + 30)
-    const c = await limiter.turn('late.test', 0)
-    assert.ok('startAt' in c)
-    assert.ok(c.startAt - moved.startAt >= 210, 'the next turn keeps the delay after the moved one')
-    await limiter.backoff('late.test', 5000)
-    const held = await c.recheck(c.startAt)
-    assert.ok(held && 'busyUntil' in held)
-  })
-
-  it('without a delay, keeps only the number of requests in flight', async () => {
-    const limiter = new HostLimiter(2, 0)
-    const [a, b] = [await limiter.turn('c.test', 0), await limiter.turn('c.test', 0)]
-    assert.ok('startAt' in a && 'startAt' in b)
-    assert.equal(a.lateMs, Infinity)
-    let third = false
-    const waiting = limiter.turn('c.test', 0).then(turn => { third = true; return turn })
-    await new Promise(resolve => setImmediate(resolve))
-    assert.equal(third, false, 'two in flight: the third waits')
-    await a.end()
-    assert.ok('startAt' in await waiting)
-  })
-})
-
-/** The process's turns, counting those it gives. */
-class CountedTurns extends HostLimiter {
-  given = 0
-  override async turn (host: string, crawlDelayMs: number) {
-    this.given++
-    return await super.turn(host, crawlDelayMs)
+/** The fleet's turns (in the database), counting those given. */
+function counted (pacer: HostPacer): HostPacer & { given: number } {
+  const counting = {
+    ...pacer,
+    given: 0,
+    turn: async (host: string, crawlDelayMs: number) => {
+      counting.given++
+      return await pacer.turn(host, crawlDelayMs)
+    }
   }
+  return counting
 }
 
 // The turn is kept when the request is written on its socket, not when it is handed to undici:
@@ -72,8 +30,11 @@ class CountedTurns extends HostLimiter {
 describe('a turn kept on the wire', () => {
   let site: TestSite
   let crawler: Crawler
-  const turns = new CountedTurns(4, 300)
+  let t: TestService
+  let turns: ReturnType<typeof counted>
   before(async () => {
+    t = await startTestService({ ROLE: 'api' })
+    turns = counted(fleetPacer(t.service.store.db, paceRules(loadConfig({ CRAWL_PER_HOST_DELAY_MS: '300' }))))
     site = await new TestSite().start()
     site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\n', headers: { 'content-type': 'text/plain' } })
     site.page('/a', '<h1>A</h1>')
@@ -88,9 +49,10 @@ describe('a turn kept on the wire', () => {
   after(async () => {
     await crawler.close()
     await site.close()
+    await t.stop()
   })
 
-  it('a request whose turn passed before it could be written is not written: its turn moves to when it can be', async () => {
+  it('a request whose turn passed before it could be written is not written: it takes the next turn', async () => {
     const handed: number[] = []
     const given = turns.given
     const answer = await crawler.polite('https://wire.test/a', 'wait', async inTurn => {
@@ -104,9 +66,8 @@ describe('a turn kept on the wire', () => {
     assert.equal(answer.status, 200)
     assert.ok(handed.length >= 2, 'the first request was handed to undici in its turn, and refused when written')
     assert.equal(site.hitsOf('/a'), 1, 'only the request written in its turn reached the host')
-    // No later turn was given meanwhile: the late one moved to when it could be written, where
-    // giving it up for a new one made the host wait a whole delay more.
-    assert.equal(turns.given - given, 1)
+    // The late turn was given up, and the request written in the next one (a busy machine may miss that one too).
+    assert.ok(turns.given - given >= 2)
   })
 
   it('a request on time is written; one its turn refuses never reaches the host', async () => {
@@ -133,5 +94,52 @@ describe('a turn kept on the wire', () => {
     assert.ok(tries >= 2, 'read again after the turn that passed')
     assert.deepEqual(listed, ['https://wire.test/a', 'https://wire.test/b'])
     assert.equal(site.hitsOf('/sitemap.xml'), 1)
+  })
+})
+
+// A crawl's turn is taken with its job from the queue (queue/crawl-order.ts): its request goes
+// in that turn, or, late, in the next one; a turn that cannot be written sends nothing.
+describe("a crawl's turn, and one that cannot be taken", () => {
+  let site: TestSite
+  let t: TestService
+  const crawlers: Crawler[] = []
+  const config = () => loadConfig({ CRAWL_HOST_MAP: `turn.test=${site.origin}`, CRAWL_PER_HOST_DELAY_MS: '200' })
+  before(async () => {
+    site = await new TestSite().start()
+    site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\n', headers: { 'content-type': 'text/plain' } })
+    site.page('/a', '<h1>A</h1>')
+    t = await startTestService({ ROLE: 'api' })
+  })
+  after(async () => {
+    for (const c of crawlers) await c.close()
+    await site.close()
+    await t.stop()
+  })
+
+  it('a turn taken with the crawl is used for its request; one gone late is given up for the next', async () => {
+    const turns = counted(fleetPacer(t.service.store.db, paceRules(config())))
+    const crawler = new Crawler(config(), turns)
+    crawlers.push(crawler)
+    await crawler.robots.isAllowed('https://turn.test/a')
+    const given = turns.given
+    const inTime = turns.taken({ startAt: Date.now() + 20, lease: randomUUID() })
+    assert.equal((await crawler.fetchPage('https://turn.test/a', {}, 'defer', inTime)).status, 200)
+    assert.equal(turns.given, given, 'no other turn was taken')
+    const late = turns.taken({ startAt: Date.now() - 1000, lease: randomUUID() })
+    assert.equal((await crawler.fetchPage('https://turn.test/a', {}, 'wait', late)).status, 200)
+    assert.ok(turns.given > given, 'the late turn was given up, and the request sent in one of its own')
+    assert.equal(site.hitsOf('/a'), 2)
+  })
+
+  it('a turn that cannot be recorded is not taken, and nothing is fetched', async () => {
+    const other = await startTestService({ ROLE: 'api' })
+    const crawler = new Crawler(config(), fleetPacer(other.service.store.db, paceRules(config())))
+    crawlers.push(crawler)
+    await crawler.robots.isAllowed('https://turn.test/a')
+    const hits = site.hitsOf('/a')
+    // Its database gone (an outage): the turn cannot be written.
+    await other.stop()
+    await assert.rejects(crawler.fetchPage('https://turn.test/a', {}, 'wait'))
+    assert.equal(site.hitsOf('/a'), hits, 'no request reached the host')
   })
 })

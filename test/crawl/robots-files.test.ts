@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { loadConfig } from '../../src/config.js'
 import { Crawler } from '../../src/crawl/crawler.js'
 import { FetchError } from '../../src/crawl/errors.js'
-import { fleetRobotsFiles } from '../../src/services/host-pacer.js'
+import { fleetPacer, fleetRobotsFiles } from '../../src/services/host-pacer.js'
+import { paceRules } from '../../src/store/host-pace.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
@@ -29,7 +30,8 @@ describe("a host's robots.txt, read once for every worker", () => {
 
   const worker = () => {
     const config = loadConfig({ CRAWL_HOST_MAP: `robots.test=${site.origin}`, CRAWL_PER_HOST_DELAY_MS: '0' })
-    const crawler = new Crawler(config, undefined, fleetRobotsFiles(t.service.store.db))
+    const { db } = t.service.store
+    const crawler = new Crawler(config, fleetPacer(db, paceRules(config)), fleetRobotsFiles(db))
     crawlers.push(crawler)
     return crawler
   }

@@ -9,7 +9,7 @@ import { Lane, retryDelay } from '../../src/queue/lane.js'
 import {
   QUEUE, queuePolicies, type CrawlJobData, type DiscoverJobData, type ResearchJobData
 } from '../../src/queue/queues.js'
-import { takeTurn } from '../../src/store/host-pace.js'
+import { paceRules, takeTurn } from '../../src/store/host-pace.js'
 import { setJobProgress } from '../../src/queue/job-records.js'
 import { AttemptLost, type Job } from '../../src/queue/puller.js'
 import { createOrg } from '../../src/services/orgs.js'
@@ -26,7 +26,7 @@ describe('fetching jobs from a long queue', () => {
 
   const fetchPlan = async () => {
     const r = await t.service.store.db.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`EXPLAIN ${FETCH_CRAWLS}`, [QUEUE.crawl, 32, 4, 0, 0, '00000000-0000-4000-8000-000000000000'])
+      CompiledQuery.raw(`EXPLAIN ${FETCH_CRAWLS}`, [QUEUE.crawl, 32, 4, 0, 0, '00000000-0000-4000-8000-000000000000', 0, 60_000])
     )
     return r.rows.map(row => row['QUERY PLAN']).join('\n')
   }
@@ -135,11 +135,30 @@ describe('crawls are taken when their host is free', () => {
     const firstOfB = order.rows.findIndex(r => r.url.startsWith('https://b.test/'))
     assert.ok(firstOfB <= 2, `b.test's first crawl is ${firstOfB + 1}th in the queue's order, behind a.test's`)
 
-    // Each host's crawls are released one delay apart: now, one of each is due.
+    // One crawl per free host, each with its host's turn, taken in the same statement: a
+    // lease in the job's name, and the host's next start a delay and its slack after the turn.
     const taken = await t.service.queue.takeCrawls(QUEUE.crawl, 16)
     assert.deepEqual(taken.map(j => new URL((j.data as { url: string }).url).host).sort(), ['a.test', 'b.test'])
-    // Both hosts are claimed until their crawls take their turns: nothing more yet.
+    const rules = paceRules(t.service.config)
+    const { rows: paces } = await sql<{ host: string, next_ms: number }>`
+      SELECT host, (extract(epoch FROM next_start) * 1000)::float8 AS next_ms FROM host_pace ORDER BY host`.execute(db)
+    for (const job of taken) {
+      const { turn, url } = job.data as CrawlJobData
+      assert.ok(turn, 'the crawl carries its turn')
+      assert.equal(turn.lease, job.id)
+      assert.ok(Math.abs(turn.startAt - Date.now()) < 5000)
+      const pace = paces.find(p => p.host === new URL(url).host)!
+      assert.ok(Math.abs(pace.next_ms - turn.startAt - (rules.delayMs + rules.slackMs)) < 0.01,
+        `${pace.next_ms - turn.startAt} ms to the next turn`)
+    }
+    const { rows: leases } = await sql<{ id: string }>`SELECT id FROM host_leases ORDER BY id`.execute(db)
+    assert.deepEqual(leases.map(l => l.id), taken.map(j => j.id).sort())
+    // Both hosts' next turns are a delay away: nothing more yet, and a request of another
+    // kind (a discovery's, robots.txt) waits for the same turn as the crawls.
     assert.equal((await t.service.queue.takeCrawls(QUEUE.crawl, 16)).length, 0)
+    const aTurn = (taken.find(j => j.data.url.startsWith('https://a.test/'))!.data as CrawlJobData).turn!
+    const other = await takeTurn(db, 'a.test', rules)
+    assert.ok('startAt' in other && other.startAt - aTurn.startAt >= rules.delayMs + rules.slackMs - 0.01)
 
     // a.test's next turn is far away (another worker's discovery took it): only b.test's crawls go.
     await sql`UPDATE host_pace SET next_start = now() + interval '1 minute' WHERE host = 'a.test'`.execute(db)
@@ -335,7 +354,7 @@ describe('a host that asked to be left alone', () => {
     assert.equal(new URL(first!.data.url).host, 'held.test')
     // Its answer was a 429 with Retry-After: an hour; the crawl steps aside until then.
     const lane = new Lane<CrawlJobData>(db, QUEUE.crawl, queue.workerId, retryDelay(queuePolicies(t.service.config)),
-      { crawlPerHostConcurrency: 4, crawlPerHostDelayMs: 0 })
+      paceRules(t.service.config))
     const until = new Date(Date.now() + 3_600_000)
     assert.equal(await lane.stepAside(first!, until), true)
     const { rows } = await sql<{ early: number }>`

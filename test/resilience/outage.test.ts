@@ -6,6 +6,7 @@ import { createDatabase, drainJobs, eventually, onPostgres, onRedis, startTestSe
 import pg from 'pg'
 import { Lane, retryDelay } from '../../src/queue/lane.js'
 import { QUEUE, queuePolicies, type CrawlJobData } from '../../src/queue/queues.js'
+import { paceRules } from '../../src/store/host-pace.js'
 import type { TestSite } from '../helpers/site.js'
 import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy.js'
 
@@ -161,7 +162,7 @@ describe('a crawl fetch whose answer is lost', { skip: !onPostgres && 'needs Pos
     await t.service.queue.transaction(db, tx => t.service.queue.enqueueCrawls(
       tx, pages.map(p => ({ orgId: org.id, domainId: domain.id, pageId: p.id, url: p.url }))))
     const lane = new Lane<CrawlJobData>(db, QUEUE.crawl, t.service.queue.workerId,
-      retryDelay(queuePolicies(t.service.config)), { crawlPerHostConcurrency: 4, crawlPerHostDelayMs: 0 })
+      retryDelay(queuePolicies(t.service.config)), paceRules(t.service.config))
     const running = async () => (await direct.query<{ id: string }>(
       "SELECT id FROM jobs WHERE state = 'active' ORDER BY id")).rows.map(r => r.id)
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { endTurn, holdHost, planTurns, recheckTurn, takeTurn, type PaceRules } from '../../src/store/host-pace.js'
-import { clockAt, startTestService, type TestService } from '../helpers/service.js'
+import { endTurn, holdHost, takeTurn, type PaceRules } from '../../src/store/host-pace.js'
+import { startTestService, type TestService } from '../helpers/service.js'
 
 // The fleet's turns at a host, on the real database: what each worker is told.
 
@@ -33,29 +33,6 @@ describe('turns at a host, shared by every worker', () => {
     assert.ok('startAt' in other && other.startAt <= Date.now() + 5)
   })
 
-  it('a late turn is moved to now while no later turn was given, and passed once one was', async () => {
-    const db = t.service.store.db
-    const first = await takeTurn(db, 'late.test', rules)
-    const second = await takeTurn(db, 'late.test', rules)
-    assert.ok('startAt' in first && 'startAt' in second)
-    // A turn still to come keeps its time.
-    assert.deepEqual(await recheckTurn(db, 'late.test', second.startAt, rules), { startAt: second.startAt })
-    // The first turn is late past its slack, and the second was given after it: it is passed.
-    await clockAt(first.startAt + rules.slackMs + 20)
-    assert.equal(await recheckTurn(db, 'late.test', first.startAt, rules), undefined)
-    // The second, late too, is the last given: it moves to now, and the next turn keeps the delay after it.
-    await clockAt(second.startAt + rules.slackMs + 20)
-    const moved = await recheckTurn(db, 'late.test', second.startAt, rules)
-    assert.ok(moved && 'startAt' in moved && moved.startAt >= second.startAt + rules.slackMs + 20)
-    const third = await takeTurn(db, 'late.test', { ...rules, concurrency: 3 })
-    assert.ok('startAt' in third)
-    assert.ok(third.startAt - moved.startAt >= 104.9, `${third.startAt - moved.startAt} ms apart`)
-    // A Retry-After that came meanwhile says until when.
-    await holdHost(db, 'late.test', 3000)
-    const held = await recheckTurn(db, 'late.test', third.startAt, rules)
-    assert.ok(held && 'busyUntil' in held && held.busyUntil.getTime() >= Date.now() + 2500)
-  })
-
   it('gives no more places than the limit to workers asking at once', async () => {
     const db = t.service.store.db
     const open = { ...rules, delayMs: 0, slackMs: 0 }
@@ -81,13 +58,5 @@ describe('turns at a host, shared by every worker', () => {
     const first = await takeTurn(db, 'crawl-delay.test', rules, 2000)
     const second = await takeTurn(db, 'crawl-delay.test', { ...rules, maxWaitMs: 5000 }, 2000)
     assert.ok('startAt' in first && 'startAt' in second && second.startAt - first.startAt >= 2000)
-  })
-
-  it('turns promised to queued jobs follow one another, after those already promised', async () => {
-    const db = t.service.store.db
-    const [x, y, z] = await db.transaction().execute(async tx => await planTurns(tx, 'plan.test', 3, 250))
-    assert.deepEqual([y.getTime() - x.getTime(), z.getTime() - y.getTime()], [250, 250])
-    const [next] = await db.transaction().execute(async tx => await planTurns(tx, 'plan.test', 1, 250))
-    assert.equal(next.getTime() - x.getTime(), 750)
   })
 })

@@ -60,8 +60,9 @@ export const jobRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db })
         tags: ['jobs'],
         summary: "Queue statistics of the organisation's jobs",
         description: 'Counts by state, and (added to the contract) the backlog of unfinished crawls by host and how ' +
-          'long the oldest due job has waited. A crawl is queued for its host\'s turn (one per ' +
-          'CRAWL_PER_HOST_DELAY_MS across every worker), so a big domain\'s crawls show as `delayed` until then.',
+          'long the oldest due job has waited. A crawl is taken when its host is free (one request per ' +
+          'CRAWL_PER_HOST_DELAY_MS across every worker), so a big domain\'s crawls show as `waiting` until then; ' +
+          '`delayed` is a retry\'s backoff or a host\'s Retry-After.',
         response: responses(200, Type.Ref(QueueStats), [])
       }
     },
