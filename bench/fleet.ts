@@ -103,9 +103,18 @@ async function fleetRun (workers: number, databaseUrl: string) {
       return starts.slice(1).map((t, i) => t - starts[i])
     }).sort((a, b) => a - b)
     const gap = (p: number) => fmt(gaps[Math.floor(p * (gaps.length - 1))], 0)
+    // How long each host waited for its first request, and how long its requests took from first to last.
+    const spans = wide.map(h => {
+      const starts = wideHits.filter(x => x.host === h).map(x => x.start)
+      return { first: Math.min(...starts) - from, span: Math.max(...starts) - Math.min(...starts) }
+    })
+    const quantile = (xs: number[], p: number) => fmt([...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))], 0)
     console.log(`(W = ${workers}: ${wideHits.length} requests to the 40 hosts, the last answered ` +
       `${fmt((Math.max(...wideHits.map(x => x.end)) - from) / 1000, 2)} s after the first crawl was asked for; ` +
-      `gaps between a host's starts p10/p50/p90 ${gap(0.1)}/${gap(0.5)}/${gap(0.9)} ms)`)
+      `gaps between a host's starts p10/p50/p90 ${gap(0.1)}/${gap(0.5)}/${gap(0.9)} ms; a host's first request ` +
+      `p50/max ${quantile(spans.map(x => x.first), 0.5)}/${quantile(spans.map(x => x.first), 1)} ms after the first ` +
+      `crawl was asked for, its first to last p50/max ${quantile(spans.map(x => x.span), 0.5)}/` +
+      `${quantile(spans.map(x => x.span), 1)} ms)`)
 
     // 2. A big tenant, then twenty small ones a second later.
     const bigKey = await tenant('big')
