@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fleetPacer, fleetRobotsFiles } from './services/host-pacer.js'
-import { paceRules } from './store/host-pace.js'
+import { forgetLeases, paceRules } from './store/host-pace.js'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { attachAlerts } from './alerts/subscribers.js'
@@ -117,6 +117,8 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   // for the fleet and for one process (see crawl/polite.ts).
   const pacer = fleetPacer(store.db, paceRules(config), () => { queue.crawlPlaceFreed() })
   const fleet = store.kind === 'postgres'
+  // The embedded database has this one process: the requests its leases counted ended with its last run.
+  if (!fleet) await forgetLeases(store.db)
   const crawler = new Crawler(config, pacer, fleet ? fleetRobotsFiles(store.db) : undefined)
 
   const bootstrap = await bootstrapDefaultOrg(store.db)

@@ -34,7 +34,10 @@ export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
   // A delivery or a message whose last attempt ended without its worker (lost, past its lease) fails with that reason.
   queue.pull<{ deliveryId: string }, object>(QUEUE.deliver, 8, {
     run: async job => await deliver(deps, job.data.deliveryId, job.retryCount >= job.retryLimit),
-    onGiveUp: async (job, reason) => { await markDeliveryFailed(db, job.data.deliveryId, reason) }
+    onGiveUp: async (job, reason, _err, tx) => {
+      await markDeliveryFailed(tx, job.data.deliveryId, reason)
+      return undefined
+    }
   })
   await queue.work<{ changeIds?: string[] } | null>(QUEUE.dispatch, 4, async jobs => {
     for (const job of jobs) {
@@ -47,7 +50,10 @@ export async function startAlertWorkers (deps: AlertDeps): Promise<void> {
   await queue.work(QUEUE.digest, 1, async () => ({ sent: await runDigest(db, queue) }))
   queue.pull<{ emailId: string }, object>(QUEUE.mail, 4, {
     run: async job => await sendEmail(deps, job.data.emailId, job.retryCount >= job.retryLimit),
-    onGiveUp: async (job, reason) => { await markEmailFailed(db, job.data.emailId, reason) }
+    onGiveUp: async (job, reason, _err, tx) => {
+      await markEmailFailed(tx, job.data.emailId, reason)
+      return undefined
+    }
   })
   await queue.work(QUEUE.mailDigest, 1, async () => ({ queued: await runMailDigests(deps) }))
   queue.pull<AccountMailJobData, object>(QUEUE.accountMail, 2, {

@@ -4,7 +4,7 @@ import { FetchError, TurnPassed } from './errors.js'
 import { decodeHtml } from './charset.js'
 import { documentFormat } from '../detection/detect.js'
 import { createFetcher, type Fetcher, type FetchRequest, type InTurn } from './fetch.js'
-import { HostBusy, inTurn, type HostPacer, type HostTurn, type Pace } from './polite.js'
+import { HostBusy, inTurn, type HostPacer, type Pace, type TurnInHand } from './polite.js'
 import { BrowserRenderer, type RenderRequest } from './render.js'
 import { isBotWall, stillChallenged } from './render-decision.js'
 import { RobotsCache, type RobotsFiles } from './robots.js'
@@ -74,8 +74,8 @@ export class Crawler {
       timeoutMs: config.crawlTimeoutMs,
       maxBytes: config.crawlMaxBytes
     })
-    const polite = async <T>(url: string, fetch: (inTurn: InTurn) => Promise<T>) =>
-      await this.polite(url, 'wait', fetch)
+    const polite = async <T>(url: string, fetch: (inTurn: InTurn) => Promise<T>, inHand?: TurnInHand) =>
+      await this.polite(url, 'wait', fetch, undefined, inHand)
     this.robots = new RobotsCache(this.fetcher, polite, robotsFiles)
     this.renderer = new BrowserRenderer({
       fetcher: this.fetcher,
@@ -90,10 +90,10 @@ export class Crawler {
   /**
    * Renders one page in the browser, as politely as fetchPage fetches one (robots.txt,
    * the host's turn), and gives its DOM as a page's HTML, with a screenshot when asked.
-   * `turn`: one taken already (a crawl's, with its job), for the page's document.
+   * `inHand`: a turn taken already (a crawl's, with its job), for robots.txt or the page's document.
    */
-  async renderPage (url: string, req: RenderRequest, pace: Pace = 'wait', turn?: HostTurn): Promise<FetchedPage> {
-    if (!(await this.robots.isAllowed(url))) {
+  async renderPage (url: string, req: RenderRequest, pace: Pace = 'wait', inHand?: TurnInHand): Promise<FetchedPage> {
+    if (!(await this.robots.isAllowed(url, inHand))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
     const started = performance.now()
@@ -102,12 +102,8 @@ export class Crawler {
     }
     // The page's document takes the host's turn when the browser asks for it (render.ts), not
     // before the browser is ready: written late, it could come too close to the next turn.
-    let first = turn
-    const rendered = await this.renderer.render(url, req, async (to, request, signal) => {
-      const taken = first
-      first = undefined
-      return await this.polite(to, pace, request, signal, taken)
-    })
+    const rendered = await this.renderer.render(url, req, async (to, request, signal) =>
+      await this.polite(to, pace, request, signal, inHand))
       .catch(err => {
         if (!(err instanceof HostBusy)) timed(false) // a turn given up rendered nothing
         throw err
@@ -142,10 +138,12 @@ export class Crawler {
 
   /**
    * Fetches one HTML page or document (see detection/readers/documents.ts) politely; HTTP errors and other
-   * bodies throw FetchError. `turn`: one taken already (a crawl's, with its job).
+   * bodies throw FetchError. `inHand`: a turn taken already (a crawl's, with its job), for robots.txt or the page.
    */
-  async fetchPage (url: string, req: FetchRequest = {}, pace: Pace = 'wait', turn?: HostTurn): Promise<FetchedPage> {
-    if (!(await this.robots.isAllowed(url))) {
+  async fetchPage (
+    url: string, req: FetchRequest = {}, pace: Pace = 'wait', inHand?: TurnInHand
+  ): Promise<FetchedPage> {
+    if (!(await this.robots.isAllowed(url, inHand))) {
       throw new FetchError('ROBOTS_DISALLOWED', `robots.txt disallows ${url} for SitewatchBot`)
     }
     const res = await this.polite(url, pace, async inTurn => {
@@ -155,7 +153,7 @@ export class Crawler {
         await this.pacer.backoff(new URL(url).host, answer.retryAfterMs)
       }
       return answer
-    }, req.signal, turn)
+    }, req.signal, inHand)
     if (res.notModified) {
       if (!req.etag && !req.lastModified) {
         throw new FetchError('HTTP_STATUS', `HTTP 304 Not Modified from ${res.url}, to a request that named no version`)
@@ -216,9 +214,9 @@ export class Crawler {
 
   /** Runs one request to `url`'s host in its turn (see polite.ts inTurn). */
   async polite<T>(
-    url: string, pace: Pace, request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal, turn?: HostTurn
+    url: string, pace: Pace, request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal, inHand?: TurnInHand
   ): Promise<T> {
-    return await inTurn(this.pacer, new URL(url).host, this.robots.crawlDelayMs(url), pace, request, signal, turn)
+    return await inTurn(this.pacer, new URL(url).host, this.robots.crawlDelayMs(url), pace, request, signal, inHand)
   }
 
   private async timed (url: string, req: FetchRequest) {

@@ -20,6 +20,12 @@ export interface HostTurn {
   end: () => Promise<void>
 }
 
+/**
+ * A turn already taken (a crawl's, with its job), for the first request to its host that
+ * asks: robots.txt when it must be fetched, else the page. Whoever uses it takes it out.
+ */
+export interface TurnInHand { turn?: HostTurn }
+
 /** A crawl's turn, taken with it from the queue (see queue/crawl-order.ts). */
 export interface TakenTurn {
   startAt: number
@@ -61,17 +67,18 @@ const MAX_LATE_TURNS = 5
 const MAX_HOST_WAIT_MS = 60_000
 
 /**
- * Runs one request to `host` in its turn: `first` when one was taken already (a crawl's,
- * with its job), else the pacer's next. `request` passes `inTurn` on to the fetcher, which
+ * Runs one request to `host` in its turn: the one in hand when there is one (taken out),
+ * else the pacer's next. `request` passes `inTurn` on to the fetcher, which
  * writes the request only while the turn holds (TurnPassed: the next turn is taken).
  * `signal` ends the wait.
  */
 export async function inTurn<T> (
   pacer: HostPacer, host: string, crawlDelayMs: number, pace: Pace,
-  request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal, first?: HostTurn
+  request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal, inHand?: TurnInHand
 ): Promise<T> {
   const giveUpAt = Date.now() + MAX_HOST_WAIT_MS
-  let next = first
+  let next = inHand?.turn
+  if (inHand) inHand.turn = undefined
   for (let late = 0; ;) {
     signal?.throwIfAborted()
     const turn = next ?? await pacer.turn(host, crawlDelayMs)

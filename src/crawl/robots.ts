@@ -1,6 +1,7 @@
 import robotsParserCjs from 'robots-parser'
 import { ROBOTS_AGENT, type Fetcher, type InTurn } from './fetch.js'
 import { FetchError } from './errors.js'
+import type { TurnInHand } from './polite.js'
 
 export interface Robots {
   isAllowed(url: string, ua?: string): boolean | undefined
@@ -35,9 +36,9 @@ export class RobotsCache {
 
   constructor (
     private readonly fetcher: Fetcher,
-    /** Sends the request for robots.txt in the host's turn. */
-    private readonly polite: <T>(url: string, request: (inTurn: InTurn) => Promise<T>) => Promise<T> =
-    async (_url, request) => await request({}),
+    /** Sends the request for robots.txt in the host's turn: the one in hand, if any. */
+    private readonly polite: <T>(url: string, request: (inTurn: InTurn) => Promise<T>, inHand?: TurnInHand) =>
+    Promise<T> = async (_url, request) => await request({}),
     private readonly files?: RobotsFiles
   ) {}
 
@@ -47,23 +48,24 @@ export class RobotsCache {
     return typeof seconds === 'number' && seconds > 0 ? Math.min(60, seconds) * 1000 : 0
   }
 
-  async get (pageUrl: string): Promise<Robots> {
+  /** `inHand`: a crawl's turn, used should the file be fetched (a request waiting for another turn would hold it). */
+  async get (pageUrl: string, inHand?: TurnInHand): Promise<Robots> {
     const origin = new URL(pageUrl).origin
     const hit = this.cache.get(origin)
     if (hit && hit.expires > Date.now()) return hit.robots
     let pending = this.inflight.get(origin)
     if (!pending) {
-      pending = this.load(origin).finally(() => this.inflight.delete(origin))
+      pending = this.load(origin, inHand).finally(() => this.inflight.delete(origin))
       this.inflight.set(origin, pending)
     }
     return await pending
   }
 
-  async isAllowed (pageUrl: string): Promise<boolean> {
-    return (await this.get(pageUrl)).isAllowed(pageUrl, ROBOTS_AGENT) !== false
+  async isAllowed (pageUrl: string, inHand?: TurnInHand): Promise<boolean> {
+    return (await this.get(pageUrl, inHand)).isAllowed(pageUrl, ROBOTS_AGENT) !== false
   }
 
-  private async load (origin: string): Promise<Robots> {
+  private async load (origin: string, inHand?: TurnInHand): Promise<Robots> {
     const url = `${origin}/robots.txt`
     // The fleet's copy, when one is kept and still holds; it cannot be read: this process fetches its own.
     const kept = await this.files?.read(origin).catch(() => undefined)
@@ -71,8 +73,8 @@ export class RobotsCache {
     let body = ''
     let ttl = TTL_MS
     try {
-      const res = await this.polite(url, async inTurn =>
-        await this.fetcher.fetch(url, { accept: 'text/plain,*/*;q=0.5', maxBytes: MAX_ROBOTS_BYTES, ...inTurn }))
+      const ask = { accept: 'text/plain,*/*;q=0.5', maxBytes: MAX_ROBOTS_BYTES }
+      const res = await this.polite(url, async inTurn => await this.fetcher.fetch(url, { ...ask, ...inTurn }), inHand)
       body = res.status >= 200 && res.status < 300 ? res.body.toString('utf8') : ''
       if (res.status >= 500) ttl = ERROR_TTL_MS
     } catch (err) {

@@ -2,7 +2,7 @@ import { FetchError } from '../crawl/errors.js'
 import { HostBusy } from '../crawl/polite.js'
 import { AttemptLost } from '../queue/puller.js'
 import { SnapshotSuperseded } from '../store/changes.js'
-import type { Db } from '../store/db.js'
+import { inTransaction, type Db } from '../store/db.js'
 import { markFailedIfNoPageWorks } from '../store/domains.js'
 import { loadCrawlTargets, recordFailure } from '../store/page-checks.js'
 import { recordGoneIfLong } from '../store/page-events.js'
@@ -43,7 +43,7 @@ async function recordPageFailure (
   failure: { message: string, permanent: boolean, code: string }
 ): Promise<void> {
   const at = new Date()
-  const gone = await deps.db.transaction().execute(async tx => {
+  const gone = await inTransaction(deps.db, async tx => {
     await recordFailure(tx, page.id, failure, at, nextCrawlAt(page.id, at, page.check_frequency_hours))
     await markFailedIfNoPageWorks(tx, page.domain_id, at)
     // A page that has answered 404 or 410 for a week is told of as removed, once.

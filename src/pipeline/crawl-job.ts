@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib'
 import DataLoader from 'dataloader'
 import type { Crawler, FetchedPage } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
-import type { HostTurn } from '../crawl/polite.js'
+import type { TurnInHand } from '../crawl/polite.js'
 import { documentFormat } from '../detection/detect.js'
 import { readerOf, type ReaderDocument } from '../detection/detect.js'
 import { pngSize } from '../detection/detect.js'
@@ -79,8 +79,8 @@ export type CrawlTargetLoader = ReturnType<typeof crawlTargetLoader>
 interface Crawl {
   deps: CrawlDeps
   page: CrawlTarget
-  /** Its host's turn, taken with its job from the queue: the page's request goes in it. */
-  turn: HostTurn | undefined
+  /** Its host's turn, taken with its job from the queue, for its first request (robots.txt, else the page). */
+  inHand: TurnInHand
   /** The last snapshot, the one the new text is compared with; none when the next one is a (new) baseline. */
   previous: { id: string, hash: string | null } | undefined
   /** The page's type when its structured reader reads it (an intelligence page of a type that has one). */
@@ -124,7 +124,7 @@ interface Compared {
 export async function crawlPage (deps: CrawlDeps, data: CrawlJobData, signal?: AbortSignal): Promise<CrawlResult> {
   const turn = data.turn && deps.crawler.pacer.taken(data.turn)
   try {
-    return await crawlInTurn(deps, data, turn, signal)
+    return await crawlInTurn(deps, data, { turn }, signal)
   } finally {
     // A turn the crawl did not use (a page gone, robots.txt read first) frees its place now.
     await turn?.end().catch(() => {})
@@ -132,7 +132,7 @@ export async function crawlPage (deps: CrawlDeps, data: CrawlJobData, signal?: A
 }
 
 async function crawlInTurn (
-  deps: CrawlDeps, data: CrawlJobData, turn: HostTurn | undefined, signal?: AbortSignal
+  deps: CrawlDeps, data: CrawlJobData, inHand: TurnInHand, signal?: AbortSignal
 ): Promise<CrawlResult> {
   const page = await deps.targets.load(data.pageId)
   const skipped = !page ? 'page no longer exists' : !page.monitoring_enabled ? 'monitoring disabled' : undefined
@@ -143,7 +143,7 @@ async function crawlInTurn (
     // The page's organisation's share of the analysis threads.
     deps: { ...deps, analysis: deps.analysis.for(page.org_id) },
     page,
-    turn,
+    inHand,
     // After the noise rules change, the next snapshot is a new baseline: the old one was read under other rules.
     previous: page.previous_id && !page.rebaseline ? { id: page.previous_id, hash: page.previous_hash } : undefined,
     structured,
@@ -202,7 +202,7 @@ async function fetchStage (crawl: Crawl): Promise<Fetched> {
   try {
     // A page read with a document is fetched whole: the document may have moved when the page did not.
     const conditional = previous !== undefined && !reader
-    const got = await fetchOrRender(deps.crawler, page, conditional, picture, deps.mayRender, crawl.turn)
+    const got = await fetchOrRender(deps.crawler, page, conditional, picture, deps.mayRender, crawl.inHand)
     if (got.decision) await recordRenderDecision(deps.db, page.id, got.decision)
     const fetched = await asReadable(deps.analysis, got.page, page.noise_rules)
     // An API description watched as the page is its own document: its reader compares it as one.

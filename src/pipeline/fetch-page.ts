@@ -1,6 +1,6 @@
 import type { Crawler, FetchedPage } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
-import { HostBusy, type HostTurn } from '../crawl/polite.js'
+import { HostBusy, type TurnInHand } from '../crawl/polite.js'
 import type { RenderRequest } from '../crawl/render.js'
 import { isChallengePage, needsBrowser, readableWithoutBrowser } from '../crawl/render-decision.js'
 import type { ReaderDocument } from '../detection/detect.js'
@@ -77,18 +77,12 @@ const RENDER_FIRST: Array<{
  * domain's). In `auto`, a page known to need the browser goes to it at once until its
  * recheck is due; any other is fetched plainly and rendered when the answer needs it
  * (a bot wall, a challenge page, a shell: see needsBrowser). Returns the decision when
- * it is new or was checked again. `turn`: the host's, taken with the crawl, for its first request.
+ * it is new or was checked again. `inHand`: the host's turn, taken with the crawl, for its first request.
  */
 export async function fetchOrRender (
   crawler: Crawler, page: CrawlTarget, conditional: boolean, picture: RenderRequest['screenshot'], mayRender: boolean,
-  turn?: HostTurn
+  inHand?: TurnInHand
 ): Promise<{ page: FetchedPage, decision?: RenderDecision }> {
-  let held = turn
-  const firstTurn = () => {
-    const taken = held
-    held = undefined
-    return taken
-  }
   const mode = page.render ?? page.domain_render
   const now = new Date()
   const recheckDue = !page.render_checked_at || now.getTime() - page.render_checked_at.getTime() > RENDER_RECHECK_MS
@@ -96,7 +90,7 @@ export async function fetchOrRender (
     if (!mayRender) throw new NeedsBrowser(reason)
     try {
       const shot = { screenshot: picture, hideSelectors: page.noise_rules?.ignoreSelectors }
-      const rendered = await crawler.renderPage(page.url, shot, 'defer', firstTurn())
+      const rendered = await crawler.renderPage(page.url, shot, 'defer', inHand)
       const same = decisionStands || (page.rendered_with === 'browser' && page.render_reason === reason)
       return { page: rendered, decision: same ? undefined : { with: 'browser' as const, reason, at: now } }
     } catch (err) {
@@ -109,7 +103,7 @@ export async function fetchOrRender (
   let plain
   try {
     const validators = conditional ? { etag: page.etag, lastModified: page.last_modified } : {}
-    plain = await crawler.fetchPage(page.url, validators, 'defer', firstTurn())
+    plain = await crawler.fetchPage(page.url, validators, 'defer', inHand)
   } catch (err) {
     if (mode === 'auto' && err instanceof FetchError && err.code === 'BOT_WALL') return await render(err.message)
     throw err

@@ -86,10 +86,10 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
       deferredUntil,
       movedTo: err => err instanceof NeedsBrowser ? QUEUE.render : undefined,
       complete: async (job, { pageCheck, ...output }) => await completions.complete(job, output, pageCheck),
-      onGiveUp: async (job, reason, failure) => {
-        if (failure === undefined) await crawlLost(deps, job.data.pageId, reason)
+      onGiveUp: async (job, reason, failure, tx) => {
+        if (failure === undefined) await crawlLost({ ...deps, db: tx }, job.data.pageId, reason)
         // A page that keeps failing is alerted once, when it enters error; again only once it has recovered.
-        if (await claimFailureAlert(deps.db, job.data.pageId)) gaveUp(job, reason)
+        return await claimFailureAlert(tx, job.data.pageId) ? () => { gaveUp(job, reason) } : undefined
       }
     }, most)
   }
@@ -105,19 +105,19 @@ export async function startPipeline (deps: PipelineDeps): Promise<void> {
   queue.pull<DiscoverJobData, object>(QUEUE.discover, config.discoveryConcurrency, {
     run: async (job, signal) => await runDiscovery(discoveryDeps, job.id, job.data, signal),
     isPermanent,
-    onGiveUp: async (job, reason, failure) => {
+    onGiveUp: async (job, reason, failure, tx) => {
       // Should it fail, the queue runs it again: job.failed is sent once it has run.
-      await discoveryGaveUp(discoveryDeps, job.data, reason, failure)
-      gaveUp(job, reason)
+      await discoveryGaveUp({ ...discoveryDeps, db: tx }, job.data, reason, failure)
+      return () => { gaveUp(job, reason) }
     }
   }, config.discoveryMaxConcurrency)
 
   // Research briefs, one at a time per process: each reads a whole domain's history.
   queue.pull<ResearchJobData, ResearchResult>(QUEUE.research, 1, {
     run: async (job, signal) => await runResearch({ db: deps.db, analysis }, job.id, job.data, signal),
-    onGiveUp: async (job, reason) => {
-      await giveBackCredit(deps.db, job.data.briefId, reason)
-      gaveUp(job, reason)
+    onGiveUp: async (job, reason, _err, tx) => {
+      await giveBackCredit(tx, job.data.briefId, reason)
+      return () => { gaveUp(job, reason) }
     }
   })
 

@@ -1,11 +1,11 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Db } from '../store/db.js'
+import { isDatabaseUnavailable, type Db, type Tx } from '../store/db.js'
 import type { PaceRules } from '../store/host-pace.js'
 import type { DueWatch } from './due-watch.js'
 import { CRAWLS_DUE_IN, FETCH_CRAWLS, TURN_LEAD_MS } from './crawl-order.js'
 import { FETCH_FAIR, holdKeyBehind, type Fairness } from './fair-lanes.js'
-import type { Job, JobLane } from './puller.js'
+import type { GiveUp, Job, JobLane } from './puller.js'
 import { CRAWL_QUEUES, type CrawlLaneName, type QueuePolicy } from './queues.js'
 
 // One queue of the `jobs` table: its jobs taken (crawls only when their host is free, see
@@ -201,25 +201,30 @@ export class Lane<T> implements JobLane<T> {
     return Number(r.numAffectedRows ?? 0) > 0
   }
 
-  async holds (job: Job<T>): Promise<boolean> {
-    const { rows } = await sql`SELECT 1 FROM jobs j WHERE ${held(job, this.owner)}`.execute(this.db)
-    return rows.length > 0
-  }
-
   async fail (
-    job: Job<T>, message: string, permanent = false, gaveUp = false
+    job: Job<T>, message: string, permanent = false, giveUp?: GiveUp
   ): Promise<{ settled: boolean, failed: boolean }> {
-    const end = async (db: Db) =>
-      await endAttempts(db, held(job, this.owner), message, this.retry, { permanent, gaveUp })
-    // A fair lane's key is held in the same transaction: no fetch sees its slot free before it is held.
-    const ended = this.fair
-      ? await this.db.transaction().execute(async tx => {
-        const ended = await end(tx)
-        if (ended.length > 0 && !ended[0]!.failed) await holdKeyBehind(tx, job.id)
-        return ended
-      })
-      : await end(this.db)
-    return { settled: ended.length > 0, failed: ended[0]?.failed ?? false }
+    const end = async (db: Db, withGiveUp: boolean) => {
+      const ended = await endAttempts(db, held(job, this.owner), message, this.retry, { permanent, gaveUp: withGiveUp })
+      const failed = ended[0]?.failed ?? false
+      // A fair lane's key is held in the same transaction: no fetch sees its slot free before it is held.
+      if (this.fair && ended.length > 0 && !failed) await holdKeyBehind(db, job.id)
+      const told = withGiveUp && failed ? await giveUp!(db as Tx) : undefined
+      return { settled: ended.length > 0, failed, told }
+    }
+    const inOne = async (withGiveUp: boolean) => withGiveUp || this.fair
+      ? await this.db.transaction().execute(async tx => await end(tx, withGiveUp))
+      : await end(this.db, false)
+    let ended
+    try {
+      ended = await inOne(giveUp !== undefined)
+    } catch (err) {
+      // A give-up that failed: the job fails without it, and the sweep's give-up pass runs it again until it runs.
+      if (!giveUp || isDatabaseUnavailable(err)) throw err
+      ended = await inOne(false)
+    }
+    ended.told?.()
+    return { settled: ended.settled, failed: ended.failed }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
-import { isDatabaseUnavailable, isServerOutOfResources } from '../store/db.js'
+import { isDatabaseUnavailable, isServerOutOfResources, type Tx } from '../store/db.js'
 import { LoadGauge, nextSlots, SLOT_RULES } from './slots.js'
 
 /** A job as its worker sees it. */
@@ -50,14 +50,13 @@ export interface JobLane<T> {
   /** Waits until a waiting job may be taken, `maxMs` at most (`signal`: the queue was woken, or stops). */
   untilDue: (maxMs: number, signal: AbortSignal) => Promise<void>
   complete: (job: Job<T>, output: object) => Promise<boolean>
-  /** Whether this worker still holds the job's attempt. */
-  holds: (job: Job<T>) => Promise<boolean>
   /**
    * Ends the attempt: retried with backoff while it has attempts left, unless `permanent`;
-   * `failed`: for good. `gaveUp`: the worker gave the job up already (its last attempt).
+   * `failed`: for good. `giveUp`, when it fails for good: run in the same transaction (see
+   * JobHandler.onGiveUp); should it throw, the job fails without it and the sweep's pass runs it.
    */
   fail: (
-    job: Job<T>, message: string, permanent?: boolean, gaveUp?: boolean
+    job: Job<T>, message: string, permanent?: boolean, giveUp?: GiveUp
   ) => Promise<{ settled: boolean, failed: boolean }>
   /** Puts a running job back until `until`, without spending one of its attempts. */
   stepAside?: (job: Job<T>, until: Date) => Promise<boolean>
@@ -135,11 +134,22 @@ export interface JobHandler<T, O extends object> {
   movedTo?: (err: unknown) => string | undefined
   /**
    * After the last attempt failed, whatever ended it (this worker, the sweep's expiry, a
-   * crash): what is left to do, and whom to tell; once per job (`err` only when it was
-   * this worker's failure).
+   * crash): what is left to do, in `tx`, the transaction that fails the job (or, for a job
+   * the sweep failed, the one that marks it given up), so that both commit or neither does;
+   * and, returned, whom to tell once they have. Once per job (`err` only when it was this
+   * worker's failure); a give-up that throws is run again by the sweep until it runs.
    */
-  onGiveUp?: (job: Job<T>, reason: string, err: unknown) => Promise<void>
+  onGiveUp?: (job: Job<T>, reason: string, err: unknown, tx: Tx) => Promise<Told>
 }
+
+/** What to tell once a give-up has committed (the job.failed event), if anything. */
+export type Told = (() => void) | undefined
+
+/** A job's give-up, run in the transaction `tx` (see JobHandler.onGiveUp). */
+type GiveUpOf<T> = (job: Job<T>, reason: string, err: unknown, tx: Tx) => Promise<Told>
+
+/** A give-up bound to its job, run in the transaction `tx` (see JobHandler.onGiveUp). */
+export type GiveUp = (tx: Tx) => Promise<Told>
 
 /**
  * Keeps up to `concurrency` jobs of one queue running, fetching more from its lane as
@@ -176,8 +186,8 @@ export class JobPuller<T, O extends object = object> {
     private readonly onSettled: (settled: JobSettled) => void = () => {},
     /** How long an attempt may run before the sweep takes it to be lost (its expiry); none: no limit. */
     private readonly leaseMs?: number,
-    /** Gives up a job whose last attempt is failing (JobQueue.giveUp): the handler's onGiveUp; false if it failed. */
-    private readonly giveUp: (job: Job<T>, reason: string, err: unknown) => Promise<boolean> = async () => true,
+    /** Gives up a job whose last attempt is failing (JobQueue.runGiveUp): the handler's onGiveUp, in `tx`. */
+    private readonly giveUp: GiveUpOf<T> = async () => undefined,
     /** The most jobs it may grow to run at once while the process has room (none: `concurrency`, always). */
     private readonly maxConcurrency = concurrency
   ) {
@@ -250,17 +260,12 @@ export class JobPuller<T, O extends object = object> {
       }
       const message = (err as Error)?.message ?? String(err)
       const permanent = handler.isPermanent?.(err) ?? false
-      // The last attempt is given up before it is failed: whoever sees the job failed sees
-      // what giving up did (the domain's error, the page's). Should this process die in
-      // between, the job is still running for nobody: the sweep fails it and gives it up.
-      // A give-up that failed is left to the sweep's pass, which runs it again until it runs.
+      // The last attempt is given up in the transaction that fails it: whoever sees the job
+      // failed sees what giving up did (the domain's error, the page's), and a process that
+      // dies in between leaves the job running for nobody, for the sweep to fail and give up.
       const last = permanent || job.retryCount >= job.retryLimit
-      let gaveUp = false
-      if (last) {
-        if (!await this.whileDatabaseAway(async () => await this.lane.holds(job))) return this.stale(job, settled)
-        gaveUp = await this.giveUp(job, message, err)
-      }
-      const ended = await this.whileDatabaseAway(async () => await this.lane.fail(job, message, permanent, gaveUp))
+      const giveUp = last ? async (tx: Tx) => await this.giveUp(job, message, err, tx) : undefined
+      const ended = await this.whileDatabaseAway(async () => await this.lane.fail(job, message, permanent, giveUp))
       if (!ended.settled) return this.stale(job, settled)
       this.log.warn(
         { jobId: job.id, queue: this.name, attempt: job.retryCount + 1, last: ended.failed },

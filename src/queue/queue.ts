@@ -21,7 +21,7 @@ import { heldKeys, waitingByOrg, type FairJob } from './fair-lanes.js'
 import { discoveriesWaiting, insertJobRecords, pendingDiscovery } from './job-records.js'
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
-import { AttemptLost, JobPuller, type Job, type JobHandler, type QueueEvents } from './puller.js'
+import { AttemptLost, JobPuller, type Job, type JobHandler, type QueueEvents, type Told } from './puller.js'
 import { ChannelListener } from '../store/listener.js'
 import { crawlRanks, freshCrawls } from './crawl-order.js'
 import { paceRules } from '../store/host-pace.js'
@@ -250,38 +250,43 @@ export class JobQueue {
 
   /**
    * Runs give-up for every job of this process's queues that failed for good and that no
-   * worker gave up: those failed by the sweep (their worker lost, their lease run out).
-   * Each is claimed once.
+   * worker gave up: those failed by the sweep (their worker lost, their lease run out), and
+   * those whose give-up threw. Each in a transaction of its own that marks the job given up:
+   * a process that dies meanwhile leaves it to the next pass, as does a give-up that throws.
    */
   private async giveUpFailed (): Promise<void> {
     const lanes = [...this.handlers.keys()]
     if (lanes.length === 0) return
+    let after = '00000000-0000-0000-0000-000000000000'
     for (;;) {
-      const { rows } = await sql<TakenRow & { failed_reason: string | null }>`
-        UPDATE jobs j SET gave_up_at = now() FROM (
-          SELECT id FROM jobs WHERE state = 'failed' AND gave_up_at IS NULL AND lane = ANY(${lanes}::text[])
-          ORDER BY id LIMIT 32 FOR UPDATE SKIP LOCKED
-        ) next WHERE j.id = next.id
-        RETURNING ${sql.raw(TAKEN)}, j.failed_reason`.execute(this.db)
-      for (const r of rows) {
-        const job = jobOf(r)
-        if (await this.runGiveUp(job, r.failed_reason ?? 'failed', undefined)) continue
-        // Not given up after all: the next maintenance turn tries again, until it runs.
-        await sql`UPDATE jobs SET gave_up_at = NULL WHERE id = ${job.id}`.execute(this.db)
+      const { rows } = await sql<{ id: string }>`
+        SELECT id FROM jobs WHERE state = 'failed' AND gave_up_at IS NULL AND lane = ANY(${lanes}::text[])
+          AND id > ${after}::uuid
+        ORDER BY id LIMIT 32`.execute(this.db)
+      for (const { id } of rows) {
+        const told = await this.db.transaction().execute(async tx => {
+          const { rows: [r] } = await sql<TakenRow & { failed_reason: string | null }>`
+            UPDATE jobs j SET gave_up_at = now()
+            WHERE j.id = (SELECT id FROM jobs WHERE id = ${id} AND state = 'failed' AND gave_up_at IS NULL
+              FOR UPDATE SKIP LOCKED)
+            RETURNING ${sql.raw(TAKEN)}, j.failed_reason`.execute(tx)
+          return r ? await this.runGiveUp(jobOf(r), r.failed_reason ?? 'failed', undefined, tx) : undefined
+        }).catch(() => undefined) // said by runGiveUp; the next pass runs it again
+        told?.()
       }
       if (rows.length < 32) return
+      after = rows[rows.length - 1]!.id
     }
   }
 
-  /** Runs the handler's give-up for `job`; false when it failed (said in the log): it is to be run again. */
-  private async runGiveUp (job: Job<unknown>, reason: string, err: unknown): Promise<boolean> {
+  /** Runs the handler's give-up for `job` in `tx`; should it throw, says so and throws (its transaction rolls back). */
+  private async runGiveUp (job: Job<unknown>, reason: string, err: unknown, tx: Tx): Promise<Told> {
     const onGiveUp = this.handlers.get(job.name)?.onGiveUp
     try {
-      await onGiveUp?.(job, reason, err)
-      return true
+      return await onGiveUp?.(job, reason, err, tx)
     } catch (e) {
       this.log.error({ err: e, jobId: job.id, queue: job.name }, 'giving the job up failed; it is tried again')
-      return false
+      throw e
     }
   }
 
@@ -420,7 +425,7 @@ export class JobQueue {
       this.log,
       settled => this.events.emit('job.settled', settled),
       this.policies[name].expireSeconds * 1000,
-      async (job, reason, err) => await this.runGiveUp(job as Job<unknown>, reason, err),
+      async (job, reason, err, tx) => await this.runGiveUp(job as Job<unknown>, reason, err, tx),
       maxConcurrency
     )
     puller.start()

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Org } from '../vocabulary/plans.js'
 import { addUsage } from '../store/billing.js'
-import type { Db } from '../store/db.js'
+import { inTransaction, type Db } from '../store/db.js'
 import { failBrief, insertBrief } from '../store/research.js'
 import type { ServiceContext } from './context.js'
 import { requireDomain } from './domains.js'
@@ -35,7 +35,7 @@ export async function requestResearch (ctx: ServiceContext, org: Org, domainId: 
  * that paid for it, once however often this is called. Whether a credit went back.
  */
 export async function giveBackCredit (db: Db, briefId: string, reason: string, at = new Date()): Promise<boolean> {
-  return await db.transaction().execute(async tx => {
+  return await inTransaction(db, async tx => {
     const periodId = await failBrief(tx, briefId, reason, at)
     if (periodId === undefined) return false
     await addUsage(tx, periodId, 'researchCredits', -1)

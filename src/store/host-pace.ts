@@ -83,3 +83,8 @@ export async function holdHost (db: Db, host: string, ms: number): Promise<void>
     VALUES (${host}, clock_timestamp() + ${ms} * interval '1 millisecond')
     ON CONFLICT (host) DO UPDATE SET backoff_until = greatest(p.backoff_until, EXCLUDED.backoff_until)`.execute(db)
 }
+
+/** Ends every lease: for a database only this process uses (the embedded one), whose leases are its last run's. */
+export async function forgetLeases (db: Db): Promise<void> {
+  await sql`DELETE FROM host_leases`.execute(db)
+}

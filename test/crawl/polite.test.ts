@@ -7,7 +7,7 @@ import { TurnPassed } from '../../src/crawl/errors.js'
 import type { HostPacer } from '../../src/crawl/polite.js'
 import { readSitemap } from '../../src/crawl/sitemap.js'
 import { fleetPacer } from '../../src/services/host-pacer.js'
-import { paceRules } from '../../src/store/host-pace.js'
+import { paceRules, takeTurn } from '../../src/store/host-pace.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 
@@ -123,12 +123,26 @@ describe("a crawl's turn, and one that cannot be taken", () => {
     await crawler.robots.isAllowed('https://turn.test/a')
     const given = turns.given
     const inTime = turns.taken({ startAt: Date.now() + 20, lease: randomUUID() })
-    assert.equal((await crawler.fetchPage('https://turn.test/a', {}, 'defer', inTime)).status, 200)
+    assert.equal((await crawler.fetchPage('https://turn.test/a', {}, 'defer', { turn: inTime })).status, 200)
     assert.equal(turns.given, given, 'no other turn was taken')
     const late = turns.taken({ startAt: Date.now() - 1000, lease: randomUUID() })
-    assert.equal((await crawler.fetchPage('https://turn.test/a', {}, 'wait', late)).status, 200)
+    assert.equal((await crawler.fetchPage('https://turn.test/a', {}, 'wait', { turn: late })).status, 200)
     assert.ok(turns.given > given, 'the late turn was given up, and the request sent in one of its own')
     assert.equal(site.hitsOf('/a'), 2)
+  })
+
+  it("a crawl holding its host's only place fetches robots.txt in its turn, not waiting for another", async () => {
+    // One place per host: the crawl's turn, taken with it, holds it (as a fetch from the queue leaves it).
+    const one = loadConfig({ CRAWL_HOST_MAP: `one.test=${site.origin}`, CRAWL_PER_HOST_CONCURRENCY: '1' })
+    const rules = paceRules(one)
+    const crawler = new Crawler(one, fleetPacer(t.service.store.db, rules))
+    crawlers.push(crawler)
+    const held = await takeTurn(t.service.store.db, 'one.test', rules)
+    assert.ok('lease' in held)
+    const robots = site.hitsOf('/robots.txt')
+    const page = await crawler.fetchPage('https://one.test/a', {}, 'wait', { turn: crawler.pacer.taken(held) })
+    assert.equal(page.status, 200)
+    assert.equal(site.hitsOf('/robots.txt'), robots + 1, "robots.txt was read, in the crawl's turn")
   })
 
   it('a turn that cannot be recorded is not taken, and nothing is fetched', async () => {

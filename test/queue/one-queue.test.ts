@@ -5,7 +5,9 @@ import { sql } from 'kysely'
 import pino from 'pino'
 import type { JobFailed } from '../../src/pipeline/events.js'
 import { JobQueue } from '../../src/queue/queue.js'
-import { QUEUE } from '../../src/queue/queues.js'
+import { Lane, retryDelay } from '../../src/queue/lane.js'
+import { QUEUE, queuePolicies } from '../../src/queue/queues.js'
+import { markDiscoveryFailed } from '../../src/store/domains.js'
 import { recordSnapshot, SnapshotSuperseded } from '../../src/store/changes.js'
 import { openStore, type Store } from '../../src/store/db.js'
 import { eventually, FAST_JOBS, startTestService, type TestService } from '../helpers/service.js'
@@ -91,6 +93,32 @@ describe('the one queue: the sweep, give-up whatever ended a job, and the cron',
       .where('id', '=', jobId).executeTakeFirstOrThrow()
     assert.equal(row.state, 'failed')
     assert.ok(row.gave_up_at, 'given up, once')
+    await t.service.queue.sweep()
+    assert.equal(failed.filter(f => f.jobId === jobId).length, 1)
+  })
+
+  it('gives up in the transaction that fails the job: a give-up that throws leaves nothing, and runs again until it runs', async () => {
+    const { db } = t.service.store
+    const domain = await newDomain('give-up-throws.test', 'discovering')
+    const jobId = await leftRunning({ name: QUEUE.discover, domainId: domain.id, owner: t.service.queue.workerId })
+    const lane = new Lane(db, QUEUE.discover, t.service.queue.workerId, retryDelay(queuePolicies(t.service.config)))
+    const job = { id: jobId, name: QUEUE.discover, data: { orgId, domainId: domain.id }, retryCount: 2, retryLimit: 2 }
+    const ended = await lane.fail(job, 'HTTP 503', false, async tx => {
+      await markDiscoveryFailed(tx, domain.id, { reason: 'written halfway', code: 'CRAWL_FAILED' })
+      throw new Error('the give-up broke halfway')
+    })
+    assert.deepEqual(ended, { settled: true, failed: true }, 'the job fails all the same')
+    const halfway = await db.selectFrom('domains').select('discovery_error').where('id', '=', domain.id)
+      .executeTakeFirstOrThrow()
+    assert.notEqual(halfway.discovery_error, 'written halfway', 'what the give-up wrote went with it')
+    // The sweep's pass runs it again (the service's handler, this time whole).
+    await eventually(async () => failed.some(f => f.jobId === jobId), 30_000, 'the give-up, again')
+    const d = await db.selectFrom('domains').select(['status', 'discovery_error']).where('id', '=', domain.id)
+      .executeTakeFirstOrThrow()
+    assert.deepEqual(d, { status: 'error', discovery_error: 'HTTP 503' })
+    const row = await db.selectFrom('jobs').select(['state', 'gave_up_at']).where('id', '=', jobId)
+      .executeTakeFirstOrThrow()
+    assert.ok(row.state === 'failed' && row.gave_up_at)
     await t.service.queue.sweep()
     assert.equal(failed.filter(f => f.jobId === jobId).length, 1)
   })
