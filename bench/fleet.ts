@@ -66,8 +66,19 @@ async function fleetRun (workers: number, databaseUrl: string) {
   const base = `http://127.0.0.1:${port}`
   const call = apiClient(base)
   await untilReady(base)
+  const metricsPorts: number[] = []
   for (let i = 0; i < workers; i++) {
-    processes.push(startService({ ...env, ROLE: 'worker', METRICS_PORT: String(await freePort()) }))
+    metricsPorts.push(await freePort())
+    processes.push(startService({ ...env, ROLE: 'worker', METRICS_PORT: String(metricsPorts[i]) }))
+  }
+  /** The turns the workers gave up so far (sitewatch_host_turns_given_up_total), summed. */
+  const turnsGivenUp = async () => {
+    let sum = 0
+    for (const port of metricsPorts) {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+      sum += Number(/^sitewatch_host_turns_given_up_total (\S+)$/m.exec(text)?.[1] ?? 0)
+    }
+    return sum
   }
   const tenant = async (name: string) => (await call('fleet-bench', 'POST', '/admin/orgs', { name, plan: 'enterprise' })).data.apiKey as string
   const drained = async (key: string) => {
@@ -84,6 +95,7 @@ async function fleetRun (workers: number, databaseUrl: string) {
     await drained(wideKey)
     const from = Date.now()
     const cpuFrom = cpuTicks()
+    const givenUpBefore = await turnsGivenUp()
     // What the hosts allow: each host's crawls one turn apart from the moment they were asked for.
     const asked = await Promise.all(domains.map(async d => {
       const n = (await call(wideKey, 'POST', `/api/domains/${d.id}/crawl`)).data.queued as number
@@ -114,7 +126,7 @@ async function fleetRun (workers: number, databaseUrl: string) {
       `gaps between a host's starts p10/p50/p90 ${gap(0.1)}/${gap(0.5)}/${gap(0.9)} ms; a host's first request ` +
       `p50/max ${quantile(spans.map(x => x.first), 0.5)}/${quantile(spans.map(x => x.first), 1)} ms after the first ` +
       `crawl was asked for, its first to last p50/max ${quantile(spans.map(x => x.span), 0.5)}/` +
-      `${quantile(spans.map(x => x.span), 1)} ms)`)
+      `${quantile(spans.map(x => x.span), 1)} ms; ${await turnsGivenUp() - givenUpBefore} turns given up late)`)
 
     // 2. A big tenant, then twenty small ones a second later.
     const bigKey = await tenant('big')

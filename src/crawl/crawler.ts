@@ -46,7 +46,12 @@ export class Crawler {
   readonly robots: RobotsCache
   readonly renderer: BrowserRenderer
   /** Told of every page request once it has an answer or has failed. */
-  readonly events = new EventEmitter<{ fetched: [FetchTiming], rendered: [{ seconds: number, screenshot: boolean }] }>()
+  readonly events = new EventEmitter<{
+    fetched: [FetchTiming]
+    rendered: [{ seconds: number, screenshot: boolean }]
+    /** A turn given up: its request could not be written in it (see polite.ts). */
+    turnLate: []
+  }>()
 
   constructor (
     config: Pick<
@@ -216,7 +221,8 @@ export class Crawler {
   async polite<T>(
     url: string, pace: Pace, request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal, inHand?: TurnInHand
   ): Promise<T> {
-    return await inTurn(this.pacer, new URL(url).host, this.robots.crawlDelayMs(url), pace, request, signal, inHand)
+    return await inTurn(this.pacer, new URL(url).host, this.robots.crawlDelayMs(url), pace, request,
+      { signal, inHand, late: () => this.events.emit('turnLate') })
   }
 
   private async timed (url: string, req: FetchRequest) {

@@ -58,8 +58,9 @@ export class HostBusy extends Error {
 export type Pace = 'defer' | 'wait'
 
 /**
- * How many turns a request lets go late before it fails closed (HostBusy): a machine too
- * busy to write a request in its turn sends none.
+ * How many turns a `defer` request lets go late before it steps aside (HostBusy), leaving
+ * its slot to other work; a `wait` request takes turns until MAX_HOST_WAIT_MS. A machine
+ * too busy to write a request in its turn sends none.
  */
 const MAX_LATE_TURNS = 5
 
@@ -69,17 +70,17 @@ const MAX_HOST_WAIT_MS = 60_000
 /**
  * Runs one request to `host` in its turn: the one in hand when there is one (taken out),
  * else the pacer's next. `request` passes `inTurn` on to the fetcher, which
- * writes the request only while the turn holds (TurnPassed: the next turn is taken).
- * `signal` ends the wait.
+ * writes the request only while the turn holds (TurnPassed: the next turn is taken, and
+ * `late` told). `signal` ends the wait.
  */
 export async function inTurn<T> (
-  pacer: HostPacer, host: string, crawlDelayMs: number, pace: Pace,
-  request: (inTurn: InTurn) => Promise<T>, signal?: AbortSignal, inHand?: TurnInHand
+  pacer: HostPacer, host: string, crawlDelayMs: number, pace: Pace, request: (inTurn: InTurn) => Promise<T>,
+  { signal, inHand, late }: { signal?: AbortSignal, inHand?: TurnInHand, late?: () => void } = {}
 ): Promise<T> {
   const giveUpAt = Date.now() + MAX_HOST_WAIT_MS
   let next = inHand?.turn
   if (inHand) inHand.turn = undefined
-  for (let late = 0; ;) {
+  for (let lateTurns = 0; ;) {
     signal?.throwIfAborted()
     const turn = next ?? await pacer.turn(host, crawlDelayMs)
     next = undefined
@@ -107,6 +108,8 @@ export async function inTurn<T> (
     } finally {
       await turn.end().catch(() => {})
     }
-    if (++late >= MAX_LATE_TURNS) throw new HostBusy(host, new Date())
+    late?.()
+    if (++lateTurns >= MAX_LATE_TURNS && pace === 'defer') throw new HostBusy(host, new Date())
+    if (Date.now() > giveUpAt) throw new FetchError('HTTP_STATUS', `${host}: no turn could be kept in a minute`)
   }
 }

@@ -116,6 +116,13 @@ export class Metrics {
     sources.crawler?.events.on('fetched', t => {
       fetches.labels(t.outcome).observe(t.seconds)
     })
+    const lateTurns = new Counter({
+      name: 'sitewatch_host_turns_given_up_total',
+      help: 'Turns at a watched host given up because their request could not be written in time (a busy ' +
+        'machine, a slow database): each costs its host one turn, and the request takes the next',
+      registers
+    })
+    sources.crawler?.events.on('turnLate', () => { lateTurns.inc() })
     const renders = new Histogram({
       name: 'sitewatch_render_duration_seconds',
       help: 'Pages rendered in the browser, and how long each render took (waiting for a slot included)',

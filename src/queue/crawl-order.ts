@@ -10,19 +10,13 @@ import type { CrawlJobData } from './queues.js'
 /** How many of a crawl lane's waiting jobs, in fetch order, are looked at for one whose host is free. */
 const CRAWL_LOOKAHEAD = 256
 
-/**
- * How long before its turn a crawl is taken: the time its worker needs to be ready to
- * write the request (the page's row, robots.txt), so that the turn is neither late nor
- * lost. A host's crawls are taken this much before its next start, not after it.
- */
-export const TURN_LEAD_MS = 100
-
 /** The milliseconds `$n` as an interval. */
 const ms = (n: number) => `$${n}::int * interval '1 millisecond'`
 
 /**
  * A crawl lane's fetch (`$1`, see lane.ts): the next due crawls in the lane's order (rank,
- * then age) among those of hosts free to take a request within `$5` ms (the lead): their
+ * then age) among those of hosts free to take a request within `$5` ms (the lead: the time a
+ * worker needs to be ready to write the request, see store/host-pace.ts paceRules): their
  * next start reached, fewer than `$3` requests in flight, not being taken by another
  * worker's fetch. A busy host's crawls, however many and however ranked, are passed over
  * in the walk rather than taken into the lookahead, where they would hide free hosts'

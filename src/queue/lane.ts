@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { isDatabaseUnavailable, type Db, type Tx } from '../store/db.js'
 import type { PaceRules } from '../store/host-pace.js'
 import type { DueWatch } from './due-watch.js'
-import { CRAWLS_DUE_IN, FETCH_CRAWLS, TURN_LEAD_MS } from './crawl-order.js'
+import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
 import { FETCH_FAIR, holdKeyBehind, type Fairness } from './fair-lanes.js'
 import type { GiveUp, Job, JobLane } from './puller.js'
 import { CRAWL_QUEUES, type CrawlLaneName, type QueuePolicy } from './queues.js'
@@ -140,11 +140,6 @@ export class Lane<T> implements JobLane<T> {
     private readonly fair?: Fairness
   ) {}
 
-  /** How long before its host's turn a crawl is taken: none when the host has no delay (see crawl-order.ts). */
-  private get lead (): number {
-    return this.pace && this.pace.delayMs > 0 ? TURN_LEAD_MS : 0
-  }
-
   /**
    * Takes up to `batchSize` due jobs. After a fetch whose answer was lost (a restart, a
    * failover), the jobs it took, running for nobody, are found by their owner and run now
@@ -162,7 +157,7 @@ export class Lane<T> implements JobLane<T> {
     try {
       const query = this.pace
         ? CompiledQuery.raw(FETCH_CRAWLS, [this.name, batchSize, this.pace.concurrency, this.pace.delayMs,
-          this.lead, this.owner, this.pace.slackMs, this.pace.leaseMs])
+          this.pace.leadMs, this.owner, this.pace.slackMs, this.pace.leaseMs])
         : this.fair
           ? CompiledQuery.raw(FETCH_FAIR, [this.name, batchSize, this.owner, this.fair.perKey, this.fair.perOrg])
           : CompiledQuery.raw(FETCH_JOBS, [this.name, batchSize, this.owner])
@@ -186,7 +181,7 @@ export class Lane<T> implements JobLane<T> {
       return
     }
     const { rows } = await this.db.executeQuery<{ ms: number | null }>(
-      CompiledQuery.raw(CRAWLS_DUE_IN, [this.name, this.pace.concurrency, this.lead]))
+      CompiledQuery.raw(CRAWLS_DUE_IN, [this.name, this.pace.concurrency, this.pace.leadMs]))
     const ms = rows[0]?.ms ?? null
     // Due, yet not taken: another worker's fetch took its host's turn a moment ago, or
     // holds its row; looking again sooner would only load the database.

@@ -24,13 +24,16 @@ export interface PaceRules {
   maxWaitMs: number
   /** Added to the delay after each turn: how late a request may start and still keep the delay to the next one. */
   slackMs: number
+  /** How far ahead of now a free host's turn is given (see paceRules). */
+  leadMs: number
 }
 
 /**
  * How late a request may start after its turn and still keep the delay to the next one:
- * a twentieth of the delay (5 ms at least), added to it between turns.
+ * a twentieth of the delay (10 ms at least: a timer and a busy event loop are that late),
+ * added to it between turns.
  */
-export const turnSlackMs = (delayMs: number) => delayMs > 0 ? Math.max(5, Math.round(delayMs / 20)) : 0
+export const turnSlackMs = (delayMs: number) => delayMs > 0 ? Math.max(10, Math.round(delayMs / 20)) : 0
 
 /** The rules of every host's turns, from the service's settings (see config.ts). */
 export function paceRules (settings: {
@@ -46,7 +49,10 @@ export function paceRules (settings: {
     leaseMs: Math.max(settings.crawlTimeoutMs, settings.renderTimeoutMs) + 10_000,
     // Sleeping through a few of the host's delays is cheaper than stepping aside and coming back.
     maxWaitMs: Math.max(1000, 4 * settings.crawlPerHostDelayMs),
-    slackMs: turnSlackMs(settings.crawlPerHostDelayMs)
+    slackMs: turnSlackMs(settings.crawlPerHostDelayMs),
+    // A host free now gives its turn this much later, the time a worker needs to be ready to write the
+    // request (a crawl's page row and robots.txt; an answer's way back), so that the turn is not lost.
+    leadMs: settings.crawlPerHostDelayMs > 0 ? Math.min(100, settings.crawlPerHostDelayMs) : 0
   }
 }
 
@@ -61,7 +67,7 @@ export type Turn = { startAt: number, lease: string } | { busyUntil: Date }
 export async function takeTurn (db: Db, host: string, rules: PaceRules, crawlDelayMs = 0): Promise<Turn> {
   const { rows: [row] } = await sql<{ start_ms: number | null, lease: string | null, busy_until_ms: number | null }>`
     SELECT start_ms, lease, busy_until_ms FROM take_host_turn(${host}, ${crawlDelayMs}, ${rules.delayMs},
-      ${rules.concurrency}, ${rules.maxWaitMs}, ${rules.leaseMs}, ${rules.slackMs})`.execute(db)
+      ${rules.concurrency}, ${rules.maxWaitMs}, ${rules.leaseMs}, ${rules.slackMs}, ${rules.leadMs})`.execute(db)
   if (row.lease === null || row.start_ms === null) return { busyUntil: new Date(Number(row.busy_until_ms)) }
   return { startAt: Number(row.start_ms), lease: row.lease }
 }

@@ -63,7 +63,7 @@ export const MIGRATIONS_0033: Record<string, string[]> = {
     'DROP FUNCTION take_host_turn',
     `CREATE FUNCTION take_host_turn (
       p_host text, p_crawl_delay_ms integer, p_delay_ms integer, p_concurrency integer,
-      p_max_wait_ms float8, p_lease_ms float8, p_slack_ms float8
+      p_max_wait_ms float8, p_lease_ms float8, p_slack_ms float8, p_lead_ms float8
     ) RETURNS TABLE (start_ms float8, lease uuid, busy_until_ms float8) LANGUAGE plpgsql AS $f$
     DECLARE
       pace record;
@@ -79,7 +79,7 @@ export const MIGRATIONS_0033: Record<string, string[]> = {
       DELETE FROM host_leases WHERE host = p_host AND expires_at <= now();
       SELECT count(*) INTO in_flight FROM host_leases WHERE host = p_host AND expires_at > now();
       now_ms := extract(epoch FROM clock_timestamp()) * 1000;
-      start := greatest(extract(epoch FROM greatest(pace.next_start, pace.backoff_until)) * 1000, now_ms);
+      start := greatest(extract(epoch FROM greatest(pace.next_start, pace.backoff_until)) * 1000, now_ms + p_lead_ms);
       IF in_flight >= p_concurrency THEN
         RETURN QUERY SELECT NULL::float8, NULL::uuid, greatest(start, now_ms + delay);
         RETURN;

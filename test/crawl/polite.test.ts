@@ -55,6 +55,8 @@ describe('a turn kept on the wire', () => {
   it('a request whose turn passed before it could be written is not written: it takes the next turn', async () => {
     const handed: number[] = []
     const given = turns.given
+    let late = 0
+    crawler.events.on('turnLate', () => { late++ })
     const answer = await crawler.polite('https://wire.test/a', 'wait', async inTurn => {
       handed.push(Date.now())
       const request = crawler.fetcher.fetch('https://wire.test/a', inTurn)
@@ -68,6 +70,7 @@ describe('a turn kept on the wire', () => {
     assert.equal(site.hitsOf('/a'), 1, 'only the request written in its turn reached the host')
     // The late turn was given up, and the request written in the next one (a busy machine may miss that one too).
     assert.ok(turns.given - given >= 2)
+    assert.equal(late, turns.given - given - 1, 'each turn given up is told (sitewatch_host_turns_given_up_total)')
   })
 
   it('a request on time is written; one its turn refuses never reaches the host', async () => {

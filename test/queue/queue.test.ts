@@ -372,7 +372,7 @@ describe('a host that asked to be left alone', () => {
     await sql`UPDATE jobs SET priority = 10 WHERE url LIKE 'https://full.test/%'`.execute(db)
     await queueHost(t, 'other.test', 1)
     // Four requests in flight at full.test: its four places, taken as a crawler takes them.
-    const rules = { concurrency: 4, delayMs: 0, leaseMs: 60_000, maxWaitMs: 1000, slackMs: 0 }
+    const rules = { concurrency: 4, delayMs: 0, leaseMs: 60_000, maxWaitMs: 1000, slackMs: 0, leadMs: 0 }
     for (let i = 0; i < 4; i++) assert.ok('lease' in await takeTurn(db, 'full.test', rules))
     const taken = await queue.takeCrawls(QUEUE.crawl, 4)
     assert.deepEqual(taken.map(j => new URL(j.data.url).host), ['other.test'])

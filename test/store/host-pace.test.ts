@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../helpers/service.js'
 
 // The fleet's turns at a host, on the real database: what each worker is told.
 
-const rules: PaceRules = { concurrency: 2, delayMs: 100, leaseMs: 400, maxWaitMs: 1000, slackMs: 5 }
+const rules: PaceRules = { concurrency: 2, delayMs: 100, leaseMs: 400, maxWaitMs: 1000, slackMs: 5, leadMs: 0 }
 
 describe('turns at a host, shared by every worker', () => {
   let t: TestService
@@ -28,9 +28,13 @@ describe('turns at a host, shared by every worker', () => {
     await endTurn(db, a.lease)
     const d = await takeTurn(db, 'a.test', rules)
     assert.ok('startAt' in d && d.startAt - b.startAt >= 104.9)
-    // Other hosts do not wait for this one.
+    // Other hosts do not wait for this one; a free host's turn comes a lead from now (a worker's time to be ready).
     const other = await takeTurn(db, 'b.test', rules)
     assert.ok('startAt' in other && other.startAt <= Date.now() + 5)
+    const asked = Date.now()
+    const led = await takeTurn(db, 'c.test', { ...rules, leadMs: 60 })
+    assert.ok('startAt' in led)
+    assert.ok(led.startAt >= asked + 59, `${led.startAt - asked} ms ahead`)
   })
 
   it('gives no more places than the limit to workers asking at once', async () => {
