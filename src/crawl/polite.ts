@@ -7,7 +7,8 @@ import type { InTurn } from './fetch.js'
 // longer of ours and the host's Crawl-delay), none before its Retry-After. The turns are
 // the database's, for the whole fleet (store/host-pace.ts): a crawl takes its turn with
 // its job (queue/crawl-order.ts), any other request here. A request is written in its
-// turn or not at all: one that would go late gives its turn up and takes the next one.
+// turn or not at all: one that would go late gives its turn up and takes another, from
+// now while no later turn was given, else the next.
 
 /**
  * A turn to send one request to a host: at `startAt` (epoch ms, the database's clock;
@@ -36,8 +37,9 @@ export interface HostPacer {
   /**
    * The next turn at `host`, or when to come back: a turn farther away than a request
    * should wait for is not given, so that a crawl can step aside instead of holding a worker.
+   * `passedAt`: the start of the turn the caller just gave up, late (see store/host-pace.ts takeTurn).
    */
-  turn: (host: string, crawlDelayMs: number) => Promise<HostTurn | { busyUntil: Date }>
+  turn: (host: string, crawlDelayMs: number, passedAt?: number) => Promise<HostTurn | { busyUntil: Date }>
   /** A turn taken with a crawl from the queue, as one of this pacer's. */
   taken: (turn: TakenTurn) => HostTurn
   /** The host asked every worker to wait this long (Retry-After). */
@@ -80,10 +82,12 @@ export async function inTurn<T> (
   const giveUpAt = Date.now() + MAX_HOST_WAIT_MS
   let next = inHand?.turn
   if (inHand) inHand.turn = undefined
+  let passedAt: number | undefined
   for (let lateTurns = 0; ;) {
     signal?.throwIfAborted()
-    const turn = next ?? await pacer.turn(host, crawlDelayMs)
+    const turn = next ?? await pacer.turn(host, crawlDelayMs, passedAt)
     next = undefined
+    passedAt = undefined
     if ('busyUntil' in turn) {
       const until = turn.busyUntil
       if (pace === 'defer') throw new HostBusy(host, until)
@@ -109,6 +113,7 @@ export async function inTurn<T> (
       await turn.end().catch(() => {})
     }
     late?.()
+    passedAt = turn.startAt
     if (++lateTurns >= MAX_LATE_TURNS && pace === 'defer') throw new HostBusy(host, new Date())
     if (Date.now() > giveUpAt) throw new FetchError('HTTP_STATUS', `${host}: no turn could be kept in a minute`)
   }

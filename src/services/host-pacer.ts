@@ -24,8 +24,8 @@ export function fleetPacer (db: Db, rules: PaceRules, placeFreed: () => void = (
     }
   }
   return {
-    turn: async (host, crawlDelayMs) => {
-      const turn = await takeTurn(db, host, rules, crawlDelayMs)
+    turn: async (host, crawlDelayMs, passedAt) => {
+      const turn = await takeTurn(db, host, rules, crawlDelayMs, passedAt)
       return 'busyUntil' in turn ? turn : turnOf(turn.startAt, turn.lease)
     },
     taken: turn => turnOf(turn.startAt, turn.lease),

@@ -61,13 +61,18 @@ export type Turn = { startAt: number, lease: string } | { busyUntil: Date }
 /**
  * Takes the next turn of `host`, or says when to come back: when the host has
  * `concurrency` requests in flight, or its next free start is more than maxWaitMs away.
- * One round trip: the database's take_host_turn (migration 0035), which holds the host's
- * row while it decides.
+ * `passedAt`: the start of a turn the caller gave up because it went late; while it is
+ * the last one given, the new turn starts now rather than a delay after it (a turn lost
+ * costs its host a whole delay). One round trip: the database's take_host_turn (migration
+ * 0035), which holds the host's row while it decides.
  */
-export async function takeTurn (db: Db, host: string, rules: PaceRules, crawlDelayMs = 0): Promise<Turn> {
+export async function takeTurn (
+  db: Db, host: string, rules: PaceRules, crawlDelayMs = 0, passedAt?: number
+): Promise<Turn> {
   const { rows: [row] } = await sql<{ start_ms: number | null, lease: string | null, busy_until_ms: number | null }>`
     SELECT start_ms, lease, busy_until_ms FROM take_host_turn(${host}, ${crawlDelayMs}, ${rules.delayMs},
-      ${rules.concurrency}, ${rules.maxWaitMs}, ${rules.leaseMs}, ${rules.slackMs}, ${rules.leadMs})`.execute(db)
+      ${rules.concurrency}, ${rules.maxWaitMs}, ${rules.leaseMs}, ${rules.slackMs}, ${rules.leadMs},
+      ${passedAt ?? null}::float8)`.execute(db)
   if (row.lease === null || row.start_ms === null) return { busyUntil: new Date(Number(row.busy_until_ms)) }
   return { startAt: Number(row.start_ms), lease: row.lease }
 }

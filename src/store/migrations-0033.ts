@@ -55,15 +55,15 @@ export const MIGRATIONS_0033: Record<string, string[]> = {
     'ALTER TABLE pages ADD COLUMN name text CHECK (name IS NULL OR char_length(name) BETWEEN 1 AND 120)'
   ],
   // One pace per host (store/host-pace.ts, queue/crawl-order.ts): a crawl takes its host's
-  // turn in the statement that takes it from the queue, any other request through
-  // take_host_turn; a turn that goes late is given up, not moved. No turns are promised to
-  // queued crawls, nor claimed apart from the turn.
+  // turn in the statement that takes it from the queue, any other request (and one whose
+  // turn went late) through take_host_turn. No turns are promised to queued crawls, nor
+  // claimed apart from the turn, nor rechecked.
   '0035_one_pace_per_host': [
     'DROP FUNCTION recheck_host_turn',
     'DROP FUNCTION take_host_turn',
     `CREATE FUNCTION take_host_turn (
       p_host text, p_crawl_delay_ms integer, p_delay_ms integer, p_concurrency integer,
-      p_max_wait_ms float8, p_lease_ms float8, p_slack_ms float8, p_lead_ms float8
+      p_max_wait_ms float8, p_lease_ms float8, p_slack_ms float8, p_lead_ms float8, p_passed_ms float8
     ) RETURNS TABLE (start_ms float8, lease uuid, busy_until_ms float8) LANGUAGE plpgsql AS $f$
     DECLARE
       pace record;
@@ -80,6 +80,11 @@ export const MIGRATIONS_0033: Record<string, string[]> = {
       SELECT count(*) INTO in_flight FROM host_leases WHERE host = p_host AND expires_at > now();
       now_ms := extract(epoch FROM clock_timestamp()) * 1000;
       start := greatest(extract(epoch FROM greatest(pace.next_start, pace.backoff_until)) * 1000, now_ms + p_lead_ms);
+      -- The caller gave up a turn that went late, and no later one was given: the host has
+      -- seen nothing since the one before it, so the next starts from now, not a delay after.
+      IF abs(extract(epoch FROM pace.next_start) * 1000 - (p_passed_ms + delay + p_slack_ms)) < 0.01 THEN
+        start := greatest(extract(epoch FROM pace.backoff_until) * 1000, now_ms + p_lead_ms);
+      END IF;
       IF in_flight >= p_concurrency THEN
         RETURN QUERY SELECT NULL::float8, NULL::uuid, greatest(start, now_ms + delay);
         RETURN;

@@ -16,9 +16,9 @@ function counted (pacer: HostPacer): HostPacer & { given: number } {
   const counting = {
     ...pacer,
     given: 0,
-    turn: async (host: string, crawlDelayMs: number) => {
+    turn: async (host: string, crawlDelayMs: number, passedAt?: number) => {
       counting.given++
-      return await pacer.turn(host, crawlDelayMs)
+      return await pacer.turn(host, crawlDelayMs, passedAt)
     }
   }
   return counting

@@ -37,6 +37,23 @@ describe('turns at a host, shared by every worker', () => {
     assert.ok(led.startAt >= asked + 59, `${led.startAt - asked} ms ahead`)
   })
 
+  it('a turn given up late is taken again from now while no later one was given, else after the last', async () => {
+    const db = t.service.store.db
+    const first = await takeTurn(db, 'late.test', rules)
+    assert.ok('startAt' in first)
+    await endTurn(db, first.lease)
+    // Given up late: the host saw nothing since, and the next turn starts now, not a delay after it.
+    const again = await takeTurn(db, 'late.test', rules, 0, first.startAt)
+    assert.ok('startAt' in again)
+    assert.ok(again.startAt - first.startAt < rules.delayMs / 2, `${again.startAt - first.startAt} ms after`)
+    // Once another turn was given after it, a late one gives way: the turn after the last.
+    const other = await takeTurn(db, 'late.test', rules)
+    assert.ok('startAt' in other)
+    const passed = await takeTurn(db, 'late.test', { ...rules, concurrency: 3 }, 0, again.startAt)
+    assert.ok('startAt' in passed)
+    assert.ok(passed.startAt - other.startAt >= rules.delayMs + rules.slackMs - 0.01)
+  })
+
   it('gives no more places than the limit to workers asking at once', async () => {
     const db = t.service.store.db
     const open = { ...rules, delayMs: 0, slackMs: 0 }
