@@ -81,9 +81,10 @@ export const MIGRATIONS_0033: Record<string, string[]> = {
       now_ms := extract(epoch FROM clock_timestamp()) * 1000;
       start := greatest(extract(epoch FROM greatest(pace.next_start, pace.backoff_until)) * 1000, now_ms + p_lead_ms);
       -- The caller gave up a turn that went late, and no later one was given: the host has
-      -- seen nothing since the one before it, so the next starts from now, not a delay after.
+      -- seen nothing since the one before it, so the next starts from now, not a delay after
+      -- (the caller is ready: its request waits only for this answer, within two slacks).
       IF abs(extract(epoch FROM pace.next_start) * 1000 - (p_passed_ms + delay + p_slack_ms)) < 0.01 THEN
-        start := greatest(extract(epoch FROM pace.backoff_until) * 1000, now_ms + p_lead_ms);
+        start := greatest(extract(epoch FROM pace.backoff_until) * 1000, now_ms + 2 * p_slack_ms);
       END IF;
       IF in_flight >= p_concurrency THEN
         RETURN QUERY SELECT NULL::float8, NULL::uuid, greatest(start, now_ms + delay);
