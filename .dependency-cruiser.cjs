@@ -36,6 +36,14 @@ module.exports = {
     layer('vocabulary/', [], 'the vocabulary imports nothing of ours'),
     layer('config\\.ts$', [], 'settings import nothing of ours'),
     layer('detection/', ['vocabulary/'], 'reading and comparing pages is pure: the vocabulary only'),
+    // Within detection/, sub-folders in layers too (a module cycle check does not see one between folders):
+    // words, then text, then classify, then the structured readers; detect.ts, the entry, above them all.
+    layer('detection/words/', ['vocabulary/'], 'the words of each language: the vocabulary only'),
+    layer('detection/text/', ['detection/words/', 'vocabulary/'], 'text, hunks and outlines: below the readers'),
+    layer('detection/classify/', ['detection/text/', 'detection/words/', 'vocabulary/'],
+      'what a change is and how much it matters: from the text, below the structured readers'),
+    layer('detection/readers/', ['detection/classify/', 'detection/text/', 'detection/words/', 'vocabulary/'],
+      'the structured readers (pricing, changelog, API): on the text and the classifier'),
     layer('crawl/', ['detection/', 'vocabulary/', 'config\\.ts$'], 'crawling knows no database'),
     layer('research/', ['detection/', 'vocabulary/'], 'a brief is built from what it is given, with the readers'),
     layer('store/', ['vocabulary/'], 'the store knows only the vocabulary'),

@@ -1,5 +1,5 @@
 import {
-  LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type DetectedChange, type DiffData, type DiffHunk, type Fact,
+  LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type DetectedChange, type DiffData, type Fact,
   type FactKind, type PageType, type Severity
 } from '../../vocabulary/core.js'
 import { allMuted, FACT_WORDS } from '../../vocabulary/facts.js'
@@ -12,7 +12,7 @@ import { headingText, isHeading } from '../text/blocks.js'
 import type { Context, Part, Reading } from './part.js'
 import { sayPrices } from './prices.js'
 import { classifyPart, significance } from './readings.js'
-import { withoutMoves } from '../readers/structure.js'
+import { hunkBlocks, withoutMoves } from '../text/hunks.js'
 import { headingLevel } from '../../vocabulary/lines.js'
 
 // A check's diff → the changes a person would name. Each block of changed lines is read on
@@ -222,54 +222,6 @@ function foldTrivial (changes: Counted[]): Counted[] {
 }
 const significanceOf = (c: Counted) => significance(c.change)
 
-/**
- * Splits a hunk into its blocks (runs of deletions and additions between unchanged
- * lines), each with up to `context` unchanged lines around it and its own line numbers,
- * so two prices a few lines apart are read each on its own.
- */
-export function splitHunk (hunk: DiffHunk, context = 2): DiffHunk[] {
-  return blocksOf(hunk, context).map(b => b.hunk)
-}
-
-/** The blocks of a hunk (see splitHunk), each with the index of its first line in the hunk. */
-function blocksOf (hunk: DiffHunk, context = 2): Array<{ hunk: DiffHunk, at: number }> {
-  const numbered = []
-  let o = hunk.oldStart
-  let n = hunk.newStart
-  for (const line of hunk.lines) {
-    numbered.push({ line, old: o, new: n })
-    if (line.type !== 'addition') o++
-    if (line.type !== 'deletion') n++
-  }
-  const blocks: Array<{ hunk: DiffHunk, at: number }> = []
-  let i = 0
-  while (i < numbered.length) {
-    if (numbered[i].line.type === 'context') {
-      i++
-      continue
-    }
-    let end = i
-    while (end < numbered.length && numbered[end].line.type !== 'context') end++
-    let from = i
-    while (from > 0 && i - from < context && numbered[from - 1].line.type === 'context') from--
-    let to = end
-    while (to < numbered.length && to < end + context && numbered[to].line.type === 'context') to++
-    const slice = numbered.slice(from, to)
-    blocks.push({
-      hunk: {
-        oldStart: slice[0].old,
-        oldLines: slice.filter(x => x.line.type !== 'addition').length,
-        newStart: slice[0].new,
-        newLines: slice.filter(x => x.line.type !== 'deletion').length,
-        lines: slice.map(x => x.line)
-      },
-      at: from
-    })
-    i = end
-  }
-  return blocks
-}
-
 /** Blocks this close (unchanged lines between them) or under one heading are one edit. */
 const ADJACENT = 1
 
@@ -283,7 +235,7 @@ export function classifyChanges (
 ): DetectedChange[] {
   // A block that only moved is no edit (see withoutMoves).
   const parts: Part[] = withoutMoves(diff.hunks)
-    .flatMap(h => blocksOf(h).map(b => ({ hunk: b.hunk, within: { hunk: h, at: b.at } })))
+    .flatMap(h => hunkBlocks(h).map(b => ({ hunk: b.hunk, within: { hunk: h, at: b.at } })))
     .map(({ hunk, within }) => {
       const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
       const lastChange = hunk.lines.length - 1 - [...hunk.lines].reverse().findIndex(l => l.type !== 'context')

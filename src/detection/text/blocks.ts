@@ -1,5 +1,5 @@
 import type { EditKinds } from './edit-kinds.js'
-import { pairUp } from '../readers/structure.js'
+import { pairUp } from './hunks.js'
 
 // The shapes of a block of changed lines, as the readings (classify/readings.ts) and the change
 // page (services/change-view.ts) both see them: headings and list items, cards, the lines

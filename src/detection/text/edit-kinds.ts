@@ -4,7 +4,7 @@ import {
   fold, type Language, LAST_UPDATED_WORDS, matcher, ownLanguages, REFERENCE_WORDS, SPELLING_VARIANTS
 } from '../words/lexicon.js'
 import { plain } from './quote.js'
-import { pairUp } from '../readers/structure.js'
+import { pairUp } from './hunks.js'
 import { isHeading, isItem } from '../../vocabulary/lines.js'
 import type { EditKind } from '../../vocabulary/core.js'
 

@@ -1,7 +1,7 @@
 import type { AnyNode, Document, Element } from 'domhandler'
 import { parseDom } from './dom.js'
 import type { OutlineKind } from '../../vocabulary/outline.js'
-import { blockText, blockTextStart, hasText } from '../readers/structure.js'
+import { blockText, blockTextStart, hasText } from './node-text.js'
 import { withoutPermalink, isSkipped } from './extract.js'
 import { headingKey, placeOf, SELECT_OPTIONS, sectionsOf, selectIn } from './selectors.js'
 import { is } from 'css-select'

@@ -1,7 +1,7 @@
 import type { DiffHunk, Passage } from '../../vocabulary/core.js'
 import { isHeading } from '../../vocabulary/lines.js'
 import { sectionApart, withoutTrivial } from './blocks.js'
-import { splitHunk } from '../classify/classify.js'
+import { splitHunk } from './hunks.js'
 import { editKinds, trivialPhrase } from './edit-kinds.js'
 import type { Language } from '../words/lexicon.js'
 import { cut, plain } from './quote.js'

@@ -1,7 +1,7 @@
 import { selectAll, type Options } from 'css-select'
 import { isTag, type AnyNode, type Element } from 'domhandler'
 import nthCheck from 'nth-check'
-import { blockText } from '../readers/structure.js'
+import { blockText } from './node-text.js'
 import { withoutPermalink } from './extract.js'
 import { HEADING, tagOf } from './tags.js'
 

@@ -6,9 +6,10 @@ import { judge } from '../../../vocabulary/facts.js'
 import { dateIn } from '../../words/dates.js'
 import { fold, LANGUAGES, matcher, RELEASE_WORDS } from '../../words/lexicon.js'
 import { cut, plain } from '../../text/quote.js'
+import { lineKey } from '../../text/hunks.js'
+import { blockText, ownLines } from '../../text/node-text.js'
 import {
-  blockText, type ChangedLine, contains, lineKey, ownLines, Spans, type StructuredChange, type StructuredReading,
-  WITH_PLACES
+  type ChangedLine, contains, Spans, type StructuredChange, type StructuredReading, WITH_PLACES
 } from '../structure.js'
 import { isBlockTag, isSkippedTag } from '../../text/tags.js'
 

@@ -7,7 +7,8 @@ import { parseAmount } from '../../words/money.js'
 import { planKey, type PricingReading } from './read.js'
 import { plain } from '../../text/quote.js'
 import { sayPrices } from '../../classify/prices.js'
-import { type ChangedLine, lineKey, type StructuredChange, type StructuredReading } from '../structure.js'
+import { lineKey } from '../../text/hunks.js'
+import { type ChangedLine, type StructuredChange, type StructuredReading } from '../structure.js'
 import { cellsOf } from '../../../vocabulary/lines.js'
 
 // Two readings of a pricing page (see readPricing) → what moved, plan by plan: prices up

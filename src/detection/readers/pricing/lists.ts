@@ -3,7 +3,8 @@ import { DomUtils } from 'htmlparser2'
 import type { PlanPrice, PricingPlan } from '../../../vocabulary/core.js'
 import { findMoney } from '../../words/money.js'
 import { isBlockTag } from '../../text/tags.js'
-import { blockText, currentText, lineKey } from '../structure.js'
+import { lineKey } from '../../text/hunks.js'
+import { blockText, currentText } from '../../text/node-text.js'
 import { isPlanName, sectionOf, type Priced, type TablePlan } from './tables.js'
 
 // Price lists written as lists: a definition list of names and their prices

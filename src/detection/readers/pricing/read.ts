@@ -7,7 +7,9 @@ import { fold } from '../../words/lexicon.js'
 import { findMoney } from '../../words/money.js'
 import { listPlans } from './lists.js'
 import { isPlanName, readItems, tablePlans } from './tables.js'
-import { blockText, contains, currentText, lineKey, ownLines, Spans, WITH_PLACES } from '../structure.js'
+import { lineKey } from '../../text/hunks.js'
+import { blockText, currentText, ownLines } from '../../text/node-text.js'
+import { contains, Spans, WITH_PLACES } from '../structure.js'
 import { isBlockTag, isSkippedTag, STRUCK, tagOf } from '../../text/tags.js'
 
 // A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit

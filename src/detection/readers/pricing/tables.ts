@@ -4,7 +4,8 @@ import { DomUtils } from 'htmlparser2'
 import type { PlanPrice, PricingPlan } from '../../../vocabulary/core.js'
 import { fold } from '../../words/lexicon.js'
 import { findMoney, type Money } from '../../words/money.js'
-import { blockText, currentText, lineKey } from '../structure.js'
+import { lineKey } from '../../text/hunks.js'
+import { blockText, currentText } from '../../text/node-text.js'
 
 // Pricing tables as people write them: plans as columns (a comparison table: one header
 // cell per plan, one row per price, feature or limit) or plans as rows (a price list:
