@@ -139,7 +139,7 @@ export interface JobHandler<T, O extends object> {
    * and, returned, whom to tell once they have. Once per job (`err` only when it was this
    * worker's failure); a give-up that throws is run again by the sweep until it runs.
    */
-  onGiveUp?: (job: Job<T>, reason: string, err: unknown, tx: Tx) => Promise<Told>
+  onGiveUp?: GiveUpOf<T>
 }
 
 /** What to tell once a give-up has committed (the job.failed event), if anything. */
