@@ -8,10 +8,14 @@
 //    the polite ideal (its requests one host delay apart).
 // Workers run WORKER_CONCURRENCY=4 here, so that one worker's slots, not the hosts,
 // bound the first figure at W = 1 (FLEET_DEFAULTS=1: its default). Every process sizes its
-// database connections itself (store/db.ts poolPlan), at its default.
+// database connections itself (store/db.ts poolPlan), at its default. FLEET_POOLER=pgbouncer
+// puts Debian's PgBouncer in transaction mode between the processes and the server, as
+// docs/operations.md sets it up (the listeners go to the server: DATABASE_DIRECT_URL).
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
 import { hostManners, startHosts } from '../test/helpers/fleet-hosts.js'
+import { startPgBouncer, type PgBouncer } from '../test/helpers/pgbouncer.js'
 import type { Hit } from '../test/helpers/fleet-sites.js'
 import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
 
@@ -38,8 +42,44 @@ function manners (hits: Hit[], from: number) {
   return { most: Math.max(0, ...perHost.map(m => m.maxInFlight)), gap: Math.min(...perHost.map(m => m.minGap)) }
 }
 
+/**
+ * The most connections the server had open from clients while it ran, sampled every
+ * 500 ms, and the log lines of `processes` that say the database refused or dropped one.
+ */
+function databaseWatch (serverUrl: string) {
+  let most = 0
+  let refusals = 0
+  const stopping = new AbortController()
+  const client = new pg.Client({ connectionString: serverUrl })
+  const sampling = (async () => {
+    await client.connect()
+    while (!stopping.signal.aborted) {
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'")
+      most = Math.max(most, rows[0].n)
+      await sleep(500)
+    }
+    await client.end()
+  })().catch((err: Error) => { console.error(`sampling the server's connections failed: ${err.message}`) })
+  return {
+    heard: (line: string) => {
+      if (/too many clients|no more connections|cannot be reached|connection lost/i.test(line)) refusals++
+    },
+    stop: async () => {
+      stopping.abort()
+      await sampling
+      return { most, refusals }
+    }
+  }
+}
+
 /** One run at W workers; returns the table's row. */
-async function fleetRun (workers: number, databaseUrl: string) {
+async function fleetRun (workers: number, serverUrl: string) {
+  const pooler: PgBouncer | undefined = process.env.FLEET_POOLER === 'pgbouncer'
+    ? await startPgBouncer(serverUrl, 'transaction')
+    : undefined
+  const databaseUrl = pooler ? pooler.route(serverUrl) : serverUrl
+  const database = databaseWatch(serverUrl)
   const wide = Array.from({ length: 40 }, (_, i) => `w${i}.test`)
   const big = 'big.test'
   const small = Array.from({ length: 20 }, (_, i) => `s${i}.test`)
@@ -51,6 +91,7 @@ async function fleetRun (workers: number, databaseUrl: string) {
   })
   const env = {
     DATABASE_URL: databaseUrl,
+    ...(pooler ? { DATABASE_DIRECT_URL: serverUrl } : {}),
     ADMIN_TOKEN: 'fleet-bench',
     CRAWL_HOST_MAP: [...wide, big, ...small].map(h => `${h}=${hosts.origin}`).join(','),
     CRAWL_PER_HOST_DELAY_MS: String(DELAY_MS),
@@ -62,15 +103,16 @@ async function fleetRun (workers: number, databaseUrl: string) {
     RATE_LIMIT_HEAVY_PER_HOUR: '100000'
   }
   const port = await freePort()
-  const processes = [startService({ ...env, ROLE: 'api', PORT: String(port) })]
+  const processes = [startService({ ...env, ROLE: 'api', PORT: String(port) }, database.heard)]
   const base = `http://127.0.0.1:${port}`
   const call = apiClient(base)
   await untilReady(base)
   const metricsPorts: number[] = []
   for (let i = 0; i < workers; i++) {
     metricsPorts.push(await freePort())
-    processes.push(startService({ ...env, ROLE: 'worker', METRICS_PORT: String(metricsPorts[i]) }))
+    processes.push(startService({ ...env, ROLE: 'worker', METRICS_PORT: String(metricsPorts[i]) }, database.heard))
   }
+  await Promise.all(metricsPorts.map(async port => { await untilReady(`http://127.0.0.1:${port}`) }))
   /** The turns the workers gave up so far (sitewatch_host_turns_given_up_total), summed. */
   const turnsGivenUp = async () => {
     let sum = 0
@@ -147,6 +189,10 @@ async function fleetRun (workers: number, databaseUrl: string) {
     // crawls'), one host turn apart, the last one answered.
     const requests = small.map(h => hits.filter(x => x.host === h && x.start >= from2).length).sort((a, b) => a - b)
     const idealSmall = ((requests[requests.length - 1] - 1) * DELAY_MS * 1.05 + ANSWER_MS) / 1000
+    const connections = await database.stop()
+    console.log(`(W = ${workers}${pooler ? ', behind PgBouncer in transaction mode' : ''}: at most ` +
+      `${connections.most} connections open on the server; ${connections.refusals} log lines of a refused or lost ` +
+      `database connection${pooler ? `; PgBouncer refused ${pooler.log().split('no more connections').length - 1} clients` : ''})`)
     return {
       workers,
       most: Math.max(wideManners.most, bothManners.most),
@@ -160,6 +206,8 @@ async function fleetRun (workers: number, databaseUrl: string) {
   } finally {
     await stopServices(processes)
     await hosts.close()
+    await database.stop()
+    await pooler?.stop()
   }
 }
 

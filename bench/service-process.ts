@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
 
@@ -35,16 +36,19 @@ export async function freePort (): Promise<number> {
 }
 
 /**
- * Starts one service process (src/main.js, built) with `env`; its stderr is the bench's.
+ * Starts one service process (src/main.js, built) with `env`; its stderr is the bench's, and
+ * each line of its log (warnings and errors) goes to `onLog`, or nowhere.
  * BENCH_SERVICE_FLAGS adds node flags of its own (`--cpu-prof --cpu-prof-dir=…` profiles it).
  */
-export function startService (env: NodeJS.ProcessEnv): ChildProcess {
+export function startService (env: NodeJS.ProcessEnv, onLog?: (line: string) => void): ChildProcess {
   const main = fileURLToPath(new URL('../src/main.js', import.meta.url))
   const extra = process.env.BENCH_SERVICE_FLAGS?.split(/\s+/).filter(Boolean) ?? []
-  return spawn(process.execPath, [...START.flags, ...extra, main], {
+  const child = spawn(process.execPath, [...START.flags, ...extra, main], {
     env: { ...process.env, ...START.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit']
+    stdio: ['ignore', onLog ? 'pipe' : 'ignore', 'inherit']
   })
+  if (onLog && child.stdout) createInterface({ input: child.stdout }).on('line', onLog)
+  return child
 }
 
 /** Stops the processes (SIGTERM) and waits for them to exit. */

@@ -8,6 +8,8 @@ export interface Config {
   host: string
   dataDir: string
   databaseUrl: string | undefined
+  /** A session to the server for LISTEN, when DATABASE_URL is a pooler in transaction mode. */
+  databaseDirectUrl: string | undefined
   /** This process's PostgreSQL connections (store/db.ts poolPlan); unset: sized by its role. */
   databasePoolSize: number | undefined
   redisUrl: string | undefined
@@ -138,6 +140,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || env.DATABASE_URL || undefined,
     databasePoolSize: env.DATABASE_POOL_SIZE ? whole(env, 'DATABASE_POOL_SIZE', 12, 3) : undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'sitewatch-rl-',

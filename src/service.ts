@@ -85,6 +85,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   )
   const store = await openStore({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     pools: poolPlan(config.role, config.databasePoolSize),
     onPoolsFitted: fit => {

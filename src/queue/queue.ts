@@ -22,7 +22,6 @@ import { discoveriesWaiting, insertJobRecords, pendingDiscovery } from './job-re
 import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
 import { Worker } from './liveness.js'
 import { AttemptLost, JobPuller, type Job, type JobHandler, type QueueEvents, type Told } from './puller.js'
-import { ChannelListener } from '../store/listener.js'
 import { crawlRanks, freshCrawls } from './crawl-order.js'
 import { paceRules } from '../store/host-pace.js'
 import {
@@ -56,7 +55,7 @@ export class JobQueue {
 
   private crawlsSinceAnalyze = 0
   private analyzing: Promise<void> | undefined
-  private listener: ChannelListener | undefined
+  private listener: { stop: () => Promise<void> } | undefined
   private readonly pullers: Array<JobPuller<any, any>> = []
   private readonly handlers = new Map<string, JobHandler<any, any>>()
   private readonly policies: Readonly<Record<QueueName, QueuePolicy>>
@@ -169,8 +168,8 @@ export class JobQueue {
 
   static async start (store: Store, config: Config, opts: { runsWorkers: boolean, log: Logger }): Promise<JobQueue> {
     const { log } = opts
-    const shared = store.listenUrl
-    const queue = new JobQueue(store.db, log, config, shared !== undefined, opts.runsWorkers)
+    const shared = store.kind === 'postgres'
+    const queue = new JobQueue(store.db, log, config, shared, opts.runsWorkers)
     if (!queue.worker) return queue
     // Alone on the embedded database: the workers listed were left by processes that died.
     await queue.worker.start(store.kind === 'pglite')
@@ -179,17 +178,14 @@ export class JobQueue {
     queue.every(config.jobMaintenanceSeconds * 1000, async () => await queue.beat())
     queue.every(config.jobMaintenanceSeconds * 1000, async () => await queue.sweepAndGiveUp())
     queue.every(CRON_LOOK_MS, async () => await queue.sendCronSlots())
-    if (shared !== undefined) {
-      queue.listener = new ChannelListener(shared, JOBS_CHANNEL, {
-        heard: name => {
-          queue.committed.emit(name)
-        },
-        error: err => {
-          log.warn({ err }, 'listening for new jobs failed; workers poll until it is back')
-        }
-      })
-      await queue.listener.start()
-    }
+    queue.listener = await store.listen(JOBS_CHANNEL, {
+      heard: name => {
+        queue.committed.emit(name)
+      },
+      error: err => {
+        log.warn({ err }, 'listening for new jobs failed; workers poll until it is back')
+      }
+    })
     return queue
   }
 

@@ -7,7 +7,7 @@ import pg from 'pg'
 import { asQueryResult, PGliteDialect } from './pglite-dialect.js'
 import { PGliteThread } from './pglite-thread.js'
 import { DATA_CHANNEL, type DataVersions } from './data-versions.js'
-import { ChannelListener } from './listener.js'
+import { ChannelListener, type ListenerCallbacks } from './listener.js'
 import { servingRequest } from './urgency.js'
 import { migrate } from './migrations.js'
 import type { Database } from './schema.js'
@@ -56,8 +56,11 @@ export async function inOneTransaction (db: Db, statements: CompiledQuery[]): Pr
 export interface Store {
   db: Db
   kind: 'pglite' | 'postgres'
-  /** PostgreSQL's URL, for a connection that LISTENs; undefined on PGlite (one process). */
-  listenUrl: string | undefined
+  /**
+   * Keeps a connection of its own listening on `channel` (PostgreSQL), each payload passed
+   * to `on.heard`; undefined on PGlite, where one process sends and hears everything.
+   */
+  listen(channel: string, on: ListenerCallbacks): Promise<{ stop: () => Promise<void> }> | undefined
   /** Resolves when the database answers (/readyz). */
   ping(): Promise<void>
   /**
@@ -114,6 +117,12 @@ pg.types.setTypeParser(20, (v: string) => Number(v))
 
 export interface StoreOptions {
   databaseUrl?: string
+  /**
+   * PostgreSQL: a session with the server, for what needs one (the migrations' lock, the
+   * connections that LISTEN), when `databaseUrl` is a pooler in transaction mode. Unset:
+   * `databaseUrl`.
+   */
+  directUrl?: string
   dataDir: string
   /** PostgreSQL: this process's connections (see poolPlan). */
   pools?: PoolPlan
@@ -144,28 +153,37 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
         }
       })
     })
-    await migrate(db)
+    const direct = opts.directUrl ?? opts.databaseUrl
+    await migrate(direct === opts.databaseUrl ? db : direct)
     const fit = await fitToServer(db, plan)
     if (fit) {
       pool.options.max = fit.store
       serving.options.max = fit.serving
       opts.onPoolsFitted?.(fit)
     }
+    const listen = async (channel: string, on: ListenerCallbacks): Promise<{ stop: () => Promise<void> }> => {
+      // A probe goes through the pool, as every write's notification does: a listener that
+      // does not hear it (behind a pooler in transaction mode) is not listening.
+      const listener = new ChannelListener(direct, channel, on, async payload => {
+        await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db)
+      })
+      await listener.start()
+      return listener
+    }
     return {
       db,
       kind: 'postgres',
-      listenUrl: opts.databaseUrl,
+      listen,
       ping: async () => {
         await ping(db)
       },
       followWrites: async (versions, onError) => {
-        const listener = new ChannelListener(opts.databaseUrl!, DATA_CHANNEL, {
+        const listener = await listen(DATA_CHANNEL, {
           heard: payload => { versions.heard(payload) },
           listening: () => { versions.listening() },
           lost: () => { versions.lost() },
           error: onError
         })
-        await listener.start()
         return async () => { await listener.stop() }
       },
       poolUse: () => [
@@ -195,7 +213,7 @@ export async function openStore (opts: StoreOptions): Promise<Store> {
   return {
     db,
     kind: 'pglite',
-    listenUrl: undefined,
+    listen: () => undefined,
     ping: async () => {
       await ping(db)
     },

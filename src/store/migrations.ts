@@ -1,4 +1,5 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely'
+import pg from 'pg'
 import { FIRST_MIGRATIONS } from './migrations-0001.js'
 import { LATER_MIGRATIONS } from './migrations-0013.js'
 import { MIGRATIONS_0033 } from './migrations-0033.js'
@@ -22,8 +23,23 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-/** Migrates to the latest schema, or up to the migration `upTo` (for tests of an upgrade). */
-export async function migrate (db: Kysely<any>, upTo?: string): Promise<void> {
+/**
+ * Migrates to the latest schema, or up to the migration `upTo` (for tests of an upgrade).
+ * Given a URL, on a connection of its own to it: the migrator's lock is a session's, which
+ * a pooler in transaction mode would leave held on whichever server connection took it,
+ * and every other process would wait on it for an hour.
+ */
+export async function migrate (db: Kysely<any> | string, upTo?: string): Promise<void> {
+  if (typeof db === 'string') {
+    const pool = new pg.Pool({ connectionString: db, max: 1 })
+    const session = new Kysely<any>({ dialect: new PostgresDialect({ pool }) })
+    try {
+      await migrate(session, upTo)
+    } finally {
+      await session.destroy()
+    }
+    return
+  }
   const migrator = new Migrator({ db, provider: new StaticProvider() })
   const { error, results } = upTo ? await migrator.migrateTo(upTo) : await migrator.migrateToLatest()
   const failed = results?.find(r => r.status === 'Error')

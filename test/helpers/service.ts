@@ -1,6 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -241,11 +240,4 @@ export async function queuesIdle (url: string, queues: readonly string[], ms = 3
   }, ms, `the queues ${queues.join(', ')} to be idle`)
 }
 
-/** A port nothing listens on now, for a service that must know its address before it starts. */
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
+export { freePort } from './ports.js'
