@@ -262,6 +262,24 @@ describe('money as price lists write it', () => {
     })
   }
 
+  // One rule picks the lead for the table's reading and for the text comparison (classify/prices.ts leadOrder): both
+  // used to lead with the larger percentage, a price per GB a month counting as a plan's monthly price.
+  it('a plan\'s monthly price leads a usage price of the same severity, in the table and in the text alike', () => {
+    const cards = (pro: string, storage: string) => '<html><body><main><h1>Pricing</h1>' +
+      '<div class="plan-card"><h3>Starter</h3><p>$10/month</p><ul><li>3 projects</li></ul></div>' +
+      `<div class="plan-card"><h3>Pro</h3><p>${pro}/month</p><ul><li>Unlimited projects</li></ul></div>` +
+      '<h2>Add-ons</h2><table><tr><th>Resource</th><th>Price</th></tr>' +
+      `<tr><th>Storage</th><td>${storage} per GB per month</td></tr></table></main></body></html>`
+    const [table] = pricingChanges(cards('$30', '$0.10'), cards('$37', '$0.14'))
+    assert.equal(table.severity, 'high')
+    assert.equal(table.summary, 'Pro: $30/month → $37/month (+23%); Storage: $0.10/GB/month → $0.14/GB/month (+40%)')
+    const prose = (pro: string, storage: string) => '<html lang="de"><body><main><h1>Preise</h1>' +
+      `<p>Pro: ${pro} pro Monat</p><p>Speicher: ${storage} pro GB pro Monat</p></main></body></html>`
+    const [text] = pricingChanges(prose('30 €', '0,10 €'), prose('37 €', '0,14 €'))
+    assert.equal(text.severity, 'high')
+    assert.match(text.summary, /^Pricing, Pro: 30 € pro Monat → 37 € pro Monat \(\+23%\); Speicher/)
+  })
+
   it('a priced list inside a plan\'s card is that plan\'s add-ons, not plans of its own', () => {
     const card = (name: string, amount: string) => `<div class="plan-card"><h3>${name}</h3><p>${amount}/month</p>` +
       '<ul><li>Extra seat: $5/month</li><li>Extra storage: $2 per GB</li></ul></div>'

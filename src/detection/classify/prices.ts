@@ -1,4 +1,4 @@
-import { type Fact, type PageType, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
+import { type Fact, type FactKind, type PageType, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { judge } from '../../vocabulary/facts.js'
 import { cellsOf } from '../../vocabulary/lines.js'
 import { headingText, isHeading } from '../text/blocks.js'
@@ -140,12 +140,11 @@ export function priceReading (
   // Prices the page mutes are not told beside the others; a block of nothing else is muted whole (classify.ts).
   const told = facts.filter(f => !ctx.muted?.(f))
   if (told.length > 0 && told.length < facts.length) facts.splice(0, facts.length, ...told)
-  const judgedFacts = facts.map(f => ({ f, ...judge(f, ctx.pageType) }))
-  const lead = judgedFacts.reduce((best, x) => weightier(x, best) ? x : best)
-  const ordered = [lead.f, ...facts.filter(f => f !== lead.f)]
+  const lead = facts.map(fact => ({ fact, ...judge(fact, ctx.pageType) })).sort(leadOrder)[0]
+  const ordered = [lead.fact, ...facts.filter(f => f !== lead.fact)]
   const matched = before.length > 0 && after.length > 0
   return {
-    fact: lead.f,
+    fact: lead.fact,
     facts: ordered,
     changeType: lead.changeType,
     severity: lead.severity,
@@ -153,18 +152,39 @@ export function priceReading (
     phrase: sayPrices(ordered),
     passages: 1,
     // A price's plan stands for the section; plans that came or went name themselves.
-    ...(isPlanMove(lead.f) ? { standsAlone: true } : { label: lead.f.subject })
+    ...(isPlanMove(lead.fact) ? { standsAlone: true } : { label: lead.fact.subject })
   }
 }
 
 const isPlanMove = (f: Fact) => f.kind === 'plan_added' || f.kind === 'plan_removed'
 
-/** Whether judged fact `x` weighs more than `y`: severity, a plan price before a usage price, then percentage. */
-function weightier (x: { f: Fact, severity: Severity }, y: { f: Fact, severity: Severity }): boolean {
-  if (RANK[x.severity] !== RANK[y.severity]) return RANK[x.severity] > RANK[y.severity]
-  const periodic = (f: Fact) => /\/(?:month|year)|per (?:month|year)|\/mo|\/yr/i.test(`${f.before ?? ''} ${f.after ?? ''}`) ? 1 : 0
-  if (periodic(x.f) !== periodic(y.f)) return periodic(x.f) > periodic(y.f)
-  return Math.abs(x.f.percent ?? 0) > Math.abs(y.f.percent ?? 0)
+/** Of facts of one severity, which kind leads: money, then plans, then limits, then features, then the rest. */
+const LEAD_KINDS: readonly FactKind[] = [
+  'price_up', 'price_down', 'price_changed', 'price_removed', 'price_added', 'plan_removed', 'plan_added',
+  'limit_lowered', 'limit_raised', 'feature_removed', 'feature_moved', 'feature_added'
+]
+const kindRank = (f: Fact) => {
+  const i = LEAD_KINDS.indexOf(f.kind)
+  return i < 0 ? LEAD_KINDS.length : i
+}
+/**
+ * A move of a plan's price per month or year (per user too), in any language the money
+ * reader knows: the price people compare, before a usage price (per GB, even per GB a
+ * month) or an hourly one. Plans that came or went stay in the page's order.
+ */
+const planPeriodic = (f: Fact) => f.kind.startsWith('price_') &&
+  findMoney(`${f.before ?? ''} ${f.after ?? ''}`).some(m => /^(?:month|year)(?:\/|$)/.test(m.period))
+
+/**
+ * The one order of a change's facts, the lead first, for the text comparison and the
+ * pricing reader alike: severity, then kind, then a plan's periodic price, then the
+ * largest percentage; ties keep their order on the page.
+ */
+export function leadOrder (x: { fact: Fact, severity: Severity }, y: { fact: Fact, severity: Severity }): number {
+  return RANK[y.severity] - RANK[x.severity] ||
+    kindRank(x.fact) - kindRank(y.fact) ||
+    Number(planPeriodic(y.fact)) - Number(planPeriodic(x.fact)) ||
+    Math.abs(y.fact.percent ?? 0) - Math.abs(x.fact.percent ?? 0)
 }
 
 /** How many price moves a summary names before it counts the rest. */

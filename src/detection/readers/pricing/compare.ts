@@ -1,12 +1,12 @@
 import {
-  SEVERITY_RANK, type Fact, type FactKind, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable
+  type Fact, type FactKind, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable
 } from '../../../vocabulary/core.js'
 import { FACT_WORDS, judge } from '../../../vocabulary/facts.js'
 import { fold } from '../../words/lexicon.js'
 import { parseAmount } from '../../words/money.js'
 import { planKey, type PricingReading } from './read.js'
 import { plain } from '../../text/quote.js'
-import { sayPrices } from '../../classify/prices.js'
+import { leadOrder, sayPrices } from '../../classify/prices.js'
 import { lineKey } from '../../text/hunks.js'
 import { type ChangedLine, type StructuredChange, type StructuredReading } from '../structure.js'
 import { cellsOf } from '../../../vocabulary/lines.js'
@@ -222,12 +222,6 @@ const pricesSaid = (side: 'before' | 'after', prices: readonly PlanPrice[]) =>
 
 /** How many moves other than prices a summary names before it counts the rest. */
 const MAX_NAMED = 4
-/** Of moves of one weight, which leads: money, then plans, then limits, then features. */
-const KIND_ORDER: ReadonlyArray<PricingChange['kind']> = [
-  'price_up', 'price_down', 'plan_removed', 'plan_added', 'limit_changed', 'feature_removed', 'feature_moved',
-  'feature_added'
-]
-
 /**
  * The change a person reads from the table's moves, one per check, led by its weightiest
  * move (by the facts' table, then money before plans before limits before features, then
@@ -241,13 +235,7 @@ export function pricingChange (
     const fact = factOf(m, before, after)
     return { m, fact, ...judge(fact, 'pricing') }
   })
-  // A plan's monthly or yearly price before a usage or hourly one: the price people compare.
-  const periodic = (m: PricingChange) => /\/(?:month|year)|\/user\/(?:month|year)/.test(`${m.before} ${m.after}`) ? 0 : 1
-  const ranked = [...weighed].sort((x, y) =>
-    SEVERITY_RANK[y.severity] - SEVERITY_RANK[x.severity] ||
-    KIND_ORDER.indexOf(x.m.kind) - KIND_ORDER.indexOf(y.m.kind) ||
-    periodic(x.m) - periodic(y.m) ||
-    Math.abs(y.m.percent ?? 0) - Math.abs(x.m.percent ?? 0))
+  const ranked = [...weighed].sort(leadOrder)
   const money = ranked.filter(x => x.fact.kind.startsWith('price_') || x.fact.kind.startsWith('plan_'))
   const others = ranked.filter(x => !money.includes(x))
   const named = others.slice(0, MAX_NAMED)
