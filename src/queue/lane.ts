@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isDatabaseUnavailable, type Db, type Tx } from '../store/db.js'
+import { inTransaction, isDatabaseUnavailable, type Db, type Tx } from '../store/db.js'
 import type { PaceRules } from '../store/host-pace.js'
 import type { DueWatch } from './due-watch.js'
 import { CRAWLS_DUE_IN, FETCH_CRAWLS } from './crawl-order.js'
@@ -249,10 +249,15 @@ export class Lane<T> implements JobLane<T> {
     return moved
   }
 
+  /** Hands `jobs` back unspent; a crawl's place at its host (its lease, named by the job) is freed with it. */
   async handBack (jobs: ReadonlyArray<Job<T>>, message: string): Promise<void> {
     if (jobs.length === 0) return
-    await endAttempts(this.db, sql`j.owner = ${this.owner} AND j.id = ANY(${jobs.map(j => j.id)}::uuid[])`, message,
-      this.retry, { spend: false })
+    const ids = jobs.map(j => j.id)
+    await inTransaction(this.db, async tx => {
+      await endAttempts(tx, sql`j.owner = ${this.owner} AND j.id = ANY(${ids}::uuid[])`, message, this.retry,
+        { spend: false })
+      if (this.pace) await sql`DELETE FROM host_leases WHERE id = ANY(${ids}::uuid[])`.execute(tx)
+    })
   }
 
   async ping (): Promise<void> {

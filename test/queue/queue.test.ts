@@ -377,4 +377,21 @@ describe('a host that asked to be left alone', () => {
     const taken = await queue.takeCrawls(QUEUE.crawl, 4)
     assert.deepEqual(taken.map(j => new URL(j.data.url).host), ['other.test'])
   })
+
+  it('a crawl handed back unrun (its worker stopping) frees its place at its host at once, not when the lease ends', async () => {
+    const { db } = t.service.store
+    const { queue } = t.service
+    await queueHost(t, 'back.test', 1)
+    await sql`UPDATE jobs SET priority = 20 WHERE url LIKE 'https://back.test/%'`.execute(db)
+    const lane = new Lane<CrawlJobData>(db, QUEUE.crawl, queue.workerId, retryDelay(queuePolicies(t.service.config)),
+      paceRules(t.service.config))
+    const [taken] = await lane.fetch(1)
+    assert.equal(new URL(taken!.data.url).host, 'back.test')
+    const places = sql<{ n: number }>`SELECT count(*)::int AS n FROM host_leases WHERE host = 'back.test'`
+    assert.equal((await places.execute(db)).rows[0]!.n, 1, 'the crawl holds its place as it is taken')
+    await lane.handBack([taken!], 'the worker shut down while the job was running')
+    assert.equal((await places.execute(db)).rows[0]!.n, 0)
+    const back = await db.selectFrom('jobs').select(['state', 'attempts_made']).where('id', '=', taken!.id).executeTakeFirstOrThrow()
+    assert.deepEqual([back.state, back.attempts_made], ['waiting', 0])
+  })
 })
