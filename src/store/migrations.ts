@@ -1,12 +1,15 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely'
 import pg from 'pg'
 import { FIRST_MIGRATIONS } from './migrations-0001.js'
-import { LATER_MIGRATIONS } from './migrations-0013.js'
+import { MIGRATIONS_0013 } from './migrations-0013.js'
+import { MIGRATIONS_0024 } from './migrations-0024.js'
 import { MIGRATIONS_0033 } from './migrations-0033.js'
 
 // One list of migrations for PGlite and PostgreSQL. Each is a list of single
 // statements because PGlite's parameterised protocol takes one statement at a time.
-const migrations: Record<string, string[]> = { ...FIRST_MIGRATIONS, ...LATER_MIGRATIONS, ...MIGRATIONS_0033 }
+const migrations: Record<string, string[]> = {
+  ...FIRST_MIGRATIONS, ...MIGRATIONS_0013, ...MIGRATIONS_0024, ...MIGRATIONS_0033
+}
 
 class StaticProvider implements MigrationProvider {
   async getMigrations (): Promise<Record<string, Migration>> {
