@@ -8,7 +8,7 @@ import type { ChangesTable } from './schema.js'
 // Snapshots (what a page read, each time it moved) and changes (what moved between two).
 // Changes not yet alerted (alerted_at null) are the alerts' outbox.
 
-export type ChangeRow = Omit<Selectable<ChangesTable>, 'acknowledged_by_user'> & {
+export type ChangeRow = Omit<Selectable<ChangesTable>, 'acknowledged_by_user' | 'search'> & {
   /** The e-mail of the person who acknowledged it (see ACKNOWLEDGER). */
   acknowledger?: string | null
 }

@@ -239,6 +239,8 @@ export interface SnapshotsTable {
 
 export interface ChangesTable {
   id: Generated<string>
+  /** The summary's and the changed text's words, kept by PostgreSQL (a generated tsvector): searched in SQL only. */
+  search: ColumnType<string | null, never, never>
   page_id: string
   domain_id: string
   org_id: string
