@@ -157,7 +157,7 @@ export class Metrics {
       registers,
       async collect () {
         this.reset()
-        const rows = await read('queue_jobs', async () => await queue.depth())
+        const rows = await read('queue_jobs', async () => await queue.backlog.depth())
         for (const d of rows) this.labels(d.queue, d.state).set(d.jobs)
       }
     })
@@ -169,7 +169,7 @@ export class Metrics {
       registers,
       async collect () {
         this.reset()
-        const rows = await read('host_backlog_jobs', async () => await queue.hostBacklog())
+        const rows = await read('host_backlog_jobs', async () => await queue.backlog.hosts())
         for (const h of rows) this.labels(h.host).set(h.jobs)
       }
     })
@@ -181,7 +181,7 @@ export class Metrics {
       registers,
       async collect () {
         this.reset()
-        const rows = await read('tenant_oldest_waiting', async () => await queue.tenantWaits())
+        const rows = await read('tenant_oldest_waiting', async () => await queue.backlog.tenantWaits())
         for (const t of rows) this.labels(t.org).set(t.seconds)
       }
     })

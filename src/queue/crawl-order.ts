@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Tx } from '../store/db.js'
-import { lockPages } from '../store/pages.js'
-import type { CrawlJobData } from './queues.js'
+import { lockPages, ROWS_PER_STATEMENT } from '../store/pages.js'
+import { pagesReadInBrowser } from '../store/page-checks.js'
+import { insertJobRecords } from './job-records.js'
+import { MAX_ATTEMPTS, QUEUE, type CrawlJobData } from './queues.js'
 
 // The order crawls are taken in: fair between organisations and their hosts when queued
 // (a rank each), and only of free hosts when taken, each with its host's turn (FETCH_CRAWLS).
@@ -154,4 +156,45 @@ export async function freshCrawls (
   const fresh = pages.filter(p => exists.has(p.pageId) && !busy.has(p.pageId) && !queued.has(p.pageId))
   for (const p of fresh) queued.set(p.pageId, randomUUID())
   return fresh
+}
+
+/**
+ * Writes a crawl for each page that has none waiting or running, in the caller's
+ * transaction, in four statements per thousand pages: each ranked (crawlRanks), on the
+ * browser's lane when its page is read in one. The page rows' locks, taken in id order,
+ * serialise concurrent callers; a partial unique index keeps one unfinished crawl per
+ * page whatever they do. Returns the new jobs' ids by page, and how many went to each lane.
+ */
+export async function insertCrawls (
+  tx: Tx, pages: readonly CrawlJobData[]
+): Promise<{ queued: Map<string, string>, plain: number, rendered: number }> {
+  const queued = new Map<string, string>()
+  const inLockOrder = [...pages].sort((a, b) => (a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0))
+  const fresh: CrawlJobData[] = []
+  for (let i = 0; i < inLockOrder.length; i += ROWS_PER_STATEMENT) {
+    fresh.push(...await freshCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued))
+  }
+  if (fresh.length === 0) return { queued, plain: 0, rendered: 0 }
+  const ranks = await crawlRanks(tx, fresh)
+  let rendered = 0
+  for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
+    const some = fresh.slice(i, i + ROWS_PER_STATEMENT)
+    const inBrowser = await pagesReadInBrowser(tx, some.map(p => p.pageId))
+    rendered += inBrowser.size
+    await insertJobRecords(
+      tx,
+      some.map(p => ({
+        id: queued.get(p.pageId)!,
+        org_id: p.orgId,
+        domain_id: p.domainId,
+        page_id: p.pageId,
+        url: p.url,
+        name: QUEUE.crawl,
+        lane: inBrowser.has(p.pageId) ? QUEUE.render : QUEUE.crawl,
+        priority: -(ranks.get(p.pageId) ?? 0),
+        max_attempts: MAX_ATTEMPTS
+      }))
+    )
+  }
+  return { queued, plain: fresh.length - rendered, rendered }
 }

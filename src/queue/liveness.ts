@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { sql, type RawBuilder } from 'kysely'
-import type { Db } from '../store/db.js'
-import { endAttempts } from './lane.js'
+import type { Db, Tx } from '../store/db.js'
+import { endAttempts, jobOf, TAKEN, type TakenRow } from './lane.js'
+import type { Job } from './puller.js'
 import type { QueuePolicy } from './queues.js'
 
 // Which workers are alive, and the one sweep. A process that runs jobs is a worker: a row
@@ -105,4 +106,28 @@ export class Worker {
   async stop (): Promise<void> {
     await this.db.deleteFrom('workers').where('id', '=', this.id).execute()
   }
+}
+
+/** The jobs of `lanes` that failed for good and that nobody gave up yet, in pages of 32. */
+export async function * failedNotGivenUp (db: Db, lanes: readonly string[]): AsyncGenerator<string> {
+  let after = '00000000-0000-0000-0000-000000000000'
+  for (;;) {
+    const { rows } = await sql<{ id: string }>`
+      SELECT id FROM jobs WHERE state = 'failed' AND gave_up_at IS NULL AND lane = ANY(${lanes}::text[])
+        AND id > ${after}::uuid
+      ORDER BY id LIMIT 32`.execute(db)
+    for (const { id } of rows) yield id
+    if (rows.length < 32) return
+    after = rows[rows.length - 1]!.id
+  }
+}
+
+/** Marks job `id` given up in `tx`, unless another pass holds or gave it up: the job and why it failed. */
+export async function markGivenUp (tx: Tx, id: string): Promise<{ job: Job<unknown>, reason: string } | undefined> {
+  const { rows: [r] } = await sql<TakenRow & { failed_reason: string | null }>`
+    UPDATE jobs j SET gave_up_at = now()
+    WHERE j.id = (SELECT id FROM jobs WHERE id = ${id} AND state = 'failed' AND gave_up_at IS NULL
+      FOR UPDATE SKIP LOCKED)
+    RETURNING ${sql.raw(TAKEN)}, j.failed_reason`.execute(tx)
+  return r ? { job: jobOf(r), reason: r.failed_reason ?? 'failed' } : undefined
 }

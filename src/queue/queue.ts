@@ -12,20 +12,19 @@ import { sql, type Insertable } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import type { Db, Store, Tx } from '../store/db.js'
-import { ROWS_PER_STATEMENT } from '../store/pages.js'
-import { pagesReadInBrowser } from '../store/page-checks.js'
 import type { JobsTable } from '../store/schema-jobs.js'
 import { CRON_LOOK_MS, CronSlots, slotKey } from './cron.js'
+import { Backlog } from './backlog.js'
 import { DueWatch } from './due-watch.js'
 import { heldKeys, waitingByOrg, type FairJob } from './fair-lanes.js'
 import { discoveriesWaiting, insertJobRecords, pendingDiscovery } from './job-records.js'
-import { jobOf, Lane, retryDelay, TAKEN, type TakenRow } from './lane.js'
-import { Worker } from './liveness.js'
+import { Lane, retryDelay } from './lane.js'
+import { failedNotGivenUp, markGivenUp, Worker } from './liveness.js'
 import { AttemptLost, JobPuller, type Job, type JobHandler, type QueueEvents, type Told } from './puller.js'
-import { crawlRanks, freshCrawls } from './crawl-order.js'
+import { insertCrawls } from './crawl-order.js'
 import { paceRules } from '../store/host-pace.js'
 import {
-  CRAWL_QUEUES, MAX_ATTEMPTS, QUEUE, queuePolicies, type CrawlJobData, type CrawlLaneName, type DiscoverJobData,
+  CRAWL_QUEUES, QUEUE, queuePolicies, type CrawlJobData, type CrawlLaneName, type DiscoverJobData,
   type QueueName, type QueuePolicy, type ResearchJobData
 } from './queues.js'
 
@@ -68,6 +67,8 @@ export class JobQueue {
   /** This process as a worker: the owner of every attempt it takes (none in a process that runs no jobs). */
   private readonly worker: Worker | undefined
   private readonly dueWatch: DueWatch
+  /** What the queue holds, for /metrics. */
+  readonly backlog: Backlog
 
   private constructor (
     private readonly db: Db,
@@ -79,6 +80,7 @@ export class JobQueue {
   ) {
     this.policies = queuePolicies(config)
     this.retry = retryDelay(this.policies)
+    this.backlog = new Backlog(db)
     this.worker = runsWorkers ? new Worker(db, config.jobMaintenanceSeconds * 1000) : undefined
     this.dueWatch = new DueWatch(db, config.jobPollingSeconds * 1000, (err: unknown) => {
       this.log.warn({ err: (err as Error).message }, 'could not look for due jobs; looking again at the next poll')
@@ -253,25 +255,12 @@ export class JobQueue {
   private async giveUpFailed (): Promise<void> {
     const lanes = [...this.handlers.keys()]
     if (lanes.length === 0) return
-    let after = '00000000-0000-0000-0000-000000000000'
-    for (;;) {
-      const { rows } = await sql<{ id: string }>`
-        SELECT id FROM jobs WHERE state = 'failed' AND gave_up_at IS NULL AND lane = ANY(${lanes}::text[])
-          AND id > ${after}::uuid
-        ORDER BY id LIMIT 32`.execute(this.db)
-      for (const { id } of rows) {
-        const told = await this.db.transaction().execute(async tx => {
-          const { rows: [r] } = await sql<TakenRow & { failed_reason: string | null }>`
-            UPDATE jobs j SET gave_up_at = now()
-            WHERE j.id = (SELECT id FROM jobs WHERE id = ${id} AND state = 'failed' AND gave_up_at IS NULL
-              FOR UPDATE SKIP LOCKED)
-            RETURNING ${sql.raw(TAKEN)}, j.failed_reason`.execute(tx)
-          return r ? await this.runGiveUp(jobOf(r), r.failed_reason ?? 'failed', undefined, tx) : undefined
-        }).catch(() => undefined) // said by runGiveUp; the next pass runs it again
-        told?.()
-      }
-      if (rows.length < 32) return
-      after = rows[rows.length - 1]!.id
+    for await (const id of failedNotGivenUp(this.db, lanes)) {
+      const told = await this.db.transaction().execute(async tx => {
+        const failed = await markGivenUp(tx, id)
+        return failed ? await this.runGiveUp(failed.job, failed.reason, undefined, tx) : undefined
+      }).catch(() => undefined) // said by runGiveUp; the next pass runs it again
+      told?.()
     }
   }
 
@@ -333,40 +322,11 @@ export class JobQueue {
 
   /**
    * Queues a crawl for each page that has none waiting or running, in the caller's
-   * transaction, in four statements per thousand pages. Returns the new jobs' ids by
-   * page. The page rows' locks, taken in id order, serialise concurrent callers; a
-   * partial unique index keeps one unfinished crawl per page whatever they do.
+   * transaction (crawl-order.ts insertCrawls). Returns the new jobs' ids by page.
    */
   async enqueueCrawls (tx: Tx, pages: readonly CrawlJobData[]): Promise<Map<string, string>> {
-    const queued = new Map<string, string>()
-    const inLockOrder = [...pages].sort((a, b) => (a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0))
-    const fresh: CrawlJobData[] = []
-    for (let i = 0; i < inLockOrder.length; i += ROWS_PER_STATEMENT) {
-      fresh.push(...await freshCrawls(tx, inLockOrder.slice(i, i + ROWS_PER_STATEMENT), queued))
-    }
-    if (fresh.length === 0) return queued
-    const ranks = await crawlRanks(tx, fresh)
-    let rendered = 0
-    for (let i = 0; i < fresh.length; i += ROWS_PER_STATEMENT) {
-      const some = fresh.slice(i, i + ROWS_PER_STATEMENT)
-      const inBrowser = await pagesReadInBrowser(tx, some.map(p => p.pageId))
-      rendered += inBrowser.size
-      await insertJobRecords(
-        tx,
-        some.map(p => ({
-          id: queued.get(p.pageId)!,
-          org_id: p.orgId,
-          domain_id: p.domainId,
-          page_id: p.pageId,
-          url: p.url,
-          name: QUEUE.crawl,
-          lane: inBrowser.has(p.pageId) ? QUEUE.render : QUEUE.crawl,
-          priority: -(ranks.get(p.pageId) ?? 0),
-          max_attempts: MAX_ATTEMPTS
-        }))
-      )
-    }
-    if (fresh.length > rendered) this.sentWithin(tx, QUEUE.crawl, fresh.length - rendered)
+    const { queued, plain, rendered } = await insertCrawls(tx, pages)
+    if (plain > 0) this.sentWithin(tx, QUEUE.crawl, plain)
     if (rendered > 0) this.sentWithin(tx, QUEUE.render, rendered)
     return queued
   }
@@ -455,35 +415,6 @@ export class JobQueue {
   async schedule (name: QueueName, cron: string): Promise<void> {
     this.cron.add(name, cron)
     await this.sendCronSlots()
-  }
-
-  /** Jobs not yet finished, by queue and state: waiting (due), delayed (a later start or a retry's backoff), active. */
-  async depth (): Promise<Array<{ queue: string, state: 'waiting' | 'delayed' | 'active', jobs: number }>> {
-    const { rows } = await sql<{ queue: string, state: 'waiting' | 'delayed' | 'active', jobs: number }>`
-      SELECT lane AS queue,
-        CASE WHEN state = 'active' THEN 'active' WHEN start_after > now() THEN 'delayed' ELSE 'waiting' END AS state,
-        count(*)::int AS jobs
-      FROM jobs WHERE state IN ('waiting', 'active') GROUP BY 1, 2`.execute(this.db)
-    return rows
-  }
-
-  /** Across tenants, for /metrics: unfinished crawls by host, the 20 hosts with most. */
-  async hostBacklog () {
-    const { rows } = await sql<{ host: string, jobs: number }>`
-      SELECT host, count(*)::int AS jobs
-      FROM jobs WHERE state IN ('waiting', 'active') AND name = ${QUEUE.crawl}
-      GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
-    return rows
-  }
-
-  /** Across tenants, for /metrics: the longest wait of a due crawl by organisation, the 20 longest. */
-  async tenantWaits () {
-    const { rows } = await sql<{ org: string, seconds: number }>`
-      SELECT org_id::text AS org, max(extract(epoch FROM now() - start_after))::float8 AS seconds
-      FROM jobs
-      WHERE state = 'waiting' AND name = ${QUEUE.crawl} AND start_after <= now()
-      GROUP BY 1 ORDER BY 2 DESC LIMIT 20`.execute(this.db)
-    return rows
   }
 
   /** Stops the pullers: jobs in flight get `graceMs` to finish, the rest are handed back unspent. */
