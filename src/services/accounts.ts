@@ -32,7 +32,7 @@ import { ssoOfDomain } from '../store/sso.js'
 import { deleteStaleAttempts } from '../store/auth-limits.js'
 import { deleteSpentShareLinks } from '../store/share-links.js'
 import { inTransaction, type Db, type Tx } from '../store/db.js'
-import type { TokenPurpose } from '../store/schema.js'
+import type { TokenPurpose } from '../store/schema-people.js'
 import { afterPasswordCheck, beforePasswordCheck, countInvitation } from './attempts.js'
 import { audited, recordAudit } from './audit.js'
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Org } from '../vocabulary/plans.js'
 import type { Role } from '../vocabulary/core.js'
 import type { Db } from './db.js'
-import type { TokenPurpose } from './schema.js'
+import type { TokenPurpose } from './schema-people.js'
 
 // People: users, their memberships of organisations, their sessions, and one-time links
 // (first owner, password reset, invitation). Sessions and links are known by the SHA-256

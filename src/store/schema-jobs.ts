@@ -2,6 +2,9 @@ import type { ColumnType, Generated } from 'kysely'
 
 // The queue's tables and the fleet's shared crawling state (store/schema.ts has the rest, and the Database).
 
+/** A time a row holds: read as a Date, written as one or as its ISO text. */
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+
 /** A row's creation time: set by the database, never updated. */
 export type CreatedAt = ColumnType<Date, Date | string | undefined, never>
 

@@ -1,5 +1,9 @@
 import type { ColumnType, Generated } from 'kysely'
-import type { CreatedAt, JobCountsTable, JobsTable, RobotsFilesTable, WorkersTable } from './schema-jobs.js'
+import type { CreatedAt, JobCountsTable, JobsTable, RobotsFilesTable, Timestamp, WorkersTable } from './schema-jobs.js'
+import type {
+  AccountTokensTable, AuthFailuresTable, MembershipsTable, SessionsTable, SsoAttemptsTable, SsoDomainsTable,
+  SsoIdentitiesTable, SsoLinksTable, SsoSettingsTable, UsersTable
+} from './schema-people.js'
 import type {
   AlertEvent,
   ChangeType,
@@ -19,7 +23,6 @@ import type {
   KeyScope,
   MailMode,
   PlanName,
-  Role,
   Severity
 } from '../vocabulary/core.js'
 
@@ -31,7 +34,6 @@ import type { ActorKind } from '../vocabulary/audit.js'
 
 // Row types of the tables created in migrations.ts.
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 type Decimal = ColumnType<string, string | number | undefined, string | number>
 type Json<T> = ColumnType<T, string | undefined, string>
 
@@ -63,30 +65,6 @@ export interface ApiKeysTable {
   feed_token: string | null
 }
 
-export interface UsersTable {
-  id: Generated<string>
-  email: string
-  name: string | null
-  password_hash: string | null
-  created_at: CreatedAt
-}
-
-export interface MembershipsTable {
-  user_id: string
-  org_id: string
-  role: Role
-  created_at: CreatedAt
-  /** The member's own feed token: their feed URLs stop working with the membership. */
-  feed_token: string | null
-}
-
-export interface AuthFailuresTable {
-  /** `account:<e-mail>`, `address:<ip>`, `reset:<e-mail>`… */
-  key: string
-  failures: number
-  window_start: Timestamp
-}
-
 export interface ShareLinksTable {
   id: Generated<string>
   token_hash: string
@@ -96,39 +74,6 @@ export interface ShareLinksTable {
   created_at: CreatedAt
   expires_at: Timestamp
   revoked_at: Timestamp | null
-}
-
-export interface SessionsTable {
-  id: Generated<string>
-  token_hash: string
-  user_id: string
-  org_id: string | null
-  user_agent: string | null
-  ip: string | null
-  created_at: CreatedAt
-  last_seen_at: ColumnType<Date, Date | undefined, Date>
-  expires_at: Timestamp
-  single_sign_on: ColumnType<boolean, boolean | undefined, never>
-  /** The organisation whose provider opened it: the only one it reaches. */
-  sso_org_id: ColumnType<string | null, string | null | undefined, never>
-  sso_subject: ColumnType<string | null, string | null | undefined, never>
-  sso_sid: ColumnType<string | null, string | null | undefined, never>
-}
-
-export type TokenPurpose = 'setup' | 'reset' | 'invite'
-
-export interface AccountTokensTable {
-  id: Generated<string>
-  token_hash: string
-  purpose: TokenPurpose
-  email: string | null
-  user_id: string | null
-  org_id: string | null
-  role: Role | null
-  invited_by: string | null
-  created_at: CreatedAt
-  expires_at: Timestamp
-  used_at: Timestamp | null
 }
 
 export interface BillingPeriodsTable {
@@ -413,50 +358,13 @@ export interface AuditEventsTable {
   trace_id: string | null
 }
 
-export interface SsoSettingsTable {
-  org_id: string
-  issuer: string
-  client_id: string
-  client_secret: string
-  client_auth: Generated<string>
-  default_role: Role
-  required: Generated<boolean>
-  updated_at: Generated<Date>
-}
-
 export interface Database {
   audit_events: AuditEventsTable
   sso_settings: SsoSettingsTable
-  sso_domains: {
-    domain: string
-    org_id: string
-    token: string
-    verified_at: Date | null
-    checked_at: Date | null
-    check_error: string | null
-  }
-  sso_identities: { org_id: string, issuer: string, subject: string, user_id: string, created_at: CreatedAt }
-  sso_links: {
-    token_hash: string
-    browser_hash: string
-    mail_hash: string | null
-    org_id: string
-    user_id: string
-    issuer: string
-    subject: string
-    sid: string | null
-    next: string | null
-    expires_at: Date
-  }
-  sso_attempts: {
-    state_hash: string
-    browser_hash: string
-    org_id: string
-    code_verifier: string
-    nonce: string
-    next: string | null
-    expires_at: Date
-  }
+  sso_domains: SsoDomainsTable
+  sso_identities: SsoIdentitiesTable
+  sso_links: SsoLinksTable
+  sso_attempts: SsoAttemptsTable
   orgs: OrgsTable
   api_keys: ApiKeysTable
   billing_periods: BillingPeriodsTable
