@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
 import { OUTLINE_TAGS } from '../detection/detect.js'
+import { blockBoxes, BROWSER_GONE, CHROMIUM_ARGS, MAX_BOXES } from './chromium.js'
 import { FetchError } from './errors.js'
 import type { Fetcher, InTurn } from './fetch.js'
 import { RenderSlots } from './render-slots.js'
@@ -72,72 +73,10 @@ export interface Rendered {
 }
 
 const VIEWPORT = { width: 1280, height: 800 }
-/** How many boxes a picture keeps at most (of OUTLINE_TAGS' elements: what a page's outline may show). */
-const MAX_BOXES = 3000
-
-/**
- * Runs in the page: the boxes of its blocks, by their path from <html> (see PictureBoxes).
- * One loop, no function inside: what the page runs is this function's text as written.
- */
-function blockBoxes ({ tags, most }: { tags: string[], most: number }): PictureBoxes {
-  const wanted = new Set(tags)
-  const out: PictureBoxes = {}
-  let n = 0
-  const stack: Array<[Element, string]> = [[document.documentElement, '0']]
-  while (stack.length > 0 && n < most) {
-    const [el, path] = stack.pop()!
-    if (wanted.has(el.localName)) {
-      const r = el.getBoundingClientRect()
-      if (r.width > 0 && r.height > 0) {
-        const [x, y] = [Math.round(r.left + window.scrollX), Math.round(r.top + window.scrollY)]
-        out[path] = [x, y, Math.round(r.width), Math.round(r.height)]
-        n++
-      }
-    }
-    for (let i = el.children.length - 1; i >= 0; i--) stack.push([el.children[i], `${path}.${i}`])
-  }
-  return out
-}
 const MAX_SCREENSHOT_HEIGHT = 8000
 const MAX_REQUESTS = 300
 /** After a failed start, pages wait this long before the next attempt instead of each trying. */
 const RELAUNCH_AFTER_FAILURE_MS = 60_000
-
-// The flags @sparticuz/chromium suggests for a GPU-less machine, less those that trade
-// safety for memory (--single-process, where one page's crash ends every page) or turn
-// off the same-origin policy (--disable-web-security).
-const ARGS = [
-  '--no-sandbox',
-  '--no-zygote',
-  '--disable-gpu',
-  '--use-gl=angle',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
-  '--font-render-hinting=none',
-  '--disable-features=AudioServiceOutOfProcess',
-  '--no-default-browser-check',
-  '--no-pings',
-  '--disable-domain-reliability'
-]
-
-// Chromium's own connections (updates, safe browsing, DNS prefetch, preconnects) go to
-// a proxy address where nothing listens; every request of a page is answered by
-// route() through the fetcher instead, so the browser itself never reaches the network.
-const CONTAINED = [
-  '--proxy-server=http://127.0.0.1:9',
-  '--proxy-bypass-list=<-loopback>',
-  '--dns-prefetch-disable',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-  '--mute-audio'
-]
-
-/** What Playwright says when the browser, or the context or page it held, went away under a call. */
-const BROWSER_GONE = /(Target page, context or browser|Browser) has been closed|Browser closed|browser has disconnected/i
 
 /**
  * A bounded pool of renders in one headless Chromium driven by playwright-core. Each
@@ -236,7 +175,7 @@ export class BrowserRenderer {
     const executablePath = this.opts.executablePath ??
       await (await import('@sparticuz/chromium')).default.executablePath()
     const server = await chromium.launchServer({
-      executablePath: this.yielding(executablePath), args: [...ARGS, ...CONTAINED], headless: true
+      executablePath: this.yielding(executablePath), args: CHROMIUM_ARGS, headless: true
     })
     const browser = await chromium.connect(server.wsEndpoint())
     browser.on('disconnected', () => {
