@@ -6,7 +6,7 @@ import { plain } from '../detection/detect.js'
 import { pairUp } from '../detection/detect.js'
 import type { DiffHunk, Passage } from '../vocabulary/core.js'
 import type { Db } from '../store/db.js'
-import { snapshotTextOrNone } from '../store/changes.js'
+import { snapshotTextOrNone } from '../store/page-versions.js'
 import { headingLevel, isItem } from '../vocabulary/lines.js'
 
 // A change as a person reads all of it: every passage in page order, the unchanged text

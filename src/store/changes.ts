@@ -183,32 +183,6 @@ export async function setAcknowledged (db: Db, orgId: string, ids: string[], by:
   return rows.map(changeView)
 }
 
-/** A snapshot's text, or undefined when it is no longer kept (retention deleted it). */
-export async function snapshotTextOrNone (db: Db, id: string): Promise<string | undefined> {
-  return (await db.selectFrom('snapshots').select('content').where('id', '=', id).executeTakeFirst())?.content
-}
-
-export async function snapshotText (db: Db, id: string): Promise<string> {
-  return (await db.selectFrom('snapshots').select('content').where('id', '=', id).executeTakeFirstOrThrow()).content
-}
-
-/**
- * A snapshot's text with the page as it was fetched (gzipped) and its content type, and
- * its document (see NewSnapshot), for the structured readers.
- */
-export async function snapshotTextAndPage (db: Db, id: string) {
-  const row = await db.selectFrom('snapshots')
-    .select(['content', 'raw_html_gzip', 'content_type', 'document_url', 'document_gzip', 'document_type'])
-    .where('id', '=', id).executeTakeFirstOrThrow()
-  return {
-    text: row.content,
-    page: row.raw_html_gzip ? { gzip: row.raw_html_gzip, contentType: row.content_type ?? '' } : undefined,
-    document: row.document_gzip && row.document_url
-      ? { url: row.document_url, gzip: row.document_gzip, contentType: row.document_type ?? '' }
-      : undefined
-  }
-}
-
 const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
 
 export interface NewSnapshot {
@@ -380,54 +354,6 @@ export async function changesBetween (db: Db, orgId: string, from: Date, to: Dat
     .where('c.created_at', '<=', to)
     .orderBy('c.created_at', 'desc')
     .execute()
-}
-
-/**
- * A page's snapshots, newest first, without their text: after `cursor` or at `page`. The
- * total is exact: one page's snapshots are bounded by the plan's retention and counted
- * along its index.
- */
-export async function listSnapshots (db: Db, pageId: string, page: number, pageSize: number, cursor?: Cursor) {
-  const [rows, count] = await Promise.all([
-    (cursor ? snapshotsOf(db, pageId).where(after('s.created_at', 's.id', cursor)) : snapshotsOf(db, pageId))
-      .select(createdUs('s.created_at'))
-      .orderBy('s.created_at', 'desc')
-      .orderBy('s.id', 'desc')
-      .limit(pageSize + 1)
-      .offset(cursor ? 0 : (page - 1) * pageSize)
-      .execute(),
-    db.selectFrom('snapshots').select(sql<number>`count(*)::int`.as('n')).where('page_id', '=', pageId)
-      .executeTakeFirstOrThrow()
-  ])
-  const { page: items, next } = pageOf(rows, pageSize)
-  return { total: count.n, items, next }
-}
-
-/** One snapshot of a page (the newest when `id` is "latest"); undefined when it is not the page's. */
-export async function getSnapshot (db: Db, pageId: string, id: string | 'latest') {
-  return await oneSnapshot(db, pageId, id).executeTakeFirst()
-}
-
-/** The same, with its full text. */
-export async function getSnapshotWithText (db: Db, pageId: string, id: string | 'latest') {
-  return await oneSnapshot(db, pageId, id).select(['s.content', 's.document_url', 's.document_gzip']).executeTakeFirst()
-}
-
-/** A page's snapshots as the API lists them: no text, its length, and the screenshot's size. */
-function snapshotsOf (db: Db, pageId: string) {
-  return db
-    .selectFrom('snapshots as s')
-    .leftJoin('screenshots as i', 'i.snapshot_id', 's.id')
-    .select([
-      's.id', 's.created_at', 's.content_hash', 's.http_status', 's.content_type',
-      sql<number>`length(s.content)`.as('text_length'), 'i.width', 'i.height'
-    ])
-    .where('s.page_id', '=', pageId)
-}
-
-function oneSnapshot (db: Db, pageId: string, id: string | 'latest') {
-  const q = snapshotsOf(db, pageId)
-  return id === 'latest' ? q.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(1) : q.where('s.id', '=', id)
 }
 
 /** Each domain's changes not yet acknowledged, counted by severity. */
