@@ -3,17 +3,15 @@ import DataLoader from 'dataloader'
 import type { Crawler, FetchedPage } from '../crawl/crawler.js'
 import { FetchError } from '../crawl/errors.js'
 import type { TurnInHand } from '../crawl/polite.js'
-import { documentFormat } from '../detection/detect.js'
-import { readerOf, type ReaderDocument } from '../detection/detect.js'
-import { pngSize } from '../detection/detect.js'
+import { documentFormat, pngSize, readerOf, type ReaderDocument } from '../detection/detect.js'
 import type { CrawlJobData } from '../queue/queues.js'
 import { recordSnapshot } from '../store/changes.js'
-import { snapshotText, snapshotTextAndPage } from '../store/page-versions.js'
+import { snapshotText } from '../store/page-versions.js'
 import type { Db } from '../store/db.js'
 import { domainAnswered, domainAnsweredStatement } from '../store/domains.js'
 import { ROWS_PER_STATEMENT } from '../store/pages.js'
 import {
-  clearFailureAlert, lastChangeStatement, loadCrawlTargets, recordReadingNote, recordRenderDecision,
+  clearFailureAlert, lastChangeStatement, loadCrawlTargets, recordRenderDecision,
   type CrawlTarget, type PageCheck
 } from '../store/page-checks.js'
 import { hasPicture, pictureAsOf, screenshotStatement, type Screenshot } from '../store/screenshots.js'
@@ -22,7 +20,7 @@ import type { DetectedChange, PageType } from '../vocabulary/core.js'
 import { learnedSeverity } from '../vocabulary/learned.js'
 import { type Comparison, type PageAnalysis, type PageReading } from './analysis.js'
 import { noFailureOfThePage, recordCrawlFailure } from './crawl-failure.js'
-import { typeFromRead, visualChange } from './crawl-reading.js'
+import { compareWithPrevious, readerSaid, typeFromRead, visualChange } from './crawl-reading.js'
 import { nextCrawlAt } from './crawl-slots.js'
 import type { PipelineEvents } from './events.js'
 import { asReadable, documentOf, fetchOrRender, NeedsBrowser, pictureWanted, RENDERED_TYPE, type PageDocument }
@@ -416,45 +414,6 @@ async function recordStage (
  * The changes of a page's new text against its last snapshot's; an intelligence page
  * of a type with a structured reader is compared with both versions' HTML too.
  */
-async function compareWithPrevious (
-  { deps, page, structured }: Crawl, previousId: string, pageType: PageType,
-  { text, language, priceLines }: NonNullable<PageReading['snapshot']>,
-  fetched: Pick<FetchedPage, 'raw' | 'contentType'>, document: PageDocument | undefined
-): Promise<Comparison> {
-  // Only what the comparison reads crosses to its thread (not the gzipped page).
-  const current = { text, language, priceLines }
-  if (!structured) {
-    return await deps.analysis.compare(await snapshotText(deps.db, previousId), current, pageType, page.noise_rules)
-  }
-  const before = await snapshotTextAndPage(deps.db, previousId)
-  const after = { raw: fetched.raw, contentType: fetched.contentType }
-  const documents = before.document && before.page && document
-    ? { before: { ...before.page, document: before.document }, after: { ...after, document } }
-    : undefined
-  const pages = documents ?? (before.page && { before: before.page, after })
-  return await deps.analysis.compare(before.text, current, pageType, page.noise_rules, pages)
-}
-
-/**
- * What the page's reader could not do is the page's note: read its new version as its
- * structure, or compare the two (a fault of ours, with its message). Told to the log and
- * the metrics; a version it reads again clears it.
- */
-async function readerSaid ({ deps, page, structured }: Crawl, reading: PageReading, comparison: Comparison) {
-  const failure = comparison.readerFailure
-  if (failure) {
-    deps.events.emit('reader.failed', { orgId: page.org_id, pageId: page.id, url: page.url, ...failure })
-  }
-  if (!structured && page.reading_note === null) return
-  const reads = readerOf(structured)
-  const note = failure?.error
-    ? failure.note
-    : reading.unreadable && reads
-      ? `${reads.reads} could not be read: compared as text`
-      : null
-  if (note !== page.reading_note) await recordReadingNote(deps.db, page.id, note)
-}
-
 /**
  * The comparison made while a rendered page is still open, to know whether to take its
  * picture: the one the compare stage makes, with the page as rendered. Undefined where it
