@@ -26,7 +26,8 @@ import { webApp } from './web/app.js'
 import { openStore, poolPlan, type Store } from './store/db.js'
 import { DataVersions } from './store/data-versions.js'
 import { serviceSecret } from './store/secrets.js'
-import { sealLegacySecrets, ssoDeps } from './services/sso.js'
+import { ssoDeps } from './services/sso.js'
+import { sealLegacySecrets } from './services/sso-settings.js'
 
 export interface Service {
   config: Config
