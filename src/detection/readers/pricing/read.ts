@@ -1,4 +1,3 @@
-import { selectAll } from 'css-select'
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
 import { parseDom, removeNodes } from '../../text/dom.js'
@@ -6,6 +5,8 @@ import type { PlanPrice, PricingPlan, PricingTable } from '../../../vocabulary/c
 import { fold } from '../../words/lexicon.js'
 import { findMoney } from '../../words/money.js'
 import { listPlans } from './lists.js'
+import { emptyPlan, MONTHLY, price, priceKey, YEARLY } from './plans.js'
+import { jsonLdPlans, microdataPlans } from './schema-org.js'
 import { isPlanName, readItems, tablePlans } from './tables.js'
 import { lineKey } from '../../text/hunks.js'
 import { blockText, currentText, ownLines } from '../../text/node-text.js'
@@ -15,7 +16,7 @@ import { isBlockTag, isSkippedTag, STRUCK, tagOf } from '../../text/tags.js'
 // A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit
 // of usage and per currency, under each state of a monthly/yearly toggle when both are in
 // the page), a tax or billing note, headline limits and listed features. Read, in this
-// order, from schema.org Product/Offer (JSON-LD, then microdata), plan cards (a heading
+// order, from schema.org Product/Offer (JSON-LD, then microdata: schema-org.ts), plan cards (a heading
 // with a price of its own under it) and tables (plans as columns or as rows, see
 // tables.ts); a plan found by several is merged by its name. Each plan's own text
 // is kept, so that a change of the page's text can be told apart: explained by a plan's
@@ -31,8 +32,6 @@ const NOTE_WORDS = new RegExp(
     'mwst|zzgl|inkl|iva|btw|jährlich|anual|annuel|mensual|monatlich|facturad|fatturat|gefactureerd|faturad',
   'i'
 )
-const YEARLY = /(?:^|[\s_-])(?:annual(?:ly)?|yearly|year|jahr(?:lich)?|jährlich|anual|annuel(?:le)?|annuale|jaarlijks)(?=$|[\s_-])/i
-const MONTHLY = /(?:^|[\s_-])(?:monthly|month|mensuel(?:le)?|monatlich|mensual|mensile|maandelijks|mensal)(?=$|[\s_-])/i
 const BILLED_YEARLY = /billed (?:annually|yearly)|per year|factur\w* annuellement|jährlich abgerechnet|facturad\w* anualmente/i
 const PLAN_WORD = /\b(?:plan|tier|package|formule|paket|plano|piano|abonnement)\b/gi
 
@@ -40,34 +39,6 @@ const PLAN_WORD = /\b(?:plan|tier|package|formule|paket|plano|piano|abonnement)\
 export const planKey = (name: string) =>
   fold(name).toLowerCase().replace(PLAN_WORD, '').replace(/[^\p{L}\p{N}+]+/gu, ' ').trim()
 
-const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}`
-
-const SYMBOL_FIRST = new Set(['$', '£', '¥', '₹', 'R$', 'US$', 'A$', 'C$'])
-const ISO_SYMBOL: Record<string, string> = { USD: '$', EUR: '€', GBP: '£', BRL: 'R$', JPY: '¥', INR: '₹' }
-
-/** "$49/month", "49 €/month", "CHF 49/month", "$39/month (billed yearly)". */
-function priceText (p: Pick<PlanPrice, 'amount' | 'currency' | 'period' | 'billing'>): string {
-  // Cents as prices are written; a usage price to the places it needs ($0.0065/GB-month).
-  const amount = Number.isInteger(p.amount)
-    ? String(p.amount)
-    : p.amount < 1 && Number(p.amount.toFixed(2)) !== p.amount
-      ? String(Number(p.amount.toFixed(6)))
-      : p.amount.toFixed(2)
-  const money = SYMBOL_FIRST.has(p.currency)
-    ? `${p.currency}${amount}`
-    : /^[A-Z]{3}$/.test(p.currency) ? `${p.currency} ${amount}` : `${amount} ${p.currency}`
-  const billed = p.billing === 'yearly' && p.period !== 'year' ? ' (billed yearly)' : ''
-  return `${money}${p.period ? `/${p.period}` : ''}${billed}`
-}
-
-function price (amount: number, currency: string, period: string, billing?: string): PlanPrice {
-  const p: PlanPrice = { amount, currency: ISO_SYMBOL[currency.toUpperCase()] ?? currency, period, text: '' }
-  if (billing) p.billing = billing
-  p.text = priceText(p)
-  return p
-}
-
-const select = (query: string, root: AnyNode | AnyNode[]) => selectAll(query, root) as Element[]
 const elements = (root: AnyNode[]): Element[] => DomUtils.findAll(() => true, root)
 
 /**
@@ -158,99 +129,6 @@ function mergePlan (plans: PricingPlan[], plan: PricingPlan): string {
   for (const l of plan.limits) if (!same.limits.some(x => x.name === l.name)) same.limits.push(l)
   if (!same.note && plan.note) same.note = plan.note
   return key
-}
-
-const emptyPlan = (name: string): PricingPlan => ({ name, prices: [], limits: [], features: [] })
-
-// schema.org in JSON-LD: Products (or services, applications) with their offers; one
-// product whose offers are named is one plan per offer.
-
-const PRODUCT_TYPES = new Set(['Product', 'Service', 'SoftwareApplication', 'WebApplication', 'ProductGroup'])
-type Json = Record<string, unknown>
-const asArray = (v: unknown): unknown[] => v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]
-const typesOf = (n: Json): string[] => asArray(n['@type']).map(t => String(t).replace(/^.*[/#]/, ''))
-const str = (v: unknown) => typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : ''
-
-function jsonLdPlans (root: AnyNode[]): PricingPlan[] {
-  const products: Json[] = []
-  const offers: Json[] = []
-  const visit = (v: unknown, depth: number) => {
-    if (depth > 8) return
-    for (const n of asArray(v)) {
-      if (!n || typeof n !== 'object') continue
-      const node = n as Json
-      const types = typesOf(node)
-      if (types.some(t => PRODUCT_TYPES.has(t))) products.push(node)
-      else if (types.includes('Offer') || types.includes('AggregateOffer')) offers.push(node)
-      else visit(node['@graph'] ?? node.mainEntity ?? node.itemListElement ?? node.item, depth + 1)
-    }
-  }
-  for (const script of select('script[type="application/ld+json" i]', root)) {
-    try {
-      visit(JSON.parse(textOfScript(script)), 0)
-    } catch {
-      // A page's broken JSON-LD is its own; the other sources still count.
-    }
-  }
-  const plans: PricingPlan[] = []
-  const named = (list: unknown[]) => list.length > 1 && list.every(o => str((o as Json)?.name) !== '')
-  for (const product of products) {
-    const list = asArray(product.offers).filter(o => o && typeof o === 'object') as Json[]
-    if (named(list) && products.length === 1) {
-      for (const o of list) plans.push({ ...emptyPlan(str(o.name)), prices: offerPrices(o) })
-    } else if (str(product.name)) {
-      plans.push({ ...emptyPlan(str(product.name)), prices: list.flatMap(offerPrices) })
-    }
-  }
-  for (const o of offers) if (str(o.name)) plans.push({ ...emptyPlan(str(o.name)), prices: offerPrices(o) })
-  return plans.filter(p => p.prices.length > 0)
-}
-
-const textOfScript = (el: Element) => el.children.map(c => c.type === 'text' ? c.data : '').join('')
-
-const UNIT_PERIOD: Record<string, string> = { MON: 'month', ANN: 'year', P1M: 'month', P1Y: 'year', P12M: 'year' }
-
-function offerPrices (offer: Json): PlanPrice[] {
-  const specs = [offer, ...asArray(offer.priceSpecification)].filter(s => s && typeof s === 'object') as Json[]
-  const out: PlanPrice[] = []
-  for (const s of specs) {
-    const amount = Number(str(s.price ?? s.lowPrice).replace(',', '.'))
-    const currency = str(s.priceCurrency ?? offer.priceCurrency)
-    if (!Number.isFinite(amount) || str(s.price ?? s.lowPrice) === '' || !currency) continue
-    const reference = s.referenceQuantity as Json | undefined
-    const unit = str(s.billingDuration ?? s.unitCode ?? reference?.unitCode).toUpperCase()
-    const words = `${str(s.unitText)} ${str(s.name)} ${str(offer.name)}`
-    const period = UNIT_PERIOD[unit] ?? (YEARLY.test(words) ? 'year' : MONTHLY.test(words) ? 'month' : '')
-    const p = price(amount, currency, period)
-    if (!out.some(q => priceKey(q) === priceKey(p))) out.push(p)
-  }
-  // An offer's bare price repeats its specification's, which says the period.
-  return out.filter(p => p.period !== '' || !out.some(q => q.period !== '' && q.amount === p.amount))
-}
-
-// schema.org in microdata: itemscope Products with itemprop name, price and priceCurrency.
-
-function microdataPlans (root: AnyNode[]): PricingPlan[] {
-  const scopes = select('[itemscope][itemtype*="schema.org/Product" i], [itemscope][itemtype*="schema.org/Service" i]',
-    root)
-  const plans: PricingPlan[] = []
-  for (const scope of scopes) {
-    if (scopes.some(s => s !== scope && contains(s, scope))) continue
-    const prop = (name: string) => select(`[itemprop="${name}"]`, scope)
-    const value = (el: Element) => el.attribs.content ?? currentText(el)
-    const name = prop('name')[0]
-    if (!name) continue
-    const currencies = prop('priceCurrency').map(value)
-    const prices = prop('price').map((el, i) => {
-      const amount = Number(value(el).replace(/[^\d.,]/g, '').replace(',', '.'))
-      const around = el.parent ? findMoney(currentText(el.parent))[0] : undefined
-      return Number.isFinite(amount) && (currencies[i] ?? currencies[0])
-        ? price(amount, currencies[i] ?? currencies[0], around?.period ?? '')
-        : undefined
-    }).filter((p): p is PlanPrice => p !== undefined)
-    if (prices.length > 0) plans.push({ ...emptyPlan(value(name)), prices })
-  }
-  return plans
 }
 
 // Plan cards: a heading (or an element whose class names a plan) with one or more
