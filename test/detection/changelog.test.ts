@@ -46,6 +46,16 @@ describe('changelogs read as entries', () => {
       ['4.1', '2026-09-28', 'Facturas recurrentes con fecha de inicio.'], ['4.0', '2026-09-01', 'Nuevo panel de cobros.']
     ])
   })
+
+  // One meaning of "skipped" (text/extract.ts isSkipped): what extraction never reads as the page (a cookie banner, the
+  // site's frame by its role) no reader reads either. Before, the changelog reader dropped elements by their tag alone.
+  it('a cookie banner or a dialog with a dated heading is no entry', () => {
+    const page = readFileSync(new URL('fixtures/changelog/keep-a-changelog.html', import.meta.url), 'utf8')
+    const framed = insert(page, '</body>',
+      '<div id="cookie-consent"><h2>2.4.0 – 2026-10-20</h2><ul><li>We use cookies to improve the site.</li></ul></div>' +
+      '<div role="dialog"><h2>2.5.0 – 2026-10-21</h2><ul><li>Subscribe to our newsletter.</li></ul></div>')
+    assert.deepEqual(readChangelog(framed).entries.map(e => e.version), ['2.3.0', '2.2.1', '2.2.0'])
+  })
 })
 
 describe('changelog changes', () => {

@@ -280,6 +280,17 @@ describe('money as price lists write it', () => {
     assert.match(text.summary, /^Pricing, Pro: 30 € pro Monat → 37 € pro Monat \(\+23%\); Speicher/)
   })
 
+  // One meaning of "skipped" (text/extract.ts isSkipped): a promotion's dialog or a consent banner is no plan card,
+  // though hidden toggle states are still read. Before, the pricing reader dropped elements by their tag alone.
+  it('a promotion in a dialog or a banner adds no price to a plan', () => {
+    const framed = fixture('cards').replace('</body>',
+      '<div role="dialog" class="promo"><h3>Pro</h3><p>$8/month for your first year</p></div>' +
+      '<div class="cookie-banner"><h3>Enterprise</h3><p>$1 per visit</p></div></body>')
+    assert.deepEqual(readPricing(framed).table.plans.map(p => [p.name, p.prices.map(x => x.text)]),
+      readPricing(fixture('cards')).table.plans.map(p => [p.name, p.prices.map(x => x.text)]))
+    assert.ok(readPricing(fixture('toggle')).table.plans.some(p => p.prices.some(x => x.billing === 'yearly')))
+  })
+
   it('a priced list inside a plan\'s card is that plan\'s add-ons, not plans of its own', () => {
     const card = (name: string, amount: string) => `<div class="plan-card"><h3>${name}</h3><p>${amount}/month</p>` +
       '<ul><li>Extra seat: $5/month</li><li>Extra storage: $2 per GB</li></ul></div>'

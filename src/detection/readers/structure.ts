@@ -1,7 +1,7 @@
 import type { AnyNode } from 'domhandler'
 import type { DetectedChange, DiffData, DiffHunk } from '../../vocabulary/core.js'
 import { diffDataOf } from '../text/diff.js'
-import { isSkipped } from '../text/extract.js'
+import { isLeftOut } from '../text/extract.js'
 import { pairUp, reshape } from '../text/hunks.js'
 import { BLOCK, CELL, tagOf } from '../text/tags.js'
 
@@ -45,7 +45,7 @@ export class Spans {
       for (const c of 'children' in n ? n.children : []) {
         if (c.type !== 'tag' && c.type !== 'script' && c.type !== 'style') continue
         const tag = tagOf(c.name)
-        if ((tag & (BLOCK | CELL)) !== 0 || isSkipped(tag, c.attribs)) {
+        if ((tag & (BLOCK | CELL)) !== 0 || isLeftOut(tag, c.attribs)) {
           if (c.startIndex === null || c.endIndex === null) continue
           this.push(from, c.startIndex - 1, key)
           from = c.endIndex + 1

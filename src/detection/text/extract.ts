@@ -69,15 +69,31 @@ export function clean (s: string): string {
   return visible.replace(SPACE, ' ').trim()
 }
 
-/** Whether extraction leaves an element out, and all it holds: by its tag, or by what its attributes say. */
+/**
+ * Whether an element, and all it holds, is never a page's content, for extraction and
+ * every reader alike: by its tag (scripts, styles, navigation, forms…), by its role in
+ * the site's frame (navigation, banner, contentinfo, a dialog), or as a cookie or consent
+ * banner.
+ */
 export function isSkipped (tag: number, attrs: Attributes): boolean {
   if (tag & SKIP) return true
-  if ('hidden' in attrs || attrs['aria-hidden'] === 'true') return true
   if (attrs.role && SKIP_ROLES.has(attrs.role)) return true
-  if (attrs.style && HIDDEN_STYLE.test(attrs.style)) return true
-  if ((attrs.id && BANNER.test(attrs.id)) || (attrs.class && BANNER.test(attrs.class))) return true
-  return false
+  return (attrs.id !== undefined && BANNER.test(attrs.id)) || (attrs.class !== undefined && BANNER.test(attrs.class))
 }
+
+/**
+ * Whether an element is hidden as written (`hidden`, `aria-hidden`, `display: none`,
+ * `visibility: hidden`). The text a person reads leaves it out (extraction, its lines, the
+ * outline); the structured readers read it, as a state the page can show (a pricing
+ * toggle's other period, a changelog's older entries behind "show more").
+ */
+export function isHidden (attrs: Attributes): boolean {
+  return 'hidden' in attrs || attrs['aria-hidden'] === 'true' ||
+    (attrs.style !== undefined && HIDDEN_STYLE.test(attrs.style))
+}
+
+/** Whether the text a person reads leaves an element out: skipped, or hidden. */
+export const isLeftOut = (tag: number, attrs: Attributes): boolean => isSkipped(tag, attrs) || isHidden(attrs)
 
 export function extractPage (html: string, opts: { links?: boolean } = {}): ExtractedPage {
   const lines: string[] = []
@@ -150,7 +166,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
         }
         if (name === 'body') bodyDepth = depth
         const tag = tagOf(name)
-        if (isSkipped(tag, attrs) || (name === 'header' && contentDepth === 0 && depth === bodyDepth + 1)) {
+        if (isLeftOut(tag, attrs) || (name === 'header' && contentDepth === 0 && depth === bodyDepth + 1)) {
           skipDepth = depth
           return
         }

@@ -1,15 +1,15 @@
 import type { AnyNode } from 'domhandler'
-import { isSkipped } from './extract.js'
-import { BLOCK, CELL, SKIP, STRUCK, tagOf } from './tags.js'
+import { isLeftOut, isSkipped } from './extract.js'
+import { BLOCK, CELL, STRUCK, tagOf } from './tags.js'
 
 // A DOM element's text as a person reads it, as extraction writes it: what the outline, the
 // selectors and the structured readers (pricing/, changelog/) read of an element.
 
 /**
  * The text a person reads in `node`, as extraction writes it (the one table of text/tags.ts):
- * skipped elements left out, blocks apart, spaces collapsed.
+ * skipped elements (isSkipped) left out, hidden ones kept (a state a reader reads), blocks apart, spaces collapsed.
  */
-export const blockText = (node: AnyNode): string => textOf(node, SKIP)
+export const blockText = (node: AnyNode): string => textOf(node, 0)
 
 /** Whether `node` has text a person reads: blockText(node) !== '', each node's answer found once. */
 export function hasText (node: AnyNode): boolean {
@@ -17,8 +17,8 @@ export function hasText (node: AnyNode): boolean {
   if (known !== undefined) return known
   const found = node.type === 'text'
     ? /\S/.test(node.data)
-    : (node.type === 'tag' || node.type === 'script' || node.type === 'style') && (tagOf(node.name) & SKIP) === 0 &&
-      node.children.some(hasText)
+    : (node.type === 'tag' || node.type === 'script' || node.type === 'style') &&
+      !isSkipped(tagOf(node.name), node.attribs) && node.children.some(hasText)
   textFound.set(node, found)
   return found
 }
@@ -29,10 +29,10 @@ const textFound = new WeakMap<AnyNode, boolean>()
  * The start of blockText(node): its first `chars` characters at least (when it has that
  * many), read without walking the rest of a large block.
  */
-export const blockTextStart = (node: AnyNode, chars: number): string => textOf(node, SKIP, chars)
+export const blockTextStart = (node: AnyNode, chars: number): string => textOf(node, 0, chars)
 
 /** The text of `node` as a value reads it: without struck text (a price struck through is no longer the price). */
-export const currentText = (node: AnyNode): string => textOf(node, SKIP | STRUCK)
+export const currentText = (node: AnyNode): string => textOf(node, STRUCK)
 
 function textOf (node: AnyNode, leave: number, chars = Infinity): string {
   const out: string[] = []
@@ -45,7 +45,7 @@ function textOf (node: AnyNode, leave: number, chars = Infinity): string {
       if (chars !== Infinity) read += n.data.replace(/\s+/g, '').length
     } else if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
       const tag = tagOf(n.name)
-      if (tag & leave) return
+      if ((tag & leave) !== 0 || isSkipped(tag, n.attribs)) return
       const block = (tag & (BLOCK | CELL)) !== 0
       if (block) out.push(' ')
       for (const c of n.children) walk(c)
@@ -74,7 +74,7 @@ export function ownLines (node: AnyNode): string[] {
     else if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
       const tag = tagOf(n.name)
       // What extraction leaves out (hidden, a banner) is no line of the text either.
-      if (isSkipped(tag, n.attribs)) return
+      if (isLeftOut(tag, n.attribs)) return
       if (n !== node && (tag & (BLOCK | CELL)) !== 0) {
         end()
         return

@@ -2,7 +2,7 @@ import type { AnyNode, Document, Element } from 'domhandler'
 import { parseDom } from './dom.js'
 import type { OutlineKind } from '../../vocabulary/outline.js'
 import { blockText, blockTextStart, hasText } from './node-text.js'
-import { withoutPermalink, isSkipped } from './extract.js'
+import { withoutPermalink, isLeftOut } from './extract.js'
 import { headingKey, placeOf, SELECT_OPTIONS, sectionsOf, selectIn } from './selectors.js'
 import { is } from 'css-select'
 import { BLOCK, CELL, HEADING, ROW, tagOf } from './tags.js'
@@ -50,7 +50,7 @@ const headingWords = (el: Element) => {
 const lineCount = (el: Element) => {
   let n = 0
   const walk = (e: Element) => {
-    const blocks = elementsOf(e).filter(c => isBlock(c) && !isSkipped(tagOf(c.name), c.attribs))
+    const blocks = elementsOf(e).filter(c => isBlock(c) && !isLeftOut(tagOf(c.name), c.attribs))
     // A table's row is one line, its cells side by side.
     if (blocks.length === 0 || (tagOf(e.name) & ROW) !== 0) {
       if (hasText(e)) n++
@@ -87,7 +87,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
   // have words (an inline element is its parent's text).
   const contentOf = (el: AnyNode): Element[] => elementsOf(el).filter(c =>
     isBlock(c) &&
-    !isSkipped(tagOf(c.name), c.attribs) &&
+    !isLeftOut(tagOf(c.name), c.attribs) &&
     !(c.name === 'header' && el === body) &&
     hasText(c))
   // A wrapper of one block is no block of its own (an app's root, a layout's column, a card's head).
@@ -175,7 +175,7 @@ function cardsAmong (children: readonly Element[]): Set<Element> {
 function firstHeading (el: Element): { heading: Element, path: string[] } | undefined {
   for (const c of elementsOf(el)) {
     if (levelOf(c) > 0) return { heading: c, path: [] }
-    const blocks = elementsOf(c).filter(g => isBlock(g) && !isSkipped(tagOf(g.name), g.attribs))
+    const blocks = elementsOf(c).filter(g => isBlock(g) && !isLeftOut(tagOf(g.name), g.attribs))
     if (!LEAVES.has(c.name) && blocks.length > 0 && blocks.every(g => levelOf(g) > 0)) {
       return { heading: blocks[0], path: [c.name] }
     }

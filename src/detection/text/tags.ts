@@ -45,6 +45,5 @@ export const OUTLINE_TAGS: readonly string[] = [...TAGS]
   .filter(([, t]) => (t & BLOCK) !== 0 && (t & (SKIP | ROW)) === 0)
   .map(([name]) => name)
 /** Whether nobody reads the tag's text as the page's (a script, the site's navigation, a form's controls). */
-export const isSkippedTag = (name: string): boolean => (tagOf(name) & SKIP) !== 0
 /** Whether the tag's text is a block of its own: a line, a cell, a list's item. */
 export const isBlockTag = (name: string): boolean => (tagOf(name) & (BLOCK | CELL)) !== 0

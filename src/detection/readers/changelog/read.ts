@@ -11,7 +11,8 @@ import { blockText, ownLines } from '../../text/node-text.js'
 import {
   type ChangedLine, contains, Spans, type StructuredChange, type StructuredReading, WITH_PLACES
 } from '../structure.js'
-import { isBlockTag, isSkippedTag } from '../../text/tags.js'
+import { isSkipped } from '../../text/extract.js'
+import { isBlockTag, tagOf } from '../../text/tags.js'
 
 // A changelog page as entries: version and/or date, title, items. Read from headed
 // release sections (Keep a Changelog rendered to HTML, "November 20, 2026" headings) or,
@@ -58,7 +59,7 @@ const elementsOf = (root: AnyNode[]): Element[] => DomUtils.findAll(() => true, 
 
 export function readChangelog (html: string): ChangelogReading {
   const doc = parseDom(html, WITH_PLACES)
-  removeNodes(DomUtils.findAll(e => isSkippedTag(e.name), doc.children))
+  removeNodes(DomUtils.findAll(e => isSkipped(tagOf(e.name), e.attribs), doc.children))
   const reading: EntryPlaces = { lines: new Map(), spans: new Spans() }
   const entries = headedEntries(doc.children, reading)
   return { entries: entries.length > 0 ? entries : cardEntries(doc.children, reading), ...reading }

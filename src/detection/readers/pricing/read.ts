@@ -11,7 +11,8 @@ import { isPlanName, readItems, tablePlans } from './tables.js'
 import { lineKey } from '../../text/hunks.js'
 import { blockText, currentText, ownLines } from '../../text/node-text.js'
 import { contains, Spans, WITH_PLACES } from '../structure.js'
-import { isBlockTag, isSkippedTag, STRUCK, tagOf } from '../../text/tags.js'
+import { isSkipped } from '../../text/extract.js'
+import { isBlockTag, STRUCK, tagOf } from '../../text/tags.js'
 
 // A pricing page's plans as a structure: each plan's name, prices (per period, seat or unit
 // of usage and per currency, under each state of a monthly/yearly toggle when both are in
@@ -81,7 +82,7 @@ export function readPricing (html: string): PricingReading {
   add(jsonLdPlans(doc.children).map(plan => ({ plan })), 'json-ld')
   add(microdataPlans(doc.children).map(plan => ({ plan })), 'microdata')
   // Out of the way of headings and prices; icons stay for the tables' check marks.
-  removeNodes(DomUtils.findAll(e => isSkippedTag(e.name) && e.name !== 'svg', doc.children))
+  removeNodes(DomUtils.findAll(e => isSkipped(tagOf(e.name), e.attribs) && e.name !== 'svg', doc.children))
   const struck = DomUtils.findAll(e => (tagOf(e.name) & STRUCK) !== 0, doc.children).map(blockText).filter(Boolean)
   add(cardPlans(doc.children), 'cards')
   const known = new Set(table.plans.map(p => planKey(p.name)))
