@@ -40,6 +40,20 @@ export const RuleMatchSchema = Type.Object({
 })
 export type RuleMatch = Static<typeof RuleMatchSchema>
 
+/** A rule as people write it (the API's body, the app's form). */
+export const RULE_FIELDS = {
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  match: RuleMatchSchema,
+  action: literals(RULE_ACTIONS, {
+    description: 'alert: sent as the plan sends changes; digest: not sent in real time, left to the e-mail digests ' +
+      '(a member whose e-mail is real time gets those once a day, at their digest hour); mute: not sent, still ' +
+      'stored and listed'
+  }),
+  enabled: Type.Optional(Type.Boolean({ default: true })),
+  position: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'lower first; default last' }))
+}
+export const RuleInputSchema = Type.Object(RULE_FIELDS, { additionalProperties: false })
+
 /** What a rule reads of a change. */
 export interface RuleFacts {
   domainId: string

@@ -4,7 +4,7 @@ import {
   changeAlertRule, createAlertRule, MAX_ALERT_RULES, removeAlertRule, TRY_DAYS, TRY_MOST, tryAlertRules
 } from '../../services/alert-rules.js'
 import { listAlertRules } from '../../store/alert-rules.js'
-import { RULE_ACTIONS, RuleMatchSchema } from '../../vocabulary/alert-rules.js'
+import { RULE_ACTIONS, RULE_FIELDS } from '../../vocabulary/alert-rules.js'
 import { literals } from '../../vocabulary/core.js'
 import type { ApiDeps } from '../deps.js'
 import { DateTime, IdParams, Uuid } from '../schemas.js'
@@ -12,18 +12,6 @@ import { AlertRule } from '../schemas-alerts.js'
 import { responses } from '../responses.js'
 
 // Alert rules people write (services/alert-rules.ts): custom alert rules, enterprise.
-
-const RuleBody = {
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  match: RuleMatchSchema,
-  action: literals(RULE_ACTIONS, {
-    description: 'alert: sent as the plan sends changes; digest: not sent in real time, left to the e-mail digests ' +
-      '(a member whose e-mail is real time gets those once a day, at their digest hour); mute: not sent, still ' +
-      'stored and listed'
-  }),
-  enabled: Type.Optional(Type.Boolean({ default: true })),
-  position: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'lower first; default last' }))
-}
 
 const Tried = Type.Object({
   window: Type.Object({ from: DateTime, to: DateTime }),
@@ -61,7 +49,7 @@ export const alertRuleRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
       operationId: 'createAlertRule',
       tags: ['alerts'],
       summary: 'Add an alert rule',
-      body: Type.Object(RuleBody, { additionalProperties: false }),
+      body: Type.Object(RULE_FIELDS, { additionalProperties: false }),
       response: responses(201, Type.Ref(AlertRule), [403, 409])
     }
   }, async (req, reply) => {
@@ -76,7 +64,7 @@ export const alertRuleRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
       summary: `What the rules would have made of the last ${TRY_DAYS} days' changes`,
       description: 'With `rule`, the saved rules and that one after them, as if it were saved: "this rule would ' +
         'have muted 4 of 57 changes". Without, the saved rules alone. Nothing is saved.',
-      body: Type.Object({ rule: Type.Optional(Type.Object(RuleBody, { additionalProperties: false })) },
+      body: Type.Object({ rule: Type.Optional(Type.Object(RULE_FIELDS, { additionalProperties: false })) },
         { additionalProperties: false }),
       response: responses(200, Tried, [403])
     }
@@ -88,7 +76,7 @@ export const alertRuleRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, {
       tags: ['alerts'],
       summary: 'Change an alert rule',
       params: IdParams,
-      body: Type.Partial(Type.Object(RuleBody), { additionalProperties: false, minProperties: 1 }),
+      body: Type.Partial(Type.Object(RULE_FIELDS), { additionalProperties: false, minProperties: 1 }),
       response: responses(200, Type.Ref(AlertRule), [403, 404])
     }
   }, async req => ({ data: await changeAlertRule(ctx, req.principal!.org, req.params.id, req.body) }))

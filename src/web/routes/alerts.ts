@@ -5,7 +5,8 @@ import { appBaseUrl } from '../../config.js'
 import {
   CHANGE_TYPES, MAIL_MODES, PAGE_TYPES, roleAllows, SEVERITIES, type ChangeType, type PageType, type Severity
 } from '../../vocabulary/core.js'
-import { RULE_ACTIONS, type RuleAction, type RuleMatch } from '../../vocabulary/alert-rules.js'
+import { RuleInputSchema } from '../../vocabulary/alert-rules.js'
+import { checkForm } from '../form-check.js'
 import { createAlertRule, removeAlertRule, tryAlertRules, type RuleInput } from '../../services/alert-rules.js'
 import { listAlertRules } from '../../store/alert-rules.js'
 import { domainNames } from '../../store/domains.js'
@@ -76,36 +77,49 @@ const tagsOf = (s: string) => {
   return tags.length > 0 ? tags : null
 }
 
-/** The rule a form says; what it leaves empty is no condition (the service checks the rest). */
+/** What the form says of a field the API's schema refuses. */
+const SAY = {
+  name: 'Give the rule a name of 100 characters at most',
+  action: 'Choose what becomes of the changes it matches',
+  tags: 'Give at most 20 tags, each of 40 characters at most',
+  words: 'Give at most 20 words or phrases, each of 100 characters at most',
+  minConfidence: 'The least confidence is a number from 0 to 1',
+  plan: "A plan's name is 100 characters at most",
+  minPercent: 'The least move is a number of percent from 0 to 10,000',
+  domainIds: 'Choose at most 100 domains'
+}
+
+/**
+ * The rule a form says, checked against the API's schema for a rule (form-check.ts): what
+ * it leaves empty is no condition, and what the API refuses is refused, not cut to fit.
+ */
 function ruleOf (f: RuleForm): RuleInput {
-  const number = (s: string) => s === '' || !Number.isFinite(Number(s)) ? undefined : Number(s)
+  const number = (s: string) => s === '' ? undefined : Number(s)
   const confidence = number(f.minConfidence)
   const percent = number(f.minPercent)
   const price = {
     ...(f.plan ? { plan: f.plan } : {}),
     ...(f.direction === 'up' || f.direction === 'down' ? { direction: f.direction } : {}),
-    ...(percent !== undefined ? { minPercent: Math.max(0, percent) } : {})
-  } as NonNullable<RuleMatch['price']>
-  const words = commaList(f.words).slice(0, 20)
-  const tags = commaList(f.tags).slice(0, 20)
-  if (!f.name) throw new AppError('VALIDATION_ERROR', 'Give the rule a name', { field: 'name' })
-  if (!RULE_ACTIONS.includes(f.action as RuleAction)) {
-    throw new AppError('VALIDATION_ERROR', 'Choose what becomes of the changes it matches', { field: 'action' })
+    ...(percent !== undefined ? { minPercent: percent } : {})
   }
-  return {
-    name: f.name.slice(0, 100),
-    action: f.action as RuleAction,
+  const words = commaList(f.words)
+  const tags = commaList(f.tags)
+  const rule = {
+    name: f.name,
+    action: f.action,
     match: {
-      ...(f.changeTypes.length ? { changeTypes: f.changeTypes as ChangeType[] } : {}),
+      ...(f.changeTypes.length ? { changeTypes: f.changeTypes } : {}),
       ...(f.domainIds.length ? { domainIds: f.domainIds } : {}),
-      ...(f.pageTypes.length ? { pageTypes: f.pageTypes as PageType[] } : {}),
+      ...(f.pageTypes.length ? { pageTypes: f.pageTypes } : {}),
       ...(tags.length ? { tags } : {}),
-      ...(SEVERITIES.includes(f.minSeverity as Severity) ? { minSeverity: f.minSeverity as Severity } : {}),
-      ...(confidence !== undefined ? { minConfidence: Math.min(1, Math.max(0, confidence)) } : {}),
-      ...(words.length ? { words: words.map(w => w.slice(0, 100)) } : {}),
+      ...(SEVERITIES.includes(f.minSeverity as Severity) ? { minSeverity: f.minSeverity } : {}),
+      ...(confidence !== undefined ? { minConfidence: confidence } : {}),
+      ...(words.length ? { words } : {}),
       ...(Object.keys(price).length ? { price } : {})
     }
   }
+  checkForm(RuleInputSchema, rule, SAY)
+  return rule as RuleInput
 }
 const notice = (q: unknown) => DONE[(q as Record<string, string>).done ?? '']
 
@@ -178,8 +192,8 @@ export async function alertRoutes (app: FastifyInstance, deps: WebDeps) {
   app.post('/alerts/rules', async (req, reply) => {
     const person = requireRole(req, 'admin')
     const form = ruleForm(req.body)
-    const rule = ruleOf(form)
     try {
+      const rule = ruleOf(form)
       if (field(req.body, 'intent') === 'try') {
         changesNothing()
         return await showAlerts(req, reply, { ruleForm: form, tried: await tryAlertRules(ctx, person.org, rule) })

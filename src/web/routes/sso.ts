@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../vocabulary/errors.js'
 import { PLANS } from '../../vocabulary/plans.js'
-import { EMAIL_DOMAIN, SSO_ROLES } from '../../vocabulary/sso.js'
+import { SsoSettingsInputSchema, type SsoSettingsInput } from '../../vocabulary/sso.js'
+import { checkForm } from '../form-check.js'
 import { backchannelLogoutUri, redirectUri, ssoDeps } from '../../services/sso.js'
 import { configureSso, removeSso, ssoSettings } from '../../services/sso-settings.js'
 import { checkDomainProof } from '../../services/sso-domains.js'
@@ -9,11 +10,19 @@ import { field, page, requireRole, viewerOf, type WebDeps } from '../context.js'
 import { html } from '../views/layout.js'
 import { SsoPage } from '../views/sso.js'
 
-// An owner's single sign-on settings (services/sso.ts).
+// An owner's single sign-on settings (services/sso-settings.ts).
+
+/** What the form says of a field the API's schema refuses. */
+const SAY = {
+  issuer: "Give the identity provider's issuer, an address such as https://login.example.com",
+  clientId: 'Give the client id the identity provider gave you',
+  clientSecret: 'The client secret is 500 characters at most',
+  domains: 'Give one to twenty different e-mail domains, such as example.com',
+  defaultRole: 'Choose the role of a first sign-in'
+}
 
 export async function ssoRoutes (app: FastifyInstance, deps: WebDeps) {
   const sso = ssoDeps(deps.db, deps.settings)
-  const domainPattern = new RegExp(EMAIL_DOMAIN)
 
   const show = async (
     req: FastifyRequest, reply: FastifyReply, extra: Partial<Parameters<typeof SsoPage>[0]> = {}, status = 200
@@ -50,20 +59,17 @@ export async function ssoRoutes (app: FastifyInstance, deps: WebDeps) {
     }
     const secret = field(req.body, 'clientSecret').trim()
     try {
-      const role = SSO_ROLES.find(r => r === form.defaultRole)
-      if (!role) throw new AppError('VALIDATION_ERROR', 'Choose the role of a first sign-in')
-      const domains = form.domains.split(/[\s,;]+/).map(d => d.trim().toLowerCase()).filter(Boolean)
-      if (domains.length === 0 || domains.length > 20 || domains.some(d => d.length > 253 || !domainPattern.test(d))) {
-        throw new AppError('VALIDATION_ERROR', 'Give one to twenty e-mail domains, such as example.com')
-      }
-      await configureSso(sso, person, person.org, {
+      const input = {
         issuer: form.issuer,
         clientId: form.clientId,
         ...(secret ? { clientSecret: secret } : {}),
-        domains,
-        defaultRole: role,
+        domains: form.domains.split(/[\s,;]+/).map(d => d.trim().toLowerCase()).filter(Boolean),
+        defaultRole: form.defaultRole,
         required: form.required
-      })
+      }
+      // The API's schema decides, as it does for PUT /api/sso.
+      checkForm(SsoSettingsInputSchema, input, SAY)
+      await configureSso(sso, person, person.org, input as SsoSettingsInput)
     } catch (err) {
       if (!(err instanceof AppError) || err.statusCode === 403 || err.statusCode >= 500) throw err
       return await show(req, reply, { error: err.message, form }, err.statusCode)

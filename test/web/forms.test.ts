@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { addUser } from '../../src/services/accounts.js'
+import { startTestService, type TestService } from '../helpers/service.js'
+import { FormClient } from '../helpers/web-client.js'
+
+// The app's forms are checked against the API's schema for the same input (web/form-check.ts):
+// what the API refuses the app refuses, saying which field and why, and nothing is cut or
+// clamped to fit. Before, the alert rule form clamped a confidence of 1.5 to 1 and cut a
+// long name, which the API refuses, and the single sign-on form took a domain twice.
+
+const PASSWORD = 'a long enough password'
+
+describe("the app's forms, on the API's schemas", () => {
+  let t: TestService
+  let owner: FormClient
+  before(async () => {
+    t = await startTestService()
+    const db = t.service.store.db
+    const orgId = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
+    await db.updateTable('orgs').set({ plan: 'enterprise' }).execute()
+    await addUser(db, orgId, { email: 'owner@example.test', password: PASSWORD }, 'owner')
+    owner = new FormClient(t.url)
+    assert.equal((await owner.signIn('owner@example.test', PASSWORD)).status, 303)
+  })
+  after(async () => {
+    await t?.stop()
+  })
+
+  const rules = async () => (await t.api.get('/api/alert-rules')).body.data as Array<{ name: string, match: any }>
+
+  it('an alert rule the API would refuse is refused by the form, field by field, and nothing is saved', async () => {
+    const rule = { name: 'Quiet counters', action: 'mute', minConfidence: '0.5', intent: 'save' }
+    const over = await owner.submit('/app/alerts', '/app/alerts/rules', { ...rule, minConfidence: '1.5' })
+    assert.equal(over.status, 400)
+    assert.match(over.text, /The least confidence is a number from 0 to 1/)
+    const long = await owner.submit('/app/alerts', '/app/alerts/rules', { ...rule, name: 'n'.repeat(101) })
+    assert.equal(long.status, 400)
+    assert.match(long.text, /a name of 100 characters at most/)
+    const words = await owner.submit('/app/alerts', '/app/alerts/rules',
+      { ...rule, words: Array.from({ length: 21 }, (_, i) => `word${i}`).join(', ') })
+    assert.equal(words.status, 400)
+    assert.match(words.text, /at most 20 words or phrases/)
+    assert.deepEqual(await rules(), [])
+    const saved = await owner.submit('/app/alerts', '/app/alerts/rules', rule)
+    assert.equal(saved.status, 303, saved.text.slice(0, 300))
+    assert.deepEqual((await rules()).map(r => [r.name, r.match.minConfidence]), [['Quiet counters', 0.5]])
+  })
+
+  it('single sign-on settings the API would refuse are refused by the form before the provider is asked', async () => {
+    const form = {
+      issuer: 'https://login.example.test', clientId: 'sitewatch', clientSecret: 'secret', defaultRole: 'viewer'
+    }
+    const twice = await owner.submit('/app/sso', '/app/sso', { ...form, domains: 'corp.test, corp.test' })
+    assert.equal(twice.status, 400)
+    assert.match(twice.text, /one to twenty different e-mail domains/)
+    const owners = await owner.submit('/app/sso', '/app/sso', { ...form, domains: 'corp.test', defaultRole: 'owner' })
+    assert.equal(owners.status, 400)
+    assert.match(owners.text, /Choose the role of a first sign-in/)
+    const longId = await owner.submit('/app/sso', '/app/sso', { ...form, domains: 'corp.test', clientId: 'c'.repeat(301) })
+    assert.equal(longId.status, 400)
+    assert.match(longId.text, /client id/)
+    assert.equal((await t.api.get('/api/sso')).body.data, null)
+  })
+})
