@@ -8,7 +8,7 @@ export interface Config {
   host: string
   dataDir: string
   databaseUrl: string | undefined
-  /** A session to the server for LISTEN, when DATABASE_URL is a pooler in transaction mode. */
+  /** A session with the server (the migrations' lock, LISTEN), when DATABASE_URL is a pooler in transaction mode. */
   databaseDirectUrl: string | undefined
   /** This process's PostgreSQL connections (store/db.ts poolPlan); unset: sized by its role. */
   databasePoolSize: number | undefined
