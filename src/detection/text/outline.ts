@@ -3,9 +3,9 @@ import { parseDom } from './dom.js'
 import type { OutlineKind } from '../../vocabulary/outline.js'
 import { blockText, blockTextStart, hasText } from './node-text.js'
 import { withoutPermalink, isLeftOut } from './extract.js'
-import { headingKey, placeOf, SELECT_OPTIONS, sectionsOf, selectIn } from './selectors.js'
+import { endsSection, headingKey, placeOf, SELECT_OPTIONS, sectionsOf, selectIn } from './selectors.js'
 import { is } from 'css-select'
-import { BLOCK, CELL, HEADING, ROW, tagOf } from './tags.js'
+import { BLOCK, CARD, CELL, HEADING, LANDMARK, LIST, PARAGRAPH, ROW, TABLE, tagOf } from './tags.js'
 
 // A page's outline: the blocks a person reads, in order (sections with their heading,
 // cards, paragraphs, lists, tables), each with a selector that selects it alone, for a
@@ -28,13 +28,12 @@ export const MAX_BLOCKS = 400
 const MAX_DEPTH = 4
 const MAX_TEXT = 160
 
-const LEAVES: ReadonlyMap<string, OutlineKind> = new Map([
-  ...['p', 'pre', 'blockquote', 'figure', 'address', 'details', 'center'].map(t => [t, 'paragraph'] as const),
-  ...['ul', 'ol', 'dl', 'menu'].map(t => [t, 'list'] as const),
-  ['table', 'table']
-])
-const CARD_TAGS = new Set(['div', 'li', 'article'])
-const LANDMARKS = new Set(['main', 'header', 'aside', 'article', 'form'])
+/** What the outline shows a block of this tag as when it goes no deeper into it (see text/tags.ts). */
+const leafKind = (name: string): OutlineKind | undefined => {
+  const tag = tagOf(name)
+  return tag & PARAGRAPH ? 'paragraph' : tag & LIST ? 'list' : tag & TABLE ? 'table' : undefined
+}
+const isLeaf = (name: string) => leafKind(name) !== undefined
 
 const elementsOf = (node: AnyNode): Element[] =>
   'children' in node ? node.children.filter((c): c is Element => c.type === 'tag') : []
@@ -92,7 +91,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
     hasText(c))
   // A wrapper of one block is no block of its own (an app's root, a layout's column, a card's head).
   const unwrapped = (el: Element): Element => {
-    for (let inner = contentOf(el); inner.length === 1 && !LEAVES.has(el.name) && levelOf(el) === 0;
+    for (let inner = contentOf(el); inner.length === 1 && !isLeaf(el.name) && levelOf(el) === 0;
       inner = contentOf(el)) el = inner[0]
     return el
   }
@@ -108,7 +107,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
         continue
       }
       let end = i + 1
-      while (end < children.length && !(levelOf(children[end]) > 0 && levelOf(children[end]) <= level)) end++
+      while (end < children.length && !endsSection(children[end], level)) end++
       const text = excerpt(withoutPermalink(blockText(el)))
       if (end === i + 1) {
         if (!push({ kind: 'heading', depth, text, lines: 1 }, selectors.of(el))) return false
@@ -136,7 +135,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
   const emit = (block: Element, depth: number, cards: ReadonlySet<Element>): boolean => {
     const el = unwrapped(block)
     const text = excerpt(blockTextStart(el, MAX_TEXT))
-    const leaf = LEAVES.get(el.name)
+    const leaf = leafKind(el.name)
     const inner = leaf ? [] : contentOf(el)
     if (levelOf(el) > 0) return push({ kind: 'heading', depth, text, lines: 1 }, selectors.of(el))
     if (leaf || inner.length === 0) {
@@ -148,7 +147,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
   }
 
   let top = contentOf(body)
-  while (top.length === 1 && !LEAVES.has(top[0].name) && levelOf(top[0]) === 0 && contentOf(top[0]).length > 0) {
+  while (top.length === 1 && !isLeaf(top[0].name) && levelOf(top[0]) === 0 && contentOf(top[0]).length > 0) {
     top = contentOf(top[0])
   }
   visit(top, 0)
@@ -159,7 +158,7 @@ export function outlineOf (html: string): { blocks: OutlineEntry[], truncated: b
 function cardsAmong (children: readonly Element[]): Set<Element> {
   const byTag = new Map<string, Element[]>()
   for (const c of children) {
-    if (!CARD_TAGS.has(c.name) || !firstHeading(c)) continue
+    if ((tagOf(c.name) & CARD) === 0 || !firstHeading(c)) continue
     const group = byTag.get(c.name)
     if (group) group.push(c)
     else byTag.set(c.name, [c])
@@ -176,7 +175,7 @@ function firstHeading (el: Element): { heading: Element, path: string[] } | unde
   for (const c of elementsOf(el)) {
     if (levelOf(c) > 0) return { heading: c, path: [] }
     const blocks = elementsOf(c).filter(g => isBlock(g) && !isLeftOut(tagOf(g.name), g.attribs))
-    if (!LEAVES.has(c.name) && blocks.length > 0 && blocks.every(g => levelOf(g) > 0)) {
+    if (!isLeaf(c.name) && blocks.length > 0 && blocks.every(g => levelOf(g) > 0)) {
       return { heading: blocks[0], path: [c.name] }
     }
   }
@@ -244,7 +243,7 @@ class Selectors {
   private * candidates (el: Element): Generator<[string, boolean]> {
     const id = el.attribs.id
     if (id && lasting(id)) yield [`#${id}`, this.once(`#${id}`)]
-    if (LANDMARKS.has(el.name)) yield [el.name, this.once(`<${el.name}`)]
+    if ((tagOf(el.name) & LANDMARK) !== 0) yield [el.name, this.once(`<${el.name}`)]
     const named = (heading: Element) => {
       const words = headingWords(heading)
       return words ? { words: quoted(words), unique: this.once(`h:${headingKey(blockText(heading))}`) } : undefined
@@ -253,7 +252,7 @@ class Selectors {
       const h = named(el)
       if (h) yield [`:heading(${h.words})`, h.unique]
     }
-    const found = LEAVES.has(el.name) ? undefined : firstHeading(el)
+    const found = isLeaf(el.name) ? undefined : firstHeading(el)
     const h = found && named(found.heading)
     if (found && h) yield [`${el.name}:has(> ${[...found.path, ''].join(' > ')}:heading(${h.words}))`, h.unique]
     // The block's place after the heading before it, among its siblings.

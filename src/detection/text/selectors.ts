@@ -36,6 +36,12 @@ function levelOf (node: AnyNode): number {
   return level
 }
 
+/** The one section rule: a heading's section runs up to a heading of its level or above, which ends it. */
+export const endsSection = (node: AnyNode, level: number): boolean => {
+  const l = levelOf(node)
+  return l > 0 && l <= level
+}
+
 const keys = new WeakMap<AnyNode, string>()
 function keyOf (node: Element): string {
   let key = keys.get(node)
@@ -88,11 +94,11 @@ export function sectionsOf (parent: AnyNode, wanted: string): Set<AnyNode> {
   members = new Set()
   const id = wanted.startsWith('#') ? wanted.slice(1) : undefined
   const starts = (heading: Element) => id !== undefined ? heading.attribs.id === id : keyOf(heading) === wanted
-  // The level of the section being collected (0: none): it runs up to a heading of its level or above.
+  // The level of the section being collected (0: none).
   let open = 0
   for (const child of 'children' in parent ? parent.children : []) {
     const level = levelOf(child)
-    if (level > 0 && open > 0 && level <= open) open = 0
+    if (open > 0 && endsSection(child, open)) open = 0
     if (level > 0 && open === 0 && starts(child as Element)) open = level
     if (open > 0 && child.type === 'tag') members.add(child)
   }
