@@ -113,6 +113,16 @@ describe('point and watch in the app', () => {
       'the picture loads')
     assert.ok(await page.locator('.outline-picture rect').count() >= 3)
 
+    // Preview stays in reach on a small screen: the outline runs on below the screen, its button does not.
+    const size = page.viewportSize()!
+    await page.setViewportSize({ width: 375, height: 480 })
+    await outline.first().evaluate(el => { el.scrollIntoView({ block: 'start' }) })
+    const list = (await page.locator('ol.outline').boundingBox())!
+    const button = (await page.getByRole('button', { name: 'Preview what will be compared' }).boundingBox())!
+    assert.ok(list.y + list.height > 480, 'the outline runs on below the screen')
+    assert.ok(button.y >= 0 && button.y + button.height <= 480, `the Preview button is on the screen (at ${button.y} px)`)
+    await page.setViewportSize(size)
+
     await pro.getByLabel(/^Watch only: Pro/).check() // 1
     await page.click('text=Preview what will be compared') // 2
     const preview = page.locator('#preview')

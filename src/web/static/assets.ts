@@ -131,6 +131,8 @@ pre.document { max-height: 40rem; overflow: auto; white-space: pre-wrap; overflo
 .outline .depth-1 { padding-left: 1rem } .outline .depth-2 { padding-left: 2rem }
 .outline .depth-3, .outline .depth-4 { padding-left: 3rem }
 .outline .churning { border-left: 3px solid var(--critical); padding-right: .25rem }
+.outline-actions { position: sticky; bottom: 0; background: var(--card); border-top: 1px solid var(--line);
+  padding: .5rem 0; margin-bottom: 0 }
 .outline .picks { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: baseline; margin-top: .2rem }
 .outline .selector { color: var(--muted); overflow-wrap: anywhere }
 .outline-picture figure { position: relative; margin: .5rem 0; border: 1px solid var(--line) }

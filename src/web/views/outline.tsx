@@ -95,7 +95,8 @@ export function OutlinePicker (p: {
         ))}
       </ol>
       {o.truncated ? <p class='small muted'>The page has more blocks than these 400: write a selector in the settings for the rest.</p> : null}
-      <p><button type='submit'>Preview what will be compared</button></p>
+      {/* In reach on a long page: the bar stays at the foot of the screen while the outline scrolls under it. */}
+      <p class='outline-actions'><button type='submit'>Preview what will be compared</button> <span class='small muted'>then save the page settings below</span></p>
     </form>
   )
 }
