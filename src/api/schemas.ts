@@ -163,15 +163,6 @@ export const DomainDetails = Type.Object(
   { $id: 'DomainDetails', title: 'DomainDetails' }
 )
 
-/** A name people give a page: shown in its place wherever the page is (the app, alerts), its address beside it. */
-export const PageNameSchema = Type.String({
-  minLength: 1,
-  maxLength: 120,
-  pattern: '\\S',
-  description: 'a name people give the page ("Cloud VPS prices"), trimmed; 1 to 120 characters',
-  examples: ['Cloud VPS prices']
-})
-
 const pageBase = {
   id: Uuid,
   domainId: Uuid,

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsPlugin from 'ajv-formats'
 import type { TSchema } from '@sinclair/typebox'
+import { NoiseRulesSchema } from '../vocabulary/core.js'
 import { AppError } from '../vocabulary/errors.js'
 
 // A form's input is checked against the API's schema for the same input, by the validator
@@ -9,6 +10,8 @@ import { AppError } from '../vocabulary/errors.js'
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv
 const ajv = addFormats(new Ajv({ strict: false, allErrors: false }))
+// The shared schemas a form's schema refers to by $id, as the API registers them.
+ajv.addSchema(NoiseRulesSchema)
 const compiled = new WeakMap<TSchema, ValidateFunction>()
 
 /** The form's field an error is about: the property it names, past any index (`/domains/0` is `domains`). */

@@ -15,7 +15,7 @@ describe("the app's forms, on the API's schemas", () => {
   let t: TestService
   let owner: FormClient
   before(async () => {
-    t = await startTestService()
+    t = await startTestService({ CRAWL_HOST_MAP: 'formed.test=http://127.0.0.1:9' })
     const db = t.service.store.db
     const orgId = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
     await db.updateTable('orgs').set({ plan: 'enterprise' }).execute()
@@ -61,5 +61,28 @@ describe("the app's forms, on the API's schemas", () => {
     assert.equal(longId.status, 400)
     assert.match(longId.text, /client id/)
     assert.equal((await t.api.get('/api/sso')).body.data, null)
+  })
+
+  it("a page's settings the API would refuse are refused by the form, not ignored", async () => {
+    const domain = (await t.api.post('/api/domains', { domain: 'formed.test' })).body.data
+    const added = (await t.api.post(`/api/domains/${domain.id}/pages`, { url: 'https://formed.test/pricing' })).body.data
+    const settings = { name: 'Prices', monitoringEnabled: 'on', priority: '3', render: '', ignoreSelectors: '' }
+    const at = `/app/domains/${domain.id}`
+    const action = `${at}/pages/${added.id}`
+    // A refused action goes back to the page it came from, which says why (routes/common.ts formAction).
+    const refused = async (form: Record<string, string>, why: RegExp) => {
+      const answer = await owner.submit(at, action, form)
+      assert.equal(answer.status, 303)
+      assert.match((await owner.request('GET', answer.location!)).text, why)
+    }
+    await refused({ ...settings, priority: '11' }, /Choose a priority from 1 to 10/)
+    await refused({ ...settings, render: 'sometimes' }, /Choose how the page is read/)
+    await refused({ ...settings, ignoreSelectors: Array.from({ length: 21 }, (_, i) => `.ad-${i}`).join('\n') },
+      /at most 20 selectors to ignore/)
+    const page = async () => (await t.api.get(`/api/domains/${domain.id}/pages/${added.id}`)).body.data
+    assert.deepEqual([(await page()).priority, (await page()).name ?? null], [5, null], 'nothing was saved')
+    const saved = await owner.submit(at, action, settings)
+    assert.equal(saved.status, 303, saved.text.slice(0, 300))
+    assert.deepEqual([(await page()).priority, (await page()).name], [3, 'Prices'])
   })
 })

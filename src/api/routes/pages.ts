@@ -9,10 +9,11 @@ import { screenshotOf } from '../../store/screenshots.js'
 import { notFound } from '../../vocabulary/errors.js'
 import { PageOutlineSchema, RulesPreviewSchema } from '../../vocabulary/outline.js'
 import { pageOutline, previewRules } from '../../services/page-outline.js'
+import { PageNameSchema, PagePatchSchema } from '../../vocabulary/pages.js'
 import type { ApiDeps } from '../deps.js'
 import {
-  CreatedPage, DateTime, DiffData, IdParams, Nullable, NoiseRules, Page, PageNameSchema, PageTypeSchema,
-  RenderModeSchema, Uuid
+  CreatedPage, DateTime, DiffData, IdParams, Nullable, NoiseRules, Page, PageTypeSchema,
+  Uuid
 } from '../schemas.js'
 import { HistoryPagination, historyMeta, Pagination, readCursor, responses } from '../responses.js'
 
@@ -279,40 +280,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
           'take ' +
           'effect on the next crawl, which records a new baseline (no change) read under them.',
         params: PageParams,
-        body: Type.Object(
-          {
-            name: Type.Optional(Type.Union([PageNameSchema, Type.Null()], {
-              description: 'a name for the page, shown in its place wherever it is; null: none (its address)'
-            })),
-            monitoringEnabled: Type.Optional(Type.Boolean()),
-            pageType: Type.Optional(PageTypeSchema),
-            priority: Type.Optional(
-              Type.Integer({
-                minimum: 1,
-                maximum: 10,
-                description: '1 (first) to 10, 5 by default: lower numbers are crawled first and become the ' +
-                  "domain's intelligence pages first"
-              })
-            ),
-            noiseRules: Type.Optional(Type.Ref(NoiseRules)),
-            render: Type.Optional(
-              Type.Union([RenderModeSchema, Type.Null()], {
-                description: 'auto (fetch plainly, use the browser when the page needs it), always or never; ' +
-                  "null: the domain's setting"
-              })
-            ),
-            screenshots: Type.Optional(Type.Boolean({
-              description: 'keep screenshots of the page: its first, then one with each change (the page is then ' +
-                'rendered in the browser); taken ' +
-                'only while the page is one of its domain\'s intelligence pages'
-            })),
-            visualThreshold: Type.Optional(Type.Union([Type.Number({ minimum: 0.01, maximum: 100 }), Type.Null()], {
-              description: 'report a change seen only in the screenshots when at least this percentage of the page ' +
-                'changed; null (default): the pictures are evidence attached to changes found in the text'
-            }))
-          },
-          { additionalProperties: false, minProperties: 1 }
-        ),
+        body: PagePatchSchema,
         response: responses(200, Type.Ref(Page), [404])
       }
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError, notFound } from '../../vocabulary/errors.js'
 import {
-  FACT_SUBJECTS, PAGE_TYPES, type FactSubject, type IgnoredFact, type PageType, type RenderMode
+  FACT_SUBJECTS, PAGE_TYPES, type FactSubject, type IgnoredFact, type PageType
 } from '../../vocabulary/core.js'
 import { requireDomain } from '../../services/domains.js'
 import { changePage, crawlPageNow, removePage } from '../../services/pages.js'
@@ -16,6 +16,19 @@ import { field, page, UUID, viewerOf, type WebDeps } from '../context.js'
 import { html } from '../views/layout.js'
 import { PageView } from '../views/page.js'
 import { formAction, heavyActions, id, lines, notice, outOf, pageOf } from './common.js'
+import { checkForm } from '../form-check.js'
+import { PagePatchSchema, type PagePatch } from '../../vocabulary/pages.js'
+
+/** What the page settings form says of a field the API's schema refuses. */
+const SAY = {
+  name: "A page's name is 120 characters at most",
+  priority: 'Choose a priority from 1 to 10',
+  render: 'Choose how the page is read: auto, always, never, or as the domain',
+  ignoreSelectors: 'A page keeps at most 20 selectors to ignore, of 200 characters each',
+  includeSelectors: 'A page keeps at most 20 selectors to watch, of 200 characters each',
+  ignorePatterns: 'A page keeps at most 20 patterns to ignore, of 200 characters each',
+  includePaths: 'A page keeps at most 20 paths of its document to watch, each a JSON path such as $.paths'
+}
 
 // A watched page of its own: its state and failure, timeline, versions, two versions
 // compared, prices over time; its type, settings, a check now, and deleting it.
@@ -122,17 +135,12 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
 
   app.post('/domains/:id/pages/:pageId', onPage(async req => {
     const render = field(req.body, 'render')
-    const priority = Number(field(req.body, 'priority'))
     const name = (field(req.body, 'name') ?? '').trim()
-    // As the API's PageNameSchema: refused, not cut, past 120 characters.
-    if (name.length > 120) {
-      throw new AppError('VALIDATION_ERROR', 'A page\'s name is 120 characters at most', { field: 'name' })
-    }
-    await changePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'), {
+    const patch = {
       name: name || null,
       monitoringEnabled: field(req.body, 'monitoringEnabled') === 'on',
-      ...(Number.isInteger(priority) && priority >= 1 && priority <= 10 ? { priority } : {}),
-      render: ['auto', 'always', 'never'].includes(render) ? render as RenderMode : null,
+      priority: Number(field(req.body, 'priority')),
+      render: render === '' ? null : render,
       noiseRules: {
         ignoreSelectors: lines(field(req.body, 'ignoreSelectors')),
         ignorePatterns: lines(field(req.body, 'ignorePatterns')),
@@ -140,7 +148,10 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
         includePaths: lines(field(req.body, 'includePaths')),
         ignoreFacts: lines(field(req.body, 'ignoreFacts')).map(ignoredFact)
       }
-    })
+    }
+    // As PATCH /api/…/pages/{pageId} decides: refused, not cut or ignored.
+    checkForm(PagePatchSchema, patch, SAY)
+    await changePage(ctx, req.person.org.id, id(req.params), id(req.params, 'pageId'), patch as PagePatch)
     return field(req.body, 'back') === 'page'
       ? `${pagePath(req)}?done=saved`
       : `/app/domains/${id(req.params)}?done=saved`
