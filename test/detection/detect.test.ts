@@ -356,6 +356,23 @@ describe('extraction', () => {
     )
   })
 
+  // A banner is skipped by its name (text/extract.ts isSkipped), a topic never: before, id="cookies" and
+  // class="cookie-policy" hid a privacy policy's own sections, and every change of them.
+  it("leaves out cookie banners by their names, and keeps a policy's sections about cookies, consent and GDPR", () => {
+    const page = extractPage('<html><body><main><h1>Privacy</h1>' +
+      '<h2 id="cookies">Cookies</h2><p>We use cookies to sign you in.</p>' +
+      '<section class="cookie-policy"><h2>Cookie policy</h2><p>Each cookie we set.</p></section>' +
+      '<section id="consent"><h2>Consent</h2><p>You may withdraw it.</p></section>' +
+      '<section id="gdpr"><h2>Your GDPR rights</h2><p>Access, erasure.</p></section>' +
+      '<div id="cookie-consent">Accept all</div><div class="cookies-banner">We and our partners</div>' +
+      '<div id="onetrust-banner-sdk">OneTrust</div><div id="cookieConsent">Allow</div>' +
+      '<div class="gdpr-notice">Notice</div></main></body></html>')
+    assert.deepEqual(page.lines, [
+      '# Privacy', '## Cookies', 'We use cookies to sign you in.', '## Cookie policy', 'Each cookie we set.',
+      '## Consent', 'You may withdraw it.', '## Your GDPR rights', 'Access, erasure.'
+    ])
+  })
+
   it("marks the lines written in a price's or plan's markup, without splitting a sentence around an inline price", () => {
     const page = extractPage('<html><body><main><h1>Plans</h1><p>Intro text.</p>' +
       '<p>Only <span class="price">$9</span> a seat.</p><div class="plan-card"><h2>Pro</h2><p>$49</p></div>' +

@@ -36,9 +36,12 @@ const isPriceMarkup = (name: string, attrs: Attributes) =>
   ((attrs.itemprop !== undefined && PRICE_ITEMPROP.test(attrs.itemprop)) ||
     (attrs.class !== undefined && PRICE_CLASS.test(attrs.class)))
 const SKIP_ROLES = new Set(['navigation', 'contentinfo', 'banner', 'alertdialog', 'dialog'])
-// Cookie and consent banners, by the class or id names their vendors use.
-const BANNER =
-  /(^|[\s_-])(cookie|cookies|consent|gdpr|ccpa|onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics)([\s_-]|$)/i
+// Cookie and consent banners, by the class or id names their vendors and themes use: a
+// banner's name, never a topic's. A privacy policy's own "Cookies", "Consent" or "GDPR"
+// section (id="cookies", class="cookie-policy") is content, and its changes are the page's.
+const BANNER = new RegExp('(^|[\\s_-])(onetrust|cookiebot|cc-window|cc-banner|osano|truste|didomi|usercentrics|' +
+  '(cookies?|consent|gdpr|ccpa)[-_]?(banner|bar|notice|consent|popup|modal|overlay|wall|box|law|message|manager))' +
+  '([\\s_-]|$)', 'i')
 const HIDDEN_STYLE = /(display\s*:\s*none|visibility\s*:\s*hidden)/i
 // An inline element its page lays out as a block ("<span style="display:block">Suite 398</span>"):
 // its text is a line of its own, not run into the text before it.
