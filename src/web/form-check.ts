@@ -30,5 +30,6 @@ export function checkForm (schema: TSchema, input: unknown, say: Readonly<Record
   if (validate(input)) return
   const error = validate.errors![0]!
   const field = fieldOf(error)
-  throw new AppError('VALIDATION_ERROR', say[field] ?? `${field} ${error.message ?? 'is not valid'}`, { field })
+  const said = say[field] ?? `${field || 'the form'} ${error.message ?? 'is not valid'}`
+  throw new AppError('VALIDATION_ERROR', said, field ? { field } : undefined)
 }

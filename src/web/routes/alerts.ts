@@ -64,7 +64,7 @@ function ruleForm (body: unknown): RuleForm {
     direction: field(body, 'direction'),
     minPercent: field(body, 'minPercent').trim(),
     changeTypes: fields(body, 'changeTypes').filter(t => CHANGE_TYPES.includes(t as ChangeType)),
-    domainIds: fields(body, 'domainIds').filter(id => UUID.test(id)).slice(0, 100),
+    domainIds: fields(body, 'domainIds').filter(id => UUID.test(id)),
     pageTypes: fields(body, 'pageTypes').filter(t => PAGE_TYPES.includes(t as PageType))
   }
 }
