@@ -36,6 +36,8 @@ export interface Service {
   events: PipelineEvents
   crawler: Crawler
   app: FastifyInstance | undefined
+  /** What this process has heard of each organisation's writes (the API's validators), where it serves the API. */
+  versions: DataVersions | undefined
   /** Where the API listens, once started. */
   url: string | undefined
   stop(): Promise<void>
@@ -205,9 +207,10 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
   let app: FastifyInstance | undefined
   let url: string | undefined
   let stopFollowing: (() => Promise<void>) | undefined
+  let versions: DataVersions | undefined
   const port = servesApi ? config.port : config.metricsPort
   if (port !== undefined) {
-    const versions = new DataVersions()
+    versions = new DataVersions()
     if (servesApi) {
       stopFollowing = await store.followWrites(versions, err => {
         log.warn({ err }, 'listening for writes failed; API answers carry no ETag until it is back')
@@ -237,6 +240,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     events,
     crawler,
     app,
+    versions,
     url,
     stop () {
       stopping ??= (async () => {

@@ -2,9 +2,11 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { loadConfig } from '../../src/config.js'
 import { startService, type Service } from '../../src/service.js'
+import { DATA_CHANNEL } from '../../src/store/data-versions.js'
 import { dumpMigrated, openStore } from '../../src/store/db.js'
 import { ApiClient } from './client.js'
 
@@ -181,6 +183,20 @@ export async function eventually<T> (check: () => Promise<T | undefined>, ms = 2
     await new Promise(resolve => setTimeout(resolve, 150))
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`)
+}
+
+/**
+ * Waits until the service's API has heard every write committed before the call (a
+ * worker's, or a test's straight to the database): on PostgreSQL a write's notification
+ * comes milliseconds after its commit, and until then the API may answer from before it
+ * (api/validators.ts). Notifications come in commit order, so a probe's says the rest came.
+ */
+export async function writesHeard (t: TestService): Promise<void> {
+  const { versions } = t.service
+  if (!versions) throw new Error('this service serves no API')
+  const probe = randomUUID()
+  await sql`SELECT pg_notify(${DATA_CHANNEL}, ${`${probe}:heard`})`.execute(t.service.store.db)
+  await eventually(async () => versions.of(probe) === 'xheard', 10_000, 'the writes to be heard')
 }
 
 /**

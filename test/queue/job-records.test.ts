@@ -6,7 +6,7 @@ import { BatchedCompletions } from '../../src/queue/completions.js'
 import { forgetOldJobRecords } from '../../src/queue/job-records.js'
 import { Lane, retryDelay } from '../../src/queue/lane.js'
 import { QUEUE, queuePolicies } from '../../src/queue/queues.js'
-import { startTestService, type TestService } from '../helpers/service.js'
+import { startTestService, writesHeard, type TestService } from '../helpers/service.js'
 
 // A job's record (jobs) follows the queue through every change, and the API reads only it.
 describe("a job's record and the jobs endpoints", () => {
@@ -35,7 +35,11 @@ describe("a job's record and the jobs endpoints", () => {
     return [...queued.values()]
   }
 
-  const job = async (id: string) => (await t.api.get(`/api/jobs/${id}`)).body.data
+  // The test writes as a worker would, straight to the database: the API reads once it has heard.
+  const job = async (id: string) => {
+    await writesHeard(t)
+    return (await t.api.get(`/api/jobs/${id}`)).body.data
+  }
   const countsAgree = async () => {
     const { db } = t.service.store
     const kept = await sql<{ key: string, n: number }>`
@@ -53,6 +57,7 @@ describe("a job's record and the jobs endpoints", () => {
   it('follows a crawl from queued to taken, completed, and failed where only the sweep saw it', async () => {
     const slow = await queueHost('r.test', 12)
     const [quick] = await queueHost('s.test', 1)
+    await writesHeard(t)
     const stats = (await t.api.get('/api/jobs/stats')).body.data
     assert.equal(stats.total, 13)
     assert.equal(stats.waiting, 13)
@@ -104,6 +109,7 @@ describe("a job's record and the jobs endpoints", () => {
     // (A time of today's: the next test's ages are counted from now.)
     await sql`UPDATE jobs SET created_at = date_trunc('second', now()) + interval '0.123456 second'`
       .execute(t.service.store.db)
+    await writesHeard(t)
     const byNumber: string[] = []
     for (let page = 1; page <= 3; page++) {
       const r = await t.api.get(`/api/jobs?limit=5&page=${page}`)
@@ -139,10 +145,12 @@ describe("a job's record and the jobs endpoints", () => {
     const { db } = t.service.store
     await forgetOldJobRecords(db, new Date(Date.now() + 10 * day))
     await countsAgree()
+    await writesHeard(t)
     const stats = (await t.api.get('/api/jobs/stats')).body.data
     assert.deepEqual([stats.completed, stats.total], [0, 12], 'the completed crawl is forgotten, the others kept')
     await forgetOldJobRecords(db, new Date(Date.now() + 30 * day))
     await countsAgree()
+    await writesHeard(t)
     const after = (await t.api.get('/api/jobs/stats')).body.data
     assert.deepEqual([after.failed, after.active, after.total], [11, 1, 12],
       'the waiting ones failed (to be given up, as any failure), not forgotten; the running one left to its lease')
@@ -151,6 +159,7 @@ describe("a job's record and the jobs endpoints", () => {
     // Given up (the give-up pass of a process that runs the queue): then forgotten.
     await sql`UPDATE jobs SET gave_up_at = now() WHERE state = 'failed'`.execute(db)
     await forgetOldJobRecords(db, new Date(Date.now() + 40 * day))
+    await writesHeard(t)
     assert.equal((await t.api.get('/api/jobs/stats')).body.data.total, 1)
   })
 })
@@ -174,7 +183,10 @@ describe("a discovery's attempts, fenced on the worker that holds them", () => {
         .returning('id').executeTakeFirstOrThrow()
       return (await queue.transaction(db, tx => queue.enqueueDiscovery(tx, { orgId, domainId: domain.id }))).id
     }
-    const job = async (id: string) => (await t.api.get(`/api/jobs/${id}`)).body.data
+    const job = async (id: string) => {
+      await writesHeard(t)
+      return (await t.api.get(`/api/jobs/${id}`)).body.data
+    }
     const retry = retryDelay(queuePolicies(t.service.config))
     const lane = new Lane<{ orgId: string, domainId: string }>(db, QUEUE.discover, queue.workerId, retry)
     const stranger = new Lane<{ orgId: string, domainId: string }>(db, QUEUE.discover, randomUUID(), retry)
