@@ -30,9 +30,18 @@ describe('no dead ends in the first hour, in a browser', () => {
   let owner: { context: BrowserContext, page: Page }
   let acmeId = ''
   let price = 49
+  // Discovery waits for robots.txt until the test lets it go: the domain's page is seen while it discovers.
+  let letRobotsGo = () => {}
+  const robotsHeld = new Promise<void>(resolve => { letRobotsGo = resolve })
 
   before(async () => {
     site = await new TestSite().start()
+    site.set('/robots.txt', (_req, res) => {
+      void robotsHeld.then(() => {
+        res.writeHead(200, { 'content-type': 'text/plain' })
+        res.end('User-agent: *\nAllow: /\n')
+      })
+    })
     site.page('/', layout('Acme', '<h1>Acme</h1><p>We ship fast.</p><a href="/pricing">Pricing</a>'))
     site.set('/pricing', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' })
@@ -93,6 +102,18 @@ describe('no dead ends in the first hour, in a browser', () => {
     assert.match(await main(page), /starting with the page of the address you pasted/)
     acmeId = /domains\/([0-9a-f-]{36})/.exec(page.url())![1]
     assert.match(await page.title(), /^acme\.test · Sitewatch$/)
+    // While it discovers, the page follows discovery in place (no meta refresh: axe's, and it
+    // threw away what was being typed): the settings typed meanwhile stay, the pages come in.
+    assert.match(await page.locator('#domain-status').innerText(), /discovering its pages/)
+    await accessible(page)
+    await page.evaluate(() => { (window as any).sameDocument = true })
+    await page.getByLabel('Tags').fill('direct competitors')
+    letRobotsGo()
+    await page.locator('#domain-status', { hasText: 'Status: active' }).waitFor({ timeout: 60_000 })
+    await page.locator('#domain-pages').getByRole('link', { name: '/pricing', exact: true }).waitFor()
+    assert.equal(await page.evaluate(() => (window as any).sameDocument), true, 'not reloaded')
+    assert.equal(await page.getByLabel('Tags').inputValue(), 'direct competitors')
+    assert.equal(await page.locator('body[data-live-every]').count(), 0, 'it asks no more once discovery ended')
     await page.goto(`${t.url}/app/domains`)
     await page.getByText('Add several at once').click()
     await page.getByLabel(/Several at once/).fill('beta.test\nacme.test\nnot_a_domain!\nnot a domain\nhttps://dead.test/\nBeta.test')

@@ -217,4 +217,34 @@ for (const slot of document.querySelectorAll('[data-load-from]')) {
     })
     .catch(() => {})
 }
+// A page still being built (see Document's liveEvery) asks for itself again, and puts in place
+// each part marked data-live that moved, unless the reader is using it (a field focused or
+// typed in, a <details> opened): that part waits for the next round.
+const liveEvery = Number(document.body.dataset.liveEvery) * 1000
+const inUse = part => part.contains(document.activeElement) ||
+  [...part.querySelectorAll('details')].some(d => d.open) ||
+  [...part.querySelectorAll('input, textarea, select')].some(f => f.type === 'checkbox' || f.type === 'radio'
+    ? f.checked !== f.defaultChecked
+    : f.tagName === 'SELECT' ? [...f.options].some(o => o.selected !== o.defaultSelected) : f.value !== f.defaultValue)
+const renew = async () => {
+  let next
+  let retry = true // a page gone (4xx) is asked no more; a server or network that failed, again
+  try {
+    const r = await fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+    if (r.ok) next = new DOMParser().parseFromString(await r.text(), 'text/html')
+    else retry = r.status >= 500
+  } catch {}
+  let waiting = next ? next.body.hasAttribute('data-live-every') : retry
+  for (const part of next ? document.querySelectorAll('[data-live][id]') : []) {
+    const fresh = next.getElementById(part.id)
+    if (!fresh) continue
+    localize(fresh)
+    if (fresh.outerHTML === part.outerHTML) continue
+    if (inUse(part)) waiting = true
+    else part.replaceWith(document.importNode(fresh, true))
+  }
+  if (waiting) setTimeout(renew, liveEvery)
+  else document.body.removeAttribute('data-live-every')
+}
+if (liveEvery > 0) setTimeout(renew, liveEvery)
 `

@@ -277,50 +277,55 @@ export function DomainPage (p: {
   const csrf = p.viewer.csrf
   return (
     <Page
-      viewer={p.viewer} title={d.displayName ?? d.domain} section='/app/domains' refresh={discovering ? 2 : undefined}
+      viewer={p.viewer} title={d.displayName ?? d.domain} section='/app/domains' liveEvery={discovering ? 2 : undefined}
       error={p.error} notice={p.notice}
     >
-      {d.discoveryFailure
-        ? (
-          <div class='card problem' role='region' aria-label='Discovery failed'>
-            <h2>{d.discoveryFailure.kind === 'blocked' ? 'The site blocks Sitewatch' : 'Discovery found no page'}</h2>
-            <p>Discovery failed <Time at={d.discoveryFailure.at} />: {d.discoveryFailure.reason}.</p>
-            <p>{d.discoveryFailure.nextStep}</p>
-            {mayEdit
-              ? (
-                <form method='post' action={`/app/domains/${d.id}/discover`} class='row'>
-                  <Csrf token={csrf} />
-                  <button type='submit'>Run discovery again</button>
-                  <span class='small muted'>Or add the pages you know below: each is checked on its own.</span>
-                </form>
-                )
-              : null}
-          </div>
-          )
-        : null}
-      {d.discoveryNote && !discovering
-        ? <p class='card small' role='note'>{d.discoveryNote} Pages you know of can be added below.</p>
-        : null}
-      {failing.length > 0
-        ? (
-          <div class='card problem' role='region' aria-label='Pages that fail'>
-            <h2>{failing.length} page{failing.length === 1 ? '' : 's'} cannot be checked</h2>
-            <ul>
-              {failing.map(pg => (
-                <li key={pg.id}>
-                  <a href={`/app/domains/${d.id}/pages/${pg.id}`}>{pageLabel(pg)}</a>
-                  <FailureNote failure={pg.failure!} />
-                </li>
-              ))}
-            </ul>
-          </div>
-          )
-        : null}
+      {/* While discovering, the parts marked data-live follow it without a reload (Document's liveEvery). */}
+      <div id='domain-problems' data-live>
+        {d.discoveryFailure
+          ? (
+            <div class='card problem' role='region' aria-label='Discovery failed'>
+              <h2>{d.discoveryFailure.kind === 'blocked' ? 'The site blocks Sitewatch' : 'Discovery found no page'}</h2>
+              <p>Discovery failed <Time at={d.discoveryFailure.at} />: {d.discoveryFailure.reason}.</p>
+              <p>{d.discoveryFailure.nextStep}</p>
+              {mayEdit
+                ? (
+                  <form method='post' action={`/app/domains/${d.id}/discover`} class='row'>
+                    <Csrf token={csrf} />
+                    <button type='submit'>Run discovery again</button>
+                    <span class='small muted'>Or add the pages you know below: each is checked on its own.</span>
+                  </form>
+                  )
+                : null}
+            </div>
+            )
+          : null}
+        {d.discoveryNote && !discovering
+          ? <p class='card small' role='note'>{d.discoveryNote} Pages you know of can be added below.</p>
+          : null}
+        {failing.length > 0
+          ? (
+            <div class='card problem' role='region' aria-label='Pages that fail'>
+              <h2>{failing.length} page{failing.length === 1 ? '' : 's'} cannot be checked</h2>
+              <ul>
+                {failing.map(pg => (
+                  <li key={pg.id}>
+                    <a href={`/app/domains/${d.id}/pages/${pg.id}`}>{pageLabel(pg)}</a>
+                    <FailureNote failure={pg.failure!} />
+                  </li>
+                ))}
+              </ul>
+            </div>
+            )
+          : null}
+      </div>
       <div class='card'>
-        <p>
-          Status: <strong>{d.status}</strong>
-          {discovering ? <span role='status'> — discovering its pages: {d.pages.length} found so far. This page updates itself.</span> : null}
-        </p>
+        <div role='status'>
+          <p id='domain-status' data-live>
+            Status: <strong>{d.status}</strong>
+            {discovering ? <span> — discovering its pages: {d.pages.length} found so far. This page updates itself.</span> : null}
+          </p>
+        </div>
         <p class='small'>Last crawl <Time at={d.lastCrawledAt} empty='not yet' />; next <Time at={d.nextCrawlAt} /></p>
         {mayEdit
           ? (
@@ -338,20 +343,22 @@ export function DomainPage (p: {
           ? <p id='tags-help' class='small muted'>Comma-separated, such as "direct competitors, suppliers": the domain list, the inbox and the feeds filter by them.</p>
           : null}
         <p class='small'><a href={`/app/changes?domainId=${d.id}`}>Changes of this domain</a> · <a href={`/app/domains/${d.id}/pages.csv`}>Its pages as CSV</a></p>
-        {mayEdit && !d.pages.some(pg => pg.monitoringEnabled)
-          ? <p class='small muted'>No page of this domain is monitored: there is nothing to crawl now. Add its pages below, or turn a page's monitoring on.</p>
-          : null}
-        {mayEdit && d.pages.some(pg => pg.monitoringEnabled)
-          ? (
-            <form method='post' action={`/app/domains/${d.id}/crawl`} class='row'>
-              <Csrf token={csrf} />
-              <button type='submit' disabled={p.outOfRechecks !== undefined} aria-describedby='rechecks'>Crawl now</button>
-              <span id='rechecks' class={p.outOfRechecks ? 'small warn' : 'small muted'}>
-                {p.outOfRechecks ?? `${p.rechecksLeft === null ? 'Manual rechecks are unlimited on your plan.' : `One manual recheck; ${p.rechecksLeft} left in this period.`} ${p.hourLeft ?? ''}`.trim()}
-              </span>
-            </form>
-            )
-          : null}
+        <div id='domain-crawl' data-live>
+          {mayEdit && !d.pages.some(pg => pg.monitoringEnabled)
+            ? <p class='small muted'>No page of this domain is monitored: there is nothing to crawl now. Add its pages below, or turn a page's monitoring on.</p>
+            : null}
+          {mayEdit && d.pages.some(pg => pg.monitoringEnabled)
+            ? (
+              <form method='post' action={`/app/domains/${d.id}/crawl`} class='row'>
+                <Csrf token={csrf} />
+                <button type='submit' disabled={p.outOfRechecks !== undefined} aria-describedby='rechecks'>Crawl now</button>
+                <span id='rechecks' class={p.outOfRechecks ? 'small warn' : 'small muted'}>
+                  {p.outOfRechecks ?? `${p.rechecksLeft === null ? 'Manual rechecks are unlimited on your plan.' : `One manual recheck; ${p.rechecksLeft} left in this period.`} ${p.hourLeft ?? ''}`.trim()}
+                </span>
+              </form>
+              )
+            : null}
+        </div>
       </div>
       <ResearchCard
         domainId={d.id} creditsLeft={p.research.creditsLeft} briefs={p.research.briefs}
@@ -359,44 +366,46 @@ export function DomainPage (p: {
       />
       {p.results ? <LineResults title='Pages pasted' results={p.results} href={id => `/app/domains/${d.id}/pages/${id}`} /> : null}
       <h2>Pages</h2>
-      {d.pages.length === 0
-        ? <p class='muted'>{discovering ? 'Looking for pages…' : 'No pages yet.'}</p>
-        : (
-          <table class='stack'>
-            <caption class='sr-only'>Pages of {d.domain}</caption>
-            <thead>
-              <tr><th scope='col'>Page</th><th scope='col'>Type</th><th scope='col'>Status</th><th scope='col'>Last check</th><th scope='col'>Last change</th>{mayEdit ? <th scope='col'>Settings</th> : null}</tr>
-            </thead>
-            <tbody>
-              {d.pages.map(pg => (
-                <tr key={pg.id}>
-                  <td data-label='Page'>
-                    <a href={`/app/domains/${d.id}/pages/${pg.id}`}>{pg.name ? pg.name : <Address text={new URL(pg.url).pathname} />}</a>
-                    {pg.name ? <div class='small muted'><Address text={new URL(pg.url).pathname} /></div> : null}
-                  </td>
-                  <td data-label='Type'>{pg.pageType}{pg.intelligence ? <div class='small'>intelligence page</div> : null}</td>
-                  <td data-label='Status'>
-                    {pg.failure?.kind === 'blocked' ? `${pg.status}, blocked` : pg.status}
-                    {pg.monitoringEnabled ? null : <div class='small muted'>not monitored</div>}
-                    {pg.renderedWith === 'browser' ? <div class='small muted'>rendered</div> : null}
-                  </td>
-                  <td data-label='Last check'><Time at={pg.lastCheckAt} empty='not yet' /></td>
-                  <td data-label='Last change'><Time at={pg.lastChangeAt} empty='none' /></td>
-                  {mayEdit
-                    ? (
-                      <td data-label='Settings'>
-                        <details>
-                          <summary>Settings of {pageLabel(pg)}</summary>
-                          <PageSettingsForm domainId={d.id} domainRender={d.render} page={pg} csrf={csrf} />
-                        </details>
-                      </td>
-                      )
-                    : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          )}
+      <div id='domain-pages' data-live>
+        {d.pages.length === 0
+          ? <p class='muted'>{discovering ? 'Looking for pages…' : 'No pages yet.'}</p>
+          : (
+            <table class='stack'>
+              <caption class='sr-only'>Pages of {d.domain}</caption>
+              <thead>
+                <tr><th scope='col'>Page</th><th scope='col'>Type</th><th scope='col'>Status</th><th scope='col'>Last check</th><th scope='col'>Last change</th>{mayEdit ? <th scope='col'>Settings</th> : null}</tr>
+              </thead>
+              <tbody>
+                {d.pages.map(pg => (
+                  <tr key={pg.id}>
+                    <td data-label='Page'>
+                      <a href={`/app/domains/${d.id}/pages/${pg.id}`}>{pg.name ? pg.name : <Address text={new URL(pg.url).pathname} />}</a>
+                      {pg.name ? <div class='small muted'><Address text={new URL(pg.url).pathname} /></div> : null}
+                    </td>
+                    <td data-label='Type'>{pg.pageType}{pg.intelligence ? <div class='small'>intelligence page</div> : null}</td>
+                    <td data-label='Status'>
+                      {pg.failure?.kind === 'blocked' ? `${pg.status}, blocked` : pg.status}
+                      {pg.monitoringEnabled ? null : <div class='small muted'>not monitored</div>}
+                      {pg.renderedWith === 'browser' ? <div class='small muted'>rendered</div> : null}
+                    </td>
+                    <td data-label='Last check'><Time at={pg.lastCheckAt} empty='not yet' /></td>
+                    <td data-label='Last change'><Time at={pg.lastChangeAt} empty='none' /></td>
+                    {mayEdit
+                      ? (
+                        <td data-label='Settings'>
+                          <details>
+                            <summary>Settings of {pageLabel(pg)}</summary>
+                            <PageSettingsForm domainId={d.id} domainRender={d.render} page={pg} csrf={csrf} />
+                          </details>
+                        </td>
+                        )
+                      : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            )}
+      </div>
       {mayEdit
         ? (
           <>

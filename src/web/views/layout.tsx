@@ -35,19 +35,26 @@ export function html (node: ComponentChildren): string {
   return '<!doctype html>' + renderToString(<>{node}</>)
 }
 
-export function Document (props: { title: string, refresh?: number, goTo?: string, children: ComponentChildren }) {
+/**
+ * `liveEvery`: the page is still being built (a domain's discovery, a brief), and asks for
+ * itself again every so many seconds, putting in place each of its parts marked `data-live`
+ * that moved (the script's, see static/assets.ts): a meta refresh would reload the whole
+ * page, throwing away what is being typed, and takes the page from a screen reader's user
+ * (axe's meta-refresh). Without script, it is that refresh.
+ */
+export function Document (props: { title: string, liveEvery?: number, goTo?: string, children: ComponentChildren }) {
   return (
     <html lang='en'>
       <head>
         <meta charset='utf-8' />
         <meta name='viewport' content='width=device-width, initial-scale=1' />
-        {props.refresh ? <meta http-equiv='refresh' content={String(props.refresh)} /> : null}
+        {props.liveEvery ? <noscript><meta http-equiv='refresh' content={String(props.liveEvery)} /></noscript> : null}
         {props.goTo ? <meta http-equiv='refresh' content={`0;url=${props.goTo}`} /> : null}
         <title>{`${props.title} · Sitewatch`}</title>
         <link rel='stylesheet' href='/app/static/app.css' />
         <script src='/app/static/app.js' defer />
       </head>
-      <body>{props.children}</body>
+      <body data-live-every={props.liveEvery}>{props.children}</body>
     </html>
   )
 }
@@ -57,14 +64,15 @@ export function Page (props: {
   viewer: Viewer
   title: string
   section: string
-  refresh?: number
+  /** See Document. */
+  liveEvery?: number
   notice?: string
   error?: string
   children: ComponentChildren
 }) {
   const v = props.viewer
   return (
-    <Document title={props.title} refresh={props.refresh}>
+    <Document title={props.title} liveEvery={props.liveEvery}>
       <a class='skip' href='#main'>Skip to content</a>
       <header class='top'>
         <a class='brand' href='/app/domains'>Sitewatch</a>

@@ -218,34 +218,36 @@ export function ResearchPage (p: { viewer: Viewer, brief: Brief }) {
   const pending = b.status === 'queued' || b.status === 'building'
   const title = `Research brief: ${b.sections?.company.name ?? b.domain}`
   return (
-    <Page viewer={p.viewer} title={title} section='/app/domains' refresh={pending ? 2 : undefined}>
-      <p class='no-print small'>
-        <a href={`/app/domains/${b.domainId}`}>Back to {b.domain}</a>
-        {b.sections
+    <Page viewer={p.viewer} title={title} section='/app/domains' liveEvery={pending ? 2 : undefined}>
+      <div id='brief-live' data-live>
+        <p class='no-print small'>
+          <a href={`/app/domains/${b.domainId}`}>Back to {b.domain}</a>
+          {b.sections
+            ? (
+              <>
+                {' · '}<a href={`/app/research/${b.id}/markdown`}>Download as Markdown</a>{' · '}
+                <button type='button' class='quiet' data-print>Print or save as PDF</button>
+              </>
+              )
+            : null}
+        </p>
+        {pending ? <p class='notice' role='status'>Building the brief of {b.domain}… This page updates itself.</p> : null}
+        {b.status === 'failed'
+          ? <p class='notice error' role='alert'>This brief could not be built: {b.failedReason}. {b.creditRefunded ? 'Its research credit was given back.' : ''}</p>
+          : null}
+        {b.sections && b.window
           ? (
-            <>
-              {' · '}<a href={`/app/research/${b.id}/markdown`}>Download as Markdown</a>{' · '}
-              <button type='button' class='quiet' data-print>Print or save as PDF</button>
-            </>
+            <article class='brief'>
+              <p class='muted'>
+                {b.domain} · {builtFrom(b.window)}
+              </p>
+              {(Object.keys(SECTION_TITLES) as Array<keyof BriefSections>).map(name => (
+                <Section key={name} name={name} s={b.sections![name]} />
+              ))}
+            </article>
             )
           : null}
-      </p>
-      {pending ? <p class='notice' role='status'>Building the brief of {b.domain}… This page updates itself.</p> : null}
-      {b.status === 'failed'
-        ? <p class='notice error' role='alert'>This brief could not be built: {b.failedReason}. {b.creditRefunded ? 'Its research credit was given back.' : ''}</p>
-        : null}
-      {b.sections && b.window
-        ? (
-          <article class='brief'>
-            <p class='muted'>
-              {b.domain} · {builtFrom(b.window)}
-            </p>
-            {(Object.keys(SECTION_TITLES) as Array<keyof BriefSections>).map(name => (
-              <Section key={name} name={name} s={b.sections![name]} />
-            ))}
-          </article>
-          )
-        : null}
+      </div>
     </Page>
   )
 }
