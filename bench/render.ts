@@ -12,6 +12,10 @@
 // BENCH_RENDER_NOISE=1: the recrawl is a noisy one, as on the real web: every page's noise
 // moves (its "updated … ago", its build id, the order of its rotating testimonials) and a
 // tenth of the pages change for real.
+// BENCH_RENDER_SHAPE=app (the default; `plain` is the older light page): each page is an app
+// shell as script-built sites serve them: no visible text in its HTML, a bundle of about
+// 400 KB of script, its state a base64 JSON blob in an inline script, both allowed by a
+// per-response CSP nonce, the page built by the bundle from that state.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -56,6 +60,60 @@ document.getElementById('root').innerHTML = '<h1>Plans for team ' + ${n} + '</h1
   '<section><h2>What teams say</h2>' + ${JSON.stringify([...QUOTES.slice(noise % 3), ...QUOTES.slice(0, noise % 3)].join(''))} +
   '</section><footer><p>Prices updated ${noise + 2} minutes ago. Build ${(0x9a3f00a1b2c3 + noise * 7919).toString(16)}</p></footer>'
 </script></body></html>`
+
+const SHAPE = process.env.BENCH_RENDER_SHAPE ?? 'app'
+
+/**
+ * The app shell's bundle: a framework's weight of functions the browser parses and compiles
+ * (most never run, as in a real bundle), and the one that builds the page from its state.
+ */
+const BUNDLE = `(() => {
+${Array.from({ length: 2500 }, (_, i) => `function m${i} (a, b) { const o = { k: a, v: b, i: ${i} }; return Object.keys(o).map(x => String(o[x]) + '${'x'.repeat(60)}').join('|') }`).join('\n')}
+const h = (tag, attrs, ...kids) => {
+  const el = document.createElement(tag)
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v)
+  for (const kid of kids.flat()) el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)))
+  return el
+}
+const state = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(window.__STATE__), c => c.charCodeAt(0))))
+document.getElementById('app').replaceChildren(
+  h('header', { class: 'nav' }, h('nav', {}, state.nav.map(n => h('a', { href: '/' + n.toLowerCase() }, n)))),
+  h('main', {},
+    h('h1', {}, state.title),
+    h('div', { class: 'plans' }, state.plans.map(p => h('section', { class: 'plan' },
+      h('h2', {}, p.name), h('p', { class: 'price' }, '$' + p.price + '/month'),
+      h('ul', {}, p.features.map(f => h('li', {}, f)))))),
+    h('p', {}, state.blurb),
+    h('section', { class: 'quotes' }, h('h2', {}, 'What teams say'), state.quotes.map(q => h('blockquote', {}, h('h3', {}, q[0]), h('p', {}, q[1]))))),
+  h('footer', {}, h('p', {}, 'Prices updated ' + state.updated + ' minutes ago. Build ' + state.build)))
+})()
+`
+const BUNDLE_PATH = '/assets/app.3f9c2a.js'
+
+/** The same page as `page`, as an app shell builds it: see SHAPE. */
+const appShell = (n: number, version: number, noise = 0) => {
+  const nonce = Buffer.from(`${n}.${Date.now()}.${Math.random()}`).toString('base64')
+  const quotes = QUOTES.map(q => /<h3>(.*)<\/h3><p>(.*)<\/p>/.exec(q)!.slice(1, 3))
+  const state = {
+    title: `Plans for team ${n}`,
+    nav: ['Product', 'Pricing', 'Customers', 'Docs', 'Blog', 'Careers'],
+    plans: [['Starter', 9 + (n % 7) + version], ['Team', 29 + (n % 11)], ['Business', 99 + (n % 13)]].map(([name, price]) => ({
+      name, price, features: Array.from({ length: 8 }, (_, i) => `Feature ${i} of ${name}`)
+    })),
+    blurb: 'All plans include unlimited projects and email support. '.repeat(30),
+    quotes: [...quotes.slice(noise % 3), ...quotes.slice(0, noise % 3)],
+    updated: noise + 2,
+    build: (0x9a3f00a1b2c3 + noise * 7919).toString(16)
+  }
+  return {
+    csp: `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'`,
+    html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pricing ${n}</title>
+<style nonce="${nonce}">body{font:16px sans-serif;margin:40px} .plan{display:inline-block;width:30%;border:1px solid #ccc;margin:4px;padding:8px}</style>
+<script nonce="${nonce}">window.__STATE__ = "${Buffer.from(JSON.stringify(state)).toString('base64')}"</script>
+<script nonce="${nonce}" src="${BUNDLE_PATH}" defer></script></head>
+<body><div id="app"></div><noscript>You need to enable JavaScript to run this app.</noscript></body></html>`
+  }
+}
 
 /** Proportional set size of a process, in bytes (its share of pages it shares with others). */
 function pss (pid: number | 'self'): number {
@@ -125,10 +183,21 @@ const site = createServer((req, res) => {
     }</urlset>`)
     return
   }
+  if (path === BUNDLE_PATH && SHAPE === 'app') {
+    res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=31536000, immutable' })
+    res.end(BUNDLE)
+    return
+  }
   const n = path === '/' ? 0 : Number(/^\/pricing\/(\d+)$/.exec(path)?.[1] ?? -1)
   if (n < 0 || n >= PAGES) {
     res.writeHead(404)
     res.end()
+    return
+  }
+  if (SHAPE === 'app') {
+    const { csp, html } = appShell(n, versions.get(n) ?? 0, noise)
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp })
+    res.end(html)
     return
   }
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
@@ -260,7 +329,7 @@ site.close()
 rmSync(dataDir, { recursive: true, force: true })
 
 const rate = crawl.queued / seconds
-console.log(`Rendered checks end to end: ${PAGES} script-built pages, ${CONCURRENCY} renders at a time, politeness lifted`)
+console.log(`Rendered checks end to end: ${PAGES} script-built pages (${SHAPE === 'app' ? 'app shells: a 400 KB bundle, state in base64, CSP nonces' : 'plain'}), ${CONCURRENCY} renders at a time, politeness lifted`)
 console.log(`  discovery + baselines        ${fmt(baselineSeconds).padStart(8)} s   (${rendered} pages read in the browser)`)
 console.log(`  recrawl, a tenth changed${NOISY ? ', every page\'s noise moved' : ''}`)
 console.log(`                               ${fmt(rate, 2).padStart(8)} checks/s   (goal ≥ 3, and ≥ 0.5 × the bare browser)`)
