@@ -15,7 +15,7 @@ describe("the app's forms, on the API's schemas", () => {
   let t: TestService
   let owner: FormClient
   before(async () => {
-    t = await startTestService({ CRAWL_HOST_MAP: 'formed.test=http://127.0.0.1:9' })
+    t = await startTestService({ CRAWL_HOST_MAP: 'formed.test=http://127.0.0.1:9', ALERT_HOST_MAP: 'hooks.test=http://127.0.0.1:9' })
     const db = t.service.store.db
     const orgId = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
     await db.updateTable('orgs').set({ plan: 'enterprise' }).execute()
@@ -84,5 +84,25 @@ describe("the app's forms, on the API's schemas", () => {
     const saved = await owner.submit(at, action, settings)
     assert.equal(saved.status, 303, saved.text.slice(0, 300))
     assert.deepEqual([(await page()).priority, (await page()).name], [3, 'Prices'])
+  })
+
+  it('a destination the API would refuse is refused by the form; a long description is kept whole, not cut', async () => {
+    const form = { kind: 'webhook', url: 'https://hooks.test/sitewatch', description: '', minSeverity: 'high' }
+    const refused = [
+      [{ ...form, kind: 'pager' }, /Choose a webhook or Slack/],
+      [{ ...form, minSeverity: 'urgent' }, /Choose a severity: low, medium, high or critical/],
+      [{ ...form, description: 'd'.repeat(501) }, /A description is 500 characters at most/]
+    ] as const
+    for (const [input, why] of refused) {
+      const answer = await owner.submit('/app/alerts', '/app/alerts', input)
+      assert.equal(answer.status, 400)
+      assert.match(answer.text, why)
+    }
+    const hooks = async () => (await t.api.get('/api/webhooks')).body.data as Array<{ description: string | null, minSeverity: string }>
+    assert.deepEqual(await hooks(), [], 'nothing was saved')
+    // The API keeps 500 characters: before, the form cut them to 200.
+    const saved = await owner.submit('/app/alerts', '/app/alerts', { ...form, description: 'd'.repeat(300) })
+    assert.equal(saved.status, 200, saved.text.slice(0, 300))
+    assert.deepEqual((await hooks()).map(h => [h.description?.length, h.minSeverity]), [[300, 'high']])
   })
 })

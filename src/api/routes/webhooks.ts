@@ -1,15 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { SIGNATURE_HEADER, TOLERANCE_SECONDS } from '../../alerts/signature.js'
-import {
-  AlertEventSchema,
-  ChangeTypeSchema,
-  ENDPOINT_KINDS,
-  literals,
-  Nullable,
-  SEVERITIES,
-  TagSchema
-} from '../../vocabulary/core.js'
+import { WebhookCreateSchema, WebhookPatchSchema } from '../../vocabulary/webhooks.js'
 import {
   changeWebhook,
   createWebhook,
@@ -20,7 +12,7 @@ import {
 } from '../../services/webhooks.js'
 import { deliveryView, endpointView, listDeliveries, listEndpoints } from '../../store/webhooks.js'
 import type { ApiDeps } from '../deps.js'
-import { IdParams, PageTypeSchema, Uuid } from '../schemas.js'
+import { IdParams } from '../schemas.js'
 import { CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint } from '../schemas-alerts.js'
 import { HistoryPagination, historyMeta, Pagination, readCursor, responses } from '../responses.js'
 
@@ -31,34 +23,6 @@ const SIGNING =
   `and reject the request when t is more than ${TOLERANCE_SECONDS} seconds from your clock (a replay). Failed ` +
   'deliveries (no 2xx ' +
   'within 15 s) are retried with exponential backoff, 6 attempts in all; retries survive restarts.'
-
-const customRule = 'null: all; a custom alert rule'
-const filterFields = {
-  events: Type.Optional(
-    Type.Array(AlertEventSchema, { minItems: 1, uniqueItems: true, description: 'default: all events' })
-  ),
-  minSeverity: Type.Optional(literals(SEVERITIES, { description: 'default low (everything); a custom alert rule' })),
-  changeTypes: Type.Optional(
-    Type.Union([Type.Array(ChangeTypeSchema, { minItems: 1, uniqueItems: true }), Type.Null()], {
-      description: customRule
-    })
-  ),
-  domainIds: Type.Optional(
-    Type.Union([Type.Array(Uuid, { minItems: 1, maxItems: 100, uniqueItems: true }), Type.Null()], {
-      description: customRule
-    })
-  ),
-  pageTypes: Type.Optional(
-    Type.Union([Type.Array(PageTypeSchema, { minItems: 1, uniqueItems: true }), Type.Null()], {
-      description: customRule
-    })
-  ),
-  tags: Type.Optional(
-    Type.Union([Type.Array(TagSchema, { minItems: 1, maxItems: 20 }), Type.Null()], {
-      description: `only changes of domains with one of these tags (an addition); ${customRule}`
-    })
-  )
-}
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, queue, config }) => {
   const ctx = { db, queue }
@@ -80,16 +44,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { d
           'destinations need ' +
           'features.slackIntegration; filters beyond the defaults need features.customAlertRules (403 otherwise). ' +
           `${SIGNING}`,
-        body: Type.Object(
-          {
-            url: Type.String({ minLength: 1, maxLength: 2048, examples: ['https://example.org/hooks/sitewatch'] }),
-            kind: Type.Optional(literals(ENDPOINT_KINDS, { description: 'default webhook' })),
-            description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-            enabled: Type.Optional(Type.Boolean()),
-            ...filterFields
-          },
-          { additionalProperties: false }
-        ),
+        body: WebhookCreateSchema,
         response: responses(201, Type.Ref(CreatedWebhookEndpoint), [])
       }
     },
@@ -138,15 +93,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { d
         tags: ['alerts'],
         summary: 'Update a destination',
         params: IdParams,
-        body: Type.Object(
-          {
-            url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-            description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-            enabled: Type.Optional(Type.Boolean()),
-            ...filterFields
-          },
-          { additionalProperties: false, minProperties: 1 }
-        ),
+        body: WebhookPatchSchema,
         response: responses(200, Type.Ref(WebhookEndpoint), [404])
       }
     },

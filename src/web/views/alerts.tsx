@@ -244,7 +244,7 @@ export function AlertsPage (p: {
                 </div>
               </div>
               <label for='alert-description'>Description (optional)</label>
-              <input id='alert-description' name='description' maxLength={200} value={f.description} />
+              <input id='alert-description' name='description' maxLength={500} value={f.description} />
               {p.plan.features.customAlertRules
                 ? (
                   <>
