@@ -8,7 +8,8 @@ import { ApiClient } from '../helpers/client.js'
 import { bombPdf } from '../helpers/documents.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import {
-  CONTRACT_RATE_LIMITS, drainJobs, eventually, queuesIdle, startTestService, type TestService, waitForJob
+  CONTRACT_RATE_LIMITS, drainJobs, eventually, queuesIdle, sameOnEveryDatabase, startTestService, type TestService,
+  waitForJob
 } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
 import { FormClient } from '../helpers/web-client.js'
@@ -241,6 +242,103 @@ describe('no site can crash us, no tenant can hold another\'s work', () => {
     const rss = process.memoryUsage().rss / 1024 / 1024
     ctx.diagnostic(`the test process's memory after the bombs: ${rss.toFixed(0)} MB`)
     assert.ok(rss < 1500, `the process holds ${rss.toFixed(0)} MB`)
+  })
+
+  it('pages, a feed and an API description of a few MB, nested, flat or look-alike, hold no other organisation', sameOnEveryDatabase, async ctx => {
+    // Each reader's input in the shapes that cost a parser most: nesting as deep as the bytes
+    // allow, hundreds of thousands of siblings, twenty thousand cards alike. Read twice, the
+    // second time changed, so that each is compared too.
+    let round = 0
+    const html = (title: string, body: string) => ({ body: page(title, body), headers: { 'content-type': 'text/html' } })
+    const shapes: Record<string, { type: string, make: () => { body: string, headers: Record<string, string> } }> = {
+      '/heavy/nested': { type: 'other', make: () => html('Nested', `<h1>Nested ${round}</h1>${'<div>'.repeat(500_000)}<p>Deep ${round}</p>`) },
+      '/heavy/flat': {
+        type: 'features',
+        make: () => html('Flat', Array.from({ length: 150_000 }, (_, i) => `<p>Item ${i}${i % 5000 === 0 ? ` r${round}` : ''}</p>`).join(''))
+      },
+      '/heavy/plans': {
+        type: 'pricing',
+        make: () => html('Plans', Array.from({ length: 20_000 }, (_, i) =>
+          `<div class="card"><h3>Plan ${i}</h3><p>$${i + round}/month</p><ul><li>${i} seats</li></ul></div>`).join(''))
+      },
+      '/heavy/releases': {
+        type: 'changelog',
+        make: () => html('Releases', '<link rel="alternate" type="application/rss+xml" href="/heavy/releases.xml"><h1>Releases</h1><p>See the feed.</p>')
+      },
+      '/heavy/releases.xml': {
+        type: '',
+        make: () => ({
+          body: `<?xml version="1.0"?><rss version="2.0"><channel><title>Releases</title>${Array.from({ length: 30_000 }, (_, i) =>
+            `<item><title>v${i}.${round}</title><description>&lt;p&gt;Fixed ${i}&lt;/p&gt;</description></item>`).join('')}${'<item>'.repeat(200_000)}</channel></rss>`,
+          headers: { 'content-type': 'application/rss+xml' }
+        })
+      },
+      '/heavy/reference': {
+        type: 'api_docs',
+        make: () => html('Reference', '<redoc spec-url="/heavy/openapi.json"></redoc><script>Redoc.init("/heavy/openapi.json")</script>')
+      },
+      '/heavy/openapi.json': {
+        type: '',
+        make: () => ({
+          body: `{"openapi":"3.0.0","info":{"title":"Heavy","version":"${round}"},"paths":{${Array.from({ length: 20_000 }, (_, i) =>
+            `"/things/${i}":{"get":{"summary":"Thing ${i}","responses":{"200":{"description":"ok"}}}}`).join(',')}},` +
+            `"x-deep":${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}}`,
+          headers: { 'content-type': 'application/json' }
+        })
+      }
+    }
+    for (const [path, shape] of Object.entries(shapes)) {
+      docs.set(path, (_req, res) => {
+        const { body, headers } = shape.make()
+        res.writeHead(200, headers)
+        res.end(body)
+      })
+    }
+    // The other organisation reads all along; its slowest reads are what the heavy pages cost it.
+    const reads: number[] = []
+    const reading = { on: true }
+    const reader = (async () => {
+      while (reading.on) {
+        const started = performance.now()
+        assert.equal((await bystander.api.get('/api/domains')).status, 200)
+        reads.push(performance.now() - started)
+        await new Promise(resolve => setTimeout(resolve, 50))
+      }
+    })()
+    const watched = Object.entries(shapes).filter(([, s]) => s.type !== '')
+    const ids: Record<string, string> = {}
+    const beside: number[] = []
+    try {
+      for (const [path, shape] of watched) {
+        const res = await t.api.post(`/api/domains/${docsDomain}/pages`, { url: `https://docs.test${path}` })
+        assert.equal(res.status, 201, JSON.stringify(res.body))
+        const added = res.body.data
+        ids[path] = added.id
+        assert.equal((await t.api.request('PATCH', `/api/domains/${docsDomain}/pages/${added.id}`, { body: { pageType: shape.type } })).status, 200)
+      }
+      beside.push((await bystander.check()).ms)
+      await drainJobs(t.api, 120_000)
+      round = 1
+      for (const id of Object.values(ids)) {
+        assert.equal((await t.api.post(`/api/domains/${docsDomain}/pages/${id}/crawl`)).status, 200)
+      }
+      beside.push((await bystander.check()).ms)
+      await drainJobs(t.api, 120_000)
+    } finally {
+      reading.on = false
+      await reader
+    }
+    const p95 = [...reads].sort((a, b) => a - b)[Math.floor(reads.length * 0.95)]
+    ctx.diagnostic(`the other organisation's change was recorded in ${beside.join(' and ')} ms beside them; ` +
+      `its reads p95 ${Math.round(p95)} ms, the slowest ${Math.round(Math.max(...reads))} ms (${reads.length} asked)`)
+    assert.ok(beside.every(ms => ms < 10_000), `${beside.join(' and ')} ms`)
+    assert.ok(p95 < 1000, `p95 ${p95} ms`)
+    // Each heavy page was read (or said why not): none is left running, none took the service down.
+    for (const [path, id] of Object.entries(ids)) {
+      const p = await pageOf(id)
+      assert.ok(p.lastCheckAt !== null || p.lastError, `${path} was neither checked nor failed`)
+      ctx.diagnostic(`${path}: ${p.lastError ? `failed: ${p.lastError}` : `checked, ${p.status}`}`)
+    }
   })
 
   it('a costly selector or pattern is refused; one stored earlier holds only its own tenant\'s checks', async ctx => {
