@@ -105,4 +105,28 @@ describe("the app's forms, on the API's schemas", () => {
     assert.equal(saved.status, 200, saved.text.slice(0, 300))
     assert.deepEqual((await hooks()).map(h => [h.description?.length, h.minSeverity]), [[300, 'high']])
   })
+
+  it('an invitation or a key the schema refuses is refused, not made with a default in its place', async () => {
+    const invited = async (form: Record<string, string>) => await owner.submit('/app/members', '/app/members/invite', form)
+    const badRole = await invited({ email: 'new@example.test', role: 'overlord' })
+    assert.equal(badRole.status, 400)
+    assert.match(badRole.text, /Choose a role\./)
+    const longMail = await invited({ email: `${'m'.repeat(250)}@example.test`, role: 'viewer' })
+    assert.equal(longMail.status, 400)
+    assert.match(longMail.text, /Give the e-mail address to invite/)
+    assert.doesNotMatch((await owner.request('GET', '/app/members')).text, /new@example\.test/, 'no invitation made')
+    const keys = async () =>
+      await t.service.store.db.selectFrom('api_keys').select(['scope', 'name']).where('name', 'is not', null).execute()
+    // Before, any scope but "read" made a write key.
+    const badScope = await owner.submit('/app/keys', '/app/keys', { name: 'CI', scope: 'admin' })
+    assert.equal(badScope.status, 400)
+    assert.match(badScope.text, /Choose read or write/)
+    const longName = await owner.submit('/app/keys', '/app/keys', { name: 'n'.repeat(101), scope: 'read' })
+    assert.equal(longName.status, 400)
+    assert.match(longName.text, /100 characters at most/)
+    assert.deepEqual(await keys(), [])
+    const made = await owner.submit('/app/keys', '/app/keys', { name: 'CI', scope: 'read' })
+    assert.equal(made.status, 200, made.text.slice(0, 300))
+    assert.deepEqual(await keys(), [{ scope: 'read', name: 'CI' }])
+  })
 })

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { AppError, notFound } from '../../vocabulary/errors.js'
 import { appBaseUrl } from '../../config.js'
-import { KEY_SCOPES, PlanNameSchema as PlanSchema, RoleSchema, type KeyScope } from '../../vocabulary/core.js'
+import { KEY_SCOPES, PlanNameSchema as PlanSchema, type KeyScope } from '../../vocabulary/core.js'
+import { InvitationInputSchema } from '../../vocabulary/people.js'
 import type { Mailer } from '../../mail/mailer.js'
 import { invitationMail, resetMail } from '../../mail/messages.js'
 import { addUser, invite, LINK_LIFETIME_MS, normalizeEmail, requestReset } from '../../services/accounts.js'
@@ -97,10 +98,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<
     if (!org) throw notFound('Organisation')
     return org
   }
-  const Person = {
-    email: Type.String({ minLength: 3, maxLength: 254 }),
-    role: RoleSchema
-  }
+  const Person = InvitationInputSchema.properties
 
   app.get('/orgs/:id/members', { schema: { params: Id } }, async req => {
     const org = await requireOrg(req.params.id)

@@ -2,7 +2,9 @@ import { appBaseUrl } from '../../config.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, notFound } from '../../vocabulary/errors.js'
 import { describeUsage, PLANS } from '../../vocabulary/plans.js'
-import { ROLES, type PlanName, type Role } from '../../vocabulary/core.js'
+import { ROLES, type KeyScope, type PlanName, type Role } from '../../vocabulary/core.js'
+import { InvitationInputSchema, KeyInputSchema } from '../../vocabulary/people.js'
+import { checkForm } from '../form-check.js'
 import { changeMember, changePassword, invite, transferOwnership, type SessionRules } from '../../services/accounts.js'
 import { changePlan, deleteOrganisation, SELF_SERVICE_PLANS } from '../../services/orgs.js'
 import { currentPeriod } from '../../store/billing.js'
@@ -23,6 +25,11 @@ import { cookieNames, cookieOptions, field, page, requireRole, UUID, viewerOf, t
 import { invitationMail } from '../../mail/messages.js'
 import { html } from '../views/layout.js'
 import { AccountPage, KeysPage, MembersPage, UsagePage } from '../views/settings.js'
+
+/** What the invitation form says of a field the schema refuses. */
+const SAY_INVITATION = { email: 'Give the e-mail address to invite', role: 'Choose a role.' }
+/** What the key form says of a field the schema refuses. */
+const SAY_KEY = { scope: 'Choose read or write', name: "A key's name is 100 characters at most" }
 
 // Usage, members and invitations, API keys, one's own account; switching organisation.
 
@@ -127,8 +134,8 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
   app.post('/members/invite', async (req, reply) => {
     const person = requireRole(req, 'admin')
     const role = field(req.body, 'role') as Role
-    if (!ROLES.includes(role)) return await showMembers(req, reply, 'Choose a role.', 400)
     try {
+      checkForm(InvitationInputSchema, { email: field(req.body, 'email').trim(), role }, SAY_INVITATION)
       const { secret, email } = await invite(db, { userId: person.userId, role: person.role }, person.org.id,
         field(req.body, 'email'), role)
       const link = `${base}/app/invite/${secret}`
@@ -185,15 +192,18 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     return await reply.redirect('/app/members?done=cancelled', 303)
   })
 
-  const showKeys = async (req: FastifyRequest, reply: FastifyReply, created?: { apiKey: string, scope: string }) => {
+  const showKeys = async (
+    req: FastifyRequest, reply: FastifyReply, created?: { apiKey: string, scope: string }, error?: string
+  ) => {
     const org = req.person!.org
     return await page(reply, html(KeysPage({
+      error,
       viewer: viewerOf(req, reply),
       apiAccess: PLANS[org.plan].features.apiAccess,
       keys: await listKeys(db, org.id),
       created,
       notice: notice(req.query)
-    })))
+    })), error ? 400 : 200)
   }
   app.get('/keys', async (req, reply) => await showKeys(req, reply))
 
@@ -202,8 +212,14 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     if (!PLANS[person.org.plan].features.apiAccess) {
       throw new AppError('FORBIDDEN', `The ${person.org.plan} plan does not include API access, so it has no API keys.`)
     }
-    const scope = field(req.body, 'scope') === 'read' ? 'read' : 'write'
-    const key = await makeApiKey(db, person.org.id, { scope, createdBy: person.userId, name: field(req.body, 'name') })
+    const input = { scope: field(req.body, 'scope') || 'write', name: field(req.body, 'name') }
+    try {
+      checkForm(KeyInputSchema, input, SAY_KEY)
+    } catch (err) {
+      return await showKeys(req, reply, undefined, (err as AppError).message)
+    }
+    const scope = input.scope as KeyScope
+    const key = await makeApiKey(db, person.org.id, { scope, createdBy: person.userId, name: input.name })
     // Shown once, in this answer: it is not stored.
     return await showKeys(req, reply, { apiKey: key.apiKey, scope })
   })

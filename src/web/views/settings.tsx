@@ -237,10 +237,11 @@ export function KeysPage (p: {
   }>
   created?: { apiKey: string, scope: string }
   notice?: string
+  error?: string
 }) {
   const admin = roleAllows(p.viewer.role, 'admin')
   return (
-    <Page viewer={p.viewer} title='API keys' section='/app/keys' notice={p.notice}>
+    <Page viewer={p.viewer} title='API keys' section='/app/keys' notice={p.notice} error={p.error}>
       {!p.apiAccess
         ? <p class='notice'>The {p.viewer.org.plan} plan does not include API access: keys would be refused (403). Everything the plan includes is here in the app; the pro and enterprise plans add the API.</p>
         : null}
