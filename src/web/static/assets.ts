@@ -235,6 +235,7 @@ const renew = async () => {
     else retry = r.status >= 500
   } catch {}
   let waiting = next ? next.body.hasAttribute('data-live-every') : retry
+  if (next?.title) document.title = next.title
   for (const part of next ? document.querySelectorAll('[data-live][id]') : []) {
     const fresh = next.getElementById(part.id)
     if (!fresh) continue

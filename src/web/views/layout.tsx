@@ -106,7 +106,7 @@ export function Page (props: {
         </div>
       </header>
       <main id='main'>
-        <h1>{props.title}</h1>
+        <h1 id='page-title' data-live>{props.title}</h1>
         {props.notice ? <p class='notice' role='status'>{props.notice}</p> : null}
         {props.error ?? v.flash ? <p class='notice error' role='alert'>{props.error ?? v.flash}</p> : null}
         {props.children}
