@@ -33,7 +33,7 @@ main p a, main li a { overflow-wrap: anywhere }
 /* An address or a host named in a sentence (an e-mail, a provider, a DNS name): it breaks where it must. */
 .breakable, code { overflow-wrap: anywhere }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem }
-.card > :first-child { margin-top: 0 }
+.card > :first-child, .card > div:first-child > p:first-child { margin-top: 0 }
 .card > :last-child { margin-bottom: 0 }
 table { width: 100%; border-collapse: collapse; background: var(--card) }
 th, td { text-align: left; padding: .45rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top }
