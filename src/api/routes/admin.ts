@@ -23,7 +23,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest()
 /** Tenant management for operators; only mounted when ADMIN_TOKEN is set, and not in the public description. */
 export const adminRoutes: FastifyPluginAsyncTypebox<
   ApiDeps & { adminToken: string, principals: Principals, mailer: Mailer }
-> = async (app, { db, config, adminToken, principals, mailer }) => {
+> = async (app, { db, config, adminToken, principals, mailer, versions }) => {
   const expected = digest(adminToken)
   app.addHook('onRequest', async req => {
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')
@@ -31,6 +31,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<
       throw new AppError('UNAUTHORIZED', 'Invalid or missing admin token')
     }
     actingAs({ kind: 'operator', label: 'operator' }, undefined)
+  })
+  // An operator's write to an organisation moves its version before the answer leaves, as the
+  // organisation's own writes do (api/guard.ts): its next read is never a kept answer from before.
+  app.addHook('onSend', async (req, reply, payload) => {
+    const orgId = (req.params as { id?: string } | undefined)?.id
+    const ofAnOrg = req.routeOptions.url?.startsWith('/admin/orgs/:id') === true
+    if (req.method !== 'GET' && reply.statusCode < 400 && orgId && ofAnOrg) versions.wrote(orgId)
+    return payload
   })
 
   app.post(
