@@ -54,7 +54,7 @@ export type WebhookCreate = Static<typeof WebhookCreateSchema>
 
 export const WebhookPatchSchema = Type.Object(
   {
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    url: Type.Optional(WebhookUrlSchema),
     description: Type.Optional(WebhookDescriptionSchema),
     enabled: Type.Optional(Type.Boolean()),
     ...WebhookFilterFields

@@ -82,6 +82,12 @@ describe('organisations, keys and isolation', () => {
   it('a key revoked by another process (the operator\'s command) stops within the lookup\'s time to live', async () => {
     const org = (await admin(t, 'POST', '/admin/orgs', { name: 'Revoked elsewhere', plan: 'pro' })).body.data
     const issued = (await admin(t, 'POST', `/admin/orgs/${org.org.id}/keys`)).body.data
+    assert.equal(issued.scope, 'write', 'a bare POST makes a write key')
+    // Its optional body on the schema the app's key form uses (vocabulary/people.ts).
+    const refused = await admin(t, 'POST', `/admin/orgs/${org.org.id}/keys`, { scope: 'admin' })
+    assert.deepEqual([refused.status, refused.body.details?.field], [400, 'scope'])
+    const named = await admin(t, 'POST', `/admin/orgs/${org.org.id}/keys`, { scope: 'read', name: 'CI' })
+    assert.deepEqual([named.status, named.body.data.scope], [201, 'read'])
     const api = t.api.withKey(issued.apiKey)
     assert.equal((await api.get('/api/usage')).status, 200)
     assert.ok(await revokeKey(t.service.store.db, issued.id))

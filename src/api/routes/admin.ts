@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { AppError, notFound } from '../../vocabulary/errors.js'
 import { appBaseUrl } from '../../config.js'
-import { KEY_SCOPES, PlanNameSchema as PlanSchema, type KeyScope } from '../../vocabulary/core.js'
-import { InvitationInputSchema } from '../../vocabulary/people.js'
+import { PlanNameSchema as PlanSchema } from '../../vocabulary/core.js'
+import { InvitationInputSchema, KeyInputSchema } from '../../vocabulary/people.js'
 import type { Mailer } from '../../mail/mailer.js'
 import { invitationMail, resetMail } from '../../mail/messages.js'
 import { addUser, invite, LINK_LIFETIME_MS, normalizeEmail, requestReset } from '../../services/accounts.js'
@@ -78,17 +78,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<
   )
 
   // The body is optional (`{"scope": "read", "name": "CI"}`): a bare POST makes an unnamed write key, as before.
-  app.post('/orgs/:id/keys', { schema: { params: Id } }, async (req, reply) => {
-    const { scope, name } = (req.body as { scope?: unknown, name?: unknown } | undefined) ?? {}
-    if (scope !== undefined && !KEY_SCOPES.includes(scope as KeyScope)) {
-      throw new AppError('VALIDATION_ERROR', 'scope must be one of: read, write', { field: 'scope' })
-    }
-    if (name !== undefined && (typeof name !== 'string' || name.length > 100)) {
-      throw new AppError('VALIDATION_ERROR', 'name must be a string of at most 100 characters', { field: 'name' })
-    }
+  app.post('/orgs/:id/keys', {
+    schema: { params: Id, body: KeyInputSchema },
+    preValidation: async req => { req.body ??= {} }
+  }, async (req, reply) => {
+    const { scope, name } = req.body
     const org = await findOrg(db, req.params.id)
     if (!org) throw notFound('Organisation')
-    const key = await makeApiKey(db, org.id, { scope: scope as KeyScope | undefined, name: name as string | undefined })
+    const key = await makeApiKey(db, org.id, { scope, name })
     return await reply.code(201).send({ data: key })
   })
 
