@@ -321,6 +321,10 @@ describe('the web app, in a browser', () => {
     // The page updates itself until the brief is ready.
     await page.getByRole('heading', { name: 'Release cadence' }).waitFor({ timeout: 30_000 })
     assert.match(await page.locator('h1').textContent() ?? '', /^Research brief: Acme/)
+    // Its print button works, though it came in place of the page that was building (renew in static/assets.ts).
+    await page.evaluate(() => { window.print = () => { (window as any).printed = true } })
+    await page.getByRole('button', { name: 'Print or save as PDF' }).click()
+    assert.equal(await page.evaluate(() => (window as any).printed), true)
     const pricing = page.locator('section', { has: page.getByRole('heading', { name: 'Pricing' }) })
     assert.match(await pricing.textContent() ?? '', /\$49\/month/)
     assert.ok(await pricing.locator('ol.sources li').count() >= 1, 'the pricing section lists its sources')

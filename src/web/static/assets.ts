@@ -203,7 +203,8 @@ const localize = root => {
   }
 }
 localize(document)
-for (const b of document.querySelectorAll('button[data-print]')) b.addEventListener('click', () => window.print())
+// Delegated: a button put in place later (a brief that was being built, see renew) prints too.
+document.addEventListener('click', e => { if (e.target.closest?.('button[data-print]')) window.print() })
 // A part of the page that was not ready when it was shown (a page's outline): the same page, asked to wait for it.
 for (const slot of document.querySelectorAll('[data-load-from]')) {
   fetch(slot.getAttribute('data-load-from'), { credentials: 'same-origin' })
