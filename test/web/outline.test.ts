@@ -7,7 +7,7 @@ import { addUser } from '../../src/services/accounts.js'
 import { layout } from '../helpers/fixtures.js'
 import { drainJobs, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
-import { launchBrowser, shot, signedIn as signedInAs } from '../helpers/browser.js'
+import { launchBrowser, shot, signedIn as signedInAs, takingShots } from '../helpers/browser.js'
 
 // Point and watch in the app (#55): from a page's view, a person narrows a noisy page to
 // one part in three clicks (tick it, preview, save) and sees before saving what will be
@@ -91,11 +91,17 @@ describe('point and watch in the app', () => {
     const page = await signedIn(1280, 'light')
     const view = `${t.url}/app/domains/${domainId}/pages/${pageIds['/pricing']}`
     await page.goto(view)
-    const outline = page.locator('ol.outline > li')
+    const outline = page.locator('ol.outline li')
     const counter = outline.filter({ hasText: /^\d+\. paragraph \d+ teams are looking at this page/ })
-    assert.match(await counter.innerText(), /moved 3 times in 30 days/)
+    assert.match(await counter.innerText(), /moved 3 times in 30 days/, 'a block that keeps moving is shown unfolded')
     assert.equal(await counter.getAttribute('class'), 'depth-1 churning', 'the churning block is marked, not the section around it')
+    // Sections first: the plans are folded in the block that holds them until it is opened.
     const pro = outline.filter({ hasText: /^\d+\. card Pro/ })
+    const proWatch = pro.locator(':scope > .picks').getByLabel(/^Watch only: Pro/)
+    assert.equal(await proWatch.isVisible(), false, 'the cards are folded')
+    const grid = outline.filter({ has: pro }).last()
+    assert.match(await grid.locator(':scope > details > summary').innerText(), /^Its 2 blocks \(8 in all\)$/)
+    await grid.locator(':scope > details > summary').click()
     assert.match(await pro.innerText(), /div:has\(> :heading\("Pro"\)\)/, 'its selector is shown')
     // The picture with each block's box, numbered as the list is.
     const o = (await t.api.get(`/api/domains/${domainId}/pages/${pageIds['/pricing']}/outline`)).body.data
@@ -117,13 +123,13 @@ describe('point and watch in the app', () => {
     const size = page.viewportSize()!
     await page.setViewportSize({ width: 375, height: 480 })
     await outline.first().evaluate(el => { el.scrollIntoView({ block: 'start' }) })
-    const list = (await page.locator('ol.outline').boundingBox())!
+    const list = (await page.locator('ol.outline').first().boundingBox())!
     const button = (await page.getByRole('button', { name: 'Preview what will be compared' }).boundingBox())!
     assert.ok(list.y + list.height > 480, 'the outline runs on below the screen')
     assert.ok(button.y >= 0 && button.y + button.height <= 480, `the Preview button is on the screen (at ${button.y} px)`)
     await page.setViewportSize(size)
 
-    await pro.getByLabel(/^Watch only: Pro/).check() // 1
+    await proWatch.check() // 1 (with its section opened)
     await page.click('text=Preview what will be compared') // 2
     const preview = page.locator('#preview')
     assert.match(await preview.innerText(), /Of its 3 changes of the last 30 days, 0 would still be reported as they were, 1 reported with part of it left out, and 2 not reported/)
@@ -132,6 +138,8 @@ describe('point and watch in the app', () => {
     await page.click('text=The picture with each block\'s box')
     await page.locator('.outline-picture img').evaluate((img: any) => img.decode())
     await page.evaluate(() => window.scrollTo(0, 0)) // boxes in the page's coordinates
+    // The docs' picture shows the whole outline: its Preview bar in its place, not stuck over the top of it.
+    if (takingShots) await page.locator('.outline-actions').evaluate((bar: HTMLElement) => { bar.style.position = 'static' })
     const shown = await page.locator('#outline').boundingBox()
     const tried = await preview.boundingBox()
     await shot(page, 'outline', {
@@ -238,7 +246,7 @@ describe("a page's view before its outline is read", () => {
     assert.match(waited, /<ol class="outline"/)
     assert.doesNotMatch(waited, /data-load-from/)
     await page.goto(view)
-    await page.locator('ol.outline > li', { hasText: /Pro/ }).first().waitFor()
+    await page.locator('ol.outline li', { hasText: /Pro/ }).first().waitFor()
     assert.equal(await page.locator('[data-load-from]').count(), 0)
     assert.equal(await page.locator('#outline-picker time').first().innerText().then(s => /T\d\d:/.test(s)), false,
       'its times are shown in the reader\'s locale')

@@ -112,7 +112,8 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
   })
 
   const showMembers = async (
-    req: FastifyRequest, reply: FastifyReply, error?: string, status = 200, invited?: { email: string, link: string }
+    req: FastifyRequest, reply: FastifyReply, error?: string, status = 200, invited?: { email: string, link: string },
+    typed?: { email: string, role: string }
   ) => {
     const org = req.person!.org
     const [members, invitations] = await Promise.all([listMembers(db, org.id), listInvitations(db, org.id, new Date())])
@@ -123,6 +124,7 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
       me: req.person!.userId,
       mailConfigured: mailer.configured,
       ...(invited ? { invited } : {}),
+      ...(typed ? { typed } : {}),
       notice: notice(req.query),
       error
     })), status)
@@ -151,7 +153,8 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
       return await reply.redirect('/app/members?done=invited', 303)
     } catch (err) {
       if (!(err instanceof AppError) || err.statusCode === 403) throw err
-      return await showMembers(req, reply, err.message, err.statusCode)
+      const typed = { email: field(req.body, 'email'), role }
+      return await showMembers(req, reply, err.message, err.statusCode, undefined, typed)
     }
   })
 
@@ -193,11 +196,13 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
   })
 
   const showKeys = async (
-    req: FastifyRequest, reply: FastifyReply, created?: { apiKey: string, scope: string }, error?: string
+    req: FastifyRequest, reply: FastifyReply, created?: { apiKey: string, scope: string },
+    refused?: { error: string, typed: { name: string, scope: string } }
   ) => {
     const org = req.person!.org
+    const error = refused?.error
     return await page(reply, html(KeysPage({
-      error,
+      ...refused,
       viewer: viewerOf(req, reply),
       apiAccess: PLANS[org.plan].features.apiAccess,
       keys: await listKeys(db, org.id),
@@ -216,7 +221,7 @@ export async function settingsRoutes (app: FastifyInstance, deps: WebDeps & { ru
     try {
       checkForm(KeyInputSchema, input, SAY_KEY)
     } catch (err) {
-      return await showKeys(req, reply, undefined, (err as AppError).message)
+      return await showKeys(req, reply, undefined, { error: (err as AppError).message, typed: input })
     }
     const scope = input.scope as KeyScope
     const key = await makeApiKey(db, person.org.id, { scope, createdBy: person.userId, name: input.name })

@@ -128,8 +128,8 @@ td, th { overflow-wrap: break-word }
 pre.document { max-height: 40rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85rem }
 .outline { list-style: none; padding: 0; margin: 0 }
 .outline li { padding: .4rem 0; border-top: 1px solid var(--line); overflow-wrap: anywhere }
-.outline .depth-1 { padding-left: 1rem } .outline .depth-2 { padding-left: 2rem }
-.outline .depth-3, .outline .depth-4 { padding-left: 3rem }
+.outline .outline { padding-left: 1rem; margin-top: .3rem }
+.outline-inside > summary { cursor: pointer; color: var(--muted); margin-top: .2rem }
 .outline .churning { border-left: 3px solid var(--critical); padding-right: .25rem }
 .outline-actions { position: sticky; bottom: 0; background: var(--card); border-top: 1px solid var(--line);
   padding: .5rem 0; margin-bottom: 0 }

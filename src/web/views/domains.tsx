@@ -326,7 +326,7 @@ export function DomainPage (p: {
             {discovering ? <span> — discovering its pages: {d.pages.length} found so far. This page updates itself.</span> : null}
           </p>
         </div>
-        <p class='small'>Last crawl <Time at={d.lastCrawledAt} empty='not yet' />; next <Time at={d.nextCrawlAt} /></p>
+        <p class='small'>Last crawl <Time at={d.lastCrawledAt} empty='not yet' />; next <Time at={d.nextCrawlAt} empty='not scheduled' />. A scheduled crawl takes no manual recheck.</p>
         {mayEdit
           ? (
             <form method='post' action={`/app/domains/${d.id}/tags`} class='row'>

@@ -62,6 +62,58 @@ function churning (blocks: PageOutline['blocks']): Set<number> {
   return marked
 }
 
+type Numbered = { b: PageOutline['blocks'][number], n: number }
+
+/** Blocks with what each holds: the blocks after it that are deeper, up to the next of its depth or shallower. */
+function nest (blocks: readonly Numbered[]): Array<Numbered & { inside: Numbered[] }> {
+  const out: Array<Numbered & { inside: Numbered[] }> = []
+  for (const x of blocks) {
+    const last = out.at(-1)
+    if (last && x.b.depth > last.b.depth) last.inside.push(x)
+    else out.push({ ...x, inside: [] })
+  }
+  return out
+}
+
+/** What a fold holds, in words: "Its 2 blocks (8 in all)". */
+function held (inside: readonly Numbered[]): string {
+  const own = nest(inside).length
+  return `Its ${own} block${own === 1 ? '' : 's'}${inside.length > own ? ` (${inside.length} in all)` : ''}`
+}
+
+/**
+ * The sections first, each one's blocks folded under it: a page of a hundred blocks reads
+ * as its dozen sections. A fold is open when what it holds is ticked or keeps moving, or
+ * when it is the only one of its level (there is nothing to choose between).
+ */
+function OutlineList (p: { blocks: readonly Numbered[], marked: ReadonlySet<number>, picked: { watch: string[], ignore: string[] } }) {
+  const level = nest(p.blocks)
+  const ticked = (x: Numbered) => p.picked.watch.includes(x.b.selector) || p.picked.ignore.includes(x.b.selector)
+  return (
+    <ol class='outline'>
+      {level.map(({ b, n, inside }) => (
+        <li key={n} class={`depth-${b.depth}${p.marked.has(n - 1) ? ' churning' : ''}`}>
+          <span class='small muted'>{n}. {b.kind}</span> {b.text}
+          <Churn churn={b.churn} marked={p.marked.has(n - 1)} />
+          <span class='picks'>
+            <label class='small'><input type='checkbox' name='watch' value={b.selector} checked={p.picked.watch.includes(b.selector)} aria-label={`Watch only: ${b.text}`} /> Watch only</label>
+            <label class='small'><input type='checkbox' name='ignore' value={b.selector} checked={p.picked.ignore.includes(b.selector)} aria-label={`Ignore: ${b.text}`} /> Ignore</label>
+            <code class='small selector'>{b.selector}</code>
+          </span>
+          {inside.length > 0
+            ? (
+              <details class='outline-inside' open={level.length === 1 || inside.some(x => ticked(x) || p.marked.has(x.n - 1))}>
+                <summary class='small'>{held(inside)}</summary>
+                <OutlineList blocks={inside} marked={p.marked} picked={p.picked} />
+              </details>
+              )
+            : null}
+        </li>
+      ))}
+    </ol>
+  )
+}
+
 export function OutlinePicker (p: {
   base: string
   outline: PageOutline
@@ -81,19 +133,7 @@ export function OutlinePicker (p: {
         {often > 0 ? ` ${often} block${often === 1 ? '' : 's'}, marked at the left, moved twice or more in 30 days with no change marked important: ignoring ${often === 1 ? 'it' : 'them'} may quiet the page.` : ''}
       </p>
       <PictureWithBoxes base={p.base} outline={o} picked={p.picked} />
-      <ol class='outline'>
-        {o.blocks.map((b, i) => (
-          <li key={i} class={`depth-${b.depth}${marked.has(i) ? ' churning' : ''}`}>
-            <span class='small muted'>{i + 1}. {b.kind}</span> {b.text}
-            <Churn churn={b.churn} marked={marked.has(i)} />
-            <span class='picks'>
-              <label class='small'><input type='checkbox' name='watch' value={b.selector} checked={p.picked.watch.includes(b.selector)} aria-label={`Watch only: ${b.text}`} /> Watch only</label>
-              <label class='small'><input type='checkbox' name='ignore' value={b.selector} checked={p.picked.ignore.includes(b.selector)} aria-label={`Ignore: ${b.text}`} /> Ignore</label>
-              <code class='small selector'>{b.selector}</code>
-            </span>
-          </li>
-        ))}
-      </ol>
+      <OutlineList blocks={o.blocks.map((b, i) => ({ b, n: i + 1 }))} marked={marked} picked={p.picked} />
       {o.truncated ? <p class='small muted'>The page has more blocks than these 400: write a selector in the settings for the rest.</p> : null}
       {/* In reach on a long page: the bar stays at the foot of the screen while the outline scrolls under it. */}
       <p class='outline-actions'><button type='submit'>Preview what will be compared</button> <span class='small muted'>then save the page settings below</span></p>

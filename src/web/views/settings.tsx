@@ -113,6 +113,8 @@ export function MembersPage (p: {
   mailConfigured: boolean
   /** An invitation just made while mail is not configured: its link, shown once to its maker. */
   invited?: { email: string, link: string }
+  /** What was typed into an invitation the server refused, shown again to be corrected. */
+  typed?: { email: string, role: string }
   notice?: string
   error?: string
 }) {
@@ -167,11 +169,11 @@ export function MembersPage (p: {
               : p.mailConfigured ? null : <p class='small muted'>Mail is not configured on this server (SMTP_URL is not set): an invitation's link is shown here, for you to send.</p>}
             <form method='post' action='/app/members/invite' class='card row'>
               <Csrf token={p.viewer.csrf} />
-              <div><label for='invite-email'>Email</label><input id='invite-email' name='email' type='email' required size={28} /></div>
+              <div><label for='invite-email'>Email</label><input id='invite-email' name='email' type='email' required size={28} value={p.typed?.email} /></div>
               <div>
                 <label for='invite-role'>Role</label>
                 <select id='invite-role' name='role'>
-                  {grantable.map(r => <option key={r} value={r} selected={r === 'viewer'}>{r}</option>)}
+                  {grantable.map(r => <option key={r} value={r} selected={r === (p.typed?.role ?? 'viewer')}>{r}</option>)}
                 </select>
               </div>
               <button type='submit'>Invite</button>
@@ -236,6 +238,8 @@ export function KeysPage (p: {
     revokedAt: string | null
   }>
   created?: { apiKey: string, scope: string }
+  /** What was typed into a form the server refused, shown again to be corrected. */
+  typed?: { name: string, scope: string }
   notice?: string
   error?: string
 }) {
@@ -259,13 +263,13 @@ export function KeysPage (p: {
             <Csrf token={p.viewer.csrf} />
             <div class='grow'>
               <label for='key-name'>Name</label>
-              <input id='key-name' name='name' maxLength={100} placeholder='what uses it: CI, Zapier, the data team' required />
+              <input id='key-name' name='name' maxLength={100} placeholder='what uses it: CI, Zapier, the data team' required value={p.typed?.name} aria-invalid={p.error ? 'true' : undefined} />
             </div>
             <div>
               <label for='scope'>Scope</label>
               <select id='scope' name='scope'>
-                <option value='read'>read (GET only)</option>
-                <option value='write'>write</option>
+                <option value='read' selected={p.typed?.scope === 'read'}>read (GET only)</option>
+                <option value='write' selected={p.typed?.scope === 'write'}>write</option>
               </select>
             </div>
             <button type='submit'>Create key</button>
