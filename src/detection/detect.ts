@@ -32,7 +32,7 @@ export { extractPage } from './text/extract.js'
 export { checkNoiseRules, type RulesProblem } from './text/noise-rules.js'
 export { blocksOf, passagesOf } from './text/passages.js'
 export { plain } from './text/quote.js'
-export { boxesOf, MAX_BLOCKS, movesOf, outlineOf, type OutlineEntry } from './text/outline.js'
+export { boxesOf, type ChangedLines, MAX_BLOCKS, movesOf, outlineOf, type OutlineEntry } from './text/outline.js'
 export { OUTLINE_TAGS } from './text/tags.js'
 
 export interface PageContent {

@@ -14,7 +14,9 @@ import type { ResearchInputs, StoredBytes } from '../vocabulary/research.js'
 import { buildBrief } from '../research/brief.js'
 import { readDocument, type ReadDocumentOptions } from '../detection/detect.js'
 import { checkNoiseRules, type RulesProblem } from '../detection/detect.js'
-import { boxesOf, movesOf, outlineOf, tryRules, type OutlineEntry, type RulesTried } from '../detection/detect.js'
+import {
+  boxesOf, type ChangedLines, movesOf, outlineOf, tryRules, type OutlineEntry, type RulesTried
+} from '../detection/detect.js'
 import type { PictureBoxes } from '../vocabulary/outline.js'
 
 export type { RulesProblem }
@@ -222,6 +224,8 @@ export interface OutlineTask {
   versions: StoredBytes[]
   /** Its picture's page and where its blocks are, for each block's box. */
   picture?: { page: StoredBytes, boxes: PictureBoxes }
+  /** The lines of the change recorded on arrival of each version, by the version's index (see movesOf). */
+  changes?: Array<ChangedLines | undefined>
 }
 
 export interface OutlineReading {
@@ -229,6 +233,8 @@ export interface OutlineReading {
   truncated: boolean
   /** For each block, the indexes of the versions that moved its text (see movesOf). */
   moves: number[][]
+  /** For each block, those of its moves that the change recorded with them was of. */
+  reported: number[][]
   /** For each block, its box on the picture (null: not known). */
   boxes: Array<{ x: number, y: number, width: number, height: number } | null>
 }
@@ -240,7 +246,7 @@ export function outline (task: OutlineTask & Started): OutlineReading {
   const { blocks, truncated } = outlineOf(pages.at(-1) ?? '')
   const { picture } = task
   const boxes = picture ? boxesOf(blocks, storedHtml(picture.page), picture.boxes) : blocks.map(() => null)
-  return { blocks, truncated, moves: movesOf(blocks, pages), boxes }
+  return { blocks, truncated, ...movesOf(blocks, pages, task.changes), boxes }
 }
 
 export interface TryRulesTask {

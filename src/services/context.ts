@@ -1,4 +1,4 @@
-import type { OutlineEntry, RulesProblem, RulesTried } from '../detection/detect.js'
+import type { ChangedLines, OutlineEntry, RulesProblem, RulesTried } from '../detection/detect.js'
 import type { JobQueue } from '../queue/queue.js'
 import type { Db } from '../store/db.js'
 import type { NoiseRules, PageType } from '../vocabulary/core.js'
@@ -29,8 +29,17 @@ export interface RuleContext extends ServiceContext {
  * on its versions. The service gives them (see service.ts); no request parses on the event loop.
  */
 export interface PageReadings {
-  outline: (orgId: string, task: { versions: StoredBytes[], picture?: { page: StoredBytes, boxes: PictureBoxes } }) =>
-  Promise<{ blocks: OutlineEntry[], truncated: boolean, moves: number[][], boxes: Array<OutlineBlock['box']> }>
+  outline: (orgId: string, task: {
+    versions: StoredBytes[]
+    picture?: { page: StoredBytes, boxes: PictureBoxes }
+    changes?: Array<ChangedLines | undefined>
+  }) => Promise<{
+    blocks: OutlineEntry[]
+    truncated: boolean
+    moves: number[][]
+    reported: number[][]
+    boxes: Array<OutlineBlock['box']>
+  }>
   tryRules: (orgId: string, task: {
     latest: StoredBytes
     changes: Array<{ before: StoredBytes, after: StoredBytes }>

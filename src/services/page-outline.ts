@@ -44,32 +44,37 @@ Promise<PageOutline> {
   const versions = (await recentVersions(ctx.db, pageId, since(), VERSIONS)).reverse()
   const latest = versions.at(-1)
   if (!latest) return NO_OUTLINE
-  const picture = await pictureWithBoxes(ctx.db, pageId, latest.id)
+  const [picture, changes] = await Promise.all([
+    pictureWithBoxes(ctx.db, pageId, latest.id),
+    changesOnArrival(ctx.db, pageId, versions.map(v => v.id))
+  ])
+  const onArrival = new Map(changes.map(c => [c.snapshot_after_id, c]))
   // One reading of these versions at a time: a view shown before its outline was read, and
   // shown again, waits for the reading under way.
-  const readingKey = `${pageId} ${versions.map(v => v.id).join(',')} ${picture?.snapshotId ?? ''}`
+  const readingKey = `${pageId} ${versions.map(v => v.id).join(',')} ${picture?.snapshotId ?? ''} ` +
+    changes.map(c => c.id).join(',')
   let read = readLately.get(readingKey)
   if (!read) {
     read = ctx.readings.outline(orgId, {
       versions: versions.map(v => v.page),
-      ...(picture ? { picture: { page: picture.page, boxes: picture.boxes } } : {})
+      ...(picture ? { picture: { page: picture.page, boxes: picture.boxes } } : {}),
+      changes: versions.map(v => {
+        const c = onArrival.get(v.id)
+        return c && { removed: c.removed, added: c.added }
+      })
     })
     readLately.set(readingKey, read)
     read.catch(() => readLately.delete(readingKey))
   }
-  const [reading, changes] = await Promise.all([
-    read.catch(err => {
-      // Too large to outline in time: no blocks, and why (the rules still work, written by hand).
-      if (err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE') return err
-      throw err
-    }),
-    changesOnArrival(ctx.db, pageId, versions.map(v => v.id))
-  ])
+  const reading = await read.catch(err => {
+    // Too large to outline in time: no blocks, and why (the rules still work, written by hand).
+    if (err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE') return err
+    throw err
+  })
   if (reading instanceof AppError) {
     const at = latest.at.toISOString()
     return { ...NO_OUTLINE, snapshotId: latest.id, at, versions: versions.length, note: reading.message }
   }
-  const onArrival = new Map(changes.map(c => [c.snapshot_after_id, c]))
   return {
     snapshotId: latest.id,
     at: latest.at.toISOString(),
@@ -80,7 +85,7 @@ Promise<PageOutline> {
       ? 'Nothing in the last version reads as a block of text (a document, or a page its script has not built).'
       : null,
     blocks: reading.blocks.map((b, i) => {
-      const reported = reading.moves[i].map(v => onArrival.get(versions[v].id)).filter(c => c !== undefined)
+      const reported = reading.reported[i].map(v => onArrival.get(versions[v].id)).filter(c => c !== undefined)
       return {
         ...b,
         box: reading.boxes[i],

@@ -1,5 +1,6 @@
 import type { StoredBytes } from '../vocabulary/research.js'
 import type { Verdict } from '../vocabulary/learned.js'
+import type { DiffHunk } from '../vocabulary/core.js'
 import { sql } from 'kysely'
 import type { Db } from './db.js'
 import { after, createdUs, pageOf, type Cursor } from './lists.js'
@@ -28,14 +29,26 @@ export async function recentVersions (db: Db, pageId: string, since: Date, limit
     }))
 }
 
-/** The changes recorded on arriving at these versions, with what people made of them. */
+/** The changes recorded on arriving at these versions, with what people made of them and the lines each changed. */
 export async function changesOnArrival (db: Db, pageId: string, snapshotIds: string[]) {
   if (snapshotIds.length === 0) return []
-  return await db.selectFrom('changes')
-    .select(['snapshot_after_id', 'verdict', 'pinned_at'])
+  const rows = await db.selectFrom('changes')
+    .select(['id', 'snapshot_after_id', 'verdict', 'pinned_at'])
+    .select(sql<DiffHunk[] | null>`diff_data->'hunks'`.as('hunks'))
     .where('page_id', '=', pageId)
     .where('snapshot_after_id', 'in', snapshotIds)
-    .execute() as Array<{ snapshot_after_id: string, verdict: Verdict | null, pinned_at: Date | null }>
+    .execute() as Array<{
+      id: string
+      snapshot_after_id: string
+      verdict: Verdict | null
+      pinned_at: Date | null
+      hunks: DiffHunk[] | null
+    }>
+  return rows.map(({ hunks, ...r }) => {
+    const lines = (hunks ?? []).flatMap(h => h.lines)
+    const of = (type: string) => lines.filter(l => l.type === type).map(l => l.content)
+    return { ...r, removed: of('deletion'), added: of('addition') }
+  })
 }
 
 /** The page's changes since `since`, newest first, at most `limit`, with the two versions around each. */

@@ -23,7 +23,11 @@ export const OUTLINE_DAYS = 30
 
 export const BlockChurnSchema = Type.Object({
   moves: Type.Integer({ minimum: 0, description: 'how many of the versions of the last 30 days moved its text' }),
-  reported: Type.Integer({ minimum: 0, description: 'how many of those moves came with a recorded change' }),
+  reported: Type.Integer({
+    minimum: 0,
+    description: 'how many of those moves a recorded change was of: the change recorded at that check changed ' +
+      'lines of this block (a change of another part of the page, at the same check, does not count)'
+  }),
   important: Type.Boolean({ description: 'whether a person marked one of those changes important or pinned it' })
 }, { description: 'How often the block moved in the page\'s versions of the last 30 days (at most 30 versions)' })
 

@@ -104,13 +104,38 @@ describe('a page\'s outline', () => {
     const v = (counter: number, pro: string) => cards('x1', [['Free', '$0'], ['Pro', pro]]).replace('<p>For every team.</p>', `<p>${counter} teams online</p>`)
     const versions = [v(3, '$20'), v(9, '$20'), v(4, '$20'), v(4, '$25')]
     const { blocks } = outlineOf(versions.at(-1)!)
-    const moves = movesOf(blocks, versions)
-    const of = (selector: string) => moves[blocks.findIndex(b => b.selector === selector)]
+    // The change recorded with the last version was of the price alone (the counter held still there).
+    const changes = [undefined, undefined, undefined, { removed: ['$20'], added: ['$25'] }]
+    const { moves, reported } = movesOf(blocks, versions, changes)
+    const at = (selector: string) => blocks.findIndex(b => b.selector === selector)
+    const of = (selector: string) => moves[at(selector)]
     assert.deepEqual(of(':heading("Pricing") + p'), [1, 2])
     assert.deepEqual(of('div:has(> div > :heading("Pro"))'), [3])
     assert.deepEqual(of('div:has(> div > :heading("Pro")) > p'), [3])
     assert.deepEqual(of('div:has(> div > :heading("Free"))'), [])
     assert.deepEqual(of(':section("Pricing")'), [1, 2, 3])
+    // Reported: the moves the change recorded with them was of.
+    assert.deepEqual(reported[at('div:has(> div > :heading("Pro")) > p')], [3])
+    assert.deepEqual(reported[at(':section("Pricing")')], [3])
+    assert.deepEqual(reported[at(':heading("Pricing") + p')], [])
+  })
+
+  it("counts a block's move as reported only when the change recorded with it was of that block", () => {
+    const v = (counter: number, pro: string) => cards('x1', [['Free', '$0'], ['Pro', pro]]).replace('<p>For every team.</p>', `<p>${counter} teams online</p>`)
+    // The counter and the price move together; the change recorded is of the price (the counter was masked).
+    const versions = [v(3, '$20'), v(9, '$25')]
+    const { blocks } = outlineOf(versions.at(-1)!)
+    const { moves, reported } = movesOf(blocks, versions, [undefined, { removed: ['$20'], added: ['$25'] }])
+    const counter = blocks.findIndex(b => b.selector === ':heading("Pricing") + p')
+    assert.deepEqual(moves[counter], [1])
+    assert.deepEqual(reported[counter], [], 'the counter moved, but the change reported was of the price')
+    // A row of a table is found by its cells.
+    const table = (price: string) => `<html><body><main><h2>Plans</h2><table><tr><th>Plan</th><th>Price</th></tr><tr><td>VPS 20</td><td>${price}</td></tr></table></main></body></html>`
+    const rows = outlineOf(table('8 €')).blocks
+    const tableAt = rows.findIndex(b => b.kind === 'table')
+    assert.ok(tableAt >= 0, JSON.stringify(rows))
+    const read = movesOf(rows, [table('7 €'), table('8 €')], [undefined, { removed: ['| VPS 20 | 7 € |'], added: ['| VPS 20 | 8 € |'] }])
+    assert.deepEqual(read.reported[tableAt], [1])
   })
 
   it('finds each block\'s box on a picture by the path the browser keyed it with', () => {

@@ -1,6 +1,7 @@
 import type { AnyNode, Document, Element } from 'domhandler'
 import { parseDom } from './dom.js'
 import type { OutlineKind } from '../../vocabulary/outline.js'
+import { parseLine } from '../../vocabulary/lines.js'
 import { blockText, blockTextStart, hasText } from './node-text.js'
 import { withoutPermalink, isLeftOut } from './extract.js'
 import { endsSection, headingKey, placeOf, SELECT_OPTIONS, sectionsOf, selectIn } from './selectors.js'
@@ -294,15 +295,28 @@ const selectedText = (doc: AnyNode, selector: string): string => {
   }
 }
 
+/** A change's changed lines, as its diff writes them: those it removed and those it added. */
+export interface ChangedLines { removed: readonly string[], added: readonly string[] }
+
+/** Text with its spaces as one, to find a diff's line in a block's text (which runs its lines together). */
+const spaced = (text: string) => text.replace(/\s+/g, ' ').trim()
+
 /**
  * Where each block's text moved in a page's versions, oldest first: for each block, the
  * indexes of the versions whose text of it is not the one before's. A block whose text
  * did not move holds blocks that did not either: they are not looked at (most of a page
- * holds still), and only two versions are parsed at a time.
+ * holds still), and only two versions are parsed at a time. `changes`: the change
+ * recorded on arrival of each version, if any; a move is `reported` when that change's
+ * own lines are in the block (a line it removed in the block before, one it added in the
+ * block after), not when the change was of another part of the page.
  */
-export function movesOf (blocks: ReadonlyArray<Pick<OutlineEntry, 'selector' | 'depth'>>, versions: readonly string[]):
-number[][] {
+export function movesOf (
+  blocks: ReadonlyArray<Pick<OutlineEntry, 'selector' | 'depth'>>,
+  versions: readonly string[],
+  changes: ReadonlyArray<ChangedLines | undefined> = []
+): { moves: number[][], reported: number[][] } {
   const moves: number[][] = blocks.map(() => [])
+  const reported: number[][] = blocks.map(() => [])
   const read = (html: string) => {
     const doc = parseDom(html)
     const texts = new Map<number, string>()
@@ -315,13 +329,23 @@ number[][] {
       return text
     }
   }
+  // A row's cells are each in the block's text, whatever stands between them there.
+  const holds = (text: string, lines: readonly string[]) => {
+    const inBlock = spaced(text)
+    return lines.some(l => {
+      const parts = (parseLine(l).cells ?? [parseLine(l).text]).map(spaced).filter(Boolean)
+      return parts.length > 0 && parts.every(part => inBlock.includes(part))
+    })
+  }
   let before: ((b: number) => string) | undefined
   versions.forEach((html, v) => {
     const now = read(html)
     if (before) {
+      const change = changes[v]
       for (let b = 0; b < blocks.length; b++) {
         if (now(b) !== before(b)) {
           moves[b].push(v)
+          if (change && (holds(before(b), change.removed) || holds(now(b), change.added))) reported[b].push(v)
           continue
         }
         const depth = blocks[b].depth
@@ -330,7 +354,7 @@ number[][] {
     }
     before = now
   })
-  return moves
+  return { moves, reported }
 }
 
 type Box = [x: number, y: number, width: number, height: number]
