@@ -136,7 +136,7 @@ export function OutlinePicker (p: {
       <OutlineList blocks={o.blocks.map((b, i) => ({ b, n: i + 1 }))} marked={marked} picked={p.picked} />
       {o.truncated ? <p class='small muted'>The page has more blocks than these 400: write a selector in the settings for the rest.</p> : null}
       {/* In reach on a long page: the bar stays at the foot of the screen while the outline scrolls under it. */}
-      <p class='outline-actions'><button type='submit'>Preview what will be compared</button> <span class='small muted'>then save the page settings below</span></p>
+      <p class='outline-actions'><button type='submit'>Preview what will be compared</button> <span class='small muted'>then <a href='#settings'>save the page settings</a></span></p>
     </form>
   )
 }
