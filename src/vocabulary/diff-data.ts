@@ -196,6 +196,9 @@ export const FactSchema = Type.Object({
   lines: Type.Optional(Type.Integer({ description: 'text edits: changed lines' })),
   words: Type.Optional(Type.Integer({ description: 'text edits: words added or removed' })),
   legalWords: Type.Optional(Type.Boolean({ description: 'the edit speaks of rights, data, liability, fees…' })),
+  quantities: Type.Optional(Type.Boolean({
+    description: 'a legal text\'s edit changes a quantity it states: a duration, a percentage, an amount'
+  })),
   release: Type.Optional(literals(RELEASE_WEIGHTS, {
     description: 'a changelog entry: what its words say it is (breaking, removal, deprecation, plain)'
   })),

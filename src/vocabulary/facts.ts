@@ -24,6 +24,7 @@ const up = (n: number) => (f: Fact) => (f.percent ?? Infinity) >= n
 const apart = (n: number) => (f: Fact) => Math.abs(f.percent ?? Infinity) >= n
 const bigText = (f: Fact) => (f.words ?? 0) > 40 || (f.lines ?? 0) > 6
 const legal = (f: Fact) => f.legalWords === true
+const quantities = (f: Fact) => f.quantities === true
 const halved = (f: Fact) => f.percent === undefined || f.percent <= -50
 const release = (weight: Fact['release'], adds?: boolean) => (f: Fact) =>
   f.release === weight && (adds === undefined || f.adds === adds)
@@ -74,6 +75,8 @@ export const FACT_RULES: readonly FactRule[] = [
   { kind: 'release_added', changeType: 'content_change', severity: 'low' },
   { kind: 'release_edited', changeType: 'content_change', severity: 'low' },
   { kind: 'text_edit', pages: 'legal', when: legal, changeType: 'terms_update', severity: 'high' },
+  // A duration, share or amount of the terms changed is substance, above any re-wording around it.
+  { kind: 'text_edit', pages: 'legal', when: quantities, changeType: 'terms_update', severity: 'medium' },
   { kind: 'text_edit', pages: 'legal', when: f => (f.lines ?? 0) > 4, changeType: 'terms_update', severity: 'medium' },
   { kind: 'text_edit', pages: 'legal', changeType: 'terms_update', severity: 'low' },
   { kind: 'text_edit', when: bigText, changeType: 'content_change', severity: 'medium' },

@@ -480,3 +480,40 @@ describe('trivia never leads a legal page\'s change', () => {
     assert.match(c.summary, /also \d+ typographic edits$/)
   })
 })
+
+describe('a legal page weighed by what it says, not by where its edits stand', () => {
+  const page = (lang: string, body: string) => `<html lang="${lang}"><body><main>${body}</main></body></html>`
+  const compare = (lang: string, before: string, after: string) =>
+    compareContent(readPage(page(lang, before)).text, readPage(page(lang, after)), 'terms')
+
+  it('a sub-processor replaced in its table, or in a list of service providers, is high', () => {
+    const table = (vendor: string) => `<h1>Sub-processors</h1><p>We use these sub-processors to provide the service.</p>
+<table><tr><th>Sub-processor</th><th>Purpose</th><th>Location</th></tr><tr><td>Amazon Web Services</td><td>Hosting</td><td>USA</td></tr>
+<tr><td>${vendor}</td><td>Error monitoring</td><td>USA</td></tr><tr><td>Stripe</td><td>Payments</td><td>USA</td></tr></table>`
+    const [swapped, ...more] = compare('en', table('Rollbar'), table('Sentry'))
+    assert.equal(more.length, 0)
+    assert.deepEqual([swapped.changeType, swapped.severity], ['terms_update', 'high'])
+    assert.match(swapped.summary, /Rollbar.*→.*Sentry/)
+    const list = (vendor: string) => `<h1>Privacy Policy</h1><p>We explain here how we handle your data.</p><h2>Service providers</h2>
+<ul><li>Amazon Web Services (hosting)</li><li>${vendor} (error monitoring)</li></ul><h2>Contact</h2><p>Write to us.</p>`
+    assert.equal(compare('en', list('Rollbar'), list('Sentry'))[0].severity, 'high')
+    // A sentence re-worded is still weighed by its own words, its section aside.
+    const prose = (words: string) => `<h1>Privacy Policy</h1><h2>Service providers</h2><p>Our providers ${words} help us run the service.</p>`
+    assert.equal(compare('en', prose('kindly'), prose('gladly'))[0].severity, 'low')
+  })
+
+  it('a duration or a share the terms state leads over a re-wording, in any language', () => {
+    const privacy = (drink: string, days: number) => `<h1>Privacy Policy</h1><p>Before you start, ${drink}: this takes a few minutes.</p>` +
+      `<h2>Logs</h2><p>We keep server logs for ${days} days, then delete them.</p><h2>Cookies</h2><p>One cookie keeps you signed in.</p>`
+    const [c] = compare('en', privacy('grab your beverage of choice', 30), privacy('grab your favorite drink', 90))
+    assert.equal(c.severity, 'medium')
+    assert.match(c.summary.split(';')[0], /Logs: .*30 days.*→.*90 days/, 'the retention leads, not the drink')
+    const fr = (days: number) => `<h1>Politique de confidentialité</h1><h2>Journaux</h2><p>Nous conservons les journaux ${days} jours.</p>`
+    assert.equal(compare('fr', fr(30), fr(90))[0].severity, 'medium')
+    const share = (pct: number) => `<h1>Affiliate terms</h1><h2>Commission</h2><p>Partners earn ${pct}% of the first year.</p>`
+    assert.equal(compare('en', share(30), share(20))[0].severity, 'medium')
+    // The same quantities re-worded are a re-wording.
+    const same = (verb: string) => `<h1>Privacy Policy</h1><h2>Logs</h2><p>We ${verb} server logs for 30 days.</p>`
+    assert.equal(compare('en', same('keep'), same('retain'))[0].severity, 'low')
+  })
+})

@@ -1,9 +1,10 @@
 import { type ChangeType, type Fact, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { type EditKind, editKinds, type EditKinds, trivialPhrase } from '../text/edit-kinds.js'
 import {
-  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS, PLAN_LIMIT_WORDS,
-  RELEASE_WORDS, RESTRICTION_WORDS
+  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS, PERIOD_WORDS,
+  PLAN_LIMIT_WORDS, RELEASE_WORDS, RESTRICTION_WORDS
 } from '../words/lexicon.js'
+import { findMoney } from '../words/money.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
 import { type Context, judged, type Part, type Reading } from './part.js'
@@ -133,7 +134,10 @@ function textReading (p: Part, ctx: Context): Reading {
     lines: p.added.length + p.removed.length,
     words: wordDelta(p.removed.join(' '), p.added.join(' '))
   }
-  if (ctx.legalPage) fact.legalWords = speaksOfLaw(p, ctx.own)
+  if (ctx.legalPage) {
+    fact.legalWords = speaksOfLaw(p, ctx.own)
+    if (quantitiesMoved(p.removed, p.added)) fact.quantities = true
+  }
   return { ...judged(fact, ctx), confidence: ctx.legalPage ? 0.9 : 0.7, phrase: quote.phrase, passages: quote.passages }
 }
 
@@ -257,12 +261,30 @@ const UNLIMITED = /unlimited|illimit|unbegrenzt|unbeschränkt|ilimitad|onbeperkt
  * page's own language and English: French "tiers" is third parties, English "tiers" are plans.
  */
 function speaksOfLaw (p: Part, own: readonly Language[]): boolean {
-  // A line added or removed whole is about its section (a row added under "Subprocessors");
-  // a line re-worded is weighed by its own words ("laws of the State of Delaware" is no new law).
-  const whole = p.removed.length === 0 || p.added.length === 0
+  // A line added or removed whole is about its section (a row added under "Subprocessors"),
+  // and so is an entry of a list or a table replaced (Rollbar → Sentry under "Sub-processors");
+  // a sentence re-worded is weighed by its own words ("laws of the State of Delaware" is no new law).
+  const whole = p.removed.length === 0 || p.added.length === 0 || [...p.removed, ...p.added].every(isItem)
   const text = foldAccents([whole ? p.section ?? '' : '', ...p.removed, ...p.added].join('\n'))
   return matcher(LEGAL_WORDS, own).test(text) || matcher(COMPLIANCE_ANY, own).test(text)
 }
+
+/** A quantity the terms state: a number with its unit of time (in any language the lexicon knows) or a percentage. */
+const QUANTITY = new RegExp(
+  `(\\d+(?:[.,]\\d+)?)\\s*(%|(?:${PERIOD_WORDS.filter(([, name]) => /^(?:day|week|month|year|hour)$/.test(name))
+    .map(([words]) => words).join('|')})(?:s|e|en|n|es)?(?![\\p{L}]))`,
+  'giu'
+)
+const quantitiesOf = (lines: readonly string[]) => {
+  const found = lines.flatMap(l => [...l.matchAll(QUANTITY)].map(m => `${m[1]} ${m[2].toLowerCase()}`))
+  return [...found, ...lines.flatMap(l => findMoney(l).map(m => `${m.currency}${m.amount}`))].sort().join('|')
+}
+/**
+ * Whether an edit of the terms changes a quantity they state (logs kept 30 days → 90, a
+ * fee, a share in percent): substance, where re-wording around the same quantities is not.
+ */
+const quantitiesMoved = (removed: readonly string[], added: readonly string[]) =>
+  quantitiesOf(removed) !== quantitiesOf(added)
 
 /** A size's unit as a factor of bytes ("GB", "TiB", French "Go"): 1 TB and 500 GB are compared as sizes. */
 const SIZE = /^\s*([kmgtp])i?[bo]\b/i

@@ -234,7 +234,8 @@ export const LEGAL_WORDS: Words = {
     `liabilit${L}`, `arbitrat${L}`, `indemn${L}`, `terminat${L}`, 'governing law', 'jurisdiction', `warrant${L}`,
     'personal (?:data|information)', 'data (?:processing|retention|protection)', `third[- ]part${L}`,
     `(?:re)?sell${L}`, 'shar(?:e|es|ed|ing)', `prohibit${L}`, `restrict${L}`, `sublicens${L}`, 'consent',
-    `refund${L}`, 'fees?', 'auto-?renew(?:al|s)?', `cancel${L}`, `subprocessor${L}`, 'breach', 'class action',
+    `refund${L}`, 'fees?', 'auto-?renew(?:al|s)?', `cancel${L}`, `sub-?processor${L}`, 'service providers?', 'breach',
+    'class action',
     `waive${L}`, 'collect(?:s|ed|ing|ion)?', '(?:precise )?(?:geo)?location', `track${L}`, `biometric${L}`
   ],
   fr: [
