@@ -1,10 +1,9 @@
 import { type ChangeType, type Fact, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { type EditKind, editKinds, type EditKinds, trivialPhrase } from '../text/edit-kinds.js'
 import {
-  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS, PERIOD_WORDS,
-  PLAN_LIMIT_WORDS, RELEASE_WORDS, RESTRICTION_WORDS
+  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS, PLAN_LIMIT_WORDS,
+  RELEASE_WORDS, RESTRICTION_WORDS
 } from '../words/lexicon.js'
-import { findMoney } from '../words/money.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
 import { type Context, judged, type Part, type Reading } from './part.js'
@@ -269,22 +268,14 @@ function speaksOfLaw (p: Part, own: readonly Language[]): boolean {
   return matcher(LEGAL_WORDS, own).test(text) || matcher(COMPLIANCE_ANY, own).test(text)
 }
 
-/** A quantity the terms state: a number with its unit of time (in any language the lexicon knows) or a percentage. */
-const QUANTITY = new RegExp(
-  `(\\d+(?:[.,]\\d+)?)\\s*(%|(?:${PERIOD_WORDS.filter(([, name]) => /^(?:day|week|month|year|hour)$/.test(name))
-    .map(([words]) => words).join('|')})(?:s|e|en|n|es)?(?![\\p{L}]))`,
-  'giu'
-)
-const quantitiesOf = (lines: readonly string[]) => {
-  const found = lines.flatMap(l => [...l.matchAll(QUANTITY)].map(m => `${m[1]} ${m[2].toLowerCase()}`))
-  return [...found, ...lines.flatMap(l => findMoney(l).map(m => `${m.currency}${m.amount}`))].sort().join('|')
-}
 /**
  * Whether an edit of the terms changes a quantity they state (logs kept 30 days → 90, a
  * fee, a share in percent): substance, where re-wording around the same quantities is not.
  */
-const quantitiesMoved = (removed: readonly string[], added: readonly string[]) =>
-  quantitiesOf(removed) !== quantitiesOf(added)
+const quantitiesMoved = (removed: readonly string[], added: readonly string[]) => {
+  const stated = (lines: readonly string[]) => quantities(lines.join('\n')).split(' ').sort().join(' ')
+  return stated(removed) !== stated(added)
+}
 
 /** A size's unit as a factor of bytes ("GB", "TiB", French "Go"): 1 TB and 500 GB are compared as sizes. */
 const SIZE = /^\s*([kmgtp])i?[bo]\b/i
