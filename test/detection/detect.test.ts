@@ -517,3 +517,32 @@ describe('a legal page weighed by what it says, not by where its edits stand', (
     assert.equal(compare('en', same('keep'), same('retain'))[0].severity, 'low')
   })
 })
+
+describe("a comparison table's marks, read as text", () => {
+  const table = (rows: string) => `<html lang="en"><body><main><h1>Compare plans</h1><table>
+<tr><th>Feature</th><th>Free</th><th>Team</th><th>Business</th></tr>${rows}</table></main></body></html>`
+  const row = (name: string, ...cells: string[]) => `<tr><td>${name}</td>${cells.map(c => `<td>${c}</td>`).join('')}</tr>`
+  const compare = (before: string, after: string, type: 'features' | 'other' = 'features') =>
+    compareContent(readPage(table(before)).text, readPage(table(after)), type)
+
+  it('a plan whose column loses its check lost the feature, named with its plan: high on a product page', () => {
+    const [c, ...more] = compare(row('Projects', '3', '20', 'Unlimited') + row('Custom domains', '✓', '✓', '✓') + row('SSO', '—', '—', '✓'),
+      row('Projects', '3', '20', 'Unlimited') + row('Custom domains', '—', '✓', '✓') + row('SSO', '—', '—', '✓'))
+    assert.equal(more.length, 0)
+    assert.deepEqual([c.changeType, c.severity], ['feature_removed', 'high'])
+    assert.match(c.summary, /Free: feature "Custom domains" removed/)
+  })
+
+  it('losses lead gains; several plans are each named; elsewhere a loss is medium', () => {
+    const [c] = compare(row('SSO', 'No', 'No', 'Yes') + row('Audit log', 'Yes', 'Yes', 'Yes'),
+      row('SSO', 'No', 'Yes', 'Yes') + row('Audit log', 'No', 'Yes', 'Yes'), 'other')
+    assert.equal(c.severity, 'medium')
+    assert.match(c.summary, /Free: feature "Audit log" removed; Team: feature "SSO" added/)
+  })
+
+  it('a cell that is not a mark is left to the text comparison', () => {
+    const [c] = compare(row('Storage', '✓', '✓', '✓'), row('Storage', '5 GB', '✓', '✓'))
+    assert.notEqual(c.changeType, 'feature_removed')
+    assert.match(c.summary, /5 GB/)
+  })
+})

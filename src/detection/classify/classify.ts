@@ -13,7 +13,7 @@ import type { Context, Part, Reading } from './part.js'
 import { sayPrices } from './prices.js'
 import { classifyPart, significance } from './readings.js'
 import { hunkBlocks, withoutMoves } from '../text/hunks.js'
-import { headingLevel } from '../../vocabulary/lines.js'
+import { cellsOf, headingLevel } from '../../vocabulary/lines.js'
 
 // A check's diff → the changes a person would name. Each block of changed lines is read on
 // its own (readings.ts: a price, a feature, a section, an edit of text, trivial edits);
@@ -222,6 +222,14 @@ function foldTrivial (changes: Counted[]): Counted[] {
 }
 const significanceOf = (c: Counted) => significance(c.change)
 
+/** The first row of the table whose rows run on up to the line at `from` (none: it is no table's row, or the first). */
+function tableHeadAbove (lines: readonly string[], from: number): { tableHead?: string[] } {
+  let top = from
+  while (top > 0 && cellsOf(lines[top - 1] ?? '')) top--
+  const head = top < from ? cellsOf(lines[top]) : null
+  return head ? { tableHead: head } : {}
+}
+
 /** Blocks this close (unchanged lines between them) or under one heading are one edit. */
 const ADJACENT = 1
 
@@ -251,6 +259,7 @@ export function classifyChanges (
       }
       return {
         priced,
+        ...tableHeadAbove(afterLines, from),
         hunk,
         within,
         removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),

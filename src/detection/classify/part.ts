@@ -20,6 +20,8 @@ export interface Part {
   to: number
   /** An added line of the block is written in a price's or plan's markup: its money is a price. */
   priced: boolean
+  /** The cells of the first row of the table the block's first changed row stands in (its plans' names). */
+  tableHead?: string[]
   /** What kinds of edit it holds (see edit-kinds.ts): worked out when first asked. */
   kinds?: EditKinds
 }

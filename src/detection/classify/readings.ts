@@ -1,9 +1,10 @@
 import { type ChangeType, type Fact, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { type EditKind, editKinds, type EditKinds, trivialPhrase } from '../text/edit-kinds.js'
 import {
-  COMPLIANCE_ANY, fold as foldAccents, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS, PLAN_LIMIT_WORDS,
-  RELEASE_WORDS, RESTRICTION_WORDS
+  COMPLIANCE_ANY, fold as foldAccents, INCLUDED_MARK, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS,
+  NOT_INCLUDED_MARK, PLAN_LIMIT_WORDS, RELEASE_WORDS, RESTRICTION_WORDS
 } from '../words/lexicon.js'
+import { cellsOf } from '../../vocabulary/lines.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
 import { type Context, judged, type Part, type Reading } from './part.js'
@@ -52,6 +53,49 @@ function sectionReading (p: Part, ctx: Context): Reading | undefined {
   const fact: Fact = { kind: newSection ? 'section_added' : 'section_removed', subject: label }
   if (ctx.legalPage) fact.legalWords = speaksOfLaw(p, ctx.own)
   return { ...judged(fact, ctx), confidence: ctx.legalPage ? 0.9 : 0.85, phrase, passages: 1, label, standsAlone: true }
+}
+
+/**
+ * A comparison table's marks flipped, and nothing else: each row kept its name and its
+ * cells, and each changed cell went from included (✓, yes) to not (—, ✗, no, empty) or
+ * back: a feature the plan of that column lost or gained. Any other cell is the text's edit.
+ */
+function marksReading (p: Part, ctx: Context): Reading | undefined {
+  if (ctx.legalPage || p.removed.length === 0 || p.removed.length !== p.added.length) return undefined
+  const mark = (cell: string) => {
+    const text = cell.trim()
+    return INCLUDED_MARK.test(text) ? 'in' : text === '' || NOT_INCLUDED_MARK.test(text) ? 'out' : undefined
+  }
+  const flips: Array<{ kind: 'feature_added' | 'feature_removed', feature: string, plan?: string }> = []
+  for (let i = 0; i < p.removed.length; i++) {
+    const [was, is] = [cellsOf(p.removed[i]), cellsOf(p.added[i])]
+    if (!was || !is || was.length !== is.length || was.length < 2 || was[0] !== is[0] || !was[0]) return undefined
+    for (let j = 1; j < was.length; j++) {
+      if (was[j] === is[j]) continue
+      const [from, to] = [mark(was[j]), mark(is[j])]
+      if (!from || !to || from === to) return undefined
+      const plan = p.tableHead?.length === was.length ? p.tableHead[j] : undefined
+      const kind = to === 'out' ? 'feature_removed' : 'feature_added'
+      flips.push({ kind, feature: was[0], ...(plan ? { plan } : {}) })
+    }
+  }
+  if (flips.length === 0) return undefined
+  // Losses first: the buyer is offered less.
+  flips.sort((x, y) => Number(x.kind === 'feature_added') - Number(y.kind === 'feature_added'))
+  // One plan's column names the change, as a card's heading would; several are each named.
+  const plans = new Set(flips.map(f => f.plan))
+  const onePlan = plans.size === 1 ? flips[0].plan : undefined
+  const said = flips.map(f => `${f.plan && !onePlan ? `${f.plan}: ` : ''}feature "${f.feature}" ` +
+    (f.kind === 'feature_removed' ? 'removed' : 'added'))
+  const facts: Fact[] = flips.map(f => ({ kind: f.kind, subject: f.feature }))
+  return {
+    ...judged(facts[0], ctx),
+    facts,
+    confidence: p.tableHead ? 0.85 : 0.7,
+    phrase: said.join('; '),
+    passages: 1,
+    ...(onePlan ? { label: onePlan } : {})
+  }
 }
 
 /** List items (or table rows) added or removed, and nothing else: features. */
@@ -190,6 +234,7 @@ const READINGS: ReadonlyArray<readonly [name: string, read: (p: Part, ctx: Conte
   ['cards', cardsReading],
   ['API notice', apiNoticeReading],
   ['section', sectionReading],
+  ['table marks', marksReading],
   ['items', itemsReading],
   ['plan limits', planLimitsReading],
   ['text', textReading]

@@ -272,6 +272,15 @@ export const LEGAL_WORDS: Words = {
   ]
 }
 
+/**
+ * A comparison table's cell that says a plan includes the row's feature, or that it does
+ * not (a dash, a cross, "no"), in the languages read: the marks alone, nothing around them.
+ */
+export const INCLUDED_MARK =
+  /^(?:✓|✔|✔️|✅|☑|yes|included|oui|inclus|ja|inklusive|enthalten|sí|si|incluido|sì|incluso|sim|incluído|inbegrepen)$/i
+export const NOT_INCLUDED_MARK =
+  /^(?:[✗✕×✘❌—–-]|no|non|nein|nee|não|none|n\/a|not included|non inclus|nicht enthalten|no incluido|non incluso|niet inbegrepen|não incluído)$/i
+
 /** Billing periods, by what they are called: the value is the period's English name. */
 export const PERIOD_WORDS: ReadonlyArray<[string, string]> = [
   ['month|mo|mois|monat|mes|mese|maand|mês|mensuel|monatlich|mensual|mensile|maandelijks|mensal', 'month'],

@@ -2,7 +2,7 @@ import {
   type Fact, type FactKind, type PlanPrice, type PricingChange, type PricingPlan, type PricingTable
 } from '../../../vocabulary/core.js'
 import { FACT_WORDS, judge } from '../../../vocabulary/facts.js'
-import { fold } from '../../words/lexicon.js'
+import { fold, INCLUDED_MARK, NOT_INCLUDED_MARK } from '../../words/lexicon.js'
 import { parseAmount } from '../../words/money.js'
 import { planKey, type PricingReading } from './read.js'
 import { plain } from '../../text/quote.js'
@@ -273,7 +273,7 @@ const cellKeys = (line: string) =>
 
 const rowCells = (line: string) => (cellsOf(line) ?? [line]).map(c => c.trim())
 /** A cell that says included or not: a check, a cross, a dash, yes or no, or nothing (an icon). */
-const isMark = (cell: string) => /^(?:|[✓✔✅☑✗✕×✘❌—–-]|✔️|yes|no|included|none|n\/a)$/i.test(cell)
+const isMark = (cell: string) => cell === '' || INCLUDED_MARK.test(cell) || NOT_INCLUDED_MARK.test(cell)
 
 /** Words of `a` not in `b`, and of `b` not in `a`, counted. */
 function changedTokens (a: string, b: string): string[] {

@@ -2,7 +2,7 @@ import { selectAll } from 'css-select'
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
 import type { PlanPrice, PricingPlan } from '../../../vocabulary/core.js'
-import { fold } from '../../words/lexicon.js'
+import { fold, INCLUDED_MARK, NOT_INCLUDED_MARK } from '../../words/lexicon.js'
 import { findMoney, type Money } from '../../words/money.js'
 import { lineKey } from '../../text/hunks.js'
 import { blockText, currentText } from '../../text/node-text.js'
@@ -58,8 +58,6 @@ const PERIOD_LABEL = /^(?:monthly|yearly|annual(?:ly)?|hourly|weekly|daily|per (
 const YEARLY = /(?:^|[\s_-])(?:annual(?:ly)?|yearly|year|jahr(?:lich)?|jährlich|anual|annuel(?:le)?|annuale|jaarlijks)(?=$|[\s_-])/i
 const MONTHLY = /(?:^|[\s_-])(?:monthly|month|mensuel(?:le)?|monatlich|mensual|mensile|maandelijks|mensal)(?=$|[\s_-])/i
 const HOURLY = /(?:^|[\s_-])(?:hourly|hour|stündlich|horaire|por hora)(?=$|[\s_-])/i
-const NOT_INCLUDED = /^(?:[✗✕×✘❌—–-]|no|non|nein|nee|não|none|n\/a)$/i
-const INCLUDED = /^(?:✓|✔|✔️|✅|☑|yes|included|oui|inclus|ja|inklusive|enthalten|sí|si|incluido|sì|incluso|sim|incluído|inbegrepen)$/i
 const ICON_INCLUDED = /check|tick|yes|included|true|available/i
 const FREE = /^(?:free|gratuit(?:e)?|kostenlos|gratis|gratuito|grátis)$/iu
 /** A unit a column's header gives its prices ("Price per GB", "$/GB-month", "Storage (per GB)"). */
@@ -104,7 +102,7 @@ function periodOf (label: string): { period?: string, billing?: string } {
 }
 
 function included (cell: Element, text: string): boolean {
-  if (text) return INCLUDED.test(text)
+  if (text) return INCLUDED_MARK.test(text)
   const icons = DomUtils.findAll(e => e.name === 'img' || e.name === 'i' || e.name === 'span' || e.name === 'svg',
     cell.children)
   return icons.some(i => ICON_INCLUDED.test(
@@ -226,7 +224,7 @@ function rowPlans (header: readonly string[], body: readonly Element[], price: (
         addPrice(plan, price({ amount: 0, currency, period: column.period ?? '' }))
       } else if (included(cell, text)) {
         if (label) plan.features.push(label)
-      } else if (text && !NOT_INCLUDED.test(text)) {
+      } else if (text && !NOT_INCLUDED_MARK.test(text)) {
         if (INCLUDES_HEADER.test(label) || !label) readItems(text.split(/\s*[,;•·]\s*/), plan)
         else addLimit(plan, fold(label).toLowerCase(), text)
       }
@@ -292,7 +290,7 @@ function columnPlans (
         if (currency) addPrice(column.plan, price({ amount: 0, currency, period: period ?? '' }))
       } else if (included(cell, text)) {
         column.plan.features.push(label)
-      } else if (text && !NOT_INCLUDED.test(text)) {
+      } else if (text && !NOT_INCLUDED_MARK.test(text)) {
         addLimit(column.plan, fold(label).toLowerCase(), text)
       }
     }
