@@ -113,7 +113,8 @@ export function compareContent (
   const muted = factMuter(rules?.ignoreFacts)
   const classify = (d: typeof diff) => d.hunks.length === 0
     ? []
-    : classifyChanges(d, pageType, current.lines, current.language, new Set(current.priceLines), muted)
+    : classifyChanges(d, pageType, { before: beforeLines, after: current.lines }, current.language,
+      new Set(current.priceLines), muted)
   const reader = pages ? readerOf(pageType) : undefined
   // One change, its passages read; a reader's change whose every fact the page mutes is not told.
   const recorded = (changes: DetectedChange[]) => oneChange(changes.filter(c => !allMuted(c.diffData.facts, muted)))

@@ -7,7 +7,8 @@ import type { DetectedChange } from '../../src/vocabulary/core.js'
 // Pricing pages through a real edit each, shaped as the sites that showed the faults write
 // them (fixtures/histories): a provider's price list (plans as rows, hourly and monthly
 // columns, a table of longer terms with a setup fee and a billed total, a plan inserted,
-// a row re-ordered), a plan overhaul (cards: three plans replaced by four), and a switch
+// a row re-ordered; a card's terms with a setup fee and a total, and a table whose setup
+// fee column became a total), a plan overhaul (cards: three plans replaced by four), and a switch
 // from per-seat to flat pricing beside a usage price cut. Each is read as the pricing
 // reader reads an intelligence page, and as the text comparison reads any page: one edit
 // is one change, no price pair says nothing happened, and no percentage is one no plan
@@ -57,6 +58,23 @@ for (const mode of ['table', 'text'] as const) {
       assert.match(c.summary, /plans Free \(\$0.*?\), Premium \(\$10.*?\) and Team \(\$19.*?\) removed/)
       assert.match(c.summary, /plans Trial \(\$0\), Standard \(\$5[^)]*\), Professional \(\$10[^)]*\) and Ultimate \(\$25[^)]*\) added/)
       assert.ok(!c.diffData.facts!.some(f => f.kind === 'price_up' || f.kind === 'price_down'), 'no plan moved its price')
+      assert.deepEqual(saysNothingHappened(c), [])
+    })
+
+    it('terms with a setup fee and a total: each compared with its own kind, term and plan, the monthly rise leading', () => {
+      const [c, ...more] = read('terms', mode)
+      assert.equal(more.length, 0)
+      assert.equal(c.severity, 'high', 'no +1220%: a fee that went is no total that came')
+      assert.match(c.summary, /^(Pricing, )?Cloud VPS 10: (4\.50 € \/ month|4\.50 €\/month) → (5\.50 € \/ month|5\.50 €\/month) \(\+22%\)/)
+      const facts = c.diffData.facts!
+      for (const f of facts) assert.ok(f.percent === undefined || [22, 13].includes(f.percent), `${f.subject}: ${f.before} → ${f.after} (${f.percent}%)`)
+      // A setup fee is never paired with a total, nor one plan's term with another's.
+      assert.ok(!facts.some(f => f.before === '2.25 €' && f.after !== undefined), 'a fee is not a total')
+      assert.ok(!facts.some(f => /Cloud VPS 20/.test(f.subject ?? '') && f.kind !== 'price_added' && f.kind !== 'price_removed'),
+        'Cloud VPS 20 moved no price')
+      // The card's six-month total is named with its plan and compared with the old total.
+      assert.ok(facts.some(f => f.subject === 'Cloud VPS 10 – 6 Months' && f.before === '29.25 €' && f.after === '33.00 €' && f.percent === 13),
+        JSON.stringify(facts))
       assert.deepEqual(saysNothingHappened(c), [])
     })
 

@@ -222,12 +222,12 @@ function foldTrivial (changes: Counted[]): Counted[] {
 }
 const significanceOf = (c: Counted) => significance(c.change)
 
-/** The first row of the table whose rows run on up to the line at `from` (none: it is no table's row, or the first). */
-function tableHeadAbove (lines: readonly string[], from: number): { tableHead?: string[] } {
-  let top = from
+/** The first row of the table whose rows run on to the line at `at` (none: that line is no table's row). */
+function tableHeadAt (lines: readonly string[], at: number): string[] | undefined {
+  if (!cellsOf(lines[at] ?? '')) return undefined
+  let top = at
   while (top > 0 && cellsOf(lines[top - 1] ?? '')) top--
-  const head = top < from ? cellsOf(lines[top]) : null
-  return head ? { tableHead: head } : {}
+  return cellsOf(lines[top]) ?? undefined
 }
 
 /** Blocks this close (unchanged lines between them) or under one heading are one edit. */
@@ -236,7 +236,7 @@ const ADJACENT = 1
 export function classifyChanges (
   diff: DiffData,
   pageType: PageType,
-  afterLines: readonly string[],
+  lines: { before: readonly string[], after: readonly string[] },
   language?: Language,
   priceLines: ReadonlySet<number> = new Set(),
   muted?: (f: Fact) => boolean
@@ -248,9 +248,11 @@ export function classifyChanges (
       const firstChange = hunk.lines.findIndex(l => l.type !== 'context')
       const lastChange = hunk.lines.length - 1 - [...hunk.lines].reverse().findIndex(l => l.type !== 'context')
       const newBefore = (i: number) => hunk.lines.slice(0, i).filter(l => l.type !== 'deletion').length
+      const oldBefore = (i: number) => hunk.lines.slice(0, i).filter(l => l.type !== 'addition').length
       const from = hunk.newStart - 1 + newBefore(firstChange)
+      const oldFrom = hunk.oldStart - 1 + oldBefore(firstChange)
       // The heading above the block's first changed line, in the page as it now reads.
-      const section = sectionOf(afterLines, from - 1)
+      const section = sectionOf(lines.after, from - 1)
       let at = hunk.newStart - 1
       let priced = false
       for (const l of hunk.lines) {
@@ -259,7 +261,7 @@ export function classifyChanges (
       }
       return {
         priced,
-        ...tableHeadAbove(afterLines, from),
+        tableHeads: { deletion: tableHeadAt(lines.before, oldFrom), addition: tableHeadAt(lines.after, from) },
         hunk,
         within,
         removed: hunk.lines.filter(l => l.type === 'deletion').map(l => l.content),
@@ -285,7 +287,7 @@ export function classifyChanges (
     if (together) regions[regions.length - 1].push(r)
     else regions.push([r])
   }
-  const changes = regions.map(region => regionChange(region, pageType, afterLines))
+  const changes = regions.map(region => regionChange(region, pageType, lines.after))
   return foldTrivial(fold(fold(changes, 'content_change'), 'terms_update')).map(c => ({
     ...c.change,
     summary: summaryOf(c),

@@ -20,8 +20,12 @@ export interface Part {
   to: number
   /** An added line of the block is written in a price's or plan's markup: its money is a price. */
   priced: boolean
-  /** The cells of the first row of the table the block's first changed row stands in (its plans' names). */
-  tableHead?: string[]
+  /**
+   * The cells of the first row of the table the block's first changed row stands in, on
+   * each side of the diff (the old page's, the new page's): its columns' names, a plan's
+   * or a price's kind ("Setup fee", "Total").
+   */
+  tableHeads: { deletion?: string[], addition?: string[] }
   /** What kinds of edit it holds (see edit-kinds.ts): worked out when first asked. */
   kinds?: EditKinds
 }

@@ -4,7 +4,8 @@ import { cellsOf } from '../../vocabulary/lines.js'
 import { headingText, isHeading } from '../text/blocks.js'
 import { plain } from '../text/quote.js'
 import {
-  CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, matcher, ownLanguages, PRICE_WORDS
+  CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, matcher, ownLanguages, PERIOD_WORDS, PRICE_KIND_WORDS,
+  PRICE_WORDS
 } from '../words/lexicon.js'
 import { findMoney, type Money } from '../words/money.js'
 import type { Context, Part, Reading } from './part.js'
@@ -19,8 +20,14 @@ const columnOf = (line: string, money: Money) => cellsOf(line)?.findIndex(c => c
 function labelOf (line: string, money: Money): string {
   const cells = cellsOf(line)
   if (cells && cells.length > 1) return cells.find(c => !c.includes(money.raw) && findMoney(c).length === 0) ?? ''
+  // A line's name before its colon names its prices ("6 Months: 29.70 € in total"), and a
+  // line of several prices is named by what leads them ("6 Months: 2.25 € setup fee, …").
+  const all = findMoney(line)
+  const before = line.slice(0, line.indexOf(all[0]?.raw ?? money.raw))
+  const named = /^(?:#{1,6} |- )?([^:]{1,40}):/.exec(before)?.[1]
+  const lead = named ?? (all.length > 1 ? before : '')
   // Other money on the line is no label either ("$12 $9/month": a price struck through beside the price).
-  const label = findMoney(line).reduce((rest, m) => rest.replace(m.raw, ''), line.replace(money.raw, ''))
+  const label = (/\p{L}/u.test(lead) ? lead : all.reduce((rest, m) => rest.replace(m.raw, ''), line.replace(money.raw, '')))
     .replace(/^(#{1,6}|-) /, '')
     .replace(/[\s:–-]+$/, '')
     .replace(/^[\s:–-]+/, '')
@@ -30,6 +37,11 @@ function labelOf (line: string, money: Money): string {
   return label.length > 40 || FOOTNOTE_MARK.test(label) ? '' : label
 }
 const FOOTNOTE_MARK = /^[\d*†‡§¹²³⁴-⁹⁰]{1,3}$/u
+
+/** A label that is a term, not a plan: "6 Months", "12 Monate", "1 year", "Monthly", "Annual". */
+const isTerm = (label: string) => TERM.test(foldAccents(label))
+const TERM_WORDS = PERIOD_WORDS.filter(([, name]) => /^(?:day|week|month|year)$/.test(name)).map(([words]) => words)
+const TERM = new RegExp(`^(?:\\d+\\s*)?(?:${TERM_WORDS.join('|')}|annual)(?:s|ly|e|en|es)?$`, 'iu')
 
 /** Money with what makes it a price: a pricing page, a billing period, a plan's or price's words. */
 function isPrice (m: Money, line: string, p: Part, pageType: PageType, language?: Language): boolean {
@@ -49,7 +61,34 @@ const MAX_PRICE_LINE = 60
  * heading it stands under: its plan's card), its cell in a row, and whether that heading
  * came or went with it (a plan added or removed).
  */
-interface Priced { m: Money, line: string, label: string, column: number, planMoved: boolean }
+interface Priced { m: Money, line: string, label: string, column: number, planMoved: boolean, kind: PriceKind }
+
+/** What a price is: a plan's price (''), a fee paid once to set up, or a term's total. */
+type PriceKind = '' | typeof PRICE_KIND_WORDS[number][0]
+
+/** The words beside a price on its line, up to the next price or a comma either way ("setup fee 2.25 €, …"). */
+function wordsBeside (line: string, m: Money): string {
+  const at = line.indexOf(m.raw)
+  if (at < 0) return ''
+  const others = findMoney(line).map(x => ({ start: line.indexOf(x.raw), end: line.indexOf(x.raw) + x.raw.length }))
+  const left = Math.max(0, ...others.filter(o => o.end <= at).map(o => o.end))
+  const right = Math.min(line.length, ...others.filter(o => o.start >= at + m.raw.length).map(o => o.start))
+  const before = line.slice(left, at).split(/[,;|(]/).at(-1) ?? ''
+  const after = line.slice(at + m.raw.length, right).split(/[,;|)]/)[0] ?? ''
+  return `${before} ${after}`
+}
+
+/**
+ * A price's kind: its column's header says it in a table ("Setup fee", "Total"), else the
+ * words beside it on its line; none of them: a plan's price.
+ */
+function kindOf (
+  line: string, m: Money, column: number, head: readonly string[] | undefined, own: readonly Language[]
+): PriceKind {
+  const beside = column >= 0 ? `${head?.[column] ?? ''} ${cellsOf(line)?.[column] ?? ''}` : wordsBeside(line, m)
+  const words = foldAccents(beside)
+  return PRICE_KIND_WORDS.find(([, kind]) => matcher(kind, own).test(words))?.[0] ?? ''
+}
 
 /**
  * The heading each changed line of a block stands under, on its own side of the diff (a
@@ -99,18 +138,23 @@ export function priceReading (
   // Money in legal text is the text's edit: the legal rules weigh it.
   if (ctx.legalPage) return undefined
   const headings = headingsOf(p)
-  const priced = (l: string, heading: { text: string, moved: boolean } | undefined): Priced[] =>
+  const priced = (l: string, heading: { text: string, moved: boolean } | undefined, side: 'deletion' | 'addition'):
+  Priced[] =>
     findMoney(l).filter(m => isPrice(m, l, p, ctx.pageType, ctx.language)).map(m => {
       const column = columnOf(l, m)
       // A row names its price; else the card's heading does, before what the line says around it ("for 14 days").
       const row = column >= 0 ? labelOf(l, m) : ''
-      const label = row || (heading?.moved ? heading.text : labelOf(l, m) || heading?.text) || ''
-      return { m, line: l, label, column, planMoved: row === '' && heading?.moved === true }
+      const own = labelOf(l, m)
+      // A term names no plan ("6 Months: 29.25 € in total"): the card's heading does, with it.
+      const termOfPlan = heading && isTerm(own) ? `${heading.text} – ${own}` : ''
+      const label = row || (heading?.moved ? heading.text : termOfPlan || own || heading?.text) || ''
+      const kind = kindOf(l, m, column, p.tableHeads[side], ctx.own)
+      return { m, line: l, label, column, planMoved: row === '' && heading?.moved === true, kind }
     })
   const money = (lines: string[], side: 'deletion' | 'addition'): Priced[] => [
-    ...lines.flatMap(l => priced(l, findMoney(l).length > 0 ? headings.of(side, l) : undefined)),
+    ...lines.flatMap(l => priced(l, findMoney(l).length > 0 ? headings.of(side, l) : undefined, side)),
     // A renamed plan's price that stayed: it went with the old name and came with the new one.
-    ...headings.kept[side].flatMap(k => priced(k.line, k.heading))
+    ...headings.kept[side].flatMap(k => priced(k.line, k.heading, side))
   ]
   const before = money(p.removed, 'deletion')
   const after = money(p.added, 'addition')
@@ -281,12 +325,13 @@ function priceFact (b: Priced | undefined, a: Priced | undefined): Fact | undefi
 }
 
 /**
- * Old and new prices paired. A price found on both sides, with the same or no label, only
+ * Old and new prices paired, only ever within one kind (a plan's price, a setup fee, a
+ * term's total: see kindOf). A price found on both sides, with the same or no label, only
  * moved (a row re-ordered, a price gone and back): it is no move. The rest are paired by
- * their label (a plan's row, "Pro: $49"), never across two labels: in a row of several
- * prices, by their cell (the monthly price with the monthly price, never a setup fee with
- * a total), then by their kind (currency and period), then in their order. Prices with no
- * label of their own pair only with one of their kind. What is left has no counterpart.
+ * their label (a plan's row, "Pro: $49", "Cloud VPS 10 – 6 Months"), never across two labels:
+ * in a row of several prices, by their cell, then by currency and period, then in their
+ * order. Prices with no label of their own pair only with one of their kind. What is left
+ * has no counterpart.
  */
 function pairPrices (
   before: readonly Priced[], after: readonly Priced[]
@@ -297,18 +342,20 @@ function pairPrices (
     const i = left.findIndex(test)
     return i < 0 ? undefined : left.splice(i, 1)[0]
   }
-  const sameKind = (x: Priced, a: Priced) => x.m.currency === a.m.currency && x.m.period === a.m.period
+  const sameKind = (x: Priced, a: Priced) =>
+    x.kind === a.kind && x.m.currency === a.m.currency && x.m.period === a.m.period
   // A yearly price and a monthly one are two prices, never one that moved (unless one says no term at all).
-  const sameTerm = (x: Priced, a: Priced) =>
-    !x.m.period || !a.m.period || x.m.period.split('/').at(-1) === a.m.period.split('/').at(-1)
+  const sameTerm = (x: Priced, a: Priced) => x.kind === a.kind &&
+    (!x.m.period || !a.m.period || x.m.period.split('/').at(-1) === a.m.period.split('/').at(-1))
   const rest: Priced[] = []
   for (const a of after) {
-    const same = take(x => priceKey(x.m) === priceKey(a.m) && (x.label === a.label || !x.label || !a.label))
+    const same = take(x => priceKey(x.m) === priceKey(a.m) && x.kind === a.kind &&
+      (x.label === a.label || !x.label || !a.label))
     if (!same) rest.push(a)
   }
   for (const a of rest) {
     const b = a.label
-      ? take(x => x.label === a.label && a.column >= 0 && x.column === a.column) ??
+      ? take(x => x.label === a.label && a.column >= 0 && x.column === a.column && x.kind === a.kind) ??
         take(x => x.label === a.label && sameKind(x, a)) ??
         take(x => x.label === a.label && (a.column < 0 || x.column < 0) && sameTerm(x, a))
       : take(x => !x.label && sameKind(x, a))

@@ -4,7 +4,7 @@ import {
   COMPLIANCE_ANY, fold as foldAccents, INCLUDED_MARK, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS,
   NOT_INCLUDED_MARK, PLAN_LIMIT_WORDS, RELEASE_WORDS, RESTRICTION_WORDS
 } from '../words/lexicon.js'
-import { cellsOf } from '../../vocabulary/lines.js'
+import { cellsOf, writeRow } from '../../vocabulary/lines.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
 import { type Context, judged, type Part, type Reading } from './part.js'
@@ -66,6 +66,9 @@ function marksReading (p: Part, ctx: Context): Reading | undefined {
     const text = cell.trim()
     return INCLUDED_MARK.test(text) ? 'in' : text === '' || NOT_INCLUDED_MARK.test(text) ? 'out' : undefined
   }
+  // The table's first row names the plans, unless it is one of the rows that changed (a table with no header).
+  const first = p.tableHeads.addition
+  const head = first && !p.added.includes(writeRow(first)) ? first : undefined
   const flips: Array<{ kind: 'feature_added' | 'feature_removed', feature: string, plan?: string }> = []
   for (let i = 0; i < p.removed.length; i++) {
     const [was, is] = [cellsOf(p.removed[i]), cellsOf(p.added[i])]
@@ -74,7 +77,7 @@ function marksReading (p: Part, ctx: Context): Reading | undefined {
       if (was[j] === is[j]) continue
       const [from, to] = [mark(was[j]), mark(is[j])]
       if (!from || !to || from === to) return undefined
-      const plan = p.tableHead?.length === was.length ? p.tableHead[j] : undefined
+      const plan = head?.length === was.length ? head[j] : undefined
       const kind = to === 'out' ? 'feature_removed' : 'feature_added'
       flips.push({ kind, feature: was[0], ...(plan ? { plan } : {}) })
     }
@@ -91,7 +94,7 @@ function marksReading (p: Part, ctx: Context): Reading | undefined {
   return {
     ...judged(facts[0], ctx),
     facts,
-    confidence: p.tableHead ? 0.85 : 0.7,
+    confidence: head ? 0.85 : 0.7,
     phrase: said.join('; '),
     passages: 1,
     ...(onePlan ? { label: onePlan } : {})

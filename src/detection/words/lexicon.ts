@@ -281,6 +281,31 @@ export const INCLUDED_MARK =
 export const NOT_INCLUDED_MARK =
   /^(?:[✗✕×✘❌—–-]|no|non|nein|nee|não|none|n\/a|not included|non inclus|nicht enthalten|no incluido|non incluso|niet inbegrepen|não incluído)$/i
 
+/**
+ * What a price is, besides a plan's price: a fee paid once to set up, or a term's total.
+ * Each is compared only with its own kind (a 2.25 € setup fee never "becomes" a 29.70 € total).
+ */
+export const PRICE_KIND_WORDS: ReadonlyArray<[kind: 'setup' | 'total', words: Words]> = [
+  ['setup', {
+    en: ['set-?up', 'set up', 'installation', 'activation', 'one-?time', 'onboarding'],
+    fr: ['installation', 'mise en service', 'activation', 'frais uniques?', 'unique'],
+    de: [`einrichtung${L}`, 'einmalig(?:e|er|es)?', 'installation', `bereitstellung${L}`],
+    es: ['instalación', 'alta', 'activación', 'configuración', 'pago único'],
+    it: ['attivazione', 'installazione', 'una tantum'],
+    nl: ['installatie', 'eenmalig(?:e)?', 'opstart', 'activatie'],
+    pt: ['instalação', 'ativação', 'configuração', 'taxa única', 'adesão']
+  }],
+  ['total', {
+    en: ['total', 'in total', 'altogether'],
+    fr: ['total', 'au total'],
+    de: ['gesamt', 'insgesamt', 'gesamtpreis', 'summe'],
+    es: ['total', 'en total'],
+    it: ['totale', 'in totale'],
+    nl: ['totaal', 'in totaal'],
+    pt: ['total', 'no total']
+  }]
+]
+
 /** Billing periods, by what they are called: the value is the period's English name. */
 export const PERIOD_WORDS: ReadonlyArray<[string, string]> = [
   ['month|mo|mois|monat|mes|mese|maand|mês|mensuel|monatlich|mensual|mensile|maandelijks|mensal', 'month'],

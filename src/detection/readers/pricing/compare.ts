@@ -93,7 +93,9 @@ function priceMoves (b: PricingPlan, a: PricingPlan): PricingChange[] {
   // One price each side, in one currency, now per another period: a move, with no percentage (they don't compare).
   const left = b.prices.filter(p => !paired.has(p))
   const right = a.prices.filter(p => !paired.has(p) && !b.prices.some(q => priceKey(q) === priceKey(p)))
-  if (left.length === 1 && right.length === 1 && left[0].currency === right[0].currency) {
+  // Never across a column's kind: a setup fee that went is no total that came.
+  if (left.length === 1 && right.length === 1 && left[0].currency === right[0].currency &&
+    left[0].label === right[0].label) {
     const m = move(left[0], right[0], undefined)
     if (m) out.push(m)
   }

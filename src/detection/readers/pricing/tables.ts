@@ -2,7 +2,9 @@ import { selectAll } from 'css-select'
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
 import type { PlanPrice, PricingPlan } from '../../../vocabulary/core.js'
-import { fold, INCLUDED_MARK, NOT_INCLUDED_MARK } from '../../words/lexicon.js'
+import {
+  fold, INCLUDED_MARK, matcher, NOT_INCLUDED_MARK, ownLanguages, PRICE_KIND_WORDS
+} from '../../words/lexicon.js'
 import { findMoney, type Money } from '../../words/money.js'
 import { lineKey } from '../../text/hunks.js'
 import { blockText, currentText } from '../../text/node-text.js'
@@ -229,10 +231,12 @@ function rowPlans (header: readonly string[], body: readonly Element[], price: (
         else addLimit(plan, fold(label).toLowerCase(), text)
       }
     }
-    // Two columns of one kind of price (a setup fee and a total): each keeps its column's name.
+    // Two columns of one kind of price, or a column that names its price's kind (a setup fee,
+    // a total): each keeps its column's name, and is compared only with its own.
     for (const { price: p, column } of found) {
       const twins = found.filter(f => priceKey(f.price) === priceKey(p)).length > 1
-      addPrice(plan, twins && column ? { ...p, label: column } : p)
+      const kinded = PRICE_KIND_WORDS.some(([, words]) => matcher(words, ownLanguages()).test(fold(column)))
+      addPrice(plan, (twins || kinded) && column ? { ...p, label: column } : p)
     }
     if (plan.prices.length > 0 || plan.limits.length > 0 || plan.features.length > 0) {
       plans.push({ plan, lines, elements: cells })
