@@ -163,3 +163,23 @@ describe('a reader claims the lines the text has, however the markup splits them
     assert.match(c.summary, /\$59 \$49\/month.*→.*\$69 \$49\/month|\$59 → \$69/)
   })
 })
+
+describe('plan cards whose names are no headings, under one section', () => {
+  const page = (cards: Array<[string, string[]]>) => `<html lang="en"><body><main><h1>Pricing</h1><h2>Plan Types</h2><div class="cards">${
+    cards.map(([name, prices]) => `<div class="card"><div class="name">${name}</div>${prices.map(p => `<div class="price">${p}</div>`).join('')}` +
+      '<ul><li>Unlimited searches</li></ul></div>').join('')}</div></main></body></html>`
+  const before = page([['Starter', ['$5 per month', '$50 per year']], ['Professional', ['$10 per month', '$100 per year']], ['Team', ['$19 per month', '$120 per year']]])
+  const after = page([['Trial', ['$0']], ['Starter', ['$5 per month']], ['Professional', ['$10 per month']], ['Ultimate', ['$25 per month']]])
+
+  it('names each price by its card, pairs none across plans, and leads with the plans that went and came', () => {
+    const [b, a] = [readPage(before, undefined, undefined, 'pricing'), readPage(after, undefined, undefined, 'pricing')]
+    const [c, ...more] = compareContent(b.text, a, 'pricing')
+    assert.equal(more.length, 0)
+    const facts = c.diffData.facts!
+    assert.ok(!facts.some(f => f.kind === 'price_up' || f.kind === 'price_down' || f.kind === 'price_changed'),
+      `no plan moved its price: ${c.summary}`)
+    assert.match(c.summary, /^Pricing: Team plan removed \(\$19 per month, \$120 per year\)/)
+    assert.match(c.summary, /Ultimate plan added \(\$25 per month\)/)
+    assert.ok(facts.some(f => f.kind === 'price_removed' && f.subject === 'Starter' && f.before === '$50 per year'), JSON.stringify(facts))
+  })
+})

@@ -11,7 +11,7 @@ import { cut } from '../text/quote.js'
 import { headingText, isHeading } from '../text/blocks.js'
 import type { Context, Part, Reading } from './part.js'
 import { sayPrices } from './prices.js'
-import { classifyPart, significance } from './readings.js'
+import { classifyPart, leadsOver } from './readings.js'
 import { hunkBlocks, withoutMoves } from '../text/hunks.js'
 import { cellsOf, headingLevel } from '../../vocabulary/lines.js'
 
@@ -126,7 +126,7 @@ function regionChange (
       onlyTrivial: true
     }
   }
-  const lead = substantive.reduce((best, r) => significance(r.reading) > significance(best.reading) ? r : best)
+  const lead = substantive.reduce((best, r) => leadsOver(r.reading, best.reading) ? r : best)
   const prices = substantive.filter(r => r.reading.changeType === 'price_change')
   const phrase = lead.reading.changeType === 'price_change'
     ? sayPrices([...lead.reading.facts, ...prices.filter(r => r !== lead).flatMap(r => r.reading.facts)])
@@ -210,7 +210,7 @@ function foldTrivial (changes: Counted[]): Counted[] {
       ...(updatedOn ? { updatedOn } : {})
     }]
   }
-  const lead = others.reduce((best, x) => significanceOf(x) > significanceOf(best) ? x : best)
+  const lead = others.reduce((best, x) => leadsOver(weighed(x), weighed(best)) ? x : best)
   const withTrivial: Counted = {
     ...lead,
     facts: [...lead.facts, ...trivial.flatMap(x => x.facts)],
@@ -220,7 +220,9 @@ function foldTrivial (changes: Counted[]): Counted[] {
   }
   return changes.filter(x => !x.onlyTrivial).map(x => x === lead ? withTrivial : x)
 }
-const significanceOf = (c: Counted) => significance(c.change)
+/** A change as leadsOver weighs it: its type, its severity and its lead fact. */
+const weighed = (c: Counted) => ({ ...c.change, fact: c.facts[0] })
+const weighedChange = (c: DetectedChange) => ({ ...c, fact: c.diffData.facts?.[0] })
 
 /** The first row of the table whose rows run on to the line at `at` (none: that line is no table's row). */
 function tableHeadAt (lines: readonly string[], at: number): string[] | undefined {
@@ -309,7 +311,7 @@ function withEdits (diffData: DiffData, c: Counted): DiffData {
  */
 export function oneChange (changes: readonly DetectedChange[]): DetectedChange[] {
   if (changes.length <= 1) return [...changes]
-  const lead = changes.reduce((best, c) => significance(c) > significance(best) ? c : best)
+  const lead = changes.reduce((best, c) => leadsOver(weighedChange(c), weighedChange(best)) ? c : best)
   const others = changes.filter(c => c !== lead)
   // A move told twice (a reader's and the text's reading of one line) is told once; its lines stay in the diff.
   const told = new Set((lead.diffData.facts ?? []).map(moveKey).filter(k => k !== undefined))

@@ -1,6 +1,6 @@
 import { type Fact, type FactKind, type PageType, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { judge } from '../../vocabulary/facts.js'
-import { cellsOf } from '../../vocabulary/lines.js'
+import { cellsOf, parseLine } from '../../vocabulary/lines.js'
 import { headingText, isHeading } from '../text/blocks.js'
 import { plain } from '../text/quote.js'
 import {
@@ -61,7 +61,16 @@ const MAX_PRICE_LINE = 60
  * heading it stands under: its plan's card), its cell in a row, and whether that heading
  * came or went with it (a plan added or removed).
  */
-interface Priced { m: Money, line: string, label: string, column: number, planMoved: boolean, kind: PriceKind }
+interface Priced {
+  m: Money
+  line: string
+  label: string
+  column: number
+  planMoved: boolean
+  kind: PriceKind
+  /** Its label is the heading it stands under, not its own (a row's, its line's). */
+  headed: boolean
+}
 
 /** What a price is: a plan's price (''), a fee paid once to set up, or a term's total. */
 type PriceKind = '' | typeof PRICE_KIND_WORDS[number][0]
@@ -90,16 +99,33 @@ function kindOf (
   return PRICE_KIND_WORDS.find(([, kind]) => matcher(kind, own).test(words))?.[0] ?? ''
 }
 
+/** A line that can name the prices after it where no heading does: short text, no price, no list item or row. */
+const isNameLine = (line: string) => parseLine(line).kind === 'text' && line.length <= 40 && /\p{L}/u.test(line) &&
+  findMoney(line).length === 0
+
 /**
  * The heading each changed line of a block stands under, on its own side of the diff (a
  * removed line under the old page's headings, an added one under the new page's), and
- * whether that heading is itself a changed line: lines in their order, by their text.
+ * whether that heading is itself a changed line; and the name line nearest above it under
+ * that heading ("Team" over "$19 per month", in a card whose name is no heading): lines in
+ * their order, by their text.
  */
 function headingsOf (p: Part) {
   type Heading = { text: string, moved: boolean }
+  type Place = { heading?: Heading, name?: string, nameMoved?: boolean }
   const { hunk, at } = p.within ?? { hunk: p.hunk, at: 0 }
   const window = (i: number) => i >= at && i < at + p.hunk.lines.length
-  const under = { deletion: new Map<string, Heading[]>(), addition: new Map<string, Heading[]>() }
+  const under = { deletion: new Map<string, Place[]>(), addition: new Map<string, Place[]>() }
+  const names: { deletion?: string, addition?: string } = {}
+  const namesMoved: { deletion?: boolean, addition?: boolean } = {}
+  // The name lines over prices, per heading and side: two or more, and the heading is a section of plans.
+  const plansUnder = { deletion: new Map<string, Set<string>>(), addition: new Map<string, Set<string>>() }
+  const priceNamed = (side: 'deletion' | 'addition', heading: Heading | undefined, line: string) => {
+    const name = names[side]
+    if (!name || findMoney(line).length === 0) return
+    const key = heading?.text ?? ''
+    plansUnder[side].set(key, (plansUnder[side].get(key) ?? new Set()).add(name))
+  }
   // The unchanged lines under a heading that came or went: a plan's price that stayed as its plan was renamed.
   const kept = {
     deletion: [] as Array<{ line: string, heading: Heading }>,
@@ -110,22 +136,38 @@ function headingsOf (p: Part) {
   hunk.lines.forEach((l, i) => {
     if (isHeading(l.content)) {
       const h = { text: headingText(l.content), moved: l.type !== 'context', mine: window(i) }
-      if (l.type !== 'addition') old = h
-      if (l.type !== 'deletion') now = h
+      if (l.type !== 'addition') [old, names.deletion] = [h, undefined]
+      if (l.type !== 'deletion') [now, names.addition] = [h, undefined]
       return
     }
+    const named = isNameLine(l.content) ? l.content : undefined
     if (l.type === 'context') {
       if (old?.moved && old.mine) kept.deletion.push({ line: l.content, heading: old })
       if (now?.moved && now.mine) kept.addition.push({ line: l.content, heading: now })
+      priceNamed('deletion', old, l.content)
+      priceNamed('addition', now, l.content)
+      if (named) {
+        [names.deletion, names.addition] = [named, named]
+        namesMoved.deletion = namesMoved.addition = false
+      }
       return
     }
     const heading = l.type === 'deletion' ? old : now
-    if (!heading || !window(i)) return
-    const queue = under[l.type].get(l.content) ?? []
-    queue.push(heading)
-    under[l.type].set(l.content, queue)
+    priceNamed(l.type, heading, l.content)
+    if (window(i) && (heading || names[l.type])) {
+      const queue = under[l.type].get(l.content) ?? []
+      queue.push({ heading, name: names[l.type], nameMoved: namesMoved[l.type] })
+      under[l.type].set(l.content, queue)
+    }
+    if (named) [names[l.type], namesMoved[l.type]] = [named, true]
   })
-  return { of: (side: 'deletion' | 'addition', line: string) => under[side].get(line)?.shift(), kept }
+  const of = (side: 'deletion' | 'addition', line: string): Place | undefined => {
+    const place = under[side].get(line)?.shift()
+    // A name line is a plan's name only where the heading holds several plans' prices.
+    const plans = plansUnder[side].get(place?.heading?.text ?? '')?.size ?? 0
+    return place && { heading: place.heading, ...(plans > 1 ? { name: place.name, nameMoved: place.nameMoved } : {}) }
+  }
+  return { of, kept }
 }
 
 /**
@@ -149,13 +191,17 @@ export function priceReading (
       const termOfPlan = heading && isTerm(own) ? `${heading.text} – ${own}` : ''
       const label = row || (heading?.moved ? heading.text : termOfPlan || own || heading?.text) || ''
       const kind = kindOf(l, m, column, p.tableHeads[side], ctx.own)
-      return { m, line: l, label, column, planMoved: row === '' && heading?.moved === true, kind }
+      const headed = !row && !termOfPlan && (heading?.moved === true || !own)
+      return { m, line: l, label, column, planMoved: row === '' && heading?.moved === true, kind, headed }
     })
-  const money = (lines: string[], side: 'deletion' | 'addition'): Priced[] => [
-    ...lines.flatMap(l => priced(l, findMoney(l).length > 0 ? headings.of(side, l) : undefined, side)),
+  const money = (lines: string[], side: 'deletion' | 'addition'): Priced[] => byPlace([
+    ...lines.flatMap(l => {
+      const place = findMoney(l).length > 0 ? headings.of(side, l) : undefined
+      return priced(l, place?.heading, side).map(x => ({ ...x, name: place?.name, nameMoved: place?.nameMoved }))
+    }),
     // A renamed plan's price that stayed: it went with the old name and came with the new one.
     ...headings.kept[side].flatMap(k => priced(k.line, k.heading, side))
-  ]
+  ])
   const before = money(p.removed, 'deletion')
   const after = money(p.added, 'addition')
   if (before.length === 0 && after.length === 0) return undefined
@@ -202,9 +248,25 @@ export function priceReading (
 
 const isPlanMove = (f: Fact) => f.kind === 'plan_added' || f.kind === 'plan_removed'
 
-/** Of facts of one severity, which kind leads: money, then plans, then limits, then features, then the rest. */
+/**
+ * Prices that a heading alone names where it holds several plans' prices (plan cards whose
+ * names are no headings, under "Plan Types"): each is named by its place, the name line
+ * above it ("Team"), and is never paired with another plan's price.
+ */
+function byPlace (side: ReadonlyArray<Priced & { name?: string, nameMoved?: boolean }>): Priced[] {
+  // A name that came or went with its prices is a plan added or removed, as a heading's would be.
+  return side.map(({ name, nameMoved, ...x }) => name && x.headed && x.label !== name
+    ? { ...x, label: name, planMoved: x.planMoved || nameMoved === true }
+    : x)
+}
+
+/**
+ * Of facts of one severity, which kind leads: a price that moved, then plans that went or
+ * came, then a price alone that went or came (an add-on's, a term's), then limits, then
+ * features, then the rest.
+ */
 const LEAD_KINDS: readonly FactKind[] = [
-  'price_up', 'price_down', 'price_changed', 'price_removed', 'price_added', 'plan_removed', 'plan_added',
+  'price_up', 'price_down', 'price_changed', 'plan_removed', 'plan_added', 'price_removed', 'price_added',
   'limit_lowered', 'limit_raised', 'feature_removed', 'feature_moved', 'feature_added'
 ]
 const kindRank = (f: Fact) => {

@@ -8,7 +8,7 @@ import { cellsOf, writeRow } from '../../vocabulary/lines.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
 import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
 import { type Context, judged, type Part, type Reading } from './part.js'
-import { priceReading } from './prices.js'
+import { leadOrder, priceReading } from './prices.js'
 
 // How one block of changed lines is read: as a price, plan or feature cards, a section, list
 // items, an edit of terms, a plan's limits, trivial edits (a renumbering, typography, a
@@ -225,6 +225,19 @@ export const TYPE_PRECEDENCE: readonly ChangeType[] = [
 /** How much a reading or a change weighs: its severity first, then its type's place in TYPE_PRECEDENCE. */
 export const significance = (r: { severity: Severity, changeType: ChangeType }): number =>
   RANK[r.severity] * 10 + (TYPE_PRECEDENCE.length - TYPE_PRECEDENCE.indexOf(r.changeType))
+
+type Weighed = { severity: Severity, changeType: ChangeType, fact?: Fact }
+/**
+ * Whether `x` leads `y` (a region's readings, a check's changes): the more significant;
+ * of equal weight, the one leading-price rule on their lead facts (a plan's price that
+ * moved, then plans that came or went, then a price alone); else neither (page order).
+ */
+export function leadsOver (x: Weighed, y: Weighed): boolean {
+  const by = significance(x) - significance(y)
+  if (by !== 0) return by > 0
+  return x.fact !== undefined && y.fact !== undefined &&
+    leadOrder({ fact: x.fact, severity: x.severity }, { fact: y.fact, severity: y.severity }) < 0
+}
 
 /**
  * How a block of changed lines is read, in precedence order: the first reading that
