@@ -18,6 +18,8 @@ export type { PageVersions }
 // What the rest of the service uses of reading and comparing, all through this file (the
 // words, detection/words/, are shared as they are).
 export { learnedPattern } from './classify/learn.js'
+export { sayPrices } from './classify/prices.js'
+export { findMoney } from './words/money.js'
 export { operationCount, parseSpec } from './readers/api/spec.js'
 export { readChangelog, readFeed } from './readers/changelog/read.js'
 export { documentFormat, readDocument, type ReadDocumentOptions } from './readers/documents.js'

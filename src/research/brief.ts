@@ -1,11 +1,11 @@
 import { operationCount, parseSpec } from '../detection/detect.js'
 import { readChangelog, readFeed } from '../detection/detect.js'
 import { FREE_WORDS, TRIAL_DAYS, TRIAL_WORDS, fold, matcher, ownLanguages } from '../detection/words/lexicon.js'
-import { planKey, readPricing } from '../detection/detect.js'
+import { planKey, readPricing, sayPrices } from '../detection/detect.js'
 import {
   ACTIVITY_WINDOWS, FEATURE_WINDOWS, type Brief, type BriefSections, type ResearchInputs, type Source
 } from '../vocabulary/research.js'
-import { CHANGE_TYPES, SEVERITIES, type ChangelogEntry, type PageType } from '../vocabulary/core.js'
+import { CHANGE_TYPES, SEVERITIES, type ChangelogEntry, type FactKind, type PageType } from '../vocabulary/core.js'
 import { findClaims, sentenceAt } from './claims.js'
 import { featureMoves, readFeatures } from './features.js'
 import { plural } from './markdown.js'
@@ -42,6 +42,10 @@ export function buildBrief (inputs: ResearchInputs, decode: Decode): Pick<Brief,
 }
 
 const PERCENT = /([+\-−]?\d+(?:[.,]\d+)?)\s?%/
+/** The facts of a change that are prices or plans moving: the brief's price changes. */
+const PRICE_FACTS: readonly FactKind[] = [
+  'price_up', 'price_down', 'price_changed', 'price_added', 'price_removed', 'plan_added', 'plan_removed'
+]
 
 function pricing (r: Reading): Sections['pricing'] {
   const empty = { currency: null, plans: [], freeTier: null, trial: null, priceChanges: [] }
@@ -62,8 +66,19 @@ function pricing (r: Reading): Sections['pricing'] {
   const priceChanges: Sections['pricing']['priceChanges'] = []
   for (const c of r.inputs.priceChanges) {
     const source = r.changeSource(c)
-    const moves = (c.moves ?? []).filter(m => ['price_up', 'price_down', 'plan_added', 'plan_removed'].includes(m.kind))
-    if (c.moves === null) {
+    // The facts its alert told, in its words; the pricing reader's moves only for a change kept before facts were.
+    const facts = (c.facts ?? []).filter(f => PRICE_FACTS.includes(f.kind))
+    const moves = c.facts
+      ? facts.map(f => ({
+        kind: f.kind,
+        ...(f.subject ? { plan: f.subject } : {}),
+        ...(f.before ? { before: f.before } : {}),
+        ...(f.after ? { after: f.after } : {}),
+        ...(f.percent !== undefined ? { percent: f.percent } : {}),
+        summary: sayPrices([f], true)
+      }))
+      : (c.moves ?? []).filter(m => ['price_up', 'price_down', 'plan_added', 'plan_removed'].includes(m.kind))
+    if (c.facts === null && c.moves === null) {
       const percent = PERCENT.exec(c.summary)
       priceChanges.push({
         at: c.at,

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib'
-import { buildDiff } from '../detection/detect.js'
+import { buildDiff, findMoney } from '../detection/detect.js'
 import { notFound } from '../vocabulary/errors.js'
-import type { PricingTable } from '../vocabulary/core.js'
+import type { Fact, FactKind, PricingTable } from '../vocabulary/core.js'
 import { listChanges } from '../store/changes.js'
 import { getSnapshotWithText, listSnapshots } from '../store/page-versions.js'
 import type { Db } from '../store/db.js'
@@ -141,41 +141,64 @@ export interface PriceSeries {
 }
 
 /**
- * A pricing page's prices over time, from the tables its price changes hold: each plan's
- * price of one currency and period is a series, its first point the table before the
- * first change, then one point per change that saw it. Up to eight series, the most
- * moved first.
+ * A pricing page's prices over time: each plan's price of one currency, period, billing
+ * and kind is a series, read from the tables its price changes hold (its first point the
+ * table before the first change, then one point per change that saw it), and every price
+ * move its changes' alerts told (their facts: a usage price cut the tables did not hold,
+ * a page read as text) is on its plan's line too. Up to eight series, the most moved first.
  */
 export function priceHistory (
   changes: ReadonlyArray<{
     createdAt: Date | string
-    diffData: { pricing?: { before: PricingTable, after: PricingTable } }
+    diffData: { pricing?: { before: PricingTable, after: PricingTable }, facts?: readonly Fact[] }
   }>
 ): PriceSeries[] {
   const series = new Map<string, PriceSeries>()
+  const point = (name: string, unit: string, at: Date, amount: number, text: string) => {
+    const key = `${name}|${unit}`
+    const s = series.get(key) ?? { name, unit, points: [] }
+    const last = s.points.at(-1)
+    if (!last || last.amount !== amount || last.at.getTime() !== at.getTime()) s.points.push({ at, amount, text })
+    series.set(key, s)
+  }
+  const unitOf = (currency: string, period: string) => `${currency}${period ? `/${period}` : ''}`
   const add = (table: PricingTable, at: Date) => {
     for (const plan of table.plans) {
       for (const p of plan.prices) {
-        const key = `${plan.name}|${p.currency}|${p.period}|${p.billing ?? ''}`
-        const s = series.get(key) ?? {
-          name: `${plan.name}${p.billing === 'yearly' ? ' (billed yearly)' : ''}`,
-          unit: `${p.currency}${p.period ? `/${p.period}` : ''}`,
-          points: []
-        }
-        const last = s.points.at(-1)
-        if (!last || last.amount !== p.amount || last.at.getTime() !== at.getTime()) {
-          s.points.push({ at, amount: p.amount, text: p.text })
-        }
-        series.set(key, s)
+        const name = `${plan.name}${p.label ? ` – ${p.label}` : ''}${p.billing === 'yearly' ? ' (billed yearly)' : ''}`
+        point(name, unitOf(p.currency, p.period), at, p.amount, p.text)
       }
     }
   }
   const time = (c: { createdAt: Date | string }) => new Date(c.createdAt).getTime()
-  const priced = changes.filter(c => c.diffData.pricing).sort((a, b) => time(a) - time(b))
-  if (priced.length === 0) return []
+  const sorted = [...changes].sort((a, b) => time(a) - time(b))
+  const priced = sorted.filter(c => c.diffData.pricing)
   // The table before the first change stands at that change's time minus a moment: the price the page had then.
-  add(priced[0].diffData.pricing!.before, new Date(new Date(priced[0].createdAt).getTime() - 1))
-  for (const c of priced) add(c.diffData.pricing!.after, new Date(c.createdAt))
+  if (priced.length > 0) add(priced[0].diffData.pricing!.before, new Date(time(priced[0]) - 1))
+  for (const c of priced) add(c.diffData.pricing!.after, new Date(time(c)))
+  for (const c of sorted) {
+    for (const f of c.diffData.facts ?? []) {
+      if (!MOVES.includes(f.kind) || !f.subject) continue
+      const [was, is] = [findMoney(f.before ?? '')[0], findMoney(f.after ?? '')[0]]
+      // The price before the move, where its line does not already stand at it just before.
+      const line = was && series.get(`${f.subject}|${unitOf(was.currency, was.period)}`)
+      const prior = line?.points.filter(x => x.at.getTime() < time(c))
+        .reduce<PriceSeries['points'][number] | undefined>((a, x) => !a || x.at > a.at ? x : a, undefined)
+      if (was && prior?.amount !== was.amount) {
+        point(f.subject, unitOf(was.currency, was.period), new Date(time(c) - 1), was.amount, was.raw)
+      }
+      if (is) point(f.subject, unitOf(is.currency, is.period), new Date(time(c)), is.amount, is.raw)
+    }
+  }
+  for (const s of series.values()) {
+    s.points.sort((a, b) => a.at.getTime() - b.at.getTime())
+    // A point told twice (by the table and by the facts) is drawn once.
+    s.points = s.points.filter((x, i, all) =>
+      i === 0 || x.at.getTime() !== all[i - 1].at.getTime() || x.amount !== all[i - 1].amount)
+  }
   const moves = (s: PriceSeries) => new Set(s.points.map(p => p.amount)).size
   return [...series.values()].sort((a, b) => moves(b) - moves(a)).slice(0, 8)
 }
+
+/** The facts that put a price on a plan's line. */
+const MOVES: readonly FactKind[] = ['price_up', 'price_down', 'price_changed', 'price_added', 'price_removed']

@@ -313,10 +313,10 @@ async function highLegalChanges ({ db, inWindow }: Scope): Promise<DatedChange[]
   return rows
 }
 
-/** The window's price changes with their moves, newest first. */
+/** The window's price changes, newest first: their facts (as their alerts told them) and the pricing reader's moves. */
 async function priceChanges ({ db, inWindow }: Scope): Promise<ResearchInputs['priceChanges']> {
   const { rows } = await sql<ResearchInputs['priceChanges'][number]>`
-    SELECT ${DATED}, c.diff_data->'pricing'->'changes' AS moves
+    SELECT ${DATED}, c.diff_data->'facts' AS facts, c.diff_data->'pricing'->'changes' AS moves
     FROM changes c WHERE ${inWindow} AND c.change_type = 'price_change'
     ORDER BY c.created_at DESC, c.id LIMIT 100`.execute(db)
   return rows

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import {
   ChangeTypeSchema, literals, Nullable, PageTypeSchema, PricingPlanSchema, SeveritySchema, Timestamp,
-  type ApiChange, type ChangeType, type PageType, type Severity
+  type ApiChange, type ChangeType, type Fact, type PageType, type Severity
 } from './core.js'
 
 // A research brief: what Sitewatch has seen of one domain, section by section, each fact
@@ -72,8 +72,9 @@ export const BriefSectionsSchema = Type.Object({
     priceChanges: Type.Array(Type.Object({
       ...Dated,
       kind: Type.String({
-        description: 'price_up, price_down, plan_added, plan_removed, or price_change (read ' +
-        'from the text of a page without the pricing reader)'
+        description: 'what the change\'s alert found, one fact each: price_up, price_down, price_changed (per ' +
+          'another period or currency), price_added, price_removed, plan_added, plan_removed; or price_change ' +
+          '(a change recorded before its facts were kept, told by its summary)'
       }),
       plan: Nullable(Type.String()),
       before: Nullable(Type.String()),
@@ -225,8 +226,11 @@ export interface ResearchInputs {
   /** Changes kept (the retention window) on each legal page, with its latest one. */
   legal: Array<{ pageId: string, changes: number, last: DatedChange | null, snapshot: { id: string, at: Date } | null }>
   legalHigh: DatedChange[]
-  /** Price changes in the window, newest first: their moves when the pricing reader read them. */
-  priceChanges: Array<DatedChange & { moves: PriceMove[] | null }>
+  /**
+   * Price changes in the window, newest first: their facts, as their alerts told them (null
+   * on changes recorded before facts were kept), and the pricing reader's moves.
+   */
+  priceChanges: Array<DatedChange & { facts: Fact[] | null, moves: PriceMove[] | null }>
   apiBreaking: Array<{ changeId: string, pageId: string, at: Date, breaking: ApiChange[] }>
   changesInWindow: number
 }

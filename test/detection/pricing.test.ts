@@ -262,6 +262,41 @@ describe('money as price lists write it', () => {
     })
   }
 
+  it('the chart draws every move the alerts told, and a plan\'s setup fee apart from its total', () => {
+    const plan = (fee: number, total: number) => ({
+      plans: [{
+        name: 'Cloud VPS 10',
+        limits: [],
+        features: [],
+        prices: [
+          { amount: fee, currency: '€', period: '', label: 'Setup fee', text: `${fee} €` },
+          { amount: total, currency: '€', period: '', label: 'Total', text: `${total} €` }
+        ]
+      }],
+      sources: ['table' as const]
+    })
+    const at = new Date('2026-11-01T10:00:00Z')
+    const chart = priceHistory([{
+      createdAt: at,
+      diffData: {
+        pricing: { before: plan(2.25, 29.25), after: plan(2.25, 33) },
+        // Moves the text comparison found beside the table: usage prices the table did not hold.
+        facts: [
+          { kind: 'price_down', subject: 'Egress', before: '$0.10/GB', after: '$0.05/GB', percent: -50 },
+          { kind: 'price_down', subject: 'Volume Storage', before: '$0.25 per GB-month', after: '$0.15 per GB-month', percent: -40 },
+          { kind: 'price_up', subject: 'Cloud VPS 10 – Total', before: '29.25 €', after: '33.00 €', percent: 13 }
+        ]
+      }
+    }])
+    const lines = Object.fromEntries(chart.map(s => [`${s.name} ${s.unit}`, s.points.map(x => x.amount)]))
+    assert.deepEqual(lines, {
+      'Cloud VPS 10 – Setup fee €': [2.25, 2.25],
+      'Cloud VPS 10 – Total €': [29.25, 33],
+      'Egress $/GB': [0.1, 0.05],
+      'Volume Storage $/GB-month': [0.25, 0.15]
+    })
+  })
+
   // One rule picks the lead for the table's reading and for the text comparison (classify/prices.ts leadOrder): both
   // used to lead with the larger percentage, a price per GB a month counting as a plan's monthly price.
   it('a plan\'s monthly price leads a usage price of the same severity, in the table and in the text alike', () => {

@@ -157,6 +157,29 @@ describe('a brief built from what the store holds', () => {
     assert.ok(md.includes('“Free trial for 30 days.” (30 days)'))
   })
 
+  it("reads a price change as its alert told it: the facts, not the pricing reader's vacuous pair", () => {
+    const change = { changeId: 'c1', pageId: 'home', at, severity: 'high' as const, summary: 'Pricing: Egress -50%' }
+    const built = buildBrief(inputs({
+      priceChanges: [{
+        ...change,
+        facts: [
+          { kind: 'price_down', subject: 'Egress', before: '$0.10/GB', after: '$0.05/GB', percent: -50 },
+          { kind: 'price_down', subject: 'Volume Storage', before: '$0.25/GB-month', after: '$0.15/GB-month', percent: -40 },
+          { kind: 'text_edit' }
+        ],
+        moves: [{ kind: 'price_up', plan: 'Pro', before: '$20', after: '$20/month', summary: 'Pro: $20 → $20/month' }]
+      }, {
+        ...change, changeId: 'c0', facts: null, moves: [{ kind: 'price_up', plan: 'Team', before: '$10', after: '$12', percent: 20, summary: 'Team: $10 → $12 (+20%)' }]
+      }]
+    }), decode)
+    assert.deepEqual(built.sections!.pricing.priceChanges.map(c => [c.kind, c.plan, c.percent, c.summary]), [
+      ['price_down', 'Egress', -50, 'Egress: $0.10/GB → $0.05/GB (-50%)'],
+      ['price_down', 'Volume Storage', -40, 'Volume Storage: $0.25/GB-month → $0.15/GB-month (-40%)'],
+      // A change kept before its facts were: the reader's moves.
+      ['price_up', 'Team', 20, 'Team: $10 → $12 (+20%)']
+    ])
+  })
+
   it('finds a trial however the page words it, in the seven languages, with its days', () => {
     const cases: Array<[any, string, number | null]> = [
       ['en', 'Try Growth free for 30 days.', 30],
