@@ -18,12 +18,14 @@ export async function changesCsv (db: Db, orgId: string, filters: ChangeFilters,
   return csv(
     [
       'createdAt', 'domain', 'pageUrl', 'pageType', 'changeType', 'severity', 'confidence', 'summary',
-      'acknowledgedAt', 'link'
+      'acknowledgedAt', 'link', 'leadKind', 'leadSubject', 'leadBefore', 'leadAfter', 'leadPercent'
     ],
     rows.map(r => [
       r.created_at.toISOString(), r.hostname, r.url, r.page_type, r.change_type, r.severity,
       Number(r.confidence).toFixed(2), r.summary, r.acknowledged_at?.toISOString() ?? '',
-      `${appBase}/app/changes/${r.id}`
+      `${appBase}/app/changes/${r.id}`,
+      // The fact that leads the change, as its alert told it (a price's plan, its two values, its move).
+      r.lead?.kind ?? '', r.lead?.subject ?? '', r.lead?.before ?? '', r.lead?.after ?? '', r.lead?.percent ?? ''
     ])
   )
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { sql, type CompiledQuery, type Expression, type Selectable, type SqlBool } from 'kysely'
-import type { ChangeType, DiffData, PageType, Severity } from '../vocabulary/core.js'
+import type { ChangeType, DiffData, Fact, PageType, Severity } from '../vocabulary/core.js'
 import { inOneTransaction, type Db } from './db.js'
 import { after, cappedTotal, createdUs, pageOf, type Cursor } from './lists.js'
 import type { ChangesTable } from './schema.js'
@@ -389,6 +389,7 @@ export async function changesForExport (db: Db, orgId: string, f: ChangeFilters)
       'c.id', 'c.created_at', 'd.hostname', 'p.url', 'p.page_type', 'c.change_type', 'c.severity', 'c.confidence',
       'c.summary', 'c.acknowledged_at'
     ])
+    .select(sql<Fact | null>`c.diff_data->'facts'->0`.as('lead'))
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id', 'desc')
     .limit(EXPORT_CAP)

@@ -244,8 +244,13 @@ describe('no dead ends in the first hour, through the API', () => {
       assert.match(res.headers.get('content-type') ?? '', /^text\/csv/)
       assert.match(res.headers.get('content-disposition') ?? '', /attachment; filename="sitewatch-changes-\d{4}-\d\d-\d\d\.csv"/)
       const [header, row, end] = (await res.text()).split('\r\n')
-      assert.equal(header, 'createdAt,domain,pageUrl,pageType,changeType,severity,confidence,summary,acknowledgedAt,link')
+      assert.equal(header, 'createdAt,domain,pageUrl,pageType,changeType,severity,confidence,summary,acknowledgedAt,link,' +
+        'leadKind,leadSubject,leadBefore,leadAfter,leadPercent')
       assert.ok(row.includes(change.id) && row.includes('acme.test') && row.includes('price_change'), row)
+      // The price's move as the alert told it, in cells of its own.
+      const lead = change.diffData.facts[0]
+      assert.equal(lead.kind, 'price_up')
+      assert.ok(row.endsWith(`,price_up,${lead.subject},${lead.before},${lead.after},${lead.percent}`), row)
       assert.equal(end, '')
     }
     // A filter that matches nothing gives the header alone.

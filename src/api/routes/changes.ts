@@ -48,7 +48,9 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db
           'least"). With `format=csv` (or `Accept: text/csv`), the answer is the matching changes as CSV ' +
           `(text/csv; the newest ${EXPORT_CAP.toLocaleString('en')} at most, page and pageSize ignored): createdAt, ` +
           'domain, pageUrl, pageType, changeType, severity, confidence, summary, acknowledgedAt and link (the change ' +
-          'in the web app); a cell a spreadsheet would run as a formula is written as text.',
+          'in the web app), then the fact that leads it as its alert told it (`diffData.facts[0]`): leadKind, ' +
+          'leadSubject (a price\'s plan, a section\'s heading…), leadBefore, leadAfter and leadPercent (empty where ' +
+          'it has none); a cell a spreadsheet would run as a formula is written as text.',
         querystring: Type.Object(
           {
             ...paginationFields(20, 100),
