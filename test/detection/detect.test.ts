@@ -502,6 +502,22 @@ describe('a legal page weighed by what it says, not by where its edits stand', (
     assert.equal(compare('en', prose('kindly'), prose('gladly'))[0].severity, 'low')
   })
 
+  it('a new section whose title is a bold paragraph (as word processors export them) is named, and leads a re-wording', () => {
+    const terms = (word: string, section: string) => `<h1>Terms of Service</h1><h2>Traffic</h2><p>${word} coming from partner ` +
+      'sites are counted separately and may be excluded from the usage totals shown in your dashboard.</p>' + section +
+      '<h2>Support</h2><p>We answer within two business days.</p>'
+    const referral = '<p><strong>Referral program</strong></p><p>You may earn credits by referring new customers to the ' +
+      'service. Credits expire after 12 months and have no cash value.</p><p>We may end the programme at any time.</p>'
+    const [c] = compare('en', terms('Referrals', ''), terms('Users', referral))
+    assert.equal(c.changeType, 'terms_update')
+    assert.match(c.summary, /^Terms of Service, Referral program: new section \(2 paragraphs\)/)
+    assert.equal(c.diffData.passages?.find(x => x.section === 'added')?.headline, 'Referral program: new section')
+    // A short sentence over a paragraph is no title: it ends as a sentence does.
+    const note = '<p>Read this first.</p><p>You may earn credits by referring new customers to the service. Credits ' +
+      'expire after 12 months and have no cash value.</p>'
+    assert.doesNotMatch(compare('en', terms('Referrals', ''), terms('Referrals', note))[0].summary, /new section/)
+  })
+
   it('a duration or a share the terms state leads over a re-wording, in any language', () => {
     const privacy = (drink: string, days: number) => `<h1>Privacy Policy</h1><p>Before you start, ${drink}: this takes a few minutes.</p>` +
       `<h2>Logs</h2><p>We keep server logs for ${days} days, then delete them.</p><h2>Cookies</h2><p>One cookie keeps you signed in.</p>`

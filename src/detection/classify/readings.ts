@@ -6,7 +6,7 @@ import {
 } from '../words/lexicon.js'
 import { cellsOf, writeRow } from '../../vocabulary/lines.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
-import { cardsOf, headingText, isHeading, isItem, sectionApart, withoutTrivial } from '../text/blocks.js'
+import { cardsOf, headingText, isItem, opensSection, sectionApart, withoutTrivial } from '../text/blocks.js'
 import { type Context, judged, type Part, type Reading } from './part.js'
 import { leadOrder, priceReading } from './prices.js'
 
@@ -36,14 +36,13 @@ function cardsReading (p: Part, ctx: Context): Reading | undefined {
 
 /** A section added or removed whole: a heading with its lines. */
 function sectionReading (p: Part, ctx: Context): Reading | undefined {
-  const addedHeadings = p.added.filter(isHeading)
-  const removedHeadings = p.removed.filter(isHeading)
-  const newSection = addedHeadings.length > 0 && p.removed.length === 0 && p.added.length > 1
-  const goneSection = removedHeadings.length > 0 && p.added.length === 0 && p.removed.length > 1
+  const titles = (lines: readonly string[]) => lines.filter((_, i) => opensSection(lines, i))
+  const newSection = p.removed.length === 0 && p.added.length > 1 && titles(p.added).length > 0
+  const goneSection = p.added.length === 0 && p.removed.length > 1 && titles(p.removed).length > 0
   if (!newSection && !goneSection) return undefined
   const lines = newSection ? p.added : p.removed
-  const headings = lines.filter(isHeading).map(headingText)
-  const paragraphs = lines.filter(l => !isHeading(l)).length
+  const headings = titles(lines).map(headingText)
+  const paragraphs = lines.length - headings.length
   const more = headings.length > 1 ? `, and ${headings.length - 1} more` : ''
   const size = `${paragraphs} paragraph${paragraphs === 1 ? '' : 's'}`
   // The section's own heading names where it is: "Terms, 14. Safety policy: new section (6 paragraphs)".

@@ -19,6 +19,25 @@ export function withoutTrivial (removed: readonly string[], added: readonly stri
   return { removed: removed.filter((_, i) => !was.has(i)), added: added.filter((_, j) => !is.has(j)) }
 }
 
+/** Beyond these, a line is no section's title written as a paragraph. */
+const MAX_TITLE = 60
+const MIN_PROSE = 80
+
+/**
+ * Whether the line at `i` opens a section: a heading, or a title written as a paragraph of
+ * its own (a bold line, as documents exported from a word processor write their sections:
+ * "Referral program"), short, without a sentence's end, over a paragraph of prose.
+ */
+export function opensSection (lines: readonly string[], i: number): boolean {
+  const line = lines[i]
+  if (line === undefined) return false
+  if (isHeading(line)) return true
+  const next = lines[i + 1]
+  return next !== undefined && !isHeading(next) && !isItem(next) && next.length >= MIN_PROSE &&
+    !isItem(line) && line.length <= MAX_TITLE && /^[\p{Lu}\d]/u.test(line) && !/[.!?:;,]$/.test(line) &&
+    line.split(/\s+/).length <= 8
+}
+
 /**
  * A whole section added (or removed) after an edit in one block, as the diff writes a
  * clause rewritten just above a new section: the section apart, when none of its lines
@@ -28,7 +47,7 @@ export function sectionApart (
   removed: readonly string[], added: readonly string[]
 ): { removed: string[], added: string[], section: { side: 'added' | 'removed', lines: string[] } } | undefined {
   const tail = (lines: readonly string[], others: readonly string[], paired: Set<number>) => {
-    const h = lines.findIndex(isHeading)
+    const h = lines.findIndex((_, i) => opensSection(lines, i))
     if (h < 0 || lines.length - h < 2 || others.length === 0) return undefined
     for (let i = h; i < lines.length; i++) if (paired.has(i)) return undefined
     return h

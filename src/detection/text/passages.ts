@@ -1,6 +1,6 @@
 import type { DiffHunk, Passage } from '../../vocabulary/core.js'
 import { isHeading } from '../../vocabulary/lines.js'
-import { sectionApart, withoutTrivial } from './blocks.js'
+import { opensSection, sectionApart, withoutTrivial } from './blocks.js'
 import { splitHunk } from './hunks.js'
 import { editKinds, trivialPhrase } from './edit-kinds.js'
 import type { Language } from '../words/lexicon.js'
@@ -26,14 +26,14 @@ export function passagesOf (
     // A whole section, once its renumbered neighbours and an edit just above it are set aside.
     const rest = kinds.kind === 'substantive' ? withoutTrivial(removed, added, kinds) : { removed, added }
     const whole = (lines: string[], others: string[]) =>
-      others.length === 0 && lines.length > 1 && lines.some(l => isHeading(l))
+      others.length === 0 && lines.length > 1 && lines.some((_, i) => opensSection(lines, i))
     const apart = sectionApart(rest.removed, rest.added)?.section
     const section = whole(rest.added, rest.removed)
       ? 'added' as const
       : whole(rest.removed, rest.added) ? 'removed' as const : apart?.side
     const sectionLines = section === undefined ? [] : apart?.lines ?? (section === 'added' ? rest.added : rest.removed)
     const first = added.find(l => !isHeading(l)) ?? added[0] ?? removed[0] ?? ''
-    const heading = sectionLines.find(l => isHeading(l))
+    const heading = sectionLines.find((_, i) => opensSection(sectionLines, i))
     // The heading above its first changed line (a block starts with up to two unchanged lines).
     const leading = hunk.lines.findIndex(l => l.type !== 'context')
     const under = after ? headingAbove(after, hunk.newStart - 2 + leading) : undefined
