@@ -164,6 +164,22 @@ describe('a reader claims the lines the text has, however the markup splits them
   })
 })
 
+describe("an add-on's price beside a plan's", () => {
+  const card = (line: string) => `<html lang="en"><body><main><h1>Cloud VPS</h1><div class="plan"><h3>Cloud VPS 10</h3><p>${line}</p>` +
+    '<ul><li>4 vCPU cores</li></ul></div><div class="plan"><h3>Cloud VPS 20</h3><p>8.49 € / month</p></div></main></body></html>'
+  for (const mode of ['table', 'text'] as const) {
+    it(`a licence on the plan's line is the licence's, never the plan's price (${mode})`, () => {
+      const [before, after] = [card('4.50 € / month, Windows licence 6.85 € / month'), card('5.50 € / month')]
+      const [b, a] = [readPage(before, undefined, undefined, 'pricing'), readPage(after, undefined, undefined, 'pricing')]
+      const [c, ...more] = compareContent(b.text, a, 'pricing', undefined, mode === 'table' ? { before, after } : undefined)
+      assert.equal(more.length, 0)
+      assert.match(c.summary, /^(Pricing, )?Cloud VPS 10: 4\.50 € ?\/ ?month → 5\.50 € ?\/ ?month \(\+22%\)/)
+      assert.ok(!c.diffData.facts!.some(f => f.before?.startsWith('6.85') && f.after !== undefined), 'the licence is no plan price')
+      assert.ok(!/\+22%.*\+22%/.test(c.summary), `one move told once: ${c.summary}`)
+    })
+  }
+})
+
 describe('plan cards whose names are no headings, under one section', () => {
   const page = (cards: Array<[string, string[]]>) => `<html lang="en"><body><main><h1>Pricing</h1><h2>Plan Types</h2><div class="cards">${
     cards.map(([name, prices]) => `<div class="card"><div class="name">${name}</div>${prices.map(p => `<div class="price">${p}</div>`).join('')}` +

@@ -366,9 +366,10 @@ function moveSaid (f: Fact): string | undefined {
   return f.before && f.after ? `${f.subject}: ${f.before} → ${f.after}` : undefined
 }
 
+// Its values as written, spaces aside: the table's reader writes "4.50 €/month" where the text has "4.50 € / month".
 const moveKey = (f: Fact) => f.before === undefined && f.after === undefined
   ? undefined
-  : `${f.kind}\n${f.subject ?? ''}\n${f.before ?? ''}\n${f.after ?? ''}`
+  : `${f.kind}\n${f.subject ?? ''}\n${(f.before ?? '').replace(/\s+/g, '')}\n${(f.after ?? '').replace(/\s+/g, '')}`
 
 /** Two prices of different plans under one heading (rows of one table) stay two changes. */
 const twoPrices = (a: { reading: Reading }, b: { reading: Reading }) =>

@@ -20,14 +20,17 @@ const columnOf = (line: string, money: Money) => cellsOf(line)?.findIndex(c => c
 function labelOf (line: string, money: Money): string {
   const cells = cellsOf(line)
   if (cells && cells.length > 1) return cells.find(c => !c.includes(money.raw) && findMoney(c).length === 0) ?? ''
-  // A line's name before its colon names its prices ("6 Months: 29.70 € in total"), and a
-  // line of several prices is named by what leads them ("6 Months: 2.25 € setup fee, …").
+  // A line's name before its colon names its prices ("6 Months: 29.70 € in total"); a line
+  // of several prices is named by what leads them ("Pro $49/month or $490/year"), else each
+  // by the words beside it ("4.50 € / month, Windows licence 6.85 € / month"), if any.
   const all = findMoney(line)
   const before = line.slice(0, line.indexOf(all[0]?.raw ?? money.raw))
   const named = /^(?:#{1,6} |- )?([^:]{1,40}):/.exec(before)?.[1]
-  const lead = named ?? (all.length > 1 ? before : '')
+  const lead = named ?? (all.length > 1 ? (/\p{L}/u.test(before) ? before : wordsBeside(line, money)) : '')
   // Other money on the line is no label either ("$12 $9/month": a price struck through beside the price).
-  const label = (/\p{L}/u.test(lead) ? lead : all.reduce((rest, m) => rest.replace(m.raw, ''), line.replace(money.raw, '')))
+  const label = (/\p{L}/u.test(lead) || all.length > 1
+    ? lead
+    : all.reduce((rest, m) => rest.replace(m.raw, ''), line.replace(money.raw, '')))
     .replace(/^(#{1,6}|-) /, '')
     .replace(/[\s:–-]+$/, '')
     .replace(/^[\s:–-]+/, '')

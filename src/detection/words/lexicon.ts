@@ -282,10 +282,11 @@ export const NOT_INCLUDED_MARK =
   /^(?:[✗✕×✘❌—–-]|no|non|nein|nee|não|none|n\/a|not included|non inclus|nicht enthalten|no incluido|non incluso|niet inbegrepen|não incluído)$/i
 
 /**
- * What a price is, besides a plan's price: a fee paid once to set up, or a term's total.
- * Each is compared only with its own kind (a 2.25 € setup fee never "becomes" a 29.70 € total).
+ * What a price is, besides a plan's price: a fee paid once to set up, a term's total, or
+ * an add-on's (a licence, an option added to a plan). Each is compared only with its own
+ * kind (a 2.25 € setup fee never "becomes" a 29.70 € total, nor a 6.85 € licence a plan's price).
  */
-export const PRICE_KIND_WORDS: ReadonlyArray<[kind: 'setup' | 'total', words: Words]> = [
+export const PRICE_KIND_WORDS: ReadonlyArray<[kind: 'setup' | 'total' | 'addon', words: Words]> = [
   ['setup', {
     en: ['set-?up', 'set up', 'installation', 'activation', 'one-?time', 'onboarding'],
     fr: ['installation', 'mise en service', 'activation', 'frais uniques?', 'unique'],
@@ -303,6 +304,15 @@ export const PRICE_KIND_WORDS: ReadonlyArray<[kind: 'setup' | 'total', words: Wo
     it: ['totale', 'in totale'],
     nl: ['totaal', 'in totaal'],
     pt: ['total', 'no total']
+  }],
+  ['addon', {
+    en: ['add-?ons?', 'licen[cs]es?', 'optional', 'extra'],
+    fr: ['options?', 'suppléments?', 'licences?'],
+    de: [`zusatz${L}`, 'aufpreis', `lizenz${L}`, 'optional'],
+    es: ['adicional(?:es)?', 'complementos?', 'licencias?'],
+    it: [`aggiuntiv${L}`, 'opzional[ei]', 'licenz[ae]'],
+    nl: ['extra', `optie${L}`, `licentie${L}`],
+    pt: ['adiciona(?:l|is)', 'complementos?', 'licenças?']
   }]
 ]
 
