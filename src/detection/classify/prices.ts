@@ -103,8 +103,8 @@ function kindOf (
 }
 
 /** A line that can name the prices after it where no heading does: short text, no price, no list item or row. */
-const isNameLine = (line: string) => parseLine(line).kind === 'text' && line.length <= 40 && /\p{L}/u.test(line) &&
-  findMoney(line).length === 0
+const isNameLine = (line: string, priced: boolean) =>
+  !priced && line.length <= 40 && parseLine(line).kind === 'text' && /\p{L}/u.test(line)
 
 /**
  * The heading each changed line of a block stands under, on its own side of the diff (a
@@ -123,9 +123,9 @@ function headingsOf (p: Part) {
   const namesMoved: { deletion?: boolean, addition?: boolean } = {}
   // The name lines over prices, per heading and side: two or more, and the heading is a section of plans.
   const plansUnder = { deletion: new Map<string, Set<string>>(), addition: new Map<string, Set<string>>() }
-  const priceNamed = (side: 'deletion' | 'addition', heading: Heading | undefined, line: string) => {
+  const priceNamed = (side: 'deletion' | 'addition', heading: Heading | undefined, priced: boolean) => {
     const name = names[side]
-    if (!name || findMoney(line).length === 0) return
+    if (!name || !priced) return
     const key = heading?.text ?? ''
     plansUnder[side].set(key, (plansUnder[side].get(key) ?? new Set()).add(name))
   }
@@ -143,12 +143,13 @@ function headingsOf (p: Part) {
       if (l.type !== 'deletion') [now, names.addition] = [h, undefined]
       return
     }
-    const named = isNameLine(l.content) ? l.content : undefined
+    const priced = findMoney(l.content).length > 0
+    const named = isNameLine(l.content, priced) ? l.content : undefined
     if (l.type === 'context') {
       if (old?.moved && old.mine) kept.deletion.push({ line: l.content, heading: old })
       if (now?.moved && now.mine) kept.addition.push({ line: l.content, heading: now })
-      priceNamed('deletion', old, l.content)
-      priceNamed('addition', now, l.content)
+      priceNamed('deletion', old, priced)
+      priceNamed('addition', now, priced)
       if (named) {
         [names.deletion, names.addition] = [named, named]
         namesMoved.deletion = namesMoved.addition = false
@@ -156,7 +157,7 @@ function headingsOf (p: Part) {
       return
     }
     const heading = l.type === 'deletion' ? old : now
-    priceNamed(l.type, heading, l.content)
+    priceNamed(l.type, heading, priced)
     if (window(i) && (heading || names[l.type])) {
       const queue = under[l.type].get(l.content) ?? []
       queue.push({ heading, name: names[l.type], nameMoved: namesMoved[l.type] })
