@@ -262,6 +262,19 @@ describe('money as price lists write it', () => {
     })
   }
 
+  it('a heading over prices that each name what they are for is a price list, not a plan; a card\'s terms stay its own', () => {
+    const page = (egress: string) => '<html><body><main><h1>Pricing</h1>' +
+      '<div class="plans"><div><h3>Pro</h3><p>Monthly: $20/month</p><p>Yearly: $200/year</p></div><div><h3>Team</h3><p>Monthly: $40/month</p><p>Yearly: $400/year</p></div></div>' +
+      `<h3>Resource Price</h3><p>Egress ${egress}/GB</p><p>Volume Storage $0.10/GB per month</p></main></body></html>`
+    const plans = readPricing(page('$0.01')).table.plans
+    assert.deepEqual(plans.map(p => [p.name, p.prices.length]), [['Pro', 2], ['Team', 2]], '"Resource Price" is no plan')
+    const [c] = pricingChanges(page('$0.01'), page('$0.005'))
+    assert.match(c.summary, /Egress: \$0\.01\/GB → \$0\.005\/GB \(-50%\)/)
+    assert.ok(!c.diffData.facts!.some(f => f.subject === 'Resource Price'), JSON.stringify(c.diffData.facts))
+    const chart = priceHistory([{ createdAt: new Date(), diffData: c.diffData }])
+    assert.deepEqual(chart.find(s => s.name === 'Egress')?.points.map(x => x.amount), [0.01, 0.005])
+  })
+
   it('the chart draws every move the alerts told, and a plan\'s setup fee apart from its total', () => {
     const plan = (fee: number, total: number) => ({
       plans: [{

@@ -205,6 +205,24 @@ function innermostPrices (all: readonly Element[]): Set<Element> {
   return prices
 }
 
+/**
+ * Prices under one heading that each say what they are priced for ("Egress $0.01/GB",
+ * "Volume Storage $0.10/GB per month"): a section's price list, whose heading ("Resource
+ * Price") names no plan.
+ */
+function namesItsOwn (prices: readonly Element[]): boolean {
+  if (prices.length < 2) return false
+  const names = prices.map(el => {
+    const text = currentText(el)
+    const money = findMoney(text)[0]
+    return money ? text.slice(0, text.indexOf(money.raw)).replace(/[\s:–-]+$/, '').trim() : ''
+  })
+  // A plan's terms ("Monthly $20", "Yearly $200") and a price's lead-in ("From $20") name no item.
+  return new Set(names).size === names.length && names.every(name => /\p{L}/u.test(name) && name.length <= 40 &&
+    !MONTHLY.test(` ${name} `) && !YEARLY.test(` ${name} `) && !PRICE_LEAD.test(fold(name)))
+}
+const PRICE_LEAD = /^(?:from|starting(?: at| from)?|only|just|now|ab|nur|a partir de|des|desde|solo|da|a partire da|vanaf|slechts|por apenas)$/i
+
 function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<string>, elements: Element[] }> {
   const all = elements(root)
   const order = new Map(all.map((el, i) => [el, i]))
@@ -240,7 +258,9 @@ function cardPlans (root: AnyNode[]): Array<{ plan: PricingPlan, lines: Set<stri
   for (const [h, els] of byHeading) {
     const text = currentText(h.el)
     const twin = [...byHeading.keys()].some(o => o !== h && o.el.name === h.el.name)
-    if (!isPlanName(text) || SECTION_NAME.test(fold(text)) || (!twin && !els.some(marked))) byHeading.delete(h)
+    if (!isPlanName(text) || SECTION_NAME.test(fold(text)) || (!twin && !els.some(marked)) || namesItsOwn(els)) {
+      byHeading.delete(h)
+    }
   }
   const planHeadings = [...byHeading.keys()]
   // A card without a price ("Enterprise: contact us") is a plan when its heading is a priced
