@@ -1,4 +1,4 @@
-import type { DetectedChange, NoiseRules, PageType } from '../vocabulary/core.js'
+import { type DetectedChange, LEGAL_PAGE_TYPES, type NoiseRules, type PageType } from '../vocabulary/core.js'
 import { allMuted, factMuter } from '../vocabulary/facts.js'
 import { isHeading } from '../vocabulary/lines.js'
 import { classifyChanges, oneChange } from './classify/classify.js'
@@ -122,7 +122,13 @@ export function compareContent (
   const recorded = (changes: DetectedChange[]) => oneChange(changes.filter(c => !allMuted(c.diffData.facts, muted)))
     .map(c => c.diffData.hunks.length === 0
       ? c
-      : { ...c, diffData: { ...c.diffData, passages: passagesOf(c.diffData.hunks, current.lines, current.language) } })
+      : {
+          ...c,
+          diffData: {
+            ...c.diffData,
+            passages: passagesOf(c.diffData.hunks, current.lines, current.language, LEGAL_PAGE_TYPES.includes(pageType))
+          }
+        })
   if (!reader || !pages) return recorded(classify(diff))
   const html = (h: string) => hasSelectors(rules) ? applySelectors(h, rules!) : h
   const [before, after] = [html(pages.before), html(pages.after)]

@@ -516,6 +516,14 @@ describe('a legal page weighed by what it says, not by where its edits stand', (
     const note = '<p>Read this first.</p><p>You may earn credits by referring new customers to the service. Credits ' +
       'expire after 12 months and have no cash value.</p>'
     assert.doesNotMatch(compare('en', terms('Referrals', ''), terms('Referrals', note))[0].summary, /new section/)
+    // Docs write their sections as headings: there, a short line over prose is a sentence added ("Tokens expire…").
+    const docs = (extra: string) => '<html lang="en"><body><article><h1>API reference</h1><h2>Authentication</h2>' +
+      `<p>Send a bearer token in the Authorization header of every request you make to the API.</p>${extra}</article></body></html>`
+    const added = '<p>Tokens expire after one hour</p><p>Refresh them with the refresh endpoint before they expire, or your ' +
+      'calls will be refused with a 401 status code.</p>'
+    const [d] = compareContent(readPage(docs('')).text, readPage(docs(added)), 'api_docs')
+    assert.doesNotMatch(d.summary, /new section/)
+    assert.match(d.summary, /Tokens expire after one hour/)
   })
 
   it('a duration or a share the terms state leads over a re-wording, in any language', () => {

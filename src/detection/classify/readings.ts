@@ -36,7 +36,7 @@ function cardsReading (p: Part, ctx: Context): Reading | undefined {
 
 /** A section added or removed whole: a heading with its lines. */
 function sectionReading (p: Part, ctx: Context): Reading | undefined {
-  const titles = (lines: readonly string[]) => lines.filter((_, i) => opensSection(lines, i))
+  const titles = (lines: readonly string[]) => lines.filter((_, i) => opensSection(lines, i, ctx.legalPage))
   const newSection = p.removed.length === 0 && p.added.length > 1 && titles(p.added).length > 0
   const goneSection = p.added.length === 0 && p.removed.length > 1 && titles(p.removed).length > 0
   if (!newSection && !goneSection) return undefined
@@ -268,7 +268,7 @@ export function classifyPart (p: Part, ctx: Context): Reading {
     : { ...p, ...withoutTrivial(p.removed, p.added, kinds), kinds: { ...kinds, trivialPairs: [] } }
   const counts: EditKinds['counts'] = kinds.trivialPairs.length === 0 ? {} : { ...kinds.counts }
   let updatedOn = kinds.trivialPairs.length === 0 ? undefined : kinds.updatedOn
-  const apart = sectionApart(rest.removed, rest.added)
+  const apart = sectionApart(rest.removed, rest.added, ctx.legalPage)
   let reading: Reading
   if (!apart) {
     reading = firstReading(rest, ctx)

@@ -24,14 +24,17 @@ const MAX_TITLE = 60
 const MIN_PROSE = 80
 
 /**
- * Whether the line at `i` opens a section: a heading, or a title written as a paragraph of
- * its own (a bold line, as documents exported from a word processor write their sections:
- * "Referral program"), short, without a sentence's end, over a paragraph of prose.
+ * Whether the line at `i` opens a section: a heading, or, with `titled` (a legal text, as
+ * word processors export them), a title written as a paragraph of its own (a bold line:
+ * "Referral program"), short, without a sentence's end, over a paragraph of prose. Docs and
+ * product pages write their sections as headings: a short line there is a sentence ("Tokens
+ * expire after one hour") or a label ("Note").
  */
-export function opensSection (lines: readonly string[], i: number): boolean {
+export function opensSection (lines: readonly string[], i: number, titled = false): boolean {
   const line = lines[i]
   if (line === undefined) return false
   if (isHeading(line)) return true
+  if (!titled) return false
   const next = lines[i + 1]
   return next !== undefined && !isHeading(next) && !isItem(next) && next.length >= MIN_PROSE &&
     !isItem(line) && line.length <= MAX_TITLE && /^[\p{Lu}\d]/u.test(line) && !/[.!?:;,]$/.test(line) &&
@@ -44,10 +47,10 @@ export function opensSection (lines: readonly string[], i: number): boolean {
  * is what an old line became. Undefined when the block is not so.
  */
 export function sectionApart (
-  removed: readonly string[], added: readonly string[]
+  removed: readonly string[], added: readonly string[], titled = false
 ): { removed: string[], added: string[], section: { side: 'added' | 'removed', lines: string[] } } | undefined {
   const tail = (lines: readonly string[], others: readonly string[], paired: Set<number>) => {
-    const h = lines.findIndex((_, i) => opensSection(lines, i))
+    const h = lines.findIndex((_, i) => opensSection(lines, i, titled))
     if (h < 0 || lines.length - h < 2 || others.length === 0) return undefined
     for (let i = h; i < lines.length; i++) if (paired.has(i)) return undefined
     return h

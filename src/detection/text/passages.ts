@@ -15,9 +15,12 @@ import { cut, plain } from './quote.js'
 export const blocksOf = (hunks: readonly DiffHunk[]): DiffHunk[] =>
   hunks.flatMap(h => splitHunk(h)).sort((a, b) => a.newStart - b.newStart)
 
-/** The passages of some hunks, one per block (see blocksOf); `after`: the new page's lines, for the heading above. */
+/**
+ * The passages of some hunks, one per block (see blocksOf); `after`: the new page's lines, for
+ * the heading above; `titled`: a legal text's, whose sections may be titled by a paragraph (see opensSection).
+ */
 export function passagesOf (
-  hunks: readonly DiffHunk[], after: readonly string[] | undefined, language?: Language
+  hunks: readonly DiffHunk[], after: readonly string[] | undefined, language?: Language, titled = false
 ): Passage[] {
   return blocksOf(hunks).map(hunk => {
     const removed = hunk.lines.filter(l => l.type === 'deletion').map(l => l.content)
@@ -26,14 +29,14 @@ export function passagesOf (
     // A whole section, once its renumbered neighbours and an edit just above it are set aside.
     const rest = kinds.kind === 'substantive' ? withoutTrivial(removed, added, kinds) : { removed, added }
     const whole = (lines: string[], others: string[]) =>
-      others.length === 0 && lines.length > 1 && lines.some((_, i) => opensSection(lines, i))
-    const apart = sectionApart(rest.removed, rest.added)?.section
+      others.length === 0 && lines.length > 1 && lines.some((_, i) => opensSection(lines, i, titled))
+    const apart = sectionApart(rest.removed, rest.added, titled)?.section
     const section = whole(rest.added, rest.removed)
       ? 'added' as const
       : whole(rest.removed, rest.added) ? 'removed' as const : apart?.side
     const sectionLines = section === undefined ? [] : apart?.lines ?? (section === 'added' ? rest.added : rest.removed)
     const first = added.find(l => !isHeading(l)) ?? added[0] ?? removed[0] ?? ''
-    const heading = sectionLines.find((_, i) => opensSection(sectionLines, i))
+    const heading = sectionLines.find((_, i) => opensSection(sectionLines, i, titled))
     // The heading above its first changed line (a block starts with up to two unchanged lines).
     const leading = hunk.lines.findIndex(l => l.type !== 'context')
     const under = after ? headingAbove(after, hunk.newStart - 2 + leading) : undefined
