@@ -22,7 +22,6 @@ import {
 } from '../store/pages.js'
 import type { RuleContext, ServiceContext } from './context.js'
 import { type AddedLine, earlierLine, lineRefused, MAX_LINES_AT_ONCE, requireDomain } from './domains.js'
-import { takeQuota } from './quota.js'
 import { auditEventOf, audited, changesNothing, recordAudit } from './audit.js'
 
 /** The most pages one discovery watches by itself: a domain's first, and each later one (see AutomaticWatch). */
@@ -203,9 +202,11 @@ export async function removePage (
 }
 
 /**
- * Checks one page now: queues its crawl and takes one manual recheck, as a domain's crawl
- * does, in one transaction. A page whose crawl is already waiting or running takes none
- * (`jobId` null); a page not monitored is a 409 (it would be skipped).
+ * Checks one page now: queues its crawl. It takes no manual recheck: the contract counts a
+ * recheck on a domain's crawl, and one page checked again is not a domain-wide recheck (its
+ * cost is bounded by the heavy rate tier the route sits in). A page whose crawl is already
+ * waiting or running queues nothing (`jobId` null); a page not monitored is a 409 (it would
+ * be skipped).
  */
 export async function crawlPageNow (ctx: ServiceContext, org: Org, domainId: string, pageId: string) {
   const page = await requirePage(ctx, org.id, domainId, pageId)
@@ -215,7 +216,6 @@ export async function crawlPageNow (ctx: ServiceContext, org: Org, domainId: str
   assertCanCreate(org)
   const jobId = await ctx.queue.transaction(ctx.db, async tx => {
     const queued = (await ctx.queue.enqueueCrawls(tx, [crawlJobOf(page)])).get(page.id)
-    if (queued) await takeQuota(tx, org, 'manualRechecks')
     await recordAudit(tx, {
       action: 'page.crawl_requested', objectId: page.id, objectLabel: page.url, details: { queued: Boolean(queued) }
     })

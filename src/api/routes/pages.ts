@@ -365,10 +365,11 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
         tags: ['pages'],
         summary: 'Check one page now',
         description:
-          'Heavy rate tier (per hour; see the rate limits above). Queues a crawl of this page and takes one manual ' +
-          'recheck from the quota, as a crawl of its domain does. When its crawl is already waiting or running, ' +
-          'nothing is queued and no recheck is taken (`queued` 0, `jobId` null). A page whose monitoring is off is ' +
-          'a 409: turn it on first.',
+          'Heavy rate tier (per hour; see the rate limits above). Queues a crawl of this page. It takes no manual ' +
+          'recheck: the quota counts a crawl of a whole domain (`POST /api/domains/{id}/crawl`), and one page ' +
+          'checked again is not a domain-wide recheck (402 only once a trial has ended). When its crawl is already waiting or ' +
+          'running, nothing is queued (`queued` 0, `jobId` null). A page whose monitoring is off is a 409: turn it ' +
+          'on first.',
         params: PageParams,
         response: responses(
           200,
@@ -387,7 +388,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
       const { page, jobId } = await crawlPageNow(ctx, req.principal!.org, req.params.id, req.params.pageId)
       const message = jobId
         ? `Queued a crawl of ${page.url}`
-        : `A crawl of ${page.url} is already waiting or running: no recheck was taken`
+        : `A crawl of ${page.url} is already waiting or running: nothing more was queued`
       return { data: { pageId: page.id, url: page.url, queued: jobId ? 1 : 0, jobId, message } }
     }
   )

@@ -57,7 +57,7 @@ const DONE: Record<string, string> = {
   'crawl-pending': 'Every monitored page already had a check waiting or running: no recheck was taken.',
   'crawl-nothing': 'No page of this domain is monitored: there is nothing to crawl, and no recheck was taken.',
   'page-crawl': 'A check of this page is queued.',
-  'page-pending': 'A check of this page was already waiting or running: no recheck was taken.',
+  'page-pending': 'A check of this page was already waiting or running: nothing more was queued.',
   discover: 'Discovery is queued: this page shows what it finds.',
   'discover-pending': 'A discovery of this domain was already queued or running: no other was queued. ' +
     'This page shows what it finds.',

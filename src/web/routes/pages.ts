@@ -15,7 +15,7 @@ import { screenshotOf } from '../../store/screenshots.js'
 import { field, page, UUID, viewerOf, type WebDeps } from '../context.js'
 import { html } from '../views/layout.js'
 import { PageView } from '../views/page.js'
-import { formAction, heavyActions, id, lines, notice, outOf, pageOf } from './common.js'
+import { formAction, heavyActions, id, lines, notice, pageOf } from './common.js'
 import { checkForm } from '../form-check.js'
 import { PagePatchSchema, type PagePatch } from '../../vocabulary/pages.js'
 
@@ -91,8 +91,7 @@ export async function pageRoutes (app: FastifyInstance, deps: WebDeps) {
         : {}),
       ...await (async () => {
         const heavy = await heavyActions(app, req)
-        const outOfRechecks = await outOf(db, org, 'manualRechecks', 'manual rechecks') ?? heavy.out
-        return { outOfRechecks, hourLeft: heavy.left }
+        return { outOfHour: heavy.out, hourLeft: heavy.left }
       })(),
       ...(outline ? { outline, outlineFrom: withQuery(req.url, 'outline', 'wait') } : {}),
       ...(picked ? { picked } : {}),

@@ -191,8 +191,8 @@ export function PageView (p: {
     document?: { url: string, view: ChangeView }
     href: (page: number) => string
   }
-  /** Why Check now is off: the rechecks' quota sentence, or the hour's heavy actions used, when none is left. */
-  outOfRechecks?: string
+  /** Why Check now is off: the hour's heavy actions used, when none is left (a page's check takes no manual recheck). */
+  outOfHour?: string
   /** What is left of the organisation's heavy actions of the hour, in a sentence. */
   hourLeft?: string
   /**
@@ -234,11 +234,11 @@ export function PageView (p: {
           ? (
             <form method='post' action={`${base}/crawl`} class='row'>
               <Csrf token={p.viewer.csrf} />
-              <button type='submit' disabled={p.outOfRechecks !== undefined || !pg.monitoringEnabled} aria-describedby='check-help'>
+              <button type='submit' disabled={p.outOfHour !== undefined || !pg.monitoringEnabled} aria-describedby='check-help'>
                 {pg.failure ? 'Check again' : 'Check now'}
               </button>
-              <span id='check-help' class={p.outOfRechecks ? 'small warn' : 'small muted'}>
-                {p.outOfRechecks ?? (pg.monitoringEnabled ? `Takes one manual recheck. ${p.hourLeft ?? ''}`.trim() : 'Monitoring is off: turn it on in the settings to check it.')}
+              <span id='check-help' class={p.outOfHour ? 'small warn' : 'small muted'}>
+                {p.outOfHour ?? (pg.monitoringEnabled ? `Checks this page alone: takes no manual recheck. ${p.hourLeft ?? ''}`.trim() : 'Monitoring is off: turn it on in the settings to check it.')}
               </span>
             </form>
             )
