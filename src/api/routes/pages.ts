@@ -367,9 +367,9 @@ export const pageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { db, 
         description:
           'Heavy rate tier (per hour; see the rate limits above). Queues a crawl of this page. It takes no manual ' +
           'recheck: the quota counts a crawl of a whole domain (`POST /api/domains/{id}/crawl`), and one page ' +
-          'checked again is not a domain-wide recheck (402 only once a trial has ended). When its crawl is already waiting or ' +
-          'running, nothing is queued (`queued` 0, `jobId` null). A page whose monitoring is off is a 409: turn it ' +
-          'on first.',
+          'checked again is not a domain-wide recheck (402 only once a trial has ended). When its crawl is already ' +
+          'waiting or running, nothing is queued (`queued` 0, `jobId` null). A page whose monitoring is off is a ' +
+          '409: turn it on first.',
         params: PageParams,
         response: responses(
           200,
