@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { hostManners, startHosts } from '../helpers/fleet-hosts.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { ApiClient } from '../helpers/client.js'
+import { programArgs } from '../helpers/paths.js'
 import {
   createDatabase, drainJobs, eventually, FAST_JOBS, freePort, onPostgres, startTestService, waitForJob, type TestService
 } from '../helpers/service.js'
@@ -31,7 +32,7 @@ type Hosts = Awaited<ReturnType<typeof startHosts>>
 /** A worker process (`npm start` with ROLE=worker), ready when its /readyz answers. */
 async function startWorker (env: Record<string, string>): Promise<ChildProcess> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, programArgs('src/main.ts'), {
     env: { ...process.env, ...FAST_JOBS, ...env, ROLE: 'worker', HOST: '127.0.0.1', METRICS_PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit']
   })

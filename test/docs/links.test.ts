@@ -2,11 +2,12 @@ import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
+import { inRepo } from '../helpers/paths.js'
 
 // Every relative link of the README and of docs/ leads to a file of the repository, and
 // every #fragment to a heading of that file (as GitHub names headings' anchors).
 
-const ROOT = resolve(import.meta.dirname, '../..')
+const ROOT = inRepo('.')
 const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter(f => f.endsWith('.md')).map(f => `docs/${f}`)]
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */

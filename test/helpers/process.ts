@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { programArgs } from './paths.js'
 import { eventually } from './service.js'
 
 /** The service as a real process (src/main.ts), with `env`, its output kept. */
@@ -8,7 +9,7 @@ export class ServiceProcess {
   constructor (readonly env: Record<string, string>) {}
 
   async start (): Promise<void> {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    this.child = spawn(process.execPath, programArgs('src/main.ts'), {
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe']
     })

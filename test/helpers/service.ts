@@ -9,6 +9,7 @@ import { startService, type Service } from '../../src/service.js'
 import { DATA_CHANNEL } from '../../src/store/data-versions.js'
 import { dumpMigrated, openStore } from '../../src/store/db.js'
 import { ApiClient } from './client.js'
+import { repoRoot } from './paths.js'
 
 // Tests run on PGlite in memory by default; with TEST_DATABASE_URL (CI) each service
 // gets a fresh database on that PostgreSQL server, and with TEST_REDIS_URL the rate
@@ -27,7 +28,7 @@ export const sameOnEveryDatabase = { skip: onPostgres && 'the same on every data
 
 /** The schema's fingerprint: the migrations, the store's settings and PGlite's version. */
 const schemaKey = (() => {
-  const root = new URL('../../', import.meta.url)
+  const root = repoRoot
   const hash = createHash('sha256')
   // Every list of migrations (a new one missing here left tests on a seed without it).
   const migrations = readdirSync(new URL('src/store/', root)).filter(f => /^migrations.*\.ts$/.test(f)).sort()

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import ts from 'typescript'
+import { inRepo } from '../helpers/paths.js'
 import { startTestService, type TestService } from '../helpers/service.js'
 
 // store/schema.ts is written by hand beside the migrations: this reads its Database with
@@ -11,7 +11,7 @@ import { startTestService, type TestService } from '../helpers/service.js'
 
 /** Each table of schema.ts's Database: its columns, and whether each reads as nullable. */
 function declaredTables (): Map<string, Map<string, boolean>> {
-  const file = fileURLToPath(new URL('../../src/store/schema.ts', import.meta.url))
+  const file = inRepo('src/store/schema.ts')
   const program = ts.createProgram([file], {
     strict: true,
     noEmit: true,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { createDatabase, eventually, freePort, onPostgres, startTestService, type TestService } from '../helpers/service.js'
+import { programArgs } from '../helpers/paths.js'
 import { startSmtp } from '../helpers/smtp.js'
 import { FormClient } from '../helpers/web-client.js'
 
@@ -101,7 +102,7 @@ describe('operators manage people with the CLI', () => {
   })
 
   const cli = async (args: string[], stdin = '') => await new Promise<{ code: number, out: string, err: string }>(resolve => {
-    const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = execFile(process.execPath, [...programArgs('src/cli/main.ts'), ...args], {
       env: {
         ...process.env,
         PUBLIC_BASE_URL: 'https://watch.example.test',
