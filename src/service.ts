@@ -244,7 +244,7 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
     url,
     stop () {
       stopping ??= (async () => {
-        await app?.close()
+        await closeServer(app)
         await stopFollowing?.()
         // Jobs in flight get 4 s to finish; the rest are handed back to the queue.
         await queue.stopPulling(4000)
@@ -257,5 +257,23 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
       })()
       return stopping
     }
+  }
+}
+
+/** How long answers being written get once the service stops, before their connections are cut. */
+const ANSWER_GRACE_MS = 3000
+
+/**
+ * Closes the HTTP server: new connections are refused, idle ones closed, and answers being
+ * written get ANSWER_GRACE_MS. A client that stops reading keeps its answer unfinished, and
+ * Fastify's close would wait for it until the keep-alive timeout (72 s), past a SIGTERM's 10 s.
+ */
+async function closeServer (app: FastifyInstance | undefined): Promise<void> {
+  if (!app) return
+  const cut = setTimeout(() => app.server.closeAllConnections(), ANSWER_GRACE_MS)
+  try {
+    await app.close()
+  } finally {
+    clearTimeout(cut)
   }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { startTestService, type TestService } from '../helpers/service.js'
+import { eventually, startTestService, type TestService } from '../helpers/service.js'
 
 // Requests that Node's HTTP parser refuses before Fastify sees them, and URLs Fastify's
 // router cannot decode: each is answered in the contract's envelope, with a trace id,
@@ -119,4 +119,23 @@ describe('requests the HTTP parser refuses', () => {
       assertEnvelope(answer, 400, path)
     })
   }
+})
+
+describe('a client that stalls', () => {
+  // Fastify's close waits for every connection with a request in flight: one whose client stalls (a body half
+  // sent, an answer it stops reading) held it until Node's request or keep-alive timeout (300 s, 72 s), and a
+  // SIGTERM ran out of its 10 s before jobs were handed back. The stop gives requests in flight a grace, then
+  // cuts what is left.
+  it('does not hold the service\'s stop: its connection is cut after the grace', { timeout: 60_000 }, async () => {
+    const t = await startTestService()
+    const socket = connect(Number(new URL(t.url).port), '127.0.0.1')
+    const closed = new Promise<void>(resolve => socket.on('close', () => resolve()))
+    socket.on('error', () => {})
+    socket.write('POST /api/domains HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+      `Authorization: Bearer ${t.key}\r\nContent-Length: 100000\r\n\r\n{"domain":`)
+    await eventually(async () => (await fetch(`${t.url}/healthz`)).ok || undefined, 10_000, 'the service to answer')
+    await t.stop()
+    await closed
+    assert.ok(socket.destroyed)
+  })
 })
