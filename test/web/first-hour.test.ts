@@ -233,7 +233,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     const text = await main(page)
     assert.match(text, /Watched now: 3 domains, \d+ pages \(\d+ monitored\)/)
     assert.match(text, /Domains added: 3 of 25 taken/)
-    assert.match(text, /Each "Crawl now" of a domain takes one; a page’s "Check now" takes none\./)
+    assert.match(text, /Each "Crawl now" of a domain takes one; a page's "Check now" takes none\./)
     assert.match(text, /Research credits: 0 of \d+ taken/)
     assert.match(text, /A trial's counters do not start again: the trial ends on \d{4}-\d\d-\d\d/)
     await accessible(page)

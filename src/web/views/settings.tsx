@@ -50,7 +50,7 @@ export function UsagePage (p: {
       />
       <Meter
         label='Manual rechecks' used={u.limits.manualRechecks.used} limit={u.limits.manualRechecks.limit} locale={p.viewer.locale}
-        counts='Each "Crawl now" of a domain takes one; a page’s "Check now" takes none.' resets={resets}
+        counts={'Each "Crawl now" of a domain takes one; a page\'s "Check now" takes none.'} resets={resets}
       />
       <Meter
         label='Research credits' used={u.limits.researchCredits.used} limit={u.limits.researchCredits.limit} locale={p.viewer.locale}
