@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import { AxeBuilder } from '@axe-core/playwright'
 import chromium from '@sparticuz/chromium'
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
@@ -14,7 +13,7 @@ import { layout, pricingMain } from '../helpers/fixtures.js'
 import { eventually, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { wordsCut } from '../helpers/layout-checks.js'
 import { TestSite } from '../helpers/site.js'
-import { shot } from '../helpers/browser.js'
+import { assertAccessible, shot } from '../helpers/browser.js'
 import { startSmtp } from '../helpers/smtp.js'
 
 // The web app in the project's own Chromium against a real server, a local site and a
@@ -81,12 +80,6 @@ describe('the web app, in a browser', () => {
   }
 
   /** No serious or critical violation of axe-core's rules on the page as it is. */
-  const accessible = async (page: Page) => {
-    const { violations } = await new AxeBuilder({ page }).analyze()
-    const bad = violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    assert.deepEqual(bad.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`), [], page.url())
-  }
-
   let owner: { context: BrowserContext, page: Page }
   let changeUrl = ''
 
@@ -95,7 +88,7 @@ describe('the web app, in a browser', () => {
     const { page } = owner
     assert.match(t.setupLink, /\/app\/setup\/[\w-]{40,}$/)
     await page.goto(t.setupLink)
-    await accessible(page)
+    await assertAccessible(page)
     await page.getByLabel('Email').fill('owner@example.test')
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByRole('button', { name: 'Create account' }).click()
@@ -108,7 +101,7 @@ describe('the web app, in a browser', () => {
     assert.equal(again?.status(), 404)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL('**/app/sign-in?done=out')
-    await accessible(page)
+    await assertAccessible(page)
     await page.getByLabel('Email').fill('owner@example.test')
     await page.getByLabel('Password').fill('wrong password!')
     await page.getByRole('button', { name: 'Sign in' }).click()
@@ -121,7 +114,7 @@ describe('the web app, in a browser', () => {
 
   it('a domain added from the form is discovered, and a change of the site appears, with its diff', async () => {
     const { page } = owner
-    await accessible(page)
+    await assertAccessible(page)
     await page.getByLabel('Domain').fill('acme.test')
     await page.getByRole('button', { name: 'Add domain' }).click()
     await page.waitForURL(/\/app\/domains\/[0-9a-f-]{36}/)
@@ -129,7 +122,7 @@ describe('the web app, in a browser', () => {
       await page.reload()
       return /Status: active/.test(await page.textContent('main') ?? '') && /pricing/.test(await page.textContent('main') ?? '') ? true : undefined
     }, 30_000, 'discovery to finish')
-    await accessible(page)
+    await assertAccessible(page)
     await shot(page, 'domain', { fullPage: true })
     // The first crawl is the baseline; the price moves; a crawl now finds it.
     await eventually(async () => (await t.service.store.db.selectFrom('snapshots').select('id').execute()).length >= 2 ? true : undefined,
@@ -143,7 +136,7 @@ describe('the web app, in a browser', () => {
       const l = page.getByRole('link', { name: /\$49\/month.*\$59\/month/ })
       return (await l.count()) > 0 ? l.first() : undefined
     }, 30_000, 'the change in the inbox')
-    await accessible(page)
+    await assertAccessible(page)
     await page.goto(`${t.url}/app/domains`)
     await shot(page, 'domains', { docs: true, fullPage: true })
     await page.goBack()
@@ -161,7 +154,7 @@ describe('the web app, in a browser', () => {
     // Whole words are marked, never a part of one.
     assert.equal(await page.locator('del').first().textContent(), '$49/month')
     assert.equal(await page.locator('ins').first().textContent(), '$59/month')
-    await accessible(page)
+    await assertAccessible(page)
   })
 
   it('acknowledging names the person', async () => {
@@ -202,7 +195,7 @@ describe('the web app, in a browser', () => {
   it('a viewer invited through SMTP joins, may acknowledge, and may not add a domain', async () => {
     const { page } = owner
     await page.goto(`${t.url}/app/members`)
-    await accessible(page)
+    await assertAccessible(page)
     await page.getByLabel('Email').fill('viewer@example.test')
     await page.getByLabel('Role', { exact: true }).selectOption('viewer')
     await page.getByRole('button', { name: 'Invite' }).click()
@@ -238,7 +231,7 @@ describe('the web app, in a browser', () => {
     await page.getByRole('button', { name: 'Create key' }).click()
     const key = (await page.locator('.key').first().textContent())!.trim()
     assert.match(key, /^sw_live_/)
-    await accessible(page)
+    await assertAccessible(page)
     const api = t.api.withKey(key)
     assert.equal((await api.get('/api/domains')).status, 200)
     const write = await api.post('/api/domains', { domain: 'beta.test' })
@@ -259,7 +252,7 @@ describe('the web app, in a browser', () => {
     const { page } = owner
     await page.goto(`${t.url}/app/alerts`)
     assert.match(await page.textContent('main') ?? '', /No destinations yet/)
-    await accessible(page)
+    await assertAccessible(page)
     await page.getByLabel('URL').fill('http://10.0.0.1/hook')
     await page.getByRole('button', { name: 'Add destination' }).click()
     assert.match(await page.textContent('[role=alert]') ?? '', /public address/)
@@ -269,7 +262,7 @@ describe('the web app, in a browser', () => {
     assert.match((await page.locator('[role=status] .key').textContent())!, /^whsec_/)
     assert.doesNotMatch(await page.textContent('main') ?? '', /token=secret/, 'a query string may hold a secret')
     await page.getByRole('link', { name: 'Our incident channel' }).click()
-    await accessible(page)
+    await assertAccessible(page)
     await page.getByRole('button', { name: 'Send a test event' }).click()
     await eventually(async () => hookCalls.find(c => c.event === 'webhook.test'), 15_000, 'the test event')
     const row = await eventually(async () => {
@@ -304,7 +297,7 @@ describe('the web app, in a browser', () => {
     await page.goto(`${t.url}/app/domains/${home.id}`)
     for (const path of ['/app/usage', '/app/account', '/app/members', '/app/changes']) {
       await page.goto(`${t.url}${path}`)
-      await accessible(page)
+      await assertAccessible(page)
     }
   })
 
@@ -328,7 +321,7 @@ describe('the web app, in a browser', () => {
     const pricing = page.locator('section', { has: page.getByRole('heading', { name: 'Pricing' }) })
     assert.match(await pricing.textContent() ?? '', /\$49\/month/)
     assert.ok(await pricing.locator('ol.sources li').count() >= 1, 'the pricing section lists its sources')
-    await accessible(page)
+    await assertAccessible(page)
     await shot(page, 'research', { docs: true, fullPage: true })
     const markdown = await (await page.context().request.get(`${t.url}${briefPath}/markdown`)).text()
     assert.match(markdown, /^# Research brief: Acme/)
@@ -370,7 +363,7 @@ describe('the web app, in a browser', () => {
     assert.equal((await small.page.goto(changeUrl))?.status(), 404)
     await small.page.goto(`${t.url}/app/keys`)
     assert.match(await small.page.textContent('main') ?? '', /does not include API access/)
-    await accessible(small.page)
+    await assertAccessible(small.page)
     // Deleting a domain takes two clicks: the button is behind its explanation.
     await small.page.goto(`${t.url}/app/domains`)
     await small.page.getByRole('link', { name: 'acme.test' }).click()
@@ -426,7 +419,7 @@ describe('the web app, in a browser', () => {
         const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor)
         const [r, g, b] = background.match(/\d+/g)!.map(Number)
         assert.equal(r + g + b < 200, scheme === 'dark', `${path}: the ${scheme} scheme's background is ${background}`)
-        await accessible(page)
+        await assertAccessible(page)
         await shot(page, `${name}-${scheme}-${viewport.width}`, { fullPage: true })
       }
       // Times are shown in the reader's zone and language.
@@ -452,7 +445,7 @@ describe('the web app, in a browser', () => {
     }
     const first = await signIn('first@example.test')
     await first.page.goto(`${t.url}/app/usage`)
-    await accessible(first.page)
+    await assertAccessible(first.page)
     await first.page.getByLabel('Plan', { exact: true }).selectOption('pro')
     await first.page.getByRole('button', { name: 'Change plan' }).click()
     assert.match(await first.page.textContent('main') ?? '', /Plan changed/)

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { AxeBuilder } from '@axe-core/playwright'
 import chromium from '@sparticuz/chromium'
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { wordsCut } from '../helpers/layout-checks.js'
-import { shot, takingShots } from '../helpers/browser.js'
+import { assertAccessible, shot, takingShots } from '../helpers/browser.js'
 import { TestSite } from '../helpers/site.js'
 
 // A new user's first hour in the app, where it used to stop: a pasted address taken as its
@@ -85,11 +84,6 @@ describe('no dead ends in the first hour, in a browser', () => {
     await page.waitForURL(/\/app\/domains/)
     return { context, page }
   }
-  const accessible = async (page: Page) => {
-    const { violations } = await new AxeBuilder({ page }).analyze()
-    const bad = violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    assert.deepEqual(bad.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`), [], page.url())
-  }
   const fits = async (page: Page) =>
     await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
   const main = async (page: Page) => (await page.textContent('main')) ?? ''
@@ -105,7 +99,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     // While it discovers, the page follows discovery in place (no meta refresh: axe's, and it
     // threw away what was being typed): the settings typed meanwhile stay, the pages come in.
     assert.match(await page.locator('#domain-status').innerText(), /discovering its pages/)
-    await accessible(page)
+    await assertAccessible(page)
     await page.evaluate(() => { (window as any).sameDocument = true })
     await page.getByLabel('Tags').fill('direct competitors')
     letRobotsGo()
@@ -126,7 +120,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     assert.match(await results.nth(3).innerText(), /not a domain/)
     // A line pasted twice is said so on its line, not dropped.
     assert.match(await results.nth(5).innerText(), /Beta\.test[\s\S]*beta\.test is on an earlier line of this list/)
-    await accessible(page)
+    await assertAccessible(page)
     await drainJobs(t.api, 60_000)
     // The page of the address pasted is watched beside what discovery found, typed and checked.
     const pages = (await t.api.get(`/api/domains/${acmeId}/pages`)).body.data as any[]
@@ -148,7 +142,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     // What to do is said of the site, with the way on: no page to "delete this one".
     assert.match(await problem.innerText(), /Check that the domain is spelled right, or add the pages you want watched by their address/)
     assert.doesNotMatch(await problem.innerText(), /delete this one/)
-    await accessible(page)
+    await assertAccessible(page)
     // No page is monitored: "Crawl now" is not offered; sent all the same, it takes no recheck and says so.
     assert.equal(await page.getByRole('button', { name: 'Crawl now' }).count(), 0)
     assert.match(await main(page), /No page of this domain is monitored: there is nothing to crawl now/)
@@ -192,7 +186,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     await page.getByRole('link', { name: '/members-only' }).first().click()
     assert.match(await page.getByRole('region', { name: 'Why this page cannot be checked' }).innerText(), /Blocked by the site/)
     assert.ok(await page.getByRole('link', { name: "Change the page's settings" }).isVisible())
-    await accessible(page)
+    await assertAccessible(page)
     await page.getByRole('button', { name: 'Check again' }).click()
     await page.waitForURL(/done=page-crawl/)
     assert.match(await main(page), /A check of this page is queued/)
@@ -236,7 +230,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     assert.match(text, /Each "Crawl now" of a domain takes one; a page's "Check now" takes none\./)
     assert.match(text, /Research credits: 0 of \d+ taken/)
     assert.match(text, /A trial's counters do not start again: the trial ends on \d{4}-\d\d-\d\d/)
-    await accessible(page)
+    await assertAccessible(page)
   })
 
   it('the inbox: a date range, CSV of the filter, and a change marked back as not reviewed', async () => {
@@ -297,7 +291,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     for (const path of views) {
       await small.page.goto(`${t.url}${path}`)
       assert.ok(await fits(small.page), `${path} scrolls sideways at 375 px`)
-      await accessible(small.page)
+      await assertAccessible(small.page)
       await shot(small.page, `375${path.replace(/\//g, '-')}`, { fullPage: true })
       await owner.page.goto(`${t.url}${path}`)
       assert.ok(await fits(owner.page), `${path} scrolls sideways at 1280 px`)

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { AxeBuilder } from '@axe-core/playwright'
 import chromium from '@sparticuz/chromium'
 import { chromium as playwright, type Browser, type Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
-import { shot } from '../helpers/browser.js'
+import { assertAccessible, shot } from '../helpers/browser.js'
 import { TestSite } from '../helpers/site.js'
 
 // A long document's change as a person reads it in the app: a terms page of 45 numbered
@@ -106,11 +105,6 @@ describe('a long change, the page it happened on, in a browser', () => {
     await page.waitForURL(/\/app\/domains/)
     return { context, page }
   }
-  const accessible = async (page: Page) => {
-    const { violations } = await new AxeBuilder({ page }).analyze()
-    const bad = violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    assert.deepEqual(bad.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`), [], page.url())
-  }
   const fits = async (page: Page) =>
     await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
 
@@ -157,7 +151,7 @@ describe('a long change, the page it happened on, in a browser', () => {
       assert.ok(await page.locator('.passage h4, .passage h3').count() > 0)
       assert.ok(await page.locator('.passage ins', { hasText: '60' }).count() > 0)
       assert.ok(await fits(page), 'no horizontal scroll')
-      await accessible(page)
+      await assertAccessible(page)
       await page.evaluate(() => window.scrollTo(0, 0))
       if (viewport.width === 1280) await shot(page, 'long-change', { docs: true })
       else await shot(page, 'long-change-375')
@@ -201,14 +195,14 @@ describe('a long change, the page it happened on, in a browser', () => {
       assert.equal(await compare.locator('#compare-from').inputValue(), versions.at(-1), 'the choice is kept')
       await page.click('.timeline a:has-text("read it")')
       assert.match(await page.locator('#version').innerText(), /Safety policy for Texas residents/)
-      await accessible(page)
+      await assertAccessible(page)
       assert.ok(await fits(page))
       await page.goto(`${t.url}/app/domains/${domainId}/pages/${pricingId}`)
       const chart = page.locator('svg.price-chart')
       assert.ok(await chart.isVisible())
       assert.match(await chart.getAttribute('aria-label') ?? '', /Pro from \$49\/month to \$69\/month/)
       assert.ok(await page.locator('.chart table tbody tr').count() >= 3)
-      await accessible(page)
+      await assertAccessible(page)
       assert.ok(await fits(page))
       if (viewport.width === 1280) await shot(page, 'page', { docs: true, fullPage: true })
       await context.close()

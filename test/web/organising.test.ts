@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { AxeBuilder } from '@axe-core/playwright'
 import chromium from '@sparticuz/chromium'
 import { sql } from 'kysely'
 import { chromium as playwright, type Browser, type Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
-import { shot } from '../helpers/browser.js'
+import { assertAccessible, shot } from '../helpers/browser.js'
 import { drainJobs, startTestService, type TestService } from '../helpers/service.js'
 
 // Organising what matters, in the app: a domain's tags written on its page, shown in the
@@ -72,9 +71,7 @@ describe('tags and feedback in the app, in a browser', () => {
   })
 
   const accessible = async () => {
-    const { violations } = await new AxeBuilder({ page }).analyze()
-    const bad = violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    assert.deepEqual(bad.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`), [], page.url())
+    await assertAccessible(page)
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${page.url()} fits`)
   }
 

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { AxeBuilder } from '@axe-core/playwright'
 import chromium from '@sparticuz/chromium'
 import { chromium as playwright, type Browser, type Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout } from '../helpers/fixtures.js'
 import { drainJobs, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
-import { launchBrowser, shot, signedIn as signedInAs, takingShots } from '../helpers/browser.js'
+import { assertAccessible, launchBrowser, shot, signedIn as signedInAs, takingShots } from '../helpers/browser.js'
 
 // Point and watch in the app (#55): from a page's view, a person narrows a noisy page to
 // one part in three clicks (tick it, preview, save) and sees before saving what will be
@@ -192,8 +191,7 @@ describe('point and watch in the app', () => {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth)
       assert.ok(overflow <= width, `${width} px ${scheme}: the view is ${overflow} px wide`)
       await shot(page, `outline-${width}-${scheme}`, { fullPage: true })
-      const axe = await new AxeBuilder({ page }).analyze()
-      assert.deepEqual(axe.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target).join(', ')}`), [])
+      await assertAccessible(page, { every: true })
       await page.context().close()
     }
   })
@@ -254,8 +252,7 @@ describe("a page's view before its outline is read", () => {
     await page.getByRole('button', { name: 'Preview what will be compared' }).click()
     assert.match(await page.locator('#preview').innerText(), /With these rules/)
     assert.deepEqual(problems, [])
-    const axe = await new AxeBuilder({ page }).analyze()
-    assert.deepEqual(axe.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target).join(', ')}`), [])
+    await assertAccessible(page, { every: true })
     await page.context().close()
   })
 })
