@@ -14,7 +14,7 @@
 // the code again (about a second and a half of a core each). A file can still be run alone
 // under tsx: `node --import tsx --test test/x.test.ts`.
 import { spawn, spawnSync } from 'node:child_process'
-import { readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
@@ -36,8 +36,13 @@ const ALONE = [...MEASURED, ...WAITING]
 // data version's triggers), processes that share one database (NOTIFY, the sweep, the
 // fleet), outages, and the rate limits' Redis store. CI runs them on both databases; every
 // other file reads and writes through the same statements whatever the database, and runs once.
+// (The store's own tests of PGlite, of an upgrade on PGlite and of the data versions' bookkeeping open no server.)
 const ON_EVERY_DATABASE = [
-  'test/store/',
+  'test/store/host-pace.test.ts',
+  'test/store/pages.test.ts',
+  'test/store/pooler.test.ts',
+  'test/store/schema.test.ts',
+  'test/store/vacuum.test.ts',
   'test/queue/',
   'test/resilience/',
   'test/crawl/fleet.test.ts',
@@ -63,18 +68,20 @@ const minutes = ms => `${Math.floor(ms / 60_000)} min ${Math.floor(ms % 60_000 /
 
 const OUT = '.build/test'
 
-/** Builds src and test into OUT; the fixtures are read where they are. */
-function compile () {
+/** Builds src and test into OUT (unless `built`: npm run typecheck did); the fixtures are read where they are. */
+function compile (built) {
   const since = performance.now()
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-  const { status } = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.test.json'], { stdio: 'inherit' })
-  // A type error is the type-check's to report (npm run typecheck, in CI): the code still runs.
-  if (status !== 0) console.log('# tsc reported the errors above; the suite runs what it emitted')
-  for (const dir of ['test/detection/fixtures']) {
-    rmSync(`${OUT}/${dir}`, { force: true })
-    symlinkSync(fileURLToPath(new URL(`../${dir}`, import.meta.url)), `${OUT}/${dir}`)
+  if (!built) {
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+    const { status } = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.test.json'], { stdio: 'inherit' })
+    // A type error is the type-check's to report (npm run typecheck, in CI): the code still runs.
+    if (status !== 0) console.log('# tsc reported the errors above; the suite runs what it emitted')
   }
-  console.log(`# compiled src and test into ${OUT} in ${minutes(performance.now() - since)}`)
+  for (const dir of ['test/detection/fixtures']) {
+    const target = fileURLToPath(new URL(`../${dir}`, import.meta.url))
+    if (!existsSync(`${OUT}/${dir}`)) symlinkSync(target, `${OUT}/${dir}`)
+  }
+  if (!built) console.log(`# compiled src and test into ${OUT} in ${minutes(performance.now() - since)}`)
 }
 
 /**
@@ -101,20 +108,26 @@ const all = readdirSync('test', { withFileTypes: true }).filter(d => d.isDirecto
   .sort()
 const missing = [...ALONE, ...ON_EVERY_DATABASE].filter(f => !all.some(file => file.startsWith(f)))
 if (missing.length > 0) throw new Error(`scripts/test.mjs names test files that are gone: ${missing.join(', ')}`)
-const args = process.argv.slice(2)
-const asked = args.includes('--on-every-database')
+const flags = process.argv.slice(2).filter(a => a.startsWith('--'))
+const named = process.argv.slice(2).filter(a => !a.startsWith('--'))
+const flag = name => flags.find(f => f.startsWith(`--${name}=`))?.split('=')[1]
+const asked = flags.includes('--on-every-database')
   ? all.filter(f => ON_EVERY_DATABASE.some(prefix => f.startsWith(prefix)))
-  : args.length > 0 ? args.map(f => f.replace(/^\.\//, '')) : all
-compile()
+  : named.length > 0 ? named.map(f => f.replace(/^\.\//, '')) : all
+// --part=together or --part=timed runs that part alone (CI runs the second database's files beside the
+// first's, one lane, and the timed files of each after both: --lanes); --built: npm run typecheck built the code.
+const part = flag('part')
+compile(flags.includes('--built'))
 // Longest first, so that the last files to start are short ones and the lanes end together: a file
 // that drives a browser takes about three times a file of its size that does not.
 const weight = f => statSync(f).size * (/launchBrowser|playwright-core/.test(readFileSync(f, 'utf8')) ? 3 : 1)
 const longestFirst = files => files.map(f => [weight(f), f]).sort((a, b) => b[0] - a[0]).map(([, f]) => f)
-const together = await run(longestFirst(asked.filter(f => !ALONE.includes(f))), 3)
-const timed = await Promise.all([
+const lanes = Number(flag('lanes') ?? 3)
+const together = part === 'timed' || await run(longestFirst(asked.filter(f => !ALONE.includes(f))), lanes)
+const timed = part === 'together' || (await Promise.all([
   run(asked.filter(f => MEASURED.includes(f)), 1),
   run(asked.filter(f => WAITING.includes(f)), 2, { held: true })
-])
-const passed = together && timed.every(Boolean)
+])).every(Boolean)
+const passed = together && timed
 console.log(`# the suite took ${minutes(performance.now() - started)}`)
 process.exit(passed ? 0 : 1)
