@@ -29,7 +29,7 @@ const WAITING = [
   'test/resilience/frozen-worker.test.ts',
   'test/resilience/outage.test.ts'
 ]
-const ALONE = [...MEASURED, ...WAITING]
+const TIMED = [...MEASURED, ...WAITING]
 
 // The files whose behaviour depends on the database or its neighbours: SQL that PGlite and
 // PostgreSQL run apart (the queue's fetches and fences, the pace of hosts, pagination, the
@@ -108,7 +108,7 @@ async function run (files, concurrency, { held = false } = {}) {
 const all = readdirSync('test', { withFileTypes: true }).filter(d => d.isDirectory())
   .flatMap(d => readdirSync(`test/${d.name}`).filter(f => f.endsWith('.test.ts')).map(f => `test/${d.name}/${f}`))
   .sort()
-const missing = [...ALONE, ...ON_EVERY_DATABASE].filter(f => !all.some(file => file.startsWith(f)))
+const missing = [...TIMED, ...ON_EVERY_DATABASE].filter(f => !all.some(file => file.startsWith(f)))
 if (missing.length > 0) throw new Error(`scripts/test.mjs names test files that are gone: ${missing.join(', ')}`)
 const flags = process.argv.slice(2).filter(a => a.startsWith('--'))
 const named = process.argv.slice(2).filter(a => !a.startsWith('--'))
@@ -125,7 +125,7 @@ compile(flags.includes('--built'))
 const weight = f => statSync(f).size * (/launchBrowser|playwright-core/.test(readFileSync(f, 'utf8')) ? 3 : 1)
 const longestFirst = files => files.map(f => [weight(f), f]).sort((a, b) => b[0] - a[0]).map(([, f]) => f)
 const lanes = Number(flag('lanes') ?? 3)
-const together = part === 'timed' || await run(longestFirst(asked.filter(f => !ALONE.includes(f))), lanes)
+const together = part === 'timed' || await run(longestFirst(asked.filter(f => !TIMED.includes(f))), lanes)
 const timed = part === 'together' || (await Promise.all([
   run(asked.filter(f => MEASURED.includes(f)), 1),
   run(asked.filter(f => WAITING.includes(f)), 2, { held: true })

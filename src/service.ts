@@ -264,9 +264,10 @@ export async function startService (config: Config, opts: ServiceOptions = {}): 
 const ANSWER_GRACE_MS = 3000
 
 /**
- * Closes the HTTP server: new connections are refused, idle ones closed, and answers being
- * written get ANSWER_GRACE_MS. A client that stops reading keeps its answer unfinished, and
- * Fastify's close would wait for it until the keep-alive timeout (72 s), past a SIGTERM's 10 s.
+ * Closes the HTTP server: new connections are refused, idle ones closed, and requests in flight
+ * get ANSWER_GRACE_MS. Fastify's close waits for each of them: a body a client sent half of until
+ * Node's request timeout (300 s), an answer finishing as the stop began until the keep-alive
+ * timeout (72 s), either past a SIGTERM's 10 s.
  */
 async function closeServer (app: FastifyInstance | undefined): Promise<void> {
   if (!app) return
