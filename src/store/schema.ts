@@ -32,7 +32,7 @@ import type { RuleAction, RuleMatch } from '../vocabulary/alert-rules.js'
 import type { PictureBoxes } from '../vocabulary/outline.js'
 import type { ActorKind } from '../vocabulary/audit.js'
 
-// Row types of the tables created in migrations.ts.
+// Row types of the tables the migrations make (migrations.ts; test/store/schema.test.ts holds the two together).
 
 type Decimal = ColumnType<string, string | number | undefined, string | number>
 type Json<T> = ColumnType<T, string | undefined, string>

@@ -30,9 +30,9 @@ export const sameOnEveryDatabase = { skip: onPostgres && 'the same on every data
 const schemaKey = (() => {
   const root = repoRoot
   const hash = createHash('sha256')
-  // Every list of migrations (a new one missing here left tests on a seed without it).
-  const migrations = readdirSync(new URL('src/store/', root)).filter(f => /^migrations.*\.ts$/.test(f)).sort()
-  for (const file of [...migrations.map(f => `src/store/${f}`),
+  // Every file of the migrations (a new one missing here left tests on a seed without it).
+  const migrations = readdirSync(new URL('src/store/migrations/', root)).filter(f => f.endsWith('.ts')).sort()
+  for (const file of [...migrations.map(f => `src/store/migrations/${f}`), 'src/store/migrations.ts',
     'src/store/db.ts', 'node_modules/@electric-sql/pglite/package.json']) {
     hash.update(readFileSync(new URL(file, root)))
   }

@@ -21,7 +21,7 @@ async function deployment (t: TestContext): Promise<Kysely<any>> {
 describe('an existing deployment, upgraded', () => {
   it("gives its jobs their state from the queue's tables, archived ones too, and counts them (0016)", async t => {
     const db = await deployment(t)
-    await migrate(db, '0015_failures_explained')
+    await migrate(db, { upTo: '0015_failures_explained' })
     // pg-boss 10's two tables as far as the migration reads them: the archive has one column more.
     await sql`CREATE SCHEMA pgboss`.execute(db)
     await sql`CREATE TABLE pgboss.job (id uuid PRIMARY KEY, name text, state text, start_after timestamptz,
@@ -47,7 +47,7 @@ describe('an existing deployment, upgraded', () => {
       (${jobs.waiting}, 'discover.pages', 'created', now(), 0, 2, NULL, NULL, NULL)`.execute(db)
 
     // Up to the last migration that read pg-boss's tables as this one had them (0024 moves its jobs: below).
-    await migrate(db, '0023_bounded_discovery')
+    await migrate(db, { upTo: '0023_bounded_discovery' })
     type Row = { id: string, state: string, attempts_made: number, failed_reason: string | null, return_value: unknown }
     const rows = (await sql<Row>`SELECT id, state, attempts_made, failed_reason, return_value FROM jobs ORDER BY id`
       .execute(db)).rows
@@ -63,7 +63,7 @@ describe('an existing deployment, upgraded', () => {
 
   it('queues its waiting crawls in their records, each in the lane pg-boss had it in (0022)', async t => {
     const db = await deployment(t)
-    await migrate(db, '0021_alert_rules')
+    await migrate(db, { upTo: '0021_alert_rules' })
     await sql`CREATE SCHEMA pgboss`.execute(db)
     await sql`CREATE TABLE pgboss.job (id uuid PRIMARY KEY, name text)`.execute(db)
     const org = (await sql<{ id: string }>`INSERT INTO orgs (name, plan) VALUES ('Acme', 'pro') RETURNING id`
@@ -81,14 +81,14 @@ describe('an existing deployment, upgraded', () => {
     await sql`INSERT INTO pgboss.job VALUES (${crawls.plain}, 'crawl.page'), (${crawls.rendered}, 'crawl.render'),
       (${crawls.done}, 'crawl.page')`.execute(db)
 
-    await migrate(db, '0023_bounded_discovery')
+    await migrate(db, { upTo: '0023_bounded_discovery' })
     const rows = (await sql<{ lane: string | null }>`SELECT lane FROM jobs ORDER BY id`.execute(db)).rows
     assert.deepEqual(rows.map(r => r.lane), ['crawl.page', 'crawl.render', null])
   })
 
   it("keeps a destination's and a member's filters as an alert rule's match, which the one evaluator reads (0023)", async t => {
     const db = await deployment(t)
-    await migrate(db, '0022_crawls_queued_here')
+    await migrate(db, { upTo: '0022_crawls_queued_here' })
     const org = (await sql<{ id: string }>`INSERT INTO orgs (name, plan) VALUES ('Acme', 'enterprise') RETURNING id`
       .execute(db)).rows[0].id
     const user = (await sql<{ id: string }>`INSERT INTO users (email) VALUES ('a@acme.test') RETURNING id`
@@ -115,7 +115,7 @@ describe('an existing deployment, upgraded', () => {
 
   it("moves pg-boss's unfinished jobs into lanes of the one queue and drops its schema (0024)", async t => {
     const db = await deployment(t)
-    await migrate(db, '0023_bounded_discovery')
+    await migrate(db, { upTo: '0023_bounded_discovery' })
     // pg-boss 10's job table as far as the migration reads it.
     await sql`CREATE SCHEMA pgboss`.execute(db)
     await sql`CREATE TABLE pgboss.job (id uuid PRIMARY KEY, name text, data jsonb, state text,

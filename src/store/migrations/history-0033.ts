@@ -1,4 +1,4 @@
-// Migrations from 0033 on (migrations.ts joins the lists).
+// Steps from 0033 on: what an older database still runs (../migrations.ts joins the lists).
 
 export const MIGRATIONS_0033: Record<string, string[]> = {
   // Single sign-on as the specs want it (services/sso.ts). A domain is claimed by any number

@@ -1,4 +1,4 @@
-// The schema's first migrations, 0001–0012 (see migrations.ts).
+// The schema's first steps, 0001–0012: what an older database still runs (see ../migrations.ts).
 export const FIRST_MIGRATIONS: Record<string, string[]> = {
   '0001_initial': [
     `CREATE TABLE orgs (

@@ -1,4 +1,4 @@
-// Migrations 0013 to 0023 (migrations.ts joins the lists).
+// Steps 0013 to 0023: what an older database still runs (../migrations.ts joins the lists).
 export const MIGRATIONS_0013: Record<string, string[]> = {
   // Closed to abuse: failed sign-ins counted per account and per address (growing delays,
   // never a lock-out); a feed token per member, gone with the membership; share links

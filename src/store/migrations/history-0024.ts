@@ -1,6 +1,6 @@
-import { DATA_CHANNEL } from './data-versions.js'
+import { DATA_CHANNEL } from '../data-versions.js'
 
-// Migrations 0024 to 0032 (migrations.ts joins the lists).
+// Steps 0024 to 0032: what an older database still runs (../migrations.ts joins the lists).
 export const MIGRATIONS_0024: Record<string, string[]> = {
   // One queue for every job, in \`jobs\` (see queue/queue.ts): each queue is a lane of it,
   // pg-boss's waiting jobs move over once and its schema goes. A taken attempt names the
