@@ -179,18 +179,24 @@ export class BrowserRenderer {
     })
     const browser = await chromium.connect(server.wsEndpoint())
     browser.on('disconnected', () => {
-      void this.restart()
+      void this.restart(browser)
     })
     this.pagesSinceLaunch = 0
     this.launchFailure = undefined
     return { server, browser }
   }
 
-  /** Ends the browser (killed if it does not close in 3 s); the next render starts a new one. */
-  private async restart (): Promise<void> {
+  /**
+   * Ends the browser (killed if it does not close in 3 s); the next render starts a new one.
+   * `gone`: only if it is still that browser (its disconnection, heard after a restart, would
+   * otherwise end the next browser under its first render, and that one's the next).
+   */
+  private async restart (gone?: Browser): Promise<void> {
     const current = this.server
-    this.server = undefined
     if (!current) return
+    if (gone && (await current.catch(() => undefined))?.browser !== gone) return
+    if (this.server !== current) return
+    this.server = undefined
     const { server } = await current.catch(() => ({ server: undefined }))
     if (!server) return
     await Promise.race([server.close(), sleep(3000)]).catch(() => {})
