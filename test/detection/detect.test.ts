@@ -526,6 +526,28 @@ describe('a legal page weighed by what it says, not by where its edits stand', (
     assert.match(d.summary, /Tokens expire after one hour/)
   })
 
+  it('a clause inserted in terms whose paragraphs lead with their numbers: the new clause is named, the renumbering counted', () => {
+    const topics = ['Scope', 'Accounts', 'Fees', 'Payment', 'Cancellation', 'Content', 'Privacy', 'Liability', 'Law', 'Notices']
+    const referral = '<p>Customers who refer a new customer earn a credit of 10 % of its first year of fees.</p>' +
+      '<p>Credits expire after 12 months and cannot be exchanged for cash.</p>'
+    const terms = (insert: boolean) => {
+      const clauses = topics.map(t => [t, `How ${t.toLowerCase()} works for every customer of Acme is set out here.`,
+        `Where ${t.toLowerCase()} applies, the customer agrees to these rules.`])
+      if (insert) clauses.splice(4, 0, ['Referral program', ...referral.split('</p>').filter(Boolean).map(p => p.slice(3))])
+      return '<h1>Terms of service</h1>' + clauses.map(([title, ...paragraphs], i) =>
+        `<h2>${i + 1}. ${title}</h2>` + paragraphs.map((p, k) => `<p>${i + 1}.${k + 1} ${p}</p>`).join('')).join('')
+    }
+    const [c, ...more] = compare('en', terms(false), terms(true))
+    assert.equal(more.length, 0)
+    assert.match(c.summary, /^Terms of service, 5\. Referral program: new section \(2 paragraphs\); also 18 renumbered references$/)
+    // A paragraph that leads with a figure, not a clause's number: its figure is what the terms say.
+    const cap = (times: string) => `<h1>Terms of service</h1><h2>Liability</h2><p>${times} times the fees paid in the last year is ` +
+      'the most we owe you for any claim.</p><h2>Law</h2><p>French law applies.</p>'
+    const [capped] = compare('en', cap('1.5'), cap('2.5'))
+    assert.doesNotMatch(capped.summary, /renumbered/)
+    assert.notEqual(capped.severity, 'low')
+  })
+
   it('a duration or a share the terms state leads over a re-wording, in any language', () => {
     const privacy = (drink: string, days: number) => `<h1>Privacy Policy</h1><p>Before you start, ${drink}: this takes a few minutes.</p>` +
       `<h2>Logs</h2><p>We keep server logs for ${days} days, then delete them.</p><h2>Cookies</h2><p>One cookie keeps you signed in.</p>`

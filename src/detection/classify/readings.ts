@@ -188,7 +188,7 @@ function textReading (p: Part, ctx: Context): Reading {
 
 /** The kinds of a block's edits, worked out once. */
 export function kindsOf (p: Part, ctx: Context): EditKinds {
-  p.kinds ??= editKinds(p.removed, p.added, ctx.language)
+  p.kinds ??= editKinds(p.removed, p.added, ctx.language, ctx.legalPage)
   return p.kinds
 }
 

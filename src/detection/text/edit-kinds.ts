@@ -34,6 +34,8 @@ const typeset = (s: string) => fold(s.normalize('NFKC')).toLowerCase()
 const NUMBER = /^\(?(?:\d+(?:\.\d+)*[a-z]?|[ivxlc]+|[a-z])\)?(?:\(\w\))?\.?$/i
 /** A number that leads a heading or an item as its numbering: "5.", "5.2", "(a)", "iv)". */
 const ENUMERATION = /^(?:\(?\d+(?:\.\d+)*[.)]|\d+\.\d+(?:\.\d+)*|\([a-z]\)|[a-z]\)|\(?[ivxlc]+[.)])$/i
+/** A paragraph that leads with its clause's number, then a capital: "5.1 You may…", "(b) The customer…". */
+const CLAUSE = /^\(?(?:\d+(?:\.\d+)*\.?|[a-z]|[ivxlc]+)\)?\s+\p{Lu}/u
 /** A number that names a part of the document: after a reference word or §, or numbering a heading or an item. */
 function isReference (p: Piece, ctx: Context): boolean {
   const [was, is] = [p.removed.trim(), p.added.trim()]
@@ -134,9 +136,12 @@ export interface EditKinds {
 /**
  * The kinds of a block's edits: each removed line paired with the added line it became,
  * each pair's changed pieces tested against PIECE_KINDS in order; a line added or removed
- * alone, or a piece no kind explains, is substantive.
+ * alone, or a piece no kind explains, is substantive. `legal`: a legal text's, whose
+ * paragraphs may lead with their clause's number ("5.1 You may cancel…").
  */
-export function editKinds (removed: readonly string[], added: readonly string[], language?: Language): EditKinds {
+export function editKinds (
+  removed: readonly string[], added: readonly string[], language?: Language, legal = false
+): EditKinds {
   const ctx: Context = { own: ownLanguages(language) }
   const counts: Partial<Record<EditKind, number>> = {}
   const count = (k: EditKind, n = 1) => { counts[k] = (counts[k] ?? 0) + n }
@@ -146,8 +151,10 @@ export function editKinds (removed: readonly string[], added: readonly string[],
   const paired = new Set(pairs.values())
   for (const [i, j] of pairs) {
     const [a, b] = [plain(removed[i]), plain(added[j])]
-    // A heading or a list item may lead with its own numbering.
-    const pieces = piecesOf(a, b, isHeading(added[j]) || isItem(added[j]))
+    // A heading or a list item may lead with its own numbering, and so may a legal text's
+    // clause ("5.1 You may…", not "1.5 times the fees").
+    const clause = legal && CLAUSE.test(a) && CLAUSE.test(b)
+    const pieces = piecesOf(a, b, clause || isHeading(added[j]) || isItem(added[j]))
     if (pieces.length === 0) count('typography')
     const once = new Set<EditKind>()
     for (const piece of pieces) {

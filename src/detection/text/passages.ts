@@ -25,7 +25,7 @@ export function passagesOf (
   return blocksOf(hunks).map(hunk => {
     const removed = hunk.lines.filter(l => l.type === 'deletion').map(l => l.content)
     const added = hunk.lines.filter(l => l.type === 'addition').map(l => l.content)
-    const kinds = editKinds(removed, added, language)
+    const kinds = editKinds(removed, added, language, titled)
     // A whole section, once its renumbered neighbours and an edit just above it are set aside.
     const rest = kinds.kind === 'substantive' ? withoutTrivial(removed, added, kinds) : { removed, added }
     const whole = (lines: string[], others: string[]) =>
