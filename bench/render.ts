@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { shippedChromium } from '../src/crawl/chromium.js'
 import { WATCHED_BY_FIRST_DISCOVERY } from '../src/services/pages.js'
 import { apiClient, freePort, startService, stopServices, untilReady } from './service-process.js'
 import { request } from 'undici'
@@ -210,7 +211,7 @@ const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
 const bareRate = await (async () => {
   if (!BARE) return NaN
   const { chromium } = await import('playwright-core')
-  const executablePath = process.env.CHROMIUM_PATH ?? await (await import('@sparticuz/chromium')).default.executablePath()
+  const executablePath = process.env.CHROMIUM_PATH ?? await shippedChromium()
   const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--no-zygote', '--disable-gpu'] })
   let next = 0
   const started = performance.now()

@@ -1,3 +1,7 @@
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { PictureBoxes } from '../vocabulary/outline.js'
 
 // Chromium as the renderer (render.ts) starts it, and what it runs in a page.
@@ -34,6 +38,41 @@ const CONTAINED = [
   '--disable-dev-shm-usage',
   '--mute-audio'
 ]
+
+/** A lock older than this was left by a process that died while it unpacked. */
+const STALE_UNPACKING_MS = 120_000
+
+/**
+ * The Chromium that @sparticuz/chromium ships, unpacked into the temporary directory once
+ * per machine. It unpacks by writing the binary in place, and takes any file there as done:
+ * processes starting together (a fleet, the suite's files) started it half written
+ * (ETXTBSY). So one process unpacks, under a lock, anew unless a process marked it done,
+ * and marks it; the others wait for the mark.
+ */
+export async function shippedChromium (): Promise<string> {
+  const binary = join(tmpdir(), 'chromium')
+  const done = join(tmpdir(), 'chromium.unpacked')
+  const lock = join(tmpdir(), 'chromium.unpacking')
+  for (;;) {
+    if (existsSync(done) && existsSync(binary)) return binary
+    try {
+      mkdirSync(lock)
+    } catch {
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs
+      if (since !== undefined && Date.now() - since > STALE_UNPACKING_MS) rmSync(lock, { recursive: true, force: true })
+      await sleep(100)
+      continue
+    }
+    try {
+      rmSync(binary, { force: true })
+      const path = await (await import('@sparticuz/chromium')).default.executablePath()
+      writeFileSync(done, path)
+      return path
+    } finally {
+      rmSync(lock, { recursive: true, force: true })
+    }
+  }
+}
 
 /** What Playwright says when the browser, or the context or page it held, went away under a call. */
 export const BROWSER_GONE = /(Target page, context or browser|Browser) has been closed|Browser closed|browser has disconnected/i

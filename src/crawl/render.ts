@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
 import { OUTLINE_TAGS } from '../detection/detect.js'
-import { blockBoxes, BROWSER_GONE, CHROMIUM_ARGS, MAX_BOXES } from './chromium.js'
+import { blockBoxes, BROWSER_GONE, CHROMIUM_ARGS, MAX_BOXES, shippedChromium } from './chromium.js'
 import { FetchError } from './errors.js'
 import type { Fetcher, InTurn } from './fetch.js'
 import { RenderSlots } from './render-slots.js'
@@ -172,8 +172,7 @@ export class BrowserRenderer {
 
   private async launch (): Promise<{ server: BrowserServer, browser: Browser }> {
     const { chromium } = await import('playwright-core')
-    const executablePath = this.opts.executablePath ??
-      await (await import('@sparticuz/chromium')).default.executablePath()
+    const executablePath = this.opts.executablePath ?? await shippedChromium()
     const server = await chromium.launchServer({
       executablePath: this.yielding(executablePath), args: CHROMIUM_ARGS, headless: true
     })

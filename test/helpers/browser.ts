@@ -4,11 +4,12 @@ import assert from 'node:assert/strict'
 import { AxeBuilder } from '@axe-core/playwright'
 import chromium from '@sparticuz/chromium'
 import { chromium as playwright, type Browser, type Locator, type Page, type PageScreenshotOptions } from 'playwright-core'
+import { shippedChromium } from '../../src/crawl/chromium.js'
 
 /** The project's Chromium, one process per page (not the single process @sparticuz/chromium suggests for Lambda). */
 export async function launchBrowser (): Promise<Browser> {
   const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-  return await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+  return await playwright.launch({ executablePath: await shippedChromium(), args, headless: true })
 }
 
 /** A person signed in to the app at `base`, in a page of its own context at this width and colour scheme. */

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import type { ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import chromium from '@sparticuz/chromium'
-import { chromium as playwright, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain, termsMain } from '../helpers/fixtures.js'
 import { drainJobs, freePort, startTestService, type TestService } from '../helpers/service.js'
 import { TestSite } from '../helpers/site.js'
-import { signedIn as signedInAs } from '../helpers/browser.js'
+import { launchBrowser, signedIn as signedInAs } from '../helpers/browser.js'
 
 // An analyst's first week, as issue #54 ran it: domains and pages pasted (a page's address
 // among them, a host that does not exist, pages that answer 404, lines pasted twice), then
@@ -72,8 +71,7 @@ describe("an analyst's first week: seven rounds of revisions", () => {
     // A plan with rechecks for the week: the trial's 10 would run out before the seventh round.
     await db.updateTable('orgs').set({ plan: 'enterprise' }).where('id', '=', org).execute()
     await addUser(db, org, { email: 'analyst@example.test', password: PASSWORD }, 'owner')
-    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    browser = await launchBrowser()
     wide = await signedIn(1280, 'light')
     narrow = await signedIn(375, 'dark')
   })

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import chromium from '@sparticuz/chromium'
-import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { createOrg } from '../../src/services/orgs.js'
 import { unsubscribeToken } from '../../src/services/mail-alerts.js'
@@ -13,7 +12,7 @@ import { layout, pricingMain } from '../helpers/fixtures.js'
 import { eventually, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { wordsCut } from '../helpers/layout-checks.js'
 import { TestSite } from '../helpers/site.js'
-import { assertAccessible, shot } from '../helpers/browser.js'
+import { assertAccessible, launchBrowser, shot } from '../helpers/browser.js'
 import { startSmtp } from '../helpers/smtp.js'
 
 // The web app in the project's own Chromium against a real server, a local site and a
@@ -53,8 +52,7 @@ describe('the web app, in a browser', () => {
       MAIL_FROM: 'Sitewatch <sitewatch@example.test>'
     })
     // One process per page (not the single process @sparticuz/chromium suggests for Lambda): contexts come and go.
-    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()

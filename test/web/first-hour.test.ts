@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import chromium from '@sparticuz/chromium'
-import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
 import { wordsCut } from '../helpers/layout-checks.js'
-import { assertAccessible, shot, takingShots } from '../helpers/browser.js'
+import { assertAccessible, launchBrowser, shot, takingShots } from '../helpers/browser.js'
 import { TestSite } from '../helpers/site.js'
 
 // A new user's first hour in the app, where it used to stop: a pasted address taken as its
@@ -61,8 +60,7 @@ describe('no dead ends in the first hour, in a browser', () => {
     const db = t.service.store.db
     const org = (await db.selectFrom('orgs').select('id').executeTakeFirstOrThrow()).id
     await addUser(db, org, { email: 'owner@example.test', password: PASSWORD }, 'owner')
-    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    browser = await launchBrowser()
     owner = await signedIn({ width: 1280, height: 900 }, 'light')
   })
   after(async () => {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import chromium from '@sparticuz/chromium'
-import { chromium as playwright, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout, pricingMain } from '../helpers/fixtures.js'
 import { drainJobs, eventually, freePort, startTestService, type TestService } from '../helpers/service.js'
-import { assertAccessible, shot } from '../helpers/browser.js'
+import { assertAccessible, launchBrowser, shot } from '../helpers/browser.js'
 import { TestSite } from '../helpers/site.js'
 
 // A long document's change as a person reads it in the app: a terms page of 45 numbered
@@ -86,8 +85,7 @@ describe('a long change, the page it happened on, in a browser', () => {
       await drainJobs(t.api)
     }
     changeId = await eventually(async () => ((await t.api.get(`/api/changes?pageId=${termsId}`)).body.data as any[])[0]?.id, 30_000, 'the terms change')
-    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()

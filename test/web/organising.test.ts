@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import chromium from '@sparticuz/chromium'
 import { sql } from 'kysely'
-import { chromium as playwright, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
-import { assertAccessible, shot } from '../helpers/browser.js'
+import { assertAccessible, launchBrowser, shot } from '../helpers/browser.js'
 import { drainJobs, startTestService, type TestService } from '../helpers/service.js'
 
 // Organising what matters, in the app: a domain's tags written on its page, shown in the
@@ -55,8 +54,7 @@ describe('tags and feedback in the app, in a browser', () => {
         FROM changes WHERE domain_id = ${id}::uuid`.execute(db)
     }
     await drainJobs(t.api, 60_000) // their discoveries: a page that is still discovering refreshes itself
-    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    browser = await launchBrowser()
     const context = await browser.newContext({ viewport: { width: 375, height: 800 }, colorScheme: 'dark' })
     page = await context.newPage()
     await page.goto(`${t.url}/app/sign-in`)

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import chromium from '@sparticuz/chromium'
-import { chromium as playwright, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { addUser } from '../../src/services/accounts.js'
 import { layout } from '../helpers/fixtures.js'
 import { drainJobs, freePort, sameOnEveryDatabase, startTestService, type TestService } from '../helpers/service.js'
@@ -77,8 +76,7 @@ describe('point and watch in the app', () => {
       await crawl('/pricing')
     }
     await crawl('/status')
-    const args = chromium.args.filter(a => a !== '--single-process' && a !== '--no-zygote')
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true })
+    browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()
