@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -53,8 +53,10 @@ export async function shippedChromium (): Promise<string> {
   const binary = join(tmpdir(), 'chromium')
   const done = join(tmpdir(), 'chromium.unpacked')
   const lock = join(tmpdir(), 'chromium.unpacking')
+  // The mark names the packed binary it came from (by its size): another version is unpacked anew.
+  const packed = String(statSync(new URL('../bin/chromium.br', import.meta.resolve('@sparticuz/chromium'))).size)
   for (;;) {
-    if (existsSync(done) && existsSync(binary)) return binary
+    if (existsSync(binary) && marked(done) === packed) return binary
     try {
       mkdirSync(lock)
     } catch {
@@ -64,13 +66,23 @@ export async function shippedChromium (): Promise<string> {
       continue
     }
     try {
+      // The mark goes first: no process takes the binary while it is written.
+      rmSync(done, { force: true })
       rmSync(binary, { force: true })
       const path = await (await import('@sparticuz/chromium')).default.executablePath()
-      writeFileSync(done, path)
+      writeFileSync(done, packed)
       return path
     } finally {
       rmSync(lock, { recursive: true, force: true })
     }
+  }
+}
+
+const marked = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -29,5 +29,15 @@ process.stdout.write(execFileSync(path, ['--version'], { encoding: 'utf8' }))`
     const failed = started.flatMap(s => s.status === 'rejected' ? [String(s.reason).split('\n').slice(0, 3).join(' ')] : [])
     assert.deepEqual(failed, [])
     for (const s of started) if (s.status === 'fulfilled') assert.match(s.value.stdout, /Chrom/)
+
+    // Marked by the packed binary it came from: another version's mark is unpacked anew.
+    const mark = join(dir, 'chromium.unpacked')
+    const packed = readFileSync(mark, 'utf8')
+    writeFileSync(mark, 'another version')
+    writeFileSync(join(dir, 'chromium'), 'another version\'s binary')
+    const again = await run(process.execPath, [...flags, '--input-type=module', '-e', program],
+      { env: { ...process.env, TMPDIR: dir } })
+    assert.match(again.stdout, /Chrom/)
+    assert.equal(readFileSync(mark, 'utf8'), packed)
   })
 })
