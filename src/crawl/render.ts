@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Browser, BrowserServer, Page, Route } from 'playwright-core'
+import type { Browser, Page, Route } from 'playwright-core'
 import { OUTLINE_TAGS } from '../detection/detect.js'
 import { blockBoxes, BROWSER_GONE, CHROMIUM_ARGS, MAX_BOXES, shippedChromium } from './chromium.js'
 import { FetchError } from './errors.js'
@@ -86,7 +86,8 @@ const RELAUNCH_AFTER_FAILURE_MS = 60_000
  * dies under a render is started again and the render run again, spending no attempt.
  */
 export class BrowserRenderer {
-  private server: Promise<{ server: BrowserServer, browser: Browser }> | undefined
+  private launched: Promise<LaunchedBrowser> | undefined
+  private launches = 0
   private pagesSinceLaunch = 0
   private launchFailure: { at: number, message: string } | undefined
   private running = 0
@@ -153,16 +154,16 @@ export class BrowserRenderer {
     }
   }
 
-  private async browser (): Promise<{ server: BrowserServer, browser: Browser }> {
+  private async browser (): Promise<LaunchedBrowser> {
     if (this.closed) throw new FetchError('RENDER_FAILED', 'the service is stopping')
     if (this.launchFailure && Date.now() - this.launchFailure.at < RELAUNCH_AFTER_FAILURE_MS) {
       throw new FetchError('BROWSER_UNAVAILABLE', this.launchFailure.message)
     }
-    this.server ??= this.launch()
+    this.launched ??= this.launch()
     try {
-      return await this.server
+      return await this.launched
     } catch (err) {
-      this.server = undefined
+      this.launched = undefined
       const message = `no browser could start (${(err as Error).message.split('\n')[0]}); ` +
         'set CHROMIUM_PATH to a Chromium or Chrome binary'
       this.launchFailure = { at: Date.now(), message }
@@ -170,36 +171,49 @@ export class BrowserRenderer {
     }
   }
 
-  private async launch (): Promise<{ server: BrowserServer, browser: Browser }> {
+  /**
+   * Starts Chromium, driven over its pipe from this process. (A browser server reached over a
+   * WebSocket cost the main thread about 40 ms a page more, most of it a second copy of every
+   * answer's body: each message went out as JSON, compressed, and was read back in.)
+   */
+  private async launch (): Promise<LaunchedBrowser> {
     const { chromium } = await import('playwright-core')
-    const executablePath = this.opts.executablePath ?? await shippedChromium()
-    const server = await chromium.launchServer({
-      executablePath: this.yielding(executablePath), args: CHROMIUM_ARGS, headless: true
+    const executablePath = this.yielding(this.opts.executablePath ?? await shippedChromium())
+    const pidFile = this.launcher && join(this.launcher.dir, `pid-${++this.launches}`)
+    const browser = await chromium.launch({
+      executablePath,
+      args: CHROMIUM_ARGS,
+      headless: true,
+      ...(pidFile ? { env: { ...process.env, [PID_FILE_VARIABLE]: pidFile } } : {})
     })
-    const browser = await chromium.connect(server.wsEndpoint())
     browser.on('disconnected', () => {
       void this.restart(browser)
     })
     this.pagesSinceLaunch = 0
     this.launchFailure = undefined
-    return { server, browser }
+    return { browser, pid: pidFile ? takePid(pidFile) : undefined }
   }
 
   /**
-   * Ends the browser (killed if it does not close in 3 s); the next render starts a new one.
-   * `gone`: only if it is still that browser (its disconnection, heard after a restart, would
-   * otherwise end the next browser under its first render, and that one's the next).
+   * Ends the browser (its process group killed if it does not close in 3 s); the next render
+   * starts a new one. `gone`: only if it is still that browser (its disconnection, heard after
+   * a restart, would otherwise end the next browser under its first render, and that one's the next).
    */
   private async restart (gone?: Browser): Promise<void> {
-    const current = this.server
+    const current = this.launched
     if (!current) return
     if (gone && (await current.catch(() => undefined))?.browser !== gone) return
-    if (this.server !== current) return
-    this.server = undefined
-    const { server } = await current.catch(() => ({ server: undefined }))
-    if (!server) return
-    await Promise.race([server.close(), sleep(3000)]).catch(() => {})
-    await server.kill().catch(() => {})
+    if (this.launched !== current) return
+    this.launched = undefined
+    const launched = await current.catch(() => undefined)
+    if (!launched) return
+    const closing = launched.browser.close().then(() => true, () => true)
+    const closed = await Promise.race([closing, sleep(3000).then(() => false)])
+    if (closed || launched.pid === undefined) return
+    try {
+      // Chromium leads a process group of its own (Playwright starts it detached): its renderers go with it.
+      process.kill(-launched.pid, 'SIGKILL')
+    } catch { /* gone meanwhile */ }
   }
 
   private async renderIn (
@@ -417,6 +431,8 @@ export class BrowserRenderer {
       }
       writeFileSync(this.launcher.path, [
         '#!/bin/sh',
+        // exec keeps the process: its pid is the browser's (see restart).
+        `[ -n "$${PID_FILE_VARIABLE}" ] && echo $$ > "$${PID_FILE_VARIABLE}"`,
         `command -v nice >/dev/null || exec ${browser} "$@"`,
         `if ${unraised} true 2>/dev/null; then exec ${unraised} ${nice}; fi`,
         `exec ${nice}`,
@@ -427,6 +443,26 @@ export class BrowserRenderer {
       // No temporary directory to write in: the browser starts as it is, at its own priority.
       return executablePath
     }
+  }
+}
+
+interface LaunchedBrowser {
+  browser: Browser
+  /** Its process, which leads its group, when the command that started it said (see yielding). */
+  pid: number | undefined
+}
+
+/** Where the browser's command writes its process id. */
+const PID_FILE_VARIABLE = 'SITEWATCH_BROWSER_PID_FILE'
+
+/** The process id `file` holds (then removed), if any. */
+function takePid (file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim())
+    rmSync(file, { force: true })
+    return Number.isInteger(pid) && pid > 1 ? pid : undefined
+  } catch {
+    return undefined
   }
 }
 

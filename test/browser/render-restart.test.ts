@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { createFetcher } from '../../src/crawl/fetch.js'
 import { BrowserRenderer } from '../../src/crawl/render.js'
 import { TestSite } from '../helpers/site.js'
+import { eventually } from '../helpers/service.js'
 
 // The browser is started afresh every BROWSER_RESTART_AFTER pages, but never under a render:
 // a page that reaches the count while another is still rendering leaves the restart to the
@@ -11,6 +13,39 @@ import { TestSite } from '../helpers/site.js'
 
 const page = (title: string) =>
   `<!doctype html><html lang="en"><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`
+
+const fetcherFor = (site: TestSite) => createFetcher({
+  hostMap: new Map([['pages.test', new URL(site.origin)]]),
+  allowPrivateNetworks: false,
+  timeoutMs: 10_000,
+  maxBytes: 5_000_000
+})
+
+/** Each running process's parent, and whether it is still running (a zombie is not). */
+function processes (): Map<number, { parent: number, running: boolean }> {
+  const all = new Map<number, { parent: number, running: boolean }>()
+  for (const pid of readdirSync('/proc').filter(p => /^\d+$/.test(p))) {
+    try {
+      // The command's name is in parentheses and may hold spaces: state and parent follow it.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      all.set(Number(pid), { parent: Number(parent), running: state !== 'Z' && state !== 'X' })
+    } catch { /* gone */ }
+  }
+  return all
+}
+
+/** The processes this one started, and theirs, that still run. */
+function descendants (): number[] {
+  const all = processes()
+  const ours = (pid: number): boolean => {
+    for (let p = all.get(pid)?.parent; p !== undefined && p > 1; p = all.get(p)?.parent) {
+      if (p === process.pid) return true
+    }
+    return false
+  }
+  return [...all].filter(([pid, p]) => p.running && ours(pid)).map(([pid]) => pid)
+}
 
 describe('a restart of the browser while a page renders', () => {
   const site = new TestSite()
@@ -31,13 +66,9 @@ describe('a restart of the browser while a page renders', () => {
         res.end(page(path.slice(1)))
       }
     }
-    const fetcher = createFetcher({
-      hostMap: new Map([['pages.test', new URL(site.origin)]]),
-      allowPrivateNetworks: false,
-      timeoutMs: 10_000,
-      maxBytes: 5_000_000
+    renderer = new BrowserRenderer({
+      fetcher: fetcherFor(site), concurrency: 2, timeoutMs: 20_000, quietMs: 100, restartAfter: 1
     })
-    renderer = new BrowserRenderer({ fetcher, concurrency: 2, timeoutMs: 20_000, quietMs: 100, restartAfter: 1 })
   })
   after(async () => {
     await renderer?.close()
@@ -58,5 +89,43 @@ describe('a restart of the browser while a page renders', () => {
     assert.equal(asked.get('/slow'), 1, 'the slow page was read once, not again after a restart under it')
     const next = await renderer.render('https://pages.test/next', { screenshot: false })
     assert.match(next.html, /<h1>next<\/h1>/)
+  })
+})
+
+describe('a browser that does not close', () => {
+  const site = new TestSite()
+
+  before(async () => {
+    await site.start()
+    site.fallback = path => (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(page(path.slice(1)))
+    }
+  })
+  after(async () => {
+    await site.close()
+  })
+
+  it('is killed with its renderers when it has not closed in 3 s', async () => {
+    const before = new Set(descendants())
+    const renderer = new BrowserRenderer({
+      fetcher: fetcherFor(site), concurrency: 1, timeoutMs: 20_000, quietMs: 100, restartAfter: 100
+    })
+    try {
+      assert.match((await renderer.render('https://pages.test/first', { screenshot: false })).html, /<h1>first<\/h1>/)
+      const started = descendants().filter(pid => !before.has(pid))
+      const all = processes()
+      // The browser's own process is this one's child; its renderers and helpers are its.
+      const browser = started.find(pid => all.get(pid)?.parent === process.pid)
+      assert.ok(browser !== undefined && started.length > 1, `the browser and its helpers run (${started.length} processes)`)
+      process.kill(browser, 'SIGSTOP')
+      await renderer.close()
+      await eventually(async () => {
+        const left = new Set(descendants())
+        return started.every(pid => !left.has(pid)) || undefined
+      }, 10_000, 'every process of the stopped browser ended')
+    } finally {
+      await renderer.close()
+    }
   })
 })
