@@ -77,7 +77,18 @@ describe('page types', () => {
     ['https://acme.test/changelog', 'changelog'],
     ['https://acme.test/release-notes', 'changelog'],
     ['https://acme.test/about', 'other'],
-    ['https://acme.test/p/123', 'pricing', 'See our plans', 'Plans and pricing']
+    ['https://acme.test/p/123', 'pricing', 'See our plans', 'Plans and pricing'],
+    // Legal pages by the names sites give them, at the root as often as under /legal.
+    ['https://acme.test/legal/sub-processors', 'security', undefined, 'Sub-processors'],
+    ['https://acme.test/data-processing-addendum', 'terms', undefined, 'Data Processing Addendum'],
+    ['https://acme.test/data-protection', 'terms', undefined, 'Data protection'],
+    ['https://acme.test/disclaimer', 'terms', undefined, 'Disclaimer'],
+    ['https://acme.test/dmca', 'terms', undefined, 'DMCA notices'],
+    ['https://acme.test/refunds', 'terms', undefined, 'Refunds'],
+    ['https://acme.test/warranty', 'terms', undefined, 'Limited warranty'],
+    ['https://acme.test/do-not-sell', 'terms', 'Do Not Sell or Share My Personal Information'],
+    ['https://acme.test/widerrufsbelehrung', 'terms', undefined, 'Widerrufsbelehrung'],
+    ['https://acme.test/pricing', 'pricing', 'Pricing', 'Plans, billing and refunds']
   ]
   for (const [url, type, linkText, title] of cases) {
     it(`${url}${linkText ? ` ("${linkText}")` : ''} is ${type}`, () => {

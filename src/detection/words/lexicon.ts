@@ -79,13 +79,14 @@ export const PAGE_NAMES: Record<Typed, Words> = {
     en: [
       'terms', 'tos', 'legal', 'privacy', `cookies?(?:[- ]${L})?`, 'eula', 'dpa', 'gdpr', 'ccpa',
       'acceptable[- ]use', 'aup', 'sla', 'policies', 'policy', 'agreement', 'conditions', 'guidelines',
-      'code[- ]of[- ]conduct', 'community[- ]standards'
+      'code[- ]of[- ]conduct', 'community[- ]standards', 'addendum', 'data[- ]protection', 'disclaimers?', 'dmca',
+      'copyright', 'refunds?', 'warrant(?:y|ies)', 'do[- ]not[- ]sell'
     ],
     fr: [
       'cgu', 'cgv', 'cgvu', 'confidentialité', 'vie[- ]privée', 'données[- ]personnelles', 'politique', 'traceurs',
       'charte', 'règles', 'conditions', 'rgpd'
     ],
-    de: ['agb', `${L}bedingungen`, `datenschutz${L}`, `${L}richtlinien?`, 'nutzungsordnung', 'dsgvo'],
+    de: ['agb', `${L}bedingungen`, `datenschutz${L}`, `${L}richtlinien?`, 'nutzungsordnung', 'dsgvo', `widerruf${L}`],
     es: ['términos', 'condiciones', 'privacidad', 'política', 'normas', 'rgpd'],
     it: ['termini', 'condizioni', 'informativa', 'riservatezza', 'linee[- ]guida', 'regole', 'privacy'],
     nl: [`${L}voorwaarden`, `privacy${L}`, `cookie${L}`, `${L}richtlijnen`, 'gedragscode', 'avg'],
@@ -94,7 +95,7 @@ export const PAGE_NAMES: Record<Typed, Words> = {
   security: {
     en: [
       'security', 'trust', 'compliance', 'soc ?2', 'iso ?27001', `vulnerabilit${L}`, 'responsible[- ]disclosure',
-      'bug[- ]bounty', 'security\\.txt', 'subprocessors?'
+      'bug[- ]bounty', 'security\\.txt', 'sub[- ]?processors?'
     ],
     fr: ['sécurité', 'conformité', 'confiance'],
     de: [`${L}sicherheit`, 'vertrauen', 'schwachstellen'],
