@@ -1,7 +1,8 @@
 import { extractPage } from '../detection/detect.js'
 import { pageLanguage } from '../detection/words/language.js'
 import {
-  fold, IMPRINT, type Language, LANGUAGES, matcher, ownLanguages, PAGE_CONTENT, PAGE_NAMES, type Words
+  fold, IMPRINT, type Language, LANGUAGES, LEGAL_DOCUMENT_NAMES, matcher, ownLanguages, PAGE_CONTENT, PAGE_NAMES,
+  POLICY_NAMES, type Words
 } from '../detection/words/lexicon.js'
 import type { PageType } from '../vocabulary/core.js'
 
@@ -56,21 +57,20 @@ export function classifyPageType (signals: PageSignals): { pageType: PageType, c
   const title = signals.title && fold(signals.title)
   const headings = signals.headings?.slice(0, 3).map(fold)
   const linkText = signals.linkText && fold(signals.linkText)
-  const named = [title, headings?.[0], linkText].filter((s): s is string => Boolean(s))
-  if (IMPRINT.test(path) || named.some(n => IMPRINT.test(n))) return { pageType: 'other', confidence: 0.9 }
+  const names = [title, headings?.[0], linkText].filter((s): s is string => Boolean(s))
+  if (IMPRINT.test(path) || names.some(n => IMPRINT.test(n))) return { pageType: 'other', confidence: 0.9 }
 
   const scores = new Map<Typed, number>()
   const add = (t: Typed, w: number) => scores.set(t, (scores.get(t) ?? 0) + w)
   const text = signals.text && fold(signals.text.slice(0, 20_000))
+  const named = namer(signals.language)
   for (const t of TYPES) {
-    const names = weigher(PAGE_NAMES[t], signals.language)
-    const named = (s: string) => names.own.test(s) ? 1 : names.foreign?.test(s) ? FOREIGN : 0
     // The last path segment speaks loudest: /docs/pricing-api is about the API.
-    const inPath = named(last) * 0.5 || named(path) * 0.3
-    add(t, inPath + named(sub) * 0.3)
-    if (title) add(t, named(title) * 0.25)
-    if (headings) add(t, Math.max(0, ...headings.map(named)) * 0.15)
-    if (linkText) add(t, named(linkText) * 0.2)
+    const inPath = named(last)[t] * 0.5 || named(path)[t] * 0.3
+    add(t, inPath + named(sub)[t] * 0.3)
+    if (title) add(t, named(title)[t] * 0.25)
+    if (headings) add(t, Math.max(0, ...headings.map(h => named(h)[t])) * 0.15)
+    if (linkText) add(t, named(linkText)[t] * 0.2)
     if (text) {
       const content = weigher(PAGE_CONTENT[t], signals.language, 'giu')
       const hits = (text.match(content.own)?.length ?? 0) +
@@ -91,6 +91,32 @@ export function classifyPageType (signals: PageSignals): { pageType: PageType, c
   // Ambiguity (two kinds scoring alike) lowers confidence.
   const second = Math.max(0, ...[...scores].filter(([t]) => t !== best).map(([, s]) => s))
   return { pageType: best, confidence: round(Math.min(0.99, 0.35 + bestScore * 0.6 - second * 0.2)) }
+}
+
+/**
+ * What a name (a path, a title, a heading, a link) says of each kind, per kind: 1 in the page's
+ * own languages, FOREIGN in the others. A legal document's noun makes the name terms' alone
+ * ("Billing terms", "Subscription agreement", "Product-specific terms"); a generic "policy"
+ * yields to security's words ("Security policy", "Responsible disclosure policy").
+ */
+function namer (language: Language | undefined) {
+  const kinds = TYPES.map(t => [t, weigher(PAGE_NAMES[t], language)] as const)
+  const terms = weigher(PAGE_NAMES.terms, language)
+  const document = weigher(LEGAL_DOCUMENT_NAMES, language)
+  const policy = matcher(POLICY_NAMES, LANGUAGES, 'giu')
+  const weight = (w: ReturnType<typeof weigher>, s: string) => w.own.test(s) ? 1 : w.foreign?.test(s) ? FOREIGN : 0
+  const seen = new Map<string, Record<Typed, number>>()
+  return (s: string): Record<Typed, number> => {
+    let scores = seen.get(s)
+    if (scores) return scores
+    scores = Object.fromEntries(kinds.map(([t, w]) => [t, weight(w, s)])) as Record<Typed, number>
+    if (scores.terms > 0 && weight(document, s) > 0) {
+      for (const t of TYPES) if (t !== 'terms' && t !== 'security') scores[t] = 0
+      if (scores.security > 0 && weight(terms, s.replace(policy, ' ')) === 0) scores.terms = 0
+    }
+    seen.set(s, scores)
+    return scores
+  }
 }
 
 /** A fetched page's kind, read as discovery reads it: from its URL, the link to it, and itself. */

@@ -88,7 +88,20 @@ describe('page types', () => {
     ['https://acme.test/warranty', 'terms', undefined, 'Limited warranty'],
     ['https://acme.test/do-not-sell', 'terms', 'Do Not Sell or Share My Personal Information'],
     ['https://acme.test/widerrufsbelehrung', 'terms', undefined, 'Widerrufsbelehrung'],
-    ['https://acme.test/pricing', 'pricing', 'Pricing', 'Plans, billing and refunds']
+    ['https://acme.test/pricing', 'pricing', 'Pricing', 'Plans, billing and refunds'],
+    // A legal document's noun names the page; the words beside it say what the document is about.
+    ['https://acme.test/legal/billing-terms', 'terms', undefined, 'Billing Terms'],
+    ['https://acme.test/legal/subscription-agreement', 'terms', undefined, 'Subscription Agreement'],
+    ['https://acme.test/notion/Subscription-Terms', 'terms', undefined, 'Subscription Terms'],
+    ['https://acme.test/legal/product-specific-terms', 'terms', undefined, 'Product Specific Terms'],
+    ['https://acme.test/legal/upgrade-policy', 'terms', undefined, 'Upgrade Policy'],
+    ['https://acme.test/agb-preise', 'terms', undefined, 'AGB für Preise und Leistungen'],
+    ['https://acme.test/en/contracts/', 'terms', undefined, 'Contracts'],
+    ['https://acme.test/contrato/', 'terms', undefined, 'Contratos'],
+    // ... but a generic "policy" yields to security's words.
+    ['https://acme.test/legal/security-policy', 'security', undefined, 'Security Policy'],
+    ['https://acme.test/responsible-disclosure-policy', 'security', undefined, 'Responsible Disclosure Policy'],
+    ['https://acme.test/pricing', 'pricing', undefined, 'Pricing – no contracts, cancel anytime']
   ]
   for (const [url, type, linkText, title] of cases) {
     it(`${url}${linkText ? ` ("${linkText}")` : ''} is ${type}`, () => {

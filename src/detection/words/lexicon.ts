@@ -80,17 +80,17 @@ export const PAGE_NAMES: Record<Typed, Words> = {
       'terms', 'tos', 'legal', 'privacy', `cookies?(?:[- ]${L})?`, 'eula', 'dpa', 'gdpr', 'ccpa',
       'acceptable[- ]use', 'aup', 'sla', 'policies', 'policy', 'agreement', 'conditions', 'guidelines',
       'code[- ]of[- ]conduct', 'community[- ]standards', 'addendum', 'data[- ]protection', 'disclaimers?', 'dmca',
-      'copyright', 'refunds?', 'warrant(?:y|ies)', 'do[- ]not[- ]sell'
+      'copyright', 'refunds?', 'warrant(?:y|ies)', 'do[- ]not[- ]sell', 'contracts'
     ],
     fr: [
       'cgu', 'cgv', 'cgvu', 'confidentialité', 'vie[- ]privée', 'données[- ]personnelles', 'politique', 'traceurs',
-      'charte', 'règles', 'conditions', 'rgpd'
+      'charte', 'règles', 'conditions', 'rgpd', 'contrats'
     ],
     de: ['agb', `${L}bedingungen`, `datenschutz${L}`, `${L}richtlinien?`, 'nutzungsordnung', 'dsgvo', `widerruf${L}`],
-    es: ['términos', 'condiciones', 'privacidad', 'política', 'normas', 'rgpd'],
-    it: ['termini', 'condizioni', 'informativa', 'riservatezza', 'linee[- ]guida', 'regole', 'privacy'],
-    nl: [`${L}voorwaarden`, `privacy${L}`, `cookie${L}`, `${L}richtlijnen`, 'gedragscode', 'avg'],
-    pt: ['termos', 'condições', 'privacidade', 'diretrizes', 'lgpd', 'política']
+    es: ['términos', 'condiciones', 'privacidad', 'política', 'normas', 'rgpd', 'contratos'],
+    it: ['termini', 'condizioni', 'informativa', 'riservatezza', 'linee[- ]guida', 'regole', 'privacy', 'contratti'],
+    nl: [`${L}voorwaarden`, `privacy${L}`, `cookie${L}`, `${L}richtlijnen`, 'gedragscode', 'avg', `${L}overeenkomst`],
+    pt: ['termos', 'condições', 'privacidade', 'diretrizes', 'lgpd', 'política', 'contratos']
   },
   security: {
     en: [
@@ -127,6 +127,30 @@ export const PAGE_NAMES: Record<Typed, Words> = {
     nl: ['wijzigingen', 'wijzigingslogboek', 'wat[- ]is[- ]er[- ]nieuw', 'nieuw'],
     pt: ['novidades', 'notas[- ]de[- ]versão', 'registro[- ]de[- ]alterações', 'atualizações']
   }
+}
+
+/**
+ * The nouns that make a name a legal document's ("Billing terms", "Subscription agreement",
+ * "Product-specific terms"): the words beside them say what the document is about, not that
+ * the page is a pricing page or a product page.
+ */
+export const LEGAL_DOCUMENT_NAMES: Words = {
+  en: ['terms', 'tos', 'agreement', 'conditions', 'policy', 'policies', 'addendum', 'eula', 'dpa', 'sla', 'aup'],
+  fr: ['cgu', 'cgv', 'cgvu', 'conditions', 'politique', 'charte'],
+  de: ['agb', `${L}bedingungen`, `${L}richtlinien?`],
+  es: ['términos', 'condiciones', 'política'],
+  it: ['termini', 'condizioni'],
+  nl: [`${L}voorwaarden`, `${L}overeenkomst`],
+  pt: ['termos', 'condições', 'política']
+}
+
+/** A legal document's generic noun, which yields to security's words: a "Security policy" is a security page. */
+export const POLICY_NAMES: Words = {
+  ...none,
+  en: ['policy', 'policies'],
+  fr: ['politique'],
+  es: ['política'],
+  pt: ['política']
 }
 
 /**
