@@ -44,8 +44,13 @@ export const pagesByTypeText = (byType: BriefSections['company']['pagesByType'])
   PAGE_TYPES.filter(t => byType[t] > 0).map(t => `${byType[t]} ${words(t)}`).join(', ')
 
 type Plan = BriefSections['pricing']['plans'][number]
-/** A plan's prices as written, each with its billing note; empty when it states none. */
-export const pricesText = (plan: Plan) => plan.prices.map(x => x.text + (x.billing ? ` (${x.billing})` : '')).join(', ')
+/**
+ * A plan's prices as written, each with its billing note and, for a fee, a total or an add-on, what the page calls
+ * it ("50 € (Setup fee)"); empty when it states none.
+ */
+export const pricesText = (plan: Plan) => plan.prices
+  .map(x => x.text + [x.charge ? x.label : undefined, x.billing].filter(Boolean).map(n => ` (${n})`).join(''))
+  .join(', ')
 /**
  * A plan's headline limits, "user: 5, payout: unlimited": the reader keeps one name for one
  * and many ("1 seat", "5 seats"), so the name comes first rather than in a wrong number.

@@ -21,6 +21,14 @@ export type Passage = Static<typeof PassageSchema>
 
 export const DIFF_LINE_TYPES = ['context', 'deletion', 'addition'] as const
 
+/** What a price is when it is not the plan's own price: a fee paid once to set up, a term's total, an add-on's. */
+export const PRICE_CHARGES = ['setup', 'total', 'addon'] as const
+const chargeSchema = () => Type.Optional(literals(PRICE_CHARGES, {
+  description: 'what the price is when it is not the plan\'s own price (its words or its column say so): a setup ' +
+    'fee, a term\'s total, an add-on\'s price; absent for the plan\'s price. A price is compared only with a price ' +
+    'of its own charge'
+}))
+
 /** A price as a pricing page states it. */
 export const PlanPriceSchema = Type.Object({
   amount: Type.Number(),
@@ -36,6 +44,7 @@ export const PlanPriceSchema = Type.Object({
     description: 'the column it stands in, when a plan has several prices of one kind (e.g. "Setup fee" and ' +
       '"Billed"): each is compared with its own'
   })),
+  charge: chargeSchema(),
   text: Type.String({ description: 'as summaries write it, e.g. $49/month' })
 })
 export type PlanPrice = Static<typeof PlanPriceSchema>
@@ -68,7 +77,11 @@ export const PRICING_CHANGE_KINDS = [
 export const PricingChangeSchema = Type.Object({
   kind: literals(PRICING_CHANGE_KINDS),
   summary: Type.String({ description: 'e.g. "Pro: $49/month → $59/month (+20%)"' }),
-  plan: Type.Optional(Type.String()),
+  plan: Type.Optional(Type.String({
+    description: 'the plan, and for a price that is not the plan\'s own (see `charge`), what the page calls it: ' +
+      '"Cloud VDS S – Setup fee"'
+  })),
+  charge: chargeSchema(),
   before: Type.Optional(Type.String({ description: 'the price or limit before, as written in the summary' })),
   after: Type.Optional(Type.String()),
   percent: Type.Optional(Type.Number({
@@ -193,6 +206,7 @@ export const FactSchema = Type.Object({
   after: Type.Optional(Type.String({ description: 'the value after, as written' })),
   percent: Type.Optional(Type.Number({ description: 'the move in percent, where the two sides compare' })),
   priced: Type.Optional(Type.Boolean({ description: 'a plan that came or went had a price' })),
+  charge: chargeSchema(),
   lines: Type.Optional(Type.Integer({ description: 'text edits: changed lines' })),
   words: Type.Optional(Type.Integer({ description: 'text edits: words added or removed' })),
   legalWords: Type.Optional(Type.Boolean({ description: 'the edit speaks of rights, data, liability, fees…' })),

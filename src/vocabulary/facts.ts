@@ -22,6 +22,7 @@ export interface FactRule {
 const PRODUCT: readonly PageType[] = ['pricing', 'features']
 const up = (n: number) => (f: Fact) => (f.percent ?? Infinity) >= n
 const apart = (n: number) => (f: Fact) => Math.abs(f.percent ?? Infinity) >= n
+const charged = (f: Fact) => f.charge !== undefined
 const bigText = (f: Fact) => (f.words ?? 0) > 40 || (f.lines ?? 0) > 6
 const legal = (f: Fact) => f.legalWords === true
 const quantities = (f: Fact) => f.quantities === true
@@ -31,6 +32,11 @@ const release = (weight: Fact['release'], adds?: boolean) => (f: Fact) =>
 
 /** The one table: fact (and page type) → change type and severity. First match wins. */
 export const FACT_RULES: readonly FactRule[] = [
+  // A fee, a term's total or an add-on's price weighs less than the plan's own price, however far it moved.
+  { kind: 'price_up', when: charged, changeType: 'price_change', severity: 'medium' },
+  { kind: 'price_down', when: charged, changeType: 'price_change', severity: 'medium' },
+  { kind: 'price_changed', when: charged, changeType: 'price_change', severity: 'medium' },
+  { kind: 'price_removed', when: charged, changeType: 'price_change', severity: 'medium' },
   { kind: 'price_up', when: up(50), changeType: 'price_change', severity: 'critical' },
   { kind: 'price_up', when: up(20), changeType: 'price_change', severity: 'high' },
   { kind: 'price_up', changeType: 'price_change', severity: 'medium' },

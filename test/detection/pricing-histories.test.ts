@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { compareContent, readPage } from '../../src/detection/detect.js'
+import { compareContent, readPage, readPricing } from '../../src/detection/detect.js'
 import type { DetectedChange } from '../../src/vocabulary/core.js'
 
 // Pricing pages through a real edit each, shaped as the sites that showed the faults write
@@ -90,6 +90,30 @@ for (const mode of ['table', 'text'] as const) {
     })
   })
 }
+
+describe('cards with their cents raised and a setup fee beside the price', () => {
+  for (const mode of ['table', 'text'] as const) {
+    it(`the plan's price leads, the fee is named as a fee with its plan and weighs less (${mode})`, () => {
+      const [c, ...more] = read('fees', mode)
+      assert.equal(more.length, 0)
+      assert.match(c.summary, /^(Pricing, )?Cloud VDS M: (€44\.80\/month|44\.80 €\/month) → (€49\.90\/month|49\.90 €\/month) \(\+11%\)/)
+      const fee = c.diffData.facts!.find(f => f.before === '€50' || f.before === '50 €')
+      assert.deepEqual([fee?.kind, fee?.subject, fee?.charge], ['price_down', 'Cloud VDS S – Setup fee', 'setup'], JSON.stringify(fee))
+      assert.equal(c.severity, 'medium', 'a waived fee is no -100% cut of the plan')
+      assert.deepEqual(saysNothingHappened(c), [])
+    })
+  }
+
+  it('reads "€34<sup>40</sup>" and a span of cents as 34.40, and leaves a footnote and a square metre alone', () => {
+    const page = readPage(fixture('fees-1'))
+    assert.ok(page.lines.includes('€34.40/month') && page.lines.includes('€64.40/month'), page.lines.join('\n'))
+    assert.ok(page.lines.some(l => l.includes('32 TB1, 100 m2 of rack space')), page.lines.join('\n'))
+    const plans = readPricing(fixture('fees-1')).table.plans
+    assert.deepEqual(plans.map(p => p.prices.map(x => `${x.text}${x.charge ? ` ${x.charge}: ${x.label}` : ''}`)), [
+      ['34.40 €/month', '50 € setup: Setup fee'], ['44.80 €/month', '50 € setup: Setup fee'], ['64.40 €/month', '50 € setup: Setup fee']
+    ])
+  })
+})
 
 describe('a sale: prices struck through beside the current ones', () => {
   it('the price the sale moved is told once, the struck price neither paired nor told again', () => {

@@ -216,6 +216,20 @@ describe('a brief built from what the store holds', () => {
     assert.ok(md.includes('| Team | $20/month | user: 5, project: Unlimited |'), md)
   })
 
+  it("names a plan's setup fee as a fee, and reads its price's cents however the markup raises them", () => {
+    const card = (name: string, euros: string, cents: string) => `<div class="card"><h3>${name}</h3><ul><li>4 cores</li></ul>` +
+      `<div class="price">€<strong>${euros}</strong><sup>${cents}</sup>/month</div><p>Setup fee €50</p></div>`
+    const pricing = stored(`<html lang="en"><body><main><h1>Cloud VDS</h1>${card('Cloud VDS S', '34', '40')}` +
+      `${card('Cloud VDS M', '44', '80')}</main></body></html>`)
+    const built = buildBrief(inputs({
+      pages: [...inputs().pages, { id: 'pricing', url: 'https://acme.test/vds', pageType: 'pricing', monitored: true }],
+      raws: [...inputs().raws, { pageId: 'pricing', snapshotId: 's3', at, page: pricing }]
+    }), decode)
+    const md = readyMarkdown(built)
+    assert.ok(md.includes('| Cloud VDS S | 34.40 €/month, 50 € (Setup fee) | core: 4 |'), md)
+    assert.ok(md.includes('| Cloud VDS M | 44.80 €/month, 50 € (Setup fee) | core: 4 |'), md)
+  })
+
   it("escapes a page's Markdown: a site's text cannot make links or tables", () => {
     assert.equal(mdText('[click](https://evil) | *x* <b>'), '\\[click\\](https://evil) \\| \\*x\\* \\<b\\>')
   })

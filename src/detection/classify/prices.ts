@@ -4,10 +4,10 @@ import { cellsOf, parseLine } from '../../vocabulary/lines.js'
 import { headingText, isHeading } from '../text/blocks.js'
 import { plain } from '../text/quote.js'
 import {
-  CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, matcher, ownLanguages, PERIOD_WORDS, PRICE_KIND_WORDS,
-  PRICE_WORDS
+  chargeIn, CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, matcher, ownLanguages, PERIOD_WORDS,
+  type PRICE_KIND_WORDS, PRICE_WORDS
 } from '../words/lexicon.js'
-import { findMoney, type Money } from '../words/money.js'
+import { findMoney, type Money, wordsBeside } from '../words/money.js'
 import type { Context, Part, Reading } from './part.js'
 
 // A block's prices, read from its text: each price labelled by its row or the plan's
@@ -78,18 +78,6 @@ interface Priced {
 /** What a price is: a plan's price (''), a fee paid once to set up, or a term's total. */
 type PriceKind = '' | typeof PRICE_KIND_WORDS[number][0]
 
-/** The words beside a price on its line, up to the next price or a comma either way ("setup fee 2.25 €, …"). */
-function wordsBeside (line: string, m: Money): string {
-  const at = line.indexOf(m.raw)
-  if (at < 0) return ''
-  const others = findMoney(line).map(x => ({ start: line.indexOf(x.raw), end: line.indexOf(x.raw) + x.raw.length }))
-  const left = Math.max(0, ...others.filter(o => o.end <= at).map(o => o.end))
-  const right = Math.min(line.length, ...others.filter(o => o.start >= at + m.raw.length).map(o => o.start))
-  const before = line.slice(left, at).split(/[,;|(]/).at(-1) ?? ''
-  const after = line.slice(at + m.raw.length, right).split(/[,;|)]/)[0] ?? ''
-  return `${before} ${after}`
-}
-
 /**
  * A price's kind: its column's header says it in a table ("Setup fee", "Total"), else the
  * words beside it on its line; none of them: a plan's price.
@@ -98,8 +86,7 @@ function kindOf (
   line: string, m: Money, column: number, head: readonly string[] | undefined, own: readonly Language[]
 ): PriceKind {
   const beside = column >= 0 ? `${head?.[column] ?? ''} ${cellsOf(line)?.[column] ?? ''}` : wordsBeside(line, m)
-  const words = foldAccents(beside)
-  return PRICE_KIND_WORDS.find(([, kind]) => matcher(kind, own).test(words))?.[0] ?? ''
+  return chargeIn(beside, own) ?? ''
 }
 
 /** A line that can name the prices after it where no heading does: short text, no price, no list item or row. */
@@ -191,10 +178,14 @@ export function priceReading (
       // A row names its price; else the card's heading does, before what the line says around it ("for 14 days").
       const row = column >= 0 ? labelOf(l, m) : ''
       const own = labelOf(l, m)
-      // A term names no plan ("6 Months: 29.25 € in total"): the card's heading does, with it.
-      const termOfPlan = heading && isTerm(own) ? `${heading.text} – ${own}` : ''
-      const label = row || (heading?.moved ? heading.text : termOfPlan || own || heading?.text) || ''
       const kind = kindOf(l, m, column, p.tableHeads[side], ctx.own)
+      // A term or a charge names no plan ("6 Months: 29.25 € in total", "Setup fee €50"): the card's heading does,
+      // with it (the section's, when the diff shows no heading above the line).
+      const plan = heading?.text ?? p.section
+      const termOfPlan = plan && own && (isTerm(own) || (kind !== '' && chargeIn(own, ctx.own) === kind))
+        ? `${plan} – ${own}`
+        : ''
+      const label = row || (heading?.moved ? heading.text : termOfPlan || own || heading?.text) || ''
       const headed = !row && !termOfPlan && (heading?.moved === true || !own)
       return { m, line: l, label, column, planMoved: row === '' && heading?.moved === true, kind, headed }
     })
@@ -228,6 +219,8 @@ export function priceReading (
     const fact = priceFact(b, a)
     if (!fact) continue
     fact.subject = a?.label || b?.label || p.section || 'Price'
+    const charge = (a ?? b)!.kind
+    if (charge) fact.charge = charge
     facts.push(fact)
   }
   if (facts.length === 0) return undefined
@@ -265,16 +258,17 @@ function byPlace (side: ReadonlyArray<Priced & { name?: string, nameMoved?: bool
 }
 
 /**
- * Of facts of one severity, which kind leads: a price that moved, then plans that went or
- * came, then a price alone that went or came (an add-on's, a term's), then limits, then
- * features, then the rest.
+ * Of facts of one severity, which kind leads: a plan's price that moved, then plans that went
+ * or came, then a price alone that went or came (an add-on's, a term's) or a charge's that
+ * moved (see kindRank), then limits, then features, then the rest.
  */
 const LEAD_KINDS: readonly FactKind[] = [
   'price_up', 'price_down', 'price_changed', 'plan_removed', 'plan_added', 'price_removed', 'price_added',
   'limit_lowered', 'limit_raised', 'feature_removed', 'feature_moved', 'feature_added'
 ]
 const kindRank = (f: Fact) => {
-  const i = LEAD_KINDS.indexOf(f.kind)
+  // A fee's, a total's or an add-on's move comes after the plans, with the prices alone.
+  const i = LEAD_KINDS.indexOf(f.charge !== undefined && f.kind.startsWith('price_') ? 'price_removed' : f.kind)
   return i < 0 ? LEAD_KINDS.length : i
 }
 /**
@@ -282,7 +276,7 @@ const kindRank = (f: Fact) => {
  * reader knows: the price people compare, before a usage price (per GB, even per GB a
  * month) or an hourly one. Plans that came or went stay in the page's order.
  */
-const planPeriodic = (f: Fact) => f.kind.startsWith('price_') &&
+const planPeriodic = (f: Fact) => f.kind.startsWith('price_') && f.charge === undefined &&
   findMoney(`${f.before ?? ''} ${f.after ?? ''}`).some(m => /^(?:month|year)(?:\/|$)/.test(m.period))
 
 /**

@@ -95,6 +95,19 @@ export function isHidden (attrs: Attributes): boolean {
     (attrs.style !== undefined && HIDDEN_STYLE.test(attrs.style))
 }
 
+/**
+ * Cents set apart from the whole amount, raised or in an element of their own ("€34<sup>40</sup>",
+ * `<span class="cents">99</span>`): a person reads a decimal point there that the markup does not write.
+ */
+export const isCents = (name: string, attrs: Attributes): boolean =>
+  name === 'sup' || (attrs.class !== undefined && CENTS_CLASS.test(attrs.class))
+const CENTS_CLASS = /(?:^|[\s_-])(?:cents?|decimals?|fraction)(?:$|[\s_-])/i
+
+/** `text` with cents that follow its amount (see isCents) after a decimal point: "€34" and "40" make "€34.40". */
+export function withCents (text: string, cents: string): string {
+  return /\d\s*$/.test(text) && /^\s*\d{2}\s*$/.test(cents) ? `${text.trimEnd()}.${cents.trim()}` : text + cents
+}
+
 /** Whether the text a person reads leaves an element out: skipped, or hidden. */
 export const isLeftOut = (tag: number, attrs: Attributes): boolean => isSkipped(tag, attrs) || isHidden(attrs)
 
@@ -129,6 +142,8 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
   let link: { href: string, text: string } | null = null
   // The depths of the inline elements open that are styled as blocks.
   const styledBlocks: number[] = []
+  // The depth of the element of cents open (see isCents), 0: none.
+  let centsDepth = 0
 
   const flush = () => {
     const priced = pricedText || priceDepth > 0
@@ -177,6 +192,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
         const priced = priceDepth === 0 && (attrs.class !== undefined || attrs.itemprop !== undefined) &&
           isPriceMarkup(name, attrs)
         if (!(tag & (BLOCK | CELL))) {
+          if (centsDepth === 0 && isCents(name, attrs)) centsDepth = depth
           if (attrs.style && BLOCK_STYLE.test(attrs.style)) {
             flush()
             styledBlocks.push(depth)
@@ -209,7 +225,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
           if (data.trim().length === 0) return
           textAt = at
         }
-        text += data
+        text = centsDepth > 0 ? withCents(text, data) : text + data
       },
       close (name) {
         if (name === 'a' && link) {
@@ -225,6 +241,7 @@ export function extractPage (html: string, opts: { links?: boolean } = {}): Extr
           priceDepth = 0
           pricedText = true
         }
+        if (depth === centsDepth) centsDepth = 0
         depth--
         if (name === 'title') {
           inTitle = false

@@ -1,5 +1,5 @@
 import type { AnyNode } from 'domhandler'
-import { isLeftOut, isSkipped } from './extract.js'
+import { isCents, isLeftOut, isSkipped, withCents } from './extract.js'
 import { BLOCK, CELL, STRUCK, tagOf } from './tags.js'
 
 // A DOM element's text as a person reads it, as extraction writes it: what the outline, the
@@ -46,6 +46,17 @@ function textOf (node: AnyNode, leave: number, chars = Infinity): string {
     } else if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
       const tag = tagOf(n.name)
       if ((tag & leave) !== 0 || isSkipped(tag, n.attribs)) return
+      if (isCents(n.name, n.attribs)) {
+        const cents = n.children.map(c => textOf(c, leave)).join('')
+        let last = out.length - 1
+        while (last >= 0 && !/\S/.test(out[last])) last--
+        const joined = last >= 0 ? withCents(out[last], cents) : ''
+        if (last >= 0 && joined !== out[last] + cents) {
+          out.length = last
+          out.push(joined)
+          return
+        }
+      }
       const block = (tag & (BLOCK | CELL)) !== 0
       if (block) out.push(' ')
       for (const c of n.children) walk(c)
@@ -75,6 +86,10 @@ export function ownLines (node: AnyNode): string[] {
       const tag = tagOf(n.name)
       // What extraction leaves out (hidden, a banner) is no line of the text either.
       if (isLeftOut(tag, n.attribs)) return
+      if (isCents(n.name, n.attribs)) {
+        run = withCents(run, n.children.map(c => textOf(c, 0)).join(''))
+        return
+      }
       if (n !== node && (tag & (BLOCK | CELL)) !== 0) {
         end()
         return

@@ -1,5 +1,6 @@
 import type { ComplianceClaim } from '../../vocabulary/research.js'
 import type { PageType } from '../../vocabulary/core.js'
+import type { PRICE_CHARGES } from '../../vocabulary/diff-data.js'
 
 // The words Sitewatch reads pages by, in English, French, German, Spanish, Italian,
 // Dutch and Portuguese: what names each kind of page, what each kind's text talks
@@ -9,6 +10,7 @@ import type { PageType } from '../../vocabulary/core.js'
 // word of another language (French "tiers", Spanish "vender") does not count against it.
 
 type Typed = Exclude<PageType, 'other'>
+type PriceCharge = typeof PRICE_CHARGES[number]
 
 export const LANGUAGES = ['en', 'fr', 'de', 'es', 'it', 'nl', 'pt'] as const
 export type Language = typeof LANGUAGES[number]
@@ -311,7 +313,7 @@ export const NOT_INCLUDED_MARK =
  * an add-on's (a licence, an option added to a plan). Each is compared only with its own
  * kind (a 2.25 € setup fee never "becomes" a 29.70 € total, nor a 6.85 € licence a plan's price).
  */
-export const PRICE_KIND_WORDS: ReadonlyArray<[kind: 'setup' | 'total' | 'addon', words: Words]> = [
+export const PRICE_KIND_WORDS: ReadonlyArray<[kind: PriceCharge, words: Words]> = [
   ['setup', {
     en: ['set-?up', 'set up', 'installation', 'activation', 'one-?time', 'onboarding'],
     fr: ['installation', 'mise en service', 'activation', 'frais uniques?', 'unique'],
@@ -340,6 +342,12 @@ export const PRICE_KIND_WORDS: ReadonlyArray<[kind: 'setup' | 'total' | 'addon',
     pt: ['adiciona(?:l|is)', 'complementos?', 'licenças?']
   }]
 ]
+
+/** What a price is by the words beside it, or its column's name (PRICE_KIND_WORDS); none: the plan's own price. */
+export function chargeIn (words: string, languages: readonly Language[] = LANGUAGES): PriceCharge | undefined {
+  const folded = fold(words)
+  return PRICE_KIND_WORDS.find(([, kind]) => matcher(kind, languages).test(folded))?.[0]
+}
 
 /** Billing periods, by what they are called: the value is the period's English name. */
 export const PERIOD_WORDS: ReadonlyArray<[string, string]> = [

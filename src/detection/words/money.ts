@@ -69,3 +69,15 @@ export function findMoney (line: string): Money[] {
 
 /** Whether a price is per a unit of usage (GB, requests…) rather than per a period or a seat. */
 export const isUsagePrice = (period: string) => period !== '' && !/^(?:month|year|week|day|hour|user|host)(?:\/|$)/.test(period)
+
+/** The words beside a price on its line, up to the next price or a comma either way ("setup fee 2.25 €, …"). */
+export function wordsBeside (line: string, m: Money): string {
+  const at = line.indexOf(m.raw)
+  if (at < 0) return ''
+  const others = findMoney(line).map(x => ({ start: line.indexOf(x.raw), end: line.indexOf(x.raw) + x.raw.length }))
+  const left = Math.max(0, ...others.filter(o => o.end <= at).map(o => o.end))
+  const right = Math.min(line.length, ...others.filter(o => o.start >= at + m.raw.length).map(o => o.start))
+  const before = line.slice(left, at).split(/[,;|(]/).at(-1) ?? ''
+  const after = line.slice(at + m.raw.length, right).split(/[,;|)]/)[0] ?? ''
+  return `${before} ${after}`
+}

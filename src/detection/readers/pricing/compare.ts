@@ -67,12 +67,15 @@ function priceMoves (b: PricingPlan, a: PricingPlan): PricingChange[] {
     // The same amount with a term written on one side only ("$20" → "$20/month") did not move.
     if (x.amount === y.amount && (x.period === y.period || x.period === '' || y.period === '')) return undefined
     const up = percent === undefined ? y.amount > x.amount : percent > 0
+    // A fee, a total or an add-on is named with its plan: "Cloud VDS S – Setup fee".
+    const plan = y.charge && y.label ? `${a.name} – ${y.label}` : a.name
     const change: PricingChange = {
       kind: up ? 'price_up' : 'price_down',
-      plan: a.name,
+      plan,
+      ...(y.charge ? { charge: y.charge } : {}),
       before: x.text,
       after: y.text,
-      summary: `${a.name}: ${x.text} → ${y.text}${percent === undefined ? '' : ` (${signed(percent)})`}`
+      summary: `${plan}: ${x.text} → ${y.text}${percent === undefined ? '' : ` (${signed(percent)})`}`
     }
     if (percent !== undefined) change.percent = percent
     return change
@@ -190,6 +193,7 @@ function featureMoves (common: ReadonlyArray<[PricingPlan, PricingPlan]>): Prici
 function factOf (c: PricingChange, before: PricingTable, after: PricingTable): Fact {
   const about = {
     ...(c.plan ? { subject: c.plan } : {}),
+    ...(c.charge ? { charge: c.charge } : {}),
     ...(c.before ? { before: c.before } : {}),
     ...(c.after ? { after: c.after } : {}),
     ...(c.percent === undefined ? {} : { percent: c.percent })

@@ -2,8 +2,8 @@ import type { AnyNode, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
 import { parseDom, removeNodes } from '../../text/dom.js'
 import type { PlanPrice, PricingPlan, PricingTable } from '../../../vocabulary/core.js'
-import { fold } from '../../words/lexicon.js'
-import { findMoney } from '../../words/money.js'
+import { chargeIn, fold } from '../../words/lexicon.js'
+import { findMoney, wordsBeside } from '../../words/money.js'
 import { listPlans } from './lists.js'
 import { emptyPlan, MONTHLY, price, priceKey, YEARLY } from './plans.js'
 import { jsonLdPlans, microdataPlans } from './schema-org.js'
@@ -330,9 +330,20 @@ function pricesIn (el: Element, card: Element): PlanPrice[] {
     if (billing) break
   }
   if (!billing && BILLED_YEARLY.test(context)) billing = 'yearly'
+  // The lines of the block the price stands in, as the text writes them.
+  let block = el
+  while (!isBlockTag(block.name) && block !== card && block.parent?.type === 'tag') block = block.parent
+  const lines = ownLines(block)
   return own.map(m => {
     const period = m.period || around.find(a => a.amount === m.amount && a.currency === m.currency)?.period || ''
-    return price(m.amount, m.currency, period, billing)
+    const p = price(m.amount, m.currency, period, billing)
+    // A fee, a total or an add-on, as the words beside it on its line say ("Setup fee €50"): named by those words.
+    const line = lines.find(l => findMoney(l).some(x => x.amount === m.amount && x.currency === m.currency)) ?? ''
+    const money = findMoney(line).find(x => x.amount === m.amount && x.currency === m.currency)
+    const beside = money && line.length <= MAX_PRICE_TEXT ? wordsBeside(line, money) : ''
+    const charge = chargeIn(beside)
+    const label = beside.replace(/[\s+:=–—-]+/g, ' ').trim()
+    return charge && label ? { ...p, charge, label } : p
   })
 }
 

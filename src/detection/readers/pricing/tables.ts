@@ -3,7 +3,7 @@ import type { AnyNode, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
 import type { PlanPrice, PricingPlan } from '../../../vocabulary/core.js'
 import {
-  fold, INCLUDED_MARK, matcher, NOT_INCLUDED_MARK, ownLanguages, PRICE_KIND_WORDS
+  chargeIn, fold, INCLUDED_MARK, NOT_INCLUDED_MARK
 } from '../../words/lexicon.js'
 import { findMoney, type Money } from '../../words/money.js'
 import { lineKey } from '../../text/hunks.js'
@@ -235,8 +235,8 @@ function rowPlans (header: readonly string[], body: readonly Element[], price: (
     // a total): each keeps its column's name, and is compared only with its own.
     for (const { price: p, column } of found) {
       const twins = found.filter(f => priceKey(f.price) === priceKey(p)).length > 1
-      const kinded = PRICE_KIND_WORDS.some(([, words]) => matcher(words, ownLanguages()).test(fold(column)))
-      addPrice(plan, (twins || kinded) && column ? { ...p, label: column } : p)
+      const charge = chargeIn(column)
+      addPrice(plan, (twins || charge) && column ? { ...p, label: column, ...(charge ? { charge } : {}) } : p)
     }
     if (plan.prices.length > 0 || plan.limits.length > 0 || plan.features.length > 0) {
       plans.push({ plan, lines, elements: cells })
