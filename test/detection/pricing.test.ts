@@ -87,6 +87,17 @@ describe('pricing pages read as tables', () => {
     ])
     assert.deepEqual(table.plans[0].prices.map(p => p.billing), ['monthly', 'yearly'])
   })
+
+  it('what a price is per, on a line of its own under it ("$10" over "per user / month")', () => {
+    const { table } = readPricing('<html lang="en"><body><main><h1>Pricing</h1><div class="plans">' +
+      ['Pro', 'Business'].map((name, i) => `<div class="plan"><h3>${name}</h3><p class="price"><span class="price-monthly">` +
+        `$${10 * (i + 1)}</span><span class="price-annual" hidden>$${8 * (i + 1)}</span></p><p>per user / month</p>` +
+        '<ul><li>Unlimited projects</li></ul></div>').join('') + '</div></main></body></html>')
+    assert.deepEqual(table.plans.map(p => [p.name, p.prices.map(x => x.text)]), [
+      ['Pro', ['$10/user/month', '$8/user/month (billed yearly)']],
+      ['Business', ['$20/user/month', '$16/user/month (billed yearly)']]
+    ])
+  })
 })
 
 describe('pricing changes, plan by plan', () => {

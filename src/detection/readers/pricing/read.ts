@@ -334,8 +334,12 @@ function pricesIn (el: Element, card: Element): PlanPrice[] {
   let block = el
   while (!isBlockTag(block.name) && block !== card && block.parent?.type === 'tag') block = block.parent
   const lines = ownLines(block)
+  // What it is per, on the line of its own after the price's ("$10" over "per user / month").
+  const next = block !== card ? DomUtils.nextElementSibling(block) : null
+  const per = next && !findMoney(currentText(next)).length ? currentText(next).slice(0, MAX_PRICE_TEXT) : ''
   return own.map(m => {
-    const period = m.period || around.find(a => a.amount === m.amount && a.currency === m.currency)?.period || ''
+    const period = m.period || around.find(a => a.amount === m.amount && a.currency === m.currency)?.period ||
+      (per ? findMoney(`${m.raw} ${per}`)[0]?.period : '') || ''
     const p = price(m.amount, m.currency, period, billing)
     // A fee, a total or an add-on, as the words beside it on its line say ("Setup fee €50"): named by those words.
     const line = lines.find(l => findMoney(l).some(x => x.amount === m.amount && x.currency === m.currency)) ?? ''
