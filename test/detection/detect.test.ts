@@ -111,7 +111,7 @@ describe('change classification on realistic pages', () => {
     assert.equal(removed.summary, 'Terms, 2. Safety policy: section removed (2 paragraphs), and 1 more passage; also 1 renumbered reference')
     // An edit of liability outweighs a new section of no legal weight: it leads.
     const [weightier] = changes(doc('by e-mail', ''), doc('by e-mail; our liability ends after 30 days', section), 'terms').changes
-    assert.match(weightier.summary, /^Terms, 1\. Notices: .*liability.*, and 1 more passage; also 1 renumbered reference$/)
+    assert.match(weightier.summary, /^Terms, 1\. Notices: .*liability.*, and 1 more passage \(2\. Safety policy\); also 1 renumbered reference$/)
     assert.equal(weightier.severity, 'high')
     // Apart, an edit and a new section of one weight: the section leads.
     const far = (v: number, extra: string) => layout('Terms', '<h1>Terms</h1><h2>Notices</h2>' +
@@ -119,7 +119,7 @@ describe('change classification on realistic pages', () => {
       '<h2>Accounts</h2><p>One account per person.</p><p>Accounts are personal.</p>' + extra + '<h2>Contact</h2><p>Write to us.</p>')
     const [both] = changes(far(10, ''), far(20, section.replace(/2\. /, '')), 'terms').changes
     assert.equal(both.severity, 'medium')
-    assert.match(both.summary, /^Terms, Safety policy: new section \(2 paragraphs\), and 3 more passages$/)
+    assert.match(both.summary, /^Terms, Safety policy: new section \(2 paragraphs\), and 3 more passages \(Notices\)$/)
   })
 
   it('a legal page\'s edits about whom data goes to, what is collected and what is certified are high', () => {
@@ -235,9 +235,9 @@ describe('change classification on realistic pages', () => {
     const [c] = found
     assert.equal(c.changeType, 'price_change')
     assert.equal(c.severity, 'high')
-    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month (+20%); Business +20%; and 2 more passages')
+    assert.equal(c.summary, 'Pricing, Pro: $49/month → $59/month (+20%); Business +20%; and 2 more passages (FAQ)')
     assert.deepEqual(c.diffData.facts!.map(f => [f.kind, f.subject]),
-      [['price_up', 'Pro'], ['price_up', 'Business'], ['text_edit', undefined], ['text_edit', undefined]])
+      [['price_up', 'Pro'], ['price_up', 'Business'], ['text_edit', 'FAQ'], ['text_edit', 'FAQ']])
     assert.equal(c.diffData.hunks.length, 4, 'every changed line is in its diff')
   })
 })

@@ -98,7 +98,8 @@ for (const type of STRUCTURED_PAGE_TYPES) {
       const [change] = read
       assert.ok(change.diffData.pricing ?? change.diffData.changelog ?? change.diffData.api)
       // The edit it cannot explain is said after the lead, as the text alone reads it: its facts and its lines.
-      assert.match(change.summary, /; and 1 more passage$/)
+      const where = text.diffData.facts?.[0]?.subject
+      assert.ok(change.summary.endsWith(`; and 1 more passage${where ? ` (${where})` : ''}`), change.summary)
       const changed = (c: typeof change) => c.diffData.hunks.flatMap(h => h.lines.filter(l => l.type !== 'context'))
       for (const line of changed(text)) {
         assert.ok(changed(change).some(l => l.type === line.type && l.content === line.content), line.content)

@@ -85,14 +85,38 @@ interface Counted {
   onlyTrivial: boolean
   /** Led by a section (or card) added or removed whole: among edits of one weight, it leads. */
   wholeSection?: boolean
+  /** The sections of its other passages, the weightiest first: where else to read. */
+  elsewhere?: string[]
 }
 
-/** The summary a person reads: the lead edit, how many more, and the trivial edits by kind. */
+/** How many sections of other passages a summary names. */
+const NAMED_SECTIONS = 3
+
+/**
+ * The summary a person reads: the lead edit, how many more and in which sections, and the trivial edits by kind.
+ */
 function summaryOf (c: Counted): string {
   const more = c.passages - 1
   const rest = c.onlyTrivial ? [] : trivialPhrase(c.trivial, c.updatedOn)
-  return `${c.headline}${more > 0 ? `, and ${more} more passage${more > 1 ? 's' : ''}` : ''}` +
-    (rest.length > 0 ? `; also ${rest.join(', ')}` : '')
+  const others = more > 0 ? `, and ${more} more passage${more > 1 ? 's' : ''}${sectionsSaid(c.elsewhere)}` : ''
+  return `${c.headline}${others}${rest.length > 0 ? `; also ${rest.join(', ')}` : ''}`
+}
+
+/** Sections named after a count of passages: " (4. Sub-processors; 1. Who we are)", a few of them. */
+function sectionsSaid (sections: readonly string[] = []): string {
+  const named = sections.slice(0, NAMED_SECTIONS).map(s => cut(s, 60))
+  return named.length > 0 ? ` (${named.join('; ')}${sections.length > named.length ? '; …' : ''})` : ''
+}
+
+/** The headings a part's changed lines stand under past its first section: a block that runs on into the next. */
+function sectionsWithin (p: Part): string[] {
+  const out: string[] = []
+  let heading: string | undefined
+  for (const l of p.hunk.lines) {
+    if (isHeading(l.content) && l.type !== 'deletion') heading = headingText(l.content)
+    else if (l.type !== 'context' && heading !== undefined && !out.includes(heading)) out.push(heading)
+  }
+  return out
 }
 
 /** The parts of one edit region as one change: the most significant type and severity, every part's diff. */
@@ -135,6 +159,12 @@ function regionChange (
   const passages = substantive.filter(r => !counted.includes(r)).reduce((n, r) => n + r.reading.passages, 0) +
     lead.reading.passages
   const section = lead.reading.label ?? (lead.reading.standsAlone ? undefined : lead.part.section)
+  const others = substantive.filter(r => r !== lead && !counted.includes(r))
+  // The other passages' sections, the lead's own and the one its headline names left out.
+  const said = new Set([lead.part.section, section, lead.reading.fact.subject])
+  const elsewhere = [...new Set([
+    ...sectionsWithin(lead.part), ...others.flatMap(r => [r.part.section, ...sectionsWithin(r.part)])
+  ])].filter((s): s is string => s !== undefined && !said.has(s))
   return {
     facts: [
       ...lead.reading.facts, ...substantive.filter(r => r !== lead).flatMap(r => r.reading.facts), ...trivialFacts
@@ -151,7 +181,8 @@ function regionChange (
     trivial: counts,
     ...(updatedOn ? { updatedOn } : {}),
     onlyTrivial: false,
-    ...(lead.reading.standsAlone ? { wholeSection: true } : {})
+    ...(lead.reading.standsAlone ? { wholeSection: true } : {}),
+    ...(elsewhere.length > 0 ? { elsewhere } : {})
   }
 }
 
@@ -168,6 +199,10 @@ function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Cou
   const severity = highest(same.map(x => x.change.severity))
   const weight = (x: Counted) => RANK[x.change.severity] * 2 + (x.wholeSection ? 1 : 0)
   const lead = same.reduce((best, x) => weight(x) > weight(best) ? x : best)
+  // The other passages' sections, the weightiest first (page order among equals), each once, the lead's left out.
+  const sections = [...lead.elsewhere ?? [], ...same.filter(x => x !== lead).sort((a, b) => weight(b) - weight(a))
+    .flatMap(x => [x.facts[0]?.subject ?? '', ...x.elsewhere ?? []])]
+  const elsewhere = [...new Set(sections)].filter(s => s && s !== lead.facts[0]?.subject)
   const merged: Counted = {
     facts: [...lead.facts, ...same.filter(x => x !== lead).flatMap(x => x.facts)],
     change: {
@@ -179,6 +214,7 @@ function fold (changes: Counted[], type: 'content_change' | 'terms_update'): Cou
     },
     headline: lead.headline,
     ...(lead.wholeSection ? { wholeSection: true } : {}),
+    ...(elsewhere.length > 0 ? { elsewhere } : {}),
     passages: same.reduce((n, x) => n + x.passages, 0),
     trivial: same.reduce((c, x) => addCounts(c, x.trivial), {}),
     ...(same.find(x => x.updatedOn) ? { updatedOn: same.find(x => x.updatedOn)!.updatedOn } : {}),
@@ -323,6 +359,8 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
     return true
   }
   const counts = new Map<FactKind, number>()
+  // Where the counted passages are: their sections, each once.
+  const passagesIn = new Set<string>()
   const facts = [...(lead.diffData.facts ?? [])]
   // Other prices that moved are named ("Egress -50%, Volume Storage -40%"), a few of them, before anything is counted.
   const moves: string[] = []
@@ -333,9 +371,11 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
       const move = moves.length < NAMED_MOVES ? moveSaid(f) : undefined
       if (move) moves.push(move)
       else if (f.kind !== 'trivial_edit') counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1)
+      if (f.kind === 'text_edit' && f.subject) passagesIn.add(f.subject)
     }
   }
-  const more = [...counts].map(([kind, n]) => `${n} more ${FACT_WORDS[kind][n === 1 ? 0 : 1]}`)
+  const more = [...counts].map(([kind, n]) => `${n} more ${FACT_WORDS[kind][n === 1 ? 0 : 1]}` +
+    (kind === 'text_edit' ? sectionsSaid([...passagesIn]) : ''))
   const all = [lead, ...others].map(c => c.diffData)
   const pick = <K extends keyof DiffData>(key: K) => all.find(d => d[key] !== undefined)?.[key]
   const merged = mergedDiff(all)

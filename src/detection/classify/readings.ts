@@ -176,6 +176,7 @@ function textReading (p: Part, ctx: Context): Reading {
   const quote = quoteEdit(p.removed, p.added)
   const fact: Fact = {
     kind: 'text_edit',
+    ...(p.section ? { subject: p.section } : {}),
     lines: p.added.length + p.removed.length,
     words: wordDelta(p.removed.join(' '), p.added.join(' '))
   }
