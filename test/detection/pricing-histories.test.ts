@@ -9,7 +9,7 @@ import type { DetectedChange } from '../../src/vocabulary/core.js'
 // columns, a table of longer terms with a setup fee and a billed total, a plan inserted,
 // a row re-ordered; a card's terms with a setup fee and a total, and a table whose setup
 // fee column became a total), a plan overhaul (cards: three plans replaced by four), and a switch
-// from per-seat to flat pricing beside a usage price cut. Each is read as the pricing
+// from per-seat to flat pricing beside a usage price cut, a free tier losing a feature. Each is read as the pricing
 // reader reads an intelligence page, and as the text comparison reads any page: one edit
 // is one change, no price pair says nothing happened, and no percentage is one no plan
 // moved by.
@@ -113,6 +113,17 @@ describe('cards with their cents raised and a setup fee beside the price', () =>
       ['34.40 €/month', '50 € setup: Setup fee'], ['44.80 €/month', '50 € setup: Setup fee'], ['64.40 €/month', '50 € setup: Setup fee']
     ])
   })
+})
+
+describe('a free tier losing a feature while the custom plan gets a price', () => {
+  for (const mode of ['table', 'text'] as const) {
+    it(`the feature removed leads, high, and the new price is named, not counted (${mode})`, () => {
+      const [c, ...more] = read('tiers', mode)
+      assert.equal(more.length, 0)
+      assert.equal(c.severity, 'high')
+      assert.match(c.summary, /^(Pricing, )?Free: (feature "Custom domains"|“Custom domains”) removed; Enterprise: \$49\/user\/month added$/)
+    })
+  }
 })
 
 describe('a sale: prices struck through beside the current ones', () => {

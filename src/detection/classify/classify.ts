@@ -399,9 +399,15 @@ export function oneChange (changes: readonly DetectedChange[]): DetectedChange[]
 /** How many other price moves a change names after its lead before it counts them. */
 const NAMED_MOVES = 3
 
-/** A named plan's price move in a few words ("Egress -50%", "Pro: $20/user/month → $20/month"); else undefined. */
+/**
+ * A named plan's price move in a few words ("Egress -50%", "Pro: $20/user/month → $20/month", "Enterprise:
+ * $49/user/month added"); else undefined.
+ */
 function moveSaid (f: Fact): string | undefined {
-  if (!f.subject || !(f.kind === 'price_up' || f.kind === 'price_down' || f.kind === 'price_changed')) return undefined
+  if (!f.subject) return undefined
+  if (f.kind === 'price_added' && f.after) return `${f.subject}: ${f.after} added`
+  if (f.kind === 'price_removed' && f.before) return `${f.subject}: ${f.before} removed`
+  if (!(f.kind === 'price_up' || f.kind === 'price_down' || f.kind === 'price_changed')) return undefined
   if (f.percent !== undefined) return `${f.subject} ${f.percent > 0 ? '+' : ''}${f.percent}%`
   return f.before && f.after ? `${f.subject}: ${f.before} → ${f.after}` : undefined
 }
