@@ -115,6 +115,20 @@ describe('cards with their cents raised and a setup fee beside the price', () =>
   })
 })
 
+describe('German cards: "ab 6,80 € mtl.", an hourly cap and a setup fee under each plan', () => {
+  for (const mode of ['table', 'text'] as const) {
+    it(`each price is named by its plan, never by the words that qualify it, and read per month (${mode})`, () => {
+      const [c, ...more] = read('cards-de', mode)
+      assert.equal(more.length, 0)
+      assert.match(c.summary, /^(Pricing, )?CX32: (6\.80 €\/month|6,80 € mtl\.) → (7\.49 €\/month|7,49 € mtl\.) \(\+10%\); /)
+      const facts = c.diffData.facts!
+      assert.deepEqual(facts.map(f => f.subject), ['CX32', 'CX32', 'CX22 – Einrichtungsgebühr'], JSON.stringify(facts))
+      assert.equal(facts.at(-1)!.charge, 'setup')
+      assert.deepEqual(saysNothingHappened(c), [])
+    })
+  }
+})
+
 describe('a free tier losing a feature while the custom plan gets a price', () => {
   for (const mode of ['table', 'text'] as const) {
     it(`the feature removed leads, high, and the new price is named, not counted (${mode})`, () => {

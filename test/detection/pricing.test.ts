@@ -233,6 +233,10 @@ describe('money as price lists write it', () => {
     assert.deepEqual(read('$0.20 per million requests'), ['$ 0.2 /million requests'])
     assert.deepEqual(read('€0.006/h, capped at €3.79/mo'), ['€ 0.006 /hour', '€ 3.79 /month'])
     assert.deepEqual(read('$12 per user/month'), ['$ 12 /user/month'])
+    // A period said with no "per", as German cards abbreviate it and English ones write it out.
+    assert.deepEqual(read('ab 6,80 € mtl.'), ['€ 6.8 /month'])
+    assert.deepEqual(read('$49 monthly or $490 yearly'), ['$ 49 /month', '$ 490 /year'])
+    assert.deepEqual(read('120 € p.a., 29 € jährlich'), ['€ 120 /year', '€ 29 /year'])
   })
 
   it('a table of plans as rows: its header names attributes, its rows are plans', () => {

@@ -4,8 +4,8 @@ import { cellsOf, parseLine } from '../../vocabulary/lines.js'
 import { headingText, isHeading } from '../text/blocks.js'
 import { plain } from '../text/quote.js'
 import {
-  chargeIn, CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, matcher, ownLanguages, PERIOD_WORDS,
-  type PRICE_KIND_WORDS, PRICE_WORDS
+  chargeIn, CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LANGUAGES, matcher, ownLanguages, PERIOD_WORDS,
+  type PRICE_KIND_WORDS, PRICE_QUALIFIERS, PRICE_WORDS
 } from '../words/lexicon.js'
 import { findMoney, type Money, wordsBeside } from '../words/money.js'
 import type { Context, Part, Reading } from './part.js'
@@ -36,9 +36,12 @@ function labelOf (line: string, money: Money): string {
     .replace(/^[\s:–-]+/, '')
     .trim()
   // A sentence around a price is no label: the plan's heading names it better; nor is a
-  // footnote's mark beside it ("$30/month<sup>1</sup>", "*$30"), renumbered as notes come and go.
-  return label.length > 40 || FOOTNOTE_MARK.test(label) ? '' : label
+  // footnote's mark beside it ("$30/month<sup>1</sup>", "*$30"), renumbered as notes come and go;
+  // nor words that only qualify the price ("ab … mtl.", "from", "max.").
+  if (label.length > 40 || FOOTNOTE_MARK.test(label)) return ''
+  return /\p{L}/u.test(foldAccents(label).replace(QUALIFIERS, ' ')) ? label : ''
 }
+const QUALIFIERS = matcher(PRICE_QUALIFIERS, LANGUAGES, 'giu')
 const FOOTNOTE_MARK = /^[\d*†‡§¹²³⁴-⁹⁰]{1,3}$/u
 
 /** A label that is a term, not a plan: "6 Months", "12 Monate", "1 year", "Monthly", "Annual". */

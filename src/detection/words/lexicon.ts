@@ -361,6 +361,33 @@ export const PERIOD_WORDS: ReadonlyArray<[string, string]> = [
 ]
 
 /**
+ * Billing periods said after a price without "per" ("6,80 € mtl.", "$49 monthly", "120 € p.a."): the value is
+ * the period's English name.
+ */
+export const PERIOD_ADVERBS: ReadonlyArray<[string, string]> = [
+  ['monthly|mtl\\.?|monatl\\.?|monatlich|mensuel(?:le)?|mensual|mensile|maandelijks|mensal|p\\.\\s?m\\.', 'month'],
+  ['yearly|annually|jährl\\.?|jährlich|annuel(?:le)?|anual|annuale|jaarlijks|p\\.\\s?a\\.', 'year'],
+  ['hourly|stündl\\.?|stündlich', 'hour']
+]
+
+/**
+ * Words that qualify a price and name nothing ("from $4", "ab 3,79 € mtl.", "max. 0,006 € / Std.", "à partir de
+ * 5 €"): a line of nothing else beside its money has no name of its own. None is a plan's name ("Pro", "Max").
+ */
+export const PRICE_QUALIFIERS: Words = {
+  en: [
+    'from', 'starting(?: at| from)?', 'starts at', 'only', 'just', 'up to', 'max\\.', 'maximum', 'min\\.', 'minimum',
+    'approx\\.?', 'excl\\.?', 'incl\\.?', 'vat', 'tax'
+  ],
+  fr: ['à partir de', 'dès', 'seulement', 'jusqu\'à', 'ht', 'ttc'],
+  de: ['ab', 'nur', 'bis zu', 'zzgl\\.?', 'inkl\\.?', 'mwst\\.?'],
+  es: ['desde', 'a partir de', 'solo', 'sólo', 'hasta', 'máx\\.', 'iva'],
+  it: ['a partire da', 'solo', 'fino a', 'iva'],
+  nl: ['vanaf', 'slechts', 'btw'],
+  pt: ['a partir de', 'desde', 'apenas', 'até', 'máx\\.']
+}
+
+/**
  * What a usage price is counted in (per GB, per 1,000 requests): the value is how
  * summaries write it. A count may lead ("1,000 requests", "1M requests").
  */

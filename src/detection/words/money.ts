@@ -1,4 +1,4 @@
-import { PER, PERIOD_WORDS, UNIT_WORDS } from './lexicon.js'
+import { PER, PERIOD_ADVERBS, PERIOD_WORDS, UNIT_WORDS } from './lexicon.js'
 
 // Money as it is written across Europe and beyond: the symbol or code before or after
 // (€49, 49 €, CHF 49.–, R$ 49,90, ¥4,980), thousands grouped by commas, dots, spaces or
@@ -28,15 +28,18 @@ const COUNT = '(?:\\d[\\d.,]*\\s?(?:k|m|mn|million|thousand)?|million|thousand|m
 const PER_WHAT = `\\s*${PER}\\s*(?:(?<period>${PERIODS})|(?<count>${COUNT})?(?<unit>${names(UNIT_WORDS)})` +
   `(?:-(?<unitPeriod>${PERIODS}))?)(?![\\p{L}])`
 const THEN_PER = `\\s*${PER}\\s*(?<then>${PERIODS})(?![\\p{L}])`
+// "6,80 € mtl.", "$49 monthly": a period said with no "per".
+const ADVERB = `\\s+(?<adverb>${names(PERIOD_ADVERBS)})(?![\\p{L}])`
 const MONEY = new RegExp(
   `(?<![\\p{L}\\d])(?:(?<before>${CURRENCY_BEFORE})\\s?(?<amount>${AMOUNT})|(?<amountFirst>${AMOUNT})\\s?` +
-    `(?<after>${CURRENCY_AFTER}))(?:\\s?${TAX})?(?:${PER_WHAT}(?:${THEN_PER})?)?(?:\\s?${TAX})?`,
+    `(?<after>${CURRENCY_AFTER}))(?:\\s?${TAX})?(?:${PER_WHAT}(?:${THEN_PER})?|${ADVERB})?(?:\\s?${TAX})?`,
   'giu'
 )
 const lookup = (table: ReadonlyArray<[string, string]>) =>
   new Map(table.flatMap(([words, name]) => words.split('|').map(w => [w.replace(/\?/g, ''), name])))
 const PERIOD_OF = lookup(PERIOD_WORDS)
 const UNIT_PATTERNS = UNIT_WORDS.map(([words, name]) => [new RegExp(`^(?:${words})$`, 'iu'), name] as const)
+const ADVERB_PATTERNS = PERIOD_ADVERBS.map(([words, name]) => [new RegExp(`^(?:${words})$`, 'iu'), name] as const)
 const CURRENCY_NAME: Record<string, string> = { USD: '$', US$: '$', EUR: '€', GBP: '£', BRL: 'R$' }
 
 const periodName = (word: string) => PERIOD_OF.get(word.toLowerCase()) ?? word.toLowerCase()
@@ -60,7 +63,9 @@ export function findMoney (line: string): Money[] {
     const currency = CURRENCY_NAME[symbol] ?? symbol
     const per = g.unit
       ? `${g.count ? `${g.count.trim()} ` : ''}${unitName(g.unit)}${g.unitPeriod ? `-${periodName(g.unitPeriod)}` : ''}`
-      : g.period ? periodName(g.period) : ''
+      : g.period
+        ? periodName(g.period)
+        : g.adverb ? ADVERB_PATTERNS.find(([re]) => re.test(g.adverb))?.[1] ?? '' : ''
     const period = [per, g.then ? periodName(g.then) : ''].filter(Boolean).join('/')
     out.push({ raw: m[0].trim(), currency, amount: parseAmount(g.amount ?? g.amountFirst ?? ''), period })
   }
