@@ -8,11 +8,12 @@ import type { DetectedChange } from '../../src/vocabulary/core.js'
 // them (fixtures/histories): a provider's price list (plans as rows, hourly and monthly
 // columns, a table of longer terms with a setup fee and a billed total, a plan inserted,
 // a row re-ordered; a card's terms with a setup fee and a total, and a table whose setup
-// fee column became a total), a plan overhaul (cards: three plans replaced by four), and a switch
-// from per-seat to flat pricing beside a usage price cut, a free tier losing a feature. Each is read as the pricing
-// reader reads an intelligence page, and as the text comparison reads any page: one edit
-// is one change, no price pair says nothing happened, and no percentage is one no plan
-// moved by.
+// fee column became a total), a plan overhaul (cards: three plans replaced by four), a switch
+// from per-seat to flat pricing beside a usage price cut, cards with raised cents and a setup
+// fee, German cards ("ab 6,80 € mtl."), a free tier losing a feature, and plans as columns.
+// Each is read as the pricing reader reads an intelligence page, and as the text comparison
+// reads any page: one edit is one change, no price pair says nothing happened, and no
+// percentage is one no plan moved by.
 
 const fixture = (name: string) => readFileSync(new URL(`fixtures/histories/${name}.html`, import.meta.url), 'utf8')
 
@@ -124,6 +125,24 @@ describe('German cards: "ab 6,80 € mtl.", an hourly cap and a setup fee under 
       const facts = c.diffData.facts!
       assert.deepEqual(facts.map(f => f.subject), ['CX32', 'CX32', 'CX22 – Einrichtungsgebühr'], JSON.stringify(facts))
       assert.equal(facts.at(-1)!.charge, 'setup')
+      assert.deepEqual(saysNothingHappened(c), [])
+    })
+  }
+})
+
+describe('plans as columns: a price row, an annual row, an add-on row and a mark flipped', () => {
+  for (const mode of ['table', 'text'] as const) {
+    it(`every move is told with its plan, the mark's removal not hidden by the prices beside it (${mode})`, () => {
+      const [c, ...more] = read('columns', mode)
+      assert.equal(more.length, 0)
+      assert.equal(c.severity, 'high')
+      assert.match(c.summary, /Growth: (feature "A\/B testing"|“A\/B testing”) removed/)
+      assert.match(c.summary, /Growth( – Monthly price)?: \$79(\/month)? → \$89(\/month)? \(\+13%\)/)
+      const facts = c.diffData.facts!
+      const extra = facts.find(f => f.before === '$8')
+      assert.deepEqual([extra?.subject, extra?.charge, extra?.percent], ['Growth – Extra contacts', 'addon', -12])
+      assert.ok(!facts.some(f => /month\/year/.test(`${f.before} ${f.after}`)), 'an annual price per month is per month')
+      assert.ok(facts.every(f => f.kind === 'feature_removed' || f.subject?.startsWith('Growth')), JSON.stringify(facts))
       assert.deepEqual(saysNothingHappened(c), [])
     })
   }

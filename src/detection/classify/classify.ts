@@ -2,7 +2,7 @@ import {
   LEGAL_PAGE_TYPES, SEVERITY_RANK as RANK, type DetectedChange, type DiffData, type Fact,
   type FactKind, type PageType, type Severity
 } from '../../vocabulary/core.js'
-import { allMuted, FACT_WORDS } from '../../vocabulary/facts.js'
+import { allMuted, FACT_WORDS, judge } from '../../vocabulary/facts.js'
 import { diffDataOf } from '../text/diff.js'
 import { type EditKind, trivialPhrase } from '../text/edit-kinds.js'
 import { type Language, ownLanguages } from '../words/lexicon.js'
@@ -10,7 +10,7 @@ import { legalTitle } from './page-kinds.js'
 import { cut } from '../text/quote.js'
 import { headingText, isHeading } from '../text/blocks.js'
 import type { Context, Part, Reading } from './part.js'
-import { sayPrices } from './prices.js'
+import { leadOrder, sayPrices } from './prices.js'
 import { classifyPart, leadsOver } from './readings.js'
 import { hunkBlocks, withoutMoves } from '../text/hunks.js'
 import { cellsOf, headingLevel } from '../../vocabulary/lines.js'
@@ -119,6 +119,9 @@ function sectionsWithin (p: Part): string[] {
   return out
 }
 
+/** A fact about money: a price that moved, came or went, or a plan that came or went. */
+const isMoney = (f: Fact) => f.kind.startsWith('price_') || f.kind === 'plan_added' || f.kind === 'plan_removed'
+
 /** The parts of one edit region as one change: the most significant type and severity, every part's diff. */
 function regionChange (
   region: Array<{ part: Part, reading: Reading }>,
@@ -152,10 +155,20 @@ function regionChange (
   }
   const lead = substantive.reduce((best, r) => leadsOver(r.reading, best.reading) ? r : best)
   const prices = substantive.filter(r => r.reading.changeType === 'price_change')
-  const phrase = lead.reading.changeType === 'price_change'
-    ? sayPrices([...lead.reading.facts, ...prices.filter(r => r !== lead).flatMap(r => r.reading.facts)])
-    : lead.reading.phrase
-  const counted = lead.reading.changeType === 'price_change' ? prices : [lead]
+  // Prices are said, never counted as passages: after the lead's own words when something else leads, the
+  // weightiest first.
+  const byPrice = lead.reading.changeType === 'price_change'
+  const otherPrices = prices.filter(r => r !== lead).flatMap(r => r.reading.facts)
+  const beside = byPrice
+    ? []
+    : [...lead.reading.facts, ...otherPrices].filter(isMoney)
+        .map(fact => ({ fact, ...judge(fact, pageType) })).sort(leadOrder).map(x => x.fact)
+  const phrase = [
+    byPrice ? sayPrices([...lead.reading.facts, ...otherPrices]) : lead.reading.phrase,
+    lead.reading.alsoSaid,
+    beside.length > 0 ? sayPrices(beside, true) : undefined
+  ].filter(Boolean).join('; ')
+  const counted = [lead, ...prices]
   const passages = substantive.filter(r => !counted.includes(r)).reduce((n, r) => n + r.reading.passages, 0) +
     lead.reading.passages
   const section = lead.reading.label ?? (lead.reading.standsAlone ? undefined : lead.part.section)

@@ -42,6 +42,8 @@ export interface Reading {
   /** What changed, without the page and section it is in (those lead the summary). */
   phrase: string
   passages: number
+  /** What the block says after its lead, read apart (a comparison table's mark flipped beside its prices). */
+  alsoSaid?: string
   /** A price's own label (its plan, its row), which stands for the section. */
   label?: string
   /** A section or card added or removed: the heading above it is another section's, so none is named. */

@@ -5,7 +5,7 @@ import { headingText, isHeading } from '../text/blocks.js'
 import { plain } from '../text/quote.js'
 import {
   chargeIn, CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LANGUAGES, matcher, ownLanguages, PERIOD_WORDS,
-  type PRICE_KIND_WORDS, PRICE_QUALIFIERS, PRICE_WORDS
+  type PRICE_KIND_WORDS, PRICE_QUALIFIERS, PRICE_WORDS, TABLE_ATTRIBUTE, TABLE_NAME_HEADER
 } from '../words/lexicon.js'
 import { findMoney, type Money, wordsBeside } from '../words/money.js'
 import type { Context, Part, Reading } from './part.js'
@@ -43,6 +43,19 @@ function labelOf (line: string, money: Money): string {
 }
 const QUALIFIERS = matcher(PRICE_QUALIFIERS, LANGUAGES, 'giu')
 const FOOTNOTE_MARK = /^[\d*†‡§¹²³⁴-⁹⁰]{1,3}$/u
+
+/**
+ * The plan a table's column names when the table lists plans as columns: its corner names no
+ * column of names ("Plan"), and the column's head is no attribute, price, charge or period.
+ */
+function planOfColumn (head: readonly string[] | undefined, column: number): string | undefined {
+  const name = head?.[column]?.trim()
+  if (!head || column < 1 || !name || name.length > 40 || TABLE_NAME_HEADER.test(head[0] ?? '')) return undefined
+  if (TABLE_ATTRIBUTE.test(name) || findMoney(name).length > 0 || chargeIn(name) || isTerm(name)) return undefined
+  return name
+}
+/** A row that says only that it holds the price: the plan's column names it alone. */
+const PLAIN_PRICE = /^(?:prices?|pricing|cost|preis|prix|precio|prezzo|prijs|preço)$/iu
 
 /** A label that is a term, not a plan: "6 Months", "12 Monate", "1 year", "Monthly", "Annual". */
 const isTerm = (label: string) => TERM.test(foldAccents(label))
@@ -179,14 +192,18 @@ export function priceReading (
     findMoney(l).filter(m => isPrice(m, l, p, ctx.pageType, ctx.language)).map(m => {
       const column = columnOf(l, m)
       // A row names its price; else the card's heading does, before what the line says around it ("for 14 days").
-      const row = column >= 0 ? labelOf(l, m) : ''
+      const rowLabel = column >= 0 ? labelOf(l, m) : ''
+      // Plans as columns ("| Monthly price | $29 | $79 |" under "| | Starter | Growth |"): the column names the plan.
+      const plan = planOfColumn(p.tableHeads[side], column)
+      const row = plan ? (PLAIN_PRICE.test(rowLabel) || !rowLabel ? plan : `${plan} – ${rowLabel}`) : rowLabel
       const own = labelOf(l, m)
-      const kind = kindOf(l, m, column, p.tableHeads[side], ctx.own)
+      // Its kind: in a column of a plan, its row's name says it ("Extra contacts", "Setup fee").
+      const kind = (plan ? chargeIn(rowLabel, ctx.own) : undefined) ?? kindOf(l, m, column, p.tableHeads[side], ctx.own)
       // A term or a charge names no plan ("6 Months: 29.25 € in total", "Setup fee €50"): the card's heading does,
       // with it (the section's, when the diff shows no heading above the line).
-      const plan = heading?.text ?? p.section
-      const termOfPlan = plan && own && (isTerm(own) || (kind !== '' && chargeIn(own, ctx.own) === kind))
-        ? `${plan} – ${own}`
+      const card = heading?.text ?? p.section
+      const termOfPlan = card && own && (isTerm(own) || (kind !== '' && chargeIn(own, ctx.own) === kind))
+        ? `${card} – ${own}`
         : ''
       const label = row || (heading?.moved ? heading.text : termOfPlan || own || heading?.text) || ''
       const headed = !row && !termOfPlan && (heading?.moved === true || !own)

@@ -6,6 +6,7 @@ import {
 } from '../words/lexicon.js'
 import { cellsOf, writeRow } from '../../vocabulary/lines.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
+import { findMoney } from '../words/money.js'
 import { cardsOf, headingText, isItem, opensSection, sectionApart, withoutTrivial } from '../text/blocks.js'
 import { type Context, judged, type Part, type Reading } from './part.js'
 import { leadOrder, priceReading } from './prices.js'
@@ -300,11 +301,34 @@ export function classifyPart (p: Part, ctx: Context): Reading {
 }
 
 function firstReading (p: Part, ctx: Context): Reading {
-  for (const [, read] of READINGS) {
+  for (const [name, read] of READINGS) {
     const reading = read(p, ctx)
-    if (reading) return reading
+    if (reading) return name === 'price' ? withRowsBeside(reading, p, ctx) : reading
   }
   return textReading(p, ctx)
+}
+
+/**
+ * A block's prices, and the rows of no money edited in place beside them (a comparison
+ * table's mark flipped under its price row): the rows are read on their own and said with
+ * the prices, the weightier first. A price reading never hides what it does not read.
+ */
+function withRowsBeside (prices: Reading, p: Part, ctx: Context): Reading {
+  const name = (l: string) => cellsOf(l)?.[0]?.trim()
+  const unpriced = (l: string) => cellsOf(l) !== null && findMoney(l).length === 0
+  const removed = p.removed.filter(l => unpriced(l) && p.added.some(a => unpriced(a) && name(a) === name(l)))
+  const added = p.added.filter(l => unpriced(l) && removed.some(r => name(r) === name(l)))
+  if (added.length === 0) return prices
+  const rows = firstReading({ ...p, removed, added, kinds: undefined }, ctx)
+  if (rows.trivial) return prices
+  const [lead, other] = leadsOver(rows, prices) ? [rows, prices] : [prices, rows]
+  return {
+    ...lead,
+    facts: [...lead.facts, ...other.facts],
+    severity: RANK[other.severity] > RANK[lead.severity] ? other.severity : lead.severity,
+    // Prices beside another lead are said by the region, with its other prices (classify.ts).
+    ...(other === rows ? { alsoSaid: rows.phrase } : {})
+  }
 }
 
 /** The quantities a text states, years aside ("up to 3 projects, 10 GB": "3 10"), and whether it says unlimited. */

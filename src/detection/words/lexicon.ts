@@ -349,6 +349,27 @@ export function chargeIn (words: string, languages: readonly Language[] = LANGUA
   return PRICE_KIND_WORDS.find(([, kind]) => matcher(kind, languages).test(folded))?.[0]
 }
 
+/** A header that names what a column holds (its price, its period, a resource), in the seven languages. */
+export const TABLE_ATTRIBUTE = new RegExp(
+  '^(?:' + [
+    'price[s]?', 'pricing', 'cost[s]?', 'rate[s]?', 'fee[s]?', 'amount', 'total', 'monthly', 'yearly', 'annual(?:ly)?',
+    'hourly', 'daily', 'per \\w+', 'included', 'includes', "what'?s included", 'features?', 'limits?', 'quota[s]?',
+    'storage', 'users?', 'seats?', 'members?', 'requests?', 'memory', 'ram', 'v?cpus?', 'cores?', 'disk',
+    'ssd', 'nvme', 'bandwidth', 'transfer', 'traffic', 'egress', 'projects?', 'description', 'details', 'notes?',
+    'quantity', 'unit', 'units', 'region', 'support', 'sla', 'uptime', 'billing', 'billed', 'period', 'term',
+    'prix', 'tarifs?', 'coût', 'mensuel(?:le)?', 'annuel(?:le)?', 'inclus', 'fonctionnalités', 'stockage',
+    'utilisateurs', 'mémoire', 'trafic', 'preis(?:e)?', 'kosten', 'monatlich', 'jährlich', 'enthalten',
+    'funktionen', 'speicher', 'nutzer', 'arbeitsspeicher', 'precio[s]?', 'coste', 'mensual', 'anual', 'incluido',
+    'funciones', 'almacenamiento', 'usuarios', 'memoria', 'prezz[oi]', 'costo', 'mensile', 'annuale', 'incluso',
+    'funzionalità', 'archiviazione', 'utenti', 'prijs', 'prijzen', 'maandelijks', 'jaarlijks', 'inbegrepen',
+    'functies', 'opslag', 'gebruikers', 'geheugen', 'preço[s]?', 'custo', 'mensal', 'incluído', 'recursos',
+    'armazenamento', 'usuários', 'memória'
+  ].join('|') + ')\\b',
+  'iu'
+)
+/** A header over the column of names: the table lists plans (or products, or items) as rows. */
+// "Plan", and "Plan and term" or "Plan / region": a header that starts with a name word.
+export const TABLE_NAME_HEADER = /^(?:plans?|tiers?|packages?|editions?|products?|instances?|types?|names?|services?|items?|resources?|offers?|options?|server|machine|formules?|offres?|produits?|pakete?|produkte?|planes|productos?|piani|prodott[oi]|pakket(?:ten)?|planos?|produtos?)(?:$|\s+(?:and|&|\/|et|und|y|e|en)\s|\s*[/(&])/iu
 /** Billing periods, by what they are called: the value is the period's English name. */
 export const PERIOD_WORDS: ReadonlyArray<[string, string]> = [
   ['month|mo|mois|monat|mes|mese|maand|mês|mensuel|monatlich|mensual|mensile|maandelijks|mensal', 'month'],

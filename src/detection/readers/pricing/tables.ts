@@ -3,7 +3,7 @@ import type { AnyNode, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
 import type { PlanPrice, PricingPlan } from '../../../vocabulary/core.js'
 import {
-  chargeIn, fold, INCLUDED_MARK, NOT_INCLUDED_MARK
+  chargeIn, fold, INCLUDED_MARK, NOT_INCLUDED_MARK, TABLE_ATTRIBUTE, TABLE_NAME_HEADER
 } from '../../words/lexicon.js'
 import { findMoney, type Money } from '../../words/money.js'
 import { lineKey } from '../../text/hunks.js'
@@ -30,29 +30,8 @@ export interface TablePlan {
 const MAX_NAME = 60
 const select = (query: string, root: AnyNode | AnyNode[]) => selectAll(query, root) as Element[]
 
-/** A header that names what a column holds (its price, its period, a resource), in the seven languages. */
-const ATTRIBUTE = new RegExp(
-  '^(?:' + [
-    'price[s]?', 'pricing', 'cost[s]?', 'rate[s]?', 'fee[s]?', 'amount', 'total', 'monthly', 'yearly', 'annual(?:ly)?',
-    'hourly', 'daily', 'per \\w+', 'included', 'includes', "what'?s included", 'features?', 'limits?', 'quota[s]?',
-    'storage', 'users?', 'seats?', 'members?', 'requests?', 'memory', 'ram', 'v?cpus?', 'cores?', 'disk',
-    'ssd', 'nvme', 'bandwidth', 'transfer', 'traffic', 'egress', 'projects?', 'description', 'details', 'notes?',
-    'quantity', 'unit', 'units', 'region', 'support', 'sla', 'uptime', 'billing', 'billed', 'period', 'term',
-    'prix', 'tarifs?', 'coût', 'mensuel(?:le)?', 'annuel(?:le)?', 'inclus', 'fonctionnalités', 'stockage',
-    'utilisateurs', 'mémoire', 'trafic', 'preis(?:e)?', 'kosten', 'monatlich', 'jährlich', 'enthalten',
-    'funktionen', 'speicher', 'nutzer', 'arbeitsspeicher', 'precio[s]?', 'coste', 'mensual', 'anual', 'incluido',
-    'funciones', 'almacenamiento', 'usuarios', 'memoria', 'prezz[oi]', 'costo', 'mensile', 'annuale', 'incluso',
-    'funzionalità', 'archiviazione', 'utenti', 'prijs', 'prijzen', 'maandelijks', 'jaarlijks', 'inbegrepen',
-    'functies', 'opslag', 'gebruikers', 'geheugen', 'preço[s]?', 'custo', 'mensal', 'incluído', 'recursos',
-    'armazenamento', 'usuários', 'memória'
-  ].join('|') + ')\\b',
-  'iu'
-)
 /** A header that holds prices or says their period. */
 const PRICE_HEADER = /^(?:price|pricing|cost|rate|fee|monthly|yearly|annual|hourly|per |prix|tarif|coût|mensuel|annuel|preis|kosten|monatlich|jährlich|precio|coste|mensual|anual|prezzo|costo|mensile|annuale|prijs|maandelijks|jaarlijks|preço|custo|mensal)/iu
-/** A header over the column of names: the table lists plans (or products, or items) as rows. */
-// "Plan", and "Plan and term" or "Plan / region": a header that starts with a name word.
-const NAME_HEADER = /^(?:plans?|tiers?|packages?|editions?|products?|instances?|types?|names?|services?|items?|resources?|offers?|options?|server|machine|formules?|offres?|produits?|pakete?|produkte?|planes|productos?|piani|prodott[oi]|pakket(?:ten)?|planos?|produtos?)(?:$|\s+(?:and|&|\/|et|und|y|e|en)\s|\s*[/(&])/iu
 /** A header whose cells list what a plan includes: each part a limit ("10 projects") or a feature. */
 const INCLUDES_HEADER = /^(?:included|includes|what'?s included|features?|inclus|enthalten|incluye|incluido|include|inbegrepen|inclui|incluído)$/iu
 /** Row labels that are billing periods, not plans. */
@@ -94,9 +73,10 @@ function periodOf (label: string): { period?: string, billing?: string } {
   })
   const billing = YEARLY.test(label) ? 'yearly' : MONTHLY.test(label) ? 'monthly' : undefined
   if (units.length > 0) {
-    const period = billing === 'yearly' ? 'year' : 'month'
-    if (billing && !units.includes(period)) units.push(period)
-    return { period: units.join('/') }
+    // "Annual price (per month)" is per month, billed yearly; "Price per user (annual)" is per user and year.
+    const periodic = units.some(u => /^(?:month|year|hour)$/.test(u))
+    if (billing && !periodic) units.push(billing === 'yearly' ? 'year' : 'month')
+    return { period: units.join('/'), ...(billing && periodic ? { billing } : {}) }
   }
   if (billing) return { period: billing === 'yearly' ? 'year' : 'month', billing }
   if (HOURLY.test(label)) return { period: 'hour' }
@@ -188,14 +168,14 @@ function byRows (header: readonly string[], body: readonly Element[]): boolean {
   const rest = header.slice(1).filter(Boolean)
   // A header-less table of two columns: a name and its price, row after row.
   if (rest.length === 0) return body.every(r => cellsOf(r).length <= 3)
-  const attributes = rest.filter(h => ATTRIBUTE.test(h) || HEADER_UNIT.test(h) || /^\(?[$€£]\)?$/.test(h))
+  const attributes = rest.filter(h => TABLE_ATTRIBUTE.test(h) || HEADER_UNIT.test(h) || /^\(?[$€£]\)?$/.test(h))
   if (attributes.length === rest.length) return true
-  if (NAME_HEADER.test(header[0] ?? '') && attributes.length > 0) return true
+  if (TABLE_NAME_HEADER.test(header[0] ?? '') && attributes.length > 0) return true
   return attributes.some(h => PRICE_HEADER.test(h)) && attributes.length * 2 >= rest.length
 }
 
 function rowPlans (header: readonly string[], body: readonly Element[], price: (p: Priced) => PlanPrice): TablePlan[] {
-  const nameAt = Math.max(0, header.findIndex(h => NAME_HEADER.test(h)))
+  const nameAt = Math.max(0, header.findIndex(h => TABLE_NAME_HEADER.test(h)))
   const plans: TablePlan[] = []
   const currency = body.flatMap(r => cellsOf(r).flatMap(c => findMoney(currentText(c)))).find(m => m.currency)?.currency
   for (const row of body) {
@@ -254,7 +234,7 @@ function columnPlans (
     const money = findMoney(text)
     const nameEl = select('h1, h2, h3, h4, h5, h6, strong, b', headerCells[i])[0]
     const name = nameEl ? currentText(nameEl) : clean(text, money)
-    if (!isPlanName(name) || ATTRIBUTE.test(name)) return undefined
+    if (!isPlanName(name) || TABLE_ATTRIBUTE.test(name)) return undefined
     const plan: PricingPlan = { name, prices: [], limits: [], features: [] }
     for (const m of money) addPrice(plan, price(m))
     const elements = [headerCells[i], headerCells[0]]
@@ -282,12 +262,15 @@ function columnPlans (
       }
       const money = findMoney(text)
       if (money.length > 0) {
+        // A row that names a charge ("Setup fee", "Extra contacts") keeps its name: compared only with its own.
+        const charge = chargeIn(label)
         for (const m of money) {
-          addPrice(column.plan, price({
+          const p = price({
             ...m,
             period: m.period || period || '',
-            ...(billing === 'yearly' && m.period === 'month' ? { billing } : {})
-          }))
+            ...(billing === 'yearly' && (m.period || period) === 'month' ? { billing } : {})
+          })
+          addPrice(column.plan, charge ? { ...p, charge, label } : p)
         }
       } else if (FREE.test(text) && PERIOD_LABEL.test(label)) {
         const currency = body.flatMap(r => cellsOf(r).map(c => findMoney(currentText(c))[0]?.currency)).find(Boolean)
