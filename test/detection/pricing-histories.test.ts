@@ -109,6 +109,12 @@ describe('cards with their cents raised and a setup fee beside the price', () =>
     const page = readPage(fixture('fees-1'))
     assert.ok(page.lines.includes('€34.40/month') && page.lines.includes('€64.40/month'), page.lines.join('\n'))
     assert.ok(page.lines.some(l => l.includes('32 TB1, 100 m2 of rack space')), page.lines.join('\n'))
+    // A text stored before cents were read so ("€3440/month") is no price move: the same digits, re-set.
+    const stored = page.text.replace('€34.40/month', '€3440/month').replace('€64.40/month', '€6440/month')
+    for (const pages of [undefined, { before: fixture('fees-1'), after: fixture('fees-1') }]) {
+      const told = compareContent(stored, page, 'pricing', undefined, pages)
+      assert.deepEqual(told.map(c => [c.severity, c.summary]), [['low', 'Pricing, Cloud VDS S: 2 typographic edits']])
+    }
     const plans = readPricing(fixture('fees-1')).table.plans
     assert.deepEqual(plans.map(p => p.prices.map(x => `${x.text}${x.charge ? ` ${x.charge}: ${x.label}` : ''}`)), [
       ['34.40 €/month', '50 € setup: Setup fee'], ['44.80 €/month', '50 € setup: Setup fee'], ['64.40 €/month', '50 € setup: Setup fee']

@@ -79,9 +79,20 @@ function isSpelling (p: Piece): boolean {
   return false
 }
 
+/**
+ * An amount whose cents the markup set apart, read as one number before ("€34<sup>40</sup>" was "€3440", now
+ * "€34.40"): the same digits, the decimal point added or dropped before the last two. No price moves so.
+ */
+function isCentsSetApart (p: Piece): boolean {
+  const [a, b] = [p.removed.trim(), p.added.trim()]
+  const joined = (whole: string, parted: string) => /^\d{3,}$/.test(whole) && /^\d+[.,]\d\d$/.test(parted) &&
+    parted.replace(/[.,]/, '') === whole
+  return joined(a, b) || joined(b, a)
+}
+
 /** The trivial kinds a changed piece may be, in order: the first it passes names it. */
 const PIECE_KINDS: ReadonlyArray<readonly [TrivialKind, (p: Piece, ctx: Context) => boolean]> = [
-  ['typography', p => typeset(p.removed) === typeset(p.added)],
+  ['typography', p => typeset(p.removed) === typeset(p.added) || isCentsSetApart(p)],
   ['last_updated', isLastUpdate],
   ['renumbering', isReference],
   ['spelling', isSpelling]
