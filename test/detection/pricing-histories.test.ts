@@ -115,6 +115,13 @@ describe('cards with their cents raised and a setup fee beside the price', () =>
       const told = compareContent(stored, page, 'pricing', undefined, pages)
       assert.deepEqual(told.map(c => [c.severity, c.summary]), [['low', 'Pricing, Cloud VDS S: 2 typographic edits']])
     }
+    // One amount written otherwise is typography; a version's number that reads the same is not money, and moved.
+    const edit = (was: string, is: string) => {
+      const [b, a] = [was, is].map(t => readPage(`<html lang="en"><body><main><h1>Pricing</h1><p>${t}</p></main></body></html>`))
+      return compareContent(b.text, a, 'pricing').map(c => [c.severity, c.summary])
+    }
+    assert.deepEqual(edit('Enterprise $1,000/month', 'Enterprise $1,000.00/month'), [['low', 'Pricing: 1 typographic edit']])
+    assert.deepEqual(edit('Version 1.10 is out', 'Version 1.1 is out'), [['low', 'Pricing: "Version 1.10 is out" → "Version 1.1 is out"']])
     const plans = readPricing(fixture('fees-1')).table.plans
     assert.deepEqual(plans.map(p => p.prices.map(x => `${x.text}${x.charge ? ` ${x.charge}: ${x.label}` : ''}`)), [
       ['34.40 €/month', '50 € setup: Setup fee'], ['44.80 €/month', '50 € setup: Setup fee'], ['64.40 €/month', '50 € setup: Setup fee']

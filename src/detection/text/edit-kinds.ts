@@ -4,6 +4,7 @@ import {
   fold, type Language, LAST_UPDATED_WORDS, matcher, ownLanguages, REFERENCE_WORDS, SPELLING_VARIANTS
 } from '../words/lexicon.js'
 import { plain } from './quote.js'
+import { findMoney, parseAmount } from '../words/money.js'
 import { pairUp } from './hunks.js'
 import { isHeading, isItem } from '../../vocabulary/lines.js'
 import type { EditKind } from '../../vocabulary/core.js'
@@ -84,15 +85,32 @@ function isSpelling (p: Piece): boolean {
  * "€34.40"): the same digits, the decimal point added or dropped before the last two. No price moves so.
  */
 function isCentsSetApart (p: Piece): boolean {
-  const [a, b] = [p.removed.trim(), p.added.trim()]
+  const [a, b] = amountsOf(p)
   const joined = (whole: string, parted: string) => /^\d{3,}$/.test(whole) && /^\d+[.,]\d\d$/.test(parted) &&
     parted.replace(/[.,]/, '') === whole
-  return joined(a, b) || joined(b, a)
+  return (joined(a, b) || joined(b, a)) && isMoney(p, b)
+}
+
+/** One amount written another way: "$1,000" → "$1,000.00", "49 €" → "49,00 €". */
+function isSameAmount (p: Piece): boolean {
+  const [a, b] = amountsOf(p)
+  return /^\d[\d.,]*$/.test(a) && /^\d[\d.,]*$/.test(b) && a !== b && parseAmount(a) === parseAmount(b) &&
+    isMoney(p, b)
+}
+
+/** Whether the amount the piece now writes is money on its line (not a version, not a section's number). */
+const isMoney = (p: Piece, amount: string) => findMoney(p.line).some(m => m.raw.includes(amount))
+
+/** The numbers a piece changes, whole: with the digits and separators around it ("1,000" and "1,000.00"). */
+function amountsOf (p: Piece): [string, string] {
+  const lead = /[\d.,]*$/.exec(p.before)![0]
+  const trail = /^[\d.,]*/.exec(p.rest)![0].replace(/[.,]$/, '')
+  return [`${lead}${p.removed.trim()}${trail}`, `${lead}${p.added.trim()}${trail}`]
 }
 
 /** The trivial kinds a changed piece may be, in order: the first it passes names it. */
 const PIECE_KINDS: ReadonlyArray<readonly [TrivialKind, (p: Piece, ctx: Context) => boolean]> = [
-  ['typography', p => typeset(p.removed) === typeset(p.added) || isCentsSetApart(p)],
+  ['typography', p => typeset(p.removed) === typeset(p.added) || isCentsSetApart(p) || isSameAmount(p)],
   ['last_updated', isLastUpdate],
   ['renumbering', isReference],
   ['spelling', isSpelling]

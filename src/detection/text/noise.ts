@@ -16,6 +16,12 @@ const DIGIT_RULES: Rule[] = [
     '{ago}'
   ],
   [/ at /i, /\b(?:today|yesterday) at \d{1,2}:\d{2}\s*(?:[ap]\.?m\.?)?/gi, '{ago}'],
+  // A sale's countdown ("ends in 3 days", "2 hours left"): a time to come, moving on its own like one past.
+  [
+    /ends?|ending|expires?|closes?|left|remaining/i,
+    /\b(?:(?:ends?|ending|expires?|closes?) in \d+\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)|\d+\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?) (?:left|remaining))\b/gi,
+    '{countdown}'
+  ],
   [/:/, /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:UTC|GMT|[A-Z]{2,4}T))?(?![\d:])/gi, '{time}'],
   [/©|\(c\)|copyright/i, /((?:©|\(c\)|copyright)\s*)(?:\d{4}\s*[-–]\s*)?\d{4}/gi, '$1{year}'],
   [/-/, /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{id}'],
