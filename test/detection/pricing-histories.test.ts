@@ -261,6 +261,24 @@ describe("an add-on's price beside a plan's", () => {
   }
 })
 
+describe("an add-on's line of its own in each card, per month like the plan's price", () => {
+  const cards = (a: string, licence: string, b: string) => '<html lang="en"><body><main><h1>Dedicated</h1><div class="grid">' +
+    [['AX42', a], ['AX52', b]].map(([name, price]) => `<div class="card"><h3>${name}</h3><div class="price">€${price}/month</div>` +
+      `<p>Setup fee: € 50.00</p><p>Windows license: + € ${licence} / month</p></div>`).join('') + '</div></main></body></html>'
+  it('is kept as the add-on it is, named with its plan, and its move follows the plan\'s', () => {
+    const [before, after] = [cards('99.99', '20.30', '64.00'), cards('99.99', '25.00', '67.00')]
+    assert.deepEqual(readPricing(before).table.plans[0].prices.map(p => [p.text, p.charge, p.label]), [
+      ['99.99 €/month', undefined, undefined], ['50 €', 'setup', 'Setup fee'], ['20.30 €/month', 'addon', 'Windows license']
+    ])
+    const [b, a] = [readPage(before, undefined, undefined, 'pricing'), readPage(after, undefined, undefined, 'pricing')]
+    const [c, ...more] = compareContent(b.text, a, 'pricing', undefined, { before, after })
+    assert.equal(more.length, 0)
+    assert.match(c.summary, /^AX52: 64 €\/month → 67 €\/month \(\+5%\)/)
+    assert.ok(c.diffData.facts!.some(f => f.subject === 'AX42 – Windows license' && f.charge === 'addon' && f.percent === 23),
+      JSON.stringify(c.diffData.facts))
+  })
+})
+
 describe('plan cards whose names are no headings, under one section', () => {
   const page = (cards: Array<[string, string[]]>) => `<html lang="en"><body><main><h1>Pricing</h1><h2>Plan Types</h2><div class="cards">${
     cards.map(([name, prices]) => `<div class="card"><div class="name">${name}</div>${prices.map(p => `<div class="price">${p}</div>`).join('')}` +

@@ -5,6 +5,7 @@ import { FACT_WORDS, judge } from '../../../vocabulary/facts.js'
 import { fold, INCLUDED_MARK, NOT_INCLUDED_MARK } from '../../words/lexicon.js'
 import { parseAmount } from '../../words/money.js'
 import { planKey, type PricingReading } from './read.js'
+import { priceKey } from './plans.js'
 import { plain } from '../../text/quote.js'
 import { leadOrder, sayPrices } from '../../classify/prices.js'
 import { lineKey } from '../../text/hunks.js'
@@ -19,7 +20,6 @@ import { cellsOf } from '../../../vocabulary/lines.js'
 // currency (a currency switcher, a visitor's country) moved nothing.
 
 const featureKey = (f: string) => plain(f).toLowerCase().replace(/\s+/g, ' ').trim()
-const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}|${p.label ?? ''}`
 
 /** A move in whole percent (to a tenth below 1%); none from 0. */
 function percentOf (before: number, after: number): number | undefined {

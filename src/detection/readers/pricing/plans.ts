@@ -6,8 +6,11 @@ import type { PlanPrice, PricingPlan } from '../../../vocabulary/core.js'
 export const YEARLY = /(?:^|[\s_-])(?:annual(?:ly)?|yearly|year|jahr(?:lich)?|jährlich|anual|annuel(?:le)?|annuale|jaarlijks)(?=$|[\s_-])/i
 export const MONTHLY = /(?:^|[\s_-])(?:monthly|month|mensuel(?:le)?|monatlich|mensual|mensile|maandelijks|mensal)(?=$|[\s_-])/i
 
-/** Two prices of one plan are one when their currency, period and billing agree. */
-export const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}`
+/**
+ * Two prices of one plan are one when their currency, period, billing and label agree: a plan's price and its
+ * add-on's per month (a licence) are two.
+ */
+export const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}|${p.label ?? ''}`
 
 export const emptyPlan = (name: string): PricingPlan => ({ name, prices: [], limits: [], features: [] })
 

@@ -8,6 +8,7 @@ import {
 import { findMoney, type Money } from '../../words/money.js'
 import { lineKey } from '../../text/hunks.js'
 import { blockText, currentText } from '../../text/node-text.js'
+import { priceKey } from './plans.js'
 
 // Pricing tables as people write them: plans as columns (a comparison table: one header
 // cell per plan, one row per price, feature or limit) or plans as rows (a price list:
@@ -285,7 +286,6 @@ function columnPlans (
   return plans
 }
 
-const priceKey = (p: PlanPrice) => `${p.currency}|${p.period}|${p.billing ?? ''}|${p.label ?? ''}`
 function addPrice (plan: PricingPlan, p: PlanPrice): void {
   if (!plan.prices.some(q => priceKey(q) === priceKey(p))) plan.prices.push(p)
 }
