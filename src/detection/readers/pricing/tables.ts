@@ -8,7 +8,7 @@ import {
 import { findMoney, type Money } from '../../words/money.js'
 import { lineKey } from '../../text/hunks.js'
 import { blockText, currentText } from '../../text/node-text.js'
-import { priceKey } from './plans.js'
+import { MONTHLY, priceKey, YEARLY } from './plans.js'
 
 // Pricing tables as people write them: plans as columns (a comparison table: one header
 // cell per plan, one row per price, feature or limit) or plans as rows (a price list:
@@ -37,8 +37,6 @@ const PRICE_HEADER = /^(?:price|pricing|cost|rate|fee|monthly|yearly|annual|hour
 const INCLUDES_HEADER = /^(?:included|includes|what'?s included|features?|inclus|enthalten|incluye|incluido|include|inbegrepen|inclui|incluído)$/iu
 /** Row labels that are billing periods, not plans. */
 const PERIOD_LABEL = /^(?:monthly|yearly|annual(?:ly)?|hourly|weekly|daily|per (?:month|year|hour)|billed (?:monthly|annually|yearly)|mensuel(?:le)?|annuel(?:le)?|monatlich|jährlich|mensual|anual|mensile|annuale|maandelijks|jaarlijks|mensal)$/iu
-const YEARLY = /(?:^|[\s_-])(?:annual(?:ly)?|yearly|year|jahr(?:lich)?|jährlich|anual|annuel(?:le)?|annuale|jaarlijks)(?=$|[\s_-])/i
-const MONTHLY = /(?:^|[\s_-])(?:monthly|month|mensuel(?:le)?|monatlich|mensual|mensile|maandelijks|mensal)(?=$|[\s_-])/i
 const HOURLY = /(?:^|[\s_-])(?:hourly|hour|stündlich|horaire|por hora)(?=$|[\s_-])/i
 const ICON_INCLUDED = /check|tick|yes|included|true|available/i
 const FREE = /^(?:free|gratuit(?:e)?|kostenlos|gratis|gratuito|grátis)$/iu
