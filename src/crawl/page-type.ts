@@ -2,7 +2,7 @@ import { extractPage } from '../detection/detect.js'
 import { pageLanguage } from '../detection/words/language.js'
 import {
   fold, IMPRINT, type Language, LANGUAGES, LEGAL_DOCUMENT_NAMES, matcher, ownLanguages, PAGE_CONTENT, PAGE_NAMES,
-  POLICY_NAMES, type Words
+  POLICY_NAMES, TERMS_NAMES_ELSEWHERE, type Words
 } from '../detection/words/lexicon.js'
 import type { PageType } from '../vocabulary/core.js'
 
@@ -110,6 +110,7 @@ function namer (language: Language | undefined) {
     let scores = seen.get(s)
     if (scores) return scores
     scores = Object.fromEntries(kinds.map(([t, w]) => [t, weight(w, s)])) as Record<Typed, number>
+    if (TERMS_NAMES_ELSEWHERE.test(s)) scores.terms = 1
     if (scores.terms > 0 && weight(document, s) > 0) {
       for (const t of TYPES) if (t !== 'terms' && t !== 'security') scores[t] = 0
       if (scores.security > 0 && weight(terms, s.replace(policy, ' ')) === 0) scores.terms = 0

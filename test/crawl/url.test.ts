@@ -101,7 +101,16 @@ describe('page types', () => {
     // ... but a generic "policy" yields to security's words.
     ['https://acme.test/legal/security-policy', 'security', undefined, 'Security Policy'],
     ['https://acme.test/responsible-disclosure-policy', 'security', undefined, 'Responsible Disclosure Policy'],
-    ['https://acme.test/pricing', 'pricing', undefined, 'Pricing – no contracts, cancel anytime']
+    ['https://acme.test/pricing', 'pricing', undefined, 'Pricing – no contracts, cancel anytime'],
+    // Legal pages named in languages the lexicon reads no other words of.
+    ['https://acme.test/sv/villkor', 'terms', undefined, 'Användarvillkor'],
+    ['https://acme.test/sv/integritetspolicy', 'terms', undefined, 'Integritetspolicy'],
+    ['https://acme.test/da/handelsbetingelser', 'terms', undefined, 'Handelsbetingelser'],
+    ['https://acme.test/no/personvern', 'terms', undefined, 'Personvernerklæring'],
+    ['https://acme.test/fi/kayttoehdot', 'terms', undefined, 'Käyttöehdot'],
+    ['https://acme.test/pl/regulamin', 'terms', undefined, 'Regulamin'],
+    ['https://acme.test/pl/polityka-prywatnosci', 'terms', undefined, 'Polityka prywatności'],
+    ['https://acme.test/cs/obchodni-podminky', 'terms', undefined, 'Obchodní podmínky']
   ]
   for (const [url, type, linkText, title] of cases) {
     it(`${url}${linkText ? ` ("${linkText}")` : ''} is ${type}`, () => {

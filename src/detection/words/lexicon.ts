@@ -165,6 +165,18 @@ export const IMPRINT = anyWord([
   'colofon', 'colophon', 'informações[- ]legais', 'nota[- ]legal', 'site[- ]notice', 'anbieterkennzeichnung'
 ])
 
+/**
+ * Legal pages' names in languages whose words the lexicon does not otherwise read (Swedish, Danish, Norwegian,
+ * Finnish, Polish, Czech): a legal page's name is all that is read of them, and it counts in any language.
+ */
+export const TERMS_NAMES_ELSEWHERE = anyWord([
+  '(?:allmänna |användar)?villkor', 'integritetspolicy', 'personuppgiftspolicy', 'dataskyddspolicy',
+  'vilkår', 'handelsbetingelser', 'privatlivspolitik', 'persondatapolitik', 'personvern\\p{L}*',
+  'käyttöehdot', 'tietosuoja\\p{L}*', 'sopimusehdot',
+  'regulamin\\p{L}*', 'polityka prywatności', 'warunki (?:korzystania|świadczenia usług)',
+  '(?:obchodní |všeobecné obchodní )?podmínky', 'ochrana osobních údajů', 'zásady ochrany osobních údajů'
+])
+
 /** What the text of each kind of page tends to say (counted, so each is global). */
 export const PAGE_CONTENT: Record<Typed, Words> = {
   pricing: {
