@@ -58,7 +58,7 @@ describe('the changes API, acknowledgement and page controls', () => {
     assert.deepEqual(res.body.meta, { total: 3, page: 1, pageSize: 20 })
     const price = res.body.data.find((c: any) => c.changeType === 'price_change')
     // An intelligence pricing page: its plans read as a table, the price and the feature of one plan one change.
-    assert.equal(price.summary, 'Pro: $49/month → $59/month (+20%); Pro: “SSO” removed')
+    assert.equal(price.summary, 'Pro: $49/month → $59/month (+20%); Pro: feature "SSO" removed')
     assert.match(price.diffData.before, /- SSO/, 'the diff holds both parts of the edit')
     const changed = price.diffData.hunks.flatMap((h: any) => h.lines.filter((l: any) => l.type !== 'context'))
     assert.ok(changed.some((l: any) => l.type === 'deletion' && l.content === '- SSO'), 'the feature\'s line')

@@ -149,7 +149,7 @@ describe('plans as columns: a price row, an annual row, an add-on row and a mark
       const [c, ...more] = read('columns', mode)
       assert.equal(more.length, 0)
       assert.equal(c.severity, 'high')
-      assert.match(c.summary, /Growth: (feature "A\/B testing"|“A\/B testing”) removed/)
+      assert.match(c.summary, /Growth: feature "A\/B testing" removed/)
       assert.match(c.summary, /Growth( – Monthly price)?: \$79(\/month)? → \$89(\/month)? \(\+13%\)/)
       const facts = c.diffData.facts!
       const extra = facts.find(f => f.before === '$8')
@@ -167,7 +167,7 @@ describe('a free tier losing a feature while the custom plan gets a price', () =
       const [c, ...more] = read('tiers', mode)
       assert.equal(more.length, 0)
       assert.equal(c.severity, 'high')
-      assert.match(c.summary, /^(Pricing, )?Free: (feature "Custom domains"|“Custom domains”) removed; Enterprise: \$49\/user\/month added$/)
+      assert.match(c.summary, /^(Pricing, )?Free: feature "Custom domains" removed; Enterprise: \$49\/user\/month added$/)
     })
   }
 })

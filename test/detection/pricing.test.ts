@@ -150,7 +150,7 @@ describe('pricing changes, plan by plan', () => {
       ['<li>Email support</li>', '<li>Email support</li><li>Webhooks</li>'])
     const changes = pricingChanges(html, after)
     assert.deepEqual(changes.map(c => [c.changeType, c.severity, c.summary]), [
-      ['feature_removed', 'medium', '“SSO” moved from Pro to Enterprise; Starter: “Webhooks” added']
+      ['feature_removed', 'medium', 'feature "SSO" moved from Pro to Enterprise; Starter: feature "Webhooks" added']
     ])
     assert.deepEqual(changes[0].diffData.pricing!.changes[0],
       {
@@ -158,7 +158,7 @@ describe('pricing changes, plan by plan', () => {
         feature: 'SSO',
         fromPlans: ['Pro'],
         toPlans: ['Enterprise'],
-        summary: '“SSO” moved from Pro to Enterprise'
+        summary: 'feature "SSO" moved from Pro to Enterprise'
       })
   })
 
@@ -167,7 +167,7 @@ describe('pricing changes, plan by plan', () => {
     const after = edit(html, ['<td>$24</td>', '<td>$29</td>'],
       ['<td><span class="icon icon-check" title="Included"></span></td>', '<td>—</td>'])
     assert.deepEqual(pricingChanges(html, after).map(c => [c.changeType, c.summary]), [
-      ['price_change', 'Business: $24/user/month → $29/user/month (+21%); Team: “Audit log” removed']
+      ['price_change', 'Business: $24/user/month → $29/user/month (+21%); Team: feature "Audit log" removed']
     ])
   })
 

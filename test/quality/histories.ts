@@ -124,7 +124,7 @@ function pricingHistories (): HistoryEdit[] {
         edit: p => swap(p, ['<tr><td>SAML SSO</td><td>—</td><td>—</td>', '<tr><td>SAML SSO</td><td>—</td><td>✓</td>'], ['<td>2 GB</td>', '<td>1 GB</td>']),
         expected: 'feature_removed/high',
         moved: [50],
-        summary: /^Free: storage 2 GB → 1 GB \(-50%\); Team: “SAML SSO” added$/
+        summary: /^Free: storage 2 GB → 1 GB \(-50%\); Team: feature "SAML SSO" added$/
       },
       {
         id: 'the Free plan withdrawn',

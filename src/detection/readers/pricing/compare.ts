@@ -178,12 +178,14 @@ function featureMoves (common: ReadonlyArray<[PricingPlan, PricingPlan]>): Prici
         feature,
         fromPlans: from,
         toPlans: to,
-        summary: `“${feature}” moved from ${list(lost)} to ${list(gained)}`
+        summary: `feature "${feature}" moved from ${list(lost)} to ${list(gained)}`
       })
     } else if (lost.length > 0) {
-      out.push({ kind: 'feature_removed', feature, plan: list(lost), summary: `${list(lost)}: “${feature}” removed` })
+      const plan = list(lost)
+      out.push({ kind: 'feature_removed', feature, plan, summary: `${plan}: feature "${feature}" removed` })
     } else if (gained.length > 0) {
-      out.push({ kind: 'feature_added', feature, plan: list(gained), summary: `${list(gained)}: “${feature}” added` })
+      const plan = list(gained)
+      out.push({ kind: 'feature_added', feature, plan, summary: `${plan}: feature "${feature}" added` })
     }
   }
   return out
