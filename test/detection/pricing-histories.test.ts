@@ -161,6 +161,17 @@ describe('plans as columns: a price row, an annual row, an add-on row and a mark
   }
 })
 
+describe('a card\'s price per month over its yearly bill ("billed annually at $192")', () => {
+  for (const mode of ['table', 'text'] as const) {
+    it(`both moves are the plan's, never named by the billing's words (${mode})`, () => {
+      const [c, ...more] = read('billed', mode)
+      assert.equal(more.length, 0)
+      assert.match(c.summary, /^(Pricing, )?Pro: \$16\/mo(nth)?( \(billed yearly\))? → \$18\/mo(nth)?( \(billed yearly\))? \(\+13%\); /)
+      assert.deepEqual(c.diffData.facts!.map(f => f.subject), ['Pro', 'Pro'])
+    })
+  }
+})
+
 describe('a free tier losing a feature while the custom plan gets a price', () => {
   for (const mode of ['table', 'text'] as const) {
     it(`the feature removed leads, high, and the new price is named, not counted (${mode})`, () => {

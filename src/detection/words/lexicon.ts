@@ -410,14 +410,19 @@ export const PERIOD_ADVERBS: ReadonlyArray<[string, string]> = [
 export const PRICE_QUALIFIERS: Words = {
   en: [
     'from', 'starting(?: at| from)?', 'starts at', 'only', 'just', 'up to', 'max\\.', 'maximum', 'min\\.', 'minimum',
-    'approx\\.?', 'excl\\.?', 'incl\\.?', 'vat', 'tax'
+    'approx\\.?', 'excl\\.?', 'incl\\.?', 'vat', 'tax', 'billed(?: (?:annually|yearly|monthly))?(?: at)?', 'or',
+    'then'
   ],
-  fr: ['à partir de', 'dès', 'seulement', 'jusqu\'à', 'ht', 'ttc'],
-  de: ['ab', 'nur', 'bis zu', 'zzgl\\.?', 'inkl\\.?', 'mwst\\.?'],
-  es: ['desde', 'a partir de', 'solo', 'sólo', 'hasta', 'máx\\.', 'iva'],
-  it: ['a partire da', 'solo', 'fino a', 'iva'],
-  nl: ['vanaf', 'slechts', 'btw'],
-  pt: ['a partir de', 'desde', 'apenas', 'até', 'máx\\.']
+  fr: [
+    'à partir de', 'dès', 'seulement', 'jusqu\'à', 'ht', 'ttc', 'facturé(?:e|s)?(?: (?:annuellement|mensuellement))?'
+  ],
+  de: ['ab', 'nur', 'bis zu', 'zzgl\\.?', 'inkl\\.?', 'mwst\\.?', '(?:jährlich|monatlich) abgerechnet'],
+  es: [
+    'desde', 'a partir de', 'solo', 'sólo', 'hasta', 'máx\\.', 'iva', 'facturado(?: (?:anualmente|mensualmente))?'
+  ],
+  it: ['a partire da', 'solo', 'fino a', 'iva', 'fatturat[oi](?: (?:annualmente|mensilmente))?'],
+  nl: ['vanaf', 'slechts', 'btw', '(?:jaarlijks|maandelijks) gefactureerd'],
+  pt: ['a partir de', 'desde', 'apenas', 'até', 'máx\\.', 'faturado(?: (?:anualmente|mensalmente))?']
 }
 
 /**
