@@ -213,6 +213,10 @@ export const FactSchema = Type.Object({
   quantities: Type.Optional(Type.Boolean({
     description: 'a legal text\'s edit changes a quantity it states: a duration, a percentage, an amount'
   })),
+  narrows: Type.Optional(Type.Boolean({
+    description: 'a legal text\'s edit takes away what a sentence granted: what a plan includes, what a free ' +
+      'tier or a user may do'
+  })),
   release: Type.Optional(literals(RELEASE_WEIGHTS, {
     description: 'a changelog entry: what its words say it is (breaking, removal, deprecation, plain)'
   })),

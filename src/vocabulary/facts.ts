@@ -83,6 +83,8 @@ export const FACT_RULES: readonly FactRule[] = [
   { kind: 'text_edit', pages: 'legal', when: legal, changeType: 'terms_update', severity: 'high' },
   // A duration, share or amount of the terms changed is substance, above any re-wording around it.
   { kind: 'text_edit', pages: 'legal', when: quantities, changeType: 'terms_update', severity: 'medium' },
+  // So is a grant taken away: what a plan includes, what a free tier may do.
+  { kind: 'text_edit', pages: 'legal', when: f => f.narrows === true, changeType: 'terms_update', severity: 'medium' },
   { kind: 'text_edit', pages: 'legal', when: f => (f.lines ?? 0) > 4, changeType: 'terms_update', severity: 'medium' },
   { kind: 'text_edit', pages: 'legal', changeType: 'terms_update', severity: 'low' },
   { kind: 'text_edit', when: bigText, changeType: 'content_change', severity: 'medium' },

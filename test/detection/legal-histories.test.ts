@@ -20,3 +20,27 @@ describe('a privacy policy edited in several sections', () => {
     assert.doesNotMatch(c.summary, /beverage/, 'a re-wording never leads')
   })
 })
+
+describe('terms that take away what they granted', () => {
+  const tos = (lang: string, title: string, clause: string) => `<html lang="${lang}"><head><title>${title}</title></head>` +
+    `<body><main><h1>${title}</h1><h2>1. Accounts</h2><p>Accounts are personal.</p><h2>2. Plans</h2><p>${clause}</p>` +
+    '<p>Paid plans are billed in advance.</p><h2>3. Termination</h2><p>We may suspend accounts.</p></main></body></html>'
+  const told = (lang: string, title: string, was: string, is: string) => {
+    const [b, a] = [readPage(tos(lang, title, was)), readPage(tos(lang, title, is))]
+    return compareContent(b.text, a, 'terms').map(c => [c.severity, c.diffData.facts?.[0]?.narrows === true])
+  }
+
+  it('a free tier losing what it includes, or a right moved from free users to paying ones, is medium', () => {
+    assert.deepEqual(told('en', 'Terms of Service', 'The Free plan includes up to 3 projects, custom domains and API access.',
+      'The Free plan includes up to 3 projects.'), [['medium', true]])
+    assert.deepEqual(told('en', 'Terms of Service', 'Free accounts can export their content at any time.',
+      'Paid accounts can export their content at any time.'), [['medium', true]])
+    assert.deepEqual(told('de', 'Nutzungsbedingungen', 'Das kostenlose Paket enthält 3 Projekte, eigene Domains und API-Zugang.',
+      'Das kostenlose Paket enthält 3 Projekte.'), [['medium', true]])
+  })
+
+  it('a grant re-worded is not narrowed: it stays low', () => {
+    assert.deepEqual(told('en', 'Terms of Service', 'Members can invite colleagues from the team page.',
+      'Members can invite colleagues from their workspace settings.'), [['low', false]])
+  })
+})

@@ -1,8 +1,8 @@
 import { type ChangeType, type Fact, SEVERITY_RANK as RANK, type Severity } from '../../vocabulary/core.js'
 import { type EditKind, editKinds, type EditKinds, trivialPhrase } from '../text/edit-kinds.js'
 import {
-  COMPLIANCE_ANY, fold as foldAccents, INCLUDED_MARK, type Language, LEGAL_WORDS, matcher, MINIMUM_WORDS,
-  NOT_INCLUDED_MARK, PLAN_LIMIT_WORDS, RELEASE_WORDS, RESTRICTION_WORDS
+  COMPLIANCE_ANY, fold as foldAccents, FREE_WORDS, GRANT_WORDS, INCLUDED_MARK, type Language, LEGAL_WORDS, matcher,
+  MINIMUM_WORDS, NOT_INCLUDED_MARK, PLAN_LIMIT_WORDS, RELEASE_WORDS, RESTRICTION_WORDS
 } from '../words/lexicon.js'
 import { cellsOf, writeRow } from '../../vocabulary/lines.js'
 import { cut, plain, quoteEdit } from '../text/quote.js'
@@ -184,6 +184,7 @@ function textReading (p: Part, ctx: Context): Reading {
   if (ctx.legalPage) {
     fact.legalWords = speaksOfLaw(p, ctx.own)
     if (quantitiesMoved(p.removed, p.added)) fact.quantities = true
+    if (grantNarrowed(p.removed, p.added, ctx.own)) fact.narrows = true
   }
   return { ...judged(fact, ctx), confidence: ctx.legalPage ? 0.9 : 0.7, phrase: quote.phrase, passages: quote.passages }
 }
@@ -360,6 +361,24 @@ function speaksOfLaw (p: Part, own: readonly Language[]): boolean {
 const quantitiesMoved = (removed: readonly string[], added: readonly string[]) => {
   const stated = (lines: readonly string[]) => quantities(lines.join('\n')).split(' ').sort().join(' ')
   return stated(removed) !== stated(added)
+}
+
+/**
+ * Whether an edit of the terms takes away what a sentence granted: words of a sentence that
+ * says what a plan includes or what someone may do are removed and few come in their place
+ * ("…3 projects, custom domains and API access" → "…3 projects"), or a free tier's name went
+ * from it ("Free accounts can export…" → "Paid accounts can export…").
+ */
+function grantNarrowed (removed: readonly string[], added: readonly string[], own: readonly Language[]): boolean {
+  const grants = matcher(GRANT_WORDS, own)
+  const free = matcher(FREE_WORDS, own)
+  const [was, is] = [foldAccents(removed.join('\n')), foldAccents(added.join('\n'))]
+  if (!grants.test(was) || is === '') return false
+  const words = (s: string): string[] => s.toLowerCase().match(/\p{L}+/gu) ?? []
+  const [before, after] = [words(was), words(is)]
+  const gone = before.filter(w => !after.includes(w))
+  const come = after.filter(w => !before.includes(w))
+  return (gone.length >= 2 && come.length * 3 <= gone.length) || (free.test(was) && !free.test(is))
 }
 
 /** A size's unit as a factor of bytes ("GB", "TiB", French "Go"): 1 TB and 500 GB are compared as sizes. */

@@ -742,6 +742,20 @@ export const TRIAL_WORDS: Words = {
 export const TRIAL_DAYS = /(\d{1,3})[\s-]*(?:days?|jours?|tagen?|dias|giorni|dagen)(?![\p{L}])/iu
 
 /** A plan that costs nothing, by its name. */
+/**
+ * Words by which terms grant something (a plan includes it, a user may or can do it, has a right to it): an edit
+ * that takes words away from such a sentence, or a free tier's name from it, takes away what was granted.
+ */
+export const GRANT_WORDS: Words = {
+  en: ['includes?', 'included', 'including', 'can', 'may', 'entitled', 'allowed', 'access', 'rights?', 'free'],
+  fr: ['inclut', 'incluent', 'comprend', 'comprennent', 'peut', 'peuvent', 'droits?', `gratuit${L}`, 'accès'],
+  de: ['enthält', 'enthalten', 'umfasst', 'kann', 'können', 'darf', 'dürfen', `recht${L}`, 'kostenlos', 'zugang'],
+  es: ['incluye', 'incluyen', 'puede', 'pueden', 'derechos?', 'gratuit[oa]s?', 'acceso'],
+  it: ['include', 'includono', 'può', 'possono', 'diritt[oi]', 'gratuit[oa]', 'accesso'],
+  nl: ['omvat', 'bevat', 'kan', 'kunnen', 'mag', 'mogen', `recht${L}`, 'gratis', 'toegang'],
+  pt: ['inclui', 'incluem', 'pode', 'podem', 'direitos?', 'gratuit[oa]s?', 'acesso']
+}
+
 export const FREE_WORDS: Words = {
   en: ['free'],
   fr: ['gratuit' + L],
