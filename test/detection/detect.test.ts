@@ -316,15 +316,20 @@ ${v.churn ? '<div><div><h2><span>Pro</span></h2></div></div><p class="price big"
     })
   }
 
-  it('a sale\'s countdown ("ends in 3 days", "2 days left"), and not a term of days', () => {
+  it('a sale\'s countdown ("ends in 3 days", "2 days left", "endet in 3 Tagen"), and not a term of days', () => {
     const sale = (when: string) => page({ ago: `3 minutes ago. The spring sale ${when}` })
-    for (const [a, b] of [['ends in 3 days', 'ends in 2 days'], ['has 3 days left', 'has 47 hours left']]) {
+    for (const [a, b] of [
+      ['ends in 3 days', 'ends in 2 days'], ['has 3 days left', 'has 47 hours left'],
+      ['(endet in 3 Tagen)', '(endet in 2 Tagen)'], ['(se termine dans 3 jours)', '(se termine dans 2 jours)']
+    ]) {
       const r = changes(sale(a), sale(b), 'pricing')
       assert.equal(r.sameHash, true, `${a} → ${b}`)
       assert.deepEqual(r.changes, [])
     }
     const refunds = changes(sale('refunds within 14 days'), sale('refunds within 30 days'), 'pricing')
     assert.equal(refunds.changes.length, 1, 'a term of days is the page\'s')
+    const tokens = changes(sale('tokens expire in 60 minutes'), sale('tokens expire in 30 minutes'), 'pricing')
+    assert.equal(tokens.changes.length, 1, 'so is a lifetime that expires')
   })
 
   it('whitespace and entity differences', () => {

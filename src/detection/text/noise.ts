@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { RELATIVE_TIME } from '../words/lexicon.js'
+import { COUNTDOWN, COUNTDOWN_GATE, RELATIVE_TIME } from '../words/lexicon.js'
 
 // Text that moves on every visit without the page changing: relative times, clocks,
 // timestamps, copyright years, build ids, session tokens. Masked before pages are
@@ -16,12 +16,8 @@ const DIGIT_RULES: Rule[] = [
     '{ago}'
   ],
   [/ at /i, /\b(?:today|yesterday) at \d{1,2}:\d{2}\s*(?:[ap]\.?m\.?)?/gi, '{ago}'],
-  // A sale's countdown ("ends in 3 days", "2 hours left"): a time to come, moving on its own like one past.
-  [
-    /ends?|ending|expires?|closes?|left|remaining/i,
-    /\b(?:(?:ends?|ending|expires?|closes?) in \d+\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)|\d+\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?) (?:left|remaining))\b/gi,
-    '{countdown}'
-  ],
+  // A sale's countdown ("ends in 3 days", "2 hours left", in each language): a time to come, moving on its own.
+  [COUNTDOWN_GATE, COUNTDOWN, '{countdown}'],
   [/:/, /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:UTC|GMT|[A-Z]{2,4}T))?(?![\d:])/gi, '{time}'],
   [/©|\(c\)|copyright/i, /((?:©|\(c\)|copyright)\s*)(?:\d{4}\s*[-–]\s*)?\d{4}/gi, '$1{year}'],
   [/-/, /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{id}'],

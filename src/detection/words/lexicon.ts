@@ -464,6 +464,25 @@ export const RELATIVE_TIME = new RegExp(
   'giu'
 )
 
+/** A sale's countdown in each language ("ends in 3 days", "endet in 3 Tagen", "2 days left"): noise, never news. */
+const UNITS_TO_COME = [
+  's|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?',
+  'secondes?|minutes?|heures?|jours?', 'sekunden|minuten|stunden|tagen?', 'segundos?|minutos?|horas?|días?|dias?',
+  'secondi|minuti|ore|giorni', 'seconden|minuten|uur|uren|dagen|dag'
+].join('|')
+// Only verbs of ending: a token that "expires in 60 minutes" is an API's term, and news when it moves.
+const ENDS = ['ends?|ending', 'se termine|finit', 'endet', 'termina|acaba', 'termina|finisce', 'eindigt', 'termina']
+/** "in" before a time to come, in each language: in, dans, in, en, tra, over, em. */
+const IN_TIME = 'in|dans|en|tra|over|em'
+const LEFT = 'left|remaining|restants?|übrig|restantes|rimanenti|resterend'
+export const COUNTDOWN = new RegExp(
+  `(?<![\\p{L}])(?:(?:${ENDS.join('|')}) (?:${IN_TIME}) \\d+\\s*(?:${UNITS_TO_COME})|\\d+\\s*(?:${UNITS_TO_COME}) ` +
+    `(?:${LEFT}))(?![\\p{L}])`,
+  'giu'
+)
+/** What every countdown holds: a cheap test before COUNTDOWN's. */
+export const COUNTDOWN_GATE = new RegExp(`${ENDS.join('|')}|${LEFT}`, 'iu')
+
 /** Words that make money a price: prices, plans, offers and what they cost. */
 export const PRICE_WORDS: Words = {
   en: [`pric${L}`, 'plans?', 'tiers?', 'subscriptions?', 'per seat', 'billed', 'billing', 'offers?', 'cost', 'costs'],
