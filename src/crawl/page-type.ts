@@ -100,25 +100,37 @@ export function classifyPageType (signals: PageSignals): { pageType: PageType, c
  * yields to security's words ("Security policy", "Responsible disclosure policy").
  */
 function namer (language: Language | undefined) {
-  const kinds = TYPES.map(t => [t, weigher(PAGE_NAMES[t], language)] as const)
-  const terms = weigher(PAGE_NAMES.terms, language)
-  const document = weigher(LEGAL_DOCUMENT_NAMES, language)
-  const policy = matcher(POLICY_NAMES, LANGUAGES, 'giu')
+  const { kinds, terms, document } = namesOf(language)
   const weight = (w: ReturnType<typeof weigher>, s: string) => w.own.test(s) ? 1 : w.foreign?.test(s) ? FOREIGN : 0
   const seen = new Map<string, Record<Typed, number>>()
   return (s: string): Record<Typed, number> => {
     let scores = seen.get(s)
     if (scores) return scores
-    scores = Object.fromEntries(kinds.map(([t, w]) => [t, weight(w, s)])) as Record<Typed, number>
+    scores = {} as Record<Typed, number>
+    for (const [t, w] of kinds) scores[t] = weight(w, s)
     if (TERMS_NAMES_ELSEWHERE.test(s)) scores.terms = 1
     if (scores.terms > 0 && weight(document, s) > 0) {
       for (const t of TYPES) if (t !== 'terms' && t !== 'security') scores[t] = 0
-      if (scores.security > 0 && weight(terms, s.replace(policy, ' ')) === 0) scores.terms = 0
+      if (scores.security > 0 && weight(terms, s.replace(POLICY, ' ')) === 0) scores.terms = 0
     }
     seen.set(s, scores)
     return scores
   }
 }
+
+const POLICY = matcher(POLICY_NAMES, LANGUAGES, 'giu')
+const namings = new Map<Language | undefined, ReturnType<typeof naming>>()
+/** The expressions that name each kind in a page's language, built once per language. */
+function namesOf (language: Language | undefined) {
+  let names = namings.get(language)
+  if (!names) namings.set(language, (names = naming(language)))
+  return names
+}
+const naming = (language: Language | undefined) => ({
+  kinds: TYPES.map(t => [t, weigher(PAGE_NAMES[t], language)] as const),
+  terms: weigher(PAGE_NAMES.terms, language),
+  document: weigher(LEGAL_DOCUMENT_NAMES, language)
+})
 
 /** A fetched page's kind, read as discovery reads it: from its URL, the link to it, and itself. */
 export function classifyFetchedPage (
