@@ -5,7 +5,7 @@ import { headingText, isHeading } from '../text/blocks.js'
 import { plain } from '../text/quote.js'
 import {
   chargeIn, CORPORATE_MONEY_WORDS, fold as foldAccents, type Language, LANGUAGES, matcher, ownLanguages, PERIOD_WORDS,
-  type PRICE_KIND_WORDS, PRICE_QUALIFIERS, PRICE_WORDS, TABLE_ATTRIBUTE, TABLE_NAME_HEADER
+  PLAIN_PRICE_ROW, type PRICE_KIND_WORDS, PRICE_QUALIFIERS, PRICE_WORDS, TABLE_ATTRIBUTE, TABLE_NAME_HEADER
 } from '../words/lexicon.js'
 import { findMoney, type Money, wordsBeside } from '../words/money.js'
 import type { Context, Part, Reading } from './part.js'
@@ -54,8 +54,6 @@ function planOfColumn (head: readonly string[] | undefined, column: number): str
   if (TABLE_ATTRIBUTE.test(name) || findMoney(name).length > 0 || chargeIn(name) || isTerm(name)) return undefined
   return name
 }
-/** A row that says only that it holds the price: the plan's column names it alone. */
-const PLAIN_PRICE = /^(?:prices?|pricing|cost|preis|prix|precio|prezzo|prijs|preço)$/iu
 
 /** A label that is a term, not a plan: "6 Months", "12 Monate", "1 year", "Monthly", "Annual". */
 const isTerm = (label: string) => TERM.test(foldAccents(label))
@@ -195,7 +193,7 @@ export function priceReading (
       const rowLabel = column >= 0 ? labelOf(l, m) : ''
       // Plans as columns ("| Monthly price | $29 | $79 |" under "| | Starter | Growth |"): the column names the plan.
       const plan = planOfColumn(p.tableHeads[side], column)
-      const row = plan ? (PLAIN_PRICE.test(rowLabel) || !rowLabel ? plan : `${plan} – ${rowLabel}`) : rowLabel
+      const row = plan ? (PLAIN_PRICE_ROW.test(rowLabel) || !rowLabel ? plan : `${plan} – ${rowLabel}`) : rowLabel
       const own = labelOf(l, m)
       // Its kind: in a column of a plan, its row's name says it ("Extra contacts", "Setup fee").
       const kind = (plan ? chargeIn(rowLabel, ctx.own) : undefined) ?? kindOf(l, m, column, p.tableHeads[side], ctx.own)

@@ -248,7 +248,7 @@ export function leadsOver (x: Weighed, y: Weighed): boolean {
  */
 const READINGS: ReadonlyArray<readonly [name: string, read: (p: Part, ctx: Context) => Reading | undefined]> = [
   ['trivial edits', trivialReading],
-  ['price', (p, ctx) => priceReading(p, ctx, (q, c) => sectionReading(q, c) !== undefined)],
+  ['price', (p, ctx) => withRowsBeside(priceReading(p, ctx, (q, c) => sectionReading(q, c) !== undefined), p, ctx)],
   ['cards', cardsReading],
   ['API notice', apiNoticeReading],
   ['section', sectionReading],
@@ -302,9 +302,9 @@ export function classifyPart (p: Part, ctx: Context): Reading {
 }
 
 function firstReading (p: Part, ctx: Context): Reading {
-  for (const [name, read] of READINGS) {
+  for (const [, read] of READINGS) {
     const reading = read(p, ctx)
-    if (reading) return name === 'price' ? withRowsBeside(reading, p, ctx) : reading
+    if (reading) return reading
   }
   return textReading(p, ctx)
 }
@@ -314,7 +314,8 @@ function firstReading (p: Part, ctx: Context): Reading {
  * table's mark flipped under its price row): the rows are read on their own and said with
  * the prices, the weightier first. A price reading never hides what it does not read.
  */
-function withRowsBeside (prices: Reading, p: Part, ctx: Context): Reading {
+function withRowsBeside (prices: Reading | undefined, p: Part, ctx: Context): Reading | undefined {
+  if (!prices) return undefined
   const name = (l: string) => cellsOf(l)?.[0]?.trim()
   const unpriced = (l: string) => cellsOf(l) !== null && findMoney(l).length === 0
   const removed = p.removed.filter(l => unpriced(l) && p.added.some(a => unpriced(a) && name(a) === name(l)))

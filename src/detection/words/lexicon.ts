@@ -379,6 +379,8 @@ export const TABLE_ATTRIBUTE = new RegExp(
   ].join('|') + ')\\b',
   'iu'
 )
+/** A row of plans as columns that says only that it holds the price: the plan's column names the price alone. */
+export const PLAIN_PRICE_ROW = /^(?:prices?|pricing|cost|preis|prix|precio|prezzo|prijs|preço)$/iu
 /** A header over the column of names: the table lists plans (or products, or items) as rows. */
 // "Plan", and "Plan and term" or "Plan / region": a header that starts with a name word.
 export const TABLE_NAME_HEADER = /^(?:plans?|tiers?|packages?|editions?|products?|instances?|types?|names?|services?|items?|resources?|offers?|options?|server|machine|formules?|offres?|produits?|pakete?|produkte?|planes|productos?|piani|prodott[oi]|pakket(?:ten)?|planos?|produtos?)(?:$|\s+(?:and|&|\/|et|und|y|e|en)\s|\s*[/(&])/iu
